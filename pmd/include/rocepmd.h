@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * rocepmd engine API, used in-process by the verbs shim and rocepmd-testpmd.
+ *
+ * The engine owns every transport object; callers reach them only through
+ * the shared device region (rp_abi.h) and control calls executed by the
+ * engine lcore that owns the device.
+ */
+
+#ifndef _ROCEPMD_H_
+#define _ROCEPMD_H_
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rp_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RP_MAX_PORTS		4
+#define RP_MAX_ENGINE_LCORES	8
+#define RP_EAL_MAX_ARGS		64
+#define RP_CFG_STR		256
+
+/** Engine idle policy of an engine lcore. */
+enum rp_idle_policy {
+	RP_IDLE_BUSY = 0,	/**< always poll */
+	RP_IDLE_YIELD,		/**< poll, yield the CPU after an idle spell */
+};
+
+/** One configured port: one rocepmd device. */
+struct rp_port_cfg {
+	char device[RP_CFG_STR];	/**< vdev string or PCI address */
+	uint32_t ipv4;			/**< network byte order */
+	uint32_t prefix_len;
+	uint8_t mac[6];
+	bool mac_set;			/**< false: use the port's MAC */
+	uint32_t mtu;			/**< IB MTU: 256, 512, 1024, 2048, 4096 */
+	uint32_t lcore;			/**< engine lcore serving the port */
+	uint32_t region_mb;		/**< shared region size in MiB */
+};
+
+/** A parsed configuration file (see doc/guides/config.rst). */
+struct rp_config {
+	char path[PATH_MAX];
+	char eal_args[1024];		/**< [eal] args, verbatim */
+	uint32_t main_lcore;
+	uint32_t nb_lcores;
+	uint32_t lcores[RP_MAX_ENGINE_LCORES];	/**< engine lcores */
+	enum rp_idle_policy idle;
+	uint32_t idle_us;		/**< idle time before yielding */
+	uint32_t nb_ports;
+	struct rp_port_cfg port[RP_MAX_PORTS];
+};
+
+/**
+ * Load and validate a configuration file.
+ *
+ * @param path  INI file, read with rte_cfgfile
+ * @param cfg   filled on success
+ * @param err   on failure, "FILE: [section] key: reason"
+ * @param errlen size of err
+ * @return 0, or a negative errno
+ */
+int rp_cfg_load(const char *path, struct rp_config *cfg, char *err,
+		size_t errlen);
+
+/**
+ * Build the EAL argument vector for a configuration: the [eal] args, then
+ * the lcore list, the port vdevs and, unless given, --in-memory and a
+ * unique --file-prefix.
+ *
+ * @param storage buffer the argument strings are written into
+ * @return argc, or a negative errno
+ */
+int rp_cfg_eal_argv(const struct rp_config *cfg, const char *prog,
+		    char **argv, int max_args, char *storage, size_t storage_len);
+
+/**
+ * Create the devices of a configuration and launch the engine lcores.
+ * rte_eal_init() must have succeeded.
+ * @return 0, or a negative errno
+ */
+int rp_engine_start(const struct rp_config *cfg);
+
+/** Stop the engine lcores and free the devices. */
+void rp_engine_stop(void);
+
+/** Number of devices (configured ports). */
+unsigned int rp_dev_count(void);
+
+/** Control block at the base of a device's shared region, or NULL. */
+struct rp_dev_ctl *rp_dev_ctl(unsigned int dev);
+
+/** Base of a device's shared region (equal to rp_dev_ctl()). */
+static inline void *
+rp_dev_region(unsigned int dev)
+{
+	return rp_dev_ctl(dev);
+}
+
+/**
+ * Run a control operation on the engine lcore that owns the device and wait
+ * for its reply.  `slot->op` and `slot->u` are the request; on return
+ * `slot->u` holds the reply.  Safe from any thread.
+ * @return the operation's result: 0 or a negative errno
+ */
+int rp_ctrl_call(unsigned int dev, struct rp_ctrl_slot *slot);
+
+/** Tell the engine that a work queue of the device has new entries. */
+void rp_dev_doorbell(unsigned int dev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _ROCEPMD_H_ */

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The shared-memory ABI between the rocepmd engine and its applications.
+ *
+ * Everything here lives in one device region (struct rp_dev_ctl at offset 0)
+ * that could be mapped by several processes: objects are named by number
+ * (QPN, CQN, channel number) and memory by offset from the region base,
+ * never by pointer.  Fields are fixed width and explicitly padded; every
+ * index is a free-running uint32_t, masked on use (rte_ring convention).
+ *
+ * Ownership (one writer per word):
+ *   work queue  prod: application (release)     cons: engine (release)
+ *   CQ          CQE + owner: engine (release)   cons: application (release)
+ *   CQ arm      application stores, engine claims with compare-exchange
+ *   channel     prod: engine (release)          cons: application (release)
+ *   ctrl slot   state moves FREE->POSTED (application), ->DONE (engine),
+ *               ->FREE (application)
+ */
+
+#ifndef _RP_ABI_H_
+#define _RP_ABI_H_
+
+#include <assert.h>
+#include <stdint.h>
+
+#define RP_ABI_MAGIC	0x31444d50u	/* "PMD1" */
+#define RP_ABI_VERSION	1u
+
+#define RP_ABI_LINE	64u
+
+#define RP_DEV_NAME_LEN	32u
+#define RP_MAX_SGE	16u
+#define RP_MAX_INLINE	256u
+#define RP_MAX_WR	16384u
+#define RP_MAX_CQE	65536u
+#define RP_CTRL_SLOTS	64u
+#define RP_CHAN_EVENTS	4096u	/* event ring entries per channel */
+
+/* ---------------------------------------------------------------- queues */
+
+/*
+ * Header of a work queue (SQ, RQ, SRQ).  The entries follow the header at
+ * offset RP_WQ_HDR_SIZE; each entry is `stride` bytes (a power of two), and
+ * the queue holds `size` entries (a power of two), both returned when the
+ * queue is created and kept privately by each side.
+ */
+struct rp_wq_hdr {
+	uint32_t prod;			/* application: next slot to post */
+	uint8_t pad0[RP_ABI_LINE - 4];
+	uint32_t cons;			/* engine: slots before it are free */
+	uint8_t pad1[RP_ABI_LINE - 4];
+};
+#define RP_WQ_HDR_SIZE	((uint32_t)sizeof(struct rp_wq_hdr))
+static_assert(sizeof(struct rp_wq_hdr) == 2 * RP_ABI_LINE, "rp_wq_hdr");
+
+struct rp_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+static_assert(sizeof(struct rp_sge) == 16, "rp_sge");
+
+/* rp_send_wqe.flags */
+#define RP_WQE_SIGNALED		(1u << 0)
+#define RP_WQE_SOLICITED	(1u << 1)
+#define RP_WQE_INLINE		(1u << 2)
+#define RP_WQE_FENCE		(1u << 3)
+
+/*
+ * Send WQE.  `opcode` takes enum ibv_wr_opcode values.  It is followed by
+ * num_sge struct rp_sge, or by `length` bytes of inline data when
+ * RP_WQE_INLINE is set.
+ */
+struct rp_send_wqe {
+	uint64_t wr_id;
+	uint8_t opcode;
+	uint8_t flags;
+	uint8_t num_sge;
+	uint8_t rsvd0;
+	uint32_t imm_data;		/* network byte order, as in ibv_send_wr */
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint32_t length;		/* payload bytes: sum of SGEs or inline */
+	uint32_t ah;			/* UD: address handle number */
+	uint32_t remote_qpn;		/* UD */
+	uint32_t remote_qkey;		/* UD */
+	uint32_t rsvd1;
+	uint64_t compare_add;		/* atomics */
+	uint64_t swap;
+};
+#define RP_SEND_WQE_HDR	((uint32_t)sizeof(struct rp_send_wqe))
+static_assert(sizeof(struct rp_send_wqe) == 64, "rp_send_wqe");
+
+/* Receive WQE, followed by num_sge struct rp_sge. */
+struct rp_recv_wqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint32_t rsvd;
+};
+#define RP_RECV_WQE_HDR	((uint32_t)sizeof(struct rp_recv_wqe))
+static_assert(sizeof(struct rp_recv_wqe) == 16, "rp_recv_wqe");
+
+/* ------------------------------------------------------------ CQ ring */
+
+/* rp_cqe.flags, beyond the IBV_WC_* flags kept in wc_flags */
+#define RP_CQE_SOLICITED	(1u << 0)
+
+/*
+ * A completion.  status/opcode/wc_flags take enum ibv_wc_status,
+ * enum ibv_wc_opcode and IBV_WC_* flag values.  `owner` is written last,
+ * with a release store: the entry at free-running index i is valid when
+ * owner == (i >> log2(size)) + 1, so a zeroed ring is empty for lap 0.
+ */
+struct rp_cqe {
+	uint64_t wr_id;
+	uint32_t status;
+	uint32_t opcode;
+	uint32_t vendor_err;
+	uint32_t byte_len;
+	uint32_t imm_data;		/* network byte order, or invalidated rkey */
+	uint32_t qp_num;
+	uint32_t src_qp;
+	uint32_t wc_flags;
+	uint16_t pkey_index;
+	uint16_t slid;
+	uint8_t sl;
+	uint8_t dlid_path_bits;
+	uint8_t flags;			/* RP_CQE_* */
+	uint8_t rsvd0;
+	uint64_t tm_tag;		/* tag matching (later) */
+	uint32_t tm_priv;
+	uint32_t rsvd1[2];
+	uint32_t owner;
+};
+static_assert(sizeof(struct rp_cqe) == 64, "rp_cqe");
+
+/* rp_cq_ctl.arm: low bits say what is armed, the rest is a sequence. */
+#define RP_CQ_ARM_NEXT		(1u << 0)	/* any completion */
+#define RP_CQ_ARM_SOL		(1u << 1)	/* solicited or error only */
+#define RP_CQ_ARM_MASK		(RP_CQ_ARM_NEXT | RP_CQ_ARM_SOL)
+#define RP_CQ_ARM_SEQ_INC	(1u << 2)
+
+/* CQ control block; `size` CQEs follow at offset RP_CQ_HDR_SIZE. */
+struct rp_cq_ctl {
+	uint32_t prod;			/* engine: informational copy */
+	uint32_t overflow;		/* engine: set once the CQ overran */
+	uint8_t pad0[RP_ABI_LINE - 8];
+	uint32_t cons;			/* application */
+	uint8_t pad1[RP_ABI_LINE - 4];
+	uint32_t arm;			/* application arms, engine claims */
+	uint8_t pad2[RP_ABI_LINE - 4];
+};
+#define RP_CQ_HDR_SIZE	((uint32_t)sizeof(struct rp_cq_ctl))
+static_assert(sizeof(struct rp_cq_ctl) == 3 * RP_ABI_LINE, "rp_cq_ctl");
+
+/* ------------------------------------------------------ completion channel */
+
+/*
+ * Events the engine fired, in order: each entry is a CQN.  The engine pushes
+ * the CQN (release) and then writes 1 to the channel's eventfd
+ * (EFD_SEMAPHORE), so a successful read of the fd always finds an entry.
+ */
+struct rp_chan_ctl {
+	uint32_t prod;			/* engine */
+	uint32_t dropped;		/* engine: events lost to a full ring */
+	uint8_t pad0[RP_ABI_LINE - 8];
+	uint32_t cons;			/* application */
+	uint8_t pad1[RP_ABI_LINE - 4];
+	uint32_t ev[RP_CHAN_EVENTS];
+};
+
+/* ------------------------------------------------------------- control */
+
+enum rp_ctrl_op {
+	RP_CTRL_NOP = 0,
+	RP_CTRL_PD_ALLOC,
+	RP_CTRL_PD_FREE,
+	RP_CTRL_MR_REG,
+	RP_CTRL_MR_DEREG,
+	RP_CTRL_CQ_CREATE,
+	RP_CTRL_CQ_DESTROY,
+	RP_CTRL_QP_CREATE,
+	RP_CTRL_QP_MODIFY,
+	RP_CTRL_QP_QUERY,
+	RP_CTRL_QP_DESTROY,
+	RP_CTRL_AH_CREATE,
+	RP_CTRL_AH_DESTROY,
+	RP_CTRL_CHAN_CREATE,
+	RP_CTRL_CHAN_DESTROY,
+	RP_CTRL_OP_MAX,
+};
+
+struct rp_ctrl_pd {
+	uint32_t pdn;			/* out for ALLOC, in for FREE */
+};
+
+struct rp_ctrl_mr {
+	uint32_t pdn;
+	uint32_t access;		/* IBV_ACCESS_* */
+	uint64_t addr;			/* where the application's buffer is */
+	uint64_t length;
+	uint64_t iova;			/* what remote and local keys address */
+	uint32_t lkey;			/* out; in for DEREG */
+	uint32_t rkey;			/* out */
+};
+
+struct rp_ctrl_cq {
+	uint32_t cqe;			/* in: requested entries */
+	int32_t chan;			/* in: channel number or -1 */
+	uint32_t cqn;			/* out; in for DESTROY */
+	uint32_t size;			/* out: entries, power of two */
+	uint64_t off;			/* out: region offset of rp_cq_ctl */
+};
+
+struct rp_qp_caps {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+};
+
+struct rp_ctrl_qp_create {
+	uint32_t pdn;
+	uint32_t qp_type;		/* enum ibv_qp_type */
+	uint32_t send_cqn;
+	uint32_t recv_cqn;
+	int32_t srqn;			/* -1: none */
+	uint32_t sq_sig_all;
+	struct rp_qp_caps caps;		/* in: requested, out: granted */
+	uint32_t qpn;			/* out */
+	uint32_t sq_size;		/* out: entries */
+	uint32_t sq_stride;		/* out: bytes */
+	uint32_t rq_size;
+	uint32_t rq_stride;
+	uint32_t rsvd;
+	uint64_t sq_off;		/* out: region offset of rp_wq_hdr */
+	uint64_t rq_off;
+};
+
+/* An address vector, as ibv_ah_attr says it for RoCE (always global). */
+struct rp_av {
+	uint8_t dgid[16];
+	uint32_t flow_label;
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint8_t sl;
+	uint8_t is_global;
+	uint8_t port_num;
+	uint16_t rsvd;
+};
+
+/* QP attributes; attr_mask takes IBV_QP_* bits. */
+struct rp_qp_attr {
+	uint32_t attr_mask;
+	uint32_t qp_state;		/* enum ibv_qp_state */
+	uint32_t cur_qp_state;
+	uint32_t path_mtu;		/* enum ibv_mtu */
+	uint32_t qkey;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qp_num;
+	uint32_t qp_access_flags;
+	uint16_t pkey_index;
+	uint8_t port_num;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t sq_draining;
+	uint8_t en_sqd_async_notify;
+	uint8_t rsvd;
+	struct rp_av av;
+	struct rp_qp_caps cap;		/* QUERY only */
+};
+
+struct rp_ctrl_qp {
+	uint32_t qpn;
+	uint32_t rsvd;
+	struct rp_qp_attr attr;		/* in for MODIFY, out for QUERY */
+};
+
+struct rp_ctrl_ah {
+	uint32_t pdn;
+	uint32_t ahn;			/* out; in for DESTROY */
+	struct rp_av av;
+};
+
+struct rp_ctrl_chan {
+	int32_t fd;			/* in: eventfd the engine signals */
+	uint32_t chn;			/* out; in for DESTROY */
+	uint64_t off;			/* out: region offset of rp_chan_ctl */
+};
+
+/* rp_ctrl_slot.state */
+#define RP_SLOT_FREE	0u
+#define RP_SLOT_CLAIMED	1u	/* an application thread is filling it */
+#define RP_SLOT_POSTED	2u	/* queued to the engine */
+#define RP_SLOT_DONE	3u	/* engine wrote `result` and the reply */
+
+struct rp_ctrl_slot {
+	uint32_t state;
+	uint32_t op;			/* enum rp_ctrl_op */
+	int32_t result;			/* 0 or negative errno */
+	uint32_t rsvd;
+	union {
+		struct rp_ctrl_pd pd;
+		struct rp_ctrl_mr mr;
+		struct rp_ctrl_cq cq;
+		struct rp_ctrl_qp_create qp_create;
+		struct rp_ctrl_qp qp;
+		struct rp_ctrl_ah ah;
+		struct rp_ctrl_chan chan;
+		uint8_t raw[176];
+	} u;
+};
+static_assert(sizeof(struct rp_ctrl_slot) <= 192, "rp_ctrl_slot");
+
+/* ------------------------------------------------------------- device */
+
+/*
+ * Device control block, at offset 0 of the region.  Attributes are written
+ * by the engine at start-up; link_up is refreshed while it runs.
+ */
+struct rp_dev_ctl {
+	uint32_t magic;
+	uint32_t version;
+	uint64_t region_size;
+	char name[RP_DEV_NAME_LEN];
+	uint8_t mac[6];
+	uint8_t rsvd0[2];
+	uint8_t gid[16];		/* GID index 0: ::ffff:a.b.c.d */
+	uint32_t ipv4;			/* network byte order */
+	uint32_t prefix_len;
+	uint32_t mtu;			/* IB path MTU in bytes: 256..4096 */
+	uint32_t link_up;		/* engine, relaxed */
+	uint32_t link_speed;		/* Mbps */
+	uint32_t max_qp;
+	uint32_t max_cq;
+	uint32_t max_mr;
+	uint32_t max_pd;
+	uint32_t max_ah;
+	uint32_t max_qp_wr;
+	uint32_t max_cqe;
+	uint32_t max_sge;
+	uint32_t max_inline;
+	uint32_t max_chan;
+	uint32_t port_id;		/* DPDK port */
+	uint64_t sys_image_guid;
+	uint8_t pad[RP_ABI_LINE];
+	struct rp_ctrl_slot slot[RP_CTRL_SLOTS];
+};
+
+#endif /* _RP_ABI_H_ */

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Atomics on plain shared-memory words.  DPDK 22.11 has no rte_stdatomic.h;
+ * these wrap the compiler's C11-model builtins (as rte_ring_c11_pvt.h does),
+ * named after what each access is for.
+ */
+
+#ifndef _RP_ATOMIC_H_
+#define _RP_ATOMIC_H_
+
+#define rp_load_relaxed(p)	__atomic_load_n((p), __ATOMIC_RELAXED)
+#define rp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define rp_store_relaxed(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define rp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define rp_fence_seq_cst()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define rp_cas(p, expp, v) \
+	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_ACQ_REL, \
+				    __ATOMIC_ACQUIRE)
+#define rp_fetch_add(p, v)	__atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
+#define rp_exchange(p, v)	__atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+
+/* A counter with one writer: relaxed load, add, relaxed store. */
+#define rp_counter_add(p, v) \
+	rp_store_relaxed((p), rp_load_relaxed(p) + (v))
+
+#endif /* _RP_ATOMIC_H_ */

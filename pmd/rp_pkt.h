@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RoCEv2 frames: parse (Ethernet, IPv4/IPv6, UDP 4791, BTH and extended
+ * headers, ICRC) into struct rp_pkt, and build the headers of outgoing
+ * frames.  Works on flat buffers so it is testable without EAL.
+ */
+
+#ifndef _RP_PKT_H_
+#define _RP_PKT_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rp_hdr.h"
+#include "rp_opcode.h"
+
+/* Parse results (negative errno values, distinct so they can be counted) */
+#define RP_PKT_NOT_ROCE	(-EPROTONOSUPPORT)	/* not RoCEv2: someone else's */
+#define RP_PKT_BAD	(-EBADMSG)		/* malformed RoCEv2 packet */
+#define RP_PKT_BAD_ICRC	(-EILSEQ)
+#define RP_PKT_BAD_OP	(-EOPNOTSUPP)		/* undefined opcode */
+
+struct rp_pkt {
+	uint32_t mask;		/* rp_opcode[opcode].mask */
+	uint32_t qpn;		/* destination QP */
+	uint32_t psn;
+	uint8_t opcode;
+	uint8_t pad;		/* BTH pad count */
+	uint8_t se;
+	uint8_t ackreq;
+	uint8_t ipver;		/* 4 or 6 */
+	uint8_t ttl;		/* hop limit */
+	uint8_t tclass;
+	uint8_t rsvd;
+	uint16_t pkey;
+	uint16_t sport;		/* UDP source port (host order) */
+	uint16_t l3_off;	/* IP header offset in the frame */
+	uint16_t bth_off;	/* BTH offset in the frame */
+	uint16_t pay_off;	/* payload offset in the frame */
+	uint16_t rsvd2;
+	uint32_t paylen;	/* payload bytes, without pad and ICRC */
+	uint8_t smac[6];
+	uint8_t dmac[6];
+	uint8_t sgid[16];	/* source IP as a GID (v4-mapped for IPv4) */
+	uint8_t dgid[16];
+	const uint8_t *frame;	/* the frame, valid while it is held */
+};
+
+/* Address of extended header `id` in a parsed packet. */
+static inline const uint8_t *
+rp_pkt_hdr(const struct rp_pkt *pkt, enum rp_hdr_id id)
+{
+	return pkt->frame + pkt->bth_off + rp_opcode[pkt->opcode].offset[id];
+}
+
+static inline const uint8_t *
+rp_pkt_payload(const struct rp_pkt *pkt)
+{
+	return pkt->frame + pkt->pay_off;
+}
+
+/* ---- layer 2: accessors on a parsed packet */
+static inline uint64_t rp_pkt_reth_va(const struct rp_pkt *p)
+{ return rp_reth_va(rp_pkt_hdr(p, RP_HDR_RETH)); }
+static inline uint32_t rp_pkt_reth_rkey(const struct rp_pkt *p)
+{ return rp_reth_rkey(rp_pkt_hdr(p, RP_HDR_RETH)); }
+static inline uint32_t rp_pkt_reth_len(const struct rp_pkt *p)
+{ return rp_reth_len(rp_pkt_hdr(p, RP_HDR_RETH)); }
+static inline uint8_t rp_pkt_aeth_syn(const struct rp_pkt *p)
+{ return rp_aeth_syn(rp_pkt_hdr(p, RP_HDR_AETH)); }
+static inline uint32_t rp_pkt_aeth_msn(const struct rp_pkt *p)
+{ return rp_aeth_msn(rp_pkt_hdr(p, RP_HDR_AETH)); }
+static inline uint32_t rp_pkt_deth_qkey(const struct rp_pkt *p)
+{ return rp_deth_qkey(rp_pkt_hdr(p, RP_HDR_DETH)); }
+static inline uint32_t rp_pkt_deth_sqp(const struct rp_pkt *p)
+{ return rp_deth_sqp(rp_pkt_hdr(p, RP_HDR_DETH)); }
+static inline uint32_t rp_pkt_imm(const struct rp_pkt *p)
+{ return rp_immdt_imm(rp_pkt_hdr(p, RP_HDR_IMMDT)); }
+static inline uint32_t rp_pkt_ieth_rkey(const struct rp_pkt *p)
+{ return rp_ieth_rkey(rp_pkt_hdr(p, RP_HDR_IETH)); }
+
+/*
+ * Parse and validate a frame.  Checks, in order: Ethernet type (IPv4,
+ * IPv6, optionally one VLAN tag), IP version/header length/total length
+ * against the frame, UDP destination port 4791 and UDP length, BTH TVer 0,
+ * a defined opcode, the frame long enough for the opcode's headers plus pad
+ * plus ICRC, and the ICRC (unless check_icrc is false).
+ * Never reads outside [frame, frame + len).
+ * @return 0, or RP_PKT_NOT_ROCE / RP_PKT_BAD / RP_PKT_BAD_OP / RP_PKT_BAD_ICRC
+ */
+int rp_pkt_parse(const uint8_t *frame, uint32_t len, bool check_icrc,
+		 struct rp_pkt *pkt);
+
+/* What an outgoing frame's L2/L3/L4 headers say. */
+struct rp_pkt_addr {
+	uint8_t smac[6];
+	uint8_t dmac[6];
+	uint8_t sgid[16];	/* v4-mapped (::ffff:a.b.c.d) selects IPv4 */
+	uint8_t dgid[16];
+	uint16_t sport;		/* UDP source port (entropy), host order */
+	uint8_t ttl;		/* hop limit */
+	uint8_t tclass;		/* DSCP/ECN byte */
+	uint32_t flow_label;	/* IPv6 only */
+};
+
+/* True when a GID is an IPv4-mapped IPv6 address. */
+static inline bool
+rp_gid_is_v4(const uint8_t gid[16])
+{
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return memcmp(gid, pfx, 12) == 0;
+}
+
+/* Size of Ethernet + IP + UDP headers for an address. */
+uint16_t rp_pkt_l2l4_len(const struct rp_pkt_addr *a);
+
+/*
+ * Write the Ethernet, IP and UDP headers and the BTH of a frame; the
+ * caller writes the extended headers (offsets from rp_opcode[]) and the
+ * payload.  Returns the offset of the BTH.
+ */
+uint16_t rp_pkt_build(uint8_t *frame, const struct rp_pkt_addr *a,
+		      uint8_t opcode, int se, uint32_t qpn, int ackreq,
+		      uint32_t psn, uint32_t paylen);
+
+/*
+ * Total frame length of a packet with opcode and paylen bytes of payload:
+ * headers + payload + pad (to 4 bytes) + ICRC.
+ */
+uint32_t rp_pkt_frame_len(const struct rp_pkt_addr *a, uint8_t opcode,
+			  uint32_t paylen);
+
+/*
+ * Finish a frame built by rp_pkt_build() once its payload is in place:
+ * zero the pad bytes, fill IP/UDP lengths and the IPv4 header checksum, and
+ * append the ICRC.  frame_len is rp_pkt_frame_len().
+ */
+void rp_pkt_finish(uint8_t *frame, const struct rp_pkt_addr *a,
+		   uint32_t frame_len);
+
+#endif /* _RP_PKT_H_ */
