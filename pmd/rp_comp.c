@@ -1,1 +1,312 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completer: consumes ACKs, NAKs and READ responses for a requester,
+ * retires send WQEs in order into the send CQ, and drives recovery:
+ * go-back-N on a sequence NAK or a timeout, a delayed retry on an RNR NAK,
+ * an error completion when the retry counts run out.
+ */
+
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include <infiniband/verbs.h>
+
+#include "rp_atomic.h"
+#include "rp_log.h"
+#include "rp_obj.h"
+#include "rp_psn.h"
+
+/* IBTA 9.7.5.2.8 RNR timer encoding, in units of 10 us. */
+static const uint32_t rp_rnr_10us[32] = {
+	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
+	16384, 24576, 32768, 49152,
+};
+
+static uint32_t
+wc_opcode(uint8_t wr_opcode)
+{
+	switch (wr_opcode) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return IBV_WC_RDMA_WRITE;
+	case IBV_WR_RDMA_READ:
+		return IBV_WC_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return IBV_WC_COMP_SWAP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return IBV_WC_FETCH_ADD;
+	default:
+		return IBV_WC_SEND;
+	}
+}
+
+/* Complete send WQE `idx` (signaled, or any error). */
+void
+rp_comp_send_cqe(struct rp_qp *qp, uint32_t idx, uint32_t status)
+{
+	const struct rp_send_wqe *w = rp_sq_wqe(qp, idx);
+	struct rp_swqe *s = rp_swqe(qp, idx);
+	struct rp_cqe cqe;
+
+	s->state = RP_SWQE_DONE;
+	if (status == IBV_WC_SUCCESS && !qp->sq_sig_all &&
+	    !(rp_load_relaxed(&w->flags) & RP_WQE_SIGNALED))
+		return;
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.wr_id = w->wr_id;
+	cqe.status = status;
+	cqe.opcode = wc_opcode(w->opcode);
+	cqe.qp_num = qp->qpn;
+	if (status == IBV_WC_SUCCESS && w->opcode == IBV_WR_RDMA_READ)
+		cqe.byte_len = s->length;
+	rp_cq_post(qp->dev, qp->scq, &cqe);
+}
+
+static uint64_t
+comp_timeout_cycles(const struct rp_qp *qp)
+{
+	/* 4.096 us * 2^timeout; at least 1 ms, since a soft device shares
+	 * its CPUs and must not retransmit on a scheduling hiccup. */
+	uint64_t us = (4096ull << RTE_MIN(qp->timeout, 31)) / 1000;
+
+	if (us < 1000)
+		us = 1000;
+	return us * rte_get_timer_hz() / 1000000;
+}
+
+void
+rp_comp_arm_timer(struct rp_qp *qp)
+{
+	/* Timeout 0 is "infinite" (IBTA 9.7.6.1.3). */
+	if (qp->timeout == 0 && qp->addr_ok) {
+		qp->comp.deadline = 0;
+		return;
+	}
+	qp->comp.deadline = rte_get_timer_cycles() + comp_timeout_cycles(qp);
+}
+
+static bool
+comp_outstanding(const struct rp_qp *qp)
+{
+	return qp->comp.tail != qp->req.head || qp->req.inprog;
+}
+
+/* Progress was made: reset the retry budget and restart the timer. */
+static void
+comp_progress(struct rp_qp *qp)
+{
+	qp->comp.retry_left = qp->retry_cnt;
+	qp->comp.rnr_left = qp->rnr_retry;
+	rp_store_release(&qp->sq->cons, qp->comp.tail);
+	if (comp_outstanding(qp))
+		rp_comp_arm_timer(qp);
+	else
+		qp->comp.deadline = 0;
+}
+
+/*
+ * Retire WQEs whose last PSN is before `psn` (strictly: before when
+ * `inclusive` is false, up to and including it otherwise).  Stops at a
+ * READ, which only its responses complete.
+ */
+static uint32_t
+comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
+{
+	uint32_t n = 0;
+
+	while (qp->comp.tail != qp->req.head) {
+		struct rp_swqe *s = rp_swqe(qp, qp->comp.tail);
+		uint32_t last = rp_psn_add(s->first_psn, s->npkts - 1);
+		int32_t d = rp_psn_diff(psn, last);
+
+		if (s->state != RP_SWQE_SENT || (inclusive ? d < 0 : d <= 0))
+			break;
+		if (s->opcode == IBV_WR_RDMA_READ) {
+			/* An ACK past an unanswered READ: its responses were
+			 * lost (implicit NAK, IBTA 9.7.5.1.5). */
+			rp_req_rewind(qp, s->first_psn);
+			break;
+		}
+		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+		n++;
+	}
+	if (qp->comp.tail != qp->req.head) {
+		struct rp_swqe *s = rp_swqe(qp, qp->comp.tail);
+
+		if (s->opcode == IBV_WR_RDMA_READ &&
+		    rp_psn_diff(qp->comp.rd_psn, s->first_psn) < 0)
+			qp->comp.rd_psn = s->first_psn;
+	}
+	return n;
+}
+
+static void
+comp_error(struct rp_qp *qp, uint32_t psn, uint32_t status)
+{
+	comp_retire(qp, psn, false);
+	RP_QP_LOG(rp_logtype_comp, DEBUG, qp->qpn, "error status %u at psn %u",
+		  status, psn);
+	rp_qp_error(qp, status);
+}
+
+static void
+comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	uint8_t syn = rp_pkt_aeth_syn(pkt);
+	uint32_t psn = pkt->psn;
+
+	switch (syn & RP_AETH_TYPE_MASK) {
+	case RP_AETH_ACK:
+		if (comp_retire(qp, psn, true) != 0)
+			comp_progress(qp);
+		break;
+	case RP_AETH_RNR_NAK:
+		rp_stat_inc(qp->dev, RP_STAT_RX_RNR_NAK);
+		if (comp_retire(qp, psn, false) != 0)
+			comp_progress(qp);
+		if (qp->comp.rnr_left == 0) {
+			comp_error(qp, psn, IBV_WC_RNR_RETRY_EXC_ERR);
+			break;
+		}
+		if (qp->rnr_retry != 7)	/* 7 means retry for ever */
+			qp->comp.rnr_left--;
+		rp_req_rewind(qp, psn);
+		qp->req.rnr_wait = true;
+		qp->req.rnr_until = rte_get_timer_cycles() +
+			rte_get_timer_hz() / 100000 * rp_rnr_10us[syn & 0x1f];
+		rp_comp_arm_timer(qp);
+		break;
+	case RP_AETH_NAK:
+		rp_stat_inc(qp->dev, RP_STAT_RX_NAK);
+		switch (syn) {
+		case RP_AETH_NAK_PSN_SEQ:
+			if (comp_retire(qp, psn, false) != 0)
+				comp_progress(qp);
+			rp_req_rewind(qp, psn);
+			break;
+		case RP_AETH_NAK_INVALID_REQ:
+			comp_error(qp, psn, IBV_WC_REM_INV_REQ_ERR);
+			break;
+		case RP_AETH_NAK_REM_ACCESS:
+			comp_error(qp, psn, IBV_WC_REM_ACCESS_ERR);
+			break;
+		case RP_AETH_NAK_REM_OP:
+			comp_error(qp, psn, IBV_WC_REM_OP_ERR);
+			break;
+		case RP_AETH_NAK_INVALID_RD:
+			comp_error(qp, psn, IBV_WC_REM_INV_RD_REQ_ERR);
+			break;
+		default:
+			comp_error(qp, psn, IBV_WC_BAD_RESP_ERR);
+			break;
+		}
+		break;
+	default:
+		/* Reserved syndrome: ignore, the timer recovers. */
+		break;
+	}
+}
+
+static void
+comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	const struct rp_send_wqe *w;
+	struct rp_swqe *s;
+	uint32_t off, k, want;
+	int32_t d;
+
+	/* Responses come in order: anything before this READ is acked. */
+	comp_retire(qp, pkt->psn, false);
+	if (qp->comp.tail == qp->req.head)
+		return;
+	s = rp_swqe(qp, qp->comp.tail);
+	if (s->opcode != IBV_WR_RDMA_READ || s->state != RP_SWQE_SENT)
+		return;
+	d = rp_psn_diff(pkt->psn, qp->comp.rd_psn);
+	if (d < 0) {
+		rp_stat_inc(qp->dev, RP_STAT_RX_DUP);
+		return;
+	}
+	if (d > 0) {
+		/* A response was lost: ask again for the whole READ. */
+		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
+		qp->comp.rd_psn = s->first_psn;
+		rp_req_rewind(qp, s->first_psn);
+		return;
+	}
+	k = (uint32_t)rp_psn_diff(pkt->psn, s->first_psn);
+	if (k >= s->npkts) {
+		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
+		return;
+	}
+	/* Opcode position and size must fit the READ exactly. */
+	off = k * qp->mtu;
+	want = s->length > off ? RTE_MIN(qp->mtu, s->length - off) : 0;
+	if (((pkt->mask & RP_M_FIRST) != 0) != (k == 0) ||
+	    ((pkt->mask & RP_M_LAST) != 0) != (k == s->npkts - 1) ||
+	    pkt->paylen != want) {
+		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
+		return;
+	}
+	w = rp_sq_wqe(qp, qp->comp.tail);
+	if (pkt->paylen != 0 &&
+	    rp_sge_copy_in(qp->dev, qp->pdn, (const struct rp_sge *)(w + 1),
+			   RTE_MIN(w->num_sge, qp->caps.max_send_sge), off,
+			   rp_pkt_payload(pkt), pkt->paylen) != 0) {
+		comp_error(qp, pkt->psn, IBV_WC_LOC_PROT_ERR);
+		return;
+	}
+	qp->comp.rd_psn = rp_psn_add(pkt->psn, 1);
+	if (pkt->mask & RP_M_LAST) {
+		qp->req.rd_out--;
+		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+		comp_retire(qp, qp->comp.rd_psn, false);
+	}
+	comp_progress(qp);
+}
+
+void
+rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	if (qp->type != IBV_QPT_RC || qp->flushing ||
+	    (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD))
+		return;
+	/* Responses for PSNs never sent are bogus: drop them. */
+	if (rp_psn_diff(pkt->psn, qp->req.psn) >= 0) {
+		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
+		return;
+	}
+	if (pkt->mask & RP_M_READ)
+		comp_read_resp(qp, pkt);
+	else if (pkt->opcode == RP_OP_ACK)
+		comp_ack(qp, pkt);
+	/* Atomic ACKs: atomics are not offered (atomic_cap NONE). */
+}
+
+/* Retransmit timer.  Returns true if it did something. */
+bool
+rp_comp_timer(struct rp_qp *qp, uint64_t now)
+{
+	if (qp->comp.deadline == 0 || now < qp->comp.deadline)
+		return false;
+	qp->comp.deadline = 0;
+	if (qp->flushing || (!comp_outstanding(qp) &&
+	    rp_load_acquire(&qp->sq->prod) == qp->comp.tail))
+		return false;
+	rp_stat_inc(qp->dev, RP_STAT_TIMEOUT);
+	if (qp->comp.retry_left == 0) {
+		RP_QP_LOG(rp_logtype_comp, INFO, qp->qpn,
+			  "retry count exceeded");
+		if (qp->comp.tail == qp->req.head && !qp->req.inprog)
+			qp->req.head = qp->comp.tail;	/* never sent */
+		rp_qp_error(qp, IBV_WC_RETRY_EXC_ERR);
+		return true;
+	}
+	qp->comp.retry_left--;
+	if (comp_outstanding(qp))
+		rp_req_rewind(qp, rp_swqe(qp, qp->comp.tail)->first_psn);
+	rp_comp_arm_timer(qp);
+	return true;
+}

@@ -1,1 +1,173 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Control path: verbs calls become requests in the device's control slots,
+ * executed by the engine lcore that owns the device, so no engine object
+ * is ever touched by an application thread.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+
+#include "rp_atomic.h"
+#include "rp_log.h"
+#include "rp_obj.h"
+
+typedef int (*rp_ctrl_fn)(struct rp_dev *dev, struct rp_ctrl_slot *req);
+
+static int
+ctrl_nop(struct rp_dev *dev __rte_unused, struct rp_ctrl_slot *req __rte_unused)
+{
+	return 0;
+}
+
+/* One adapter per operation: the handler takes its own request type. */
+#define RP_CTRL_ADAPT(fn, member) \
+static int \
+ctrl_ ## fn(struct rp_dev *dev, struct rp_ctrl_slot *req) \
+{ \
+	return fn(dev, &req->u.member); \
+}
+
+RP_CTRL_ADAPT(rp_pd_alloc, pd)
+RP_CTRL_ADAPT(rp_pd_free, pd)
+RP_CTRL_ADAPT(rp_mr_reg, mr)
+RP_CTRL_ADAPT(rp_mr_dereg, mr)
+RP_CTRL_ADAPT(rp_cq_create, cq)
+RP_CTRL_ADAPT(rp_cq_destroy, cq)
+RP_CTRL_ADAPT(rp_qp_create, qp_create)
+RP_CTRL_ADAPT(rp_qp_modify, qp)
+RP_CTRL_ADAPT(rp_qp_query, qp)
+RP_CTRL_ADAPT(rp_qp_destroy, qp)
+RP_CTRL_ADAPT(rp_ah_create, ah)
+RP_CTRL_ADAPT(rp_ah_destroy, ah)
+RP_CTRL_ADAPT(rp_chan_create, chan)
+RP_CTRL_ADAPT(rp_chan_destroy, chan)
+
+static const rp_ctrl_fn rp_ctrl_ops[RP_CTRL_OP_MAX] = {
+	[RP_CTRL_NOP] = ctrl_nop,
+	[RP_CTRL_PD_ALLOC] = ctrl_rp_pd_alloc,
+	[RP_CTRL_PD_FREE] = ctrl_rp_pd_free,
+	[RP_CTRL_MR_REG] = ctrl_rp_mr_reg,
+	[RP_CTRL_MR_DEREG] = ctrl_rp_mr_dereg,
+	[RP_CTRL_CQ_CREATE] = ctrl_rp_cq_create,
+	[RP_CTRL_CQ_DESTROY] = ctrl_rp_cq_destroy,
+	[RP_CTRL_QP_CREATE] = ctrl_rp_qp_create,
+	[RP_CTRL_QP_MODIFY] = ctrl_rp_qp_modify,
+	[RP_CTRL_QP_QUERY] = ctrl_rp_qp_query,
+	[RP_CTRL_QP_DESTROY] = ctrl_rp_qp_destroy,
+	[RP_CTRL_AH_CREATE] = ctrl_rp_ah_create,
+	[RP_CTRL_AH_DESTROY] = ctrl_rp_ah_destroy,
+	[RP_CTRL_CHAN_CREATE] = ctrl_rp_chan_create,
+	[RP_CTRL_CHAN_DESTROY] = ctrl_rp_chan_destroy,
+};
+
+int
+rp_ctrl_init(struct rp_dev *dev)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	snprintf(name, sizeof(name), "rp_ctrl_%u", dev->id);
+	dev->ctrl_ring = rte_ring_create(name, RP_CTRL_SLOTS, SOCKET_ID_ANY,
+					 RING_F_SC_DEQ);
+	if (dev->ctrl_ring == NULL)
+		return -rte_errno;
+	return 0;
+}
+
+void
+rp_ctrl_fini(struct rp_dev *dev)
+{
+	rte_ring_free(dev->ctrl_ring);
+	dev->ctrl_ring = NULL;
+}
+
+/* Engine lcore: execute queued requests.  Returns true if it did work. */
+bool
+rp_ctrl_poll(struct rp_dev *dev)
+{
+	void *objs[4];
+	unsigned int n;
+
+	n = rte_ring_sc_dequeue_burst(dev->ctrl_ring, objs, RTE_DIM(objs), NULL);
+	for (unsigned int i = 0; i < n; i++) {
+		uintptr_t idx = (uintptr_t)objs[i];
+		struct rp_ctrl_slot *slot;
+		struct rp_ctrl_slot req;
+		int ret = -EINVAL;
+
+		if (idx >= RP_CTRL_SLOTS)
+			continue;
+		slot = &dev->ctl->slot[idx];
+		/* A0: pairs with R0 in rp_ctrl_call: the request is complete. */
+		if (rp_load_acquire(&slot->state) != RP_SLOT_POSTED)
+			continue;
+		/* Copy before validating: the caller cannot change it under us. */
+		memcpy(&req, slot, sizeof(req));
+		if (req.op < RP_CTRL_OP_MAX && rp_ctrl_ops[req.op] != NULL)
+			ret = rp_ctrl_ops[req.op](dev, &req);
+		memcpy(&slot->u, &req.u, sizeof(req.u));
+		slot->result = ret;
+		/* R1: pairs with A1 in rp_ctrl_call: the reply is visible. */
+		rp_store_release(&slot->state, RP_SLOT_DONE);
+	}
+	return n != 0;
+}
+
+static struct rp_dev *
+ctrl_dev(unsigned int id)
+{
+	return id < rp_nr_devs ? rp_devs[id] : NULL;
+}
+
+int
+rp_ctrl_call(unsigned int id, struct rp_ctrl_slot *in)
+{
+	struct rp_dev *dev = ctrl_dev(id);
+	struct rp_ctrl_slot *slot = NULL;
+	const struct timespec ts = { .tv_nsec = 20000 };
+	uint32_t idx, spins;
+
+	if (dev == NULL || dev->ctl == NULL)
+		return -ENODEV;
+	if (in->op >= RP_CTRL_OP_MAX)
+		return -EINVAL;
+	for (spins = 0; slot == NULL; spins++) {
+		for (idx = 0; idx < RP_CTRL_SLOTS; idx++) {
+			uint32_t exp = RP_SLOT_FREE;
+
+			if (rp_cas(&dev->ctl->slot[idx].state, &exp,
+				   RP_SLOT_CLAIMED)) {
+				slot = &dev->ctl->slot[idx];
+				break;
+			}
+		}
+		if (slot == NULL)
+			nanosleep(&ts, NULL);
+	}
+	slot->op = in->op;
+	slot->result = 0;
+	memcpy(&slot->u, &in->u, sizeof(in->u));
+	/* R0: pairs with A0 in rp_ctrl_poll. */
+	rp_store_release(&slot->state, RP_SLOT_POSTED);
+	while (rte_ring_mp_enqueue(dev->ctrl_ring, (void *)(uintptr_t)idx) != 0)
+		nanosleep(&ts, NULL);
+	rp_dev_doorbell(id);
+	/* A1: pairs with R1 in rp_ctrl_poll. */
+	for (spins = 0; rp_load_acquire(&slot->state) != RP_SLOT_DONE; spins++) {
+		if (spins < 2000)
+			rte_pause();
+		else
+			nanosleep(&ts, NULL);
+	}
+	memcpy(&in->u, &slot->u, sizeof(in->u));
+	in->result = slot->result;
+	rp_store_release(&slot->state, RP_SLOT_FREE);
+	return in->result;
+}

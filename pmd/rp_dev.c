@@ -1,1 +1,150 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Devices: one per configured port, each with its shared region. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
+#include "rp_atomic.h"
+#include "rp_log.h"
+#include "rp_obj.h"
+
+struct rp_dev *rp_devs[RP_MAX_PORTS];
+unsigned int rp_nr_devs;
+
+static void
+dev_fill_ctl(struct rp_dev *dev)
+{
+	struct rp_dev_ctl *ctl = dev->ctl;
+	const uint8_t *m = dev->mac.addr_bytes;
+
+	ctl->magic = RP_ABI_MAGIC;
+	ctl->version = RP_ABI_VERSION;
+	ctl->region_size = dev->region_size;
+	snprintf(ctl->name, sizeof(ctl->name), "rocepmd%u", dev->id);
+	memcpy(ctl->mac, m, 6);
+	memcpy(ctl->gid, dev->gid, 16);
+	ctl->ipv4 = dev->ipv4;
+	ctl->prefix_len = dev->cfg.prefix_len;
+	ctl->mtu = dev->mtu;
+	ctl->max_qp = RP_MAX_QP - 2;
+	ctl->max_cq = RP_MAX_CQ;
+	ctl->max_mr = RP_MAX_MR - 1;
+	ctl->max_pd = RP_MAX_PD;
+	ctl->max_ah = RP_MAX_AH - 1;
+	ctl->max_qp_wr = RP_MAX_WR;
+	ctl->max_cqe = RP_MAX_CQE - 1;
+	ctl->max_sge = RP_MAX_SGE;
+	ctl->max_inline = RP_MAX_INLINE;
+	ctl->max_chan = RP_MAX_CHAN;
+	ctl->port_id = dev->port_id;
+	/* EUI-64 from the MAC, as RoCE NICs derive their node GUID. */
+	ctl->sys_image_guid = (uint64_t)(m[0] ^ 2) << 56 | (uint64_t)m[1] << 48 |
+		(uint64_t)m[2] << 40 | 0xfffeull << 24 | (uint64_t)m[3] << 16 |
+		(uint64_t)m[4] << 8 | m[5];
+}
+
+static void
+dev_free(struct rp_dev *dev)
+{
+	rp_port_fini(dev);
+	rp_ctrl_fini(dev);
+	rp_region_fini(dev);
+	rte_free(dev);
+}
+
+static int
+dev_create(unsigned int id, const struct rp_port_cfg *pc)
+{
+	struct rp_dev *dev;
+	int ret;
+
+	dev = rte_zmalloc("rp_dev", sizeof(*dev), RTE_CACHE_LINE_SIZE);
+	if (dev == NULL)
+		return -ENOMEM;
+	dev->id = id;
+	dev->cfg = *pc;
+	dev->lcore = pc->lcore;
+	dev->ipv4 = pc->ipv4;
+	dev->mtu = pc->mtu;
+	/* GID index 0: the IPv4-mapped address, as Linux RoCEv2 devices. */
+	dev->gid[10] = 0xff;
+	dev->gid[11] = 0xff;
+	memcpy(&dev->gid[12], &dev->ipv4, 4);
+
+	ret = rp_region_init(dev, pc->region_mb);
+	if (ret < 0)
+		goto err_free;
+	ret = rp_ctrl_init(dev);
+	if (ret < 0)
+		goto err_free;
+	ret = rp_port_init(dev);
+	if (ret < 0)
+		goto err_free;
+	dev_fill_ctl(dev);
+	rp_port_link_poll(dev);
+	rp_devs[id] = dev;
+	RP_LOG(INFO, "%s: port %u (%s) mtu %u", dev->ctl->name, dev->port_id,
+	       pc->device, dev->mtu);
+	return 0;
+
+err_free:
+	dev_free(dev);
+	return ret;
+}
+
+int
+rp_engine_start(const struct rp_config *cfg)
+{
+	int ret;
+
+	if (rp_nr_devs != 0)
+		return -EALREADY;
+	for (unsigned int i = 0; i < cfg->nb_ports; i++) {
+		ret = dev_create(i, &cfg->port[i]);
+		if (ret < 0)
+			goto err;
+		rp_nr_devs = i + 1;
+	}
+	ret = rp_lcore_launch(cfg);
+	if (ret < 0)
+		goto err;
+	return 0;
+err:
+	RP_LOG(ERR, "engine start failed: %s", strerror(-ret));
+	rp_engine_stop();
+	return ret;
+}
+
+void
+rp_engine_stop(void)
+{
+	rp_lcore_stop();
+	for (unsigned int i = 0; i < rp_nr_devs; i++) {
+		if (rp_devs[i] != NULL)
+			dev_free(rp_devs[i]);
+		rp_devs[i] = NULL;
+	}
+	rp_nr_devs = 0;
+}
+
+unsigned int
+rp_dev_count(void)
+{
+	return rp_nr_devs;
+}
+
+struct rp_dev_ctl *
+rp_dev_ctl(unsigned int id)
+{
+	return id < rp_nr_devs && rp_devs[id] != NULL ? rp_devs[id]->ctl : NULL;
+}
+
+void
+rp_dev_doorbell(unsigned int id __rte_unused)
+{
+	/* The engine polls; an idle policy that sleeps will wake here. */
+}

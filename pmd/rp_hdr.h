@@ -174,7 +174,21 @@ static inline uint64_t rp_atmeth_swap_add(const void *h)
 static inline uint64_t rp_atmeth_comp(const void *h)
 { return rte_be_to_cpu_64(((const struct rp_atmeth *)h)->comp); }
 
+static inline void
+rp_atmeth_set(void *h, uint64_t va, uint32_t rkey, uint64_t swap_add,
+	      uint64_t comp)
+{
+	struct rp_atmeth *a = h;
+
+	a->va = rte_cpu_to_be_64(va);
+	a->rkey = rte_cpu_to_be_32(rkey);
+	a->swap_add = rte_cpu_to_be_64(swap_add);
+	a->comp = rte_cpu_to_be_64(comp);
+}
+
 static inline uint64_t rp_atmack_orig(const void *h)
 { return rte_be_to_cpu_64(((const struct rp_atmack *)h)->orig); }
+static inline void rp_atmack_set(void *h, uint64_t orig)
+{ ((struct rp_atmack *)h)->orig = rte_cpu_to_be_64(orig); }
 
 #endif /* _RP_HDR_H_ */

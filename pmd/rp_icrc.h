@@ -15,13 +15,15 @@
  * fields set to ones (IPv4: TOS, TTL, checksum; IPv6: traffic class, flow
  * label, hop limit), the UDP header with the checksum set to ones, the BTH
  * with byte 4 (FECN/BECN/reserved) set to ones, and the rest of the packet.
+ * IPv4 options, if any, are covered unmasked.  Never reads past l3 + len.
  */
 uint32_t rp_icrc_calc(const uint8_t *l3, uint32_t len);
 
 /* Write the ICRC after len bytes from l3. */
 void rp_icrc_put(uint8_t *l3, uint32_t len);
 
-/* 0 when the 4 bytes after len bytes from l3 hold the right ICRC. */
+/* 0 when the 4 bytes after len bytes from l3 hold the right ICRC,
+ * -EILSEQ otherwise. */
 int rp_icrc_check(const uint8_t *l3, uint32_t len);
 
 #endif /* _RP_ICRC_H_ */

@@ -1,1 +1,231 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Protection domains, memory regions and address handles, and every access
+ * to application memory: a key, a PD, bounds and access rights are checked
+ * before a byte is copied.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+#include "rp_log.h"
+#include "rp_obj.h"
+
+#define RP_KEY_IDX(k)	((k) >> 8)
+
+int
+rp_pd_alloc(struct rp_dev *dev, struct rp_ctrl_pd *pd)
+{
+	for (uint32_t i = 1; i < RP_MAX_PD; i++) {
+		if (!dev->pd_used[i]) {
+			dev->pd_used[i] = true;
+			dev->pd_refs[i] = 0;
+			pd->pdn = i;
+			return 0;
+		}
+	}
+	return -ENOMEM;
+}
+
+static bool
+pd_valid(const struct rp_dev *dev, uint32_t pdn)
+{
+	return pdn < RP_MAX_PD && dev->pd_used[pdn];
+}
+
+int
+rp_pd_free(struct rp_dev *dev, struct rp_ctrl_pd *pd)
+{
+	if (!pd_valid(dev, pd->pdn))
+		return -EINVAL;
+	if (dev->pd_refs[pd->pdn] != 0)
+		return -EBUSY;
+	dev->pd_used[pd->pdn] = false;
+	return 0;
+}
+
+#define RP_ACCESS_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+	IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
+	IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | IBV_ACCESS_ON_DEMAND | \
+	IBV_ACCESS_HUGETLB | IBV_ACCESS_RELAXED_ORDERING)
+
+int
+rp_mr_reg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
+{
+	uint32_t remote = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
+
+	if (!pd_valid(dev, mr->pdn) || (mr->access & ~RP_ACCESS_ALL) != 0)
+		return -EINVAL;
+	/* IB 10.6.3.1: remote write or atomic needs local write. */
+	if ((mr->access & remote) && !(mr->access & IBV_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	if (mr->addr == 0 && mr->length != 0)
+		return -EINVAL;
+	if (mr->length > (1ull << 40) || mr->iova + mr->length < mr->iova)
+		return -EINVAL;
+	for (uint32_t i = 1; i < RP_MAX_MR; i++) {
+		struct rp_mr *m = &dev->mr[i];
+
+		if (m->valid)
+			continue;
+		dev->mr_gen[i]++;
+		m->key = i << 8 | dev->mr_gen[i];
+		m->pdn = mr->pdn;
+		m->access = mr->access;
+		m->addr = (uint8_t *)(uintptr_t)mr->addr;
+		m->iova = mr->iova;
+		m->length = mr->length;
+		m->valid = true;
+		dev->pd_refs[mr->pdn]++;
+		mr->lkey = m->key;
+		mr->rkey = m->key;
+		return 0;
+	}
+	return -ENOMEM;
+}
+
+int
+rp_mr_dereg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
+{
+	uint32_t idx = RP_KEY_IDX(mr->lkey);
+	struct rp_mr *m;
+
+	if (idx == 0 || idx >= RP_MAX_MR)
+		return -EINVAL;
+	m = &dev->mr[idx];
+	if (!m->valid || m->key != mr->lkey)
+		return -EINVAL;
+	m->valid = false;
+	dev->pd_refs[m->pdn]--;
+	return 0;
+}
+
+/*
+ * The MR behind a key that covers [va, va + len) with the access asked for
+ * (0 for local read), or NULL.
+ */
+struct rp_mr *
+rp_mr_lookup(struct rp_dev *dev, uint32_t key, uint32_t pdn, uint64_t va,
+	     uint64_t len, uint32_t access)
+{
+	uint32_t idx = RP_KEY_IDX(key);
+	struct rp_mr *m;
+
+	if (idx == 0 || idx >= RP_MAX_MR)
+		return NULL;
+	m = &dev->mr[idx];
+	if (!m->valid || m->key != key || m->pdn != pdn)
+		return NULL;
+	if ((m->access & access) != access)
+		return NULL;
+	if (va < m->iova || va + len < va || va + len > m->iova + m->length)
+		return NULL;
+	return m;
+}
+
+/* Check every SGE of a list; *total gets the byte count. */
+int
+rp_sge_check(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
+	     uint32_t nsge, uint32_t access, uint64_t *total)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < nsge; i++) {
+		if (sge[i].length == 0)
+			continue;
+		if (rp_mr_lookup(dev, sge[i].lkey, pdn, sge[i].addr,
+				 sge[i].length, access) == NULL)
+			return -EACCES;
+		sum += sge[i].length;
+	}
+	*total = sum;
+	return 0;
+}
+
+/* Walk an SGE list from byte `off`, calling back for each piece. */
+static int
+sge_walk(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
+	 uint32_t nsge, uint32_t off, uint8_t *buf, uint32_t len, bool to_sge)
+{
+	for (uint32_t i = 0; i < nsge && len > 0; i++) {
+		uint32_t l = sge[i].length;
+		struct rp_mr *m;
+		uint32_t n;
+		uint8_t *p;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		n = RTE_MIN(l - off, len);
+		m = rp_mr_lookup(dev, sge[i].lkey, pdn, sge[i].addr + off, n,
+				 to_sge ? IBV_ACCESS_LOCAL_WRITE : 0);
+		if (m == NULL)
+			return -EACCES;
+		p = m->addr + (sge[i].addr + off - m->iova);
+		if (to_sge)
+			memcpy(p, buf, n);
+		else
+			memcpy(buf, p, n);
+		buf += n;
+		len -= n;
+		off = 0;
+	}
+	return len == 0 ? 0 : -EMSGSIZE;
+}
+
+int
+rp_sge_copy_out(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
+		uint32_t nsge, uint32_t off, uint8_t *dst, uint32_t len)
+{
+	return sge_walk(dev, pdn, sge, nsge, off, dst, len, false);
+}
+
+int
+rp_sge_copy_in(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
+	       uint32_t nsge, uint32_t off, const uint8_t *src, uint32_t len)
+{
+	return sge_walk(dev, pdn, sge, nsge, off, (uint8_t *)(uintptr_t)src,
+			len, true);
+}
+
+int
+rp_ah_create(struct rp_dev *dev, struct rp_ctrl_ah *ah)
+{
+	if (!pd_valid(dev, ah->pdn))
+		return -EINVAL;
+	/* RoCE needs a GRH: the destination is the GID. */
+	if (!ah->av.is_global || ah->av.sgid_index != 0)
+		return -EINVAL;
+	if (!rp_gid_is_v4(ah->av.dgid))
+		return -EAFNOSUPPORT;
+	for (uint32_t i = 1; i < RP_MAX_AH; i++) {
+		if (dev->ah[i].valid)
+			continue;
+		dev->ah[i].valid = true;
+		dev->ah[i].pdn = ah->pdn;
+		dev->ah[i].av = ah->av;
+		dev->pd_refs[ah->pdn]++;
+		ah->ahn = i;
+		/* Start resolving now so the first send does not wait long. */
+		uint8_t mac[6];
+		uint32_t ip;
+
+		memcpy(&ip, &ah->av.dgid[12], 4);
+		(void)rp_arp_resolve(dev, ip, mac);
+		return 0;
+	}
+	return -ENOMEM;
+}
+
+int
+rp_ah_destroy(struct rp_dev *dev, struct rp_ctrl_ah *ah)
+{
+	if (ah->ahn == 0 || ah->ahn >= RP_MAX_AH || !dev->ah[ah->ahn].valid)
+		return -EINVAL;
+	dev->ah[ah->ahn].valid = false;
+	dev->pd_refs[dev->ah[ah->ahn].pdn]--;
+	return 0;
+}

@@ -80,19 +80,29 @@ enum rp_hdr_id {
 #define RP_M_MIDDLE	(1u << 15)
 #define RP_M_LAST	(1u << 16)
 #define RP_M_ONLY	(RP_M_FIRST | RP_M_LAST)
-#define RP_M_RWQE	(1u << 17)	/* consumes a receive WQE */
-#define RP_M_COMP	(1u << 18)	/* completes at the responder */
+/*
+ * RWQE: the packet at which the responder takes a receive WQE (SEND FIRST
+ * and ONLY, WRITE LAST_IMM and ONLY_IMM); MIDDLE/LAST of a SEND keep using
+ * the WQE taken at FIRST.
+ * COMP: the packet at which the responder completes that WQE (SEND LAST and
+ * ONLY, WRITE LAST_IMM and ONLY_IMM).  A plain WRITE has neither.
+ * SE: set exactly where COMP is (IBTA 9.2.3: SE is only meaningful there).
+ */
+#define RP_M_RWQE	(1u << 17)	/* takes a receive WQE */
+#define RP_M_COMP	(1u << 18)	/* completes a receive WQE */
 #define RP_M_SE		(1u << 19)	/* SE bit is meaningful */
 #define RP_M_RC		(1u << 20)
 #define RP_M_UC		(1u << 21)
 #define RP_M_UD		(1u << 22)
 #define RP_M_INV	(1u << 23)
+#define RP_M_CNP	(1u << 24)	/* RoCEv2 CNP: neither REQ nor RESP; drop */
 
 struct rp_opcode_info {
 	const char *name;	/* NULL: undefined opcode, reject */
 	uint32_t mask;
 	uint16_t length;	/* BTH + extended headers, bytes */
-	uint16_t offset[RP_HDR_NUM];	/* from the start of the BTH */
+	uint16_t offset[RP_HDR_NUM];	/* from the start of the BTH; 0 when
+					 * the mask lacks that header */
 };
 
 #define RP_BTH_SIZE	12u
@@ -104,7 +114,8 @@ extern const uint8_t rp_hdr_size[RP_HDR_NUM];
 extern struct rp_opcode_info rp_opcode[256];
 
 /* Derive lengths and offsets from the masks.  Idempotent; thread-safe
- * once it has returned (call before any lcore starts). */
+ * once it has returned (call before any lcore starts).  A constructor in
+ * rp_opcode.c already runs it before main(), so calling it is optional. */
 void rp_opcode_init(void);
 
 /*
@@ -114,6 +125,12 @@ void rp_opcode_init(void);
  * @param first       true for the first packet of the message
  * @param last        true when the rest of the message fits in this packet
  * @return the opcode, or -1 when the combination is not allowed
+ *
+ * READ and atomic requests are always one packet: any call with first set
+ * returns the request opcode (last is ignored, the request has no
+ * payload), first == 0 returns -1.  UD allows SEND and SEND_WITH_IMM only,
+ * as a single packet (first and last).  UC has no READ, atomics or
+ * SEND_WITH_INV.
  */
 int rp_next_opcode(int wr_opcode, int qp_type, int first, int last);
 

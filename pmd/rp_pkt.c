@@ -1,1 +1,320 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RoCEv2 frame parser and header builder on flat buffers.  The parser
+ * bounds every read by the length it has already validated, so it is safe
+ * on arbitrary input (test/fuzz/fuzz_pkt.c).
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include "rp_hdr.h"
+#include "rp_icrc.h"
+#include "rp_opcode.h"
+#include "rp_pkt.h"
+
+#define RP_ETH_HLEN	14u
+#define RP_VLAN_HLEN	4u
+#define RP_IPV4_HLEN	20u
+#define RP_IPV6_HLEN	40u
+#define RP_UDP_HLEN	8u
+#define RP_IPV4_DF	0x4000u
+#define RP_IPV4_MF_OFF	0x3fffu	/* MF flag and fragment offset */
+
+static inline uint16_t
+rp_rd16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+/* What the IP layer tells the UDP layer. */
+struct rp_l3 {
+	uint32_t l4;		/* UDP header offset */
+	uint32_t l4len;		/* UDP datagram length claimed by IP */
+	uint32_t l3len;		/* IP header + UDP datagram claimed by IP */
+};
+
+static int
+rp_pkt_parse_ipv4(const uint8_t *frame, uint32_t len, uint32_t off,
+		  struct rp_l3 *l3, struct rp_pkt *pkt)
+{
+	const uint8_t *ip = frame + off;
+	uint32_t ihl, tot;
+
+	if (len - off < RP_IPV4_HLEN || (ip[0] >> 4) != 4)
+		return RP_PKT_NOT_ROCE;
+	ihl = (ip[0] & 0x0fu) * 4u;
+	if (ihl < RP_IPV4_HLEN)
+		return RP_PKT_NOT_ROCE;
+	/* Non-first fragments have no UDP header to look at. */
+	if (rp_rd16(ip + 6) & RP_IPV4_MF_OFF)
+		return RP_PKT_NOT_ROCE;
+	if (ip[9] != IPPROTO_UDP)
+		return RP_PKT_NOT_ROCE;
+	tot = rp_rd16(ip + 2);
+	/* Checked against the frame by the caller; l4 may lie beyond it. */
+	l3->l4 = off + ihl;
+	l3->l3len = tot;
+	l3->l4len = tot >= ihl ? tot - ihl : 0;	/* 0 fails the UDP check */
+
+	pkt->ipver = 4;
+	pkt->tclass = ip[1];
+	pkt->ttl = ip[8];
+	memset(pkt->sgid, 0, 10);
+	pkt->sgid[10] = 0xff;
+	pkt->sgid[11] = 0xff;
+	memcpy(&pkt->sgid[12], ip + 12, 4);
+	memcpy(pkt->dgid, pkt->sgid, 12);
+	memcpy(&pkt->dgid[12], ip + 16, 4);
+	return 0;
+}
+
+static int
+rp_pkt_parse_ipv6(const uint8_t *frame, uint32_t len, uint32_t off,
+		  struct rp_l3 *l3, struct rp_pkt *pkt)
+{
+	const uint8_t *ip = frame + off;
+
+	if (len - off < RP_IPV6_HLEN || (ip[0] >> 4) != 6)
+		return RP_PKT_NOT_ROCE;
+	/* Extension headers are not followed: RoCEv2 senders use none. */
+	if (ip[6] != IPPROTO_UDP)
+		return RP_PKT_NOT_ROCE;
+	l3->l4 = off + RP_IPV6_HLEN;
+	l3->l4len = rp_rd16(ip + 4);
+	l3->l3len = RP_IPV6_HLEN + l3->l4len;
+
+	pkt->ipver = 6;
+	pkt->tclass = (uint8_t)(((ip[0] & 0x0f) << 4) | (ip[1] >> 4));
+	pkt->ttl = ip[7];
+	memcpy(pkt->sgid, ip + 8, 16);
+	memcpy(pkt->dgid, ip + 24, 16);
+	return 0;
+}
+
+int
+rp_pkt_parse(const uint8_t *frame, uint32_t len, bool check_icrc,
+	     struct rp_pkt *pkt)
+{
+	const struct rp_opcode_info *info;
+	struct rp_pkt p;
+	struct rp_l3 l3;
+	const uint8_t *udp, *bth;
+	uint32_t off, tlen, need;
+	uint16_t etype;
+	int ret;
+
+	if (len < RP_ETH_HLEN)
+		return RP_PKT_NOT_ROCE;
+	off = RP_ETH_HLEN;
+	etype = rp_rd16(frame + 12);
+	if (etype == RTE_ETHER_TYPE_VLAN) {
+		if (len < RP_ETH_HLEN + RP_VLAN_HLEN)
+			return RP_PKT_NOT_ROCE;
+		etype = rp_rd16(frame + 16);
+		off += RP_VLAN_HLEN;
+	}
+	if (etype == RTE_ETHER_TYPE_IPV4)
+		ret = rp_pkt_parse_ipv4(frame, len, off, &l3, &p);
+	else if (etype == RTE_ETHER_TYPE_IPV6)
+		ret = rp_pkt_parse_ipv6(frame, len, off, &l3, &p);
+	else
+		ret = RP_PKT_NOT_ROCE;
+	if (ret != 0)
+		return ret;
+
+	/* Until the destination port is seen this may be anyone's UDP. */
+	if (l3.l4 > len || len - l3.l4 < RP_UDP_HLEN)
+		return RP_PKT_NOT_ROCE;
+	udp = frame + l3.l4;
+	if (rp_rd16(udp + 2) != RP_ROCE_UDP_PORT)
+		return RP_PKT_NOT_ROCE;
+
+	/* RoCEv2 from here on: inconsistencies are malformed packets. */
+	if (l3.l4len < RP_UDP_HLEN || l3.l3len > len - off ||
+	    rp_rd16(udp + 4) != l3.l4len)
+		return RP_PKT_BAD;
+	tlen = l3.l4len - RP_UDP_HLEN;	/* BTH .. ICRC */
+	if (tlen < RP_BTH_SIZE + RP_ICRC_SIZE || (tlen & 3) != 0)
+		return RP_PKT_BAD;
+	bth = udp + RP_UDP_HLEN;
+	if (rp_bth_tver(bth) != 0)
+		return RP_PKT_BAD;
+
+	p.opcode = rp_bth_opcode(bth);
+	info = &rp_opcode[p.opcode];
+	if (info->name == NULL)
+		return RP_PKT_BAD_OP;
+	p.pad = rp_bth_pad(bth);
+	need = (uint32_t)info->length + p.pad + RP_ICRC_SIZE;
+	if (tlen < need)
+		return RP_PKT_BAD;
+	p.paylen = tlen - need;
+	if (!(info->mask & RP_M_PAYLOAD) && (p.paylen != 0 || p.pad != 0))
+		return RP_PKT_BAD;
+
+	if (check_icrc &&
+	    rp_icrc_check(frame + off, l3.l3len - RP_ICRC_SIZE) != 0)
+		return RP_PKT_BAD_ICRC;
+
+	p.mask = info->mask;
+	p.qpn = rp_bth_qpn(bth);
+	p.psn = rp_bth_psn(bth);
+	p.se = (uint8_t)rp_bth_se(bth);
+	p.ackreq = (uint8_t)rp_bth_ackreq(bth);
+	p.rsvd = 0;
+	p.pkey = rp_bth_pkey(bth);
+	p.sport = rp_rd16(udp);
+	p.l3_off = (uint16_t)off;
+	p.bth_off = (uint16_t)(l3.l4 + RP_UDP_HLEN);
+	p.pay_off = (uint16_t)(p.bth_off + info->length);
+	p.rsvd2 = 0;
+	memcpy(p.dmac, frame, 6);
+	memcpy(p.smac, frame + 6, 6);
+	p.frame = frame;
+	*pkt = p;
+	return 0;
+}
+
+static inline bool
+rp_pkt_addr_v4(const struct rp_pkt_addr *a)
+{
+	return rp_gid_is_v4(a->sgid);
+}
+
+uint16_t
+rp_pkt_l2l4_len(const struct rp_pkt_addr *a)
+{
+	return RP_ETH_HLEN + (rp_pkt_addr_v4(a) ? RP_IPV4_HLEN : RP_IPV6_HLEN) +
+		RP_UDP_HLEN;
+}
+
+static inline uint8_t
+rp_pkt_pad(uint32_t paylen)
+{
+	return (uint8_t)(-paylen & 3u);
+}
+
+uint32_t
+rp_pkt_frame_len(const struct rp_pkt_addr *a, uint8_t opcode,
+		 uint32_t paylen)
+{
+	return rp_pkt_l2l4_len(a) + rp_opcode[opcode].length + paylen +
+		rp_pkt_pad(paylen) + RP_ICRC_SIZE;
+}
+
+/* IP and UDP length fields of a frame of frame_len bytes. */
+static void
+rp_pkt_set_lengths(uint8_t *frame, bool v4, uint32_t frame_len)
+{
+	uint32_t l3len = frame_len - RP_ETH_HLEN;
+	struct rte_udp_hdr *udp;
+
+	if (v4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)
+			(frame + RP_ETH_HLEN);
+
+		ip->total_length = rte_cpu_to_be_16((uint16_t)l3len);
+		udp = (struct rte_udp_hdr *)(frame + RP_ETH_HLEN +
+					     RP_IPV4_HLEN);
+		udp->dgram_len = rte_cpu_to_be_16((uint16_t)(l3len -
+							     RP_IPV4_HLEN));
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)
+			(frame + RP_ETH_HLEN);
+
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)(l3len -
+							      RP_IPV6_HLEN));
+		udp = (struct rte_udp_hdr *)(frame + RP_ETH_HLEN +
+					     RP_IPV6_HLEN);
+		udp->dgram_len = ip->payload_len;
+	}
+}
+
+uint16_t
+rp_pkt_build(uint8_t *frame, const struct rp_pkt_addr *a, uint8_t opcode,
+	     int se, uint32_t qpn, int ackreq, uint32_t psn, uint32_t paylen)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
+	bool v4 = rp_pkt_addr_v4(a);
+	uint16_t l4 = RP_ETH_HLEN + (v4 ? RP_IPV4_HLEN : RP_IPV6_HLEN);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(frame + l4);
+	uint16_t bth = l4 + RP_UDP_HLEN;
+
+	memcpy(eth->dst_addr.addr_bytes, a->dmac, 6);
+	memcpy(eth->src_addr.addr_bytes, a->smac, 6);
+	if (v4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)
+			(frame + RP_ETH_HLEN);
+
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->type_of_service = a->tclass;
+		ip->packet_id = rte_cpu_to_be_16(a->ip_id);
+		ip->fragment_offset = rte_cpu_to_be_16(RP_IPV4_DF);
+		ip->time_to_live = a->ttl;
+		ip->next_proto_id = IPPROTO_UDP;
+		ip->hdr_checksum = 0;
+		memcpy(&ip->src_addr, &a->sgid[12], 4);
+		memcpy(&ip->dst_addr, &a->dgid[12], 4);
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)
+			(frame + RP_ETH_HLEN);
+
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+		ip->vtc_flow = rte_cpu_to_be_32(6u << 28 |
+						(uint32_t)a->tclass << 20 |
+						(a->flow_label & 0xfffffu));
+		ip->proto = IPPROTO_UDP;
+		ip->hop_limits = a->ttl;
+		memcpy(ip->src_addr, a->sgid, 16);
+		memcpy(ip->dst_addr, a->dgid, 16);
+	}
+	udp->src_port = rte_cpu_to_be_16(a->sport);
+	udp->dst_port = rte_cpu_to_be_16(RP_ROCE_UDP_PORT);
+	udp->dgram_cksum = 0;
+	/* Lengths now so the headers are consistent before finish. */
+	rp_pkt_set_lengths(frame, v4, rp_pkt_frame_len(a, opcode, paylen));
+	rp_bth_set(frame + bth, opcode, se, rp_pkt_pad(paylen),
+		   RP_DEFAULT_PKEY, qpn, ackreq, psn);
+	return bth;
+}
+
+void
+rp_pkt_finish(uint8_t *frame, const struct rp_pkt_addr *a,
+	      uint32_t frame_len)
+{
+	bool v4 = rp_pkt_addr_v4(a);
+	uint32_t l4 = RP_ETH_HLEN + (v4 ? RP_IPV4_HLEN : RP_IPV6_HLEN);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(frame + l4);
+	uint8_t pad = rp_bth_pad(frame + l4 + RP_UDP_HLEN);
+
+	memset(frame + frame_len - RP_ICRC_SIZE - pad, 0, pad);
+	rp_pkt_set_lengths(frame, v4, frame_len);
+	udp->dgram_cksum = 0;
+	if (v4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)
+			(frame + RP_ETH_HLEN);
+
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+	rp_icrc_put(frame + RP_ETH_HLEN, frame_len - RP_ETH_HLEN -
+		    RP_ICRC_SIZE);
+	/* IPv6 forbids a zero UDP checksum; the ICRC is part of what it
+	 * covers, so it comes last.  The ICRC masks this field. */
+	if (!v4) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)
+			(frame + RP_ETH_HLEN);
+
+		udp->dgram_cksum = rte_ipv6_udptcp_cksum(ip, udp);
+	}
+}

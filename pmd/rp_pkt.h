@@ -8,6 +8,7 @@
 #ifndef _RP_PKT_H_
 #define _RP_PKT_H_
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -78,6 +79,16 @@ static inline uint32_t rp_pkt_imm(const struct rp_pkt *p)
 { return rp_immdt_imm(rp_pkt_hdr(p, RP_HDR_IMMDT)); }
 static inline uint32_t rp_pkt_ieth_rkey(const struct rp_pkt *p)
 { return rp_ieth_rkey(rp_pkt_hdr(p, RP_HDR_IETH)); }
+static inline uint64_t rp_pkt_atmeth_va(const struct rp_pkt *p)
+{ return rp_atmeth_va(rp_pkt_hdr(p, RP_HDR_ATMETH)); }
+static inline uint32_t rp_pkt_atmeth_rkey(const struct rp_pkt *p)
+{ return rp_atmeth_rkey(rp_pkt_hdr(p, RP_HDR_ATMETH)); }
+static inline uint64_t rp_pkt_atmeth_swap_add(const struct rp_pkt *p)
+{ return rp_atmeth_swap_add(rp_pkt_hdr(p, RP_HDR_ATMETH)); }
+static inline uint64_t rp_pkt_atmeth_comp(const struct rp_pkt *p)
+{ return rp_atmeth_comp(rp_pkt_hdr(p, RP_HDR_ATMETH)); }
+static inline uint64_t rp_pkt_atmack_orig(const struct rp_pkt *p)
+{ return rp_atmack_orig(rp_pkt_hdr(p, RP_HDR_ATMACK)); }
 
 /*
  * Parse and validate a frame.  Checks, in order: Ethernet type (IPv4,
@@ -86,6 +97,22 @@ static inline uint32_t rp_pkt_ieth_rkey(const struct rp_pkt *p)
  * a defined opcode, the frame long enough for the opcode's headers plus pad
  * plus ICRC, and the ICRC (unless check_icrc is false).
  * Never reads outside [frame, frame + len).
+ *
+ * len is the frame without FCS (as DPDK delivers it); bytes past the IP
+ * total length (Ethernet padding) are ignored.  Results:
+ * - RP_PKT_NOT_ROCE for anything not yet known to be UDP port 4791: other
+ *   ether types (also QinQ), IP version mismatch, IPv4 IHL < 5, IPv4
+ *   fragments (MF or offset != 0: never reassembled, RoCEv2 sets DF),
+ *   IPv6 with extension headers, protocol not UDP, the UDP header not
+ *   inside the frame, another destination port;
+ * - RP_PKT_BAD after that: IP lengths inconsistent with the frame, UDP
+ *   length != IP payload length, transport packet (BTH..ICRC) shorter than
+ *   BTH + ICRC or not a multiple of 4 (IBTA pads to 4), TVer != 0, too
+ *   short for the opcode's headers + pad + ICRC, or payload/pad on an
+ *   opcode without RP_M_PAYLOAD.
+ * pkt is written only when 0 is returned.  The IPv4 header checksum and
+ * the IPv6 UDP checksum are not verified: the ICRC covers every field
+ * that matters.
  * @return 0, or RP_PKT_NOT_ROCE / RP_PKT_BAD / RP_PKT_BAD_OP / RP_PKT_BAD_ICRC
  */
 int rp_pkt_parse(const uint8_t *frame, uint32_t len, bool check_icrc,
@@ -101,6 +128,7 @@ struct rp_pkt_addr {
 	uint8_t ttl;		/* hop limit */
 	uint8_t tclass;		/* DSCP/ECN byte */
 	uint32_t flow_label;	/* IPv6 only */
+	uint16_t ip_id;		/* IPv4 identification: 0 is fine (DF) */
 };
 
 /* True when a GID is an IPv4-mapped IPv6 address. */
@@ -118,7 +146,9 @@ uint16_t rp_pkt_l2l4_len(const struct rp_pkt_addr *a);
 /*
  * Write the Ethernet, IP and UDP headers and the BTH of a frame; the
  * caller writes the extended headers (offsets from rp_opcode[]) and the
- * payload.  Returns the offset of the BTH.
+ * payload.  Returns the offset of the BTH.  The sgid picks IPv4 or IPv6;
+ * no VLAN tag; IPv4 has DF set; P_Key is RP_DEFAULT_PKEY; the BTH pad
+ * count is derived from paylen; IP/UDP lengths are already filled in.
  */
 uint16_t rp_pkt_build(uint8_t *frame, const struct rp_pkt_addr *a,
 		      uint8_t opcode, int se, uint32_t qpn, int ackreq,

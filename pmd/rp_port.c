@@ -1,1 +1,224 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Packet I/O on one DPDK port: every rte_eth_* call of the engine lives
+ * here.  Frames addressed to the device itself take the loopback ring
+ * instead of the wire, so QPs of one device can talk to each other.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "rp_atomic.h"
+#include "rp_log.h"
+#include "rp_obj.h"
+
+#define RP_NB_MBUF	8191u
+#define RP_MBUF_CACHE	256u
+#define RP_NB_RXD	1024u
+#define RP_NB_TXD	1024u
+#define RP_LOOP_RING	1024u
+/* Ethernet + IPv6 + UDP + largest BTH/ext headers + pad + ICRC, rounded */
+#define RP_HDR_ROOM	128u
+
+static int
+port_find(const struct rp_port_cfg *pc, uint16_t *port_id)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	size_t n = strcspn(pc->device, ",");
+
+	if (pc->ethdev_name[0] != '\0') {
+		if (strlen(pc->ethdev_name) >= sizeof(name))
+			return -ENAMETOOLONG;
+		strcpy(name, pc->ethdev_name);
+	} else {
+		if (n >= sizeof(name))
+			return -ENAMETOOLONG;
+		memcpy(name, pc->device, n);
+		name[n] = '\0';
+	}
+	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
+		return 0;
+	RP_LOGT(rp_logtype_port, ERR, "no DPDK port named \"%s\" (device %s)",
+		name, pc->device);
+	return -ENODEV;
+}
+
+int
+rp_port_init(struct rp_dev *dev)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	struct rte_eth_rxconf rxconf;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	uint32_t frame_max = dev->mtu + RP_HDR_ROOM;
+	uint16_t port_mtu = 0;
+	int ret;
+
+	ret = port_find(&dev->cfg, &dev->port_id);
+	if (ret < 0)
+		return ret;
+	ret = rte_eth_dev_info_get(dev->port_id, &info);
+	if (ret < 0)
+		return ret;
+
+	snprintf(name, sizeof(name), "rp_mbuf_%u", dev->id);
+	dev->pool = rte_pktmbuf_pool_create(name, RP_NB_MBUF, RP_MBUF_CACHE, 0,
+			RTE_PKTMBUF_HEADROOM + frame_max,
+			rte_eth_dev_socket_id(dev->port_id));
+	if (dev->pool == NULL) {
+		RP_LOGT(rp_logtype_port, ERR, "mbuf pool: %s",
+			rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+
+	memset(&conf, 0, sizeof(conf));
+	ret = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
+	if (ret < 0) {
+		RP_LOGT(rp_logtype_port, ERR, "configure port %u: %s",
+			dev->port_id, rte_strerror(-ret));
+		return ret;
+	}
+	rxconf = info.default_rxconf;
+	ret = rte_eth_rx_queue_setup(dev->port_id, 0, RP_NB_RXD,
+			rte_eth_dev_socket_id(dev->port_id), &rxconf, dev->pool);
+	if (ret < 0)
+		return ret;
+	ret = rte_eth_tx_queue_setup(dev->port_id, 0, RP_NB_TXD,
+			rte_eth_dev_socket_id(dev->port_id), NULL);
+	if (ret < 0)
+		return ret;
+
+	/* The IB MTU plus RoCEv2 headers must fit the port's MTU. */
+	if (rte_eth_dev_get_mtu(dev->port_id, &port_mtu) == 0 &&
+	    port_mtu < dev->mtu + 20 + 8 + 12 + 16 + RP_ICRC_SIZE + 4) {
+		RP_LOGT(rp_logtype_port, ERR,
+			"%s: port MTU %u is too small for IB MTU %u (needs %u)",
+			dev->cfg.device, port_mtu, dev->mtu,
+			dev->mtu + 20 + 8 + 12 + 16 + RP_ICRC_SIZE + 4);
+		return -EINVAL;
+	}
+
+	if (dev->cfg.mac_set) {
+		memcpy(dev->mac.addr_bytes, dev->cfg.mac, 6);
+		rte_eth_promiscuous_enable(dev->port_id);
+	} else {
+		rte_eth_macaddr_get(dev->port_id, &dev->mac);
+	}
+
+	ret = rte_eth_dev_start(dev->port_id);
+	if (ret < 0) {
+		RP_LOGT(rp_logtype_port, ERR, "start port %u: %s",
+			dev->port_id, rte_strerror(-ret));
+		return ret;
+	}
+
+	snprintf(name, sizeof(name), "rp_loop_%u", dev->id);
+	dev->loop_ring = rte_ring_create(name, RP_LOOP_RING, SOCKET_ID_ANY,
+					 RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (dev->loop_ring == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+void
+rp_port_fini(struct rp_dev *dev)
+{
+	struct rte_mbuf *m;
+
+	if (dev->loop_ring != NULL) {
+		while (rte_ring_sc_dequeue(dev->loop_ring, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(dev->loop_ring);
+		dev->loop_ring = NULL;
+	}
+	if (dev->pool != NULL) {
+		rte_eth_dev_stop(dev->port_id);
+		rte_eth_dev_close(dev->port_id);
+		rte_mempool_free(dev->pool);
+		dev->pool = NULL;
+	}
+}
+
+uint16_t
+rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t nb;
+
+	nb = rte_ring_sc_dequeue_burst(dev->loop_ring, (void **)pkts, n, NULL);
+	if (nb < n)
+		nb += rte_eth_rx_burst(dev->port_id, 0, pkts + nb, n - nb);
+	return nb;
+}
+
+struct rte_mbuf *
+rp_port_alloc(struct rp_dev *dev, uint32_t frame_len, uint8_t **data)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(dev->pool);
+
+	if (m == NULL) {
+		rp_stat_inc(dev, RP_STAT_NOMBUF);
+		return NULL;
+	}
+	*data = (uint8_t *)rte_pktmbuf_append(m, frame_len);
+	if (*data == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+bool
+rp_port_flush(struct rp_dev *dev)
+{
+	uint16_t sent = 0;
+	int tries = 0;
+
+	if (dev->nr_tx == 0)
+		return false;
+	while (sent < dev->nr_tx && tries++ < 8)
+		sent += rte_eth_tx_burst(dev->port_id, 0, dev->tx + sent,
+					 dev->nr_tx - sent);
+	dev->stats[RP_STAT_TX_PKTS] += sent;
+	/* The wire may lose frames anyway; the transport retransmits. */
+	for (uint16_t i = sent; i < dev->nr_tx; i++) {
+		rte_pktmbuf_free(dev->tx[i]);
+		rp_stat_inc(dev, RP_STAT_TX_DROP);
+	}
+	dev->nr_tx = 0;
+	return true;
+}
+
+void
+rp_port_tx(struct rp_dev *dev, struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth =
+		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	if (rte_is_same_ether_addr(&eth->dst_addr, &dev->mac)) {
+		rp_stat_inc(dev, RP_STAT_LOOPBACK);
+		if (rte_ring_sp_enqueue(dev->loop_ring, m) != 0) {
+			rte_pktmbuf_free(m);
+			rp_stat_inc(dev, RP_STAT_TX_DROP);
+		}
+		return;
+	}
+	if (dev->nr_tx == RP_TX_MAX)
+		rp_port_flush(dev);
+	dev->tx[dev->nr_tx++] = m;
+}
+
+void
+rp_port_link_poll(struct rp_dev *dev)
+{
+	struct rte_eth_link link;
+
+	if (rte_eth_link_get_nowait(dev->port_id, &link) != 0)
+		return;
+	rp_store_relaxed(&dev->ctl->link_up, link.link_status ? 1u : 0u);
+	rp_store_relaxed(&dev->ctl->link_speed, link.link_speed);
+}

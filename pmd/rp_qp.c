@@ -1,1 +1,598 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * QP objects: creation with their shared queues, the verbs state machine
+ * (RESET, INIT, RTR, RTS, SQD, SQE, ERR) with the attribute masks
+ * ibv_modify_qp(3) requires and allows, and flushing in ERR.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+
+#include <infiniband/verbs.h>
+
+#include "rp_atomic.h"
+#include "rp_log.h"
+#include "rp_obj.h"
+#include "rp_psn.h"
+
+#define RP_QPN_IDX(n)	((n) & (RP_MAX_QP - 1))
+
+struct rp_qp *
+rp_qp_get(struct rp_dev *dev, uint32_t qpn)
+{
+	struct rp_qp *qp = dev->qp[RP_QPN_IDX(qpn)];
+
+	return qp != NULL && qp->qpn == qpn ? qp : NULL;
+}
+
+uint32_t
+rp_mtu_bytes(uint32_t ibv_mtu)
+{
+	return ibv_mtu >= IBV_MTU_256 && ibv_mtu <= IBV_MTU_4096 ?
+		128u << ibv_mtu : 0;
+}
+
+static uint32_t
+wq_stride(uint32_t hdr, uint32_t sge, uint32_t inl)
+{
+	uint32_t body = RTE_MAX(sge * (uint32_t)sizeof(struct rp_sge), inl);
+
+	return rte_align32pow2(hdr + RTE_MAX(body, 16u));
+}
+
+static uint64_t
+wq_bytes(uint32_t size, uint32_t stride)
+{
+	return RP_WQ_HDR_SIZE + (uint64_t)size * stride;
+}
+
+static void
+active_add(struct rp_dev *dev, struct rp_qp *qp)
+{
+	if (qp->active)
+		return;
+	dev->active[dev->nr_active++] = qp;
+	qp->active = true;
+}
+
+static void
+active_del(struct rp_dev *dev, struct rp_qp *qp)
+{
+	for (uint32_t i = 0; i < dev->nr_active; i++) {
+		if (dev->active[i] == qp) {
+			dev->active[i] = dev->active[--dev->nr_active];
+			break;
+		}
+	}
+	qp->active = false;
+}
+
+int
+rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
+{
+	struct rp_qp_caps *cap = &c->caps;
+	struct rp_cq *scq, *rcq;
+	struct rp_qp *qp;
+	uint32_t idx;
+	int64_t off;
+
+	if (c->qp_type != IBV_QPT_RC && c->qp_type != IBV_QPT_UD &&
+	    c->qp_type != IBV_QPT_UC)
+		return -EOPNOTSUPP;
+	if (c->pdn >= RP_MAX_PD || !dev->pd_used[c->pdn])
+		return -EINVAL;
+	if (c->srqn >= 0)
+		return -EOPNOTSUPP;
+	scq = rp_cq_get(dev, c->send_cqn);
+	rcq = rp_cq_get(dev, c->recv_cqn);
+	if (scq == NULL || rcq == NULL)
+		return -EINVAL;
+	if (cap->max_send_wr > RP_MAX_WR || cap->max_recv_wr > RP_MAX_WR ||
+	    cap->max_send_sge > RP_MAX_SGE || cap->max_recv_sge > RP_MAX_SGE ||
+	    cap->max_inline_data > RP_MAX_INLINE)
+		return -EINVAL;
+	for (idx = 2; idx < RP_MAX_QP; idx++)
+		if (dev->qp[idx] == NULL)
+			break;
+	if (idx == RP_MAX_QP)
+		return -ENOMEM;
+
+	qp = rte_zmalloc("rp_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
+	if (qp == NULL)
+		return -ENOMEM;
+	qp->dev = dev;
+	qp->idx = idx;
+	qp->type = c->qp_type;
+	qp->state = IBV_QPS_RESET;
+	qp->pdn = c->pdn;
+	qp->scq = scq;
+	qp->rcq = rcq;
+	qp->sq_sig_all = c->sq_sig_all != 0;
+	qp->resp.last_op = RP_OP_SEND_ONLY;	/* not inside a message */
+
+	/* Grant at least what was asked; report what was granted. */
+	cap->max_send_sge = RTE_MAX(cap->max_send_sge, 1u);
+	cap->max_recv_sge = RTE_MAX(cap->max_recv_sge, 1u);
+	cap->max_inline_data = RTE_MAX(cap->max_inline_data, 64u);
+	qp->sq_size = rte_align32pow2(RTE_MAX(cap->max_send_wr, 1u));
+	qp->rq_size = rte_align32pow2(RTE_MAX(cap->max_recv_wr, 1u));
+	qp->sq_stride = wq_stride(RP_SEND_WQE_HDR, cap->max_send_sge,
+				  cap->max_inline_data);
+	qp->rq_stride = wq_stride(RP_RECV_WQE_HDR, cap->max_recv_sge, 0);
+	/* The stride's room is what the application may use. */
+	cap->max_send_sge = RTE_MIN((qp->sq_stride - RP_SEND_WQE_HDR) /
+				    (uint32_t)sizeof(struct rp_sge), RP_MAX_SGE);
+	cap->max_inline_data = RTE_MIN(qp->sq_stride - RP_SEND_WQE_HDR,
+				       RP_MAX_INLINE);
+	cap->max_recv_sge = RTE_MIN((qp->rq_stride - RP_RECV_WQE_HDR) /
+				    (uint32_t)sizeof(struct rp_sge), RP_MAX_SGE);
+	cap->max_send_wr = qp->sq_size;
+	cap->max_recv_wr = qp->rq_size;
+	qp->caps = *cap;
+
+	qp->swqe = rte_zmalloc("rp_swqe", sizeof(struct rp_swqe) * qp->sq_size, 0);
+	if (qp->swqe == NULL)
+		goto err_free_qp;
+	off = rp_region_alloc(dev, wq_bytes(qp->sq_size, qp->sq_stride));
+	if (off < 0)
+		goto err_free_swqe;
+	qp->sq_off = off;
+	off = rp_region_alloc(dev, wq_bytes(qp->rq_size, qp->rq_stride));
+	if (off < 0)
+		goto err_free_sq;
+	qp->rq_off = off;
+	qp->sq = rp_region_ptr(dev, qp->sq_off);
+	qp->sq_buf = (uint8_t *)qp->sq + RP_WQ_HDR_SIZE;
+	qp->rq = rp_region_ptr(dev, qp->rq_off);
+	qp->rq_buf = (uint8_t *)qp->rq + RP_WQ_HDR_SIZE;
+
+	dev->qp_gen[idx] = (dev->qp_gen[idx] + 1) & 0x3fff;
+	if (dev->qp_gen[idx] == 0)
+		dev->qp_gen[idx] = 1;
+	qp->qpn = (uint32_t)dev->qp_gen[idx] << RP_QP_IDX_BITS | idx;
+	dev->qp[idx] = qp;
+	dev->pd_refs[qp->pdn]++;
+	scq->nr_qp++;
+	rcq->nr_qp++;
+
+	c->qpn = qp->qpn;
+	c->sq_off = qp->sq_off;
+	c->sq_size = qp->sq_size;
+	c->sq_stride = qp->sq_stride;
+	c->rq_off = qp->rq_off;
+	c->rq_size = qp->rq_size;
+	c->rq_stride = qp->rq_stride;
+	return 0;
+
+err_free_sq:
+	rp_region_free(dev, qp->sq_off, wq_bytes(qp->sq_size, qp->sq_stride));
+err_free_swqe:
+	rte_free(qp->swqe);
+err_free_qp:
+	rte_free(qp);
+	return -ENOMEM;
+}
+
+int
+rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
+{
+	struct rp_qp *qp = rp_qp_get(dev, m->qpn);
+
+	if (qp == NULL)
+		return -EINVAL;
+	active_del(dev, qp);
+	dev->qp[qp->idx] = NULL;
+	dev->pd_refs[qp->pdn]--;
+	qp->scq->nr_qp--;
+	qp->rcq->nr_qp--;
+	rp_region_free(dev, qp->sq_off, wq_bytes(qp->sq_size, qp->sq_stride));
+	rp_region_free(dev, qp->rq_off, wq_bytes(qp->rq_size, qp->rq_stride));
+	rte_free(qp->swqe);
+	rte_free(qp);
+	return 0;
+}
+
+/*
+ * Required and optional attributes per transition, from ibv_modify_qp(3)
+ * (and IBTA 10.3).  Index: [cur][next]; a zero `req` means not allowed,
+ * except for the transitions to RESET and ERR handled apart.
+ */
+struct rp_qp_trans {
+	uint32_t req[3];	/* RC, UC, UD */
+	uint32_t opt[3];
+};
+
+#define S IBV_QP_STATE
+static const struct rp_qp_trans rp_qp_trans[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1] = {
+	[IBV_QPS_RESET][IBV_QPS_INIT] = {
+		.req = { S | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+			 S | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+			 S | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY },
+	},
+	[IBV_QPS_INIT][IBV_QPS_INIT] = {
+		.req = { S, S, S },
+		.opt = { IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+			 IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+			 IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY },
+	},
+	[IBV_QPS_INIT][IBV_QPS_RTR] = {
+		.req = { S | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			 IBV_QP_MIN_RNR_TIMER,
+			 S | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			 IBV_QP_RQ_PSN,
+			 S },
+		.opt = { IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX,
+			 IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX,
+			 IBV_QP_PKEY_INDEX | IBV_QP_QKEY },
+	},
+	[IBV_QPS_RTR][IBV_QPS_RTS] = {
+		.req = { S | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC,
+			 S | IBV_QP_SQ_PSN,
+			 S | IBV_QP_SQ_PSN },
+		.opt = { IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS |
+			 IBV_QP_MIN_RNR_TIMER | IBV_QP_ALT_PATH |
+			 IBV_QP_PATH_MIG_STATE,
+			 IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH |
+			 IBV_QP_PATH_MIG_STATE,
+			 IBV_QP_CUR_STATE | IBV_QP_QKEY },
+	},
+	[IBV_QPS_RTS][IBV_QPS_RTS] = {
+		.req = { S, S, S },
+		.opt = { IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS |
+			 IBV_QP_MIN_RNR_TIMER | IBV_QP_ALT_PATH |
+			 IBV_QP_PATH_MIG_STATE,
+			 IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH |
+			 IBV_QP_PATH_MIG_STATE,
+			 IBV_QP_CUR_STATE | IBV_QP_QKEY },
+	},
+	[IBV_QPS_RTS][IBV_QPS_SQD] = {
+		.req = { S, S, S },
+		.opt = { IBV_QP_EN_SQD_ASYNC_NOTIFY, IBV_QP_EN_SQD_ASYNC_NOTIFY,
+			 IBV_QP_EN_SQD_ASYNC_NOTIFY },
+	},
+	[IBV_QPS_SQD][IBV_QPS_RTS] = {
+		.req = { S, S, S },
+		.opt = { IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS |
+			 IBV_QP_MIN_RNR_TIMER | IBV_QP_ALT_PATH |
+			 IBV_QP_PATH_MIG_STATE,
+			 IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH |
+			 IBV_QP_PATH_MIG_STATE,
+			 IBV_QP_CUR_STATE | IBV_QP_QKEY },
+	},
+	[IBV_QPS_SQE][IBV_QPS_RTS] = {
+		.req = { S, S, S },
+		.opt = { 0, IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS,
+			 IBV_QP_CUR_STATE | IBV_QP_QKEY },
+	},
+};
+#undef S
+
+static int
+qp_type_col(uint32_t type)
+{
+	return type == IBV_QPT_RC ? 0 : type == IBV_QPT_UC ? 1 : 2;
+}
+
+static int
+qp_check_mask(const struct rp_qp *qp, uint32_t cur, uint32_t next,
+	      uint32_t mask)
+{
+	const struct rp_qp_trans *t;
+	int col = qp_type_col(qp->type);
+
+	if (next == IBV_QPS_RESET || next == IBV_QPS_ERR)
+		return (mask & ~(IBV_QP_STATE | IBV_QP_CUR_STATE)) ? -EINVAL : 0;
+	if (cur > IBV_QPS_ERR || next > IBV_QPS_ERR)
+		return -EINVAL;
+	t = &rp_qp_trans[cur][next];
+	if (t->req[col] == 0)
+		return -EINVAL;
+	if ((mask & t->req[col]) != t->req[col])
+		return -EINVAL;
+	if (mask & ~(t->req[col] | t->opt[col]))
+		return -EINVAL;
+	return 0;
+}
+
+/* Entropy for ECMP: the UDP source port depends on the QP pair. */
+void
+rp_qp_udp_sport(struct rp_qp *qp)
+{
+	uint32_t h = (qp->qpn * 0x9e3779b1u) ^ (qp->dest_qpn * 0x85ebca6bu);
+
+	qp->addr.sport = RP_UDP_SPORT_BASE | ((h >> 16) & 0x3fff);
+}
+
+static int
+qp_set_av(struct rp_qp *qp, const struct rp_av *av)
+{
+	struct rp_dev *dev = qp->dev;
+	uint32_t ip;
+	int ret;
+
+	if (!av->is_global) {
+		RP_QP_LOG(rp_logtype, ERR, qp->qpn,
+			  "RoCE needs a GRH: set ah_attr.is_global and the GID");
+		return -EINVAL;
+	}
+	if (av->sgid_index != 0 || (av->port_num != 0 && av->port_num != 1))
+		return -EINVAL;
+	if (!rp_gid_is_v4(av->dgid)) {
+		RP_QP_LOG(rp_logtype, ERR, qp->qpn,
+			  "only IPv4-mapped GIDs are supported");
+		return -EAFNOSUPPORT;
+	}
+	memcpy(&ip, &av->dgid[12], 4);
+	ret = rp_arp_resolve(dev, ip, qp->addr.dmac);
+	if (ret == -ENETUNREACH) {
+		RP_QP_LOG(rp_logtype, ERR, qp->qpn, "destination is off-link");
+		return ret;
+	}
+	qp->addr_ok = ret == 0;
+	qp->av = *av;
+	memcpy(qp->addr.smac, dev->mac.addr_bytes, 6);
+	memcpy(qp->addr.sgid, dev->gid, 16);
+	memcpy(qp->addr.dgid, av->dgid, 16);
+	qp->addr.ttl = av->hop_limit ? av->hop_limit : 64;
+	qp->addr.tclass = av->traffic_class;
+	qp->addr.flow_label = av->flow_label;
+	return 0;
+}
+
+/* Drop everything queued, without completions (to RESET). */
+static void
+qp_reset(struct rp_qp *qp)
+{
+	uint32_t sq_prod = rp_load_acquire(&qp->sq->prod);
+	uint32_t rq_prod = rp_load_acquire(&qp->rq->prod);
+
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->resp.last_op = RP_OP_SEND_ONLY;	/* not inside a message */
+	qp->req.head = qp->comp.tail = sq_prod;
+	qp->rq_cons = rq_prod;
+	rp_store_release(&qp->sq->cons, sq_prod);
+	rp_store_release(&qp->rq->cons, rq_prod);
+	qp->flushing = false;
+	qp->addr_ok = false;
+	active_del(qp->dev, qp);
+}
+
+int
+rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
+{
+	struct rp_qp *qp = rp_qp_get(dev, m->qpn);
+	const struct rp_qp_attr *a = &m->attr;
+	uint32_t mask = a->attr_mask;
+	uint32_t cur, next;
+	int ret;
+
+	if (qp == NULL)
+		return -EINVAL;
+	cur = qp->state;
+	if ((mask & IBV_QP_CUR_STATE) && a->cur_qp_state != cur)
+		return -EINVAL;
+	next = (mask & IBV_QP_STATE) ? a->qp_state : cur;
+	if (next > IBV_QPS_ERR)
+		return -EINVAL;
+	if (!(mask & IBV_QP_STATE)) {
+		/* Attribute change without a transition: X -> X rules. */
+		mask |= IBV_QP_STATE;
+	}
+	ret = qp_check_mask(qp, cur, next, mask);
+	if (ret < 0) {
+		RP_QP_LOG(rp_logtype, DEBUG, qp->qpn,
+			  "modify %u -> %u: attr_mask 0x%x not allowed",
+			  cur, next, a->attr_mask);
+		return ret;
+	}
+
+	/* Validate values before changing anything. */
+	if ((mask & IBV_QP_PORT) && a->port_num != 1)
+		return -EINVAL;
+	if ((mask & IBV_QP_PKEY_INDEX) && a->pkey_index != 0)
+		return -EINVAL;
+	if (mask & IBV_QP_PATH_MTU) {
+		uint32_t b = rp_mtu_bytes(a->path_mtu);
+
+		if (b == 0 || b > dev->mtu)
+			return -EINVAL;
+	}
+	if ((mask & IBV_QP_DEST_QPN) && a->dest_qp_num > RP_QPN_MASK)
+		return -EINVAL;
+	if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) &&
+	    a->max_dest_rd_atomic > RP_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) &&
+	    a->max_rd_atomic > RP_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IBV_QP_RETRY_CNT) && a->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IBV_QP_RNR_RETRY) && a->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IBV_QP_TIMEOUT) && a->timeout > 31)
+		return -EINVAL;
+	if ((mask & IBV_QP_MIN_RNR_TIMER) && a->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IBV_QP_ACCESS_FLAGS) &&
+	    (a->qp_access_flags & ~(IBV_ACCESS_LOCAL_WRITE |
+	     IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+	     IBV_ACCESS_REMOTE_ATOMIC)))
+		return -EINVAL;
+	if (mask & IBV_QP_AV) {
+		ret = qp_set_av(qp, &a->av);
+		if (ret < 0)
+			return ret;
+	}
+
+	if (mask & IBV_QP_ACCESS_FLAGS)
+		qp->access = a->qp_access_flags;
+	if (mask & IBV_QP_QKEY)
+		qp->qkey = a->qkey;
+	if (mask & IBV_QP_PKEY_INDEX)
+		qp->pkey_index = a->pkey_index;
+	if (mask & IBV_QP_PORT)
+		qp->port_num = a->port_num;
+	if (mask & IBV_QP_PATH_MTU) {
+		qp->path_mtu = a->path_mtu;
+		qp->mtu = rp_mtu_bytes(a->path_mtu);
+	}
+	if (mask & IBV_QP_DEST_QPN) {
+		qp->dest_qpn = a->dest_qp_num;
+		rp_qp_udp_sport(qp);
+	}
+	if (mask & IBV_QP_RQ_PSN) {
+		qp->resp.epsn = a->rq_psn & RP_PSN_MASK;
+		qp->resp.nak_sent = false;
+	}
+	if (mask & IBV_QP_SQ_PSN) {
+		qp->req.psn = a->sq_psn & RP_PSN_MASK;
+		qp->comp.rd_psn = qp->req.psn;
+	}
+	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = RTE_MAX(a->max_rd_atomic, 1);
+	if (mask & IBV_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = a->min_rnr_timer;
+	if (mask & IBV_QP_TIMEOUT)
+		qp->timeout = a->timeout;
+	if (mask & IBV_QP_RETRY_CNT) {
+		qp->retry_cnt = a->retry_cnt;
+		qp->comp.retry_left = a->retry_cnt;
+	}
+	if (mask & IBV_QP_RNR_RETRY) {
+		qp->rnr_retry = a->rnr_retry;
+		qp->comp.rnr_left = a->rnr_retry;
+	}
+
+	if (next == cur)
+		return 0;
+	switch (next) {
+	case IBV_QPS_RESET:
+		qp_reset(qp);
+		break;
+	case IBV_QPS_INIT:
+		if (qp->type == IBV_QPT_UD) {
+			memcpy(qp->addr.smac, dev->mac.addr_bytes, 6);
+			memcpy(qp->addr.sgid, dev->gid, 16);
+		}
+		active_add(dev, qp);
+		break;
+	case IBV_QPS_RTR:
+		if (qp->type == IBV_QPT_UD)
+			qp->mtu = dev->mtu;
+		break;
+	case IBV_QPS_RTS:
+		qp->sq_draining = 0;
+		break;
+	case IBV_QPS_SQD:
+		qp->sq_draining = 1;
+		break;
+	case IBV_QPS_ERR:
+		qp->state = next;
+		rp_qp_error(qp, IBV_WC_WR_FLUSH_ERR);
+		return 0;
+	default:
+		break;
+	}
+	qp->state = next;
+	return 0;
+}
+
+int
+rp_qp_query(struct rp_dev *dev, struct rp_ctrl_qp *m)
+{
+	struct rp_qp *qp = rp_qp_get(dev, m->qpn);
+	struct rp_qp_attr *a = &m->attr;
+
+	if (qp == NULL)
+		return -EINVAL;
+	memset(a, 0, sizeof(*a));
+	a->qp_state = qp->state;
+	a->cur_qp_state = qp->state;
+	a->path_mtu = qp->path_mtu;
+	a->qkey = qp->qkey;
+	a->rq_psn = qp->resp.epsn;
+	a->sq_psn = qp->req.psn;
+	a->dest_qp_num = qp->dest_qpn;
+	a->qp_access_flags = qp->access;
+	a->pkey_index = qp->pkey_index;
+	a->port_num = qp->port_num;
+	a->timeout = qp->timeout;
+	a->retry_cnt = qp->retry_cnt;
+	a->rnr_retry = qp->rnr_retry;
+	a->min_rnr_timer = qp->min_rnr_timer;
+	a->max_rd_atomic = qp->max_rd_atomic;
+	a->max_dest_rd_atomic = qp->max_dest_rd_atomic;
+	a->sq_draining = qp->sq_draining;
+	a->av = qp->av;
+	a->cap = qp->caps;
+	return 0;
+}
+
+/*
+ * Move a QP to ERR.  The WQE at the completer's tail completes with
+ * `status` (unless it is a flush); everything after it is flushed by
+ * rp_qp_flush() from the lcore loop.
+ */
+void
+rp_qp_error(struct rp_qp *qp, uint32_t status)
+{
+	if (qp->flushing)
+		return;
+	RP_QP_LOG(rp_logtype, DEBUG, qp->qpn, "to ERR (status %u)", status);
+	qp->state = IBV_QPS_ERR;
+	qp->flushing = true;
+	qp->comp.deadline = 0;
+	qp->resp.rcv.active = false;
+	if (status != IBV_WC_WR_FLUSH_ERR &&
+	    qp->comp.tail != rp_load_acquire(&qp->sq->prod))
+		rp_comp_send_cqe(qp, qp->comp.tail++, status);
+	rp_store_release(&qp->sq->cons, qp->comp.tail);
+	active_add(qp->dev, qp);
+}
+
+/* Complete every posted WQE with IBV_WC_WR_FLUSH_ERR.  Busy if any. */
+bool
+rp_qp_flush(struct rp_qp *qp)
+{
+	uint32_t sq_prod = rp_load_acquire(&qp->sq->prod);
+	uint32_t rq_prod = rp_load_acquire(&qp->rq->prod);
+	bool busy = false;
+
+	if (sq_prod - qp->comp.tail > qp->sq_size ||
+	    rq_prod - qp->rq_cons > qp->rq_size)
+		return false;	/* corrupt indexes: nothing sane to flush */
+	while (qp->comp.tail != sq_prod) {
+		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_WR_FLUSH_ERR);
+		busy = true;
+	}
+	qp->req.head = qp->comp.tail;
+	qp->req.inprog = false;
+	while (qp->rq_cons != rq_prod) {
+		struct rp_recv_wqe *w = rp_rq_wqe(qp, qp->rq_cons);
+		struct rp_cqe cqe = {
+			.wr_id = w->wr_id,
+			.status = IBV_WC_WR_FLUSH_ERR,
+			.opcode = IBV_WC_RECV,
+			.qp_num = qp->qpn,
+		};
+
+		rp_cq_post(qp->dev, qp->rcq, &cqe);
+		qp->rq_cons++;
+		busy = true;
+	}
+	if (busy) {
+		rp_store_release(&qp->sq->cons, qp->comp.tail);
+		rp_store_release(&qp->rq->cons, qp->rq_cons);
+	}
+	return busy;
+}

@@ -1,1 +1,102 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Receive classification: ARP to the resolver, RoCEv2 parsed and checked
+ * once (lengths, opcode, ICRC), then handed to the QP's responder
+ * (requests) or completer (responses).  Anything else is dropped and
+ * counted: a hostile frame costs a counter, never a crash.
+ */
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include <infiniband/verbs.h>
+
+#include "rp_log.h"
+#include "rp_obj.h"
+
+static bool
+transport_matches(uint32_t mask, uint32_t qp_type)
+{
+	switch (qp_type) {
+	case IBV_QPT_RC:
+		return mask & RP_M_RC;
+	case IBV_QPT_UC:
+		return mask & RP_M_UC;
+	case IBV_QPT_UD:
+		return mask & RP_M_UD;
+	default:
+		return false;
+	}
+}
+
+static void
+recv_one(struct rp_dev *dev, struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth;
+	struct rp_pkt pkt;
+	struct rp_qp *qp;
+	int ret;
+
+	if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0) {
+		rp_stat_inc(dev, RP_STAT_RX_BAD);
+		return;
+	}
+	if (rte_pktmbuf_data_len(m) < sizeof(*eth)) {
+		rp_stat_inc(dev, RP_STAT_RX_NOT_ROCE);
+		return;
+	}
+	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP)) {
+		rp_arp_input(dev, m);
+		return;
+	}
+	ret = rp_pkt_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+			   rte_pktmbuf_data_len(m), true, &pkt);
+	switch (ret) {
+	case 0:
+		break;
+	case RP_PKT_NOT_ROCE:
+		rp_stat_inc(dev, RP_STAT_RX_NOT_ROCE);
+		return;
+	case RP_PKT_BAD_ICRC:
+		rp_stat_inc(dev, RP_STAT_RX_BAD_ICRC);
+		RP_LOG_RL(rp_logtype, WARNING, "%s: bad ICRC, dropped",
+			  dev->ctl->name);
+		return;
+	case RP_PKT_BAD_OP:
+		rp_stat_inc(dev, RP_STAT_RX_BAD_OPCODE);
+		return;
+	default:
+		rp_stat_inc(dev, RP_STAT_RX_BAD);
+		RP_LOG_RL(rp_logtype, WARNING, "%s: malformed RoCEv2 packet",
+			  dev->ctl->name);
+		return;
+	}
+	/* Only for us: the destination GID must be the device's. */
+	if (memcmp(pkt.dgid, dev->gid, 16) != 0 ||
+	    (pkt.pkey & 0x7fff) != 0x7fff) {
+		rp_stat_inc(dev, RP_STAT_RX_NOT_ROCE);
+		return;
+	}
+	rp_stat_inc(dev, RP_STAT_RX_PKTS);
+	qp = rp_qp_get(dev, pkt.qpn);
+	if (qp == NULL || !transport_matches(pkt.mask, qp->type)) {
+		rp_stat_inc(dev, RP_STAT_RX_NO_QP);
+		return;
+	}
+	if (pkt.mask & RP_M_REQ)
+		rp_resp_input(qp, &pkt);
+	else
+		rp_comp_input(qp, &pkt);
+}
+
+void
+rp_recv_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		recv_one(dev, pkts[i]);
+		rte_pktmbuf_free(pkts[i]);
+	}
+}

@@ -1,1 +1,339 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Requester: turns send WQEs into request packets.  A WQE is segmented at
+ * the path MTU; READ is one request that reserves a PSN per response
+ * packet.  The completer retires WQEs and rewinds the requester
+ * (go-back-N) on a sequence NAK, an RNR NAK or a timeout.
+ *
+ * Per QP: req.head is the next WQE to send (with req.inprog, how far into
+ * it), comp.tail the oldest one not yet completed; comp.tail <= req.head
+ * <= the application's producer index.
+ */
+
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+
+#include <infiniband/verbs.h>
+
+#include "rp_atomic.h"
+#include "rp_log.h"
+#include "rp_obj.h"
+#include "rp_psn.h"
+#include "rp_xmit.h"
+
+/* Why a WQE cannot start: these complete it with an error status. */
+static int
+req_validate(struct rp_qp *qp, const struct rp_send_wqe *w,
+	     const struct rp_sge *sge, uint32_t *length)
+{
+	uint64_t total;
+
+	if (rp_next_opcode(w->opcode, qp->type, 1, 1) < 0)
+		return IBV_WC_LOC_QP_OP_ERR;
+	if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	    w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)
+		return IBV_WC_LOC_QP_OP_ERR;	/* atomic_cap is NONE */
+	if (w->flags & RP_WQE_INLINE) {
+		if (w->length > qp->caps.max_inline_data ||
+		    w->opcode == IBV_WR_RDMA_READ)
+			return IBV_WC_LOC_LEN_ERR;
+		total = w->length;
+	} else {
+		if (w->num_sge > qp->caps.max_send_sge)
+			return IBV_WC_LOC_LEN_ERR;
+		if (rp_sge_check(qp->dev, qp->pdn, sge, w->num_sge,
+				 w->opcode == IBV_WR_RDMA_READ ?
+				 IBV_ACCESS_LOCAL_WRITE : 0, &total) < 0)
+			return IBV_WC_LOC_PROT_ERR;
+	}
+	if (total > (1u << 31))
+		return IBV_WC_LOC_LEN_ERR;
+	if (qp->type == IBV_QPT_UD) {
+		const struct rp_ah *ah;
+
+		if (total > qp->mtu)
+			return IBV_WC_LOC_LEN_ERR;
+		if (w->ah == 0 || w->ah >= RP_MAX_AH)
+			return IBV_WC_LOC_QP_OP_ERR;
+		ah = &qp->dev->ah[w->ah];
+		if (!ah->valid || ah->pdn != qp->pdn)
+			return IBV_WC_LOC_QP_OP_ERR;
+	}
+	*length = (uint32_t)total;
+	return IBV_WC_SUCCESS;
+}
+
+/* Fill the L2-L4 addressing of a UD packet from its address handle. */
+static int
+req_ud_addr(struct rp_qp *qp, uint32_t ahn, struct rp_pkt_addr *a)
+{
+	const struct rp_ah *ah = &qp->dev->ah[ahn];
+	uint32_t ip;
+
+	*a = qp->addr;
+	memcpy(&ip, &ah->av.dgid[12], 4);
+	if (rp_arp_resolve(qp->dev, ip, a->dmac) != 0)
+		return -1;
+	memcpy(a->dgid, ah->av.dgid, 16);
+	a->ttl = ah->av.hop_limit ? ah->av.hop_limit : 64;
+	a->tclass = ah->av.traffic_class;
+	a->flow_label = ah->av.flow_label;
+	return 0;
+}
+
+static void
+req_fail(struct rp_qp *qp, uint32_t status)
+{
+	/* The failing WQE is the next to send; complete in order first. */
+	RP_QP_LOG(rp_logtype_req, DEBUG, qp->qpn, "WQE %u fails: status %u",
+		  qp->req.head, status);
+	if (qp->comp.tail == qp->req.head) {
+		rp_qp_error(qp, status);
+	} else {
+		/* Earlier WQEs are still in flight: they are flushed. */
+		rp_qp_error(qp, IBV_WC_WR_FLUSH_ERR);
+	}
+}
+
+/* Start the WQE at req.head; false if it cannot start now. */
+static bool
+req_start(struct rp_qp *qp, uint32_t prod)
+{
+	struct rp_send_wqe *ring_w = rp_sq_wqe(qp, qp->req.head);
+	struct rp_send_wqe w;
+	struct rp_sge sge[RP_MAX_SGE];
+	struct rp_swqe *s;
+	uint32_t len = 0;
+	int status;
+
+	if (qp->req.head == prod || qp->sq_draining)
+		return false;
+	/* Copy before validating: the application may still write the ring. */
+	memcpy(&w, ring_w, sizeof(w));
+	if (!(w.flags & RP_WQE_INLINE) && w.num_sge <= RP_MAX_SGE)
+		memcpy(sge, ring_w + 1, sizeof(sge[0]) * w.num_sge);
+	status = req_validate(qp, &w, sge, &len);
+	if (status != IBV_WC_SUCCESS) {
+		req_fail(qp, status);
+		return false;
+	}
+	if (qp->type != IBV_QPT_UD) {
+		uint32_t oldest = qp->comp.tail == qp->req.head ? qp->req.psn :
+			rp_swqe(qp, qp->comp.tail)->first_psn;
+
+		if (rp_psn_diff(qp->req.psn, oldest) >= (int32_t)RP_WINDOW)
+			return false;
+		if ((w.flags & RP_WQE_FENCE) && qp->req.rd_out != 0)
+			return false;
+		if (w.opcode == IBV_WR_RDMA_READ &&
+		    qp->req.rd_out >= qp->max_rd_atomic)
+			return false;
+	}
+	s = rp_swqe(qp, qp->req.head);
+	s->first_psn = qp->req.psn;
+	s->length = len;
+	s->npkts = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
+	s->opcode = w.opcode;
+	s->flags = w.flags;
+	s->state = RP_SWQE_SENDING;
+	qp->req.inprog = true;
+	qp->req.off = 0;
+	qp->req.pkt = 0;
+	return true;
+}
+
+/* The WQE at req.head has all its packets out. */
+static void
+req_done(struct rp_qp *qp)
+{
+	struct rp_swqe *s = rp_swqe(qp, qp->req.head);
+
+	s->state = RP_SWQE_SENT;
+	qp->req.inprog = false;
+	qp->req.head++;
+	if (qp->type == IBV_QPT_UD) {
+		/* Unreliable: complete as soon as it is on the wire. */
+		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+		rp_store_release(&qp->sq->cons, qp->comp.tail);
+		return;
+	}
+	if (qp->comp.deadline == 0)
+		rp_comp_arm_timer(qp);
+}
+
+static bool
+req_send_read(struct rp_qp *qp, const struct rp_send_wqe *w,
+	      struct rp_swqe *s)
+{
+	struct rte_mbuf *m;
+	uint8_t *bth;
+
+	m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, RP_OP_READ_REQ, 0, 1,
+			  qp->req.psn, 0, &bth);
+	if (m == NULL)
+		return false;
+	rp_reth_set(rp_xmit_hdr(bth, RP_OP_READ_REQ, RP_HDR_RETH),
+		    w->remote_addr, w->rkey, s->length);
+	rp_xmit_send(qp, &qp->addr, m);
+	qp->req.psn = rp_psn_add(qp->req.psn, s->npkts);
+	qp->req.rd_out++;
+	req_done(qp);
+	return true;
+}
+
+/* Send the next packet of the WQE at req.head. */
+static bool
+req_send_packet(struct rp_qp *qp)
+{
+	struct rp_send_wqe *w = rp_sq_wqe(qp, qp->req.head);
+	struct rp_swqe *s = rp_swqe(qp, qp->req.head);
+	const struct rp_pkt_addr *a = &qp->addr;
+	struct rp_pkt_addr ud_addr;
+	uint32_t chunk, dqpn = qp->dest_qpn;
+	int first, last, ackreq, op;
+	struct rte_mbuf *m;
+	uint8_t *bth, *pay;
+
+	if (s->opcode == IBV_WR_RDMA_READ)
+		return req_send_read(qp, w, s);
+
+	chunk = RTE_MIN(qp->mtu, s->length - qp->req.off);
+	first = qp->req.off == 0;
+	last = qp->req.off + chunk == s->length;
+	op = rp_next_opcode(s->opcode, qp->type, first, last);
+	if (op < 0) {
+		req_fail(qp, IBV_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	if (qp->type == IBV_QPT_UD) {
+		if (req_ud_addr(qp, w->ah, &ud_addr) != 0)
+			return false;	/* ARP pending: try again later */
+		a = &ud_addr;
+		dqpn = w->remote_qpn;
+	}
+	ackreq = qp->type == IBV_QPT_RC &&
+		(last || qp->req.pkt % RP_ACKREQ_EVERY == RP_ACKREQ_EVERY - 1);
+	m = rp_xmit_alloc(qp, a, dqpn, op, last && (s->flags & RP_WQE_SOLICITED),
+			  ackreq, qp->req.psn, chunk, &bth);
+	if (m == NULL)
+		return false;
+
+	if (rp_opcode[op].mask & RP_M_RETH)
+		rp_reth_set(rp_xmit_hdr(bth, op, RP_HDR_RETH), w->remote_addr,
+			    w->rkey, s->length);
+	if (rp_opcode[op].mask & RP_M_IMMDT)
+		rp_immdt_set(rp_xmit_hdr(bth, op, RP_HDR_IMMDT), w->imm_data);
+	if (rp_opcode[op].mask & RP_M_IETH)
+		rp_ieth_set(rp_xmit_hdr(bth, op, RP_HDR_IETH),
+			    rte_be_to_cpu_32(w->imm_data));
+	if (rp_opcode[op].mask & RP_M_DETH) {
+		/* C10-15: a Q_Key with the high bit set means "use the QP's". */
+		uint32_t qkey = (w->remote_qkey & 0x80000000u) ? qp->qkey :
+			w->remote_qkey;
+
+		rp_deth_set(rp_xmit_hdr(bth, op, RP_HDR_DETH), qkey, qp->qpn);
+	}
+	pay = rp_xmit_hdr(bth, op, RP_HDR_PAYLOAD);
+	if (s->flags & RP_WQE_INLINE) {
+		memcpy(pay, (const uint8_t *)(w + 1) + qp->req.off, chunk);
+	} else if (chunk != 0 &&
+		   rp_sge_copy_out(qp->dev, qp->pdn, (const struct rp_sge *)(w + 1),
+				   RTE_MIN(w->num_sge, qp->caps.max_send_sge),
+				   qp->req.off, pay, chunk) != 0) {
+		/* The MR went away while the WQE was being sent. */
+		rte_pktmbuf_free(m);
+		req_fail(qp, IBV_WC_LOC_PROT_ERR);
+		return false;
+	}
+	rp_xmit_send(qp, a, m);
+	qp->req.psn = rp_psn_add(qp->req.psn, 1);
+	qp->req.off += chunk;
+	qp->req.pkt++;
+	if (last)
+		req_done(qp);
+	return true;
+}
+
+bool
+rp_req_step(struct rp_qp *qp)
+{
+	uint32_t prod, budget = RP_BURST;
+	bool busy = false;
+
+	if (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD)
+		return false;
+	if (qp->req.rnr_wait) {
+		if (rte_get_timer_cycles() < qp->req.rnr_until)
+			return false;
+		qp->req.rnr_wait = false;
+	}
+	/* A0: pairs with the shim's release of prod after writing WQEs. */
+	prod = rp_load_acquire(&qp->sq->prod);
+	if (prod - qp->comp.tail > qp->sq_size) {
+		RP_QP_LOG(rp_logtype_req, ERR, qp->qpn, "corrupt SQ index");
+		rp_qp_error(qp, IBV_WC_GENERAL_ERR);
+		return true;
+	}
+	if (qp->type != IBV_QPT_UD && !qp->addr_ok) {
+		uint32_t ip;
+
+		if (qp->req.head == prod && !qp->req.inprog)
+			return false;
+		memcpy(&ip, &qp->av.dgid[12], 4);
+		if (rp_arp_resolve(qp->dev, ip, qp->addr.dmac) != 0) {
+			/* The retransmit timer bounds the wait. */
+			if (qp->comp.deadline == 0)
+				rp_comp_arm_timer(qp);
+			return false;
+		}
+		qp->addr_ok = true;
+	}
+	while (budget-- > 0 && !qp->flushing) {
+		if (!qp->req.inprog && !req_start(qp, prod))
+			break;
+		if (!req_send_packet(qp))
+			break;
+		busy = true;
+	}
+	return busy;
+}
+
+/*
+ * Go back to `psn`: the next packet sent is the one with that PSN.  A READ
+ * is re-requested whole (the responder treats it as a duplicate).
+ */
+void
+rp_req_rewind(struct rp_qp *qp, uint32_t psn)
+{
+	uint32_t end = qp->req.head + (qp->req.inprog ? 1 : 0);
+	uint32_t rd = 0;
+
+	for (uint32_t i = qp->comp.tail; i != end; i++) {
+		struct rp_swqe *s = rp_swqe(qp, i);
+		int32_t d = rp_psn_diff(psn, s->first_psn);
+
+		if (d < 0 || d >= (int32_t)s->npkts) {
+			if (s->opcode == IBV_WR_RDMA_READ)
+				rd++;
+			continue;
+		}
+		for (uint32_t j = i; j != end; j++)
+			rp_swqe(qp, j)->state = RP_SWQE_SENDING;
+		qp->req.head = i;
+		qp->req.inprog = true;
+		qp->req.rd_out = rd;
+		if (s->opcode == IBV_WR_RDMA_READ || d == 0) {
+			qp->req.psn = s->first_psn;
+			qp->req.off = 0;
+			qp->req.pkt = 0;
+		} else {
+			qp->req.psn = psn;
+			qp->req.off = (uint32_t)d * qp->mtu;
+			qp->req.pkt = (uint32_t)d;
+		}
+		rp_stat_inc(qp->dev, RP_STAT_RETRANSMIT);
+		return;
+	}
+}

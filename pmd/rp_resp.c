@@ -1,1 +1,464 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Responder: executes incoming requests.  RC: PSN check (duplicate,
+ * in order, ahead), opcode sequence check, SEND into receive WQEs, RDMA
+ * WRITE and READ against rkeys, ACK/NAK generation and READ responses.
+ * UD: Q_Key check and delivery with the 40-byte GRH area.
+ */
+
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_ip.h>
+
+#include <infiniband/verbs.h>
+
+#include "rp_atomic.h"
+#include "rp_log.h"
+#include "rp_obj.h"
+#include "rp_psn.h"
+#include "rp_xmit.h"
+
+/* Outcome of executing one request packet. */
+enum rp_resp_res {
+	RP_RESP_OK = 0,
+	RP_RESP_RNR,		/* no receive WQE: RNR NAK, PSN not consumed */
+	RP_RESP_ERR_INV_REQ,	/* NAK invalid request, QP to ERR */
+	RP_RESP_ERR_ACCESS,	/* NAK remote access error */
+	RP_RESP_ERR_OP,		/* NAK remote operational error, QP to ERR */
+	RP_RESP_DROP,		/* silently dropped (UD) */
+};
+
+void
+rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
+{
+	struct rte_mbuf *m;
+	uint8_t *bth;
+
+	m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, RP_OP_ACK, 0, 0, psn, 0,
+			  &bth);
+	if (m == NULL)
+		return;
+	rp_aeth_set(rp_xmit_hdr(bth, RP_OP_ACK, RP_HDR_AETH), syn,
+		    qp->resp.msn);
+	rp_xmit_send(qp, &qp->addr, m);
+	rp_stat_inc(qp->dev, RP_STAT_TX_ACK);
+}
+
+/* Take the next receive WQE into qp->resp.rcv; false if there is none. */
+static bool
+resp_take_rwqe(struct rp_qp *qp)
+{
+	struct rp_rcv_state *r = &qp->resp.rcv;
+	/* A0: pairs with the shim's release of the RQ producer index. */
+	uint32_t prod = rp_load_acquire(&qp->rq->prod);
+	const struct rp_recv_wqe *w;
+
+	if (prod == qp->rq_cons || prod - qp->rq_cons > qp->rq_size)
+		return false;
+	w = rp_rq_wqe(qp, qp->rq_cons);
+	/* Copy before use: the application owns the ring memory. */
+	memcpy(&r->wqe, w, sizeof(r->wqe));
+	r->wqe.num_sge = RTE_MIN(r->wqe.num_sge, qp->caps.max_recv_sge);
+	memcpy(r->sge, w + 1, sizeof(r->sge[0]) * r->wqe.num_sge);
+	r->idx = qp->rq_cons;
+	r->offset = 0;
+	r->active = true;
+	return true;
+}
+
+/* Receive WQE done: post its CQE and give the slot back. */
+static void
+resp_complete_rwqe(struct rp_qp *qp, struct rp_cqe *cqe)
+{
+	struct rp_rcv_state *r = &qp->resp.rcv;
+
+	cqe->wr_id = r->wqe.wr_id;
+	cqe->qp_num = qp->qpn;
+	rp_cq_post(qp->dev, qp->rcq, cqe);
+	r->active = false;
+	qp->rq_cons = r->idx + 1;
+	rp_store_release(&qp->rq->cons, qp->rq_cons);
+}
+
+static void
+resp_complete_rwqe_err(struct rp_qp *qp, uint32_t status)
+{
+	struct rp_cqe cqe = {
+		.status = status,
+		.opcode = IBV_WC_RECV,
+	};
+
+	resp_complete_rwqe(qp, &cqe);
+}
+
+static void
+cqe_from_pkt(struct rp_cqe *cqe, const struct rp_qp *qp,
+	     const struct rp_pkt *pkt)
+{
+	if (pkt->mask & RP_M_IMMDT) {
+		cqe->imm_data = rp_pkt_imm(pkt);
+		cqe->wc_flags |= IBV_WC_WITH_IMM;
+	}
+	if (pkt->mask & RP_M_IETH) {
+		cqe->imm_data = rp_pkt_ieth_rkey(pkt);
+		cqe->wc_flags |= IBV_WC_WITH_INV;
+	}
+	if (pkt->se)
+		cqe->flags |= RP_CQE_SOLICITED;
+	cqe->src_qp = qp->type == IBV_QPT_UD ? rp_pkt_deth_sqp(pkt) :
+		qp->dest_qpn;
+	cqe->pkey_index = 0;
+}
+
+static enum rp_resp_res
+resp_send(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	struct rp_rcv_state *r = &qp->resp.rcv;
+	uint32_t len = pkt->paylen;
+	int ret;
+
+	if (pkt->mask & RP_M_FIRST) {
+		if (!resp_take_rwqe(qp))
+			return RP_RESP_RNR;
+	} else if (!r->active) {
+		return RP_RESP_ERR_INV_REQ;
+	}
+	ret = rp_sge_copy_in(qp->dev, qp->pdn, r->sge, r->wqe.num_sge,
+			     r->offset, rp_pkt_payload(pkt), len);
+	if (ret != 0) {
+		/* Too long for the buffer, or a bad lkey in the WQE. */
+		resp_complete_rwqe_err(qp, ret == -EMSGSIZE ?
+				       IBV_WC_LOC_LEN_ERR : IBV_WC_LOC_PROT_ERR);
+		return RP_RESP_ERR_INV_REQ;
+	}
+	r->offset += len;
+	if (pkt->mask & RP_M_LAST) {
+		struct rp_cqe cqe = {
+			.status = IBV_WC_SUCCESS,
+			.opcode = IBV_WC_RECV,
+			.byte_len = r->offset,
+		};
+
+		cqe_from_pkt(&cqe, qp, pkt);
+		resp_complete_rwqe(qp, &cqe);
+		qp->resp.msn++;
+	}
+	return RP_RESP_OK;
+}
+
+static enum rp_resp_res
+resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	uint32_t len = pkt->paylen;
+	struct rp_mr *mr;
+
+	if (pkt->mask & RP_M_FIRST) {
+		uint64_t va = rp_pkt_reth_va(pkt);
+		uint32_t dlen = rp_pkt_reth_len(pkt);
+
+		if (!(qp->access & IBV_ACCESS_REMOTE_WRITE))
+			return RP_RESP_ERR_ACCESS;
+		mr = NULL;
+		if (dlen != 0) {
+			mr = rp_mr_lookup(qp->dev, rp_pkt_reth_rkey(pkt), qp->pdn,
+					  va, dlen, IBV_ACCESS_REMOTE_WRITE);
+			if (mr == NULL)
+				return RP_RESP_ERR_ACCESS;
+		}
+		qp->resp.wr_mr = mr;
+		qp->resp.wr_va = va;
+		qp->resp.wr_left = dlen;
+		qp->resp.wr_total = dlen;
+	} else if (!(rp_opcode[qp->resp.last_op].mask & RP_M_WRITE)) {
+		return RP_RESP_ERR_INV_REQ;
+	}
+	/* With immediate, a receive WQE is needed before writing anything. */
+	if ((pkt->mask & RP_M_RWQE) && !qp->resp.rcv.active &&
+	    !resp_take_rwqe(qp))
+		return RP_RESP_RNR;
+	if (len > qp->resp.wr_left)
+		return RP_RESP_ERR_INV_REQ;
+	if ((pkt->mask & RP_M_LAST) && len != qp->resp.wr_left)
+		return RP_RESP_ERR_INV_REQ;
+	if (len != 0) {
+		mr = qp->resp.wr_mr;
+		/* The MR may have been deregistered between packets. */
+		if (mr == NULL || !mr->valid)
+			return RP_RESP_ERR_ACCESS;
+		memcpy(mr->addr + (qp->resp.wr_va - mr->iova),
+		       rp_pkt_payload(pkt), len);
+		qp->resp.wr_va += len;
+		qp->resp.wr_left -= len;
+	}
+	if (pkt->mask & RP_M_LAST) {
+		if (pkt->mask & RP_M_IMMDT) {
+			struct rp_cqe cqe = {
+				.status = IBV_WC_SUCCESS,
+				.opcode = IBV_WC_RECV_RDMA_WITH_IMM,
+				.byte_len = qp->resp.wr_total,
+			};
+
+			cqe_from_pkt(&cqe, qp, pkt);
+			resp_complete_rwqe(qp, &cqe);
+		}
+		qp->resp.msn++;
+	}
+	return RP_RESP_OK;
+}
+
+static enum rp_resp_res
+resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
+{
+	uint64_t va = rp_pkt_reth_va(pkt);
+	uint32_t len = rp_pkt_reth_len(pkt);
+	struct rp_rd_resp *rd;
+	struct rp_mr *mr = NULL;
+
+	if (!(qp->access & IBV_ACCESS_REMOTE_READ))
+		return RP_RESP_ERR_ACCESS;
+	if (len > (1u << 31))
+		return RP_RESP_ERR_INV_REQ;
+	if (len != 0) {
+		mr = rp_mr_lookup(qp->dev, rp_pkt_reth_rkey(pkt), qp->pdn, va, len,
+				  IBV_ACCESS_REMOTE_READ);
+		if (mr == NULL)
+			return RP_RESP_ERR_ACCESS;
+	}
+	if (qp->resp.rd_head - qp->resp.rd_tail >=
+	    RTE_MAX(qp->max_dest_rd_atomic, 1u)) {
+		/* A duplicate can wait for the requester's next retry. */
+		return dup ? RP_RESP_DROP : RP_RESP_ERR_INV_REQ;
+	}
+	rd = &qp->resp.rd[qp->resp.rd_head++ % RP_MAX_RD_ATOMIC];
+	rd->psn = pkt->psn;
+	rd->first_psn = pkt->psn;
+	rd->npkts_left = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
+	rd->last_psn = rp_psn_add(pkt->psn, rd->npkts_left - 1);
+	rd->va = va;
+	rd->left = len;
+	rd->total = len;
+	rd->mr = mr;
+	rd->key = mr != NULL ? mr->key : 0;
+	rd->valid = true;
+	if (!dup) {
+		qp->resp.epsn = rp_psn_add(pkt->psn, rd->npkts_left - 1);
+		qp->resp.msn++;
+	}
+	return RP_RESP_OK;
+}
+
+/* Send up to a budget of owed READ response packets.  Busy if any. */
+bool
+rp_resp_step(struct rp_qp *qp)
+{
+	uint32_t budget = RP_RD_BUDGET;
+	bool busy = false;
+
+	if (qp->type != IBV_QPT_RC || qp->flushing)
+		return false;
+	while (budget > 0 && qp->resp.rd_tail != qp->resp.rd_head) {
+		struct rp_rd_resp *rd =
+			&qp->resp.rd[qp->resp.rd_tail % RP_MAX_RD_ATOMIC];
+		bool first = rd->psn == rd->first_psn;
+		bool last = rd->npkts_left == 1;
+		uint32_t chunk = RTE_MIN(qp->mtu, rd->left);
+		struct rte_mbuf *m;
+		uint8_t *bth;
+		uint8_t op;
+
+		op = first && last ? RP_OP_READ_RESP_ONLY :
+			first ? RP_OP_READ_RESP_FIRST :
+			last ? RP_OP_READ_RESP_LAST : RP_OP_READ_RESP_MIDDLE;
+		if (chunk != 0 && (rd->mr == NULL || !rd->mr->valid ||
+				   rd->mr->key != rd->key)) {
+			/* Deregistered under the READ: stop answering it. */
+			rp_resp_send_ack(qp, RP_AETH_NAK_REM_ACCESS, rd->psn);
+			qp->resp.rd_tail++;
+			continue;
+		}
+		m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, op, 0, 0, rd->psn,
+				  chunk, &bth);
+		if (m == NULL)
+			break;
+		if (rp_opcode[op].mask & RP_M_AETH)
+			rp_aeth_set(rp_xmit_hdr(bth, op, RP_HDR_AETH),
+				    RP_AETH_CREDIT_INVALID, qp->resp.msn);
+		if (chunk != 0)
+			memcpy(rp_xmit_hdr(bth, op, RP_HDR_PAYLOAD),
+			       rd->mr->addr + (rd->va - rd->mr->iova), chunk);
+		rp_xmit_send(qp, &qp->addr, m);
+		rd->va += chunk;
+		rd->left -= chunk;
+		rd->psn = rp_psn_add(rd->psn, 1);
+		rd->npkts_left--;
+		if (rd->npkts_left == 0) {
+			rd->valid = false;
+			qp->resp.rd_tail++;
+		}
+		budget--;
+		busy = true;
+	}
+	return busy;
+}
+
+/* Opcode sequence (IBTA 9.8.3.1): a FIRST must be followed by MIDDLEs
+ * and a LAST of the same operation, and nothing else may interleave. */
+static bool
+resp_seq_ok(const struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	uint32_t prev = rp_opcode[qp->resp.last_op].mask;
+	bool in_msg = (prev & (RP_M_FIRST | RP_M_MIDDLE)) &&
+		!(prev & RP_M_LAST) && (prev & (RP_M_SEND | RP_M_WRITE));
+
+	if (in_msg) {
+		if (pkt->mask & RP_M_FIRST)
+			return false;
+		return (pkt->mask & prev & (RP_M_SEND | RP_M_WRITE)) != 0;
+	}
+	return (pkt->mask & RP_M_FIRST) != 0;
+}
+
+/* Payload size rules: FIRST and MIDDLE carry exactly one MTU. */
+static bool
+resp_len_ok(const struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	if (pkt->paylen > qp->mtu)
+		return false;
+	if ((pkt->mask & (RP_M_FIRST | RP_M_MIDDLE)) &&
+	    !(pkt->mask & RP_M_LAST) && pkt->paylen != qp->mtu)
+		return false;
+	return true;
+}
+
+static void
+resp_ud(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	struct rp_rcv_state *r = &qp->resp.rcv;
+	uint8_t grh[RP_GRH_SIZE];
+	struct rp_cqe cqe = {
+		.status = IBV_WC_SUCCESS,
+		.opcode = IBV_WC_RECV,
+		.wc_flags = IBV_WC_GRH,
+	};
+	int ret;
+
+	if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
+	    qp->state != IBV_QPS_SQD)
+		return;
+	/* C10-15: the Q_Key must match, else the datagram is dropped. */
+	if (rp_pkt_deth_qkey(pkt) != qp->qkey) {
+		rp_stat_inc(qp->dev, RP_STAT_RX_BAD_QKEY);
+		return;
+	}
+	if (!resp_take_rwqe(qp)) {
+		rp_stat_inc(qp->dev, RP_STAT_RX_NO_RWQE);
+		return;
+	}
+	/* The GRH area: for RoCEv2 over IPv4 the IPv4 header sits in its
+	 * last 20 bytes; over IPv6 it holds the IPv6 header. */
+	memset(grh, 0, sizeof(grh));
+	if (pkt->ipver == 4)
+		memcpy(grh + 20, pkt->frame + pkt->l3_off, 20);
+	else
+		memcpy(grh, pkt->frame + pkt->l3_off, RP_GRH_SIZE);
+	ret = rp_sge_copy_in(qp->dev, qp->pdn, r->sge, r->wqe.num_sge, 0, grh,
+			     RP_GRH_SIZE);
+	if (ret == 0 && pkt->paylen != 0)
+		ret = rp_sge_copy_in(qp->dev, qp->pdn, r->sge, r->wqe.num_sge,
+				     RP_GRH_SIZE, rp_pkt_payload(pkt),
+				     pkt->paylen);
+	if (ret != 0) {
+		resp_complete_rwqe_err(qp, ret == -EMSGSIZE ?
+				       IBV_WC_LOC_LEN_ERR : IBV_WC_LOC_PROT_ERR);
+		return;
+	}
+	cqe.byte_len = pkt->paylen + RP_GRH_SIZE;
+	cqe_from_pkt(&cqe, qp, pkt);
+	resp_complete_rwqe(qp, &cqe);
+}
+
+static void
+resp_fail(struct rp_qp *qp, const struct rp_pkt *pkt, enum rp_resp_res res)
+{
+	switch (res) {
+	case RP_RESP_RNR:
+		rp_stat_inc(qp->dev, RP_STAT_TX_RNR_NAK);
+		rp_resp_send_ack(qp, RP_AETH_RNR_NAK | qp->min_rnr_timer,
+				 pkt->psn);
+		break;
+	case RP_RESP_ERR_ACCESS:
+		rp_resp_send_ack(qp, RP_AETH_NAK_REM_ACCESS, pkt->psn);
+		break;
+	case RP_RESP_ERR_INV_REQ:
+	case RP_RESP_ERR_OP:
+		rp_resp_send_ack(qp, res == RP_RESP_ERR_OP ?
+				 RP_AETH_NAK_REM_OP : RP_AETH_NAK_INVALID_REQ,
+				 pkt->psn);
+		if (qp->resp.rcv.active)
+			resp_complete_rwqe_err(qp, IBV_WC_REM_INV_REQ_ERR);
+		rp_qp_error(qp, IBV_WC_WR_FLUSH_ERR);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	enum rp_resp_res res;
+	int32_t d;
+
+	if (qp->type == IBV_QPT_UD) {
+		resp_ud(qp, pkt);
+		return;
+	}
+	if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
+	    qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE)
+		return;
+
+	d = rp_psn_diff(pkt->psn, qp->resp.epsn);
+	if (d > 0) {
+		/* C9-91: a gap: one sequence NAK until the gap closes. */
+		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
+		if (!qp->resp.nak_sent) {
+			qp->resp.nak_sent = true;
+			rp_stat_inc(qp->dev, RP_STAT_TX_NAK_SEQ);
+			rp_resp_send_ack(qp, RP_AETH_NAK_PSN_SEQ, qp->resp.epsn);
+		}
+		return;
+	}
+	if (d < 0) {
+		/* C9-98..C9-102: duplicates are ACKed; READs re-executed. */
+		rp_stat_inc(qp->dev, RP_STAT_RX_DUP);
+		if (pkt->mask & RP_M_READ)
+			(void)resp_read(qp, pkt, true);
+		else
+			rp_resp_send_ack(qp, RP_AETH_CREDIT_INVALID,
+					 rp_psn_add(qp->resp.epsn, RP_PSN_MASK));
+		return;
+	}
+
+	if (!resp_seq_ok(qp, pkt) || !resp_len_ok(qp, pkt)) {
+		resp_fail(qp, pkt, RP_RESP_ERR_INV_REQ);
+		return;
+	}
+	if (pkt->mask & RP_M_SEND)
+		res = resp_send(qp, pkt);
+	else if (pkt->mask & RP_M_WRITE)
+		res = resp_write(qp, pkt);
+	else if (pkt->mask & RP_M_READ)
+		res = resp_read(qp, pkt, false);
+	else
+		res = RP_RESP_ERR_INV_REQ;	/* atomics are not offered */
+	if (res != RP_RESP_OK) {
+		resp_fail(qp, pkt, res);
+		return;
+	}
+	qp->resp.last_op = pkt->opcode;
+	qp->resp.epsn = rp_psn_add(qp->resp.epsn, 1);
+	qp->resp.nak_sent = false;
+	if (pkt->ackreq && !(pkt->mask & RP_M_READ))
+		rp_resp_send_ack(qp, RP_AETH_CREDIT_INVALID, pkt->psn);
+}

@@ -26,6 +26,7 @@ extern "C" {
 #define RP_MAX_ENGINE_LCORES	8
 #define RP_EAL_MAX_ARGS		64
 #define RP_CFG_STR		256
+#define RP_ETHDEV_NAME_LEN	64	/**< RTE_ETH_NAME_MAX_LEN */
 
 /** Engine idle policy of an engine lcore. */
 enum rp_idle_policy {
@@ -43,6 +44,13 @@ struct rp_port_cfg {
 	uint32_t mtu;			/**< IB MTU: 256, 512, 1024, 2048, 4096 */
 	uint32_t lcore;			/**< engine lcore serving the port */
 	uint32_t region_mb;		/**< shared region size in MiB */
+	bool is_pci;			/**< device is a PCI address, else a vdev */
+	/**
+	 * Name to look the port up with rte_eth_dev_get_port_by_name(): the
+	 * vdev name (device up to the first ','), or the PCI address in full
+	 * lower-case DDDD:BB:DD.F form.
+	 */
+	char ethdev_name[RP_ETHDEV_NAME_LEN];
 };
 
 /** A parsed configuration file (see doc/guides/config.rst). */
@@ -71,12 +79,16 @@ int rp_cfg_load(const char *path, struct rp_config *cfg, char *err,
 		size_t errlen);
 
 /**
- * Build the EAL argument vector for a configuration: the [eal] args, then
- * the lcore list, the port vdevs and, unless given, --in-memory and a
- * unique --file-prefix.
+ * Build the EAL argument vector for a configuration: prog, the [eal] args,
+ * then, unless the [eal] args already hold them, "-l main,lcores
+ * --main-lcore main", "--vdev dev" or "-a pci" per port (and --no-pci when
+ * all are vdevs), "--no-huge -m 512" when the kernel has no free huge page,
+ * --in-memory (or --no-shconf with --no-huge, which 22.11 cannot combine
+ * with --in-memory) and --file-prefix=rocepmd-<pid>.  argv[argc] is NULL.
  *
  * @param storage buffer the argument strings are written into
- * @return argc, or a negative errno
+ * @return argc, or -E2BIG (max_args too small), -ENOSPC (storage too
+ *	small), -EINVAL
  */
 int rp_cfg_eal_argv(const struct rp_config *cfg, const char *prog,
 		    char **argv, int max_args, char *storage, size_t storage_len);

@@ -129,7 +129,6 @@ struct rp_cqe {
 	uint8_t rsvd0;
 	uint64_t tm_tag;		/* tag matching (later) */
 	uint32_t tm_priv;
-	uint32_t rsvd1[2];
 	uint32_t owner;
 };
 static_assert(sizeof(struct rp_cqe) == 64, "rp_cqe");

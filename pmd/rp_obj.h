@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Engine-private objects.  Nothing here is shared with applications: they
+ * see only rp_abi.h.  Every object is owned by the engine lcore of its
+ * device and touched by no other thread, so none of it is locked.
+ */
+
+#ifndef _RP_OBJ_H_
+#define _RP_OBJ_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_memzone.h>
+#include <rte_ring.h>
+
+#include "rocepmd.h"
+#include "rp_abi.h"
+#include "rp_pkt.h"
+
+#define RP_MAX_QP	1024u		/* QP table; QPN = gen << 10 | index */
+#define RP_QP_IDX_BITS	10
+#define RP_MAX_CQ	1024u
+#define RP_MAX_MR	4096u		/* key = index << 8 | generation */
+#define RP_MAX_PD	1024u
+#define RP_MAX_AH	4096u
+#define RP_MAX_CHAN	256u
+#define RP_MAX_RD_ATOMIC 16u
+#define RP_ARP_ENTRIES	64u
+#define RP_BURST	32u
+#define RP_TX_MAX	64u
+#define RP_WINDOW	512u		/* max unacknowledged PSNs per RC QP */
+#define RP_ACKREQ_EVERY	32u		/* AckReq at least this often */
+#define RP_RD_BUDGET	16u		/* READ response packets per step */
+#define RP_GRH_SIZE	40u
+
+struct rp_dev;
+struct rp_cq;
+
+struct rp_mr {
+	uint32_t key;			/* lkey == rkey */
+	uint32_t pdn;
+	uint32_t access;		/* IBV_ACCESS_* */
+	bool valid;
+	uint8_t *addr;			/* application mapping of the buffer */
+	uint64_t iova;			/* what keys address */
+	uint64_t length;
+};
+
+struct rp_ah {
+	bool valid;
+	uint32_t pdn;
+	struct rp_av av;
+};
+
+struct rp_chan {
+	bool valid;
+	int fd;				/* eventfd, EFD_SEMAPHORE */
+	uint32_t nr_cq;
+	uint64_t off;
+	struct rp_chan_ctl *ctl;
+	uint32_t prod;			/* private copy */
+};
+
+struct rp_cq {
+	uint32_t cqn;
+	uint32_t size;
+	uint32_t log2_size;
+	uint32_t prod;			/* private producer index */
+	uint32_t nr_qp;			/* QPs that complete into it */
+	int chan;			/* channel number or -1 */
+	uint64_t off;
+	struct rp_cq_ctl *ctl;
+	struct rp_cqe *ring;
+	uint64_t overflows;
+};
+
+/* Engine-private state of one send WQE (same index as the SQ slot). */
+struct rp_swqe {
+	uint32_t first_psn;
+	uint32_t npkts;			/* PSNs the WQE consumes */
+	uint32_t length;
+	uint8_t state;			/* enum rp_swqe_state */
+	uint8_t opcode;
+	uint8_t flags;
+};
+
+enum rp_swqe_state {
+	RP_SWQE_NEW = 0,
+	RP_SWQE_SENDING,
+	RP_SWQE_SENT,			/* all packets out, awaiting ACK/response */
+	RP_SWQE_DONE,
+};
+
+/* A READ the responder still owes response packets for. */
+struct rp_rd_resp {
+	uint32_t psn;			/* PSN of the next response */
+	uint32_t npkts_left;
+	uint32_t first_psn;
+	uint32_t last_psn;
+	uint64_t va;			/* next byte to send */
+	uint32_t left;			/* bytes left */
+	uint32_t total;
+	struct rp_mr *mr;
+	uint32_t key;			/* mr->key when queued */
+	bool valid;
+};
+
+/* Receive WQE being filled by a multi-packet SEND. */
+struct rp_rcv_state {
+	bool active;
+	uint32_t idx;			/* RQ slot */
+	uint32_t offset;		/* bytes written */
+	struct rp_recv_wqe wqe;
+	struct rp_sge sge[RP_MAX_SGE];
+};
+
+struct rp_qp {
+	uint32_t qpn;
+	uint32_t idx;
+	uint32_t type;			/* enum ibv_qp_type */
+	uint32_t state;			/* enum ibv_qp_state */
+	uint32_t pdn;
+	struct rp_dev *dev;
+	struct rp_cq *scq;
+	struct rp_cq *rcq;
+	bool sq_sig_all;
+	struct rp_qp_caps caps;
+
+	/* attributes */
+	uint32_t mtu;			/* path MTU, bytes */
+	uint32_t path_mtu;		/* enum ibv_mtu */
+	uint32_t qkey;
+	uint32_t dest_qpn;
+	uint32_t access;
+	uint16_t pkey_index;
+	uint8_t port_num;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t sq_draining;
+	struct rp_av av;
+	struct rp_pkt_addr addr;	/* L2-L4 of outgoing packets (RC) */
+	bool addr_ok;			/* dmac resolved */
+
+	/* send queue */
+	uint64_t sq_off;
+	struct rp_wq_hdr *sq;
+	uint8_t *sq_buf;
+	uint32_t sq_size;
+	uint32_t sq_stride;
+	struct rp_swqe *swqe;		/* sq_size entries */
+
+	/* receive queue */
+	uint64_t rq_off;
+	struct rp_wq_hdr *rq;
+	uint8_t *rq_buf;
+	uint32_t rq_size;
+	uint32_t rq_stride;
+	uint32_t rq_cons;		/* private consumer index */
+
+	/* requester */
+	struct {
+		uint32_t psn;		/* next PSN to send */
+		uint32_t head;		/* SQ index being sent or next */
+		bool inprog;		/* head is partly sent */
+		uint32_t off;		/* bytes of head already sent */
+		uint32_t pkt;		/* packets of head already sent */
+		uint32_t rd_out;	/* outstanding READs */
+		uint64_t rnr_until;	/* TSC: no sending before */
+		bool rnr_wait;
+	} req;
+
+	/* completer */
+	struct {
+		uint32_t tail;		/* oldest unretired SQ index */
+		uint32_t rd_psn;	/* next expected READ response PSN */
+		uint64_t deadline;	/* retransmit timer, TSC; 0 = idle */
+		uint32_t retry_left;
+		uint32_t rnr_left;
+		uint32_t last_nak_psn;
+	} comp;
+
+	/* responder */
+	struct {
+		uint32_t epsn;		/* expected PSN */
+		uint32_t msn;
+		uint8_t last_op;	/* opcode of the previous request */
+		bool nak_sent;		/* sequence NAK sent for epsn */
+		struct rp_rcv_state rcv;
+		/* RDMA WRITE in progress */
+		struct rp_mr *wr_mr;
+		uint64_t wr_va;
+		uint32_t wr_left;
+		uint32_t wr_total;
+		/* READs owed, FIFO */
+		struct rp_rd_resp rd[RP_MAX_RD_ATOMIC];
+		uint32_t rd_head;
+		uint32_t rd_tail;
+	} resp;
+
+	bool flushing;			/* in ERR: flush new WQEs */
+	uint32_t err_status;		/* first error completion status */
+	bool active;			/* in the device's active list */
+};
+
+struct rp_arp_entry {
+	uint32_t ip;			/* network order; 0 = free */
+	struct rte_ether_addr mac;
+	bool valid;
+	uint64_t last_req;		/* TSC of the last request sent */
+};
+
+enum rp_stat {
+	RP_STAT_RX_PKTS = 0,
+	RP_STAT_TX_PKTS,
+	RP_STAT_RX_NOT_ROCE,
+	RP_STAT_RX_BAD,
+	RP_STAT_RX_BAD_ICRC,
+	RP_STAT_RX_BAD_OPCODE,
+	RP_STAT_RX_NO_QP,
+	RP_STAT_RX_BAD_QKEY,
+	RP_STAT_RX_NO_RWQE,
+	RP_STAT_RX_DUP,
+	RP_STAT_RX_OUT_OF_SEQ,
+	RP_STAT_TX_NAK_SEQ,
+	RP_STAT_TX_RNR_NAK,
+	RP_STAT_TX_ACK,
+	RP_STAT_RETRANSMIT,
+	RP_STAT_TIMEOUT,
+	RP_STAT_RX_NAK,
+	RP_STAT_RX_RNR_NAK,
+	RP_STAT_ARP_RX,
+	RP_STAT_ARP_TX,
+	RP_STAT_TX_DROP,
+	RP_STAT_NOMBUF,
+	RP_STAT_CQ_OVERFLOW,
+	RP_STAT_EVENTS,
+	RP_STAT_LOOPBACK,
+	RP_STAT_MAX,
+};
+
+extern const char * const rp_stat_names[RP_STAT_MAX];
+
+struct rp_dev {
+	unsigned int id;
+	uint16_t port_id;
+	uint32_t lcore;
+	struct rp_port_cfg cfg;
+	const struct rte_memzone *mz;
+	struct rp_dev_ctl *ctl;		/* region base */
+	uint64_t region_size;
+	uint64_t *region_map;		/* one bit per page */
+	uint32_t region_pages;
+	struct rte_mempool *pool;
+	struct rte_ring *ctrl_ring;	/* slot indexes, MP/SC */
+	struct rte_ring *loop_ring;	/* frames to ourselves */
+	struct rte_ether_addr mac;
+	uint32_t ipv4;			/* network order */
+	uint8_t gid[16];
+	uint32_t mtu;
+	uint16_t ip_id;
+
+	struct rp_qp *qp[RP_MAX_QP];
+	uint16_t qp_gen[RP_MAX_QP];
+	struct rp_qp *active[RP_MAX_QP];	/* QPs the lcore steps */
+	uint32_t nr_active;
+	struct rp_cq *cq[RP_MAX_CQ];
+	uint16_t cq_gen[RP_MAX_CQ];
+	struct rp_mr mr[RP_MAX_MR];
+	uint8_t mr_gen[RP_MAX_MR];
+	bool pd_used[RP_MAX_PD];
+	uint32_t pd_refs[RP_MAX_PD];
+	struct rp_ah ah[RP_MAX_AH];
+	struct rp_chan chan[RP_MAX_CHAN];
+
+	struct rp_arp_entry arp[RP_ARP_ENTRIES];
+
+	struct rte_mbuf *tx[RP_TX_MAX];
+	uint16_t nr_tx;
+
+	uint64_t link_check;		/* TSC of the next link poll */
+	uint64_t stats[RP_STAT_MAX];	/* written by the lcore only */
+};
+
+/* ---- rp_dev.c */
+extern struct rp_dev *rp_devs[RP_MAX_PORTS];
+extern unsigned int rp_nr_devs;
+
+/* ---- rp_region.c */
+int rp_region_init(struct rp_dev *dev, uint32_t size_mb);
+void rp_region_fini(struct rp_dev *dev);
+int64_t rp_region_alloc(struct rp_dev *dev, uint64_t size);
+void rp_region_free(struct rp_dev *dev, uint64_t off, uint64_t size);
+static inline void *
+rp_region_ptr(const struct rp_dev *dev, uint64_t off)
+{
+	return (uint8_t *)dev->ctl + off;
+}
+
+/* ---- rp_ctrl.c */
+int rp_ctrl_init(struct rp_dev *dev);
+void rp_ctrl_fini(struct rp_dev *dev);
+bool rp_ctrl_poll(struct rp_dev *dev);
+
+/* ---- rp_mr.c */
+int rp_pd_alloc(struct rp_dev *dev, struct rp_ctrl_pd *pd);
+int rp_pd_free(struct rp_dev *dev, struct rp_ctrl_pd *pd);
+int rp_mr_reg(struct rp_dev *dev, struct rp_ctrl_mr *mr);
+int rp_mr_dereg(struct rp_dev *dev, struct rp_ctrl_mr *mr);
+int rp_ah_create(struct rp_dev *dev, struct rp_ctrl_ah *ah);
+int rp_ah_destroy(struct rp_dev *dev, struct rp_ctrl_ah *ah);
+struct rp_mr *rp_mr_lookup(struct rp_dev *dev, uint32_t key, uint32_t pdn,
+			   uint64_t va, uint64_t len, uint32_t access);
+int rp_sge_copy_out(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
+		    uint32_t nsge, uint32_t off, uint8_t *dst, uint32_t len);
+int rp_sge_copy_in(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
+		   uint32_t nsge, uint32_t off, const uint8_t *src, uint32_t len);
+int rp_sge_check(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
+		 uint32_t nsge, uint32_t access, uint64_t *total);
+
+/* ---- rp_cq.c */
+int rp_cq_create(struct rp_dev *dev, struct rp_ctrl_cq *cq);
+int rp_cq_destroy(struct rp_dev *dev, struct rp_ctrl_cq *cq);
+struct rp_cq *rp_cq_get(struct rp_dev *dev, uint32_t cqn);
+int rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe);
+int rp_chan_create(struct rp_dev *dev, struct rp_ctrl_chan *ch);
+int rp_chan_destroy(struct rp_dev *dev, struct rp_ctrl_chan *ch);
+
+/* ---- rp_qp.c */
+int rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c);
+int rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m);
+int rp_qp_query(struct rp_dev *dev, struct rp_ctrl_qp *m);
+int rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m);
+struct rp_qp *rp_qp_get(struct rp_dev *dev, uint32_t qpn);
+void rp_qp_error(struct rp_qp *qp, uint32_t status);
+bool rp_qp_flush(struct rp_qp *qp);
+uint32_t rp_mtu_bytes(uint32_t ibv_mtu);
+void rp_qp_udp_sport(struct rp_qp *qp);
+
+static inline struct rp_send_wqe *
+rp_sq_wqe(const struct rp_qp *qp, uint32_t idx)
+{
+	return (struct rp_send_wqe *)(qp->sq_buf +
+			(size_t)(idx & (qp->sq_size - 1)) * qp->sq_stride);
+}
+
+static inline struct rp_recv_wqe *
+rp_rq_wqe(const struct rp_qp *qp, uint32_t idx)
+{
+	return (struct rp_recv_wqe *)(qp->rq_buf +
+			(size_t)(idx & (qp->rq_size - 1)) * qp->rq_stride);
+}
+
+static inline struct rp_swqe *
+rp_swqe(const struct rp_qp *qp, uint32_t idx)
+{
+	return &qp->swqe[idx & (qp->sq_size - 1)];
+}
+
+/* ---- rp_port.c */
+int rp_port_init(struct rp_dev *dev);
+void rp_port_fini(struct rp_dev *dev);
+uint16_t rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n);
+void rp_port_tx(struct rp_dev *dev, struct rte_mbuf *m);
+bool rp_port_flush(struct rp_dev *dev);
+void rp_port_link_poll(struct rp_dev *dev);
+struct rte_mbuf *rp_port_alloc(struct rp_dev *dev, uint32_t frame_len,
+			       uint8_t **data);
+
+/* ---- rp_arp.c */
+void rp_arp_input(struct rp_dev *dev, struct rte_mbuf *m);
+int rp_arp_resolve(struct rp_dev *dev, uint32_t ip, uint8_t mac[6]);
+
+/* ---- rp_recv.c */
+void rp_recv_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n);
+
+/* ---- rp_req.c (requester) */
+bool rp_req_step(struct rp_qp *qp);
+void rp_req_rewind(struct rp_qp *qp, uint32_t psn);
+
+/* ---- rp_comp.c (completer) */
+void rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt);
+bool rp_comp_timer(struct rp_qp *qp, uint64_t now);
+void rp_comp_arm_timer(struct rp_qp *qp);
+void rp_comp_send_cqe(struct rp_qp *qp, uint32_t idx, uint32_t status);
+
+/* ---- rp_resp.c (responder) */
+void rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt);
+bool rp_resp_step(struct rp_qp *qp);
+void rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn);
+
+/* ---- rp_lcore.c */
+int rp_lcore_launch(const struct rp_config *cfg);
+void rp_lcore_stop(void);
+
+static inline void
+rp_stat_inc(struct rp_dev *dev, enum rp_stat s)
+{
+	dev->stats[s]++;
+}
+
+#endif /* _RP_OBJ_H_ */

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Device counters: names, and the /rocepmd/stats telemetry command. */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_telemetry.h>
+
+#include "rp_atomic.h"
+#include "rp_obj.h"
+
+const char * const rp_stat_names[RP_STAT_MAX] = {
+	[RP_STAT_RX_PKTS] = "rx_packets",
+	[RP_STAT_TX_PKTS] = "tx_packets",
+	[RP_STAT_RX_NOT_ROCE] = "rx_not_roce",
+	[RP_STAT_RX_BAD] = "rx_malformed",
+	[RP_STAT_RX_BAD_ICRC] = "rx_bad_icrc",
+	[RP_STAT_RX_BAD_OPCODE] = "rx_bad_opcode",
+	[RP_STAT_RX_NO_QP] = "rx_no_qp",
+	[RP_STAT_RX_BAD_QKEY] = "rx_bad_qkey",
+	[RP_STAT_RX_NO_RWQE] = "rx_ud_no_recv_wqe",
+	[RP_STAT_RX_DUP] = "duplicate_request",
+	[RP_STAT_RX_OUT_OF_SEQ] = "out_of_seq_request",
+	[RP_STAT_TX_NAK_SEQ] = "send_nak_seq",
+	[RP_STAT_TX_RNR_NAK] = "send_rnr_nak",
+	[RP_STAT_TX_ACK] = "send_ack",
+	[RP_STAT_RETRANSMIT] = "retransmits",
+	[RP_STAT_TIMEOUT] = "retry_timeouts",
+	[RP_STAT_RX_NAK] = "rcvd_nak",
+	[RP_STAT_RX_RNR_NAK] = "rcvd_rnr_nak",
+	[RP_STAT_ARP_RX] = "arp_rx",
+	[RP_STAT_ARP_TX] = "arp_tx",
+	[RP_STAT_TX_DROP] = "tx_dropped",
+	[RP_STAT_NOMBUF] = "no_mbuf",
+	[RP_STAT_CQ_OVERFLOW] = "cq_overflow",
+	[RP_STAT_EVENTS] = "completion_events",
+	[RP_STAT_LOOPBACK] = "loopback_packets",
+};
+
+static int
+stats_cmd(const char *cmd __rte_unused, const char *params,
+	  struct rte_tel_data *d)
+{
+	unsigned int id = params != NULL ? (unsigned int)atoi(params) : 0;
+	struct rp_dev *dev;
+
+	if (id >= rp_nr_devs || rp_devs[id] == NULL)
+		return -EINVAL;
+	dev = rp_devs[id];
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < RP_STAT_MAX; i++)
+		rte_tel_data_add_dict_u64(d, rp_stat_names[i],
+					  rp_load_relaxed(&dev->stats[i]));
+	return 0;
+}
+
+RTE_INIT(rp_stats_init)
+{
+	rte_telemetry_register_cmd("/rocepmd/stats", stats_cmd,
+				   "Device counters. Parameters: device index");
+}
