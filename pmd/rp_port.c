@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -55,7 +56,8 @@ rp_port_init(struct rp_dev *dev)
 	struct rte_eth_dev_info info;
 	struct rte_eth_rxconf rxconf;
 	char name[RTE_MEMPOOL_NAMESIZE];
-	uint32_t frame_max = dev->mtu + RP_HDR_ROOM;
+	uint32_t frame_max = RTE_MAX(dev->mtu + RP_HDR_ROOM, 2048u);
+	const char *fsz = strstr(dev->cfg.device, "framesz=");
 	uint16_t port_mtu = 0;
 	int ret;
 
@@ -65,6 +67,9 @@ rp_port_init(struct rp_dev *dev)
 	ret = rte_eth_dev_info_get(dev->port_id, &info);
 	if (ret < 0)
 		return ret;
+	/* af_packet copies whole ring frames: its mbufs must hold framesz. */
+	if (fsz != NULL)
+		frame_max = RTE_MAX(frame_max, (uint32_t)atoi(fsz + 8));
 
 	snprintf(name, sizeof(name), "rp_mbuf_%u", dev->id);
 	dev->pool = rte_pktmbuf_pool_create(name, RP_NB_MBUF, RP_MBUF_CACHE, 0,

@@ -79,6 +79,8 @@ recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 		return;
 	}
 	rp_stat_inc(dev, RP_STAT_RX_PKTS);
+	if (pkt.mask & RP_M_CNP)
+		return;		/* congestion notification: no DCQCN yet */
 	qp = rp_qp_get(dev, pkt.qpn);
 	if (qp == NULL || !transport_matches(pkt.mask, qp->type)) {
 		rp_stat_inc(dev, RP_STAT_RX_NO_QP);
