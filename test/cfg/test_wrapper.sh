@@ -1,0 +1,154 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# rocepmd-run: config errors stop it before anything runs; a good config
+# exports ROCEPMD_CONFIG and LD_PRELOAD and execs the program.
+# Usage: test_wrapper.sh ROCEPMD_RUN PRELOAD_LIB
+# (PRELOAD_LIB: any loadable shared object standing in for the verbs shim)
+
+# shellcheck disable=SC2016  # the single-quoted $VARs expand in the child
+set -u
+
+# meson passes paths relative to the build directory: make them absolute
+run=$(realpath "$1")
+shim=$(realpath "$2")
+tmp=$(mktemp -d)
+tmp=$(realpath "$tmp")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+unset ROCEPMD_CONFIG ROCEPMD_SHIM LD_PRELOAD
+
+failures=0
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# expect STATUS NAME: compare $rc with STATUS
+expect() {
+	[ "$rc" -eq "$1" ] || fail "$2: exit status $rc, expected $1 (stderr: $(cat "$tmp/err"))"
+}
+
+# contains FILE STRING NAME
+contains() {
+	grep -qF -- "$2" "$1" || fail "$3: '$2' not in: $(cat "$1")"
+}
+
+cat > "$tmp/good.ini" <<EOF
+[engine]
+main_lcore = 0
+lcores = 1
+[port0]
+device = net_ring0
+ipv4 = 192.0.2.1/24
+EOF
+
+cat > "$tmp/bad.ini" <<EOF
+[port0]
+device = net_ring0
+ipv4 = 192.0.2.1/24
+mtu = 1000
+EOF
+
+# 1. bad config: exit 1, message names file, section and key; nothing runs
+"$run" --config "$tmp/bad.ini" --shim "$shim" -- touch "$tmp/ran" \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 1 "bad config"
+contains "$tmp/err" "$tmp/bad.ini: [port0] mtu:" "bad config"
+contains "$tmp/err" "accepted: 256, 512, 1024, 2048, 4096" "bad config"
+[ ! -e "$tmp/ran" ] || fail "bad config: the program ran"
+
+# 2. good config: LD_PRELOAD is the shim, ROCEPMD_CONFIG the absolute path
+(cd "$tmp" && "$run" --config good.ini --shim "$shim" -- \
+	/bin/sh -c 'echo $LD_PRELOAD $ROCEPMD_CONFIG') >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 0 "good config"
+[ "$(cat "$tmp/out")" = "$shim $tmp/good.ini" ] ||
+	fail "good config: printed '$(cat "$tmp/out")', expected '$shim $tmp/good.ini'"
+
+# 3. without '--', the program's own options are left alone
+"$run" --config "$tmp/good.ini" --shim "$shim" /bin/sh -c 'echo "$0" "$1"' \
+	--config x >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 0 "no --"
+[ "$(cat "$tmp/out")" = "--config x" ] ||
+	fail "no --: printed '$(cat "$tmp/out")'"
+
+# 4. an existing LD_PRELOAD is kept, after the shim
+LD_PRELOAD=libc.so.6 "$run" --config "$tmp/good.ini" --shim "$shim" -- \
+	/bin/sh -c 'echo $LD_PRELOAD' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 0 "LD_PRELOAD prepend"
+[ "$(cat "$tmp/out")" = "$shim:libc.so.6" ] ||
+	fail "LD_PRELOAD prepend: '$(cat "$tmp/out")'"
+
+# 5. ROCEPMD_CONFIG and ROCEPMD_SHIM as defaults
+ROCEPMD_CONFIG="$tmp/good.ini" ROCEPMD_SHIM="$shim" "$run" -- \
+	/bin/sh -c 'echo $LD_PRELOAD $ROCEPMD_CONFIG' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 0 "environment defaults"
+[ "$(cat "$tmp/out")" = "$shim $tmp/good.ini" ] ||
+	fail "environment defaults: '$(cat "$tmp/out")'"
+
+# 6. ./rocepmd.ini as the last default; none at all is an error
+mkdir "$tmp/cwd" "$tmp/empty"
+cp "$tmp/good.ini" "$tmp/cwd/rocepmd.ini"
+(cd "$tmp/cwd" && "$run" --shim "$shim" -- /bin/sh -c 'echo $ROCEPMD_CONFIG') \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 0 "./rocepmd.ini"
+[ "$(cat "$tmp/out")" = "$tmp/cwd/rocepmd.ini" ] ||
+	fail "./rocepmd.ini: '$(cat "$tmp/out")'"
+(cd "$tmp/empty" && "$run" --shim "$shim" -- /bin/true) >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 1 "no config"
+contains "$tmp/err" "no configuration" "no config"
+
+# 7. missing config file, missing shim, missing program
+"$run" --config "$tmp/none.ini" --shim "$shim" -- /bin/true \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 1 "missing config"
+contains "$tmp/err" "$tmp/none.ini: cannot open" "missing config"
+
+"$run" --config "$tmp/good.ini" --shim "$tmp/none.so" -- /bin/true \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 1 "missing shim"
+contains "$tmp/err" "$tmp/none.so" "missing shim"
+
+"$run" --config "$tmp/good.ini" --shim "$shim" -- "$tmp/no-such-program" \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 127 "missing program"
+contains "$tmp/err" "no-such-program" "missing program"
+
+# 8. --check: one line per port, exit 0, nothing run; --help; usage errors
+"$run" --config "$tmp/good.ini" --check >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 0 "--check"
+contains "$tmp/out" "port0: vdev net_ring0, ipv4 192.0.2.1/24" "--check"
+contains "$tmp/out" "--vdev net_ring0" "--check"
+
+"$run" --config "$tmp/bad.ini" --check >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 1 "--check bad"
+contains "$tmp/err" "[port0] mtu:" "--check bad"
+
+"$run" --help >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 0 "--help"
+contains "$tmp/out" "Usage:" "--help"
+
+"$run" --config "$tmp/good.ini" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 2 "no program"
+
+"$run" --bogus >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 2 "unknown option"
+
+if [ "$failures" -ne 0 ]; then
+	echo "$failures failure(s)" >&2
+	exit 1
+fi
+echo "rocepmd-run: all checks passed"

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rocepmd-run: run an unmodified verbs program over rocepmd.
+ *
+ *   rocepmd-run [--config FILE] [--shim PATH] [--] PROGRAM [ARGS...]
+ *   rocepmd-run [--config FILE] --check
+ *
+ * Validates the configuration (so a bad file fails here, before anything
+ * runs), then exports ROCEPMD_CONFIG (absolute path) and prepends the verbs
+ * shim to LD_PRELOAD, and execs the program.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rocepmd.h"
+
+#ifndef RP_SHIM_BUILD_PATH
+#define RP_SHIM_BUILD_PATH ""
+#endif
+#ifndef RP_SHIM_INSTALL_PATH
+#define RP_SHIM_INSTALL_PATH "/usr/local/lib/librocepmd-verbs.so"
+#endif
+#ifndef RP_BUILD_ROOT
+#define RP_BUILD_ROOT ""
+#endif
+#ifndef RP_VERSION
+#define RP_VERSION "unknown"
+#endif
+
+#define RP_RUN_DEFAULT_CONFIG	"rocepmd.ini"
+
+/* Exit statuses. */
+enum {
+	RP_RUN_EXIT_CONFIG = 1,		/* bad configuration or shim */
+	RP_RUN_EXIT_USAGE = 2,		/* bad command line */
+	RP_RUN_EXIT_EXEC = 127,		/* program could not be run */
+};
+
+static const char *rp_run_prog = "rocepmd-run";
+
+static void
+rp_run_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s [--config FILE] [--shim PATH] [--] PROGRAM [ARGS...]\n"
+		"       %s [--config FILE] --check\n"
+		"\n"
+		"Run an unmodified verbs program over rocepmd: validate the\n"
+		"configuration, export ROCEPMD_CONFIG and prepend the rocepmd\n"
+		"verbs shim to LD_PRELOAD, then exec PROGRAM.\n"
+		"\n"
+		"  -c, --config FILE  configuration (default: $ROCEPMD_CONFIG,\n"
+		"                     else ./" RP_RUN_DEFAULT_CONFIG ")\n"
+		"  -s, --shim PATH    verbs shim library (default: $ROCEPMD_SHIM,\n"
+		"                     else the build tree's when run from it,\n"
+		"                     else " RP_SHIM_INSTALL_PATH ")\n"
+		"      --check        validate the configuration, print one line\n"
+		"                     per port and the EAL arguments, and exit\n"
+		"  -h, --help         this text\n"
+		"  -V, --version      print the version\n"
+		"\n"
+		"Exit status: PROGRAM's, or 1 for a bad configuration or a missing\n"
+		"shim, 2 for a bad command line, 127 if PROGRAM cannot be run.\n",
+		rp_run_prog, rp_run_prog);
+}
+
+static bool
+rp_run_exists(const char *path)
+{
+	return path[0] != '\0' && access(path, R_OK) == 0;
+}
+
+/* Whether this executable lives under the meson build tree. */
+static bool
+rp_run_in_build_tree(void)
+{
+	char exe[PATH_MAX], root[PATH_MAX];
+	size_t n;
+
+	if (RP_BUILD_ROOT[0] == '\0' ||
+	    realpath("/proc/self/exe", exe) == NULL ||
+	    realpath(RP_BUILD_ROOT, root) == NULL)
+		return false;
+	n = strlen(root);
+	return strncmp(exe, root, n) == 0 && exe[n] == '/';
+}
+
+/*
+ * Shim library: --shim, else $ROCEPMD_SHIM, else the build tree's when this
+ * binary runs from the build tree and the library is there, else the
+ * installed one.
+ */
+static const char *
+rp_run_shim_path(const char *opt)
+{
+	const char *env = getenv("ROCEPMD_SHIM");
+
+	if (opt != NULL)
+		return opt;
+	if (env != NULL && env[0] != '\0')
+		return env;
+	if (rp_run_in_build_tree() && rp_run_exists(RP_SHIM_BUILD_PATH))
+		return RP_SHIM_BUILD_PATH;
+	return RP_SHIM_INSTALL_PATH;
+}
+
+/* Configuration file: --config, else $ROCEPMD_CONFIG, else ./rocepmd.ini. */
+static const char *
+rp_run_config_path(const char *opt)
+{
+	const char *env = getenv("ROCEPMD_CONFIG");
+
+	if (opt != NULL)
+		return opt;
+	if (env != NULL && env[0] != '\0')
+		return env;
+	if (access(RP_RUN_DEFAULT_CONFIG, F_OK) == 0)
+		return RP_RUN_DEFAULT_CONFIG;
+	return NULL;
+}
+
+/* Whether a colon- or space-separated LD_PRELOAD list holds path. */
+static bool
+rp_run_preload_has(const char *list, const char *path)
+{
+	size_t n = strlen(path);
+	const char *p = list;
+
+	while (*p != '\0') {
+		size_t w = strcspn(p, ": ");
+
+		if (w == n && strncmp(p, path, n) == 0)
+			return true;
+		p += w;
+		if (*p != '\0')
+			p++;
+	}
+	return false;
+}
+
+static int
+rp_run_set_preload(const char *shim)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *val;
+	int rc;
+
+	if (old == NULL || old[0] == '\0')
+		return setenv("LD_PRELOAD", shim, 1);
+	if (rp_run_preload_has(old, shim))
+		return 0;
+	if (asprintf(&val, "%s:%s", shim, old) < 0)
+		return -1;
+	rc = setenv("LD_PRELOAD", val, 1);
+	free(val);
+	return rc;
+}
+
+static void
+rp_run_print_check(const struct rp_config *cfg, const char *path,
+		   const char *shim)
+{
+	static const char * const idle[] = {
+		[RP_IDLE_BUSY] = "busy",
+		[RP_IDLE_YIELD] = "yield",
+	};
+	char *argv[RP_EAL_MAX_ARGS];
+	char storage[4096];
+	char addr[INET_ADDRSTRLEN];
+	uint32_t i;
+	int argc, a;
+
+	printf("%s: ok: %" PRIu32 " port%s, main lcore %" PRIu32
+	       ", engine lcores ", path, cfg->nb_ports,
+	       cfg->nb_ports == 1 ? "" : "s", cfg->main_lcore);
+	for (i = 0; i < cfg->nb_lcores; i++)
+		printf("%s%" PRIu32, i == 0 ? "" : ",", cfg->lcores[i]);
+	printf(", idle %s", idle[cfg->idle]);
+	if (cfg->idle == RP_IDLE_YIELD)
+		printf(" after %" PRIu32 " us", cfg->idle_us);
+	printf("\n");
+
+	for (i = 0; i < cfg->nb_ports; i++) {
+		const struct rp_port_cfg *p = &cfg->port[i];
+
+		inet_ntop(AF_INET, &p->ipv4, addr, sizeof(addr));
+		printf("port%" PRIu32 ": %s %s, ipv4 %s/%" PRIu32 ", mac ", i,
+		       p->is_pci ? "pci" : "vdev", p->device, addr,
+		       p->prefix_len);
+		if (p->mac_set)
+			printf("%02x:%02x:%02x:%02x:%02x:%02x", p->mac[0],
+			       p->mac[1], p->mac[2], p->mac[3], p->mac[4],
+			       p->mac[5]);
+		else
+			printf("(port's own)");
+		printf(", mtu %" PRIu32 ", lcore %" PRIu32 ", region %" PRIu32
+		       " MiB\n", p->mtu, p->lcore, p->region_mb);
+	}
+
+	argc = rp_cfg_eal_argv(cfg, "rocepmd", argv, RP_EAL_MAX_ARGS, storage,
+			       sizeof(storage));
+	if (argc < 0) {
+		printf("eal: cannot build the arguments: %s\n",
+		       strerror(-argc));
+	} else {
+		printf("eal:");
+		for (a = 1; a < argc; a++)
+			printf(" %s", argv[a]);
+		printf("\n");
+	}
+	printf("shim: %s%s\n", shim,
+	       rp_run_exists(shim) ? "" : " (missing)");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "check", no_argument, NULL, 'C' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "shim", required_argument, NULL, 's' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct rp_config cfg;
+	const char *config_opt = NULL, *shim_opt = NULL;
+	const char *config, *shim;
+	char abs_config[PATH_MAX], abs_shim[PATH_MAX];
+	char err[1024];
+	bool check = false;
+	int opt, rc;
+
+	if (argc > 0 && argv[0] != NULL && argv[0][0] != '\0') {
+		const char *slash = strrchr(argv[0], '/');
+
+		rp_run_prog = slash != NULL ? slash + 1 : argv[0];
+	}
+	/* '+': stop at PROGRAM, whose options are its own */
+	while ((opt = getopt_long(argc, argv, "+c:hs:V", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'C':
+			check = true;
+			break;
+		case 'c':
+			config_opt = optarg;
+			break;
+		case 'h':
+			rp_run_usage(stdout);
+			return 0;
+		case 's':
+			shim_opt = optarg;
+			break;
+		case 'V':
+			printf("%s %s\n", rp_run_prog, RP_VERSION);
+			return 0;
+		default:
+			rp_run_usage(stderr);
+			return RP_RUN_EXIT_USAGE;
+		}
+	}
+	if (check && optind < argc) {
+		fprintf(stderr, "%s: --check takes no program\n", rp_run_prog);
+		return RP_RUN_EXIT_USAGE;
+	}
+	if (!check && optind >= argc) {
+		fprintf(stderr, "%s: no program to run\n", rp_run_prog);
+		rp_run_usage(stderr);
+		return RP_RUN_EXIT_USAGE;
+	}
+
+	config = rp_run_config_path(config_opt);
+	if (config == NULL) {
+		fprintf(stderr, "%s: no configuration: use --config FILE or "
+			"set ROCEPMD_CONFIG (there is no ./%s)\n", rp_run_prog,
+			RP_RUN_DEFAULT_CONFIG);
+		return RP_RUN_EXIT_CONFIG;
+	}
+	rc = rp_cfg_load(config, &cfg, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "%s: %s\n", rp_run_prog, err);
+		return RP_RUN_EXIT_CONFIG;
+	}
+	if (realpath(config, abs_config) == NULL) {
+		fprintf(stderr, "%s: %s: %s\n", rp_run_prog, config,
+			strerror(errno));
+		return RP_RUN_EXIT_CONFIG;
+	}
+
+	shim = rp_run_shim_path(shim_opt);
+	if (check) {
+		rp_run_print_check(&cfg, abs_config, shim);
+		return 0;
+	}
+	if (!rp_run_exists(shim) || realpath(shim, abs_shim) == NULL) {
+		fprintf(stderr, "%s: verbs shim %s: %s (use --shim PATH or "
+			"set ROCEPMD_SHIM)\n", rp_run_prog, shim,
+			strerror(errno));
+		return RP_RUN_EXIT_CONFIG;
+	}
+	/* ld.so splits LD_PRELOAD on ':' and ' ' */
+	if (strpbrk(abs_shim, ": ") != NULL) {
+		fprintf(stderr, "%s: verbs shim path '%s' contains ':' or a "
+			"space, which LD_PRELOAD cannot carry\n", rp_run_prog,
+			abs_shim);
+		return RP_RUN_EXIT_CONFIG;
+	}
+
+	if (setenv("ROCEPMD_CONFIG", abs_config, 1) != 0 ||
+	    rp_run_set_preload(abs_shim) != 0) {
+		fprintf(stderr, "%s: cannot set the environment: %s\n",
+			rp_run_prog, strerror(errno));
+		return RP_RUN_EXIT_CONFIG;
+	}
+	fflush(NULL);
+	execvp(argv[optind], &argv[optind]);
+	fprintf(stderr, "%s: cannot run %s: %s\n", rp_run_prog, argv[optind],
+		strerror(errno));
+	return RP_RUN_EXIT_EXEC;
+}
