@@ -221,6 +221,8 @@ rp_cfg_parse_idle(const struct rp_cfg_key *key, const char *val, void *base,
 		*idle = RP_IDLE_BUSY;
 	} else if (strcmp(val, "yield") == 0) {
 		*idle = RP_IDLE_YIELD;
+	} else if (strcmp(val, "sleep") == 0) {
+		*idle = RP_IDLE_SLEEP;
 	} else {
 		snprintf(why, len, "'%s' is not an idle policy", val);
 		return -EINVAL;
@@ -479,7 +481,7 @@ static const struct rp_cfg_type rp_cfg_type_lcores = {
 
 static const struct rp_cfg_type rp_cfg_type_idle = {
 	.parse = rp_cfg_parse_idle,
-	.accepted = "busy, yield",
+	.accepted = "busy, yield, sleep",
 };
 
 static const struct rp_cfg_type rp_cfg_type_eal_args = {
@@ -547,6 +549,12 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		.type = &rp_cfg_type_u32,
 		.min = 0, .max = 1000000, .def = "50",
 		RP_CFG_CFG(idle_us),
+	},
+	{
+		.name = "sleep_us", .sect = RP_CFG_SECT_ENGINE,
+		.type = &rp_cfg_type_u32,
+		.min = 1, .max = 100000, .def = "10",
+		RP_CFG_CFG(sleep_us),
 	},
 	{
 		.name = "device", .sect = RP_CFG_SECT_PORT,

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_launch.h>
@@ -26,6 +28,7 @@ struct rp_lcore_ctx {
 	struct rp_dev *devs[RP_MAX_PORTS];
 	enum rp_idle_policy idle;
 	uint64_t idle_cycles;
+	struct timespec nap;
 	bool launched;
 	/* counters, written by the lcore only */
 	uint64_t busy_cycles;
@@ -78,8 +81,16 @@ lcore_main(void *arg)
 	struct rp_lcore_ctx *lc = arg;
 	uint64_t last_busy = rte_get_timer_cycles();
 
+	static const char * const policy[] = {
+		[RP_IDLE_BUSY] = "busy",
+		[RP_IDLE_YIELD] = "yield",
+		[RP_IDLE_SLEEP] = "sleep",
+	};
+
+	/* Naps of a few microseconds need no timer slack. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	RP_LOG(INFO, "engine lcore %u: %u device(s), idle policy %s",
-	       lc->lcore, lc->nr_devs, lc->idle == RP_IDLE_BUSY ? "busy" : "yield");
+	       lc->lcore, lc->nr_devs, policy[lc->idle]);
 	while (!rp_load_relaxed(&rp_stop)) {
 		uint64_t t0 = rte_get_timer_cycles();
 		bool busy = false;
@@ -99,6 +110,13 @@ lcore_main(void *arg)
 			 * the next pass. */
 			lc->yields++;
 			sched_yield();
+		} else if (lc->idle == RP_IDLE_SLEEP &&
+			   t1 - last_busy > lc->idle_cycles) {
+			/* A sleeper that wakes preempts a spinning application
+			 * under CFS, where a yield would not: on shared CPUs
+			 * this bounds the latency a busy application adds. */
+			lc->yields++;
+			nanosleep(&lc->nap, NULL);
 		}
 	}
 	/* Leave nothing half-sent behind. */
@@ -121,6 +139,7 @@ rp_lcore_launch(const struct rp_config *cfg)
 		lc->lcore = cfg->lcores[i];
 		lc->idle = cfg->idle;
 		lc->idle_cycles = rte_get_timer_hz() / 1000000 * cfg->idle_us;
+		lc->nap.tv_nsec = (long)cfg->sleep_us * 1000;
 		for (unsigned int d = 0; d < rp_nr_devs; d++)
 			if (rp_devs[d]->lcore == lc->lcore)
 				lc->devs[lc->nr_devs++] = rp_devs[d];

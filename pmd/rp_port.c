@@ -58,7 +58,7 @@ rp_port_init(struct rp_dev *dev)
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint32_t frame_max = RTE_MAX(dev->mtu + RP_HDR_ROOM, 2048u);
 	const char *fsz = strstr(dev->cfg.device, "framesz=");
-	uint16_t port_mtu = 0;
+	uint16_t port_mtu = 0, need;
 	int ret;
 
 	ret = port_find(&dev->cfg, &dev->port_id);
@@ -99,13 +99,20 @@ rp_port_init(struct rp_dev *dev)
 		return ret;
 
 	/* The IB MTU plus RoCEv2 headers must fit the port's MTU. */
+	need = dev->mtu + 20 + 8 + 12 + 16 + RP_ICRC_SIZE + 4;
 	if (rte_eth_dev_get_mtu(dev->port_id, &port_mtu) == 0 &&
-	    port_mtu < dev->mtu + 20 + 8 + 12 + 16 + RP_ICRC_SIZE + 4) {
-		RP_LOGT(rp_logtype_port, ERR,
-			"%s: port MTU %u is too small for IB MTU %u (needs %u)",
-			dev->cfg.device, port_mtu, dev->mtu,
-			dev->mtu + 20 + 8 + 12 + 16 + RP_ICRC_SIZE + 4);
-		return -EINVAL;
+	    port_mtu < need) {
+		ret = rte_eth_dev_set_mtu(dev->port_id, need);
+		/*
+		 * Some PMDs (af_packet) report the Ethernet default as their
+		 * limit yet carry what their ring frames and the interface
+		 * allow: warn rather than refuse.
+		 */
+		if (ret < 0)
+			RP_LOGT(rp_logtype_port, WARNING,
+				"%s: port MTU %u, IB MTU %u needs %u and the port refused it (%s): larger frames may be lost",
+				dev->cfg.device, port_mtu, dev->mtu, need,
+				rte_strerror(-ret));
 	}
 
 	if (dev->cfg.mac_set) {

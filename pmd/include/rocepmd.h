@@ -32,6 +32,7 @@ extern "C" {
 enum rp_idle_policy {
 	RP_IDLE_BUSY = 0,	/**< always poll */
 	RP_IDLE_YIELD,		/**< poll, yield the CPU after an idle spell */
+	RP_IDLE_SLEEP,		/**< poll, sleep sleep_us after an idle spell */
 };
 
 /** One configured port: one rocepmd device. */
@@ -61,7 +62,8 @@ struct rp_config {
 	uint32_t nb_lcores;
 	uint32_t lcores[RP_MAX_ENGINE_LCORES];	/**< engine lcores */
 	enum rp_idle_policy idle;
-	uint32_t idle_us;		/**< idle time before yielding */
+	uint32_t idle_us;		/**< idle time before yielding or sleeping */
+	uint32_t sleep_us;		/**< RP_IDLE_SLEEP: length of one nap */
 	uint32_t nb_ports;
 	struct rp_port_cfg port[RP_MAX_PORTS];
 };
