@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private declarations of the rocepmd verbs shim (librocepmd-verbs.so).
+ *
+ * The shim is loaded with LD_PRELOAD in front of libibverbs.so.1 and
+ * defines every function that library exports, so verbs programs run on
+ * the in-process rocepmd engine unmodified.  Verbs objects live on the
+ * application side (struct shim_* embedding the ibv_* object first, as
+ * rdma-core providers do); the engine knows them only by number, and data
+ * moves through the shared region described in rp_abi.h.
+ *
+ * Errors follow rdma-core at every exported function; inside, helpers
+ * return 0 or a negative errno.  Only ibv_* and _ibv_* are exported
+ * (SHIM_EXPORT plus libibverbs.map); everything else is hidden.
+ */
+
+#ifndef _SHIM_H_
+#define _SHIM_H_
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_log.h>
+#include <rte_spinlock.h>
+
+#include <infiniband/sa.h>
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_sa.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "rocepmd.h"
+#include "rp_abi.h"
+#include "rp_atomic.h"
+#include "rp_log.h"
+
+/* Marks a definition that the version script exports. */
+#define SHIM_EXPORT	__attribute__((visibility("default")))
+
+/* Logging never changes errno: callers set it for the application. */
+#define SHIM_LOG(level, fmt, ...) do { \
+	int shim_errno_ = errno; \
+	RP_LOGT(rp_logtype_shim, level, fmt, ##__VA_ARGS__); \
+	errno = shim_errno_; \
+} while (0)
+
+#define SHIM_CQ_LOG(level, cqn, fmt, ...) \
+	SHIM_LOG(level, "cq 0x%x: " fmt, (unsigned int)(cqn), ##__VA_ARGS__)
+
+#define SHIM_QP_LOG(level, qpn, fmt, ...) \
+	SHIM_LOG(level, "qp 0x%06x: " fmt, (unsigned int)(qpn), ##__VA_ARGS__)
+
+#define SHIM_PORT		1u	/* the one port of every device */
+#define SHIM_GID_TBL_LEN	1	/* GID index 0 only */
+#define SHIM_PKEY_DEFAULT	0xffffu	/* P_Key index 0 */
+#define SHIM_NUM_COMP_VECTORS	1
+#define SHIM_MAX_RD_ATOM	16
+#define SHIM_FW_VER		"rocepmd 0.1"
+
+/* CQ table of a context, indexed by the low 16 bits of a CQN. */
+#define SHIM_CQ_TAB		65536u
+#define SHIM_CQN_IDX(cqn)	((cqn) & (SHIM_CQ_TAB - 1))
+
+/* Queued asynchronous events per context. */
+#define SHIM_ASYNC_EVENTS	256u
+
+/*
+ * Bytes the exported ibv_query_port() fills: the struct before
+ * port_cap_flags2 was added (rdma-core's struct _compat_ibv_port_attr).
+ */
+#define SHIM_COMPAT_PORT_ATTR_SZ	offsetof(struct ibv_port_attr, port_cap_flags2)
+
+/* ------------------------------------------------------------- objects */
+
+struct shim_device {
+	struct ibv_device ibv;
+	/*
+	 * Where rdma-core's struct verbs_device keeps its ops pointer and
+	 * the words after it.  Zero, so provider code that asks whether a
+	 * device is its own (mlx5dv_is_supported(), efadv_*) says no
+	 * instead of reading past the object.
+	 */
+	const void *verbs_shadow[8];
+	unsigned int dev;		/* engine device index */
+	__be64 guid;			/* node GUID: EUI-64 of the MAC */
+};
+
+/* A pending asynchronous event and the object it names. */
+struct shim_async {
+	int fd;				/* eventfd, EFD_SEMAPHORE */
+	pthread_mutex_t lock;
+	uint32_t head;			/* next to deliver */
+	uint32_t tail;			/* next free */
+	struct ibv_async_event ev[SHIM_ASYNC_EVENTS];
+};
+
+struct shim_context {
+	struct verbs_context vctx;	/* ibv_context last: rdma-core ABI */
+	unsigned int dev;		/* engine device index */
+	struct rp_dev_ctl *ctl;		/* region base */
+	uint64_t region_size;
+	pthread_mutex_t cq_lock;	/* cq_tab */
+	struct shim_cq **cq_tab;	/* SHIM_CQ_TAB slots */
+	struct shim_async async;
+};
+
+struct shim_pd {
+	struct ibv_pd ibv;
+	uint32_t pdn;
+};
+
+struct shim_mr {
+	struct ibv_mr ibv;		/* lkey is the engine's MR number */
+	uint32_t pdn;
+};
+
+struct shim_ah {
+	struct ibv_ah ibv;
+	uint32_t ahn;
+};
+
+struct shim_chan {
+	struct ibv_comp_channel ibv;
+	struct shim_context *ctx;
+	uint32_t chn;
+	struct rp_chan_ctl *ctl;
+	pthread_mutex_t lock;		/* cons: application threads */
+	uint32_t cons;			/* private consumer index */
+};
+
+struct shim_cq {
+	struct ibv_cq ibv;
+	struct shim_context *ctx;
+	struct shim_chan *chan;		/* or NULL */
+	uint32_t cqn;
+	uint32_t size;			/* entries, a power of two */
+	uint32_t lap_shift;		/* log2(size) */
+	struct rp_cq_ctl *ctl;
+	struct rp_cqe *ring;
+	rte_spinlock_t lock;		/* poll: application threads */
+	uint32_t cons;			/* private consumer index, under lock */
+	uint32_t nr_qp;			/* QPs using the CQ, atomic */
+	/* Under ibv.mutex, against comp/async_events_completed (CC-8). */
+	uint32_t comp_delivered;
+	uint32_t async_delivered;
+};
+
+/* Application side of one work queue (SQ or RQ). */
+struct shim_wq {
+	rte_spinlock_t lock;		/* application threads only */
+	struct rp_wq_hdr *hdr;
+	uint8_t *ent;			/* entry 0 */
+	uint32_t size;			/* entries, a power of two */
+	uint32_t stride;		/* bytes per entry */
+	uint32_t prod;			/* private producer index, under lock */
+	uint32_t cons;			/* engine's index, last seen */
+};
+
+struct shim_qp {
+	struct ibv_qp_ex qpx;		/* qpx.qp_base is the ibv_qp */
+	struct shim_context *ctx;
+	struct shim_cq *scq;
+	struct shim_cq *rcq;
+	uint32_t qpn;
+	bool sq_sig_all;
+	bool ex_send;			/* created with send_ops_flags */
+	uint64_t send_ops_flags;	/* IBV_QP_EX_WITH_* allowed */
+	struct ibv_qp_cap cap;		/* granted */
+	struct shim_wq sq;
+	struct shim_wq rq;
+	uint32_t async_delivered;	/* under qpx.qp_base.mutex */
+	/* ibv_wr_*() batch, under sq.lock from wr_start to complete/abort */
+	uint32_t wr_first;		/* sq.prod at wr_start */
+	int wr_err;			/* first error of the batch */
+	struct rp_send_wqe *wr_cur;	/* WQE being built, or NULL */
+	bool wr_ud_addr;		/* wr_set_ud_addr() done for wr_cur */
+};
+
+/* ---------------------------------------------------------- conversions */
+
+static inline struct shim_context *
+shim_ctx(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct shim_context, vctx.context);
+}
+
+static inline struct shim_pd *
+shim_pd(struct ibv_pd *pd)
+{
+	return container_of(pd, struct shim_pd, ibv);
+}
+
+static inline struct shim_cq *
+shim_cq(struct ibv_cq *cq)
+{
+	return container_of(cq, struct shim_cq, ibv);
+}
+
+static inline struct shim_qp *
+shim_qp(struct ibv_qp *qp)
+{
+	return container_of(qp, struct shim_qp, qpx.qp_base);
+}
+
+static inline struct shim_qp *
+shim_qpx(struct ibv_qp_ex *qpx)
+{
+	return container_of(qpx, struct shim_qp, qpx);
+}
+
+static inline struct shim_ah *
+shim_ah(struct ibv_ah *ah)
+{
+	return container_of(ah, struct shim_ah, ibv);
+}
+
+static inline struct shim_chan *
+shim_chan(struct ibv_comp_channel *ch)
+{
+	return container_of(ch, struct shim_chan, ibv);
+}
+
+/*
+ * An object of the shared region, from an offset the engine returned:
+ * NULL unless [off, off + len) lies inside the region (never trust the
+ * peer's numbers).
+ */
+static inline void *
+shim_region_ptr(const struct shim_context *ctx, uint64_t off, uint64_t len)
+{
+	if (off > ctx->region_size || len > ctx->region_size - off)
+		return NULL;
+	return (uint8_t *)ctx->ctl + off;
+}
+
+static inline bool
+shim_is_pow2(uint32_t v)
+{
+	return v != 0 && (v & (v - 1)) == 0;
+}
+
+/* ------------------------------------------------------------ functions */
+
+/* shim_boot.c */
+int shim_boot(void);
+bool shim_engine_running(void);
+
+/* shim_dev.c */
+int shim_dev_probe(void);
+int shim_ctrl(struct shim_context *ctx, struct rp_ctrl_slot *slot);
+int shim_query_port(struct ibv_context *ibctx, uint8_t port_num,
+		    struct ibv_port_attr *attr, size_t attr_len);
+int shim_query_device_ex(struct ibv_context *ibctx,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size);
+
+/* shim_async.c */
+int shim_async_init(struct shim_context *ctx);
+void shim_async_fini(struct shim_context *ctx);
+void shim_async_push(struct shim_context *ctx,
+		     const struct ibv_async_event *ev);
+
+/* shim_cq.c */
+struct shim_cq *shim_cq_lookup(struct shim_context *ctx, uint32_t cqn);
+
+/* shim_chan.c */
+int shim_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+void shim_cq_events_wait(struct shim_cq *cq);
+
+/* shim_poll.c */
+int shim_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
+
+/* shim_post.c */
+int shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int shim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+void shim_qpx_ops_set(struct shim_qp *qp);
+
+/* shim_qp.c */
+struct ibv_qp *shim_create_qp_ex(struct ibv_context *ibctx,
+				 struct ibv_qp_init_attr_ex *attr);
+
+/* shim_ah.c */
+int shim_av_from_ah_attr(struct rp_av *av, const struct ibv_ah_attr *ah);
+void shim_av_to_ah_attr(struct ibv_ah_attr *ah, const struct rp_av *av);
+
+/* shim_stubs.c */
+void shim_dummy_ops_set(struct verbs_context *vctx);
+
+/*
+ * Exported functions that no installed header declares (rdma-core keeps
+ * them in driver.h and marshall.h).
+ */
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+		       unsigned int index, int *type);
+void ibv_copy_ah_attr_from_kern(struct ibv_ah_attr *dst,
+				struct ib_uverbs_ah_attr *src);
+void ibv_copy_qp_attr_from_kern(struct ibv_qp_attr *dst,
+				struct ib_uverbs_qp_attr *src);
+void ibv_copy_path_rec_from_kern(struct ibv_sa_path_rec *dst,
+				 struct ib_user_path_rec *src);
+void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst,
+			       struct ibv_sa_path_rec *src);
+const char *ibv_get_sysfs_path(void);
+int ibv_dontfork_range(void *base, size_t size);
+int ibv_dofork_range(void *base, size_t size);
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
+			size_t size);
+
+#endif /* _SHIM_H_ */

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * EAL bootstrap.
+ *
+ * The first verbs call that needs devices loads the configuration named by
+ * ROCEPMD_CONFIG, then starts a private thread that initialises the EAL and
+ * the engine.  rte_eal_init() pins the thread that calls it to the main
+ * lcore, so that is never an application thread; the thread then parks as
+ * the main lcore until the process exits, when an atexit handler has it
+ * stop the engine and clean the EAL up.
+ *
+ * Every failure leaves the process with zero rocepmd devices and a logged
+ * reason; the application sees an empty device list.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+
+#include "shim.h"
+
+#define SHIM_BOOT_ARGBUF	8192
+
+struct shim_boot_state {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
+	pid_t pid;			/* process that started the thread */
+	bool thread_up;			/* thread started and not joined */
+	bool done;			/* result is known */
+	bool stop;			/* atexit: stop the engine and return */
+	int result;			/* 0, or a negative errno */
+	/* Kept for the life of the EAL, which may hold on to argv. */
+	struct rp_config cfg;
+	char *argv[RP_EAL_MAX_ARGS + 1];
+	char argbuf[SHIM_BOOT_ARGBUF];
+};
+
+static struct shim_boot_state shim_boot_state = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+static pthread_once_t shim_boot_once = PTHREAD_ONCE_INIT;
+static int shim_boot_status = -ENODEV;	/* written once, under the once */
+static bool shim_running;		/* engine usable; atomic */
+
+bool
+shim_engine_running(void)
+{
+	return rp_load_acquire(&shim_running);
+}
+
+static void
+shim_boot_report(struct shim_boot_state *b, int result)
+{
+	pthread_mutex_lock(&b->lock);
+	b->result = result;
+	b->done = true;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+static void *
+shim_boot_main(void *arg)
+{
+	struct shim_boot_state *b = arg;
+	int argc;
+	int ret;
+
+	argc = rp_cfg_eal_argv(&b->cfg, "rocepmd", b->argv, RP_EAL_MAX_ARGS,
+			       b->argbuf, sizeof(b->argbuf));
+	if (argc < 0) {
+		SHIM_LOG(ERR, "%s: cannot build the EAL arguments: %s",
+			 b->cfg.path, strerror(-argc));
+		shim_boot_report(b, argc);
+		return NULL;
+	}
+	b->argv[argc] = NULL;
+
+	/* Pins this thread, which is ours, to the main lcore. */
+	ret = rte_eal_init(argc, b->argv);
+	if (ret < 0) {
+		ret = rte_errno > 0 ? -rte_errno : -EIO;
+		SHIM_LOG(ERR, "%s: rte_eal_init failed: %s", b->cfg.path,
+			 rte_strerror(-ret));
+		shim_boot_report(b, ret);
+		return NULL;
+	}
+
+	ret = rp_engine_start(&b->cfg);
+	if (ret < 0) {
+		SHIM_LOG(ERR, "%s: cannot start the engine: %s", b->cfg.path,
+			 strerror(-ret));
+		rte_eal_cleanup();
+		shim_boot_report(b, ret);
+		return NULL;
+	}
+
+	shim_boot_report(b, 0);
+
+	/* Park as the main lcore until the process exits. */
+	pthread_mutex_lock(&b->lock);
+	while (!b->stop)
+		pthread_cond_wait(&b->cond, &b->lock);
+	pthread_mutex_unlock(&b->lock);
+
+	rp_engine_stop();
+	rte_eal_cleanup();
+	return NULL;
+}
+
+/*
+ * A forked child has the parent's objects but none of its threads: its
+ * verbs calls must fail (ENODEV) rather than wait for an engine that is
+ * not there.
+ */
+static void
+shim_boot_atfork_child(void)
+{
+	rp_store_release(&shim_running, false);
+}
+
+static void
+shim_boot_atexit(void)
+{
+	struct shim_boot_state *b = &shim_boot_state;
+
+	/* A forked child inherits the handler but not the thread. */
+	if (getpid() != b->pid)
+		return;
+
+	pthread_mutex_lock(&b->lock);
+	if (!b->thread_up) {
+		pthread_mutex_unlock(&b->lock);
+		return;
+	}
+	rp_store_release(&shim_running, false);
+	b->stop = true;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+
+	pthread_join(b->thread, NULL);
+	b->thread_up = false;
+}
+
+/* Start the bootstrap thread with every signal blocked, for the EAL's. */
+static int
+shim_boot_thread_start(struct shim_boot_state *b)
+{
+	sigset_t all;
+	sigset_t old;
+	int ret;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&b->thread, NULL, shim_boot_main, b);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret != 0)
+		return -ret;
+	pthread_setname_np(b->thread, "rocepmd-boot");
+	return 0;
+}
+
+static void
+shim_boot_once_fn(void)
+{
+	struct shim_boot_state *b = &shim_boot_state;
+	const char *path;
+	char err[512];
+	int ret;
+
+	/* Before anything logs: never write to the application's stdout. */
+	rte_openlog_stream(stderr);
+
+	path = getenv("ROCEPMD_CONFIG");
+	if (path == NULL || path[0] == '\0') {
+		SHIM_LOG(ERR, "ROCEPMD_CONFIG is not set: no rocepmd device (start the program with rocepmd-run)");
+		shim_boot_status = -ENODEV;
+		return;
+	}
+
+	err[0] = '\0';
+	ret = rp_cfg_load(path, &b->cfg, err, sizeof(err));
+	if (ret < 0) {
+		SHIM_LOG(ERR, "%s", err[0] != '\0' ? err : strerror(-ret));
+		shim_boot_status = -ENODEV;
+		return;
+	}
+
+	b->pid = getpid();
+	ret = shim_boot_thread_start(b);
+	if (ret < 0) {
+		SHIM_LOG(ERR, "cannot start the bootstrap thread: %s",
+			 strerror(-ret));
+		shim_boot_status = -ENODEV;
+		return;
+	}
+
+	pthread_mutex_lock(&b->lock);
+	b->thread_up = true;
+	while (!b->done)
+		pthread_cond_wait(&b->cond, &b->lock);
+	ret = b->result;
+	pthread_mutex_unlock(&b->lock);
+
+	if (ret < 0) {
+		pthread_join(b->thread, NULL);
+		b->thread_up = false;
+		shim_boot_status = -ENODEV;
+		return;
+	}
+
+	if (atexit(shim_boot_atexit) != 0)
+		SHIM_LOG(WARNING, "cannot register the exit handler: the engine will not be stopped at exit");
+	if (pthread_atfork(NULL, NULL, shim_boot_atfork_child) != 0)
+		SHIM_LOG(WARNING, "cannot register the fork handler");
+
+	rp_store_release(&shim_running, true);
+	shim_boot_status = shim_dev_probe();
+}
+
+/*
+ * Bring the engine up once per process.
+ * @return 0 when devices may exist, or a negative errno
+ */
+int
+shim_boot(void)
+{
+	pthread_once(&shim_boot_once, shim_boot_once_fn);
+	return shim_boot_status;
+}
