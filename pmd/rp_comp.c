@@ -90,7 +90,7 @@ rp_comp_arm_timer(struct rp_qp *qp)
 static bool
 comp_outstanding(const struct rp_qp *qp)
 {
-	return qp->comp.tail != qp->req.head || qp->req.inprog;
+	return qp->comp.tail != qp->req.hi || qp->req.inprog;
 }
 
 /* Progress was made: reset the retry budget and restart the timer. */
@@ -116,12 +116,17 @@ comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
 {
 	uint32_t n = 0;
 
-	while (qp->comp.tail != qp->req.head) {
+	/*
+	 * WQEs past req.head were sent before a rewind: an ACK that covers
+	 * them (the responder had them) retires them without a resend.
+	 */
+	while (qp->comp.tail != qp->req.hi) {
 		struct rp_swqe *s = rp_swqe(qp, qp->comp.tail);
 		uint32_t last = rp_psn_add(s->first_psn, s->npkts - 1);
 		int32_t d = rp_psn_diff(psn, last);
 
-		if (s->state != RP_SWQE_SENT || (inclusive ? d < 0 : d <= 0))
+		if (s->state == RP_SWQE_NEW || s->state == RP_SWQE_DONE ||
+		    (inclusive ? d < 0 : d <= 0))
 			break;
 		if (s->opcode == IBV_WR_RDMA_READ) {
 			/* An ACK past an unanswered READ: its responses were
@@ -132,7 +137,17 @@ comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
 		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
 		n++;
 	}
-	if (qp->comp.tail != qp->req.head) {
+	if ((int32_t)(qp->comp.tail - qp->req.head) > 0) {
+		/* Retired past the resend point: resume after them. */
+		RP_QP_LOG(rp_logtype_comp, DEBUG, qp->qpn,
+			  "ack psn %u retired past head %u to %u", psn,
+			  qp->req.head, qp->comp.tail);
+		qp->req.head = qp->comp.tail;
+		qp->req.inprog = false;
+		qp->req.psn = qp->comp.tail != qp->req.hi ?
+			rp_swqe(qp, qp->comp.tail)->first_psn : qp->req.max_psn;
+	}
+	if (qp->comp.tail != qp->req.hi) {
 		struct rp_swqe *s = rp_swqe(qp, qp->comp.tail);
 
 		if (s->opcode == IBV_WR_RDMA_READ &&
@@ -156,6 +171,11 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 {
 	uint8_t syn = rp_pkt_aeth_syn(pkt);
 	uint32_t psn = pkt->psn;
+
+	if (syn != RP_AETH_CREDIT_INVALID)
+		RP_QP_LOG(rp_logtype_comp, DEBUG, qp->qpn,
+			  "syndrome 0x%02x psn %u (tail %u head %u psn %u)",
+			  syn, psn, qp->comp.tail, qp->req.head, qp->req.psn);
 
 	switch (syn & RP_AETH_TYPE_MASK) {
 	case RP_AETH_ACK:
@@ -219,10 +239,11 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 
 	/* Responses come in order: anything before this READ is acked. */
 	comp_retire(qp, pkt->psn, false);
-	if (qp->comp.tail == qp->req.head)
+	if (qp->comp.tail == qp->req.hi)
 		return;
 	s = rp_swqe(qp, qp->comp.tail);
-	if (s->opcode != IBV_WR_RDMA_READ || s->state != RP_SWQE_SENT)
+	if (s->opcode != IBV_WR_RDMA_READ || s->state == RP_SWQE_NEW ||
+	    s->state == RP_SWQE_DONE)
 		return;
 	d = rp_psn_diff(pkt->psn, qp->comp.rd_psn);
 	if (d < 0) {
@@ -274,7 +295,7 @@ rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	    (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD))
 		return;
 	/* Responses for PSNs never sent are bogus: drop them. */
-	if (rp_psn_diff(pkt->psn, qp->req.psn) >= 0) {
+	if (rp_psn_diff(pkt->psn, qp->req.max_psn) >= 0) {
 		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
 		return;
 	}
@@ -296,11 +317,13 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 	    rp_load_acquire(&qp->sq->prod) == qp->comp.tail))
 		return false;
 	rp_stat_inc(qp->dev, RP_STAT_TIMEOUT);
+	RP_QP_LOG(rp_logtype_comp, DEBUG, qp->qpn,
+		  "timeout: tail %u head %u hi %u psn %u max_psn %u retry_left %u",
+		  qp->comp.tail, qp->req.head, qp->req.hi, qp->req.psn,
+		  qp->req.max_psn, qp->comp.retry_left);
 	if (qp->comp.retry_left == 0) {
 		RP_QP_LOG(rp_logtype_comp, INFO, qp->qpn,
 			  "retry count exceeded");
-		if (qp->comp.tail == qp->req.head && !qp->req.inprog)
-			qp->req.head = qp->comp.tail;	/* never sent */
 		rp_qp_error(qp, IBV_WC_RETRY_EXC_ERR);
 		return true;
 	}

@@ -2,6 +2,7 @@
 /* Devices: one per configured port, each with its shared region. */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,9 +48,21 @@ dev_fill_ctl(struct rp_dev *dev)
 		(uint64_t)m[4] << 8 | m[5];
 }
 
+/* The counters that moved, at INFO level, when a device goes away. */
+static void
+dev_stats_log(const struct rp_dev *dev)
+{
+	for (unsigned int i = 0; i < RP_STAT_MAX; i++)
+		if (dev->stats[i] != 0)
+			RP_LOG(INFO, "rocepmd%u: %s %" PRIu64, dev->id,
+			       rp_stat_names[i], dev->stats[i]);
+}
+
 static void
 dev_free(struct rp_dev *dev)
 {
+	if (dev->ctl != NULL)
+		dev_stats_log(dev);
 	rp_port_fini(dev);
 	rp_ctrl_fini(dev);
 	rp_region_fini(dev);

@@ -168,6 +168,8 @@ struct rp_qp {
 	struct {
 		uint32_t psn;		/* next PSN to send */
 		uint32_t head;		/* SQ index being sent or next */
+		uint32_t hi;		/* one past the last WQE ever started */
+		uint32_t max_psn;	/* PSN after the last one ever sent */
 		bool inprog;		/* head is partly sent */
 		uint32_t off;		/* bytes of head already sent */
 		uint32_t pkt;		/* packets of head already sent */
@@ -369,6 +371,12 @@ void rp_port_fini(struct rp_dev *dev);
 uint16_t rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n);
 void rp_port_tx(struct rp_dev *dev, struct rte_mbuf *m);
 bool rp_port_flush(struct rp_dev *dev);
+/* Room to queue a burst of new packets (requester backpressure). */
+static inline bool
+rp_port_tx_room(const struct rp_dev *dev)
+{
+	return dev->nr_tx < RP_TX_MAX / 2;
+}
 void rp_port_link_poll(struct rp_dev *dev);
 struct rte_mbuf *rp_port_alloc(struct rp_dev *dev, uint32_t frame_len,
 			       uint8_t **data);

@@ -192,17 +192,15 @@ rp_port_flush(struct rp_dev *dev)
 
 	if (dev->nr_tx == 0)
 		return false;
-	while (sent < dev->nr_tx && tries++ < 8)
+	while (sent < dev->nr_tx && tries++ < 4)
 		sent += rte_eth_tx_burst(dev->port_id, 0, dev->tx + sent,
 					 dev->nr_tx - sent);
 	dev->stats[RP_STAT_TX_PKTS] += sent;
-	/* The wire may lose frames anyway; the transport retransmits. */
-	for (uint16_t i = sent; i < dev->nr_tx; i++) {
-		rte_pktmbuf_free(dev->tx[i]);
-		rp_stat_inc(dev, RP_STAT_TX_DROP);
-	}
-	dev->nr_tx = 0;
-	return true;
+	/* Keep what the port refused for the next flush: the requester
+	 * holds back while the buffer is half full (rp_port_tx_room). */
+	memmove(dev->tx, dev->tx + sent, (dev->nr_tx - sent) * sizeof(dev->tx[0]));
+	dev->nr_tx -= sent;
+	return sent != 0;
 }
 
 void
@@ -221,6 +219,12 @@ rp_port_tx(struct rp_dev *dev, struct rte_mbuf *m)
 	}
 	if (dev->nr_tx == RP_TX_MAX)
 		rp_port_flush(dev);
+	if (dev->nr_tx == RP_TX_MAX) {
+		/* The port is stuck: the transport will retransmit. */
+		rte_pktmbuf_free(m);
+		rp_stat_inc(dev, RP_STAT_TX_DROP);
+		return;
+	}
 	dev->tx[dev->nr_tx++] = m;
 }
 

@@ -356,7 +356,7 @@ qp_reset(struct rp_qp *qp)
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.last_op = RP_OP_SEND_ONLY;	/* not inside a message */
-	qp->req.head = qp->comp.tail = sq_prod;
+	qp->req.head = qp->req.hi = qp->comp.tail = sq_prod;
 	qp->rq_cons = rq_prod;
 	rp_store_release(&qp->sq->cons, sq_prod);
 	rp_store_release(&qp->rq->cons, rq_prod);
@@ -454,6 +454,7 @@ rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	}
 	if (mask & IBV_QP_SQ_PSN) {
 		qp->req.psn = a->sq_psn & RP_PSN_MASK;
+		qp->req.max_psn = qp->req.psn;
 		qp->comp.rd_psn = qp->req.psn;
 	}
 	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
@@ -575,7 +576,7 @@ rp_qp_flush(struct rp_qp *qp)
 		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_WR_FLUSH_ERR);
 		busy = true;
 	}
-	qp->req.head = qp->comp.tail;
+	qp->req.head = qp->req.hi = qp->comp.tail;
 	qp->req.inprog = false;
 	while (qp->rq_cons != rq_prod) {
 		struct rp_recv_wqe *w = rp_rq_wqe(qp, qp->rq_cons);

@@ -132,6 +132,8 @@ req_start(struct rp_qp *qp, uint32_t prod)
 			return false;
 	}
 	s = rp_swqe(qp, qp->req.head);
+	if ((int32_t)(qp->req.head - qp->req.hi) >= 0)
+		qp->req.hi = qp->req.head + 1;
 	s->first_psn = qp->req.psn;
 	s->length = len;
 	s->npkts = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
@@ -153,7 +155,7 @@ req_done(struct rp_qp *qp)
 	s->state = RP_SWQE_SENT;
 	qp->req.inprog = false;
 	qp->req.head++;
-	if (qp->type == IBV_QPT_UD) {
+	if (qp->type != IBV_QPT_RC) {
 		/* Unreliable: complete as soon as it is on the wire. */
 		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
 		rp_store_release(&qp->sq->cons, qp->comp.tail);
@@ -178,6 +180,8 @@ req_send_read(struct rp_qp *qp, const struct rp_send_wqe *w,
 		    w->remote_addr, w->rkey, s->length);
 	rp_xmit_send(qp, &qp->addr, m);
 	qp->req.psn = rp_psn_add(qp->req.psn, s->npkts);
+	if (rp_psn_diff(qp->req.psn, qp->req.max_psn) > 0)
+		qp->req.max_psn = qp->req.psn;
 	qp->req.rd_out++;
 	req_done(qp);
 	return true;
@@ -249,6 +253,8 @@ req_send_packet(struct rp_qp *qp)
 	}
 	rp_xmit_send(qp, a, m);
 	qp->req.psn = rp_psn_add(qp->req.psn, 1);
+	if (rp_psn_diff(qp->req.psn, qp->req.max_psn) > 0)
+		qp->req.max_psn = qp->req.psn;
 	qp->req.off += chunk;
 	qp->req.pkt++;
 	if (last)
@@ -290,7 +296,7 @@ rp_req_step(struct rp_qp *qp)
 		}
 		qp->addr_ok = true;
 	}
-	while (budget-- > 0 && !qp->flushing) {
+	while (budget-- > 0 && !qp->flushing && rp_port_tx_room(qp->dev)) {
 		if (!qp->req.inprog && !req_start(qp, prod))
 			break;
 		if (!req_send_packet(qp))
@@ -307,7 +313,7 @@ rp_req_step(struct rp_qp *qp)
 void
 rp_req_rewind(struct rp_qp *qp, uint32_t psn)
 {
-	uint32_t end = qp->req.head + (qp->req.inprog ? 1 : 0);
+	uint32_t end = qp->req.hi;
 	uint32_t rd = 0;
 
 	for (uint32_t i = qp->comp.tail; i != end; i++) {
@@ -334,6 +340,9 @@ rp_req_rewind(struct rp_qp *qp, uint32_t psn)
 			qp->req.pkt = (uint32_t)d;
 		}
 		rp_stat_inc(qp->dev, RP_STAT_RETRANSMIT);
+		RP_QP_LOG(rp_logtype_req, DEBUG, qp->qpn,
+			  "rewind to psn %u: wqe %u (first %u) tail %u hi %u",
+			  psn, i, s->first_psn, qp->comp.tail, qp->req.hi);
 		return;
 	}
 }

@@ -257,7 +257,8 @@ rp_resp_step(struct rp_qp *qp)
 
 	if (qp->type != IBV_QPT_RC || qp->flushing)
 		return false;
-	while (budget > 0 && qp->resp.rd_tail != qp->resp.rd_head) {
+	while (budget > 0 && qp->resp.rd_tail != qp->resp.rd_head &&
+	       rp_port_tx_room(qp->dev)) {
 		struct rp_rd_resp *rd =
 			&qp->resp.rd[qp->resp.rd_tail % RP_MAX_RD_ATOMIC];
 		bool first = rd->psn == rd->first_psn;
@@ -381,6 +382,10 @@ resp_ud(struct rp_qp *qp, const struct rp_pkt *pkt)
 static void
 resp_fail(struct rp_qp *qp, const struct rp_pkt *pkt, enum rp_resp_res res)
 {
+	RP_QP_LOG(rp_logtype_resp, DEBUG, qp->qpn,
+		  "op 0x%02x psn %u len %u: result %d (epsn %u last_op 0x%02x)",
+		  pkt->opcode, pkt->psn, pkt->paylen, res, qp->resp.epsn,
+		  qp->resp.last_op);
 	switch (res) {
 	case RP_RESP_RNR:
 		rp_stat_inc(qp->dev, RP_STAT_TX_RNR_NAK);
@@ -404,6 +409,46 @@ resp_fail(struct rp_qp *qp, const struct rp_pkt *pkt, enum rp_resp_res res)
 	}
 }
 
+/* Forget a message in progress: UC drops what a loss interrupted. */
+static void
+resp_uc_abort(struct rp_qp *qp)
+{
+	qp->resp.rcv.active = false;
+	qp->resp.last_op = RP_OP_SEND_ONLY;
+}
+
+/*
+ * UC (IBTA 9.8.4): no ACK, NAK or RNR.  A PSN gap or an invalid packet
+ * drops the message in progress; the next FIRST or ONLY starts afresh.
+ */
+static void
+resp_uc(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	enum rp_resp_res res;
+
+	if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
+	    qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE)
+		return;
+	if (pkt->psn != qp->resp.epsn) {
+		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
+		resp_uc_abort(qp);
+	}
+	qp->resp.epsn = rp_psn_add(pkt->psn, 1);
+	if (!resp_seq_ok(qp, pkt) || !resp_len_ok(qp, pkt)) {
+		resp_uc_abort(qp);
+		return;
+	}
+	if (pkt->mask & RP_M_SEND)
+		res = resp_send(qp, pkt);
+	else
+		res = resp_write(qp, pkt);
+	if (res != RP_RESP_OK) {
+		resp_uc_abort(qp);
+		return;
+	}
+	qp->resp.last_op = pkt->opcode;
+}
+
 void
 rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 {
@@ -414,6 +459,10 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 		resp_ud(qp, pkt);
 		return;
 	}
+	if (qp->type == IBV_QPT_UC) {
+		resp_uc(qp, pkt);
+		return;
+	}
 	if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
 	    qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE)
 		return;
@@ -422,6 +471,8 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	if (d > 0) {
 		/* C9-91: a gap: one sequence NAK until the gap closes. */
 		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
+		RP_DP_LOG(rp_logtype_resp, "qp 0x%06x: gap: psn %u epsn %u nak_sent %d",
+			  qp->qpn, pkt->psn, qp->resp.epsn, qp->resp.nak_sent);
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
 			rp_stat_inc(qp->dev, RP_STAT_TX_NAK_SEQ);
