@@ -594,6 +594,37 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		.min = 4, .max = 4096, .def = "64",
 		RP_CFG_PORT(region_mb),
 	},
+	/* Fault injection on transmit, for tests: per-mille rates. */
+	{
+		.name = "fault_drop", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = 1000, .def = "0",
+		RP_CFG_PORT(fault.drop),
+	},
+	{
+		.name = "fault_dup", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = 1000, .def = "0",
+		RP_CFG_PORT(fault.dup),
+	},
+	{
+		.name = "fault_reorder", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = 1000, .def = "0",
+		RP_CFG_PORT(fault.reorder),
+	},
+	{
+		.name = "fault_corrupt", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = 1000, .def = "0",
+		RP_CFG_PORT(fault.corrupt),
+	},
+	{
+		.name = "fault_seed", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "1",
+		RP_CFG_PORT(fault.seed),
+	},
 };
 
 static_assert(RTE_DIM(rp_cfg_keys) <= 32, "key masks are 32 bits");

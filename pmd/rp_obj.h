@@ -244,6 +244,7 @@ enum rp_stat {
 	RP_STAT_CQ_OVERFLOW,
 	RP_STAT_EVENTS,
 	RP_STAT_LOOPBACK,
+	RP_STAT_FAULT,
 	RP_STAT_MAX,
 };
 
@@ -282,6 +283,12 @@ struct rp_dev {
 	struct rp_chan chan[RP_MAX_CHAN];
 
 	struct rp_arp_entry arp[RP_ARP_ENTRIES];
+
+	struct {
+		bool on;
+		uint64_t rng;
+		struct rte_mbuf *held;	/* reordered frame */
+	} fault;
 
 	struct rte_mbuf *tx[RP_TX_MAX];
 	uint16_t nr_tx;
@@ -370,6 +377,12 @@ int rp_port_init(struct rp_dev *dev);
 void rp_port_fini(struct rp_dev *dev);
 uint16_t rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n);
 void rp_port_tx(struct rp_dev *dev, struct rte_mbuf *m);
+void rp_port_enqueue(struct rp_dev *dev, struct rte_mbuf *m);
+
+/* ---- rp_port_fault.c */
+void rp_fault_init(struct rp_dev *dev);
+void rp_fault_tx(struct rp_dev *dev, struct rte_mbuf *m);
+void rp_fault_release(struct rp_dev *dev);
 bool rp_port_flush(struct rp_dev *dev);
 /* Room to queue a burst of new packets (requester backpressure). */
 static inline bool

@@ -129,6 +129,7 @@ rp_port_init(struct rp_dev *dev)
 		return ret;
 	}
 
+	rp_fault_init(dev);
 	snprintf(name, sizeof(name), "rp_loop_%u", dev->id);
 	dev->loop_ring = rte_ring_create(name, RP_LOOP_RING, SOCKET_ID_ANY,
 					 RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -142,6 +143,10 @@ rp_port_fini(struct rp_dev *dev)
 {
 	struct rte_mbuf *m;
 
+	if (dev->fault.held != NULL) {
+		rte_pktmbuf_free(dev->fault.held);
+		dev->fault.held = NULL;
+	}
 	if (dev->loop_ring != NULL) {
 		while (rte_ring_sc_dequeue(dev->loop_ring, (void **)&m) == 0)
 			rte_pktmbuf_free(m);
@@ -190,6 +195,8 @@ rp_port_flush(struct rp_dev *dev)
 	uint16_t sent = 0;
 	int tries = 0;
 
+	if (unlikely(dev->fault.on))
+		rp_fault_release(dev);
 	if (dev->nr_tx == 0)
 		return false;
 	while (sent < dev->nr_tx && tries++ < 4)
@@ -205,6 +212,15 @@ rp_port_flush(struct rp_dev *dev)
 
 void
 rp_port_tx(struct rp_dev *dev, struct rte_mbuf *m)
+{
+	if (unlikely(dev->fault.on))
+		rp_fault_tx(dev, m);
+	else
+		rp_port_enqueue(dev, m);
+}
+
+void
+rp_port_enqueue(struct rp_dev *dev, struct rte_mbuf *m)
 {
 	const struct rte_ether_hdr *eth =
 		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);

@@ -36,6 +36,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_CQ_OVERFLOW] = "cq_overflow",
 	[RP_STAT_EVENTS] = "completion_events",
 	[RP_STAT_LOOPBACK] = "loopback_packets",
+	[RP_STAT_FAULT] = "faults_injected",
 };
 
 static int

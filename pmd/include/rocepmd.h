@@ -35,6 +35,15 @@ enum rp_idle_policy {
 	RP_IDLE_SLEEP,		/**< poll, sleep sleep_us after an idle spell */
 };
 
+/** Transmit fault injection (tests): rates in per mille, seeded PRNG. */
+struct rp_fault_cfg {
+	uint32_t drop;
+	uint32_t dup;
+	uint32_t reorder;
+	uint32_t corrupt;
+	uint32_t seed;
+};
+
 /** One configured port: one rocepmd device. */
 struct rp_port_cfg {
 	char device[RP_CFG_STR];	/**< vdev string or PCI address */
@@ -45,6 +54,7 @@ struct rp_port_cfg {
 	uint32_t mtu;			/**< IB MTU: 256, 512, 1024, 2048, 4096 */
 	uint32_t lcore;			/**< engine lcore serving the port */
 	uint32_t region_mb;		/**< shared region size in MiB */
+	struct rp_fault_cfg fault;	/**< transmit faults (tests) */
 	bool is_pci;			/**< device is a PCI address, else a vdev */
 	/**
 	 * Name to look the port up with rte_eth_dev_get_port_by_name(): the
