@@ -148,7 +148,9 @@ static const struct tc_kv tc_bad[] = {
 	{ "engine", "lcores", "1-2" },
 	{ "engine", "lcores", "1 2" },
 	{ "engine", "lcores", "1,2,3,4,5,6,7,8,9" },
-	{ "engine", "idle", "sleep" },
+	{ "engine", "idle", "nap" },
+	{ "engine", "sleep_us", "0" },
+	{ "engine", "sleep_us", "100001" },
 	{ "engine", "idle", "Busy" },
 	{ "engine", "idle_us", "1000001" },
 	{ "engine", "idle_us", "-5" },
@@ -212,6 +214,11 @@ static const struct tc_kv tc_bad[] = {
 	{ "port0", "region_mb", "4097" },
 	{ "port0", "region_mb", "64M" },
 	{ "port0", "region_mb", "4294967296" },
+	{ "port0", "fault_drop", "1001" },
+	{ "port0", "fault_dup", "-1" },
+	{ "port0", "fault_reorder", "5%" },
+	{ "port0", "fault_corrupt", "x" },
+	{ "port0", "fault_seed", "4294967296" },
 };
 
 static void
