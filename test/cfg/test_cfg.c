@@ -88,12 +88,18 @@ static const struct tc_kv tc_base[] = {
 	{ "engine", "lcores", "1,2" },
 	{ "engine", "idle", "yield" },
 	{ "engine", "idle_us", "50" },
+	{ "engine", "sleep_us", "10" },
 	{ "port0", "device", "net_ring0" },
 	{ "port0", "ipv4", "192.0.2.1/24" },
 	{ "port0", "mac", "02:00:00:00:00:01" },
 	{ "port0", "mtu", "1024" },
 	{ "port0", "lcore", "1" },
 	{ "port0", "region_mb", "64" },
+	{ "port0", "fault_drop", "0" },
+	{ "port0", "fault_dup", "0" },
+	{ "port0", "fault_reorder", "0" },
+	{ "port0", "fault_corrupt", "0" },
+	{ "port0", "fault_seed", "1" },
 };
 
 /* The base configuration with sect/key set to val (NULL: removed). */
