@@ -1,0 +1,2950 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rp_verbs_test: engine tests through the verbs API, one process.
+ *
+ * A plain libibverbs program, built against <infiniband/verbs.h> and linked
+ * with libibverbs like any verbs application.  meson runs it through
+ * rocepmd-run, so the rocepmd shim stands in for libibverbs and every call
+ * below reaches the engine running inside this process.  The configuration
+ * (test/engine/two-ports.ini.in, one-port.ini.in) gives either two devices
+ * wired back to back over memif (rocepmd0 = 192.0.2.1, rocepmd1 =
+ * 192.0.2.2) or one device that talks to itself.
+ *
+ *   rp_verbs_test CASE        run one case of rt_cases[]
+ *   rp_verbs_test list        print the cases
+ *
+ * Every case checks payloads byte for byte (random patterns, guard bytes
+ * around every target) and every completion field that the verbs API
+ * defines for it, and fails with a message naming the case, the step, and
+ * the expected and actual values.  Waits are bounded: RP_TEST_TIMEOUT
+ * seconds (default 20) per completion or event, and a watchdog alarm ends a
+ * case stuck inside a verbs call.  RP_TEST_SEED=N replays a run's patterns.
+ *
+ * Exit status: 0 pass, 1 fail, 2 usage.
+ */
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+/* What the configurations in test/engine/ say. */
+#define RT_DEV0			"rocepmd0"
+#define RT_DEV1			"rocepmd1"
+#define RT_IPV4_0		0xc0000201u	/* 192.0.2.1 */
+#define RT_IPV4_1		0xc0000202u	/* 192.0.2.2 */
+#define RT_CFG_MTU		IBV_MTU_1024	/* mtu = 1024 */
+
+#define RT_PORT			1
+#define RT_GID_INDEX		0
+#define RT_GRH_LEN		40
+#define RT_GUARD		64		/* guard bytes around targets */
+#define RT_GUARD_BYTE		0xa5
+#define RT_QKEY			0x11111111u
+#define RT_INLINE		128		/* max_inline_data asked for */
+#define RT_CQE			512
+#define RT_WR			256
+#define RT_SGE			4
+#define RT_IDLE_MS		100		/* "nothing arrives" windows */
+
+#define RT_ACCESS_ALL	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ)
+
+/* ------------------------------------------------------------ reporting */
+
+static const char *rt_case_name = "-";
+static char rt_step_buf[256] = "setup";
+static double rt_timeout_s = 20.0;
+static uint64_t rt_seed;
+static uint64_t rt_rng;
+
+static void rt_fail(const char *func, int line, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 3, 4)));
+
+#define RT_FAIL(...) rt_fail(__func__, __LINE__, __VA_ARGS__)
+#define RT_CHECK(cond, ...) do { \
+	if (!(cond)) \
+		RT_FAIL(__VA_ARGS__); \
+} while (0)
+
+static void
+rt_fail(const char *func, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "rp_verbs_test: FAIL: case %s, step \"%s\" (%s():%d): ",
+		rt_case_name, rt_step_buf, func, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nrp_verbs_test: replay with RP_TEST_SEED=%" PRIu64
+		"\n", rt_seed);
+	fflush(stderr);
+	/*
+	 * No exit(): the engine may be what failed, and its destructors
+	 * could hang.  The status is what the test harness needs.
+	 */
+	_exit(1);
+}
+
+static void rt_step(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+rt_step(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rt_step_buf, sizeof(rt_step_buf), fmt, ap);
+	va_end(ap);
+	printf("  %s\n", rt_step_buf);
+	fflush(stdout);
+}
+
+/* SIGALRM: a verbs call did not return. */
+static void
+rt_watchdog(int sig)
+{
+	static const char pre[] = "rp_verbs_test: FAIL: watchdog expired: case ";
+	static const char mid[] = ", stuck in step \"";
+	static const char end[] = "\"\n";
+	ssize_t r;
+
+	(void)sig;
+	r = write(STDERR_FILENO, pre, sizeof(pre) - 1);
+	r = write(STDERR_FILENO, rt_case_name, strlen(rt_case_name));
+	r = write(STDERR_FILENO, mid, sizeof(mid) - 1);
+	r = write(STDERR_FILENO, rt_step_buf, strnlen(rt_step_buf,
+					sizeof(rt_step_buf)));
+	r = write(STDERR_FILENO, end, sizeof(end) - 1);
+	(void)r;
+	_exit(1);
+}
+
+static double
+rt_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void
+rt_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {
+		.tv_sec = ms / 1000,
+		.tv_nsec = (long)(ms % 1000) * 1000000L,
+	};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* ------------------------------------------------------------- patterns */
+
+/* xorshift64*: reproducible from RP_TEST_SEED */
+static uint64_t
+rt_rand64(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+static uint32_t
+rt_rand32(void)
+{
+	return (uint32_t)(rt_rand64(&rt_rng) >> 32);
+}
+
+static void
+rt_fill_random(void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	size_t i = 0;
+
+	while (i < len) {
+		uint64_t v = rt_rand64(&rt_rng);
+		size_t n = len - i < 8 ? len - i : 8;
+
+		memcpy(p + i, &v, n);
+		i += n;
+	}
+}
+
+/* Compare n bytes; on a mismatch, say where and how much. */
+static void
+rt_check_data(const void *got, const void *exp, size_t n, const char *what)
+{
+	const uint8_t *g = got, *e = exp;
+	size_t i, first = SIZE_MAX, bad = 0;
+
+	if (memcmp(got, exp, n) == 0)
+		return;
+	for (i = 0; i < n; i++) {
+		if (g[i] != e[i]) {
+			if (first == SIZE_MAX)
+				first = i;
+			bad++;
+		}
+	}
+	RT_FAIL("%s: %zu of %zu bytes differ, first at offset %zu: got 0x%02x, "
+		"expected 0x%02x", what, bad, n, first, g[first], e[first]);
+}
+
+/* Bytes that nobody may have written. */
+static void
+rt_check_guard(const void *p, size_t n, const char *what)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		RT_CHECK(b[i] == RT_GUARD_BYTE, "%s: guard byte %zu was "
+			 "overwritten: 0x%02x, expected 0x%02x", what, i, b[i],
+			 RT_GUARD_BYTE);
+}
+
+/* ------------------------------------------------------------- devices */
+
+struct rt_dev {
+	char name[IBV_SYSFS_NAME_MAX];
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_device_attr attr;
+	struct ibv_port_attr port;
+	union ibv_gid gid;
+	uint32_t mtu;			/* active MTU in bytes */
+};
+
+static uint32_t
+rt_mtu_bytes(enum ibv_mtu mtu)
+{
+	switch (mtu) {
+	case IBV_MTU_256: return 256;
+	case IBV_MTU_512: return 512;
+	case IBV_MTU_1024: return 1024;
+	case IBV_MTU_2048: return 2048;
+	case IBV_MTU_4096: return 4096;
+	}
+	return 0;
+}
+
+static void
+rt_gid_str(const union ibv_gid *gid, char *buf, size_t len)
+{
+	const uint8_t *r = gid->raw;
+
+	snprintf(buf, len, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:"
+		 "%02x%02x:%02x%02x:%02x%02x", r[0], r[1], r[2], r[3], r[4],
+		 r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
+		 r[14], r[15]);
+}
+
+/* ::ffff:a.b.c.d */
+static void
+rt_gid_v4(union ibv_gid *gid, uint32_t ipv4)
+{
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[10] = 0xff;
+	gid->raw[11] = 0xff;
+	gid->raw[12] = (uint8_t)(ipv4 >> 24);
+	gid->raw[13] = (uint8_t)(ipv4 >> 16);
+	gid->raw[14] = (uint8_t)(ipv4 >> 8);
+	gid->raw[15] = (uint8_t)ipv4;
+}
+
+/*
+ * A port's link comes up asynchronously (memif connects its two ends after
+ * the devices exist): wait, bounded, for PORT_ACTIVE, as test suites for
+ * real HCAs do.
+ */
+static void
+rt_wait_active(struct ibv_context *ctx, const char *name)
+{
+	struct ibv_port_attr pa;
+	double t0 = rt_now();
+	int ret;
+
+	for (;;) {
+		ret = ibv_query_port(ctx, RT_PORT, &pa);
+		RT_CHECK(ret == 0, "ibv_query_port(%s): %s", name,
+			 strerror(ret));
+		if (pa.state == IBV_PORT_ACTIVE)
+			break;
+		RT_CHECK(rt_now() - t0 < 10.0, "%s: port still %s (%d) after "
+			 "10 s", name, ibv_port_state_str(pa.state),
+			 (int)pa.state);
+		rt_sleep_ms(10);
+	}
+	if (rt_now() - t0 > 0.001)
+		printf("    %s: port ACTIVE after %.0f ms\n", name,
+		       (rt_now() - t0) * 1e3);
+}
+
+static void
+rt_dev_open(struct rt_dev *d, const char *name)
+{
+	struct ibv_device **list;
+	int i, n = 0, ret;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	list = ibv_get_device_list(&n);
+	RT_CHECK(list != NULL, "ibv_get_device_list: %s", strerror(errno));
+	for (i = 0; i < n; i++) {
+		if (strcmp(ibv_get_device_name(list[i]), name) == 0) {
+			d->ctx = ibv_open_device(list[i]);
+			RT_CHECK(d->ctx != NULL, "ibv_open_device(%s): %s",
+				 name, strerror(errno));
+			break;
+		}
+	}
+	ibv_free_device_list(list);
+	RT_CHECK(d->ctx != NULL, "no device %s among the %d listed (is the "
+		 "program running under rocepmd-run with the right config?)",
+		 name, n);
+	rt_wait_active(d->ctx, name);
+	d->pd = ibv_alloc_pd(d->ctx);
+	RT_CHECK(d->pd != NULL, "ibv_alloc_pd(%s): %s", name, strerror(errno));
+	ret = ibv_query_device(d->ctx, &d->attr);
+	RT_CHECK(ret == 0, "ibv_query_device(%s): %s", name, strerror(ret));
+	ret = ibv_query_port(d->ctx, RT_PORT, &d->port);
+	RT_CHECK(ret == 0, "ibv_query_port(%s): %s", name, strerror(ret));
+	ret = ibv_query_gid(d->ctx, RT_PORT, RT_GID_INDEX, &d->gid);
+	RT_CHECK(ret == 0, "ibv_query_gid(%s): %s", name, strerror(ret));
+	d->mtu = rt_mtu_bytes(d->port.active_mtu);
+	RT_CHECK(d->mtu != 0, "%s: bad active_mtu %d", name,
+		 (int)d->port.active_mtu);
+}
+
+static void
+rt_dev_close(struct rt_dev *d)
+{
+	int ret;
+
+	ret = ibv_dealloc_pd(d->pd);
+	RT_CHECK(ret == 0, "ibv_dealloc_pd(%s): %s", d->name, strerror(ret));
+	ret = ibv_close_device(d->ctx);
+	RT_CHECK(ret == 0, "ibv_close_device(%s): %d", d->name, ret);
+	d->ctx = NULL;
+}
+
+/* ------------------------------------------------------------- buffers */
+
+struct rt_buf {
+	uint8_t *p;
+	size_t len;
+	struct ibv_mr *mr;
+};
+
+static void
+rt_buf_alloc(struct rt_buf *b, struct rt_dev *d, size_t len, int access)
+{
+	b->len = len;
+	b->p = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
+	RT_CHECK(b->p != NULL, "out of memory (%zu bytes)", len);
+	memset(b->p, RT_GUARD_BYTE, len);
+	b->mr = ibv_reg_mr(d->pd, b->p, len, access);
+	RT_CHECK(b->mr != NULL, "ibv_reg_mr(%s, %zu bytes, access 0x%x): %s",
+		 d->name, len, access, strerror(errno));
+	RT_CHECK(b->mr->addr == b->p && b->mr->length == len,
+		 "ibv_reg_mr: mr addr/length %p/%zu, registered %p/%zu",
+		 b->mr->addr, b->mr->length, (void *)b->p, len);
+}
+
+static void
+rt_buf_free(struct rt_buf *b)
+{
+	int ret = ibv_dereg_mr(b->mr);
+
+	RT_CHECK(ret == 0, "ibv_dereg_mr: %s", strerror(ret));
+	free(b->p);
+	b->p = NULL;
+}
+
+static struct ibv_sge
+rt_sge(const struct rt_buf *b, size_t off, size_t len)
+{
+	struct ibv_sge s = {
+		.addr = (uintptr_t)(b->p + off),
+		.length = (uint32_t)len,
+		.lkey = b->mr->lkey,
+	};
+
+	RT_CHECK(off + len <= b->len, "internal: sge %zu+%zu outside a %zu "
+		 "byte buffer", off, len, b->len);
+	return s;
+}
+
+/* ------------------------------------------------------------ endpoints */
+
+struct rt_ep {
+	struct rt_dev *dev;
+	struct ibv_cq *scq;
+	struct ibv_cq *rcq;
+	struct ibv_qp *qp;
+	enum ibv_qp_type type;
+	uint32_t psn;
+	uint32_t max_inline;
+};
+
+struct rt_ep_opts {
+	enum ibv_qp_type type;
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	struct ibv_comp_channel *chan;	/* both CQs on it, or NULL */
+	void *scq_ctx;
+	void *rcq_ctx;
+};
+
+static void
+rt_ep_create(struct rt_ep *ep, struct rt_dev *d, const struct rt_ep_opts *o)
+{
+	struct ibv_qp_init_attr ia;
+
+	memset(ep, 0, sizeof(*ep));
+	ep->dev = d;
+	ep->type = o->type;
+	ep->psn = rt_rand32() & 0xffffff;
+	ep->scq = ibv_create_cq(d->ctx, RT_CQE, o->scq_ctx, o->chan, 0);
+	RT_CHECK(ep->scq != NULL, "ibv_create_cq(%s): %s", d->name,
+		 strerror(errno));
+	ep->rcq = ibv_create_cq(d->ctx, RT_CQE, o->rcq_ctx, o->chan, 0);
+	RT_CHECK(ep->rcq != NULL, "ibv_create_cq(%s): %s", d->name,
+		 strerror(errno));
+	RT_CHECK(ep->scq->cqe >= RT_CQE, "ibv_create_cq: cqe %d < %d asked",
+		 ep->scq->cqe, RT_CQE);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = ep->scq;
+	ia.recv_cq = ep->rcq;
+	ia.qp_type = o->type;
+	ia.cap.max_send_wr = o->max_send_wr ? o->max_send_wr : RT_WR;
+	ia.cap.max_recv_wr = o->max_recv_wr ? o->max_recv_wr : RT_WR;
+	ia.cap.max_send_sge = RT_SGE;
+	ia.cap.max_recv_sge = RT_SGE;
+	ia.cap.max_inline_data = RT_INLINE;
+	ep->qp = ibv_create_qp(d->pd, &ia);
+	RT_CHECK(ep->qp != NULL, "ibv_create_qp(%s, type %d, %u/%u WRs, %d "
+		 "SGEs, inline %d): %s", d->name, (int)o->type,
+		 ia.cap.max_send_wr, ia.cap.max_recv_wr, RT_SGE, RT_INLINE,
+		 strerror(errno));
+	RT_CHECK(ia.cap.max_inline_data >= RT_INLINE && ia.cap.max_send_sge >=
+		 RT_SGE && ia.cap.max_recv_sge >= RT_SGE,
+		 "ibv_create_qp granted less than asked: inline %u, send sge "
+		 "%u, recv sge %u", ia.cap.max_inline_data,
+		 ia.cap.max_send_sge, ia.cap.max_recv_sge);
+	RT_CHECK(ep->qp->qp_num != 0 && ep->qp->qp_num < (1u << 24),
+		 "bad QPN 0x%x", ep->qp->qp_num);
+	RT_CHECK(ep->qp->state == IBV_QPS_RESET, "new QP: state %d, not "
+		 "RESET", (int)ep->qp->state);
+	ep->max_inline = ia.cap.max_inline_data;
+}
+
+static void
+rt_ep_destroy(struct rt_ep *ep)
+{
+	int ret;
+
+	ret = ibv_destroy_qp(ep->qp);
+	RT_CHECK(ret == 0, "ibv_destroy_qp: %s", strerror(ret));
+	ret = ibv_destroy_cq(ep->scq);
+	RT_CHECK(ret == 0, "ibv_destroy_cq: %s", strerror(ret));
+	ret = ibv_destroy_cq(ep->rcq);
+	RT_CHECK(ret == 0, "ibv_destroy_cq: %s", strerror(ret));
+}
+
+struct rt_rc_opts {
+	uint8_t min_rnr_timer;		/* responder */
+	uint8_t rnr_retry;		/* requester */
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	int access;
+};
+
+static const struct rt_rc_opts rt_rc_default = {
+	.min_rnr_timer = 12,		/* 0.64 ms */
+	.rnr_retry = 7,			/* infinite */
+	.timeout = 14,			/* 67 ms */
+	.retry_cnt = 7,
+	.access = RT_ACCESS_ALL,
+};
+
+static uint8_t
+rt_rd_atom(const struct rt_dev *d)
+{
+	int n = d->attr.max_qp_rd_atom < d->attr.max_qp_init_rd_atom ?
+		d->attr.max_qp_rd_atom : d->attr.max_qp_init_rd_atom;
+
+	RT_CHECK(n >= 1, "%s: max_qp_rd_atom %d, max_qp_init_rd_atom %d: "
+		 "no RDMA READ possible", d->name, d->attr.max_qp_rd_atom,
+		 d->attr.max_qp_init_rd_atom);
+	return (uint8_t)(n > 16 ? 16 : n);
+}
+
+static void
+rt_ah_attr(struct ibv_ah_attr *ah, const union ibv_gid *dgid)
+{
+	memset(ah, 0, sizeof(*ah));
+	ah->is_global = 1;
+	ah->grh.dgid = *dgid;
+	ah->grh.sgid_index = RT_GID_INDEX;
+	ah->grh.hop_limit = 64;
+	ah->port_num = RT_PORT;
+}
+
+static int
+rt_modify(struct rt_ep *ep, struct ibv_qp_attr *a, int mask)
+{
+	return ibv_modify_qp(ep->qp, a, mask);
+}
+
+static void
+rt_rc_init(struct rt_ep *ep, int access)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = RT_PORT,
+		.qp_access_flags = access,
+	};
+	int ret = rt_modify(ep, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+
+	RT_CHECK(ret == 0, "modify RC QP 0x%x RESET->INIT: %s",
+		 ep->qp->qp_num, strerror(ret));
+}
+
+static void
+rt_rc_rtr(struct rt_ep *ep, const struct rt_ep *peer,
+	  const struct rt_rc_opts *o)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = ep->dev->port.active_mtu < peer->dev->port.active_mtu ?
+			ep->dev->port.active_mtu : peer->dev->port.active_mtu,
+		.dest_qp_num = peer->qp->qp_num,
+		.rq_psn = peer->psn,
+		.max_dest_rd_atomic = rt_rd_atom(ep->dev),
+		.min_rnr_timer = o->min_rnr_timer,
+	};
+	int ret;
+
+	rt_ah_attr(&a.ah_attr, &peer->dev->gid);
+	ret = rt_modify(ep, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	RT_CHECK(ret == 0, "modify RC QP 0x%x INIT->RTR: %s", ep->qp->qp_num,
+		 strerror(ret));
+}
+
+static void
+rt_rc_rts(struct rt_ep *ep, const struct rt_rc_opts *o)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTS,
+		.timeout = o->timeout,
+		.retry_cnt = o->retry_cnt,
+		.rnr_retry = o->rnr_retry,
+		.sq_psn = ep->psn,
+		.max_rd_atomic = rt_rd_atom(ep->dev),
+	};
+	int ret = rt_modify(ep, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+
+	RT_CHECK(ret == 0, "modify RC QP 0x%x RTR->RTS: %s", ep->qp->qp_num,
+		 strerror(ret));
+}
+
+/* Connect two RC endpoints to each other (RESET -> RTS); a == b: to itself. */
+static void
+rt_rc_connect(struct rt_ep *a, struct rt_ep *b, const struct rt_rc_opts *o)
+{
+	rt_rc_init(a, o->access);
+	if (b != a)
+		rt_rc_init(b, o->access);
+	rt_rc_rtr(a, b, o);
+	if (b != a)
+		rt_rc_rtr(b, a, o);
+	rt_rc_rts(a, o);
+	if (b != a)
+		rt_rc_rts(b, o);
+}
+
+/* An RC pair a <-> b on devices da and db, connected. */
+static void
+rt_rc_pair(struct rt_ep *a, struct rt_dev *da, struct rt_ep *b,
+	   struct rt_dev *db, const struct rt_rc_opts *o)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+
+	rt_ep_create(a, da, &eo);
+	rt_ep_create(b, db, &eo);
+	rt_rc_connect(a, b, o != NULL ? o : &rt_rc_default);
+}
+
+/*
+ * The same with both starting PSNs a few packets short of 2^24, so the
+ * first multi-packet message (and READ response) crosses the 24-bit wrap.
+ */
+static void
+rt_rc_pair_wrap(struct rt_ep *a, struct rt_dev *da, struct rt_ep *b,
+		struct rt_dev *db, const struct rt_rc_opts *o)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+
+	rt_ep_create(a, da, &eo);
+	rt_ep_create(b, db, &eo);
+	a->psn = 0xfffffa;
+	b->psn = 0xfffff0;
+	rt_step("RC pair with PSNs 0x%06x / 0x%06x: the first messages cross "
+		"the 24-bit PSN wrap", a->psn, b->psn);
+	rt_rc_connect(a, b, o != NULL ? o : &rt_rc_default);
+}
+
+static void
+rt_ud_up(struct rt_ep *ep)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = RT_PORT,
+		.qkey = RT_QKEY,
+	};
+	int ret;
+
+	ret = rt_modify(ep, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			IBV_QP_PORT | IBV_QP_QKEY);
+	RT_CHECK(ret == 0, "modify UD QP RESET->INIT: %s", strerror(ret));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	ret = rt_modify(ep, &a, IBV_QP_STATE);
+	RT_CHECK(ret == 0, "modify UD QP INIT->RTR: %s", strerror(ret));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = ep->psn;
+	ret = rt_modify(ep, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	RT_CHECK(ret == 0, "modify UD QP RTR->RTS: %s", strerror(ret));
+}
+
+/* ---------------------------------------------------------- work requests */
+
+static int
+rt_try_send(struct rt_ep *ep, uint64_t wr_id, enum ibv_wr_opcode op,
+	    struct ibv_sge *sg, int nsge, unsigned int flags, uint32_t imm,
+	    uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_send_wr wr, *bad = NULL;
+	int ret;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = op;
+	wr.sg_list = sg;
+	wr.num_sge = nsge;
+	wr.send_flags = flags;
+	wr.imm_data = htobe32(imm);
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	ret = ibv_post_send(ep->qp, &wr, &bad);
+	if (ret != 0)
+		RT_CHECK(bad == &wr, "ibv_post_send failed (%s) without "
+			 "pointing bad_wr at the WR", strerror(ret));
+	return ret;
+}
+
+static void
+rt_post_send(struct rt_ep *ep, uint64_t wr_id, enum ibv_wr_opcode op,
+	     struct ibv_sge *sg, int nsge, unsigned int flags, uint32_t imm,
+	     uint64_t raddr, uint32_t rkey)
+{
+	int ret = rt_try_send(ep, wr_id, op, sg, nsge, flags, imm, raddr,
+			      rkey);
+
+	RT_CHECK(ret == 0, "ibv_post_send(qp 0x%x, wr_id %" PRIu64
+		 ", opcode %d, %d sge): %s", ep->qp->qp_num, wr_id, (int)op,
+		 nsge, strerror(ret));
+}
+
+static void
+rt_post_recv(struct rt_ep *ep, uint64_t wr_id, struct ibv_sge *sg, int nsge)
+{
+	struct ibv_recv_wr wr, *bad = NULL;
+	int ret;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = sg;
+	wr.num_sge = nsge;
+	ret = ibv_post_recv(ep->qp, &wr, &bad);
+	RT_CHECK(ret == 0, "ibv_post_recv(qp 0x%x, wr_id %" PRIu64 "): %s",
+		 ep->qp->qp_num, wr_id, strerror(ret));
+}
+
+/* ----------------------------------------------------------- completions */
+
+static const char *
+rt_wc_opcode_str(int op)
+{
+	switch (op) {
+	case IBV_WC_SEND: return "SEND";
+	case IBV_WC_RDMA_WRITE: return "RDMA_WRITE";
+	case IBV_WC_RDMA_READ: return "RDMA_READ";
+	case IBV_WC_COMP_SWAP: return "COMP_SWAP";
+	case IBV_WC_FETCH_ADD: return "FETCH_ADD";
+	case IBV_WC_BIND_MW: return "BIND_MW";
+	case IBV_WC_LOCAL_INV: return "LOCAL_INV";
+	case IBV_WC_RECV: return "RECV";
+	case IBV_WC_RECV_RDMA_WITH_IMM: return "RECV_RDMA_WITH_IMM";
+	default: return "?";
+	}
+}
+
+/* Poll one completion, or give up after rt_timeout_s. */
+static bool
+rt_poll_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout_s)
+{
+	double deadline = rt_now() + timeout_s;
+	unsigned int spins = 0;
+	int n;
+
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		RT_CHECK(n >= 0, "ibv_poll_cq returned %d", n);
+		if (n == 1)
+			return true;
+		if (++spins > 64) {
+			if (rt_now() > deadline)
+				return false;
+			sched_yield();
+		}
+	}
+}
+
+static void
+rt_wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, const char *what)
+{
+	RT_CHECK(rt_poll_wc(cq, wc, rt_timeout_s), "%s: no completion within "
+		 "%.0f s", what, rt_timeout_s);
+}
+
+/* Wait for one completion and check wr_id, status and (on success) opcode. */
+static struct ibv_wc
+rt_expect_wc(struct ibv_cq *cq, const char *what, uint64_t wr_id,
+	     enum ibv_wc_status status, int opcode)
+{
+	struct ibv_wc wc;
+
+	rt_wait_wc(cq, &wc, what);
+	RT_CHECK(wc.wr_id == wr_id && wc.status == status,
+		 "%s: completion wr_id %" PRIu64 " status %s (%d, vendor_err "
+		 "0x%x), expected wr_id %" PRIu64 " status %s (%d)", what,
+		 wc.wr_id, ibv_wc_status_str(wc.status), (int)wc.status,
+		 wc.vendor_err, wr_id, ibv_wc_status_str(status),
+		 (int)status);
+	if (status == IBV_WC_SUCCESS && opcode >= 0)
+		RT_CHECK((int)wc.opcode == opcode, "%s: wr_id %" PRIu64
+			 " completion opcode %s (%d), expected %s (%d)", what,
+			 wr_id, rt_wc_opcode_str(wc.opcode), (int)wc.opcode,
+			 rt_wc_opcode_str(opcode), opcode);
+	return wc;
+}
+
+/* Nothing may complete on cq for ms milliseconds. */
+static void
+rt_expect_empty(struct ibv_cq *cq, unsigned int ms, const char *what)
+{
+	struct ibv_wc wc;
+
+	if (rt_poll_wc(cq, &wc, ms / 1000.0))
+		RT_FAIL("%s: unexpected completion wr_id %" PRIu64 " status "
+			"%s opcode %s byte_len %u", what, wc.wr_id,
+			ibv_wc_status_str(wc.status),
+			rt_wc_opcode_str(wc.opcode), wc.byte_len);
+}
+
+static void
+rt_expect_qp_state(struct rt_ep *ep, enum ibv_qp_state st, const char *what)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	int ret = ibv_query_qp(ep->qp, &a, IBV_QP_STATE, &ia);
+
+	RT_CHECK(ret == 0, "%s: ibv_query_qp: %s", what, strerror(ret));
+	RT_CHECK(a.qp_state == st, "%s: QP 0x%x is in state %d, expected %d",
+		 what, ep->qp->qp_num, (int)a.qp_state, (int)st);
+}
+
+/* ---------------------------------------------------------- RC data path */
+
+/* SEND a -> b of len bytes: every variant, checked byte for byte. */
+static void
+rt_rc_send_checks(struct rt_ep *a, struct rt_ep *b, size_t len)
+{
+	struct rt_buf src, dst;
+	struct ibv_sge ss[RT_SGE], rs[RT_SGE];
+	struct ibv_wc wc;
+	uint8_t *exp;
+	size_t room = 4 * len + 8 * RT_GUARD;
+	uint32_t imm;
+	int i;
+
+	rt_buf_alloc(&src, a->dev, room, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, b->dev, room, IBV_ACCESS_LOCAL_WRITE);
+	exp = malloc(room);
+	RT_CHECK(exp != NULL, "out of memory");
+
+	/* one SGE each, receive buffer longer than the message */
+	rt_step("SEND %zu B %s -> %s, 1 SGE", len, a->dev->name, b->dev->name);
+	rt_fill_random(src.p, len);
+	rs[0] = rt_sge(&dst, 0, len + RT_GUARD);
+	rt_post_recv(b, 100, rs, 1);
+	ss[0] = rt_sge(&src, 0, len);
+	rt_post_send(a, 200, IBV_WR_SEND, ss, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	rt_expect_wc(a->scq, "sender", 200, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = rt_expect_wc(b->rcq, "receiver", 100, IBV_WC_SUCCESS,
+			  IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == len, "byte_len %u, sent %zu", wc.byte_len,
+		 len);
+	RT_CHECK(!(wc.wc_flags & IBV_WC_WITH_IMM), "IBV_WC_WITH_IMM set on a "
+		 "SEND without immediate (wc_flags 0x%x)", wc.wc_flags);
+	RT_CHECK(wc.qp_num == b->qp->qp_num, "wc.qp_num 0x%x, receiver QP "
+		 "0x%x", wc.qp_num, b->qp->qp_num);
+	rt_check_data(dst.p, src.p, len, "payload");
+	rt_check_guard(dst.p + len, RT_GUARD, "receive buffer past the "
+		       "message");
+
+	/* with immediate */
+	rt_step("SEND_WITH_IMM %zu B", len);
+	memset(dst.p, RT_GUARD_BYTE, room);
+	rt_fill_random(src.p, len);
+	imm = rt_rand32();
+	rs[0] = rt_sge(&dst, 0, len);
+	rt_post_recv(b, 101, rs, 1);
+	rt_post_send(a, 201, IBV_WR_SEND_WITH_IMM, ss, 1, IBV_SEND_SIGNALED,
+		     imm, 0, 0);
+	rt_expect_wc(a->scq, "sender", 201, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = rt_expect_wc(b->rcq, "receiver", 101, IBV_WC_SUCCESS,
+			  IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == len, "byte_len %u, sent %zu", wc.byte_len,
+		 len);
+	RT_CHECK(wc.wc_flags & IBV_WC_WITH_IMM, "IBV_WC_WITH_IMM missing "
+		 "(wc_flags 0x%x)", wc.wc_flags);
+	RT_CHECK(be32toh(wc.imm_data) == imm, "imm_data 0x%08x, sent 0x%08x",
+		 be32toh(wc.imm_data), imm);
+	rt_check_data(dst.p, src.p, len, "payload");
+
+	/*
+	 * Scattered: three SGEs from separate places of src (gaps between
+	 * them), into two SGEs of dst with a guard gap between them.
+	 */
+	rt_step("SEND %zu B, gather 3 SGEs, scatter to 2 SGEs", len);
+	memset(src.p, 0, room);
+	memset(dst.p, RT_GUARD_BYTE, room);
+	rt_fill_random(exp, len);
+	{
+		size_t cut[4] = { 0, len / 3, 2 * len / 3, len };
+		size_t r1 = len / 2 + 1 > len ? len : len / 2 + 1;
+		size_t soff = RT_GUARD, n = 0;
+		int ns = 0;
+
+		if (len < 3) {
+			cut[1] = len;
+			cut[2] = len;
+		}
+		for (i = 0; i < 3; i++) {
+			size_t l = cut[i + 1] - cut[i];
+
+			if (l == 0)
+				continue;
+			memcpy(src.p + soff, exp + cut[i], l);
+			ss[ns++] = rt_sge(&src, soff, l);
+			soff += l + RT_GUARD;
+		}
+		rs[0] = rt_sge(&dst, 0, r1);
+		rs[1] = rt_sge(&dst, r1 + RT_GUARD, len - r1 + RT_GUARD);
+		rt_post_recv(b, 102, rs, 2);
+		rt_post_send(a, 202, IBV_WR_SEND, ss, ns, IBV_SEND_SIGNALED,
+			     0, 0, 0);
+		rt_expect_wc(a->scq, "sender", 202, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wc = rt_expect_wc(b->rcq, "receiver", 102, IBV_WC_SUCCESS,
+				  IBV_WC_RECV);
+		RT_CHECK(wc.byte_len == len, "byte_len %u, sent %zu",
+			 wc.byte_len, len);
+		rt_check_data(dst.p, exp, r1, "first receive SGE");
+		rt_check_guard(dst.p + r1, RT_GUARD, "gap between receive "
+			       "SGEs");
+		n = len - r1;
+		rt_check_data(dst.p + r1 + RT_GUARD, exp + r1, n,
+			      "second receive SGE");
+		rt_check_guard(dst.p + r1 + RT_GUARD + n, RT_GUARD,
+			       "second receive SGE past the message");
+	}
+
+	/* inline: the buffer is not registered and is reused at once */
+	if (a->max_inline > 0) {
+		size_t il = len < a->max_inline ? len : a->max_inline;
+		uint8_t *ib = malloc(il);
+
+		RT_CHECK(ib != NULL, "out of memory");
+		rt_step("SEND inline %zu B (max_inline_data %u), source "
+			"overwritten right after the post", il, a->max_inline);
+		rt_fill_random(ib, il);
+		memcpy(exp, ib, il);
+		memset(dst.p, RT_GUARD_BYTE, room);
+		rs[0] = rt_sge(&dst, 0, il + RT_GUARD);
+		rt_post_recv(b, 103, rs, 1);
+		ss[0].addr = (uintptr_t)ib;
+		ss[0].length = (uint32_t)il;
+		ss[0].lkey = 0;
+		rt_post_send(a, 203, IBV_WR_SEND, ss, 1,
+			     IBV_SEND_SIGNALED | IBV_SEND_INLINE, 0, 0, 0);
+		memset(ib, 0x5a, il);
+		rt_expect_wc(a->scq, "sender", 203, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wc = rt_expect_wc(b->rcq, "receiver", 103, IBV_WC_SUCCESS,
+				  IBV_WC_RECV);
+		RT_CHECK(wc.byte_len == il, "byte_len %u, sent %zu inline",
+			 wc.byte_len, il);
+		rt_check_data(dst.p, exp, il, "inline payload");
+		rt_check_guard(dst.p + il, RT_GUARD, "past the inline message");
+		free(ib);
+	}
+
+	/* a burst of 4 messages, in order, each its own pattern */
+	rt_step("SEND 4 x %zu B back to back", len);
+	memset(dst.p, RT_GUARD_BYTE, room);
+	rt_fill_random(src.p, room);
+	for (i = 0; i < 4; i++) {
+		rs[0] = rt_sge(&dst, (size_t)i * (len + RT_GUARD), len);
+		rt_post_recv(b, 110 + (uint64_t)i, rs, 1);
+	}
+	for (i = 0; i < 4; i++) {
+		ss[0] = rt_sge(&src, (size_t)i * (len + RT_GUARD), len);
+		rt_post_send(a, 210 + (uint64_t)i, IBV_WR_SEND, ss, 1,
+			     IBV_SEND_SIGNALED, 0, 0, 0);
+	}
+	for (i = 0; i < 4; i++) {
+		size_t off = (size_t)i * (len + RT_GUARD);
+
+		rt_expect_wc(a->scq, "sender (burst)", 210 + (uint64_t)i,
+			     IBV_WC_SUCCESS, IBV_WC_SEND);
+		wc = rt_expect_wc(b->rcq, "receiver (burst)",
+				  110 + (uint64_t)i, IBV_WC_SUCCESS,
+				  IBV_WC_RECV);
+		RT_CHECK(wc.byte_len == len, "burst message %d: byte_len %u, "
+			 "sent %zu", i, wc.byte_len, len);
+		rt_check_data(dst.p + off, src.p + off, len, "burst payload");
+		rt_check_guard(dst.p + off + len, RT_GUARD, "burst guard");
+	}
+
+	/* the other way */
+	rt_step("SEND %zu B %s -> %s (reverse)", len, b->dev->name,
+		a->dev->name);
+	memset(src.p, RT_GUARD_BYTE, room);
+	rt_fill_random(dst.p, len);
+	rs[0] = rt_sge(&src, 0, len + RT_GUARD);
+	rt_post_recv(a, 104, rs, 1);
+	ss[0] = rt_sge(&dst, 0, len);
+	rt_post_send(b, 204, IBV_WR_SEND, ss, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	rt_expect_wc(b->scq, "sender", 204, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = rt_expect_wc(a->rcq, "receiver", 104, IBV_WC_SUCCESS,
+			  IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == len, "byte_len %u, sent %zu", wc.byte_len,
+		 len);
+	rt_check_data(src.p, dst.p, len, "payload");
+	rt_check_guard(src.p + len, RT_GUARD, "past the message");
+
+	/* zero-length SEND with immediate */
+	rt_step("SEND_WITH_IMM 0 B");
+	imm = rt_rand32();
+	memset(dst.p, RT_GUARD_BYTE, room);
+	rs[0] = rt_sge(&dst, 0, 16);
+	rt_post_recv(b, 105, rs, 1);
+	rt_post_send(a, 205, IBV_WR_SEND_WITH_IMM, NULL, 0, IBV_SEND_SIGNALED,
+		     imm, 0, 0);
+	rt_expect_wc(a->scq, "sender", 205, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = rt_expect_wc(b->rcq, "receiver", 105, IBV_WC_SUCCESS,
+			  IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == 0, "byte_len %u for a 0-byte SEND",
+		 wc.byte_len);
+	RT_CHECK((wc.wc_flags & IBV_WC_WITH_IMM) &&
+		 be32toh(wc.imm_data) == imm, "imm 0x%08x flags 0x%x, sent "
+		 "0x%08x", be32toh(wc.imm_data), wc.wc_flags, imm);
+	rt_check_guard(dst.p, 16, "receive buffer of a 0-byte SEND");
+
+	rt_expect_empty(a->scq, 10, "sender CQ after the checks");
+	rt_expect_empty(b->rcq, 10, "receiver CQ after the checks");
+	free(exp);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+}
+
+/* RDMA WRITE (with_imm: WRITE_WITH_IMM) of len bytes a -> b. */
+static void
+rt_rc_write_checks(struct rt_ep *a, struct rt_ep *b, size_t len,
+		   bool with_imm)
+{
+	const size_t toff = RT_GUARD + 3;	/* unaligned target */
+	struct rt_buf src, dst, small;
+	struct ibv_sge ss[2], rs;
+	struct ibv_wc wc;
+	size_t l1 = len >= 2 ? len / 2 : len;
+	uint32_t imm = rt_rand32();
+	int nsge = len >= 2 ? 2 : 1;
+
+	rt_step("RDMA %s %zu B %s -> %s, %d SGE(s), unaligned target",
+		with_imm ? "WRITE_WITH_IMM" : "WRITE", len, a->dev->name,
+		b->dev->name, nsge);
+	rt_buf_alloc(&src, a->dev, len + 2 * RT_GUARD, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, b->dev, len + 2 * RT_GUARD + 3, RT_ACCESS_ALL);
+	rt_buf_alloc(&small, b->dev, 64, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, src.len);
+	ss[0] = rt_sge(&src, 0, l1);
+	if (nsge == 2)
+		ss[1] = rt_sge(&src, l1 + RT_GUARD, len - l1);
+
+	/*
+	 * A receive is posted either way: WRITE_WITH_IMM consumes it (0
+	 * SGEs: the data goes to the RETH target, not here), plain WRITE
+	 * must leave it alone.
+	 */
+	rs = rt_sge(&small, 0, 64);
+	rt_post_recv(b, 300, &rs, with_imm ? 0 : 1);
+	rt_post_send(a, 400, with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM :
+		     IBV_WR_RDMA_WRITE, ss, nsge, IBV_SEND_SIGNALED, imm,
+		     (uintptr_t)(dst.p + toff), dst.mr->rkey);
+	rt_expect_wc(a->scq, "requester", 400, IBV_WC_SUCCESS,
+		     IBV_WC_RDMA_WRITE);
+	if (with_imm) {
+		wc = rt_expect_wc(b->rcq, "responder", 300, IBV_WC_SUCCESS,
+				  IBV_WC_RECV_RDMA_WITH_IMM);
+		RT_CHECK(wc.wc_flags & IBV_WC_WITH_IMM, "IBV_WC_WITH_IMM "
+			 "missing (wc_flags 0x%x)", wc.wc_flags);
+		RT_CHECK(be32toh(wc.imm_data) == imm, "imm_data 0x%08x, sent "
+			 "0x%08x", be32toh(wc.imm_data), imm);
+		RT_CHECK(wc.byte_len == len, "byte_len %u, wrote %zu",
+			 wc.byte_len, len);
+		RT_CHECK(wc.qp_num == b->qp->qp_num, "wc.qp_num 0x%x, QP "
+			 "0x%x", wc.qp_num, b->qp->qp_num);
+	}
+	/* the data is in place once the requester has its completion */
+	rt_check_data(dst.p + toff, src.p, l1, "written data (first SGE)");
+	if (nsge == 2)
+		rt_check_data(dst.p + toff + l1, src.p + l1 + RT_GUARD,
+			      len - l1, "written data (second SGE)");
+	rt_check_guard(dst.p, toff, "before the WRITE target");
+	rt_check_guard(dst.p + toff + len, RT_GUARD, "after the WRITE target");
+	rt_check_guard(small.p, 64, "receive buffer");
+	if (!with_imm) {
+		uint8_t msg[16];
+
+		rt_expect_empty(b->rcq, RT_IDLE_MS, "responder CQ after a "
+				"WRITE without immediate");
+		/* ... and the receive is still there, first in line */
+		rt_fill_random(msg, sizeof(msg));
+		memcpy(src.p, msg, sizeof(msg));
+		ss[0] = rt_sge(&src, 0, sizeof(msg));
+		rt_post_send(a, 401, IBV_WR_SEND, ss, 1, IBV_SEND_SIGNALED, 0,
+			     0, 0);
+		rt_expect_wc(a->scq, "requester", 401, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wc = rt_expect_wc(b->rcq, "responder (the receive posted "
+				  "before the WRITE)", 300, IBV_WC_SUCCESS,
+				  IBV_WC_RECV);
+		RT_CHECK(wc.byte_len == sizeof(msg), "byte_len %u",
+			 wc.byte_len);
+		rt_check_data(small.p, msg, sizeof(msg), "SEND after WRITE");
+	}
+	rt_expect_empty(b->scq, 0, "responder send CQ");
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+	rt_buf_free(&small);
+}
+
+/* RDMA READ of len bytes from b into a (two local SGEs when len >= 2). */
+static void
+rt_rc_read_checks(struct rt_ep *a, struct rt_ep *b, size_t len)
+{
+	const size_t roff = 5;		/* unaligned source */
+	struct rt_buf src, dst;
+	struct ibv_sge ls[2];
+	struct ibv_wc wc;
+	size_t l1 = len >= 2 ? len / 2 : len;
+	int nsge = len >= 2 ? 2 : 1, i;
+
+	rt_step("RDMA READ %zu B from %s into %d SGE(s) on %s", len,
+		b->dev->name, nsge, a->dev->name);
+	rt_buf_alloc(&src, b->dev, 4 * len + roff + RT_GUARD,
+		     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	rt_buf_alloc(&dst, a->dev, 4 * (len + 3 * RT_GUARD),
+		     IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, src.len);
+	ls[0] = rt_sge(&dst, RT_GUARD, l1);
+	if (nsge == 2)
+		ls[1] = rt_sge(&dst, 2 * RT_GUARD + l1, len - l1);
+	rt_post_send(a, 500, IBV_WR_RDMA_READ, ls, nsge, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)(src.p + roff), src.mr->rkey);
+	wc = rt_expect_wc(a->scq, "requester", 500, IBV_WC_SUCCESS,
+			  IBV_WC_RDMA_READ);
+	RT_CHECK(wc.byte_len == len, "READ completion byte_len %u, read %zu",
+		 wc.byte_len, len);
+	rt_check_guard(dst.p, RT_GUARD, "before the first SGE");
+	rt_check_data(dst.p + RT_GUARD, src.p + roff, l1, "read data (first "
+		      "SGE)");
+	rt_check_guard(dst.p + RT_GUARD + l1, RT_GUARD, "after the first SGE");
+	if (nsge == 2) {
+		rt_check_data(dst.p + 2 * RT_GUARD + l1, src.p + roff + l1,
+			      len - l1, "read data (second SGE)");
+		rt_check_guard(dst.p + 2 * RT_GUARD + len, RT_GUARD,
+			       "after the second SGE");
+	}
+
+	/* four READs in flight at once, from different offsets */
+	rt_step("RDMA READ 4 x %zu B outstanding", len);
+	memset(dst.p, RT_GUARD_BYTE, dst.len);
+	for (i = 0; i < 4; i++) {
+		ls[0] = rt_sge(&dst, (size_t)i * (len + RT_GUARD), len);
+		rt_post_send(a, 510 + (uint64_t)i, IBV_WR_RDMA_READ, ls, 1,
+			     IBV_SEND_SIGNALED, 0,
+			     (uintptr_t)(src.p + (size_t)i * len),
+			     src.mr->rkey);
+	}
+	for (i = 0; i < 4; i++) {
+		size_t off = (size_t)i * (len + RT_GUARD);
+
+		wc = rt_expect_wc(a->scq, "requester", 510 + (uint64_t)i,
+				  IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+		RT_CHECK(wc.byte_len == len, "READ %d: byte_len %u", i,
+			 wc.byte_len);
+		rt_check_data(dst.p + off, src.p + (size_t)i * len, len,
+			      "read data");
+		rt_check_guard(dst.p + off + len, RT_GUARD, "after a READ");
+	}
+	rt_expect_empty(b->rcq, 0, "responder receive CQ after READs");
+	rt_expect_empty(b->scq, 0, "responder send CQ after READs");
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+}
+
+/* ---------------------------------------------------------------- cases */
+
+/* devinfo: what the devices say about themselves is what the config says. */
+static void
+rt_check_one_dev(struct ibv_device *dev, const char *name, uint32_t ipv4)
+{
+	struct ibv_context *ctx;
+	struct ibv_device_attr da;
+	struct ibv_port_attr pa;
+	struct ibv_gid_entry ge, table[8];
+	union ibv_gid gid, want;
+	char got_s[64], want_s[64];
+	__be16 pkey;
+	ssize_t n;
+	int ret;
+
+	rt_step("%s: device, port, GID and P_Key attributes", name);
+	RT_CHECK(dev->node_type == IBV_NODE_CA, "%s: node_type %d, expected "
+		 "IBV_NODE_CA", name, (int)dev->node_type);
+	RT_CHECK(dev->transport_type == IBV_TRANSPORT_IB, "%s: transport %d, "
+		 "expected IBV_TRANSPORT_IB (RoCE)", name,
+		 (int)dev->transport_type);
+	ctx = ibv_open_device(dev);
+	RT_CHECK(ctx != NULL, "ibv_open_device(%s): %s", name,
+		 strerror(errno));
+	RT_CHECK(ctx->device == dev, "%s: context->device does not point "
+		 "back at the device", name);
+
+	ret = ibv_query_device(ctx, &da);
+	RT_CHECK(ret == 0, "ibv_query_device(%s): %s", name, strerror(ret));
+	RT_CHECK(da.phys_port_cnt == 1, "%s: phys_port_cnt %u, expected 1",
+		 name, da.phys_port_cnt);
+	RT_CHECK(da.node_guid == ibv_get_device_guid(dev), "%s: node_guid "
+		 "0x%016" PRIx64 " != ibv_get_device_guid 0x%016" PRIx64, name,
+		 be64toh(da.node_guid), be64toh(ibv_get_device_guid(dev)));
+	RT_CHECK(da.node_guid != 0, "%s: node_guid is 0", name);
+	RT_CHECK(da.max_qp > 0 && da.max_qp_wr > 0 && da.max_cq > 0 &&
+		 da.max_cqe > 0 && da.max_mr > 0 && da.max_pd > 0 &&
+		 da.max_sge > 0 && da.max_mr_size > 0,
+		 "%s: a zero limit: max_qp %d max_qp_wr %d max_cq %d max_cqe "
+		 "%d max_mr %d max_pd %d max_sge %d max_mr_size %" PRIu64,
+		 name, da.max_qp, da.max_qp_wr, da.max_cq, da.max_cqe,
+		 da.max_mr, da.max_pd, da.max_sge, da.max_mr_size);
+	RT_CHECK(da.max_sge >= RT_SGE && da.max_qp_wr >= RT_WR &&
+		 da.max_cqe >= RT_CQE, "%s: max_sge %d / max_qp_wr %d / "
+		 "max_cqe %d below what these tests use (%d/%d/%d)", name,
+		 da.max_sge, da.max_qp_wr, da.max_cqe, RT_SGE, RT_WR, RT_CQE);
+	RT_CHECK(da.fw_ver[0] != '\0', "%s: empty fw_ver", name);
+	printf("    fw_ver %s, max_qp %d, max_qp_wr %d, max_sge %d, max_cqe "
+	       "%d, max_qp_rd_atom %d\n", da.fw_ver, da.max_qp, da.max_qp_wr,
+	       da.max_sge, da.max_cqe, da.max_qp_rd_atom);
+
+	rt_wait_active(ctx, name);
+	ret = ibv_query_port(ctx, RT_PORT, &pa);
+	RT_CHECK(ret == 0, "ibv_query_port(%s, 1): %s", name, strerror(ret));
+	RT_CHECK(pa.state == IBV_PORT_ACTIVE, "%s: port state %s (%d), "
+		 "expected PORT_ACTIVE", name, ibv_port_state_str(pa.state),
+		 (int)pa.state);
+	RT_CHECK(pa.link_layer == IBV_LINK_LAYER_ETHERNET, "%s: link_layer "
+		 "%u, expected IBV_LINK_LAYER_ETHERNET", name, pa.link_layer);
+	RT_CHECK(pa.active_mtu == RT_CFG_MTU, "%s: active_mtu %d, the config "
+		 "says mtu = 1024 (%d)", name, (int)pa.active_mtu,
+		 (int)RT_CFG_MTU);
+	RT_CHECK(pa.max_mtu >= pa.active_mtu, "%s: max_mtu %d < active_mtu "
+		 "%d", name, (int)pa.max_mtu, (int)pa.active_mtu);
+	RT_CHECK(pa.gid_tbl_len >= 1 && pa.pkey_tbl_len >= 1, "%s: "
+		 "gid_tbl_len %d, pkey_tbl_len %u", name, pa.gid_tbl_len,
+		 pa.pkey_tbl_len);
+	RT_CHECK(pa.phys_state == 5, "%s: phys_state %u, expected 5 "
+		 "(LINK_UP)", name, pa.phys_state);
+	RT_CHECK(ibv_query_port(ctx, 2, &pa) != 0, "%s: ibv_query_port of "
+		 "port 2 succeeded on a one-port device", name);
+
+	rt_gid_v4(&want, ipv4);
+	rt_gid_str(&want, want_s, sizeof(want_s));
+	ret = ibv_query_gid(ctx, RT_PORT, 0, &gid);
+	RT_CHECK(ret == 0, "ibv_query_gid(%s, 1, 0): %s", name, strerror(ret));
+	rt_gid_str(&gid, got_s, sizeof(got_s));
+	RT_CHECK(memcmp(&gid, &want, sizeof(gid)) == 0, "%s: GID[0] %s, "
+		 "expected %s", name, got_s, want_s);
+	printf("    GID[0] %s\n", got_s);
+
+	ret = ibv_query_gid_ex(ctx, RT_PORT, 0, &ge, 0);
+	RT_CHECK(ret == 0, "ibv_query_gid_ex(%s, 1, 0): %s", name,
+		 strerror(ret));
+	RT_CHECK(ge.gid_type == IBV_GID_TYPE_ROCE_V2, "%s: GID[0] type %u, "
+		 "expected IBV_GID_TYPE_ROCE_V2 (%u)", name, ge.gid_type,
+		 (unsigned int)IBV_GID_TYPE_ROCE_V2);
+	RT_CHECK(memcmp(&ge.gid, &want, sizeof(want)) == 0 &&
+		 ge.gid_index == 0 && ge.port_num == RT_PORT,
+		 "%s: ibv_query_gid_ex entry: index %u port %u, gid differs "
+		 "from ibv_query_gid: %d", name, ge.gid_index, ge.port_num,
+		 memcmp(&ge.gid, &want, sizeof(want)) != 0);
+	n = ibv_query_gid_table(ctx, table, 8, 0);
+	RT_CHECK(n >= 1, "ibv_query_gid_table(%s): %zd (%s)", name, n,
+		 strerror(errno));
+	RT_CHECK(table[0].gid_index == 0 &&
+		 table[0].gid_type == IBV_GID_TYPE_ROCE_V2 &&
+		 memcmp(&table[0].gid, &want, sizeof(want)) == 0,
+		 "%s: ibv_query_gid_table entry 0 differs from GID[0]", name);
+
+	ret = ibv_query_pkey(ctx, RT_PORT, 0, &pkey);
+	RT_CHECK(ret == 0, "ibv_query_pkey(%s): %s", name, strerror(ret));
+	RT_CHECK(be16toh(pkey) == 0xffff, "%s: P_Key[0] 0x%04x, expected "
+		 "0xffff", name, be16toh(pkey));
+
+	ret = ibv_close_device(ctx);
+	RT_CHECK(ret == 0, "ibv_close_device(%s): %d", name, ret);
+}
+
+static void
+rt_case_devinfo(void)
+{
+	struct ibv_device **list;
+	struct ibv_device *d0 = NULL, *d1 = NULL;
+	int i, n = -1;
+
+	rt_step("ibv_get_device_list");
+	list = ibv_get_device_list(&n);
+	RT_CHECK(list != NULL, "ibv_get_device_list: %s", strerror(errno));
+	RT_CHECK(n == 2, "%d devices listed, the config has 2 ports", n);
+	RT_CHECK(list[n] == NULL, "device list not NULL-terminated");
+	for (i = 0; i < n; i++) {
+		const char *name = ibv_get_device_name(list[i]);
+
+		printf("    device %d: %s guid 0x%016" PRIx64 "\n", i, name,
+		       be64toh(ibv_get_device_guid(list[i])));
+		if (strcmp(name, RT_DEV0) == 0)
+			d0 = list[i];
+		else if (strcmp(name, RT_DEV1) == 0)
+			d1 = list[i];
+	}
+	RT_CHECK(d0 != NULL && d1 != NULL, "%s or %s missing from the list",
+		 RT_DEV0, RT_DEV1);
+	RT_CHECK(ibv_get_device_guid(d0) != ibv_get_device_guid(d1),
+		 "both devices have GUID 0x%016" PRIx64,
+		 be64toh(ibv_get_device_guid(d0)));
+	rt_check_one_dev(d0, RT_DEV0, RT_IPV4_0);
+	rt_check_one_dev(d1, RT_DEV1, RT_IPV4_1);
+	ibv_free_device_list(list);
+
+	/* the list can be taken again and the device opened again */
+	rt_step("second ibv_get_device_list and open");
+	list = ibv_get_device_list(&n);
+	RT_CHECK(list != NULL && n == 2, "second ibv_get_device_list: %d", n);
+	ibv_free_device_list(list);
+}
+
+static void
+rt_rc_send_case(size_t len_or_mtu)
+{
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	size_t len;
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	len = len_or_mtu == 0 ? d0.mtu : len_or_mtu;
+	rt_rc_pair_wrap(&a, &d0, &b, &d1, NULL);
+	rt_rc_send_checks(&a, &b, len);
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+static void rt_case_rc_send_1(void) { rt_rc_send_case(1); }
+static void rt_case_rc_send_mtu(void) { rt_rc_send_case(0); }
+static void rt_case_rc_send_64k(void) { rt_rc_send_case(65536); }
+
+/* 0-byte WRITE and WRITE_WITH_IMM: nothing moves, both complete. */
+static void
+rt_rc_write_zero(struct rt_ep *a, struct rt_ep *b, bool with_imm)
+{
+	struct rt_buf dst;
+	struct ibv_wc wc;
+	uint32_t imm = rt_rand32();
+
+	rt_step("RDMA %s 0 B", with_imm ? "WRITE_WITH_IMM" : "WRITE");
+	rt_buf_alloc(&dst, b->dev, RT_GUARD, RT_ACCESS_ALL);
+	if (with_imm)
+		rt_post_recv(b, 600, NULL, 0);
+	rt_post_send(a, 601, with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM :
+		     IBV_WR_RDMA_WRITE, NULL, 0, IBV_SEND_SIGNALED, imm,
+		     (uintptr_t)dst.p, dst.mr->rkey);
+	rt_expect_wc(a->scq, "requester", 601, IBV_WC_SUCCESS,
+		     IBV_WC_RDMA_WRITE);
+	if (with_imm) {
+		wc = rt_expect_wc(b->rcq, "responder", 600, IBV_WC_SUCCESS,
+				  IBV_WC_RECV_RDMA_WITH_IMM);
+		RT_CHECK(wc.byte_len == 0 && (wc.wc_flags & IBV_WC_WITH_IMM) &&
+			 be32toh(wc.imm_data) == imm, "0-byte WRITE_WITH_IMM: "
+			 "byte_len %u flags 0x%x imm 0x%08x (sent 0x%08x)",
+			 wc.byte_len, wc.wc_flags, be32toh(wc.imm_data), imm);
+	}
+	rt_check_guard(dst.p, RT_GUARD, "target of a 0-byte WRITE");
+	rt_buf_free(&dst);
+}
+
+static void
+rt_rc_write_case(bool with_imm, bool read)
+{
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	size_t sizes[3];
+	int i;
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	sizes[0] = 1;
+	sizes[1] = d0.mtu + 1;
+	sizes[2] = 65536;
+	rt_rc_pair_wrap(&a, &d0, &b, &d1, NULL);
+	if (!read)
+		rt_rc_write_zero(&a, &b, with_imm);
+	for (i = 0; i < 3; i++) {
+		if (read)
+			rt_rc_read_checks(&a, &b, sizes[i]);
+		else
+			rt_rc_write_checks(&a, &b, sizes[i], with_imm);
+	}
+	/* and the other way, at the largest size */
+	if (read)
+		rt_rc_read_checks(&b, &a, sizes[2]);
+	else
+		rt_rc_write_checks(&b, &a, sizes[2], with_imm);
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+static void rt_case_rc_write(void) { rt_rc_write_case(false, false); }
+static void rt_case_rc_write_imm(void) { rt_rc_write_case(true, false); }
+static void rt_case_rc_read(void) { rt_rc_write_case(false, true); }
+
+/* Two QPs of one device: the engine's loopback path. */
+static void
+rt_case_rc_loopback(void)
+{
+	struct rt_dev d0;
+	struct rt_ep a, b;
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_rc_pair(&a, &d0, &b, &d0, NULL);
+	rt_rc_send_checks(&a, &b, 1);
+	rt_rc_send_checks(&a, &b, 65536);
+	rt_rc_write_zero(&a, &b, true);
+	rt_rc_write_checks(&a, &b, d0.mtu + 1, false);
+	rt_rc_write_checks(&a, &b, 65536, true);
+	rt_rc_read_checks(&a, &b, 1);
+	rt_rc_read_checks(&a, &b, 65536);
+	rt_rc_read_checks(&b, &a, d0.mtu + 1);
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+
+	/* a QP connected to itself */
+	rt_step("RC QP connected to itself");
+	{
+		const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+		struct rt_buf buf;
+		struct ibv_sge s, r;
+		struct ibv_wc wc;
+
+		rt_ep_create(&a, &d0, &eo);
+		rt_rc_connect(&a, &a, &rt_rc_default);
+		rt_buf_alloc(&buf, &d0, 4096, RT_ACCESS_ALL);
+		rt_fill_random(buf.p, 1000);
+		r = rt_sge(&buf, 2048, 1000);
+		s = rt_sge(&buf, 0, 1000);
+		rt_post_recv(&a, 700, &r, 1);
+		rt_post_send(&a, 701, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0,
+			     0, 0);
+		rt_expect_wc(a.scq, "sender", 701, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wc = rt_expect_wc(a.rcq, "receiver", 700, IBV_WC_SUCCESS,
+				  IBV_WC_RECV);
+		RT_CHECK(wc.byte_len == 1000, "byte_len %u", wc.byte_len);
+		rt_check_data(buf.p + 2048, buf.p, 1000, "self SEND");
+		rt_buf_free(&buf);
+		rt_ep_destroy(&a);
+	}
+	rt_dev_close(&d0);
+}
+
+/*
+ * One bad-access scenario: WR 1 (the bad one, opcode op at raddr/rkey,
+ * len bytes) then three SENDs, posted together.  WR 1 fails with
+ * IBV_WC_REM_ACCESS_ERR, the SENDs flush, both QPs end in ERR and flush
+ * their receive queues, and the target memory is untouched.
+ */
+static void
+rt_bad_access(struct rt_dev *d0, struct rt_dev *d1, const char *what,
+	      enum ibv_wr_opcode op, int target_access, size_t len,
+	      size_t target_len, long offset, uint32_t rkey_xor)
+{
+	struct rt_ep a, b;
+	struct rt_buf lbuf, target;
+	struct ibv_sge s;
+	int i;
+
+	rt_step("%s", what);
+	rt_rc_pair(&a, d0, &b, d1, NULL);
+	rt_buf_alloc(&lbuf, d0, len + 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&target, d1, target_len, target_access);
+	rt_fill_random(lbuf.p, lbuf.len);
+	memset(target.p, RT_GUARD_BYTE, target.len);
+	for (i = 0; i < 3; i++)
+		rt_post_recv(&b, 800 + (uint64_t)i, NULL, 0);
+	for (i = 0; i < 2; i++)
+		rt_post_recv(&a, 810 + (uint64_t)i, NULL, 0);
+	s = rt_sge(&lbuf, 0, len);
+	rt_post_send(&a, 820, op, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uint64_t)((intptr_t)target.p + offset),
+		     target.mr->rkey ^ rkey_xor);
+	for (i = 1; i < 4; i++) {
+		s = rt_sge(&lbuf, 0, 8);
+		rt_post_send(&a, 820 + (uint64_t)i, IBV_WR_SEND, &s, 1,
+			     IBV_SEND_SIGNALED, 0, 0, 0);
+	}
+	rt_expect_wc(a.scq, "requester, the bad WR", 820,
+		     IBV_WC_REM_ACCESS_ERR, -1);
+	for (i = 1; i < 4; i++)
+		rt_expect_wc(a.scq, "requester, WR after the bad one",
+			     820 + (uint64_t)i, IBV_WC_WR_FLUSH_ERR, -1);
+	for (i = 0; i < 2; i++)
+		rt_expect_wc(a.rcq, "requester's receive queue",
+			     810 + (uint64_t)i, IBV_WC_WR_FLUSH_ERR, -1);
+	rt_expect_qp_state(&a, IBV_QPS_ERR, "requester after "
+			   "IBV_WC_REM_ACCESS_ERR");
+
+	/* a WR posted in ERR completes with a flush error */
+	s = rt_sge(&lbuf, 0, 8);
+	rt_post_send(&a, 830, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	rt_expect_wc(a.scq, "requester, WR posted in ERR", 830,
+		     IBV_WC_WR_FLUSH_ERR, -1);
+
+	/*
+	 * The responder: an invalid R_Key, range or access right is a class
+	 * C responder error (IBTA 9.9.3.1.2: NAK "remote access error",
+	 * responder QP to the Error state, as rxe's do_class_ac_error() and
+	 * real HCAs do), so its receives flush.
+	 */
+	rt_expect_qp_state(&b, IBV_QPS_ERR, "responder after a remote access "
+			   "error");
+	for (i = 0; i < 3; i++)
+		rt_expect_wc(b.rcq, "responder's receive queue",
+			     800 + (uint64_t)i, IBV_WC_WR_FLUSH_ERR, -1);
+	rt_check_guard(target.p, target.len, "target of the rejected access");
+	rt_expect_empty(a.scq, 10, "requester CQ after the flushes");
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_buf_free(&lbuf);
+	rt_buf_free(&target);
+}
+
+static void
+rt_case_rc_bad_rkey(void)
+{
+	struct rt_dev d0, d1;
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	rt_bad_access(&d0, &d1, "RDMA WRITE 64 B with a wrong rkey",
+		      IBV_WR_RDMA_WRITE, RT_ACCESS_ALL, 64, 4096, 0, 0x80);
+	rt_bad_access(&d0, &d1, "RDMA WRITE 3000 B with a wrong rkey "
+		      "(multi-packet)", IBV_WR_RDMA_WRITE, RT_ACCESS_ALL, 3000,
+		      4096, 0, 0x1000);
+	rt_bad_access(&d0, &d1, "RDMA READ 64 B with a wrong rkey",
+		      IBV_WR_RDMA_READ, RT_ACCESS_ALL, 64, 4096, 0, 0x80);
+	rt_bad_access(&d0, &d1, "RDMA WRITE 100 B running past the end of "
+		      "the MR (right rkey)", IBV_WR_RDMA_WRITE, RT_ACCESS_ALL,
+		      100, 4096, 4096 - 10, 0);
+	rt_bad_access(&d0, &d1, "RDMA WRITE 64 B before the start of the MR",
+		      IBV_WR_RDMA_WRITE, RT_ACCESS_ALL, 64, 4096, -64, 0);
+	rt_bad_access(&d0, &d1, "RDMA WRITE into an MR without "
+		      "IBV_ACCESS_REMOTE_WRITE", IBV_WR_RDMA_WRITE,
+		      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, 64,
+		      4096, 0, 0);
+	rt_bad_access(&d0, &d1, "RDMA READ from an MR without "
+		      "IBV_ACCESS_REMOTE_READ", IBV_WR_RDMA_READ,
+		      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, 64,
+		      4096, 0, 0);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+/* A SEND that finds no receive, with rnr_retry as given. */
+static void
+rt_rnr_exhaust(struct rt_dev *d0, struct rt_dev *d1, uint8_t rnr_retry)
+{
+	struct rt_rc_opts o = rt_rc_default;
+	struct rt_ep a, b;
+	struct rt_buf buf;
+	struct ibv_sge s;
+	double t0;
+
+	rt_step("SEND with no receive posted, rnr_retry %u, min_rnr_timer 1 "
+		"(10 us): IBV_WC_RNR_RETRY_EXC_ERR", rnr_retry);
+	o.rnr_retry = rnr_retry;
+	o.min_rnr_timer = 1;
+	rt_rc_pair(&a, d0, &b, d1, &o);
+	rt_buf_alloc(&buf, d0, 256, IBV_ACCESS_LOCAL_WRITE);
+	s = rt_sge(&buf, 0, 200);
+	t0 = rt_now();
+	rt_post_send(&a, 900, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	rt_expect_wc(a.scq, "requester", 900, IBV_WC_RNR_RETRY_EXC_ERR, -1);
+	printf("    RNR retries exhausted after %.2f ms\n",
+	       (rt_now() - t0) * 1e3);
+	rt_expect_qp_state(&a, IBV_QPS_ERR, "requester after "
+			   "IBV_WC_RNR_RETRY_EXC_ERR");
+	rt_expect_empty(b.rcq, 0, "responder receive CQ");
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_buf_free(&buf);
+}
+
+static void
+rt_case_rc_rnr(void)
+{
+	struct rt_rc_opts o = rt_rc_default;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_sge s, r;
+	struct ibv_wc wc;
+	size_t len;
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	rt_rnr_exhaust(&d0, &d1, 0);
+	rt_rnr_exhaust(&d0, &d1, 1);
+
+	o.rnr_retry = 7;
+	o.min_rnr_timer = 12;
+	rt_rc_pair(&a, &d0, &b, &d1, &o);
+	rt_buf_alloc(&src, &d0, 8192, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, 8192, IBV_ACCESS_LOCAL_WRITE);
+	for (len = 100; len <= 3000; len += 2900) {
+		rt_step("SEND %zu B, rnr_retry 7, receive posted after 50 ms: "
+			"success", len);
+		rt_fill_random(src.p, len);
+		memset(dst.p, RT_GUARD_BYTE, dst.len);
+		s = rt_sge(&src, 0, len);
+		rt_post_send(&a, 910, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED,
+			     0, 0, 0);
+		rt_expect_empty(a.scq, 50, "requester during the RNR wait");
+		r = rt_sge(&dst, 0, 4096);
+		rt_post_recv(&b, 911, &r, 1);
+		rt_expect_wc(a.scq, "requester", 910, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wc = rt_expect_wc(b.rcq, "responder", 911, IBV_WC_SUCCESS,
+				  IBV_WC_RECV);
+		RT_CHECK(wc.byte_len == len, "byte_len %u, sent %zu",
+			 wc.byte_len, len);
+		rt_check_data(dst.p, src.p, len, "payload after RNR");
+		rt_check_guard(dst.p + len, RT_GUARD, "past the payload");
+		rt_expect_empty(b.rcq, 10, "responder: the message arrived "
+				"once");
+	}
+	rt_expect_qp_state(&a, IBV_QPS_RTS, "requester after RNR recovery");
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+static void
+rt_case_rc_recv_too_small(void)
+{
+	static const size_t cases[][2] = {
+		{ 200, 64 },		/* single packet */
+		{ 3000, 2048 },		/* fails on the third packet */
+	};
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_sge s, r;
+	unsigned int i;
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	for (i = 0; i < 2; i++) {
+		size_t len = cases[i][0], room = cases[i][1];
+
+		rt_step("SEND %zu B into a %zu B receive: receiver "
+			"IBV_WC_LOC_LEN_ERR, sender IBV_WC_REM_INV_REQ_ERR",
+			len, room);
+		rt_rc_pair(&a, &d0, &b, &d1, NULL);
+		rt_buf_alloc(&src, &d0, len, IBV_ACCESS_LOCAL_WRITE);
+		rt_buf_alloc(&dst, &d1, room + RT_GUARD,
+			     IBV_ACCESS_LOCAL_WRITE);
+		rt_fill_random(src.p, len);
+		r = rt_sge(&dst, 0, room);
+		rt_post_recv(&b, 1000, &r, 1);
+		rt_post_recv(&b, 1001, &r, 1);
+		s = rt_sge(&src, 0, len);
+		rt_post_send(&a, 1010, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED,
+			     0, 0, 0);
+		rt_expect_wc(b.rcq, "receiver", 1000, IBV_WC_LOC_LEN_ERR, -1);
+		rt_expect_wc(a.scq, "sender", 1010, IBV_WC_REM_INV_REQ_ERR,
+			     -1);
+		rt_expect_wc(b.rcq, "receiver, next receive", 1001,
+			     IBV_WC_WR_FLUSH_ERR, -1);
+		rt_check_guard(dst.p + room, RT_GUARD, "past the receive "
+			       "buffer");
+		rt_expect_qp_state(&a, IBV_QPS_ERR, "sender");
+		rt_expect_qp_state(&b, IBV_QPS_ERR, "receiver");
+		rt_ep_destroy(&a);
+		rt_ep_destroy(&b);
+		rt_buf_free(&src);
+		rt_buf_free(&dst);
+	}
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+/* ibv_modify_qp must refuse with EINVAL and leave the state alone. */
+static void
+rt_modify_refused(struct rt_ep *ep, struct ibv_qp_attr *a, int mask,
+		  enum ibv_qp_state still, const char *what)
+{
+	int ret;
+
+	rt_step("refused: %s", what);
+	ret = rt_modify(ep, a, mask);
+	RT_CHECK(ret == EINVAL, "%s: ibv_modify_qp returned %d (%s), "
+		 "expected EINVAL", what, ret, ret ? strerror(ret) : "success");
+	rt_expect_qp_state(ep, still, what);
+	RT_CHECK(ep->qp->state == still, "%s: qp->state %d changed by a "
+		 "refused modify", what, (int)ep->qp->state);
+}
+
+static void
+rt_qp_state_rc(struct rt_dev *d0)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	const int init_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		IBV_QP_ACCESS_FLAGS;
+	const int rtr_mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+		IBV_QP_MIN_RNR_TIMER;
+	const int rts_mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+		IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
+	struct rt_ep a, b;
+	struct ibv_qp_attr at, q;
+	struct ibv_qp_init_attr qi;
+	struct rt_buf buf;
+	struct ibv_sge s;
+	struct ibv_send_wr wr, *bad;
+	int ret, round;
+
+	rt_ep_create(&a, d0, &eo);
+	rt_ep_create(&b, d0, &eo);
+	rt_buf_alloc(&buf, d0, 4096, RT_ACCESS_ALL);
+
+	rt_step("RC: a new QP is RESET; ibv_query_qp returns its caps");
+	memset(&q, 0, sizeof(q));
+	memset(&qi, 0, sizeof(qi));
+	ret = ibv_query_qp(a.qp, &q, IBV_QP_STATE | IBV_QP_CAP, &qi);
+	RT_CHECK(ret == 0, "ibv_query_qp: %s", strerror(ret));
+	RT_CHECK(q.qp_state == IBV_QPS_RESET, "state %d", (int)q.qp_state);
+	RT_CHECK(qi.qp_type == IBV_QPT_RC && qi.send_cq == a.scq &&
+		 qi.recv_cq == a.rcq, "init_attr: type %d, send_cq %s, "
+		 "recv_cq %s", (int)qi.qp_type, qi.send_cq == a.scq ? "ok" :
+		 "wrong", qi.recv_cq == a.rcq ? "ok" : "wrong");
+	RT_CHECK(qi.cap.max_send_wr >= RT_WR && qi.cap.max_recv_wr >= RT_WR &&
+		 qi.cap.max_send_sge >= RT_SGE &&
+		 qi.cap.max_recv_sge >= RT_SGE &&
+		 qi.cap.max_inline_data >= RT_INLINE,
+		 "queried caps below the requested ones: %u/%u WRs %u/%u "
+		 "SGEs inline %u", qi.cap.max_send_wr, qi.cap.max_recv_wr,
+		 qi.cap.max_send_sge, qi.cap.max_recv_sge,
+		 qi.cap.max_inline_data);
+	RT_CHECK(q.cap.max_send_wr == qi.cap.max_send_wr, "attr.cap and "
+		 "init_attr.cap differ: %u / %u", q.cap.max_send_wr,
+		 qi.cap.max_send_wr);
+
+	for (round = 0; round < 2; round++) {
+		rt_step("RC round %d: ibv_post_send in RESET: EINVAL", round);
+		s = rt_sge(&buf, 0, 8);
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 1;
+		wr.opcode = IBV_WR_SEND;
+		wr.sg_list = &s;
+		wr.num_sge = 1;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		bad = NULL;
+		ret = ibv_post_send(a.qp, &wr, &bad);
+		RT_CHECK(ret == EINVAL && bad == &wr, "ibv_post_send in RESET "
+			 "returned %d (%s), bad_wr %s; expected EINVAL and "
+			 "bad_wr = the WR", ret, ret ? strerror(ret) : "ok",
+			 bad == &wr ? "right" : "wrong");
+		rt_expect_empty(a.scq, 20, "send CQ after a refused post");
+
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTS;
+		at.sq_psn = 1;
+		at.timeout = 14;
+		at.retry_cnt = 7;
+		at.rnr_retry = 7;
+		at.max_rd_atomic = 1;
+		rt_modify_refused(&a, &at, rts_mask, IBV_QPS_RESET,
+				  "RESET->RTS");
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTR;
+		at.path_mtu = IBV_MTU_1024;
+		at.dest_qp_num = b.qp->qp_num;
+		at.max_dest_rd_atomic = 1;
+		at.min_rnr_timer = 12;
+		rt_ah_attr(&at.ah_attr, &d0->gid);
+		rt_modify_refused(&a, &at, rtr_mask, IBV_QPS_RESET,
+				  "RESET->RTR");
+
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_INIT;
+		at.port_num = RT_PORT;
+		at.qp_access_flags = RT_ACCESS_ALL;
+		rt_modify_refused(&a, &at, IBV_QP_STATE | IBV_QP_PORT |
+				  IBV_QP_ACCESS_FLAGS, IBV_QPS_RESET,
+				  "RESET->INIT without IBV_QP_PKEY_INDEX");
+		rt_modify_refused(&a, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				  IBV_QP_PORT, IBV_QPS_RESET,
+				  "RESET->INIT without IBV_QP_ACCESS_FLAGS");
+		at.qkey = RT_QKEY;
+		rt_modify_refused(&a, &at, init_mask | IBV_QP_QKEY,
+				  IBV_QPS_RESET, "RC RESET->INIT with "
+				  "IBV_QP_QKEY (a UD attribute)");
+		at.port_num = 2;
+		rt_modify_refused(&a, &at, init_mask, IBV_QPS_RESET,
+				  "RESET->INIT with port_num 2 (no such "
+				  "port)");
+		at.port_num = RT_PORT;
+
+		rt_step("RESET->INIT");
+		at.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ;
+		ret = rt_modify(&a, &at, init_mask);
+		RT_CHECK(ret == 0, "RESET->INIT: %s", strerror(ret));
+		RT_CHECK(a.qp->state == IBV_QPS_INIT, "qp->state %d after "
+			 "RESET->INIT", (int)a.qp->state);
+		memset(&q, 0, sizeof(q));
+		ret = ibv_query_qp(a.qp, &q, IBV_QP_STATE | IBV_QP_PORT |
+				   IBV_QP_PKEY_INDEX | IBV_QP_ACCESS_FLAGS,
+				   &qi);
+		RT_CHECK(ret == 0 && q.qp_state == IBV_QPS_INIT &&
+			 q.port_num == RT_PORT && q.pkey_index == 0 &&
+			 q.qp_access_flags == (IBV_ACCESS_REMOTE_WRITE |
+					       IBV_ACCESS_REMOTE_READ),
+			 "query after INIT: ret %d state %d port %u pkey_index "
+			 "%u access 0x%x", ret, (int)q.qp_state, q.port_num,
+			 q.pkey_index, q.qp_access_flags);
+		rt_rc_init(&b, RT_ACCESS_ALL);
+
+		rt_step("INIT->INIT changes the access flags");
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_INIT;
+		at.qp_access_flags = RT_ACCESS_ALL;
+		ret = rt_modify(&a, &at, IBV_QP_STATE | IBV_QP_ACCESS_FLAGS);
+		RT_CHECK(ret == 0, "INIT->INIT: %s", strerror(ret));
+		ret = ibv_query_qp(a.qp, &q, IBV_QP_ACCESS_FLAGS, &qi);
+		RT_CHECK(ret == 0 && q.qp_access_flags == RT_ACCESS_ALL,
+			 "access flags after INIT->INIT: 0x%x",
+			 q.qp_access_flags);
+
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTS;
+		at.sq_psn = a.psn;
+		at.timeout = 14;
+		at.retry_cnt = 7;
+		at.rnr_retry = 7;
+		at.max_rd_atomic = 1;
+		rt_modify_refused(&a, &at, rts_mask, IBV_QPS_INIT,
+				  "INIT->RTS");
+
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTR;
+		at.path_mtu = IBV_MTU_1024;
+		at.dest_qp_num = b.qp->qp_num;
+		at.rq_psn = b.psn;
+		at.max_dest_rd_atomic = 4;
+		at.min_rnr_timer = 14;
+		rt_ah_attr(&at.ah_attr, &d0->gid);
+		rt_modify_refused(&a, &at, rtr_mask & ~IBV_QP_AV,
+				  IBV_QPS_INIT, "INIT->RTR without IBV_QP_AV");
+		rt_modify_refused(&a, &at, rtr_mask & ~IBV_QP_DEST_QPN,
+				  IBV_QPS_INIT, "INIT->RTR without "
+				  "IBV_QP_DEST_QPN");
+		rt_modify_refused(&a, &at, rtr_mask & ~IBV_QP_RQ_PSN,
+				  IBV_QPS_INIT, "INIT->RTR without "
+				  "IBV_QP_RQ_PSN");
+		rt_modify_refused(&a, &at, rtr_mask | IBV_QP_SQ_PSN,
+				  IBV_QPS_INIT, "INIT->RTR with IBV_QP_SQ_PSN "
+				  "(an RTS attribute)");
+
+		rt_step("INIT->RTR");
+		ret = rt_modify(&a, &at, rtr_mask);
+		RT_CHECK(ret == 0, "INIT->RTR: %s", strerror(ret));
+		memset(&q, 0, sizeof(q));
+		ret = ibv_query_qp(a.qp, &q, rtr_mask, &qi);
+		RT_CHECK(ret == 0, "ibv_query_qp in RTR: %s", strerror(ret));
+		RT_CHECK(q.qp_state == IBV_QPS_RTR &&
+			 q.path_mtu == IBV_MTU_1024 &&
+			 q.dest_qp_num == b.qp->qp_num && q.rq_psn == b.psn &&
+			 q.max_dest_rd_atomic == 4 && q.min_rnr_timer == 14,
+			 "query in RTR: state %d path_mtu %d dest_qp 0x%x "
+			 "(set 0x%x) rq_psn 0x%x (set 0x%x) max_dest_rd_atomic "
+			 "%u (set 4) min_rnr_timer %u (set 14)",
+			 (int)q.qp_state, (int)q.path_mtu, q.dest_qp_num,
+			 b.qp->qp_num, q.rq_psn, b.psn, q.max_dest_rd_atomic,
+			 q.min_rnr_timer);
+		RT_CHECK(q.ah_attr.is_global == 1 &&
+			 memcmp(&q.ah_attr.grh.dgid, &d0->gid,
+				sizeof(d0->gid)) == 0 &&
+			 q.ah_attr.grh.sgid_index == RT_GID_INDEX &&
+			 q.ah_attr.port_num == RT_PORT,
+			 "query in RTR: ah_attr is_global %u sgid_index %u "
+			 "port %u, dgid %s", q.ah_attr.is_global,
+			 q.ah_attr.grh.sgid_index, q.ah_attr.port_num,
+			 memcmp(&q.ah_attr.grh.dgid, &d0->gid,
+				sizeof(d0->gid)) == 0 ? "right" : "wrong");
+		rt_rc_rtr(&b, &a, &rt_rc_default);
+
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTS;
+		at.sq_psn = a.psn;
+		at.timeout = 17;
+		at.retry_cnt = 5;
+		at.rnr_retry = 6;
+		at.max_rd_atomic = 2;
+		rt_modify_refused(&a, &at, rts_mask & ~IBV_QP_SQ_PSN,
+				  IBV_QPS_RTR, "RTR->RTS without "
+				  "IBV_QP_SQ_PSN");
+		rt_modify_refused(&a, &at, rts_mask | IBV_QP_DEST_QPN,
+				  IBV_QPS_RTR, "RTR->RTS with IBV_QP_DEST_QPN "
+				  "(an RTR attribute)");
+		rt_step("RTR->RTS");
+		ret = rt_modify(&a, &at, rts_mask);
+		RT_CHECK(ret == 0, "RTR->RTS: %s", strerror(ret));
+		memset(&q, 0, sizeof(q));
+		ret = ibv_query_qp(a.qp, &q, rts_mask, &qi);
+		RT_CHECK(ret == 0 && q.qp_state == IBV_QPS_RTS &&
+			 q.sq_psn == a.psn && q.timeout == 17 &&
+			 q.retry_cnt == 5 && q.rnr_retry == 6 &&
+			 q.max_rd_atomic == 2,
+			 "query in RTS: ret %d state %d sq_psn 0x%x (set 0x%x) "
+			 "timeout %u (17) retry_cnt %u (5) rnr_retry %u (6) "
+			 "max_rd_atomic %u (2)", ret, (int)q.qp_state,
+			 q.sq_psn, a.psn, q.timeout, q.retry_cnt, q.rnr_retry,
+			 q.max_rd_atomic);
+		RT_CHECK(a.qp->state == IBV_QPS_RTS, "qp->state %d",
+			 (int)a.qp->state);
+		rt_rc_rts(&b, &rt_rc_default);
+
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTR;
+		rt_modify_refused(&a, &at, IBV_QP_STATE, IBV_QPS_RTS,
+				  "RTS->RTR");
+		at.qp_state = IBV_QPS_INIT;
+		rt_modify_refused(&a, &at, IBV_QP_STATE, IBV_QPS_RTS,
+				  "RTS->INIT");
+
+		rt_step("RTS->RTS changes min_rnr_timer");
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTS;
+		at.min_rnr_timer = 3;
+		ret = rt_modify(&a, &at, IBV_QP_STATE | IBV_QP_MIN_RNR_TIMER);
+		RT_CHECK(ret == 0, "RTS->RTS: %s", strerror(ret));
+		ret = ibv_query_qp(a.qp, &q, IBV_QP_MIN_RNR_TIMER, &qi);
+		RT_CHECK(ret == 0 && q.min_rnr_timer == 3, "min_rnr_timer %u "
+			 "after RTS->RTS, set 3", q.min_rnr_timer);
+
+		rt_step("the QP works: SEND both ways");
+		{
+			struct ibv_sge r1, r2, s1, s2;
+			struct ibv_wc wc;
+
+			rt_fill_random(buf.p, 256);
+			s1 = rt_sge(&buf, 0, 100);
+			s2 = rt_sge(&buf, 100, 100);
+			r1 = rt_sge(&buf, 1024, 100);
+			r2 = rt_sge(&buf, 2048, 100);
+			rt_post_recv(&b, 2, &r1, 1);
+			rt_post_recv(&a, 3, &r2, 1);
+			rt_post_send(&a, 4, IBV_WR_SEND, &s1, 1,
+				     IBV_SEND_SIGNALED, 0, 0, 0);
+			rt_post_send(&b, 5, IBV_WR_SEND, &s2, 1,
+				     IBV_SEND_SIGNALED, 0, 0, 0);
+			rt_expect_wc(a.scq, "a send", 4, IBV_WC_SUCCESS,
+				     IBV_WC_SEND);
+			rt_expect_wc(b.scq, "b send", 5, IBV_WC_SUCCESS,
+				     IBV_WC_SEND);
+			wc = rt_expect_wc(b.rcq, "b recv", 2, IBV_WC_SUCCESS,
+					  IBV_WC_RECV);
+			RT_CHECK(wc.byte_len == 100, "byte_len %u",
+				 wc.byte_len);
+			wc = rt_expect_wc(a.rcq, "a recv", 3, IBV_WC_SUCCESS,
+					  IBV_WC_RECV);
+			RT_CHECK(wc.byte_len == 100, "byte_len %u",
+				 wc.byte_len);
+			rt_check_data(buf.p + 1024, buf.p, 100, "a -> b");
+			rt_check_data(buf.p + 2048, buf.p + 100, 100,
+				      "b -> a");
+		}
+
+		rt_step("RTS->ERR flushes a posted receive");
+		rt_post_recv(&a, 6, NULL, 0);
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_ERR;
+		ret = rt_modify(&a, &at, IBV_QP_STATE);
+		RT_CHECK(ret == 0, "RTS->ERR: %s", strerror(ret));
+		rt_expect_wc(a.rcq, "receive posted before ERR", 6,
+			     IBV_WC_WR_FLUSH_ERR, -1);
+		rt_expect_qp_state(&a, IBV_QPS_ERR, "after RTS->ERR");
+
+		rt_step("ERR->RESET, RTS->RESET: both QPs back to RESET");
+		at.qp_state = IBV_QPS_RESET;
+		ret = rt_modify(&a, &at, IBV_QP_STATE);
+		RT_CHECK(ret == 0, "ERR->RESET: %s", strerror(ret));
+		ret = rt_modify(&b, &at, IBV_QP_STATE);
+		RT_CHECK(ret == 0, "RTS->RESET: %s", strerror(ret));
+		rt_expect_qp_state(&a, IBV_QPS_RESET, "after ERR->RESET");
+		rt_expect_qp_state(&b, IBV_QPS_RESET, "after RTS->RESET");
+		/* round 1 runs the same path on the reset QPs, new PSNs */
+		a.psn = rt_rand32() & 0xffffff;
+		b.psn = rt_rand32() & 0xffffff;
+	}
+	rt_buf_free(&buf);
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+}
+
+static void
+rt_qp_state_ud(struct rt_dev *d0)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_UD };
+	struct ibv_qp_attr at, q;
+	struct ibv_qp_init_attr qi;
+	struct rt_ep u;
+	int ret;
+
+	rt_ep_create(&u, d0, &eo);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = RT_PORT;
+	at.qkey = RT_QKEY;
+	at.qp_access_flags = RT_ACCESS_ALL;
+	rt_modify_refused(&u, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT, IBV_QPS_RESET,
+			  "UD RESET->INIT without IBV_QP_QKEY");
+	rt_modify_refused(&u, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY | IBV_QP_ACCESS_FLAGS,
+			  IBV_QPS_RESET, "UD RESET->INIT with "
+			  "IBV_QP_ACCESS_FLAGS (an RC attribute)");
+	rt_step("UD RESET->INIT");
+	ret = rt_modify(&u, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			IBV_QP_PORT | IBV_QP_QKEY);
+	RT_CHECK(ret == 0, "UD RESET->INIT: %s", strerror(ret));
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTR;
+	at.dest_qp_num = 5;
+	rt_modify_refused(&u, &at, IBV_QP_STATE | IBV_QP_DEST_QPN,
+			  IBV_QPS_INIT, "UD INIT->RTR with IBV_QP_DEST_QPN");
+	rt_step("UD INIT->RTR->RTS");
+	ret = rt_modify(&u, &at, IBV_QP_STATE);
+	RT_CHECK(ret == 0, "UD INIT->RTR: %s", strerror(ret));
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTS;
+	rt_modify_refused(&u, &at, IBV_QP_STATE, IBV_QPS_RTR,
+			  "UD RTR->RTS without IBV_QP_SQ_PSN");
+	at.sq_psn = 0x123456;
+	ret = rt_modify(&u, &at, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	RT_CHECK(ret == 0, "UD RTR->RTS: %s", strerror(ret));
+	memset(&q, 0, sizeof(q));
+	ret = ibv_query_qp(u.qp, &q, IBV_QP_STATE | IBV_QP_QKEY |
+			   IBV_QP_SQ_PSN | IBV_QP_PORT, &qi);
+	RT_CHECK(ret == 0 && q.qp_state == IBV_QPS_RTS && q.qkey == RT_QKEY &&
+		 q.sq_psn == 0x123456 && q.port_num == RT_PORT &&
+		 qi.qp_type == IBV_QPT_UD, "UD query: ret %d state %d qkey "
+		 "0x%x sq_psn 0x%x port %u type %d", ret, (int)q.qp_state,
+		 q.qkey, q.sq_psn, q.port_num, (int)qi.qp_type);
+	rt_ep_destroy(&u);
+}
+
+static void
+rt_case_qp_state(void)
+{
+	struct rt_dev d0;
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_qp_state_rc(&d0);
+	rt_qp_state_ud(&d0);
+	rt_dev_close(&d0);
+}
+
+/* Checksum of a 20-byte IPv4 header, 0 when it is right. */
+static uint16_t
+rt_ip_csum(const uint8_t *h)
+{
+	uint32_t sum = 0;
+	int i;
+
+	for (i = 0; i < 20; i += 2)
+		sum += (uint32_t)h[i] << 8 | h[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/*
+ * The 40 bytes before a UD payload.  RoCEv2 over IPv4 (rdma-core and the
+ * kernel's convention): the IPv4 header in bytes 20..39; over IPv6 or an
+ * IB-style GRH: version 6 and the two GIDs.
+ */
+static void
+rt_check_grh(const uint8_t *g, const struct rt_dev *src,
+	     const struct rt_dev *dst)
+{
+	if (g[20] == 0x45) {
+		const uint8_t *ip = g + 20;
+		uint32_t s = (uint32_t)ip[12] << 24 | (uint32_t)ip[13] << 16 |
+			(uint32_t)ip[14] << 8 | ip[15];
+		uint32_t d = (uint32_t)ip[16] << 24 | (uint32_t)ip[17] << 16 |
+			(uint32_t)ip[18] << 8 | ip[19];
+		uint32_t want_s = (uint32_t)src->gid.raw[12] << 24 |
+			(uint32_t)src->gid.raw[13] << 16 |
+			(uint32_t)src->gid.raw[14] << 8 | src->gid.raw[15];
+		uint32_t want_d = (uint32_t)dst->gid.raw[12] << 24 |
+			(uint32_t)dst->gid.raw[13] << 16 |
+			(uint32_t)dst->gid.raw[14] << 8 | dst->gid.raw[15];
+
+		RT_CHECK(ip[9] == 17, "GRH area: IPv4 protocol %u, expected "
+			 "17 (UDP)", ip[9]);
+		RT_CHECK(s == want_s && d == want_d, "GRH area: IPv4 "
+			 "0x%08x -> 0x%08x, expected 0x%08x -> 0x%08x", s, d,
+			 want_s, want_d);
+		RT_CHECK(rt_ip_csum(ip) == 0, "GRH area: IPv4 header checksum "
+			 "wrong (ibv_init_ah_from_wc would not take it for "
+			 "IPv4)");
+		printf("    GRH area: IPv4 header at bytes 20..39\n");
+		return;
+	}
+	RT_CHECK((g[0] >> 4) == 6, "GRH area: neither an IPv4 header at byte "
+		 "20 (0x%02x) nor a version 6 GRH at byte 0 (0x%02x)", g[20],
+		 g[0]);
+	RT_CHECK(memcmp(g + 8, &src->gid, 16) == 0, "GRH area: SGID is not "
+		 "the sender's GID");
+	RT_CHECK(memcmp(g + 24, &dst->gid, 16) == 0, "GRH area: DGID is not "
+		 "the receiver's GID");
+	printf("    GRH area: IPv6-style GRH\n");
+}
+
+static void
+rt_case_ud_send(void)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_UD };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah, *back;
+	struct ibv_sge s, r;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+	size_t sizes[4], len;
+	uint32_t imm;
+	int i, ret;
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	rt_ud_up(&a);
+	rt_ud_up(&b);
+	rt_buf_alloc(&src, &d0, 8192, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, 8192, IBV_ACCESS_LOCAL_WRITE);
+	rt_ah_attr(&aa, &d1.gid);
+	ah = ibv_create_ah(d0.pd, &aa);
+	RT_CHECK(ah != NULL, "ibv_create_ah to %s: %s", d1.name,
+		 strerror(errno));
+
+	sizes[0] = 1;
+	sizes[1] = 512;
+	sizes[2] = d0.mtu;
+	sizes[3] = 0;
+	for (i = 0; i < 4; i++) {
+		bool with_imm = i & 1;
+
+		len = sizes[i];
+		imm = rt_rand32();
+		rt_step("UD SEND%s %zu B: GRH + payload, src_qp, byte_len",
+			with_imm ? "_WITH_IMM" : "", len);
+		rt_fill_random(src.p, len);
+		memset(dst.p, RT_GUARD_BYTE, dst.len);
+		r = rt_sge(&dst, 0, RT_GRH_LEN + len + RT_GUARD);
+		rt_post_recv(&b, 1100, &r, 1);
+		s = rt_sge(&src, 0, len);
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 1101;
+		wr.opcode = with_imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
+		wr.sg_list = &s;
+		wr.num_sge = len ? 1 : 0;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.imm_data = htobe32(imm);
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = b.qp->qp_num;
+		wr.wr.ud.remote_qkey = RT_QKEY;
+		ret = ibv_post_send(a.qp, &wr, &bad);
+		RT_CHECK(ret == 0, "UD ibv_post_send: %s", strerror(ret));
+		rt_expect_wc(a.scq, "UD sender", 1101, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wc = rt_expect_wc(b.rcq, "UD receiver", 1100, IBV_WC_SUCCESS,
+				  IBV_WC_RECV);
+		RT_CHECK(wc.byte_len == len + RT_GRH_LEN, "byte_len %u, "
+			 "expected payload %zu + 40 (GRH)", wc.byte_len, len);
+		RT_CHECK(wc.wc_flags & IBV_WC_GRH, "IBV_WC_GRH not set "
+			 "(wc_flags 0x%x): RoCE always carries a GRH",
+			 wc.wc_flags);
+		RT_CHECK(wc.src_qp == a.qp->qp_num, "src_qp 0x%x, sender QP "
+			 "0x%x", wc.src_qp, a.qp->qp_num);
+		RT_CHECK(wc.qp_num == b.qp->qp_num, "qp_num 0x%x, receiver "
+			 "QP 0x%x", wc.qp_num, b.qp->qp_num);
+		RT_CHECK(wc.pkey_index == 0, "pkey_index %u", wc.pkey_index);
+		if (with_imm)
+			RT_CHECK((wc.wc_flags & IBV_WC_WITH_IMM) &&
+				 be32toh(wc.imm_data) == imm, "imm: flags "
+				 "0x%x value 0x%08x, sent 0x%08x",
+				 wc.wc_flags, be32toh(wc.imm_data), imm);
+		else
+			RT_CHECK(!(wc.wc_flags & IBV_WC_WITH_IMM),
+				 "IBV_WC_WITH_IMM set without immediate");
+		rt_check_grh(dst.p, &d0, &d1);
+		rt_check_data(dst.p + RT_GRH_LEN, src.p, len, "UD payload");
+		rt_check_guard(dst.p + RT_GRH_LEN + len, RT_GUARD,
+			       "past the UD payload");
+	}
+
+	/* reply through an AH made from the completion */
+	rt_step("UD reply %s -> %s through ibv_create_ah_from_wc", d1.name,
+		d0.name);
+	back = ibv_create_ah_from_wc(d1.pd, &wc, (struct ibv_grh *)dst.p,
+				     RT_PORT);
+	RT_CHECK(back != NULL, "ibv_create_ah_from_wc: %s", strerror(errno));
+	memset(src.p, RT_GUARD_BYTE, src.len);
+	rt_fill_random(dst.p + 4096, 300);
+	r = rt_sge(&src, 0, RT_GRH_LEN + 300 + RT_GUARD);
+	rt_post_recv(&a, 1110, &r, 1);
+	s = rt_sge(&dst, 4096, 300);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1111;
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = back;
+	wr.wr.ud.remote_qpn = wc.src_qp;
+	wr.wr.ud.remote_qkey = RT_QKEY;
+	ret = ibv_post_send(b.qp, &wr, &bad);
+	RT_CHECK(ret == 0, "UD reply post: %s", strerror(ret));
+	rt_expect_wc(b.scq, "UD reply sender", 1111, IBV_WC_SUCCESS,
+		     IBV_WC_SEND);
+	wc = rt_expect_wc(a.rcq, "UD reply receiver", 1110, IBV_WC_SUCCESS,
+			  IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == 340 && wc.src_qp == b.qp->qp_num,
+		 "reply: byte_len %u (340) src_qp 0x%x (0x%x)", wc.byte_len,
+		 wc.src_qp, b.qp->qp_num);
+	rt_check_grh(src.p, &d1, &d0);
+	rt_check_data(src.p + RT_GRH_LEN, dst.p + 4096, 300, "UD reply");
+
+	/* wrong Q_Key: dropped by the receiver, the receive stays posted */
+	rt_step("UD SEND with a wrong Q_Key: not delivered");
+	memset(dst.p, RT_GUARD_BYTE, dst.len);
+	r = rt_sge(&dst, 0, 1024);
+	rt_post_recv(&b, 1120, &r, 1);
+	rt_fill_random(src.p, 64);
+	s = rt_sge(&src, 0, 64);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1121;
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = b.qp->qp_num;
+	wr.wr.ud.remote_qkey = RT_QKEY ^ 0x1;
+	ret = ibv_post_send(a.qp, &wr, &bad);
+	RT_CHECK(ret == 0, "UD post: %s", strerror(ret));
+	rt_expect_wc(a.scq, "UD sender (wrong Q_Key)", 1121, IBV_WC_SUCCESS,
+		     IBV_WC_SEND);
+	rt_expect_empty(b.rcq, 200, "receiver of a wrong-Q_Key datagram");
+	rt_check_guard(dst.p, 1024, "receive buffer of a wrong-Q_Key "
+		       "datagram");
+	rt_step("UD SEND to a QPN that does not exist: not delivered");
+	wr.wr_id = 1122;
+	wr.wr.ud.remote_qkey = RT_QKEY;
+	wr.wr.ud.remote_qpn = b.qp->qp_num ^ 0x800;
+	ret = ibv_post_send(a.qp, &wr, &bad);
+	RT_CHECK(ret == 0, "UD post: %s", strerror(ret));
+	rt_expect_wc(a.scq, "UD sender (bad QPN)", 1122, IBV_WC_SUCCESS,
+		     IBV_WC_SEND);
+	rt_expect_empty(b.rcq, 100, "receiver of a datagram to another QPN");
+	rt_step("UD SEND with the right Q_Key takes the same receive");
+	rt_fill_random(src.p, 64);
+	wr.wr_id = 1123;
+	wr.wr.ud.remote_qpn = b.qp->qp_num;
+	ret = ibv_post_send(a.qp, &wr, &bad);
+	RT_CHECK(ret == 0, "UD post: %s", strerror(ret));
+	rt_expect_wc(a.scq, "UD sender", 1123, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = rt_expect_wc(b.rcq, "UD receiver", 1120, IBV_WC_SUCCESS,
+			  IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == 64 + RT_GRH_LEN, "byte_len %u", wc.byte_len);
+	rt_check_data(dst.p + RT_GRH_LEN, src.p, 64, "UD payload after the "
+		      "dropped ones");
+
+	ret = ibv_destroy_ah(ah);
+	RT_CHECK(ret == 0, "ibv_destroy_ah: %s", strerror(ret));
+	ret = ibv_destroy_ah(back);
+	RT_CHECK(ret == 0, "ibv_destroy_ah: %s", strerror(ret));
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+/* ----------------------------------------------------- completion channel */
+
+static int rt_magic_scq = 0x5c;
+static int rt_magic_rcq = 0x7c;
+
+/* Whether the channel fd becomes readable within ms. */
+static bool
+rt_chan_readable(struct ibv_comp_channel *ch, int ms)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	int n;
+
+	do {
+		n = poll(&p, 1, ms);
+	} while (n < 0 && errno == EINTR);
+	RT_CHECK(n >= 0, "poll on the channel fd: %s", strerror(errno));
+	RT_CHECK(!(p.revents & (POLLERR | POLLNVAL)), "poll on the channel "
+		 "fd: revents 0x%x", p.revents);
+	return n == 1 && (p.revents & POLLIN);
+}
+
+/* The channel holds no event: EAGAIN, and poll() says not readable. */
+static void
+rt_chan_expect_none(struct ibv_comp_channel *ch, int ms, const char *what)
+{
+	struct ibv_cq *cq = NULL;
+	void *ctx = NULL;
+	int ret;
+
+	RT_CHECK(!rt_chan_readable(ch, ms), "%s: the channel fd is readable "
+		 "(an event is queued)", what);
+	errno = 0;
+	ret = ibv_get_cq_event(ch, &cq, &ctx);
+	RT_CHECK(ret == -1 && errno == EAGAIN, "%s: ibv_get_cq_event on a "
+		 "non-blocking channel returned %d, errno %d (%s), expected "
+		 "-1/EAGAIN", what, ret, errno, strerror(errno));
+}
+
+/* Wait (poll(), bounded) for one event and check which CQ it names. */
+static void
+rt_chan_expect_event(struct ibv_comp_channel *ch, struct ibv_cq *want,
+		     void *want_ctx, const char *what)
+{
+	struct ibv_cq *cq = NULL;
+	void *ctx = NULL;
+	int ret;
+
+	RT_CHECK(rt_chan_readable(ch, (int)(rt_timeout_s * 1000)), "%s: no "
+		 "event on the channel within %.0f s", what, rt_timeout_s);
+	ret = ibv_get_cq_event(ch, &cq, &ctx);
+	RT_CHECK(ret == 0, "%s: ibv_get_cq_event: %d (%s)", what, ret,
+		 strerror(errno));
+	RT_CHECK(cq == want && ctx == want_ctx, "%s: event names cq %p ctx "
+		 "%p, expected cq %p ctx %p", what, (void *)cq, ctx,
+		 (void *)want, want_ctx);
+}
+
+static void
+rt_arm(struct ibv_cq *cq, int solicited)
+{
+	int ret = ibv_req_notify_cq(cq, solicited);
+
+	RT_CHECK(ret == 0, "ibv_req_notify_cq(%d): %s", solicited,
+		 strerror(ret));
+}
+
+/*
+ * a SENDs 32 bytes from sbuf (a's device) to b, which gets a receive
+ * posted in rbuf (b's device); the send completes, and the receive too
+ * when poll_recv.
+ */
+static void
+rt_chan_send(struct rt_ep *a, struct rt_ep *b, struct rt_buf *sbuf,
+	     struct rt_buf *rbuf, unsigned int flags, bool poll_recv,
+	     uint64_t id)
+{
+	struct ibv_sge s = rt_sge(sbuf, 0, 32), r = rt_sge(rbuf, 64, 64);
+	struct ibv_wc wc;
+
+	rt_post_recv(b, id, &r, 1);
+	rt_post_send(a, id + 1, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED | flags,
+		     0, 0, 0);
+	rt_expect_wc(a->scq, "sender", id + 1, IBV_WC_SUCCESS, IBV_WC_SEND);
+	if (poll_recv) {
+		wc = rt_expect_wc(b->rcq, "receiver", id, IBV_WC_SUCCESS,
+				  IBV_WC_RECV);
+		RT_CHECK(wc.byte_len == 32, "byte_len %u", wc.byte_len);
+		rt_check_data(rbuf->p + 64, sbuf->p, 32, "SEND payload");
+	}
+}
+
+struct rt_destroy_arg {
+	struct ibv_cq *cq;
+	atomic_int done;
+	int ret;
+};
+
+static void *
+rt_destroy_thread(void *p)
+{
+	struct rt_destroy_arg *d = p;
+
+	d->ret = ibv_destroy_cq(d->cq);
+	atomic_store(&d->done, 1);
+	return NULL;
+}
+
+static void
+rt_case_comp_channel(void)
+{
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct ibv_comp_channel *ch;
+	struct rt_buf abuf, bbuf;
+	struct ibv_sge s;
+	struct ibv_wc wc;
+	struct ibv_cq *cq;
+	void *ctx;
+	pthread_t th;
+	struct rt_destroy_arg dt;
+	bool got_s = false, got_r = false;
+	double t0;
+	int i, ret, fl;
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	rt_step("channel on %s, both CQs of the receiver on it", d1.name);
+	ch = ibv_create_comp_channel(d1.ctx);
+	RT_CHECK(ch != NULL, "ibv_create_comp_channel: %s", strerror(errno));
+	RT_CHECK(ch->context == d1.ctx && ch->fd >= 0, "channel context %s, "
+		 "fd %d", ch->context == d1.ctx ? "right" : "wrong", ch->fd);
+	rt_ep_create(&a, &d0, &eo);
+	eo.chan = ch;
+	eo.scq_ctx = &rt_magic_scq;
+	eo.rcq_ctx = &rt_magic_rcq;
+	rt_ep_create(&b, &d1, &eo);
+	RT_CHECK(b.rcq->channel == ch && b.rcq->cq_context == &rt_magic_rcq,
+		 "cq->channel / cq->cq_context not as created");
+	rt_rc_connect(&a, &b, &rt_rc_default);
+	rt_buf_alloc(&abuf, &d0, 4096, RT_ACCESS_ALL);
+	rt_buf_alloc(&bbuf, &d1, 4096, RT_ACCESS_ALL);
+
+	rt_step("O_NONBLOCK channel with nothing queued: EAGAIN, not "
+		"readable");
+	fl = fcntl(ch->fd, F_GETFL);
+	RT_CHECK(fl >= 0 && fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) == 0,
+		 "fcntl O_NONBLOCK on the channel fd: %s", strerror(errno));
+	rt_chan_expect_none(ch, 0, "fresh channel");
+
+	rt_step("no arm: a completion raises no event");
+	rt_chan_send(&a, &b, &abuf, &bbuf, 0, true, 10);
+	rt_chan_expect_none(ch, RT_IDLE_MS, "completion on an unarmed CQ");
+
+	rt_step("arm (any): one SEND raises one event naming the CQ and its "
+		"context");
+	rt_arm(b.rcq, 0);
+	rt_chan_send(&a, &b, &abuf, &bbuf, 0, false, 20);
+	rt_chan_expect_event(ch, b.rcq, &rt_magic_rcq, "armed receive CQ");
+	rt_expect_wc(b.rcq, "receiver after the event", 20, IBV_WC_SUCCESS,
+		     IBV_WC_RECV);
+	ibv_ack_cq_events(b.rcq, 1);
+	rt_chan_expect_none(ch, 0, "after consuming the one event");
+
+	rt_step("arm once, two completions: exactly one event (one-shot)");
+	rt_arm(b.rcq, 0);
+	rt_chan_send(&a, &b, &abuf, &bbuf, 0, true, 30);
+	rt_chan_send(&a, &b, &abuf, &bbuf, 0, true, 40);
+	rt_chan_expect_event(ch, b.rcq, &rt_magic_rcq, "one-shot arm");
+	rt_chan_expect_none(ch, RT_IDLE_MS, "second completion of a one-shot "
+			    "arm");
+	ibv_ack_cq_events(b.rcq, 1);
+
+	rt_step("blocking ibv_get_cq_event");
+	RT_CHECK(fcntl(ch->fd, F_SETFL, fl & ~O_NONBLOCK) == 0,
+		 "fcntl: %s", strerror(errno));
+	rt_arm(b.rcq, 0);
+	rt_chan_send(&a, &b, &abuf, &bbuf, 0, false, 50);
+	cq = NULL;
+	ctx = NULL;
+	ret = ibv_get_cq_event(ch, &cq, &ctx);	/* the watchdog bounds it */
+	RT_CHECK(ret == 0 && cq == b.rcq && ctx == &rt_magic_rcq,
+		 "blocking ibv_get_cq_event: ret %d (%s), cq %s, ctx %s", ret,
+		 strerror(errno), cq == b.rcq ? "right" : "wrong",
+		 ctx == &rt_magic_rcq ? "right" : "wrong");
+	rt_expect_wc(b.rcq, "receiver", 50, IBV_WC_SUCCESS, IBV_WC_RECV);
+	ibv_ack_cq_events(b.rcq, 1);
+	RT_CHECK(fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) == 0, "fcntl: %s",
+		 strerror(errno));
+
+	rt_step("solicited-only arm: an unsolicited SEND raises nothing");
+	rt_arm(b.rcq, 1);
+	rt_chan_send(&a, &b, &abuf, &bbuf, 0, true, 60);
+	rt_chan_expect_none(ch, 2 * RT_IDLE_MS, "unsolicited completion on a "
+			    "solicited-only arm");
+	rt_step("solicited-only arm: IBV_SEND_SOLICITED raises the event");
+	rt_chan_send(&a, &b, &abuf, &bbuf, IBV_SEND_SOLICITED, false, 70);
+	rt_chan_expect_event(ch, b.rcq, &rt_magic_rcq, "solicited SEND");
+	rt_expect_wc(b.rcq, "receiver", 70, IBV_WC_SUCCESS, IBV_WC_RECV);
+	ibv_ack_cq_events(b.rcq, 1);
+	rt_chan_expect_none(ch, 0, "after the solicited event");
+
+	rt_step("solicited-only arm: WRITE_WITH_IMM with IBV_SEND_SOLICITED "
+		"raises the event");
+	rt_arm(b.rcq, 1);
+	rt_post_recv(&b, 80, NULL, 0);
+	s = rt_sge(&abuf, 0, 100);
+	rt_post_send(&a, 81, IBV_WR_RDMA_WRITE_WITH_IMM, &s, 1,
+		     IBV_SEND_SIGNALED | IBV_SEND_SOLICITED, 0x1234,
+		     (uintptr_t)bbuf.p + 1024, bbuf.mr->rkey);
+	rt_expect_wc(a.scq, "writer", 81, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	rt_chan_expect_event(ch, b.rcq, &rt_magic_rcq, "solicited "
+			     "WRITE_WITH_IMM");
+	rt_expect_wc(b.rcq, "responder", 80, IBV_WC_SUCCESS,
+		     IBV_WC_RECV_RDMA_WITH_IMM);
+	ibv_ack_cq_events(b.rcq, 1);
+
+	rt_step("arm solicited-only, then any: widened, an unsolicited SEND "
+		"fires");
+	rt_arm(b.rcq, 1);
+	rt_arm(b.rcq, 0);
+	rt_chan_send(&a, &b, &abuf, &bbuf, 0, false, 90);
+	rt_chan_expect_event(ch, b.rcq, &rt_magic_rcq, "widened arm");
+	rt_expect_wc(b.rcq, "receiver", 90, IBV_WC_SUCCESS, IBV_WC_RECV);
+	ibv_ack_cq_events(b.rcq, 1);
+
+	rt_step("two CQs on one channel: one event each, FIFO");
+	rt_arm(b.rcq, 0);
+	rt_arm(b.scq, 0);
+	rt_chan_send(&a, &b, &abuf, &bbuf, 0, false, 100);	/* b.rcq */
+	rt_chan_send(&b, &a, &bbuf, &abuf, 0, true, 110);	/* b.scq */
+	for (i = 0; i < 2; i++) {
+		RT_CHECK(rt_chan_readable(ch, (int)(rt_timeout_s * 1000)),
+			 "two CQs: event %d missing", i + 1);
+		ret = ibv_get_cq_event(ch, &cq, &ctx);
+		RT_CHECK(ret == 0, "ibv_get_cq_event: %s", strerror(errno));
+		if (cq == b.rcq && ctx == &rt_magic_rcq && !got_r)
+			got_r = true;
+		else if (cq == b.scq && ctx == &rt_magic_scq && !got_s)
+			got_s = true;
+		else
+			RT_FAIL("two CQs: event %d names cq %p ctx %p (rcq "
+				"%p, scq %p)", i + 1, (void *)cq, ctx,
+				(void *)b.rcq, (void *)b.scq);
+	}
+	rt_chan_expect_none(ch, RT_IDLE_MS, "after the two events");
+	rt_expect_wc(b.rcq, "receiver", 100, IBV_WC_SUCCESS, IBV_WC_RECV);
+	ibv_ack_cq_events(b.rcq, 1);
+	ibv_ack_cq_events(b.scq, 1);
+
+	rt_step("race: arm, re-poll, 1000 rounds, no lost wake-up");
+	for (i = 0; i < 1000; i++) {
+		uint64_t id = 10000 + 2 * (uint64_t)i;
+
+		rt_arm(b.rcq, 0);
+		/* the man page loop: arm, then poll once more */
+		RT_CHECK(ibv_poll_cq(b.rcq, 1, &wc) == 0, "round %d: a "
+			 "completion before anything was sent", i);
+		rt_chan_send(&a, &b, &abuf, &bbuf, 0, false, id);
+		rt_chan_expect_event(ch, b.rcq, &rt_magic_rcq, "race round");
+		rt_expect_wc(b.rcq, "race receiver", id, IBV_WC_SUCCESS,
+			     IBV_WC_RECV);
+		ibv_ack_cq_events(b.rcq, 1);
+	}
+
+	/*
+	 * Error completions are solicited: the receiver's send CQ, armed
+	 * solicited-only, fires on IBV_WC_REM_ACCESS_ERR.  That event is
+	 * left unacked for the destroy checks below.
+	 */
+	rt_step("solicited-only arm fires on an error completion "
+		"(REM_ACCESS_ERR)");
+	rt_arm(b.scq, 1);
+	s = rt_sge(&bbuf, 0, 16);
+	rt_post_send(&b, 120, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)abuf.p, abuf.mr->rkey ^ 0x40);
+	rt_chan_expect_event(ch, b.scq, &rt_magic_scq, "error completion on "
+			     "a solicited-only arm");
+	rt_expect_wc(b.scq, "bad WRITE", 120, IBV_WC_REM_ACCESS_ERR, -1);
+
+	rt_step("ibv_destroy_comp_channel while CQs use it: EBUSY");
+	ret = ibv_destroy_comp_channel(ch);
+	RT_CHECK(ret == EBUSY, "ibv_destroy_comp_channel with 2 CQs on it "
+		 "returned %d (%s), expected EBUSY", ret,
+		 ret ? strerror(ret) : "success");
+	RT_CHECK(rt_chan_readable(ch, 0) == false, "channel fd broken or "
+		 "readable after the refused destroy");
+
+	rt_step("ibv_destroy_cq waits until its delivered event is acked");
+	ret = ibv_destroy_qp(b.qp);
+	RT_CHECK(ret == 0, "ibv_destroy_qp: %s", strerror(ret));
+	dt.cq = b.scq;
+	dt.ret = -1;
+	atomic_init(&dt.done, 0);
+	ret = pthread_create(&th, NULL, rt_destroy_thread, &dt);
+	RT_CHECK(ret == 0, "pthread_create: %s", strerror(ret));
+	rt_sleep_ms(200);
+	RT_CHECK(atomic_load(&dt.done) == 0, "ibv_destroy_cq returned (%d) "
+		 "while a delivered event was not acked (CC-8)", dt.ret);
+	ibv_ack_cq_events(b.scq, 1);
+	t0 = rt_now();
+	while (atomic_load(&dt.done) == 0 && rt_now() - t0 < rt_timeout_s)
+		rt_sleep_ms(1);
+	RT_CHECK(atomic_load(&dt.done) == 1, "ibv_destroy_cq still blocked "
+		 "%.0f s after the ack", rt_timeout_s);
+	pthread_join(th, NULL);
+	RT_CHECK(dt.ret == 0, "ibv_destroy_cq: %s", strerror(dt.ret));
+	ret = ibv_destroy_comp_channel(ch);
+	RT_CHECK(ret == EBUSY, "ibv_destroy_comp_channel with 1 CQ left "
+		 "returned %d, expected EBUSY", ret);
+	ret = ibv_destroy_cq(b.rcq);
+	RT_CHECK(ret == 0, "ibv_destroy_cq (receive CQ): %s", strerror(ret));
+	rt_step("ibv_destroy_comp_channel once no CQ uses it");
+	ret = ibv_destroy_comp_channel(ch);
+	RT_CHECK(ret == 0, "ibv_destroy_comp_channel: %d (%s)", ret,
+		 strerror(ret));
+
+	rt_ep_destroy(&a);
+	rt_buf_free(&abuf);
+	rt_buf_free(&bbuf);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+/* ------------------------------------------------------------- many_wrs */
+
+#define RT_MANY_N	100000u	/* messages each way in many_wrs */
+#define RT_MANY_WIN	64u
+#define RT_MANY_LEN	64u
+#define RT_MANY_RQ	128u
+
+/* One direction of traffic: tx sends, rx receives. */
+struct rt_flow {
+	const char *name;
+	uint64_t n;			/* messages to send */
+	struct rt_ep *tx;
+	struct rt_ep *rx;
+	struct rt_buf sbuf;		/* RT_MANY_WIN slots */
+	struct rt_buf rbuf;		/* RT_MANY_RQ slots */
+	uint64_t posted;		/* sends posted */
+	uint64_t sent;			/* send completions */
+	uint64_t recv_posted;
+	uint64_t recvd;			/* receive completions */
+	uint64_t salt;
+	double last_progress;
+};
+
+static void
+rt_many_payload(const struct rt_flow *f, uint64_t seq, uint8_t *p)
+{
+	uint64_t s = f->salt ^ (seq * 0x9e3779b97f4a7c15ull) ^ 1;
+	unsigned int i;
+
+	memcpy(p, &seq, 8);
+	for (i = 8; i < RT_MANY_LEN; i += 8) {
+		uint64_t v = rt_rand64(&s);
+
+		memcpy(p + i, &v, 8);
+	}
+}
+
+static void
+rt_many_post_recv(struct rt_flow *f)
+{
+	struct ibv_sge r = rt_sge(&f->rbuf, (f->recv_posted % RT_MANY_RQ) *
+				  RT_MANY_LEN, RT_MANY_LEN);
+	struct ibv_recv_wr wr = {
+		.wr_id = f->recv_posted,
+		.sg_list = &r,
+		.num_sge = 1,
+	}, *bad;
+	int ret = ibv_post_recv(f->rx->qp, &wr, &bad);
+
+	RT_CHECK(ret == 0, "%s: ibv_post_recv of receive %" PRIu64 ": %s, "
+		 "with %" PRIu64 " receives outstanding (posted minus "
+		 "completions polled), max_recv_wr %u", f->name,
+		 f->recv_posted, strerror(ret), f->recv_posted - f->recvd,
+		 RT_MANY_RQ);
+	f->recv_posted++;
+}
+
+static void
+rt_many_init(struct rt_flow *f, const char *name, struct rt_ep *tx,
+	     struct rt_ep *rx, uint64_t n)
+{
+	memset(f, 0, sizeof(*f));
+	f->name = name;
+	f->n = n;
+	f->tx = tx;
+	f->rx = rx;
+	f->salt = rt_rand64(&rt_rng);
+	rt_buf_alloc(&f->sbuf, tx->dev, RT_MANY_WIN * RT_MANY_LEN,
+		     IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&f->rbuf, rx->dev, RT_MANY_RQ * RT_MANY_LEN,
+		     IBV_ACCESS_LOCAL_WRITE);
+	while (f->recv_posted < RT_MANY_RQ && f->recv_posted < n)
+		rt_many_post_recv(f);
+	f->last_progress = rt_now();
+}
+
+/* One pass over a flow: post what the window allows, reap completions. */
+static bool
+rt_many_step(struct rt_flow *f)
+{
+	struct ibv_wc wc[32];
+	uint8_t exp[RT_MANY_LEN];
+	bool progress = false;
+	int n, i;
+
+	/* the window bounds both unacked sends and unreaped receives */
+	while (f->posted < f->n && f->posted - f->sent < RT_MANY_WIN &&
+	       f->posted - f->recvd < RT_MANY_WIN) {
+		uint8_t *p = f->sbuf.p + (f->posted % RT_MANY_WIN) *
+			RT_MANY_LEN;
+		struct ibv_sge s;
+
+		rt_many_payload(f, f->posted, p);
+		s = rt_sge(&f->sbuf, (f->posted % RT_MANY_WIN) * RT_MANY_LEN,
+			   RT_MANY_LEN);
+		rt_post_send(f->tx, f->posted, IBV_WR_SEND, &s, 1,
+			     IBV_SEND_SIGNALED, 0, 0, 0);
+		f->posted++;
+	}
+
+	n = ibv_poll_cq(f->tx->scq, 32, wc);
+	RT_CHECK(n >= 0, "%s: ibv_poll_cq (send): %d", f->name, n);
+	for (i = 0; i < n; i++) {
+		RT_CHECK(wc[i].status == IBV_WC_SUCCESS, "%s: send %" PRIu64
+			 ": %s", f->name, wc[i].wr_id,
+			 ibv_wc_status_str(wc[i].status));
+		RT_CHECK(wc[i].wr_id == f->sent, "%s: send completion wr_id %"
+			 PRIu64 ", expected %" PRIu64 " (lost, duplicated or "
+			 "out of order)", f->name, wc[i].wr_id, f->sent);
+		RT_CHECK(wc[i].wr_id < f->posted, "%s: completion for a send "
+			 "never posted", f->name);
+		RT_CHECK(wc[i].opcode == IBV_WC_SEND, "%s: opcode %d",
+			 f->name, (int)wc[i].opcode);
+		f->sent++;
+	}
+	progress |= n > 0;
+
+	n = ibv_poll_cq(f->rx->rcq, 32, wc);
+	RT_CHECK(n >= 0, "%s: ibv_poll_cq (recv): %d", f->name, n);
+	for (i = 0; i < n; i++) {
+		const uint8_t *got;
+
+		RT_CHECK(wc[i].status == IBV_WC_SUCCESS, "%s: receive %" PRIu64
+			 ": %s", f->name, wc[i].wr_id,
+			 ibv_wc_status_str(wc[i].status));
+		RT_CHECK(wc[i].wr_id == f->recvd, "%s: receive completion "
+			 "wr_id %" PRIu64 ", expected %" PRIu64, f->name,
+			 wc[i].wr_id, f->recvd);
+		RT_CHECK(wc[i].byte_len == RT_MANY_LEN && wc[i].opcode ==
+			 IBV_WC_RECV, "%s: receive %" PRIu64 ": byte_len %u "
+			 "opcode %d", f->name, f->recvd, wc[i].byte_len,
+			 (int)wc[i].opcode);
+		got = f->rbuf.p + (f->recvd % RT_MANY_RQ) * RT_MANY_LEN;
+		rt_many_payload(f, f->recvd, exp);
+		if (memcmp(got, exp, RT_MANY_LEN) != 0) {
+			uint64_t seq;
+
+			memcpy(&seq, got, 8);
+			RT_FAIL("%s: message %" PRIu64 " carries sequence %"
+				PRIu64 "%s", f->name, f->recvd, seq,
+				seq == f->recvd ? " but a wrong pattern" : "");
+		}
+		f->recvd++;
+		if (f->recv_posted < f->n)
+			rt_many_post_recv(f);
+	}
+	progress |= n > 0;
+	if (progress)
+		f->last_progress = rt_now();
+	else
+		RT_CHECK(rt_now() - f->last_progress < rt_timeout_s,
+			 "%s: no progress for %.0f s: %" PRIu64 " posted, %"
+			 PRIu64 " send completions, %" PRIu64 " receive "
+			 "completions", f->name, rt_timeout_s, f->posted,
+			 f->sent, f->recvd);
+	return progress;
+}
+
+/* n SENDs of 64 B each way between a and b at once, checked. */
+static void
+rt_many_run(struct rt_ep *a, struct rt_ep *b, uint64_t n)
+{
+	struct rt_flow ab, ba;
+	double t0, dt;
+	unsigned int idle = 0;
+
+	rt_step("%" PRIu64 " SENDs of %u B each way, window %u, every "
+		"completion once and in order", n, RT_MANY_LEN, RT_MANY_WIN);
+	rt_many_init(&ab, "rocepmd0->rocepmd1", a, b, n);
+	rt_many_init(&ba, "rocepmd1->rocepmd0", b, a, n);
+	t0 = rt_now();
+	while (ab.sent < n || ab.recvd < n || ba.sent < n || ba.recvd < n) {
+		bool p = rt_many_step(&ab);
+
+		p |= rt_many_step(&ba);
+		if (!p && ++idle > 64) {
+			sched_yield();
+			idle = 0;
+		}
+	}
+	dt = rt_now() - t0;
+	printf("    %" PRIu64 " messages each way in %.2f s: %.0f messages/s "
+	       "in total\n", n, dt, 2.0 * (double)n / dt);
+	rt_step("no completion beyond the last one");
+	rt_expect_empty(a->scq, RT_IDLE_MS, "sender CQ after the run");
+	rt_expect_empty(b->scq, 0, "sender CQ after the run");
+	rt_expect_empty(a->rcq, 0, "receiver CQ after the run");
+	rt_expect_empty(b->rcq, 0, "receiver CQ after the run");
+	rt_buf_free(&ab.sbuf);
+	rt_buf_free(&ab.rbuf);
+	rt_buf_free(&ba.sbuf);
+	rt_buf_free(&ba.rbuf);
+}
+
+static const struct rt_ep_opts rt_many_eo = {
+	.type = IBV_QPT_RC,
+	.max_send_wr = 2 * RT_MANY_WIN,
+	.max_recv_wr = RT_MANY_RQ,
+};
+
+static void
+rt_case_many_wrs(void)
+{
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	rt_ep_create(&a, &d0, &rt_many_eo);
+	rt_ep_create(&b, &d1, &rt_many_eo);
+	rt_rc_connect(&a, &b, &rt_rc_default);
+	rt_many_run(&a, &b, RT_MANY_N);
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+/*
+ * Under the faults of two-ports-lossy.ini.in (drop, duplicate, reorder,
+ * corrupt): go-back-N, NAKs, the retransmission timer and the ICRC check
+ * must still deliver everything exactly once, in order, intact.
+ */
+static void
+rt_case_rc_lossy(void)
+{
+	struct rt_rc_opts o = rt_rc_default;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+
+	o.timeout = 10;		/* 4 ms: tail losses wait for the timer */
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	rt_rc_pair_wrap(&a, &d0, &b, &d1, &o);
+	rt_rc_send_checks(&a, &b, 65536);
+	rt_rc_write_checks(&a, &b, 65536, false);
+	rt_rc_write_checks(&b, &a, 65536, true);
+	rt_rc_read_checks(&a, &b, 65536);
+	rt_rc_read_checks(&b, &a, d0.mtu + 1);
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+
+	rt_ep_create(&a, &d0, &rt_many_eo);
+	rt_ep_create(&b, &d1, &rt_many_eo);
+	rt_rc_connect(&a, &b, &o);
+	rt_many_run(&a, &b, 20000);
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+/* ----------------------------------------------------------------- main */
+
+struct rt_case {
+	const char *name;
+	void (*fn)(void);
+	unsigned int watchdog_s;	/* whole-case limit */
+	const char *what;
+};
+
+static const struct rt_case rt_cases[] = {
+	{ "devinfo", rt_case_devinfo, 60,
+	  "device list, device/port/GID/P_Key attributes" },
+	{ "rc_send_1", rt_case_rc_send_1, 90,
+	  "RC SEND 1 B: plain, imm, SGEs, inline, burst, reverse, 0 B" },
+	{ "rc_send_mtu", rt_case_rc_send_mtu, 90,
+	  "RC SEND of exactly the MTU, all variants" },
+	{ "rc_send_64k", rt_case_rc_send_64k, 120,
+	  "RC SEND of 65536 B (multi-packet), all variants" },
+	{ "rc_write", rt_case_rc_write, 90,
+	  "RC RDMA WRITE 0, 1, MTU+1, 65536 B" },
+	{ "rc_write_imm", rt_case_rc_write_imm, 90,
+	  "RC RDMA WRITE_WITH_IMM 0, 1, MTU+1, 65536 B" },
+	{ "rc_read", rt_case_rc_read, 90,
+	  "RC RDMA READ 1, MTU+1, 65536 B into 2 SGEs, 4 outstanding" },
+	{ "rc_loopback", rt_case_rc_loopback, 120,
+	  "two QPs of one device, and one QP to itself" },
+	{ "rc_bad_rkey", rt_case_rc_bad_rkey, 120,
+	  "remote access errors, flushes, both QPs to ERR" },
+	{ "rc_rnr", rt_case_rc_rnr, 90,
+	  "RNR retry exhausted (0, 1) and RNR recovery (7)" },
+	{ "rc_recv_too_small", rt_case_rc_recv_too_small, 90,
+	  "LOC_LEN_ERR / REM_INV_REQ_ERR" },
+	{ "qp_state", rt_case_qp_state, 90,
+	  "modify_qp transitions, masks, query_qp, post in RESET" },
+	{ "ud_send", rt_case_ud_send, 90,
+	  "UD SEND, GRH, Q_Key, immediate, AH from WC" },
+	{ "comp_channel", rt_case_comp_channel, 120,
+	  "completion channel rules CC-1..CC-9" },
+	{ "many_wrs", rt_case_many_wrs, 300,
+	  "100000 SENDs each way, window 64, exact order" },
+	{ "rc_lossy", rt_case_rc_lossy, 240,
+	  "SEND/WRITE/READ and 20000 SENDs under drop/dup/reorder/corrupt" },
+};
+
+int
+main(int argc, char **argv)
+{
+	const struct rt_case *c = NULL;
+	const char *env;
+	size_t i;
+	double t0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s CASE | list\n", argv[0]);
+		return 2;
+	}
+	for (i = 0; i < sizeof(rt_cases) / sizeof(rt_cases[0]); i++) {
+		if (strcmp(argv[1], "list") == 0)
+			printf("%-18s %s\n", rt_cases[i].name,
+			       rt_cases[i].what);
+		else if (strcmp(argv[1], rt_cases[i].name) == 0)
+			c = &rt_cases[i];
+	}
+	if (strcmp(argv[1], "list") == 0)
+		return 0;
+	if (c == NULL) {
+		fprintf(stderr, "%s: unknown case '%s' (try 'list')\n",
+			argv[0], argv[1]);
+		return 2;
+	}
+	rt_case_name = c->name;
+
+	env = getenv("RP_TEST_TIMEOUT");
+	if (env != NULL && atof(env) > 0)
+		rt_timeout_s = atof(env);
+	env = getenv("RP_TEST_SEED");
+	rt_seed = env != NULL ? strtoull(env, NULL, 0) :
+		(uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	rt_rng = rt_seed != 0 ? rt_seed : 1;
+	signal(SIGALRM, rt_watchdog);
+	alarm(c->watchdog_s);
+	printf("rp_verbs_test: case %s: %s (seed %" PRIu64 ", ROCEPMD_CONFIG=%s)"
+	       "\n", c->name, c->what, rt_seed,
+	       getenv("ROCEPMD_CONFIG") ? getenv("ROCEPMD_CONFIG") : "unset");
+	t0 = rt_now();
+	c->fn();
+	alarm(0);
+	printf("rp_verbs_test: case %s: PASS (%.2f s)\n", c->name,
+	       rt_now() - t0);
+	return 0;
+}

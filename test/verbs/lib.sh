@@ -1,0 +1,283 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
+#
+# Sourced by the test/verbs scripts: unmodified verbs programs run through
+# rocepmd-run in two network namespaces (scripts/netns-topology).
+#
+# Environment (set by test/verbs/meson.build):
+#   RP_SRC_ROOT    source tree (scripts/netns-topology, config/)
+#   RP_RUN         rocepmd-run of the build tree
+#   RP_ICRC_CHECK  test/verbs/icrc_check of the build tree
+#   RV_TIMEOUT     seconds any one program may run (default 300)
+#
+# Every script gets its own topology: namespaces rv-<tag>-a/-b, veth ends
+# rv<tag>a/rv<tag>b, so a test never touches a developer's rp-a/rp-b and
+# a leftover from a killed run is replaced, not reused.  The EXIT trap stops
+# the processes the script started (by PID) and removes the topology on
+# every path out, failures and signals included.
+
+set -uo pipefail
+
+rv_prog=${0##*/}
+rv_pids=()
+rv_topo=0
+rv_keep=${RV_KEEP:-0}
+RV_TIMEOUT=${RV_TIMEOUT:-300}
+
+rv_log() {
+	echo "$rv_prog: $*"
+}
+
+rv_fail() {
+	echo "$rv_prog: FAIL: $*" >&2
+	exit 1
+}
+
+# Exit 77 (meson: skipped) for a prerequisite that is genuinely missing.
+rv_skip() {
+	echo "$rv_prog: SKIP: $*" >&2
+	exit 77
+}
+
+rv_need_root() {
+	[ "$(id -u)" -eq 0 ] || rv_skip "needs root (network namespaces, veth)"
+}
+
+# rv_need_prog PROG PACKAGE
+rv_need_prog() {
+	command -v "$1" >/dev/null 2>&1 ||
+		rv_skip "$1 not found (apt-get install $2)"
+}
+
+rv_need_env() {
+	local v
+
+	for v in RP_SRC_ROOT RP_RUN; do
+		[ -n "${!v:-}" ] || rv_fail "$v is not set (run through meson test)"
+	done
+	[ -x "$RP_RUN" ] || rv_fail "rocepmd-run not found at $RP_RUN"
+}
+
+# Stop what we started: TERM, up to 5 s, then KILL.  By PID only.
+rv_stop_pids() {
+	local pid i
+
+	for pid in "${rv_pids[@]}"; do
+		kill -TERM "$pid" 2>/dev/null
+	done
+	for pid in "${rv_pids[@]}"; do
+		for ((i = 0; i < 50; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "$pid" 2>/dev/null; then
+			rv_log "process $pid ignored SIGTERM: SIGKILL"
+			kill -KILL "$pid" 2>/dev/null
+		fi
+		wait "$pid" 2>/dev/null
+	done
+	rv_pids=()
+}
+
+rv_cleanup() {
+	local rc=$?
+
+	trap - EXIT INT TERM HUP
+	rv_stop_pids
+	if [ "$rv_topo" -eq 1 ]; then
+		"$RP_SRC_ROOT/scripts/netns-topology" down >/dev/null 2>&1 ||
+			echo "$rv_prog: netns-topology down failed" >&2
+		if ip netns list 2>/dev/null | awk '{ print $1 }' |
+		   grep -qxE -- "$RP_NS_A|$RP_NS_B"; then
+			echo "$rv_prog: namespace left behind after cleanup" >&2
+			[ "$rc" -eq 0 ] && rc=1
+		fi
+	fi
+	if [ -n "${rv_tmp:-}" ] && [ -d "$rv_tmp" ]; then
+		if [ "$rv_keep" = 1 ]; then
+			echo "$rv_prog: kept $rv_tmp"
+		else
+			rm -rf "$rv_tmp"
+		fi
+	fi
+	exit "$rc"
+}
+
+trap rv_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+rv_tmp=$(mktemp -d "${TMPDIR:-/tmp}/rv-${rv_prog%.sh}-XXXXXX") ||
+	rv_fail "mktemp failed"
+
+# rv_topology TAG: own namespaces and veth, and configs for them.
+# Sets RV_CFG_A, RV_CFG_B (config/netns-{a,b}.ini with the veth renamed),
+# RV_IP_A, RV_IP_B (the devices' IPv4 addresses).
+rv_topology() {
+	local tag=$1
+
+	[ ${#tag} -le 11 ] || rv_fail "internal: topology tag '$tag' too long"
+	export RP_NS_A="rv-$tag-a" RP_NS_B="rv-$tag-b"
+	export RP_VETH_A="rv${tag}a" RP_VETH_B="rv${tag}b"
+	rv_topo=1
+	if ! "$RP_SRC_ROOT/scripts/netns-topology" up >"$rv_tmp/topology.log" 2>&1; then
+		cat "$rv_tmp/topology.log" >&2
+		rv_fail "scripts/netns-topology up failed"
+	fi
+	rv_log "topology: $(tr '\n' ';' <"$rv_tmp/topology.log")"
+	RV_CFG_A=$rv_tmp/netns-a.ini
+	RV_CFG_B=$rv_tmp/netns-b.ini
+	sed "s/iface=rp-veth-a\([,[:space:]]\|$\)/iface=$RP_VETH_A\1/" \
+		"$RP_SRC_ROOT/config/netns-a.ini" >"$RV_CFG_A"
+	sed "s/iface=rp-veth-b\([,[:space:]]\|$\)/iface=$RP_VETH_B\1/" \
+		"$RP_SRC_ROOT/config/netns-b.ini" >"$RV_CFG_B"
+	grep -q "iface=$RP_VETH_A" "$RV_CFG_A" ||
+		rv_fail "config/netns-a.ini has no iface=rp-veth-a to point at $RP_VETH_A"
+	grep -q "iface=$RP_VETH_B" "$RV_CFG_B" ||
+		rv_fail "config/netns-b.ini has no iface=rp-veth-b to point at $RP_VETH_B"
+	RV_IP_A=$(rv_cfg_ipv4 "$RV_CFG_A")
+	RV_IP_B=$(rv_cfg_ipv4 "$RV_CFG_B")
+	if [ -z "$RV_IP_A" ] || [ -z "$RV_IP_B" ]; then
+		rv_fail "no ipv4 key in config/netns-{a,b}.ini"
+	fi
+}
+
+# First "ipv4 = a.b.c.d/len" of a config, without the prefix length.
+rv_cfg_ipv4() {
+	sed -n 's/^[[:space:]]*ipv4[[:space:]]*=[[:space:]]*\([0-9.]*\).*/\1/p' "$1" |
+		head -n 1
+}
+
+# IB MTU of [port0] of a config (default 1024).
+rv_cfg_mtu() {
+	local m
+
+	m=$(sed -n 's/^[[:space:]]*mtu[[:space:]]*=[[:space:]]*\([0-9]*\).*/\1/p' "$1" |
+		head -n 1)
+	echo "${m:-1024}"
+}
+
+# rv_bg NAME NS CONFIG -- PROGRAM ARGS...: rocepmd-run PROGRAM in namespace NS
+# with CONFIG, bounded by RV_TIMEOUT, in the background; output in
+# $rv_tmp/NAME.out and NAME.err; the PID is appended to rv_pids and left
+# in rv_last_pid.
+rv_bg() {
+	local name=$1 ns=$2 cfg=$3
+
+	shift 4
+	# A simple command, not a function: $! is then the PID of ip, which
+	# execs timeout, which passes a signal on to the program.
+	ip netns exec "$ns" timeout -k 10 "$RV_TIMEOUT" \
+		"$RP_RUN" --config "$cfg" -- "$@" \
+		>"$rv_tmp/$name.out" 2>"$rv_tmp/$name.err" &
+	rv_last_pid=$!
+	rv_pids+=("$rv_last_pid")
+}
+
+# rv_fg NAME NS CONFIG -- PROGRAM ARGS...: rv_bg, then wait for it; the exit
+# status is left in rv_status.  Waiting with "wait" rather than running in
+# the foreground lets a signal run the EXIT trap at once.
+rv_fg() {
+	rv_bg "$@"
+	wait "$rv_last_pid"
+	rv_status=$?
+	rv_forget "$rv_last_pid"
+}
+
+# Forget a PID that has been waited for.
+rv_forget() {
+	local pid keep=()
+
+	for pid in "${rv_pids[@]}"; do
+		[ "$pid" = "$1" ] || keep+=("$pid")
+	done
+	rv_pids=("${keep[@]}")
+}
+
+# rv_wait_listen NS PORT PID NAME: until a TCP listener on PORT exists in NS
+# (the pingpong server is up), at most 60 s, failing early if PID died.
+rv_wait_listen() {
+	local ns=$1 port=$2 pid=$3 name=$4 i
+
+	for ((i = 0; i < 600; i++)); do
+		if ip netns exec "$ns" ss -Hltn "sport = :$port" 2>/dev/null |
+		   grep -q .; then
+			return 0
+		fi
+		if ! kill -0 "$pid" 2>/dev/null; then
+			rv_show "$name"
+			rv_fail "$name exited before listening on TCP port $port"
+		fi
+		sleep 0.1
+	done
+	rv_show "$name"
+	rv_fail "$name: no TCP listener on port $port after 60 s"
+}
+
+# Print a program's captured output, prefixed.
+rv_show() {
+	local name=$1
+
+	if [ -s "$rv_tmp/$name.out" ]; then
+		sed "s/^/  $name stdout: /" "$rv_tmp/$name.out"
+	fi
+	if [ -s "$rv_tmp/$name.err" ]; then
+		tail -n 40 "$rv_tmp/$name.err" | sed "s/^/  $name stderr: /"
+	fi
+}
+
+# rv_check_pingpong NAME SIZE ITERS: the result lines of an ibv_*_pingpong,
+# shown in the log and checked against what was asked for:
+#   8192000 bytes in 0.51 seconds = 128.50 Mbit/sec
+#   1000 iters in 0.51 seconds = 510.00 usec/iter
+rv_check_pingpong() {
+	local name=$1 size=$2 iters=$3 f bl il b i
+
+	f=$rv_tmp/$name.out
+	bl=$(grep -E '^[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$' "$f")
+	il=$(grep -E '^[0-9]+ iters in [0-9.]+ seconds = [0-9.]+ usec/iter$' "$f")
+	[ -n "$bl" ] || rv_fail "$name printed no 'bytes in ... seconds' line"
+	[ -n "$il" ] || rv_fail "$name printed no 'iters in ... usec/iter' line"
+	rv_log "$name: $bl"
+	rv_log "$name: $il"
+	b=${bl%% *}
+	i=${il%% *}
+	[ "$b" -eq $((size * iters * 2)) ] ||
+		rv_fail "$name: $b bytes, expected $((size * iters * 2)) (2 x $size x $iters)"
+	[ "$i" -eq "$iters" ] || rv_fail "$name: $i iters, expected $iters"
+}
+
+# rv_pingpong PROG SIZE ITERS MODE [EXTRA ARGS...]: server in B, client in A.
+# Both must exit 0; the client's and the server's result lines are checked.
+rv_pingpong() {
+	local prog=$1 size=$2 iters=$3 mode=$4 port=18515 srv crc src
+	local args
+
+	shift 4
+	args=(-d rocepmd0 -g 0 -s "$size" -n "$iters" -p "$port" "$@")
+	[ "$mode" = event ] && args+=(-e)
+	rv_log "server ($RP_NS_B): $prog ${args[*]}"
+	rv_bg server "$RP_NS_B" "$RV_CFG_B" -- "$prog" "${args[@]}"
+	srv=$rv_last_pid
+	rv_wait_listen "$RP_NS_B" "$port" "$srv" server
+	rv_log "client ($RP_NS_A): $prog ${args[*]} $RV_IP_B"
+	rv_fg client "$RP_NS_A" "$RV_CFG_A" -- "$prog" "${args[@]}" "$RV_IP_B"
+	crc=$rv_status
+	if [ "$crc" -ne 0 ]; then
+		# the server would wait for ever for a client that is gone
+		sleep 1
+		kill -TERM "$srv" 2>/dev/null
+	fi
+	wait "$srv"
+	src=$?
+	rv_forget "$srv"
+	rv_show client
+	rv_show server
+	[ "$crc" -ne 124 ] || rv_fail "client timed out after $RV_TIMEOUT s"
+	[ "$crc" -eq 0 ] || rv_fail "client exited with status $crc"
+	[ "$src" -ne 124 ] || rv_fail "server timed out after $RV_TIMEOUT s"
+	[ "$src" -eq 0 ] || rv_fail "server exited with status $src"
+	rv_check_pingpong client "$size" "$iters"
+	rv_check_pingpong server "$size" "$iters"
+}
