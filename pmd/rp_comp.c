@@ -50,10 +50,10 @@ rp_comp_send_cqe(struct rp_qp *qp, uint32_t idx, uint32_t status)
 	struct rp_swqe *s = rp_swqe(qp, idx);
 	struct rp_cqe cqe;
 
+	bool signaled = qp->sq_sig_all ||
+		(rp_load_relaxed(&w->flags) & RP_WQE_SIGNALED);
+
 	s->state = RP_SWQE_DONE;
-	if (status == IBV_WC_SUCCESS && !qp->sq_sig_all &&
-	    !(rp_load_relaxed(&w->flags) & RP_WQE_SIGNALED))
-		return;
 	memset(&cqe, 0, sizeof(cqe));
 	cqe.wr_id = w->wr_id;
 	cqe.status = status;
@@ -61,6 +61,11 @@ rp_comp_send_cqe(struct rp_qp *qp, uint32_t idx, uint32_t status)
 	cqe.qp_num = qp->qpn;
 	if (status == IBV_WC_SUCCESS && w->opcode == IBV_WR_RDMA_READ)
 		cqe.byte_len = s->length;
+	/* Completions are in order: every slot up to idx is free now, and
+	 * must be before the CQE is seen (the application may post again). */
+	rp_store_release(&qp->sq->cons, idx + 1);
+	if (status == IBV_WC_SUCCESS && !signaled)
+		return;
 	rp_cq_post(qp->dev, qp->scq, &cqe);
 }
 

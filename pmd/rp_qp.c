@@ -587,8 +587,9 @@ rp_qp_flush(struct rp_qp *qp)
 			.qp_num = qp->qpn,
 		};
 
-		rp_cq_post(qp->dev, qp->rcq, &cqe);
 		qp->rq_cons++;
+		rp_store_release(&qp->rq->cons, qp->rq_cons);
+		rp_cq_post(qp->dev, qp->rcq, &cqe);
 		busy = true;
 	}
 	if (busy) {

@@ -75,10 +75,12 @@ resp_complete_rwqe(struct rp_qp *qp, struct rp_cqe *cqe)
 
 	cqe->wr_id = r->wqe.wr_id;
 	cqe->qp_num = qp->qpn;
-	rp_cq_post(qp->dev, qp->rcq, cqe);
 	r->active = false;
+	/* Free the slot before the CQE is seen: an application that polls
+	 * it may post again at once, up to max_recv_wr. */
 	qp->rq_cons = r->idx + 1;
 	rp_store_release(&qp->rq->cons, qp->rq_cons);
+	rp_cq_post(qp->dev, qp->rcq, cqe);
 }
 
 static void
@@ -224,6 +226,22 @@ resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 				  IBV_ACCESS_REMOTE_READ);
 		if (mr == NULL)
 			return RP_RESP_ERR_ACCESS;
+	}
+	if (dup) {
+		/*
+		 * The requester went back to this READ (go-back-N): the
+		 * responses still owed from it on will be asked for again, so
+		 * they must not fill the queue twice (C9-100).
+		 */
+		while (qp->resp.rd_head != qp->resp.rd_tail) {
+			struct rp_rd_resp *last = &qp->resp.rd[(qp->resp.rd_head - 1) %
+							       RP_MAX_RD_ATOMIC];
+
+			if (rp_psn_diff(last->first_psn, pkt->psn) < 0)
+				break;
+			last->valid = false;
+			qp->resp.rd_head--;
+		}
 	}
 	if (qp->resp.rd_head - qp->resp.rd_tail >=
 	    RTE_MAX(qp->max_dest_rd_atomic, 1u)) {
@@ -393,7 +411,10 @@ resp_fail(struct rp_qp *qp, const struct rp_pkt *pkt, enum rp_resp_res res)
 				 pkt->psn);
 		break;
 	case RP_RESP_ERR_ACCESS:
+		/* IBTA 9.9.3.1.3 class C: NAK, and the responder QP enters
+		 * the error state too (as rxe does). */
 		rp_resp_send_ack(qp, RP_AETH_NAK_REM_ACCESS, pkt->psn);
+		rp_qp_error(qp, IBV_WC_WR_FLUSH_ERR);
 		break;
 	case RP_RESP_ERR_INV_REQ:
 	case RP_RESP_ERR_OP:

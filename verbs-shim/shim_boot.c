@@ -115,7 +115,12 @@ shim_boot_main(void *arg)
 	pthread_mutex_unlock(&b->lock);
 
 	rp_engine_stop();
-	rte_eal_cleanup();
+	/*
+	 * No rte_eal_cleanup() at exit: DPDK 22.11 unmaps its memory without
+	 * stopping the interrupt thread, which may still be in a PMD callback
+	 * (memif's control channel) and crash the exiting process.  The
+	 * process is going away; the kernel reclaims the memory.
+	 */
 	return NULL;
 }
 
