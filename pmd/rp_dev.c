@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
@@ -136,11 +137,25 @@ void
 rp_engine_stop(void)
 {
 	rp_lcore_stop();
+	/*
+	 * Stop every port before closing any, then give the interrupt thread
+	 * time to run the callbacks that stopping queued (memif peers in one
+	 * process tell each other they disconnected): DPDK has no way to wait
+	 * for them, and a callback that runs during close or exit crashes.
+	 */
+	for (unsigned int i = 0; i < rp_nr_devs; i++)
+		if (rp_devs[i] != NULL && rp_devs[i]->pool != NULL)
+			rte_eth_dev_stop(rp_devs[i]->port_id);
+	if (rp_nr_devs != 0)
+		rte_delay_us_sleep(50 * 1000);
 	for (unsigned int i = 0; i < rp_nr_devs; i++) {
 		if (rp_devs[i] != NULL)
 			dev_free(rp_devs[i]);
 		rp_devs[i] = NULL;
 	}
+	/* And once more for the callbacks that closing queued. */
+	if (rp_nr_devs != 0)
+		rte_delay_us_sleep(50 * 1000);
 	rp_nr_devs = 0;
 }
 

@@ -72,7 +72,9 @@ rp_port_init(struct rp_dev *dev)
 		frame_max = RTE_MAX(frame_max, (uint32_t)atoi(fsz + 8));
 
 	snprintf(name, sizeof(name), "rp_mbuf_%u", dev->id);
-	dev->pool = rte_pktmbuf_pool_create(name, RP_NB_MBUF, RP_MBUF_CACHE, 0,
+	dev->pool = rte_mempool_lookup(name);
+	if (dev->pool == NULL)
+		dev->pool = rte_pktmbuf_pool_create(name, RP_NB_MBUF, RP_MBUF_CACHE, 0,
 			RTE_PKTMBUF_HEADROOM + frame_max,
 			rte_eth_dev_socket_id(dev->port_id));
 	if (dev->pool == NULL) {
@@ -156,7 +158,12 @@ rp_port_fini(struct rp_dev *dev)
 	if (dev->pool != NULL) {
 		rte_eth_dev_stop(dev->port_id);
 		rte_eth_dev_close(dev->port_id);
-		rte_mempool_free(dev->pool);
+		/*
+		 * The pool is not freed: a PMD may still return mbufs to it
+		 * from the interrupt thread after close (memif does, when its
+		 * peer disconnects), and the pool is named per device, so a
+		 * restarted engine finds it again.
+		 */
 		dev->pool = NULL;
 	}
 }
