@@ -318,6 +318,29 @@ struct rp_ctrl_slot {
 };
 static_assert(sizeof(struct rp_ctrl_slot) <= 192, "rp_ctrl_slot");
 
+/* ------------------------------------------------------- async events */
+
+#define RP_ASYNC_EVENTS	256u
+
+/*
+ * An asynchronous event: `type` takes enum ibv_event_type values, `num`
+ * names the object (QPN, CQN, SRQN, or the port number for port events).
+ */
+struct rp_async_ev {
+	uint32_t type;
+	uint32_t num;
+};
+
+/* Async event ring: the engine pushes (release), the application pops. */
+struct rp_async_ctl {
+	uint32_t prod;			/* engine */
+	uint32_t dropped;		/* engine: events lost to a full ring */
+	uint8_t pad0[RP_ABI_LINE - 8];
+	uint32_t cons;			/* application */
+	uint8_t pad1[RP_ABI_LINE - 4];
+	struct rp_async_ev ev[RP_ASYNC_EVENTS];
+};
+
 /* ------------------------------------------------------------- device */
 
 /*
@@ -350,6 +373,15 @@ struct rp_dev_ctl {
 	uint32_t port_id;		/* DPDK port */
 	uint64_t sys_image_guid;
 	uint8_t pad[RP_ABI_LINE];
+	/*
+	 * Wake-up handshake (as io_uring's SQ_NEED_WAKEUP): an engine about
+	 * to sleep stores 1 here, fences, and re-checks its queues; a poster
+	 * stores its producer index, fences, and signals the engine when it
+	 * reads 1.  Written by the engine, read by applications.
+	 */
+	uint32_t need_wakeup;
+	uint8_t pad1[RP_ABI_LINE - 4];
+	struct rp_async_ctl async;
 	struct rp_ctrl_slot slot[RP_CTRL_SLOTS];
 };
 
