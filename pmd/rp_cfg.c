@@ -223,6 +223,8 @@ rp_cfg_parse_idle(const struct rp_cfg_key *key, const char *val, void *base,
 		*idle = RP_IDLE_YIELD;
 	} else if (strcmp(val, "sleep") == 0) {
 		*idle = RP_IDLE_SLEEP;
+	} else if (strcmp(val, "adaptive") == 0) {
+		*idle = RP_IDLE_ADAPTIVE;
 	} else {
 		snprintf(why, len, "'%s' is not an idle policy", val);
 		return -EINVAL;
@@ -481,7 +483,7 @@ static const struct rp_cfg_type rp_cfg_type_lcores = {
 
 static const struct rp_cfg_type rp_cfg_type_idle = {
 	.parse = rp_cfg_parse_idle,
-	.accepted = "busy, yield, sleep",
+	.accepted = "busy, yield, sleep, adaptive",
 };
 
 static const struct rp_cfg_type rp_cfg_type_eal_args = {
@@ -555,6 +557,12 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		.type = &rp_cfg_type_u32,
 		.min = 1, .max = 100000, .def = "10",
 		RP_CFG_CFG(sleep_us),
+	},
+	{
+		.name = "wake_us", .sect = RP_CFG_SECT_ENGINE,
+		.type = &rp_cfg_type_u32,
+		.min = 1, .max = 1000000, .def = "1000",
+		RP_CFG_CFG(wake_us),
 	},
 	{
 		.name = "device", .sect = RP_CFG_SECT_PORT,

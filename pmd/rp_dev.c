@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -71,7 +72,7 @@ dev_free(struct rp_dev *dev)
 }
 
 static int
-dev_create(unsigned int id, const struct rp_port_cfg *pc)
+dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 {
 	struct rp_dev *dev;
 	int ret;
@@ -84,6 +85,9 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc)
 	dev->lcore = pc->lcore;
 	dev->ipv4 = pc->ipv4;
 	dev->mtu = pc->mtu;
+	dev->wake_fd = -1;
+	dev->rx_intr_fd = -1;
+	dev->rx_intr_want = rx_intr;
 	/* GID index 0: the IPv4-mapped address, as Linux RoCEv2 devices. */
 	dev->gid[10] = 0xff;
 	dev->gid[11] = 0xff;
@@ -118,7 +122,8 @@ rp_engine_start(const struct rp_config *cfg)
 	if (rp_nr_devs != 0)
 		return -EALREADY;
 	for (unsigned int i = 0; i < cfg->nb_ports; i++) {
-		ret = dev_create(i, &cfg->port[i]);
+		ret = dev_create(i, &cfg->port[i],
+				 cfg->idle == RP_IDLE_ADAPTIVE);
 		if (ret < 0)
 			goto err;
 		rp_nr_devs = i + 1;
@@ -171,8 +176,32 @@ rp_dev_ctl(unsigned int id)
 	return id < rp_nr_devs && rp_devs[id] != NULL ? rp_devs[id]->ctl : NULL;
 }
 
+/*
+ * Called after the caller's release store of a producer index (SQ, RQ,
+ * control ring).  With the idle policy "adaptive" the engine may be about
+ * to block: wake it.  A system call here only when the engine said it
+ * sleeps, never per post otherwise.
+ */
 void
-rp_dev_doorbell(unsigned int id __rte_unused)
+rp_dev_doorbell(unsigned int id)
 {
-	/* The engine polls; an idle policy that sleeps will wake here. */
+	struct rp_dev *dev = id < rp_nr_devs ? rp_devs[id] : NULL;
+	const uint64_t one = 1;
+
+	if (dev == NULL || dev->wake_fd < 0)
+		return;
+	/*
+	 * D1: pairs with D0 in lcore_block() (rp_lcore.c).  Our store of
+	 * prod, this fence, our load of need_wakeup; the engine's store of
+	 * need_wakeup, its fence, its loads of prod.  Either the engine's
+	 * last look finds the work or we find need_wakeup == 1 (Dekker, as
+	 * io_uring's IORING_SQ_NEED_WAKEUP).
+	 */
+	rp_fence_seq_cst();
+	if (rp_load_relaxed(&dev->ctl->need_wakeup) == 0)
+		return;
+	/* The engine counts these writes when it reads the eventfd. */
+	if (write(dev->wake_fd, &one, sizeof(one)) < 0)
+		RP_LOG(DEBUG, "rocepmd%u: wake-up write: %s", dev->id,
+		       strerror(errno));
 }

@@ -7,20 +7,68 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_telemetry.h>
 
 #include <infiniband/verbs.h>
 
 #include "rp_atomic.h"
 #include "rp_log.h"
 #include "rp_obj.h"
+
+/*
+ * Per-lcore counters: one writer, the lcore (rp_counter_add); readers
+ * (telemetry, the stop log) load them relaxed.
+ */
+enum rp_lc_stat {
+	RP_LC_BUSY_CYCLES = 0,	/* passes that found work */
+	RP_LC_IDLE_CYCLES,	/* passes that did not, yields, naps, blocks */
+	RP_LC_POLLS,
+	RP_LC_POLLS_BUSY,
+	RP_LC_YIELDS,		/* idle "yield": sched_yield() calls */
+	RP_LC_NAPS,		/* idle "sleep": nanosleep() calls */
+	RP_LC_BLOCKS,		/* idle "adaptive": blocked waits */
+	RP_LC_BLOCKS_ABORTED,	/* need_wakeup raised, then work found */
+	RP_LC_WAKE_DOORBELL,
+	RP_LC_WAKE_RX_INTR,
+	RP_LC_WAKE_TIMEOUT,
+	RP_LC_DOORBELL_SIGNALS,	/* eventfd writes by doorbells, as read */
+	RP_LC_STAT_MAX,
+};
+
+static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
+	[RP_LC_BUSY_CYCLES] = "busy_cycles",
+	[RP_LC_IDLE_CYCLES] = "idle_cycles",
+	[RP_LC_POLLS] = "polls",
+	[RP_LC_POLLS_BUSY] = "polls_busy",
+	[RP_LC_YIELDS] = "yields",
+	[RP_LC_NAPS] = "naps",
+	[RP_LC_BLOCKS] = "sleeps",
+	[RP_LC_BLOCKS_ABORTED] = "sleeps_aborted",
+	[RP_LC_WAKE_DOORBELL] = "wakeups_doorbell",
+	[RP_LC_WAKE_RX_INTR] = "wakeups_rx_intr",
+	[RP_LC_WAKE_TIMEOUT] = "wakeups_timeout",
+	[RP_LC_DOORBELL_SIGNALS] = "doorbell_signals",
+};
+
+static const char * const rp_idle_names[] = {
+	[RP_IDLE_BUSY] = "busy",
+	[RP_IDLE_YIELD] = "yield",
+	[RP_IDLE_SLEEP] = "sleep",
+	[RP_IDLE_ADAPTIVE] = "adaptive",
+};
 
 struct rp_lcore_ctx {
 	unsigned int lcore;
@@ -29,16 +77,21 @@ struct rp_lcore_ctx {
 	enum rp_idle_policy idle;
 	uint64_t idle_cycles;
 	struct timespec nap;
+	uint64_t wake_ns;		/* adaptive: longest block */
+	int wake_fd;			/* adaptive: eventfd, or -1 */
 	bool launched;
-	/* counters, written by the lcore only */
-	uint64_t busy_cycles;
-	uint64_t total_cycles;
-	uint64_t yields;
+	uint64_t stats[RP_LC_STAT_MAX];	/* written by the lcore only */
 };
 
 static struct rp_lcore_ctx rp_lcores[RP_MAX_ENGINE_LCORES];
 static unsigned int rp_nr_lcores;
 static uint32_t rp_stop;
+
+static inline void
+lc_stat_add(struct rp_lcore_ctx *lc, enum rp_lc_stat s, uint64_t v)
+{
+	rp_counter_add(&lc->stats[s], v);
+}
 
 static bool
 dev_poll(struct rp_dev *dev)
@@ -75,49 +128,185 @@ dev_poll(struct rp_dev *dev)
 	return busy;
 }
 
+static bool
+lcore_poll(struct rp_lcore_ctx *lc)
+{
+	bool busy = false;
+
+	for (unsigned int i = 0; i < lc->nr_devs; i++)
+		busy |= dev_poll(lc->devs[i]);
+	lc_stat_add(lc, RP_LC_POLLS, 1);
+	if (busy)
+		lc_stat_add(lc, RP_LC_POLLS_BUSY, 1);
+	return busy;
+}
+
+/*
+ * The earliest TSC at which a timer of the lcore's devices needs a pass:
+ * retransmit and RNR timers of active QPs, the link poll.  0 when a device
+ * holds frames the port refused (or a reordered one), which must not wait.
+ */
+static uint64_t
+lcore_deadline(const struct rp_lcore_ctx *lc, uint64_t limit)
+{
+	uint64_t dl = limit;
+
+	for (unsigned int d = 0; d < lc->nr_devs; d++) {
+		const struct rp_dev *dev = lc->devs[d];
+
+		if (dev->nr_tx != 0 || dev->fault.held != NULL)
+			return 0;
+		dl = RTE_MIN(dl, dev->link_check);
+		for (uint32_t i = 0; i < dev->nr_active; i++) {
+			const struct rp_qp *qp = dev->active[i];
+
+			if (qp->comp.deadline != 0)
+				dl = RTE_MIN(dl, qp->comp.deadline);
+			if (qp->req.rnr_wait)
+				dl = RTE_MIN(dl, qp->req.rnr_until);
+		}
+	}
+	return dl;
+}
+
+static void
+lcore_need_wakeup(struct rp_lcore_ctx *lc, uint32_t v)
+{
+	for (unsigned int d = 0; d < lc->nr_devs; d++) {
+		rp_store_relaxed(&lc->devs[d]->ctl->need_wakeup, v);
+		if (v != 0)
+			rp_port_rx_intr_enable(lc->devs[d]);
+		else
+			rp_port_rx_intr_disable(lc->devs[d]);
+	}
+}
+
+/* Read an eventfd that poll() reported readable; returns its count. */
+static uint64_t
+fd_drain(int fd)
+{
+	uint64_t v = 0;
+
+	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return 0;
+	return v;
+}
+
+/*
+ * Idle policy "adaptive": announce the sleep, take a last look at every
+ * work source, and block until a doorbell, an RX interrupt, the nearest
+ * timer or wake_us.  Returns true if the last look found work.
+ */
+static bool
+lcore_block(struct rp_lcore_ctx *lc)
+{
+	struct pollfd fds[1 + RP_MAX_PORTS];
+	unsigned int nfds = 0;
+	struct timespec ts;
+	uint64_t now, dl, hz = rte_get_timer_hz();
+	int ret;
+
+	lcore_need_wakeup(lc, 1u);
+	/*
+	 * D0: pairs with D1 in rp_dev_doorbell() (rp_dev.c).  Our store of
+	 * need_wakeup, this fence, then the loads of the last look (control
+	 * ring, loopback ring, RX queue, each active QP's SQ producer and,
+	 * when flushing, RQ producer: the very loads of a normal pass); a
+	 * poster's release store of its producer, its fence, its load of
+	 * need_wakeup.  One of the two sees the other's store, so no post
+	 * is stranded.  RX interrupts were enabled before this look, so a
+	 * frame arriving after it raises the interrupt.
+	 */
+	rp_fence_seq_cst();
+	if (lcore_poll(lc)) {
+		lcore_need_wakeup(lc, 0u);
+		lc_stat_add(lc, RP_LC_BLOCKS_ABORTED, 1);
+		return true;
+	}
+	now = rte_get_timer_cycles();
+	dl = lcore_deadline(lc, now + lc->wake_ns * hz / 1000000000u);
+	if (dl <= now) {
+		lcore_need_wakeup(lc, 0u);
+		return false;
+	}
+	dl = (dl - now) * 1000000000u / hz;	/* ns */
+	ts.tv_sec = (time_t)(dl / 1000000000u);
+	ts.tv_nsec = (long)(dl % 1000000000u);
+
+	fds[nfds].fd = lc->wake_fd;
+	fds[nfds++].events = POLLIN;
+	for (unsigned int d = 0; d < lc->nr_devs; d++) {
+		if (lc->devs[d]->rx_intr_fd < 0)
+			continue;
+		fds[nfds].fd = lc->devs[d]->rx_intr_fd;
+		fds[nfds++].events = POLLIN;
+	}
+	lc_stat_add(lc, RP_LC_BLOCKS, 1);
+	ret = ppoll(fds, nfds, &ts, NULL);
+	lcore_need_wakeup(lc, 0u);
+
+	if (ret > 0 && (fds[0].revents & POLLIN) != 0) {
+		lc_stat_add(lc, RP_LC_WAKE_DOORBELL, 1);
+		lc_stat_add(lc, RP_LC_DOORBELL_SIGNALS, fd_drain(lc->wake_fd));
+		ret = -1;	/* counted */
+	}
+	for (unsigned int i = 1; i < nfds; i++) {
+		if ((fds[i].revents & POLLIN) == 0)
+			continue;
+		fd_drain(fds[i].fd);
+		if (ret > 0) {
+			lc_stat_add(lc, RP_LC_WAKE_RX_INTR, 1);
+			ret = -1;
+		}
+	}
+	if (ret >= 0)
+		lc_stat_add(lc, RP_LC_WAKE_TIMEOUT, 1);
+	return false;
+}
+
 static int
 lcore_main(void *arg)
 {
 	struct rp_lcore_ctx *lc = arg;
-	uint64_t last_busy = rte_get_timer_cycles();
-
-	static const char * const policy[] = {
-		[RP_IDLE_BUSY] = "busy",
-		[RP_IDLE_YIELD] = "yield",
-		[RP_IDLE_SLEEP] = "sleep",
-	};
+	uint64_t t0 = rte_get_timer_cycles();
+	uint64_t last_busy = t0;
 
 	/* Naps of a few microseconds need no timer slack. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	RP_LOG(INFO, "engine lcore %u: %u device(s), idle policy %s",
-	       lc->lcore, lc->nr_devs, policy[lc->idle]);
+	       lc->lcore, lc->nr_devs, rp_idle_names[lc->idle]);
 	while (!rp_load_relaxed(&rp_stop)) {
-		uint64_t t0 = rte_get_timer_cycles();
-		bool busy = false;
-
-		for (unsigned int i = 0; i < lc->nr_devs; i++)
-			busy |= dev_poll(lc->devs[i]);
+		bool busy = lcore_poll(lc);
 		uint64_t t1 = rte_get_timer_cycles();
 
-		lc->total_cycles += t1 - t0;
 		if (busy) {
-			lc->busy_cycles += t1 - t0;
 			last_busy = t1;
 		} else if (lc->idle == RP_IDLE_YIELD &&
 			   t1 - last_busy > lc->idle_cycles) {
 			/* Give the CPU to whoever shares it (the application,
 			 * the peer's engine); a post or a packet is seen on
 			 * the next pass. */
-			lc->yields++;
+			lc_stat_add(lc, RP_LC_YIELDS, 1);
 			sched_yield();
 		} else if (lc->idle == RP_IDLE_SLEEP &&
 			   t1 - last_busy > lc->idle_cycles) {
 			/* A sleeper that wakes preempts a spinning application
 			 * under CFS, where a yield would not: on shared CPUs
 			 * this bounds the latency a busy application adds. */
-			lc->yields++;
+			lc_stat_add(lc, RP_LC_NAPS, 1);
 			nanosleep(&lc->nap, NULL);
+		} else if (lc->idle == RP_IDLE_ADAPTIVE &&
+			   t1 - last_busy > lc->idle_cycles) {
+			/* Keep last_busy after a wake-up: a pass that finds
+			 * nothing (a timeout) blocks again at once. */
+			busy = lcore_block(lc);
+			if (busy)
+				last_busy = rte_get_timer_cycles();
 		}
+		t1 = rte_get_timer_cycles();
+		lc_stat_add(lc, busy ? RP_LC_BUSY_CYCLES : RP_LC_IDLE_CYCLES,
+			    t1 - t0);
+		t0 = t1;
 	}
 	/* Leave nothing half-sent behind. */
 	for (unsigned int i = 0; i < lc->nr_devs; i++)
@@ -132,6 +321,8 @@ rp_lcore_launch(const struct rp_config *cfg)
 
 	rp_store_relaxed(&rp_stop, 0u);
 	memset(rp_lcores, 0, sizeof(rp_lcores));
+	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++)
+		rp_lcores[i].wake_fd = -1;
 	rp_nr_lcores = 0;
 	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
 		struct rp_lcore_ctx *lc = &rp_lcores[rp_nr_lcores];
@@ -140,11 +331,23 @@ rp_lcore_launch(const struct rp_config *cfg)
 		lc->idle = cfg->idle;
 		lc->idle_cycles = rte_get_timer_hz() / 1000000 * cfg->idle_us;
 		lc->nap.tv_nsec = (long)cfg->sleep_us * 1000;
+		lc->wake_ns = (uint64_t)cfg->wake_us * 1000;
 		for (unsigned int d = 0; d < rp_nr_devs; d++)
 			if (rp_devs[d]->lcore == lc->lcore)
 				lc->devs[lc->nr_devs++] = rp_devs[d];
 		if (lc->nr_devs == 0)
 			continue;
+		if (lc->idle == RP_IDLE_ADAPTIVE) {
+			lc->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+			if (lc->wake_fd < 0) {
+				ret = -errno;
+				RP_LOG(ERR, "lcore %u: eventfd: %s", lc->lcore,
+				       strerror(errno));
+				return ret;
+			}
+			for (unsigned int d = 0; d < lc->nr_devs; d++)
+				lc->devs[d]->wake_fd = lc->wake_fd;
+		}
 		if (!rte_lcore_is_enabled(lc->lcore) ||
 		    lc->lcore == rte_get_main_lcore()) {
 			RP_LOG(ERR, "engine lcore %u is not an enabled worker lcore",
@@ -163,14 +366,78 @@ rp_lcore_launch(const struct rp_config *cfg)
 	return 0;
 }
 
+/* The counters that moved, at INFO level, when an engine lcore stops. */
+static void
+lcore_stats_log(const struct rp_lcore_ctx *lc)
+{
+	for (unsigned int i = 0; i < RP_LC_STAT_MAX; i++)
+		if (lc->stats[i] != 0)
+			RP_LOG(INFO, "engine lcore %u: %s %" PRIu64, lc->lcore,
+			       rp_lc_stat_names[i], lc->stats[i]);
+}
+
 void
 rp_lcore_stop(void)
 {
+	const uint64_t one = 1;
+
 	rp_store_release(&rp_stop, 1u);
+	/* A blocked lcore would see the flag only at its timeout. */
+	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++)
+		if (rp_lcores[i].wake_fd >= 0 &&
+		    write(rp_lcores[i].wake_fd, &one, sizeof(one)) < 0)
+			RP_LOG(DEBUG, "lcore wake-up: %s", strerror(errno));
 	for (unsigned int i = 0; i < rp_nr_lcores; i++) {
-		if (rp_lcores[i].launched)
-			rte_eal_wait_lcore(rp_lcores[i].lcore);
-		rp_lcores[i].launched = false;
+		struct rp_lcore_ctx *lc = &rp_lcores[i];
+
+		if (lc->launched) {
+			rte_eal_wait_lcore(lc->lcore);
+			lcore_stats_log(lc);
+		}
+		lc->launched = false;
+	}
+	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++) {
+		struct rp_lcore_ctx *lc = &rp_lcores[i];
+
+		if (lc->wake_fd < 0)
+			continue;
+		for (unsigned int d = 0; d < lc->nr_devs; d++)
+			lc->devs[d]->wake_fd = -1;
+		close(lc->wake_fd);
+		lc->wake_fd = -1;
 	}
 	rp_nr_lcores = 0;
+}
+
+/* /rocepmd/lcores: the counters of every engine lcore. */
+static int
+lcores_cmd(const char *cmd __rte_unused, const char *params __rte_unused,
+	   struct rte_tel_data *d)
+{
+	unsigned int n = rp_load_relaxed(&rp_nr_lcores);
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_timer_hz());
+	for (unsigned int i = 0; i < n; i++) {
+		const struct rp_lcore_ctx *lc = &rp_lcores[i];
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		char name[32];
+
+		if (c == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_string(c, "idle", rp_idle_names[lc->idle]);
+		for (unsigned int s = 0; s < RP_LC_STAT_MAX; s++)
+			rte_tel_data_add_dict_u64(c, rp_lc_stat_names[s],
+					rp_load_relaxed(&lc->stats[s]));
+		snprintf(name, sizeof(name), "lcore%u", lc->lcore);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	return 0;
+}
+
+RTE_INIT(rp_lcore_telemetry_init)
+{
+	rte_telemetry_register_cmd("/rocepmd/lcores", lcores_cmd,
+				   "Engine lcore counters (idle policy, busy and idle cycles, wake-ups). No parameters");
 }

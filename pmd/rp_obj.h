@@ -35,6 +35,7 @@
 #define RP_ACKREQ_EVERY	32u		/* AckReq at least this often */
 #define RP_RD_BUDGET	16u		/* READ response packets per step */
 #define RP_GRH_SIZE	40u
+#define RP_ASYNC_FDS	64u		/* contexts listening for async events */
 
 struct rp_dev;
 struct rp_cq;
@@ -75,6 +76,7 @@ struct rp_cq {
 	struct rp_cq_ctl *ctl;
 	struct rp_cqe *ring;
 	uint64_t overflows;
+	bool overrun;			/* in an overflow episode (CQ_ERR sent) */
 };
 
 /* Engine-private state of one send WQE (same index as the SQ slot). */
@@ -204,11 +206,13 @@ struct rp_qp {
 		struct rp_rd_resp rd[RP_MAX_RD_ATOMIC];
 		uint32_t rd_head;
 		uint32_t rd_tail;
+		bool comm_est;		/* COMM_EST reported (first in RTR) */
 	} resp;
 
 	bool flushing;			/* in ERR: flush new WQEs */
 	uint32_t err_status;		/* first error completion status */
 	bool active;			/* in the device's active list */
+	bool sqd_notify;		/* SQD: report SQ_DRAINED when drained */
 };
 
 struct rp_arp_entry {
@@ -294,6 +298,18 @@ struct rp_dev {
 	uint16_t nr_tx;
 
 	uint64_t link_check;		/* TSC of the next link poll */
+
+	/* Async events (rp_async.c): ring in ctl->async, fds to signal */
+	struct {
+		uint32_t prod;		/* private copy */
+		uint32_t nr_fd;
+		int fd[RP_ASYNC_FDS];
+	} async;
+
+	/* Idle policy "adaptive" (rp_lcore.c) */
+	int wake_fd;			/* serving lcore's eventfd, or -1 */
+	bool rx_intr_want;		/* ask the PMD for RX interrupts */
+	int rx_intr_fd;			/* RX queue 0 interrupt fd, or -1 */
 	uint64_t stats[RP_STAT_MAX];	/* written by the lcore only */
 };
 
@@ -316,6 +332,11 @@ rp_region_ptr(const struct rp_dev *dev, uint64_t off)
 int rp_ctrl_init(struct rp_dev *dev);
 void rp_ctrl_fini(struct rp_dev *dev);
 bool rp_ctrl_poll(struct rp_dev *dev);
+
+/* ---- rp_async.c */
+void rp_async_push(struct rp_dev *dev, uint32_t type, uint32_t num);
+int rp_async_reg(struct rp_dev *dev, struct rp_ctrl_async *a);
+int rp_async_unreg(struct rp_dev *dev, struct rp_ctrl_async *a);
 
 /* ---- rp_mr.c */
 int rp_pd_alloc(struct rp_dev *dev, struct rp_ctrl_pd *pd);
@@ -348,6 +369,8 @@ int rp_qp_query(struct rp_dev *dev, struct rp_ctrl_qp *m);
 int rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m);
 struct rp_qp *rp_qp_get(struct rp_dev *dev, uint32_t qpn);
 void rp_qp_error(struct rp_qp *qp, uint32_t status);
+void rp_qp_error_event(struct rp_qp *qp, uint32_t status, uint32_t event);
+void rp_qp_sqd_check(struct rp_qp *qp);
 bool rp_qp_flush(struct rp_qp *qp);
 uint32_t rp_mtu_bytes(uint32_t ibv_mtu);
 void rp_qp_udp_sport(struct rp_qp *qp);
@@ -391,6 +414,8 @@ rp_port_tx_room(const struct rp_dev *dev)
 	return dev->nr_tx < RP_TX_MAX / 2;
 }
 void rp_port_link_poll(struct rp_dev *dev);
+void rp_port_rx_intr_enable(struct rp_dev *dev);
+void rp_port_rx_intr_disable(struct rp_dev *dev);
 struct rte_mbuf *rp_port_alloc(struct rp_dev *dev, uint32_t frame_len,
 			       uint8_t **data);
 

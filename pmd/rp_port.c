@@ -14,6 +14,8 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include <infiniband/verbs.h>
+
 #include "rp_atomic.h"
 #include "rp_log.h"
 #include "rp_obj.h"
@@ -47,6 +49,48 @@ port_find(const struct rp_port_cfg *pc, uint16_t *port_id)
 	RP_LOGT(rp_logtype_port, ERR, "no DPDK port named \"%s\" (device %s)",
 		name, pc->device);
 	return -ENODEV;
+}
+
+/*
+ * RX interrupt of queue 0, for the idle policy "adaptive": the engine adds
+ * the fd to the set it blocks on, enables the interrupt before its last
+ * look at the queue and disables it on waking (l3fwd-power's pattern).
+ * PMDs without the feature (af_packet, af_xdp in 22.11) leave rx_intr_fd
+ * at -1 and the engine wakes on doorbells and its timeout only.
+ */
+static void
+rp_port_rx_intr_setup(struct rp_dev *dev)
+{
+	int fd;
+
+	dev->rx_intr_fd = -1;
+	if (!dev->rx_intr_want)
+		return;
+	fd = rte_eth_dev_rx_intr_ctl_q_get_fd(dev->port_id, 0);
+	if (fd < 0 || rte_eth_dev_rx_intr_enable(dev->port_id, 0) != 0) {
+		RP_LOGT(rp_logtype_port, INFO,
+			"%s: no RX interrupt, an idle engine wakes on doorbells and timers",
+			dev->cfg.device);
+		return;
+	}
+	rte_eth_dev_rx_intr_disable(dev->port_id, 0);
+	dev->rx_intr_fd = fd;
+	RP_LOGT(rp_logtype_port, INFO, "%s: RX interrupt fd %d",
+		dev->cfg.device, fd);
+}
+
+void
+rp_port_rx_intr_enable(struct rp_dev *dev)
+{
+	if (dev->rx_intr_fd >= 0)
+		rte_eth_dev_rx_intr_enable(dev->port_id, 0);
+}
+
+void
+rp_port_rx_intr_disable(struct rp_dev *dev)
+{
+	if (dev->rx_intr_fd >= 0)
+		rte_eth_dev_rx_intr_disable(dev->port_id, 0);
 }
 
 int
@@ -84,7 +128,15 @@ rp_port_init(struct rp_dev *dev)
 	}
 
 	memset(&conf, 0, sizeof(conf));
+	/* An engine that blocks when idle wants RX interrupts: ask, and do
+	 * without them if the PMD refuses (rp_port_rx_intr_setup). */
+	conf.intr_conf.rxq = dev->rx_intr_want ? 1 : 0;
 	ret = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
+	if (ret < 0 && conf.intr_conf.rxq != 0) {
+		conf.intr_conf.rxq = 0;
+		dev->rx_intr_want = false;
+		ret = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
+	}
 	if (ret < 0) {
 		RP_LOGT(rp_logtype_port, ERR, "configure port %u: %s",
 			dev->port_id, rte_strerror(-ret));
@@ -131,6 +183,7 @@ rp_port_init(struct rp_dev *dev)
 		return ret;
 	}
 
+	rp_port_rx_intr_setup(dev);
 	rp_fault_init(dev);
 	snprintf(name, sizeof(name), "rp_loop_%u", dev->id);
 	dev->loop_ring = rte_ring_create(name, RP_LOOP_RING, SOCKET_ID_ANY,
@@ -256,8 +309,17 @@ rp_port_link_poll(struct rp_dev *dev)
 {
 	struct rte_eth_link link;
 
+	uint32_t up, was;
+
 	if (rte_eth_link_get_nowait(dev->port_id, &link) != 0)
 		return;
-	rp_store_relaxed(&dev->ctl->link_up, link.link_status ? 1u : 0u);
+	up = link.link_status ? 1u : 0u;
+	was = rp_load_relaxed(&dev->ctl->link_up);	/* ours: one writer */
+	rp_store_relaxed(&dev->ctl->link_up, up);
 	rp_store_relaxed(&dev->ctl->link_speed, link.link_speed);
+	/* Changes only (the first poll finds the region's 0, and nobody
+	 * listens yet); the device's one port is port 1. */
+	if (up != was)
+		rp_async_push(dev, up ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR,
+			      1);
 }

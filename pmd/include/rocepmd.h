@@ -33,6 +33,11 @@ enum rp_idle_policy {
 	RP_IDLE_BUSY = 0,	/**< always poll */
 	RP_IDLE_YIELD,		/**< poll, yield the CPU after an idle spell */
 	RP_IDLE_SLEEP,		/**< poll, sleep sleep_us after an idle spell */
+	/**
+	 * poll, then after an idle spell block until a doorbell, a receive
+	 * interrupt, a timer or wake_us (need_wakeup handshake)
+	 */
+	RP_IDLE_ADAPTIVE,
 };
 
 /** Transmit fault injection (tests): rates in per mille, seeded PRNG. */
@@ -74,6 +79,7 @@ struct rp_config {
 	enum rp_idle_policy idle;
 	uint32_t idle_us;		/**< idle time before yielding or sleeping */
 	uint32_t sleep_us;		/**< RP_IDLE_SLEEP: length of one nap */
+	uint32_t wake_us;		/**< RP_IDLE_ADAPTIVE: longest block */
 	uint32_t nb_ports;
 	struct rp_port_cfg port[RP_MAX_PORTS];
 };

@@ -89,6 +89,7 @@ static const struct tc_kv tc_base[] = {
 	{ "engine", "idle", "yield" },
 	{ "engine", "idle_us", "50" },
 	{ "engine", "sleep_us", "10" },
+	{ "engine", "wake_us", "1000" },
 	{ "port0", "device", "net_ring0" },
 	{ "port0", "ipv4", "192.0.2.1/24" },
 	{ "port0", "mac", "02:00:00:00:00:01" },
@@ -161,6 +162,12 @@ static const struct tc_kv tc_bad[] = {
 	{ "engine", "idle_us", "1000001" },
 	{ "engine", "idle_us", "-5" },
 	{ "engine", "idle_us", "1e3" },
+	{ "engine", "idle", "Adaptive" },
+	{ "engine", "idle", "adaptive,busy" },
+	{ "engine", "wake_us", "0" },
+	{ "engine", "wake_us", "1000001" },
+	{ "engine", "wake_us", "-1" },
+	{ "engine", "wake_us", "1ms" },
 	{ "port0", "device", "eth0" },
 	{ "port0", "device", "net_" },
 	{ "port0", "device", "net_,iface=a" },
@@ -292,8 +299,9 @@ test_good(void **state)
 		"[engine]\n"
 		"main_lcore = 2\n"
 		"lcores = 0, 3 ,5\n"
-		"idle = busy   ; never sleep\n"
+		"idle = adaptive   ; block when idle\n"
 		"idle_us = 0\n"
+		"wake_us = 250\n"
 		"[port0]\n"
 		"device = net_af_packet0,iface=veth-a,qpairs=1\n"
 		"ipv4 = 192.0.2.1/24\n"
@@ -327,8 +335,9 @@ test_good(void **state)
 	assert_int_equal(tc_cfg.lcores[0], 0);
 	assert_int_equal(tc_cfg.lcores[1], 3);
 	assert_int_equal(tc_cfg.lcores[2], 5);
-	assert_int_equal(tc_cfg.idle, RP_IDLE_BUSY);
+	assert_int_equal(tc_cfg.idle, RP_IDLE_ADAPTIVE);
 	assert_int_equal(tc_cfg.idle_us, 0);
+	assert_int_equal(tc_cfg.wake_us, 250);
 	assert_int_equal(tc_cfg.nb_ports, 4);
 
 	p = &tc_cfg.port[0];
@@ -385,6 +394,7 @@ test_defaults(void **state)
 	assert_int_equal(tc_cfg.lcores[0], 1);
 	assert_int_equal(tc_cfg.idle, RP_IDLE_YIELD);
 	assert_int_equal(tc_cfg.idle_us, 50);
+	assert_int_equal(tc_cfg.wake_us, 1000);
 	assert_int_equal(tc_cfg.nb_ports, 1);
 	assert_false(p->mac_set);
 	assert_int_equal(p->mtu, 1024);
