@@ -168,7 +168,20 @@ comp_error(struct rp_qp *qp, uint32_t psn, uint32_t status)
 	comp_retire(qp, psn, false);
 	RP_QP_LOG(rp_logtype_comp, DEBUG, qp->qpn, "error status %u at psn %u",
 		  status, psn);
-	rp_qp_error(qp, status);
+	switch (status) {
+	case IBV_WC_REM_INV_REQ_ERR:
+	case IBV_WC_REM_ACCESS_ERR:
+	case IBV_WC_REM_OP_ERR:
+	case IBV_WC_REM_INV_RD_REQ_ERR:
+		/* The peer's error, NAKed: the CQE reports it here, and the
+		 * peer's responder raises the event on its side. */
+		rp_qp_error(qp, status);
+		break;
+	default:
+		/* Retries exhausted, bad response, local protection. */
+		rp_qp_error_event(qp, status, IBV_EVENT_QP_FATAL);
+		break;
+	}
 }
 
 static void
@@ -329,7 +342,7 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 	if (qp->comp.retry_left == 0) {
 		RP_QP_LOG(rp_logtype_comp, INFO, qp->qpn,
 			  "retry count exceeded");
-		rp_qp_error(qp, IBV_WC_RETRY_EXC_ERR);
+		rp_qp_error_event(qp, IBV_WC_RETRY_EXC_ERR, IBV_EVENT_QP_FATAL);
 		return true;
 	}
 	qp->comp.retry_left--;

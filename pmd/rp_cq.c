@@ -147,8 +147,14 @@ rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe)
 		rp_stat_inc(dev, RP_STAT_CQ_OVERFLOW);
 		rp_store_relaxed(&cq->ctl->overflow, 1u);
 		RP_LOG_RL(rp_logtype_cq, ERR, "cq 0x%x overflow", cq->cqn);
+		/* One IBV_EVENT_CQ_ERR per episode: until a CQE fits again. */
+		if (!cq->overrun) {
+			cq->overrun = true;
+			rp_async_push(dev, IBV_EVENT_CQ_ERR, cq->cqn);
+		}
 		return -ENOSPC;
 	}
+	cq->overrun = false;
 	slot = &cq->ring[cq->prod & (cq->size - 1)];
 	memcpy(slot, cqe, offsetof(struct rp_cqe, owner));
 	/* R4: pairs with the shim's acquire of owner in poll_cq. */

@@ -49,6 +49,8 @@ RP_CTRL_ADAPT(rp_ah_create, ah)
 RP_CTRL_ADAPT(rp_ah_destroy, ah)
 RP_CTRL_ADAPT(rp_chan_create, chan)
 RP_CTRL_ADAPT(rp_chan_destroy, chan)
+RP_CTRL_ADAPT(rp_async_reg, async)
+RP_CTRL_ADAPT(rp_async_unreg, async)
 
 static const rp_ctrl_fn rp_ctrl_ops[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_NOP] = ctrl_nop,
@@ -66,6 +68,8 @@ static const rp_ctrl_fn rp_ctrl_ops[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_AH_DESTROY] = ctrl_rp_ah_destroy,
 	[RP_CTRL_CHAN_CREATE] = ctrl_rp_chan_create,
 	[RP_CTRL_CHAN_DESTROY] = ctrl_rp_chan_destroy,
+	[RP_CTRL_ASYNC_REG] = ctrl_rp_async_reg,
+	[RP_CTRL_ASYNC_UNREG] = ctrl_rp_async_unreg,
 };
 
 int

@@ -493,10 +493,15 @@ rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 		break;
 	case IBV_QPS_RTS:
 		qp->sq_draining = 0;
+		qp->sqd_notify = false;
 		break;
 	case IBV_QPS_SQD:
 		qp->sq_draining = 1;
-		break;
+		qp->sqd_notify = (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY) &&
+			a->en_sqd_async_notify;
+		qp->state = next;
+		rp_qp_sqd_check(qp);	/* nothing outstanding: drained now */
+		return 0;
 	case IBV_QPS_ERR:
 		qp->state = next;
 		rp_qp_error(qp, IBV_WC_WR_FLUSH_ERR);
@@ -559,6 +564,38 @@ rp_qp_error(struct rp_qp *qp, uint32_t status)
 		rp_comp_send_cqe(qp, qp->comp.tail++, status);
 	rp_store_release(&qp->sq->cons, qp->comp.tail);
 	active_add(qp->dev, qp);
+}
+
+/*
+ * rp_qp_error() for an error the application did not ask for, reported by
+ * an affiliated asynchronous event (IBV_EVENT_QP_FATAL for a local or
+ * transport error, IBV_EVENT_QP_ACCESS_ERR for a responder class C error)
+ * when the QP enters ERR, not again while it is there.
+ */
+void
+rp_qp_error_event(struct rp_qp *qp, uint32_t status, uint32_t event)
+{
+	bool first = !qp->flushing;
+
+	rp_qp_error(qp, status);
+	if (first)
+		rp_async_push(qp->dev, event, qp->qpn);
+}
+
+/*
+ * SQD with en_sqd_async_notify: once no send WQE is outstanding (every
+ * started one retired, the requester starts no new one in SQD), report
+ * IBV_EVENT_SQ_DRAINED, once.
+ */
+void
+rp_qp_sqd_check(struct rp_qp *qp)
+{
+	if (!qp->sqd_notify || qp->state != IBV_QPS_SQD)
+		return;
+	if (qp->comp.tail != qp->req.hi || qp->req.inprog)
+		return;
+	qp->sqd_notify = false;
+	rp_async_push(qp->dev, IBV_EVENT_SQ_DRAINED, qp->qpn);
 }
 
 /* Complete every posted WQE with IBV_WC_WR_FLUSH_ERR.  Busy if any. */

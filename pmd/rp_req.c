@@ -90,10 +90,10 @@ req_fail(struct rp_qp *qp, uint32_t status)
 	RP_QP_LOG(rp_logtype_req, DEBUG, qp->qpn, "WQE %u fails: status %u",
 		  qp->req.head, status);
 	if (qp->comp.tail == qp->req.head) {
-		rp_qp_error(qp, status);
+		rp_qp_error_event(qp, status, IBV_EVENT_QP_FATAL);
 	} else {
 		/* Earlier WQEs are still in flight: they are flushed. */
-		rp_qp_error(qp, IBV_WC_WR_FLUSH_ERR);
+		rp_qp_error_event(qp, IBV_WC_WR_FLUSH_ERR, IBV_EVENT_QP_FATAL);
 	}
 }
 
@@ -108,7 +108,9 @@ req_start(struct rp_qp *qp, uint32_t prod)
 	uint32_t len = 0;
 	int status;
 
-	if (qp->req.head == prod || qp->sq_draining)
+	/* SQD: resend what go-back-N rewound, start nothing new. */
+	if (qp->req.head == prod ||
+	    (qp->sq_draining && (int32_t)(qp->req.head - qp->req.hi) >= 0))
 		return false;
 	/* Copy before validating: the application may still write the ring. */
 	memcpy(&w, ring_w, sizeof(w));
@@ -279,9 +281,11 @@ rp_req_step(struct rp_qp *qp)
 	prod = rp_load_acquire(&qp->sq->prod);
 	if (prod - qp->comp.tail > qp->sq_size) {
 		RP_QP_LOG(rp_logtype_req, ERR, qp->qpn, "corrupt SQ index");
-		rp_qp_error(qp, IBV_WC_GENERAL_ERR);
+		rp_qp_error_event(qp, IBV_WC_GENERAL_ERR, IBV_EVENT_QP_FATAL);
 		return true;
 	}
+	if (unlikely(qp->sqd_notify))
+		rp_qp_sqd_check(qp);
 	if (qp->type != IBV_QPT_UD && !qp->addr_ok) {
 		uint32_t ip;
 

@@ -414,7 +414,8 @@ resp_fail(struct rp_qp *qp, const struct rp_pkt *pkt, enum rp_resp_res res)
 		/* IBTA 9.9.3.1.3 class C: NAK, and the responder QP enters
 		 * the error state too (as rxe does). */
 		rp_resp_send_ack(qp, RP_AETH_NAK_REM_ACCESS, pkt->psn);
-		rp_qp_error(qp, IBV_WC_WR_FLUSH_ERR);
+		rp_qp_error_event(qp, IBV_WC_WR_FLUSH_ERR,
+				  IBV_EVENT_QP_ACCESS_ERR);
 		break;
 	case RP_RESP_ERR_INV_REQ:
 	case RP_RESP_ERR_OP:
@@ -423,11 +424,28 @@ resp_fail(struct rp_qp *qp, const struct rp_pkt *pkt, enum rp_resp_res res)
 				 pkt->psn);
 		if (qp->resp.rcv.active)
 			resp_complete_rwqe_err(qp, IBV_WC_REM_INV_REQ_ERR);
-		rp_qp_error(qp, IBV_WC_WR_FLUSH_ERR);
+		/* Invalid request: class C, as an access violation; a remote
+		 * operational error is this QP's own failure. */
+		rp_qp_error_event(qp, IBV_WC_WR_FLUSH_ERR,
+				  res == RP_RESP_ERR_OP ? IBV_EVENT_QP_FATAL :
+				  IBV_EVENT_QP_ACCESS_ERR);
 		break;
 	default:
 		break;
 	}
+}
+
+/*
+ * The first request executed in RTR establishes the connection
+ * (IBV_EVENT_COMM_EST, once: the application may then move to RTS).
+ */
+static void
+resp_comm_est(struct rp_qp *qp)
+{
+	if (qp->state != IBV_QPS_RTR || qp->resp.comm_est)
+		return;
+	qp->resp.comm_est = true;
+	rp_async_push(qp->dev, IBV_EVENT_COMM_EST, qp->qpn);
 }
 
 /* Forget a message in progress: UC drops what a loss interrupted. */
@@ -468,6 +486,7 @@ resp_uc(struct rp_qp *qp, const struct rp_pkt *pkt)
 		return;
 	}
 	qp->resp.last_op = pkt->opcode;
+	resp_comm_est(qp);
 }
 
 void
@@ -531,6 +550,7 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	qp->resp.last_op = pkt->opcode;
 	qp->resp.epsn = rp_psn_add(qp->resp.epsn, 1);
 	qp->resp.nak_sent = false;
+	resp_comm_est(qp);
 	if (pkt->ackreq && !(pkt->mask & RP_M_READ))
 		rp_resp_send_ack(qp, RP_AETH_CREDIT_INVALID, pkt->psn);
 }

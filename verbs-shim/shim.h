@@ -64,7 +64,11 @@
 #define SHIM_CQ_TAB		65536u
 #define SHIM_CQN_IDX(cqn)	((cqn) & (SHIM_CQ_TAB - 1))
 
-/* Queued asynchronous events per context. */
+/* QP table of a context, indexed by the low 16 bits of a QPN. */
+#define SHIM_QP_TAB		65536u
+#define SHIM_QPN_IDX(qpn)	((qpn) & (SHIM_QP_TAB - 1))
+
+/* Queued asynchronous events per context (shim_async_push()). */
 #define SHIM_ASYNC_EVENTS	256u
 
 /*
@@ -88,10 +92,19 @@ struct shim_device {
 	__be64 guid;			/* node GUID: EUI-64 of the MAC */
 };
 
-/* A pending asynchronous event and the object it names. */
+struct shim_context;
+
+/*
+ * Asynchronous events of a context: its consumer index into the device's
+ * event ring (rp_abi.h struct rp_async_ctl), and a queue of events the
+ * shim itself raises (shim_async_push()).  One read of `fd` per event.
+ */
 struct shim_async {
 	int fd;				/* eventfd, EFD_SEMAPHORE */
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;		/* application threads */
+	uint32_t cons;			/* ring index, atomic (read by others
+					 * under the device's list lock) */
+	struct shim_context *next;	/* contexts of the device */
 	uint32_t head;			/* next to deliver */
 	uint32_t tail;			/* next free */
 	struct ibv_async_event ev[SHIM_ASYNC_EVENTS];
@@ -104,6 +117,8 @@ struct shim_context {
 	uint64_t region_size;
 	pthread_mutex_t cq_lock;	/* cq_tab */
 	struct shim_cq **cq_tab;	/* SHIM_CQ_TAB slots */
+	pthread_mutex_t qp_lock;	/* qp_tab */
+	struct shim_qp **qp_tab;	/* SHIM_QP_TAB slots (async events) */
 	struct shim_async async;
 };
 
@@ -265,6 +280,9 @@ void shim_async_push(struct shim_context *ctx,
 
 /* shim_cq.c */
 struct shim_cq *shim_cq_lookup(struct shim_context *ctx, uint32_t cqn);
+
+/* shim_qp.c */
+struct shim_qp *shim_qp_lookup(struct shim_context *ctx, uint32_t qpn);
 
 /* shim_chan.c */
 int shim_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);

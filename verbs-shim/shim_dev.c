@@ -43,6 +43,8 @@ static const char *const shim_ctrl_op_name[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_AH_DESTROY] = "AH_DESTROY",
 	[RP_CTRL_CHAN_CREATE] = "CHAN_CREATE",
 	[RP_CTRL_CHAN_DESTROY] = "CHAN_DESTROY",
+	[RP_CTRL_ASYNC_REG] = "ASYNC_REG",
+	[RP_CTRL_ASYNC_UNREG] = "ASYNC_UNREG",
 };
 
 /*
@@ -391,9 +393,10 @@ ibv_open_device(struct ibv_device *device)
 		goto err;
 	}
 	ctx->cq_tab = calloc(SHIM_CQ_TAB, sizeof(*ctx->cq_tab));
-	if (ctx->cq_tab == NULL) {
+	ctx->qp_tab = calloc(SHIM_QP_TAB, sizeof(*ctx->qp_tab));
+	if (ctx->cq_tab == NULL || ctx->qp_tab == NULL) {
 		ret = -ENOMEM;
-		goto err_free_ctx;
+		goto err_free_tab;
 	}
 	ctx->dev = d->dev;
 	ctx->ctl = rp_dev_ctl(d->dev);
@@ -406,6 +409,7 @@ ibv_open_device(struct ibv_device *device)
 	if (ret < 0)
 		goto err_free_tab;
 	pthread_mutex_init(&ctx->cq_lock, NULL);
+	pthread_mutex_init(&ctx->qp_lock, NULL);
 
 	shim_ops_set(&ctx->vctx);
 	ctx->vctx.sz = sizeof(ctx->vctx);
@@ -419,8 +423,8 @@ ibv_open_device(struct ibv_device *device)
 	return ibctx;
 
 err_free_tab:
+	free(ctx->qp_tab);
 	free(ctx->cq_tab);
-err_free_ctx:
 	free(ctx);
 err:
 	errno = -ret;
@@ -435,6 +439,8 @@ ibv_close_device(struct ibv_context *ibctx)
 	shim_async_fini(ctx);
 	pthread_mutex_destroy(&ibctx->mutex);
 	pthread_mutex_destroy(&ctx->cq_lock);
+	pthread_mutex_destroy(&ctx->qp_lock);
+	free(ctx->qp_tab);
 	free(ctx->cq_tab);
 	free(ctx);
 	return 0;

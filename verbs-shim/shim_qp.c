@@ -113,6 +113,49 @@ shim_qp_attr_from_rp(struct ibv_qp_attr *a, const struct rp_qp_attr *r)
 	a->rnr_retry = r->rnr_retry;
 }
 
+/* ------------------------------------------------------------- QP table */
+
+/*
+ * The context's QPs by QPN, for the asynchronous events the engine names
+ * by number: indexed by the low 16 bits, the full QPN compared (QPNs carry
+ * a generation in their high bits).
+ */
+
+/* The QP of a QPN, or NULL.  Called with ctx->qp_lock held. */
+struct shim_qp *
+shim_qp_lookup(struct shim_context *ctx, uint32_t qpn)
+{
+	struct shim_qp *qp = ctx->qp_tab[SHIM_QPN_IDX(qpn)];
+
+	return qp != NULL && qp->qpn == qpn ? qp : NULL;
+}
+
+static int
+shim_qp_insert(struct shim_context *ctx, struct shim_qp *qp)
+{
+	struct shim_qp **slot = &ctx->qp_tab[SHIM_QPN_IDX(qp->qpn)];
+	int ret = 0;
+
+	pthread_mutex_lock(&ctx->qp_lock);
+	if (*slot != NULL)
+		ret = -EEXIST;
+	else
+		*slot = qp;
+	pthread_mutex_unlock(&ctx->qp_lock);
+	return ret;
+}
+
+static void
+shim_qp_remove(struct shim_context *ctx, struct shim_qp *qp)
+{
+	struct shim_qp **slot = &ctx->qp_tab[SHIM_QPN_IDX(qp->qpn)];
+
+	pthread_mutex_lock(&ctx->qp_lock);
+	if (*slot == qp)
+		*slot = NULL;
+	pthread_mutex_unlock(&ctx->qp_lock);
+}
+
 /* -------------------------------------------------------------- create */
 
 static int
@@ -278,6 +321,15 @@ shim_create_qp_ex(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 	pthread_mutex_init(&ibqp->mutex, NULL);
 	pthread_cond_init(&ibqp->cond, NULL);
 	ibqp->events_completed = 0;
+	ret = shim_qp_insert(ctx, qp);
+	if (ret < 0) {
+		SHIM_QP_LOG(ERR, qp->qpn, "QPN already in use");
+		shim_qp_engine_destroy(ctx, qp->qpn);
+		pthread_cond_destroy(&ibqp->cond);
+		pthread_mutex_destroy(&ibqp->mutex);
+		ret = -EIO;
+		goto err_free;
+	}
 
 	rp_fetch_add(&qp->scq->nr_qp, 1);
 	rp_fetch_add(&qp->rcq->nr_qp, 1);
@@ -387,10 +439,15 @@ ibv_destroy_qp(struct ibv_qp *ibqp)
 	struct rp_ctrl_slot s = { .op = RP_CTRL_QP_DESTROY };
 	int ret;
 
+	/* No more asynchronous events are handed out for it. */
+	shim_qp_remove(qp->ctx, qp);
 	s.u.qp.qpn = qp->qpn;
 	ret = shim_ctrl(qp->ctx, &s);
-	if (ret < 0)
+	if (ret < 0) {
+		if (shim_qp_insert(qp->ctx, qp) < 0)
+			SHIM_QP_LOG(ERR, qp->qpn, "cannot restore after a failed destroy");
 		return -ret;
+	}
 
 	/* Every asynchronous event delivered for it must have been acked. */
 	pthread_mutex_lock(&ibqp->mutex);

@@ -186,6 +186,8 @@ enum rp_ctrl_op {
 	RP_CTRL_AH_DESTROY,
 	RP_CTRL_CHAN_CREATE,
 	RP_CTRL_CHAN_DESTROY,
+	RP_CTRL_ASYNC_REG,
+	RP_CTRL_ASYNC_UNREG,
 	RP_CTRL_OP_MAX,
 };
 
@@ -294,6 +296,17 @@ struct rp_ctrl_chan {
 	uint64_t off;			/* out: region offset of rp_chan_ctl */
 };
 
+/*
+ * Register (or unregister) an eventfd for the device's asynchronous events
+ * (struct rp_async_ctl).  In-process: the engine writes 1 to every
+ * registered fd once per event it pushes, after publishing it.
+ */
+struct rp_ctrl_async {
+	int32_t fd;			/* in: eventfd, EFD_SEMAPHORE */
+	uint32_t prod;			/* out (REG): ring index of the first
+					 * event this fd is signalled for */
+};
+
 /* rp_ctrl_slot.state */
 #define RP_SLOT_FREE	0u
 #define RP_SLOT_CLAIMED	1u	/* an application thread is filling it */
@@ -313,6 +326,7 @@ struct rp_ctrl_slot {
 		struct rp_ctrl_qp qp;
 		struct rp_ctrl_ah ah;
 		struct rp_ctrl_chan chan;
+		struct rp_ctrl_async async;
 		uint8_t raw[176];
 	} u;
 };
@@ -331,7 +345,25 @@ struct rp_async_ev {
 	uint32_t num;
 };
 
-/* Async event ring: the engine pushes (release), the application pops. */
+/*
+ * Async event ring of the device, shared by every context opened on it.
+ *
+ * The engine pushes (entry, then release of prod) and then writes 1 to each
+ * eventfd registered with RP_CTRL_ASYNC_REG, so every open context is told
+ * of every event of the device; with no fd registered it pushes nothing.
+ * Each context reads the ring with a private consumer index that starts at
+ * the `prod` its registration returned, and reads its eventfd once per
+ * entry it takes, so the fd is readable exactly while the ring holds
+ * entries that context has not taken.  Contexts filter: an event naming a
+ * QP or CQ of another context is skipped, port events go to all.
+ *
+ * `cons` is the oldest entry some context still needs: the minimum of the
+ * contexts' private indexes, stored (release) by the application side
+ * under its own lock (one writer).  The engine never overwrites an entry
+ * at or after `cons`: on a full ring it counts `dropped` and signals no
+ * fd, so a context that stops reading costs events to all of them, never
+ * a wrong one.
+ */
 struct rp_async_ctl {
 	uint32_t prod;			/* engine */
 	uint32_t dropped;		/* engine: events lost to a full ring */
