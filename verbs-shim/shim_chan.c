@@ -15,15 +15,20 @@
  * the CQE or the engine sees the arm (CC-4, no lost wake-up).
  *
  * Per CQ, the shim counts the events it delivered; ibv_destroy_cq() waits
- * until the application has acknowledged all of them (CC-8).
+ * until the application has acknowledged all of them (CC-8).  Events queued
+ * for it but not yet read are removed from the ring, with their eventfd
+ * counts, as the kernel unlinks them: the fd stays readable exactly while
+ * events are queued.
  */
 
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -237,10 +242,95 @@ ibv_ack_cq_events(struct ibv_cq *ibcq, unsigned int nevents)
 	pthread_mutex_unlock(&ibcq->mutex);
 }
 
-/* CC-8: wait until every event delivered for the CQ has been acked. */
+/*
+ * Take one count from the channel's eventfd without ever blocking, whatever
+ * O_NONBLOCK says (RWF_NOWAIT: eventfd honours it since Linux 5.12).
+ * @return true if a count was taken
+ */
+static bool
+shim_chan_take_count(struct shim_chan *ch)
+{
+	uint64_t count;
+	struct iovec iov = { .iov_base = &count, .iov_len = sizeof(count) };
+
+	/* Bounded: the engine writes the fd just after it publishes prod. */
+	for (int tries = 0; tries < 1000; tries++) {
+		ssize_t n = preadv2(ch->ibv.fd, &iov, 1, -1, RWF_NOWAIT);
+
+		if (n == (ssize_t)sizeof(count))
+			return true;
+		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+			return false;
+		sched_yield();
+	}
+	return false;
+}
+
+/*
+ * Remove the events queued for a CQ being destroyed, as the kernel's
+ * ib_uverbs_release_ucq() does (CC-8): the others keep their order, and
+ * the eventfd loses one count per event removed, so the fd stays readable
+ * exactly while events are queued.  Slots between cons and prod belong to
+ * the consumer: the engine writes ev[] only at prod.  A count that cannot
+ * be taken (a concurrent reader took it) is harmless: ibv_get_cq_event()
+ * skips a count that finds the ring empty.
+ */
+static void
+shim_chan_purge(struct shim_chan *ch, struct shim_cq *cq)
+{
+	uint32_t cqn = cq->cqn;
+	uint32_t prod, cons, w, removed = 0;
+	uint32_t arm;
+
+	/* Disarm first, so the engine fires no new event for this CQ. */
+	arm = rp_load_relaxed(&cq->ctl->arm);
+	while ((arm & RP_CQ_ARM_MASK) != 0 &&
+	       !rp_cas(&cq->ctl->arm, &arm, arm & ~RP_CQ_ARM_MASK))
+		;
+	rp_fence_seq_cst();
+
+	pthread_mutex_lock(&ch->lock);
+	cons = ch->cons;
+	/* acquire: pairs with the engine's release of prod after ev[] */
+	prod = rp_load_acquire(&ch->ctl->prod);
+	if (prod - cons > RP_CHAN_EVENTS) {
+		pthread_mutex_unlock(&ch->lock);
+		return;		/* shim_chan_pop() reports and repairs it */
+	}
+	/* Compact towards prod, newest first, keeping the order. */
+	w = prod;
+	for (uint32_t i = prod; i != cons; i--) {
+		uint32_t v = rp_load_relaxed(&ch->ctl->ev[(i - 1) % RP_CHAN_EVENTS]);
+
+		if (v == cqn) {
+			removed++;
+			continue;
+		}
+		w--;
+		rp_store_relaxed(&ch->ctl->ev[w % RP_CHAN_EVENTS], v);
+	}
+	if (removed != 0) {
+		ch->cons = cons + removed;
+		/* release: the slots are freed after they were read */
+		rp_store_release(&ch->ctl->cons, ch->cons);
+	}
+	pthread_mutex_unlock(&ch->lock);
+	while (removed-- != 0)
+		if (!shim_chan_take_count(ch))
+			SHIM_CQ_LOG(DEBUG, cqn, "a dropped event's count stays "
+				    "on the channel");
+}
+
+/*
+ * CC-8: drop the events queued, not yet read, for a CQ being destroyed
+ * (ibv_destroy_cq() has removed it from the table: no more are delivered),
+ * then wait until every event delivered for it has been acked.
+ */
 void
 shim_cq_events_wait(struct shim_cq *cq)
 {
+	if (cq->chan != NULL)
+		shim_chan_purge(cq->chan, cq);
 	pthread_mutex_lock(&cq->ibv.mutex);
 	while (cq->ibv.comp_events_completed != cq->comp_delivered ||
 	       cq->ibv.async_events_completed != cq->async_delivered)

@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# perftest_events.sh PROGRAM [ARGS...]: an unmodified perftest program in
+# event mode (-e: blocking ibv_get_cq_event -> ack -> re-arm, then poll,
+# CC-11) over rocepmd between two network namespaces.
+#
+#   [rv-<tag>-b] rocepmd-run --config netns-b.ini -- PROGRAM -d rocepmd0
+#                  -x 0 -e -p PORT ARGS...
+#   [rv-<tag>-a] rocepmd-run --config netns-a.ini -- PROGRAM ... 192.0.2.2
+#
+# Passes when both sides exit 0 and both print their result line (the row
+# after the "#bytes #iterations" header, with the size asked for and the
+# iteration count).  Uses test/verbs/lib.sh: own namespaces, always removed.
+# Exit 77 without root or without the program (apt-get install perftest).
+
+. "$(dirname "$0")/../verbs/lib.sh"
+
+prog=${1:?usage: perftest_events.sh PROGRAM [ARGS...]}
+shift
+port=18600
+
+rv_need_env
+rv_need_root
+rv_need_prog "$prog" perftest
+rv_need_prog nft nftables
+
+# tag: e<l|b><pid mod 1000>, so a stale topology of another run never clashes
+case $prog in
+*lat*) tag=el ;;
+*) tag=eb ;;
+esac
+rv_topology "$tag$(($$ % 1000))"
+
+args=(-d rocepmd0 -i 1 -x 0 -e -p "$port" "$@")
+rv_log "server ($RP_NS_B): $prog ${args[*]}"
+rv_bg server "$RP_NS_B" "$RV_CFG_B" -- "$prog" "${args[@]}"
+srv=$rv_last_pid
+rv_wait_listen "$RP_NS_B" "$port" "$srv" server
+rv_log "client ($RP_NS_A): $prog ${args[*]} $RV_IP_B"
+rv_fg client "$RP_NS_A" "$RV_CFG_A" -- "$prog" "${args[@]}" "$RV_IP_B"
+crc=$rv_status
+if [ "$crc" -ne 0 ]; then
+	sleep 1
+	kill -TERM "$srv" 2>/dev/null
+fi
+wait "$srv"
+src=$?
+rv_forget "$srv"
+rv_show client
+rv_show server
+[ "$crc" -ne 124 ] || rv_fail "client timed out after $RV_TIMEOUT s"
+[ "$crc" -eq 0 ] || rv_fail "client exited with status $crc"
+[ "$src" -ne 124 ] || rv_fail "server timed out after $RV_TIMEOUT s"
+[ "$src" -eq 0 ] || rv_fail "server exited with status $src"
+
+# The result row: first field the size, second the iteration count.
+for side in client server; do
+	row=$(awk '/#bytes/ { hdr = 1; next } hdr && $1 ~ /^[0-9]+$/ { print; exit }' \
+		"$rv_tmp/$side.out")
+	[ -n "$row" ] || rv_fail "$side printed no result row"
+	rv_log "$side: $row"
+done
+rv_log "PASS: $prog ${args[*]}"
