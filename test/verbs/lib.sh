@@ -132,6 +132,12 @@ rv_topology() {
 		"$RP_SRC_ROOT/config/netns-a.ini" >"$RV_CFG_A"
 	sed "s/iface=rp-veth-b\([,[:space:]]\|$\)/iface=$RP_VETH_B\1/" \
 		"$RP_SRC_ROOT/config/netns-b.ini" >"$RV_CFG_B"
+	if [ -n "${RV_IDLE:-}" ]; then
+		# The engine idle policy under test (busy, yield, sleep, adaptive).
+		sed -i "s/^idle = .*/idle = $RV_IDLE/" "$RV_CFG_A" "$RV_CFG_B"
+		grep -q "^idle = $RV_IDLE" "$RV_CFG_A" ||
+			rv_fail "config/netns-a.ini has no idle key to set to $RV_IDLE"
+	fi
 	grep -q "iface=$RP_VETH_A" "$RV_CFG_A" ||
 		rv_fail "config/netns-a.ini has no iface=rp-veth-a to point at $RP_VETH_A"
 	grep -q "iface=$RP_VETH_B" "$RV_CFG_B" ||

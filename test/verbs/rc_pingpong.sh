@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# rc_pingpong.sh SIZE MODE [PATH_MTU]: unmodified ibv_rc_pingpong over rocepmd
-# between two network namespaces.  MODE is poll or event (-e: sleep on CQ
-# events).  PATH_MTU, when given, is passed as -m (ibv_rc_pingpong's default
-# path MTU is 1024, so without it no frame of the configuration's 4096 MTU
-# is ever sent).
+# rc_pingpong.sh SIZE MODE [PATH_MTU|-] [IDLE]: unmodified ibv_rc_pingpong
+# over rocepmd between two network namespaces.  MODE is poll or event (-e:
+# sleep on CQ events).  PATH_MTU, when given, is passed as -m
+# (ibv_rc_pingpong's default path MTU is 1024, so without it no frame of the
+# configuration's 4096 MTU is ever sent).  IDLE, when given, is the engines'
+# idle policy instead of the configuration's.
 #
 #   [rv-<tag>-b] rocepmd-run --config netns-b.ini -- ibv_rc_pingpong
 #                  -d rocepmd0 -g 0 -s SIZE -n 10000 -c [-e]
@@ -21,6 +22,8 @@
 size=${1:?usage: rc_pingpong.sh SIZE poll|event}
 mode=${2:?usage: rc_pingpong.sh SIZE poll|event}
 pmtu=${3:-}
+[ "$pmtu" != - ] || pmtu=
+export RV_IDLE=${4:-}
 iters=${RV_ITERS:-10000}
 extra=(-c)
 [ -z "$pmtu" ] || extra+=(-m "$pmtu")
@@ -34,6 +37,6 @@ rv_need_root
 rv_need_prog ibv_rc_pingpong ibverbs-utils
 rv_need_prog nft nftables
 
-rv_topology "rc$size${mode:0:1}${pmtu:+m$((pmtu / 256))}"
+rv_topology "rc$size${mode:0:1}${pmtu:+m$((pmtu / 256))}${RV_IDLE:0:2}"
 rv_pingpong ibv_rc_pingpong "$size" "$iters" "$mode" "${extra[@]}"
-rv_log "PASS: ibv_rc_pingpong -s $size -n $iters ${extra[*]} ($mode)"
+rv_log "PASS: ibv_rc_pingpong -s $size -n $iters ${extra[*]} ($mode${RV_IDLE:+, idle $RV_IDLE})"
