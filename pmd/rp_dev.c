@@ -55,9 +55,9 @@ static void
 dev_stats_log(const struct rp_dev *dev)
 {
 	for (unsigned int i = 0; i < RP_STAT_MAX; i++)
-		if (dev->stats[i] != 0)
+		if (rp_load_relaxed(&dev->stats[i]) != 0)
 			RP_LOG(INFO, "rocepmd%u: %s %" PRIu64, dev->id,
-			       rp_stat_names[i], dev->stats[i]);
+			       rp_stat_names[i], rp_load_relaxed(&dev->stats[i]));
 }
 
 static void

@@ -370,10 +370,13 @@ rp_lcore_launch(const struct rp_config *cfg)
 static void
 lcore_stats_log(const struct rp_lcore_ctx *lc)
 {
-	for (unsigned int i = 0; i < RP_LC_STAT_MAX; i++)
-		if (lc->stats[i] != 0)
+	for (unsigned int i = 0; i < RP_LC_STAT_MAX; i++) {
+		uint64_t v = rp_load_relaxed(&lc->stats[i]);
+
+		if (v != 0)
 			RP_LOG(INFO, "engine lcore %u: %s %" PRIu64, lc->lcore,
-			       rp_lc_stat_names[i], lc->stats[i]);
+			       rp_lc_stat_names[i], v);
+	}
 }
 
 void

@@ -445,10 +445,20 @@ void rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn);
 int rp_lcore_launch(const struct rp_config *cfg);
 void rp_lcore_stop(void);
 
+/* One writer (the lcore): relaxed load, add, relaxed store; readers
+ * (telemetry, the stop log) load relaxed. */
+static inline void
+rp_stat_add(struct rp_dev *dev, enum rp_stat s, uint64_t n)
+{
+	__atomic_store_n(&dev->stats[s],
+			 __atomic_load_n(&dev->stats[s], __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+}
+
 static inline void
 rp_stat_inc(struct rp_dev *dev, enum rp_stat s)
 {
-	dev->stats[s]++;
+	rp_stat_add(dev, s, 1);
 }
 
 #endif /* _RP_OBJ_H_ */

@@ -262,7 +262,7 @@ rp_port_flush(struct rp_dev *dev)
 	while (sent < dev->nr_tx && tries++ < 4)
 		sent += rte_eth_tx_burst(dev->port_id, 0, dev->tx + sent,
 					 dev->nr_tx - sent);
-	dev->stats[RP_STAT_TX_PKTS] += sent;
+	rp_stat_add(dev, RP_STAT_TX_PKTS, sent);
 	/* Keep what the port refused for the next flush: the requester
 	 * holds back while the buffer is half full (rp_port_tx_room). */
 	memmove(dev->tx, dev->tx + sent, (dev->nr_tx - sent) * sizeof(dev->tx[0]));

@@ -270,7 +270,7 @@ shim_dev_probe(void)
 		shim_ndevs++;
 		SHIM_LOG(INFO, "%s: port %u, mtu %u, %s", d->ibv.name,
 			 ctl->port_id, ctl->mtu,
-			 ctl->link_up ? "link up" : "link down");
+			 rp_load_relaxed(&ctl->link_up) ? "link up" : "link down");
 	}
 	return 0;
 }
