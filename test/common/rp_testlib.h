@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rp_testlib: the verbs helpers shared by the one-process test programs
+ * (test/engine/rp_verbs_test.c, test/engine/rp_async_test.c,
+ * test/events/rp_events_test.c): failure reporting and the watchdog,
+ * random patterns, devices, registered buffers, endpoints, RC connection,
+ * work requests, completions and completion channels.
+ *
+ * Every check fails through rt_fail(), which names the program (rt_prog,
+ * defined by each program), the case and the step, and ends the process
+ * with status 1.
+ */
+
+#ifndef RP_TESTLIB_H
+#define RP_TESTLIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+/* What the configurations in test/engine/ say. */
+#define RT_DEV0			"rocepmd0"
+#define RT_DEV1			"rocepmd1"
+#define RT_IPV4_0		0xc0000201u	/* 192.0.2.1 */
+#define RT_IPV4_1		0xc0000202u	/* 192.0.2.2 */
+#define RT_CFG_MTU		IBV_MTU_1024	/* mtu = 1024 */
+
+#define RT_PORT			1
+#define RT_GID_INDEX		0
+#define RT_GRH_LEN		40
+#define RT_GUARD		64		/* guard bytes around targets */
+#define RT_GUARD_BYTE		0xa5
+#define RT_QKEY			0x11111111u
+#define RT_INLINE		128		/* max_inline_data asked for */
+#define RT_CQE			512
+#define RT_WR			256
+#define RT_SGE			4
+#define RT_IDLE_MS		100		/* "nothing arrives" windows */
+
+#define RT_ACCESS_ALL	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ)
+
+/* ------------------------------------------------------------ reporting */
+
+/* The program's name in failure messages; each program defines it. */
+extern const char rt_prog[];
+
+extern const char *rt_case_name;
+extern char rt_step_buf[256];
+extern double rt_timeout_s;
+extern uint64_t rt_seed;
+extern uint64_t rt_rng;
+
+void rt_fail(const char *func, int line, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 3, 4)));
+
+#define RT_FAIL(...) rt_fail(__func__, __LINE__, __VA_ARGS__)
+#define RT_CHECK(cond, ...) do { \
+	if (!(cond)) \
+		RT_FAIL(__VA_ARGS__); \
+} while (0)
+
+void rt_step(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rt_watchdog(int sig);
+double rt_now(void);
+void rt_sleep_ms(unsigned int ms);
+
+/* ------------------------------------------------------------- patterns */
+
+uint64_t rt_rand64(uint64_t *s);
+uint32_t rt_rand32(void);
+void rt_fill_random(void *buf, size_t len);
+void rt_check_data(const void *got, const void *exp, size_t n,
+		   const char *what);
+void rt_check_guard(const void *p, size_t n, const char *what);
+
+/* ------------------------------------------------------------- devices */
+
+struct rt_dev {
+	char name[IBV_SYSFS_NAME_MAX];
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_device_attr attr;
+	struct ibv_port_attr port;
+	union ibv_gid gid;
+	uint32_t mtu;			/* active MTU in bytes */
+};
+
+uint32_t rt_mtu_bytes(enum ibv_mtu mtu);
+void rt_wait_active(struct ibv_context *ctx, const char *name);
+void rt_dev_open(struct rt_dev *d, const char *name);
+void rt_dev_close(struct rt_dev *d);
+
+/* ------------------------------------------------------------- buffers */
+
+struct rt_buf {
+	uint8_t *p;
+	size_t len;
+	struct ibv_mr *mr;
+};
+
+void rt_buf_alloc(struct rt_buf *b, struct rt_dev *d, size_t len,
+		  int access);
+void rt_buf_free(struct rt_buf *b);
+struct ibv_sge rt_sge(const struct rt_buf *b, size_t off, size_t len);
+
+/* ------------------------------------------------------------ endpoints */
+
+struct rt_ep {
+	struct rt_dev *dev;
+	struct ibv_cq *scq;
+	struct ibv_cq *rcq;
+	struct ibv_qp *qp;
+	enum ibv_qp_type type;
+	uint32_t psn;
+	uint32_t max_inline;
+};
+
+struct rt_ep_opts {
+	enum ibv_qp_type type;
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	struct ibv_comp_channel *chan;	/* both CQs on it, or NULL */
+	void *scq_ctx;
+	void *rcq_ctx;
+};
+
+struct rt_rc_opts {
+	uint8_t min_rnr_timer;		/* responder */
+	uint8_t rnr_retry;		/* requester */
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	int access;
+};
+
+extern const struct rt_rc_opts rt_rc_default;
+
+void rt_ep_create(struct rt_ep *ep, struct rt_dev *d,
+		  const struct rt_ep_opts *o);
+void rt_ep_destroy(struct rt_ep *ep);
+uint8_t rt_rd_atom(const struct rt_dev *d);
+void rt_ah_attr(struct ibv_ah_attr *ah, const union ibv_gid *dgid);
+int rt_modify(struct rt_ep *ep, struct ibv_qp_attr *a, int mask);
+void rt_rc_init(struct rt_ep *ep, int access);
+void rt_rc_rtr(struct rt_ep *ep, const struct rt_ep *peer,
+	       const struct rt_rc_opts *o);
+void rt_rc_rts(struct rt_ep *ep, const struct rt_rc_opts *o);
+void rt_rc_connect(struct rt_ep *a, struct rt_ep *b,
+		   const struct rt_rc_opts *o);
+void rt_rc_pair(struct rt_ep *a, struct rt_dev *da, struct rt_ep *b,
+		struct rt_dev *db, const struct rt_rc_opts *o);
+
+/* ---------------------------------------------------------- work requests */
+
+int rt_try_send(struct rt_ep *ep, uint64_t wr_id, enum ibv_wr_opcode op,
+		struct ibv_sge *sg, int nsge, unsigned int flags, uint32_t imm,
+		uint64_t raddr, uint32_t rkey);
+void rt_post_send(struct rt_ep *ep, uint64_t wr_id, enum ibv_wr_opcode op,
+		  struct ibv_sge *sg, int nsge, unsigned int flags,
+		  uint32_t imm, uint64_t raddr, uint32_t rkey);
+void rt_post_recv(struct rt_ep *ep, uint64_t wr_id, struct ibv_sge *sg,
+		  int nsge);
+
+/* ----------------------------------------------------------- completions */
+
+const char *rt_wc_opcode_str(int op);
+bool rt_poll_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout_s);
+void rt_wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, const char *what);
+struct ibv_wc rt_expect_wc(struct ibv_cq *cq, const char *what,
+			   uint64_t wr_id, enum ibv_wc_status status,
+			   int opcode);
+void rt_expect_empty(struct ibv_cq *cq, unsigned int ms, const char *what);
+void rt_expect_qp_state(struct rt_ep *ep, enum ibv_qp_state st,
+			const char *what);
+
+/* ----------------------------------------------------- completion channel */
+
+bool rt_chan_readable(struct ibv_comp_channel *ch, int ms);
+void rt_chan_expect_none(struct ibv_comp_channel *ch, int ms,
+			 const char *what);
+void rt_chan_expect_event(struct ibv_comp_channel *ch, struct ibv_cq *want,
+			  void *want_ctx, const char *what);
+void rt_arm(struct ibv_cq *cq, int solicited);
+void rt_chan_send(struct rt_ep *a, struct rt_ep *b, struct rt_buf *sbuf,
+		  struct rt_buf *rbuf, unsigned int flags, bool poll_recv,
+		  uint64_t id);
+
+#endif /* RP_TESTLIB_H */
