@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -721,4 +722,52 @@ rt_chan_send(struct rt_ep *a, struct rt_ep *b, struct rt_buf *sbuf,
 		RT_CHECK(wc.byte_len == 32, "byte_len %u", wc.byte_len);
 		rt_check_data(rbuf->p + 64, sbuf->p, 32, "SEND payload");
 	}
+}
+
+int
+rt_main(int argc, char **argv, const struct rt_case *cases, size_t n)
+{
+	const struct rt_case *c = NULL;
+	const char *env;
+	size_t i;
+	double t0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s CASE | list\n", argv[0]);
+		return 2;
+	}
+	for (i = 0; i < n; i++) {
+		if (strcmp(argv[1], "list") == 0)
+			printf("%-18s %s\n", cases[i].name, cases[i].what);
+		else if (strcmp(argv[1], cases[i].name) == 0)
+			c = &cases[i];
+	}
+	if (strcmp(argv[1], "list") == 0)
+		return 0;
+	if (c == NULL) {
+		fprintf(stderr, "%s: unknown case '%s' (try 'list')\n",
+			argv[0], argv[1]);
+		return 2;
+	}
+	rt_case_name = c->name;
+
+	env = getenv("RP_TEST_TIMEOUT");
+	if (env != NULL && atof(env) > 0)
+		rt_timeout_s = atof(env);
+	env = getenv("RP_TEST_SEED");
+	rt_seed = env != NULL ? strtoull(env, NULL, 0) :
+		(uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	rt_rng = rt_seed != 0 ? rt_seed : 1;
+	signal(SIGALRM, rt_watchdog);
+	alarm(c->watchdog_s);
+	printf("%s: case %s: %s (seed %" PRIu64 ", ROCEPMD_CONFIG=%s)\n",
+	       rt_prog, c->name, c->what, rt_seed,
+	       getenv("ROCEPMD_CONFIG") ? getenv("ROCEPMD_CONFIG") : "unset");
+	t0 = rt_now();
+	c->fn();
+	alarm(0);
+	printf("%s: case %s: PASS (%.2f s)\n", rt_prog, c->name,
+	       rt_now() - t0);
+	return 0;
 }

@@ -47,6 +47,20 @@
 /* The program's name in failure messages; each program defines it. */
 extern const char rt_prog[];
 
+/* One test case of a program: run as `PROGRAM CASE`, or `PROGRAM list`. */
+struct rt_case {
+	const char *name;
+	void (*fn)(void);
+	unsigned int watchdog_s;	/* whole-case limit */
+	const char *what;
+};
+
+/*
+ * Run the case argv[1] names: seed (RP_TEST_SEED), timeout
+ * (RP_TEST_TIMEOUT) and watchdog set up, PASS printed when it returns.
+ */
+int rt_main(int argc, char **argv, const struct rt_case *cases, size_t n);
+
 extern const char *rt_case_name;
 extern char rt_step_buf[256];
 extern double rt_timeout_s;

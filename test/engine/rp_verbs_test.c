@@ -2094,13 +2094,6 @@ rt_case_rc_lossy(void)
 
 /* ----------------------------------------------------------------- main */
 
-struct rt_case {
-	const char *name;
-	void (*fn)(void);
-	unsigned int watchdog_s;	/* whole-case limit */
-	const char *what;
-};
-
 static const struct rt_case rt_cases[] = {
 	{ "devinfo", rt_case_devinfo, 60,
 	  "device list, device/port/GID/P_Key attributes" },
@@ -2139,48 +2132,6 @@ static const struct rt_case rt_cases[] = {
 int
 main(int argc, char **argv)
 {
-	const struct rt_case *c = NULL;
-	const char *env;
-	size_t i;
-	double t0;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s CASE | list\n", argv[0]);
-		return 2;
-	}
-	for (i = 0; i < sizeof(rt_cases) / sizeof(rt_cases[0]); i++) {
-		if (strcmp(argv[1], "list") == 0)
-			printf("%-18s %s\n", rt_cases[i].name,
-			       rt_cases[i].what);
-		else if (strcmp(argv[1], rt_cases[i].name) == 0)
-			c = &rt_cases[i];
-	}
-	if (strcmp(argv[1], "list") == 0)
-		return 0;
-	if (c == NULL) {
-		fprintf(stderr, "%s: unknown case '%s' (try 'list')\n",
-			argv[0], argv[1]);
-		return 2;
-	}
-	rt_case_name = c->name;
-
-	env = getenv("RP_TEST_TIMEOUT");
-	if (env != NULL && atof(env) > 0)
-		rt_timeout_s = atof(env);
-	env = getenv("RP_TEST_SEED");
-	rt_seed = env != NULL ? strtoull(env, NULL, 0) :
-		(uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-	rt_rng = rt_seed != 0 ? rt_seed : 1;
-	signal(SIGALRM, rt_watchdog);
-	alarm(c->watchdog_s);
-	printf("rp_verbs_test: case %s: %s (seed %" PRIu64 ", ROCEPMD_CONFIG=%s)"
-	       "\n", c->name, c->what, rt_seed,
-	       getenv("ROCEPMD_CONFIG") ? getenv("ROCEPMD_CONFIG") : "unset");
-	t0 = rt_now();
-	c->fn();
-	alarm(0);
-	printf("rp_verbs_test: case %s: PASS (%.2f s)\n", c->name,
-	       rt_now() - t0);
-	return 0;
+	return rt_main(argc, argv, rt_cases,
+		       sizeof(rt_cases) / sizeof(rt_cases[0]));
 }
