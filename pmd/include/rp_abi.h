@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define RP_ABI_MAGIC	0x31444d50u	/* "PMD1" */
-#define RP_ABI_VERSION	1u
+#define RP_ABI_VERSION	2u
 
 #define RP_ABI_LINE	64u
 
@@ -35,6 +35,12 @@
 #define RP_MAX_CQE	65536u
 #define RP_CTRL_SLOTS	64u
 #define RP_CHAN_EVENTS	4096u	/* event ring entries per channel */
+#define RP_MAX_SRQ_WR	16384u
+#define RP_TM_MAX_TAGS	65535u	/* tag slots of one TM-SRQ */
+#define RP_TM_MAX_OPS	16384u	/* outstanding list operations */
+#define RP_TM_MAX_RNDV_HDR 64u	/* TMH + RVH + optional data */
+#define RP_TMH_SIZE	16u
+#define RP_RVH_SIZE	16u
 
 /* ---------------------------------------------------------------- queues */
 
@@ -127,8 +133,8 @@ struct rp_cqe {
 	uint8_t dlid_path_bits;
 	uint8_t flags;			/* RP_CQE_* */
 	uint8_t rsvd0;
-	uint64_t tm_tag;		/* tag matching (later) */
-	uint32_t tm_priv;
+	uint64_t tm_tag;		/* IBV_WC_TM_RECV with IBV_WC_TM_MATCH: */
+	uint32_t tm_priv;		/* TMH tag and app_ctx (ibv_wc_tm_info) */
 	uint32_t owner;
 };
 static_assert(sizeof(struct rp_cqe) == 64, "rp_cqe");
@@ -188,6 +194,10 @@ enum rp_ctrl_op {
 	RP_CTRL_CHAN_DESTROY,
 	RP_CTRL_ASYNC_REG,
 	RP_CTRL_ASYNC_UNREG,
+	RP_CTRL_SRQ_CREATE,
+	RP_CTRL_SRQ_MODIFY,
+	RP_CTRL_SRQ_QUERY,
+	RP_CTRL_SRQ_DESTROY,
 	RP_CTRL_OP_MAX,
 };
 
@@ -225,7 +235,7 @@ struct rp_ctrl_qp_create {
 	uint32_t pdn;
 	uint32_t qp_type;		/* enum ibv_qp_type */
 	uint32_t send_cqn;
-	uint32_t recv_cqn;
+	uint32_t recv_cqn;		/* ignored with a TM-SRQ: its CQ is used */
 	int32_t srqn;			/* -1: none */
 	uint32_t sq_sig_all;
 	struct rp_qp_caps caps;		/* in: requested, out: granted */
@@ -238,6 +248,81 @@ struct rp_ctrl_qp_create {
 	uint64_t sq_off;		/* out: region offset of rp_wq_hdr */
 	uint64_t rq_off;
 };
+
+/* ------------------------------------------------------ SRQ and TM-SRQ */
+
+/* rp_ctrl_srq.type */
+#define RP_SRQ_BASIC	0u
+#define RP_SRQ_TM	1u		/* tag matching (IBV_SRQT_TM) */
+
+/* rp_ctrl_srq.attr_mask (MODIFY): IBV_SRQ_MAX_WR, IBV_SRQ_LIMIT. */
+
+/*
+ * An SRQ.  Its receive ring is a work queue like an RQ (struct rp_wq_hdr,
+ * then `size` entries of `stride` bytes: struct rp_recv_wqe and its SGEs).
+ * The engine copies a WQE when a message takes it and frees the slot at
+ * once, since QPs sharing the SRQ complete out of order.
+ *
+ * A TM-SRQ also has a list-operation ring (struct rp_wq_hdr, then
+ * `ops_size` struct rp_tm_op; application produces, engine consumes) and a
+ * ring of tag slots the engine gave back (struct rp_tm_free), see below.
+ */
+struct rp_ctrl_srq {
+	uint32_t pdn;
+	uint32_t type;			/* RP_SRQ_* */
+	int32_t cqn;			/* TM: CQ of all its completions, else -1 */
+	uint32_t max_wr;		/* in: requested; out: granted */
+	uint32_t max_sge;		/* in: requested; out: granted */
+	uint32_t srq_limit;		/* CREATE/MODIFY in, QUERY out; 0: unarmed */
+	uint32_t max_num_tags;		/* TM: in/out */
+	uint32_t max_ops;		/* TM: in/out */
+	uint32_t attr_mask;		/* MODIFY */
+	uint32_t srqn;			/* out; in for MODIFY/QUERY/DESTROY */
+	uint32_t size;			/* out: receive ring entries */
+	uint32_t stride;		/* out: bytes per receive entry */
+	uint64_t off;			/* out: region offset of the ring */
+	uint32_t ops_size;		/* out: op ring entries, power of two */
+	uint32_t free_size;		/* out: free ring entries, power of two */
+	uint64_t ops_off;		/* out: region offset of the op ring */
+	uint64_t free_off;		/* out: region offset of struct rp_tm_free */
+};
+
+/*
+ * A list operation of ibv_post_srq_ops(3).  `handle` names a tag slot:
+ * its low 16 bits are the slot index (< max_num_tags), the high 16 bits a
+ * generation the application bumps every time it reuses the slot, so that
+ * a DEL of a tag the engine already consumed never hits a newer one.  The
+ * application picks the handle of an ADD (it is returned at post time);
+ * the engine gives a slot back through struct rp_tm_free once no CQE will
+ * name it any more (consumed and completed, or deleted).
+ */
+struct rp_tm_op {
+	uint64_t wr_id;
+	uint64_t recv_wr_id;		/* ADD */
+	uint64_t tag;			/* ADD */
+	uint64_t mask;			/* ADD */
+	uint8_t opcode;			/* enum ibv_ops_wr_opcode */
+	uint8_t flags;			/* IBV_OPS_SIGNALED | IBV_OPS_TM_SYNC */
+	uint16_t num_sge;		/* ADD: 0 or 1 */
+	uint32_t unexp_cnt;		/* with IBV_OPS_TM_SYNC */
+	uint32_t handle;		/* ADD, DEL */
+	uint32_t rsvd;
+	struct rp_sge sge;		/* ADD: the tagged buffer */
+};
+static_assert(sizeof(struct rp_tm_op) == 64, "rp_tm_op");
+
+#define RP_TM_HANDLE_IDX(h)	((h) & 0xffffu)
+#define RP_TM_HANDLE_GEN(h)	((h) >> 16)
+
+/* Tag slots given back by the engine: engine produces, application consumes. */
+struct rp_tm_free {
+	uint32_t prod;			/* engine */
+	uint8_t pad0[RP_ABI_LINE - 4];
+	uint32_t cons;			/* application */
+	uint8_t pad1[RP_ABI_LINE - 4];
+	uint32_t idx[];			/* free_size slot indexes */
+};
+#define RP_TM_FREE_HDR_SIZE	((uint32_t)sizeof(struct rp_tm_free))
 
 /* An address vector, as ibv_ah_attr says it for RoCE (always global). */
 struct rp_av {
@@ -327,6 +412,7 @@ struct rp_ctrl_slot {
 		struct rp_ctrl_ah ah;
 		struct rp_ctrl_chan chan;
 		struct rp_ctrl_async async;
+		struct rp_ctrl_srq srq;
 		uint8_t raw[176];
 	} u;
 };
@@ -404,6 +490,15 @@ struct rp_dev_ctl {
 	uint32_t max_chan;
 	uint32_t port_id;		/* DPDK port */
 	uint64_t sys_image_guid;
+	uint32_t max_srq;
+	uint32_t max_srq_wr;
+	uint32_t max_srq_sge;
+	/* tag matching (ibv_tm_caps); all zero: no TM */
+	uint32_t tm_max_rndv_hdr_size;
+	uint32_t tm_max_num_tags;
+	uint32_t tm_flags;		/* IBV_TM_CAP_RC */
+	uint32_t tm_max_ops;
+	uint32_t tm_max_sge;
 	uint8_t pad[RP_ABI_LINE];
 	/*
 	 * Wake-up handshake (as io_uring's SQ_NEED_WAKEUP): an engine about
