@@ -50,10 +50,15 @@ rp_comp_send_cqe(struct rp_qp *qp, uint32_t idx, uint32_t status)
 	struct rp_swqe *s = rp_swqe(qp, idx);
 	struct rp_cqe cqe;
 
-	bool signaled = qp->sq_sig_all ||
-		(rp_load_relaxed(&w->flags) & RP_WQE_SIGNALED);
+	bool signaled = qp->sq_sig_all || (w->flags & RP_WQE_SIGNALED);
 
 	s->state = RP_SWQE_DONE;
+	if (s->internal) {
+		/* The engine's own request: its owner takes the outcome. */
+		qp->int_out--;
+		rp_tm_wqe_done(qp, w, s, status);
+		return;
+	}
 	memset(&cqe, 0, sizeof(cqe));
 	cqe.wr_id = w->wr_id;
 	cqe.status = status;
@@ -61,9 +66,13 @@ rp_comp_send_cqe(struct rp_qp *qp, uint32_t idx, uint32_t status)
 	cqe.qp_num = qp->qpn;
 	if (status == IBV_WC_SUCCESS && w->opcode == IBV_WR_RDMA_READ)
 		cqe.byte_len = s->length;
-	/* Completions are in order: every slot up to idx is free now, and
-	 * must be before the CQE is seen (the application may post again). */
-	rp_store_release(&qp->sq->cons, idx + 1);
+	/*
+	 * Completions are in order: the application's slot of this WQE is
+	 * free now, and must be before the CQE is seen (it may post again).
+	 * R0: pairs with the shim's acquire of cons when its ring looks full.
+	 */
+	qp->app_cons++;
+	rp_store_release(&qp->sq->cons, qp->app_cons);
 	if (status == IBV_WC_SUCCESS && !signaled)
 		return;
 	rp_cq_post(qp->dev, qp->scq, &cqe);
@@ -104,7 +113,6 @@ comp_progress(struct rp_qp *qp)
 {
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
-	rp_store_release(&qp->sq->cons, qp->comp.tail);
 	if (comp_outstanding(qp))
 		rp_comp_arm_timer(qp);
 	else
@@ -291,8 +299,8 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 	}
 	w = rp_sq_wqe(qp, qp->comp.tail);
 	if (pkt->paylen != 0 &&
-	    rp_sge_copy_in(qp->dev, qp->pdn, (const struct rp_sge *)(w + 1),
-			   RTE_MIN(w->num_sge, qp->caps.max_send_sge), off,
+	    rp_sge_copy_in(qp->dev, s->pdn, (const struct rp_sge *)(w + 1),
+			   w->num_sge, off,
 			   rp_pkt_payload(pkt), pkt->paylen) != 0) {
 		comp_error(qp, pkt->psn, IBV_WC_LOC_PROT_ERR);
 		return;
@@ -332,7 +340,8 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 		return false;
 	qp->comp.deadline = 0;
 	if (qp->flushing || (!comp_outstanding(qp) &&
-	    rp_load_acquire(&qp->sq->prod) == qp->comp.tail))
+	    qp->sq_prod == qp->comp.tail &&
+	    rp_load_acquire(&qp->sq->prod) == qp->app_ingest))
 		return false;
 	rp_stat_inc(qp->dev, RP_STAT_TIMEOUT);
 	RP_QP_LOG(rp_logtype_comp, DEBUG, qp->qpn,

@@ -51,6 +51,10 @@ RP_CTRL_ADAPT(rp_chan_create, chan)
 RP_CTRL_ADAPT(rp_chan_destroy, chan)
 RP_CTRL_ADAPT(rp_async_reg, async)
 RP_CTRL_ADAPT(rp_async_unreg, async)
+RP_CTRL_ADAPT(rp_srq_create, srq)
+RP_CTRL_ADAPT(rp_srq_modify, srq)
+RP_CTRL_ADAPT(rp_srq_query, srq)
+RP_CTRL_ADAPT(rp_srq_destroy, srq)
 
 static const rp_ctrl_fn rp_ctrl_ops[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_NOP] = ctrl_nop,
@@ -70,6 +74,10 @@ static const rp_ctrl_fn rp_ctrl_ops[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_CHAN_DESTROY] = ctrl_rp_chan_destroy,
 	[RP_CTRL_ASYNC_REG] = ctrl_rp_async_reg,
 	[RP_CTRL_ASYNC_UNREG] = ctrl_rp_async_unreg,
+	[RP_CTRL_SRQ_CREATE] = ctrl_rp_srq_create,
+	[RP_CTRL_SRQ_MODIFY] = ctrl_rp_srq_modify,
+	[RP_CTRL_SRQ_QUERY] = ctrl_rp_srq_query,
+	[RP_CTRL_SRQ_DESTROY] = ctrl_rp_srq_destroy,
 };
 
 int

@@ -11,6 +11,8 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
+#include <infiniband/verbs.h>
+
 #include "rp_atomic.h"
 #include "rp_log.h"
 #include "rp_obj.h"
@@ -44,6 +46,15 @@ dev_fill_ctl(struct rp_dev *dev)
 	ctl->max_inline = RP_MAX_INLINE;
 	ctl->max_chan = RP_MAX_CHAN;
 	ctl->port_id = dev->port_id;
+	ctl->max_srq = RP_MAX_SRQ;
+	ctl->max_srq_wr = RP_MAX_SRQ_WR;
+	ctl->max_srq_sge = RP_MAX_SGE;
+	/* Tag matching on RC with rendezvous offload (tm_caps). */
+	ctl->tm_max_rndv_hdr_size = RP_TM_MAX_RNDV_HDR;
+	ctl->tm_max_num_tags = RP_TM_MAX_TAGS;
+	ctl->tm_flags = IBV_TM_CAP_RC;
+	ctl->tm_max_ops = RP_TM_MAX_OPS;
+	ctl->tm_max_sge = 1;
 	/* EUI-64 from the MAC, as RoCE NICs derive their node GUID. */
 	ctl->sys_image_guid = (uint64_t)(m[0] ^ 2) << 56 | (uint64_t)m[1] << 48 |
 		(uint64_t)m[2] << 40 | 0xfffeull << 24 | (uint64_t)m[3] << 16 |

@@ -102,6 +102,10 @@ dev_poll(struct rp_dev *dev)
 	bool busy;
 
 	busy = rp_ctrl_poll(dev);
+	/* List operations before packets: a tag posted before a message
+	 * arrived is matched by it. */
+	for (uint32_t i = 0; i < dev->nr_tm_srq; i++)
+		busy |= rp_tm_ops_poll(dev->tm_srq[i]);
 	n = rp_port_rx(dev, pkts, RP_BURST);
 	if (n != 0) {
 		rp_recv_burst(dev, pkts, n);
@@ -210,8 +214,9 @@ lcore_block(struct rp_lcore_ctx *lc)
 	/*
 	 * D0: pairs with D1 in rp_dev_doorbell() (rp_dev.c).  Our store of
 	 * need_wakeup, this fence, then the loads of the last look (control
-	 * ring, loopback ring, RX queue, each active QP's SQ producer and,
-	 * when flushing, RQ producer: the very loads of a normal pass); a
+	 * ring, TM-SRQ op rings, loopback ring, RX queue, each active QP's
+	 * SQ producer and, when flushing, RQ producer: the very loads of a
+	 * normal pass); a
 	 * poster's release store of its producer, its fence, its load of
 	 * need_wakeup.  One of the two sees the other's store, so no post
 	 * is stranded.  RX interrupts were enabled before this look, so a

@@ -19,6 +19,7 @@
 #include "rocepmd.h"
 #include "rp_abi.h"
 #include "rp_pkt.h"
+#include "rp_tm_list.h"
 
 #define RP_MAX_QP	1024u		/* QP table; QPN = gen << 10 | index */
 #define RP_QP_IDX_BITS	10
@@ -36,9 +37,13 @@
 #define RP_RD_BUDGET	16u		/* READ response packets per step */
 #define RP_GRH_SIZE	40u
 #define RP_ASYNC_FDS	64u		/* contexts listening for async events */
+#define RP_MAX_SRQ	256u
+#define RP_TM_RNDV_PER_QP 16u		/* rendezvous in flight per QP */
+#define RP_TM_OPS_BUDGET 64u		/* list operations per pass */
 
 struct rp_dev;
 struct rp_cq;
+struct rp_srq;
 
 struct rp_mr {
 	uint32_t key;			/* lkey == rkey */
@@ -79,14 +84,17 @@ struct rp_cq {
 	bool overrun;			/* in an overflow episode (CQ_ERR sent) */
 };
 
-/* Engine-private state of one send WQE (same index as the SQ slot). */
+/* Engine-private state of one send WQE (same index as its private slot). */
 struct rp_swqe {
 	uint32_t first_psn;
 	uint32_t npkts;			/* PSNs the WQE consumes */
 	uint32_t length;
+	uint32_t pdn;			/* PD its SGEs are checked against */
+	uint32_t cookie;		/* internal: rendezvous index */
 	uint8_t state;			/* enum rp_swqe_state */
 	uint8_t opcode;
 	uint8_t flags;
+	bool internal;			/* engine-issued: no CQE of its own */
 };
 
 enum rp_swqe_state {
@@ -110,13 +118,94 @@ struct rp_rd_resp {
 	bool valid;
 };
 
+/* Where the message being received lands. */
+enum rp_rcv_kind {
+	RP_RCV_RQ = 0,			/* the QP's receive queue */
+	RP_RCV_SRQ,			/* an SRQ buffer (TM: unexpected) */
+	RP_RCV_SRQ_NO_TAG,		/* TM: NO_TAG or FIN, untagged buffer */
+	RP_RCV_TAG,			/* TM: a matched tagged buffer */
+};
+
 /* Receive WQE being filled by a multi-packet SEND. */
 struct rp_rcv_state {
 	bool active;
-	uint32_t idx;			/* RQ slot */
+	uint8_t kind;			/* enum rp_rcv_kind */
+	uint32_t idx;			/* RQ slot; RP_RCV_TAG: tag slot */
 	uint32_t offset;		/* bytes written */
+	uint32_t skip;			/* TM: bytes of the next packet not placed */
+	uint32_t pdn;			/* PD of the buffer */
+	bool held;			/* SRQ WQE kept for the next message (UC) */
+	bool tm_rndv;			/* matched RNDV: a READ brings the data */
+	bool tm_incomplete;		/* RNDV larger than the tagged buffer */
+	bool tm_match_sent;		/* MATCH CQE already posted */
 	struct rp_recv_wqe wqe;
 	struct rp_sge sge[RP_MAX_SGE];
+};
+
+/* rp_tm_slot.state */
+enum rp_tag_state {
+	RP_TAG_FREE = 0,		/* the application's to allocate */
+	RP_TAG_LISTED,			/* posted, matchable */
+	RP_TAG_BUSY,			/* matched: a CQE still has to name it */
+};
+
+/* Engine state of one tag slot of a TM-SRQ (index = handle's low bits). */
+struct rp_tm_slot {
+	uint32_t handle;
+	uint8_t state;			/* enum rp_tag_state */
+	uint8_t num_sge;
+	uint64_t recv_wr_id;
+	struct rp_sge sge;
+	uint64_t tag;			/* of the message that matched */
+	uint32_t priv;
+};
+
+/* Tag matching state of a TM-SRQ (rp_tm.c). */
+struct rp_tm {
+	struct rp_wq_hdr *ops;		/* list-operation ring (shared) */
+	struct rp_tm_op *op;
+	uint64_t ops_off;
+	uint32_t ops_size;
+	uint32_t ops_cons;		/* private consumer index */
+	uint32_t max_ops;
+	struct rp_tm_free *free;	/* slots given back (shared) */
+	uint64_t free_off;
+	uint32_t free_size;
+	uint32_t free_prod;		/* private producer index */
+	uint32_t max_tags;
+	struct rp_tm_slot *slot;	/* max_tags */
+	struct rp_tm_list list;
+	uint32_t unexp;			/* U: unexpected messages delivered */
+	uint32_t sw_cnt;		/* S: software's count, last reported */
+};
+
+struct rp_srq {
+	uint32_t srqn;
+	uint32_t idx;
+	uint32_t pdn;
+	struct rp_dev *dev;
+	struct rp_cq *cq;		/* TM: every completion goes here */
+	uint64_t off;
+	struct rp_wq_hdr *wq;		/* receive ring (shared) */
+	uint8_t *buf;
+	uint32_t size;
+	uint32_t stride;
+	uint32_t cons;			/* private consumer index */
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t limit;			/* armed SRQ limit, 0: none */
+	uint32_t nr_qp;
+	bool err;			/* SRQ_ERR reported */
+	struct rp_tm *tm;		/* TM-SRQ, or NULL */
+};
+
+/* A rendezvous a QP is serving: READ the sender's data, then FIN. */
+struct rp_rndv {
+	bool busy;
+	bool fin;			/* the FIN is queued (READ done) */
+	uint32_t tag;			/* tag slot index */
+	uint32_t len;			/* RVH.len */
+	uint8_t hdr[RP_TMH_SIZE + RP_RVH_SIZE];	/* the request's TMH, RVH */
 };
 
 struct rp_qp {
@@ -127,7 +216,10 @@ struct rp_qp {
 	uint32_t pdn;
 	struct rp_dev *dev;
 	struct rp_cq *scq;
-	struct rp_cq *rcq;
+	struct rp_cq *rcq;		/* TM-SRQ: the SRQ's CQ */
+	struct rp_srq *srq;		/* or NULL */
+	struct rp_rndv *rndv;		/* TM-SRQ: RP_TM_RNDV_PER_QP, or NULL */
+	uint32_t nr_rndv;		/* busy entries of rndv */
 	bool sq_sig_all;
 	struct rp_qp_caps caps;
 
@@ -150,12 +242,27 @@ struct rp_qp {
 	struct rp_pkt_addr addr;	/* L2-L4 of outgoing packets (RC) */
 	bool addr_ok;			/* dmac resolved */
 
-	/* send queue */
+	/*
+	 * Send queue.  The application's ring (shared) is copied in order
+	 * into a private one, where the requester and completer work; the
+	 * engine's own requests (rendezvous READs and FINs of a TM-SRQ) are
+	 * queued there too, in slots reserved for them, so they share the
+	 * QP's PSN stream without drawing on the application's credits.
+	 * Shared cons counts the application's WQEs retired.
+	 */
 	uint64_t sq_off;
 	struct rp_wq_hdr *sq;
-	uint8_t *sq_buf;
+	uint8_t *app_sq_buf;
+	uint32_t app_sq_size;
+	uint32_t app_sq_stride;
+	uint32_t app_ingest;		/* next application WQE to copy */
+	uint32_t app_cons;		/* application WQEs retired */
+	uint8_t *sq_buf;		/* private ring */
 	uint32_t sq_size;
 	uint32_t sq_stride;
+	uint32_t sq_prod;		/* private producer index */
+	uint32_t int_rsv;		/* private slots for internal WQEs */
+	uint32_t int_out;		/* internal WQEs not yet retired */
 	struct rp_swqe *swqe;		/* sq_size entries */
 
 	/* receive queue */
@@ -213,6 +320,7 @@ struct rp_qp {
 	uint32_t err_status;		/* first error completion status */
 	bool active;			/* in the device's active list */
 	bool sqd_notify;		/* SQD: report SQ_DRAINED when drained */
+	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED reported */
 };
 
 struct rp_arp_entry {
@@ -249,6 +357,11 @@ enum rp_stat {
 	RP_STAT_EVENTS,
 	RP_STAT_LOOPBACK,
 	RP_STAT_FAULT,
+	RP_STAT_TM_OPS,
+	RP_STAT_TM_MATCHED,
+	RP_STAT_TM_UNEXPECTED,
+	RP_STAT_TM_NO_TAG,
+	RP_STAT_TM_RNDV,
 	RP_STAT_MAX,
 };
 
@@ -285,6 +398,10 @@ struct rp_dev {
 	uint32_t pd_refs[RP_MAX_PD];
 	struct rp_ah ah[RP_MAX_AH];
 	struct rp_chan chan[RP_MAX_CHAN];
+	struct rp_srq *srq[RP_MAX_SRQ];
+	uint16_t srq_gen[RP_MAX_SRQ];
+	struct rp_srq *tm_srq[RP_MAX_SRQ];	/* TM-SRQs: op rings to poll */
+	uint32_t nr_tm_srq;
 
 	struct rp_arp_entry arp[RP_ARP_ENTRIES];
 
@@ -362,6 +479,25 @@ int rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe);
 int rp_chan_create(struct rp_dev *dev, struct rp_ctrl_chan *ch);
 int rp_chan_destroy(struct rp_dev *dev, struct rp_ctrl_chan *ch);
 
+/* ---- rp_srq.c */
+int rp_srq_create(struct rp_dev *dev, struct rp_ctrl_srq *c);
+int rp_srq_modify(struct rp_dev *dev, struct rp_ctrl_srq *c);
+int rp_srq_query(struct rp_dev *dev, struct rp_ctrl_srq *c);
+int rp_srq_destroy(struct rp_dev *dev, struct rp_ctrl_srq *c);
+struct rp_srq *rp_srq_get(struct rp_dev *dev, uint32_t srqn);
+bool rp_srq_take(struct rp_srq *srq, struct rp_rcv_state *r);
+
+/* ---- rp_tm.c (TM-SRQ: list operations, matching, rendezvous) */
+int rp_tm_create(struct rp_srq *srq, struct rp_ctrl_srq *c);
+void rp_tm_destroy(struct rp_srq *srq);
+bool rp_tm_ops_poll(struct rp_srq *srq);
+int rp_tm_recv_first(struct rp_qp *qp, const struct rp_pkt *pkt);
+void rp_tm_recv_done(struct rp_qp *qp, const struct rp_pkt *pkt,
+		     uint32_t status);
+void rp_tm_wqe_done(struct rp_qp *qp, const struct rp_send_wqe *w,
+		    const struct rp_swqe *s, uint32_t status);
+void rp_tm_qp_abort(struct rp_qp *qp, uint32_t status);
+
 /* ---- rp_qp.c */
 int rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c);
 int rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m);
@@ -428,6 +564,10 @@ void rp_recv_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n);
 
 /* ---- rp_req.c (requester) */
 bool rp_req_step(struct rp_qp *qp);
+uint32_t rp_req_ingest(struct rp_qp *qp);
+int rp_req_post_internal(struct rp_qp *qp, const struct rp_send_wqe *w,
+			 const void *body, uint32_t body_len, uint32_t pdn,
+			 uint32_t cookie);
 void rp_req_rewind(struct rp_qp *qp, uint32_t psn);
 
 /* ---- rp_comp.c (completer) */
@@ -440,6 +580,9 @@ void rp_comp_send_cqe(struct rp_qp *qp, uint32_t idx, uint32_t status);
 void rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt);
 bool rp_resp_step(struct rp_qp *qp);
 void rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn);
+void rp_resp_abort(struct rp_qp *qp);
+void rp_resp_cqe_from_pkt(struct rp_cqe *cqe, const struct rp_qp *qp,
+			  const struct rp_pkt *pkt);
 
 /* ---- rp_lcore.c */
 int rp_lcore_launch(const struct rp_config *cfg);

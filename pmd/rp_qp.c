@@ -71,10 +71,38 @@ active_del(struct rp_dev *dev, struct rp_qp *qp)
 	qp->active = false;
 }
 
+/* The private send ring: application slots plus the internal reserve. */
+static int
+qp_private_sq(struct rp_qp *qp, uint32_t rsv)
+{
+	qp->int_rsv = rsv;
+	qp->sq_size = rte_align32pow2(qp->app_sq_size + rsv);
+	qp->sq_stride = qp->app_sq_stride;
+	qp->sq_buf = rte_zmalloc("rp_sq", (size_t)qp->sq_size * qp->sq_stride,
+				 RTE_CACHE_LINE_SIZE);
+	qp->swqe = rte_zmalloc("rp_swqe", sizeof(struct rp_swqe) * qp->sq_size, 0);
+	if (qp->sq_buf == NULL || qp->swqe == NULL) {
+		rte_free(qp->sq_buf);
+		rte_free(qp->swqe);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void
+qp_free(struct rp_qp *qp)
+{
+	rte_free(qp->rndv);
+	rte_free(qp->sq_buf);
+	rte_free(qp->swqe);
+	rte_free(qp);
+}
+
 int
 rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 {
 	struct rp_qp_caps *cap = &c->caps;
+	struct rp_srq *srq = NULL;
 	struct rp_cq *scq, *rcq;
 	struct rp_qp *qp;
 	uint32_t idx;
@@ -85,10 +113,18 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 		return -EOPNOTSUPP;
 	if (c->pdn >= RP_MAX_PD || !dev->pd_used[c->pdn])
 		return -EINVAL;
-	if (c->srqn >= 0)
-		return -EOPNOTSUPP;
+	if (c->srqn >= 0) {
+		srq = rp_srq_get(dev, (uint32_t)c->srqn);
+		if (srq == NULL)
+			return -EINVAL;
+		/* Tag matching is defined for RC only (IBV_TM_CAP_RC). */
+		if (srq->tm != NULL && c->qp_type != IBV_QPT_RC)
+			return -EINVAL;
+	}
 	scq = rp_cq_get(dev, c->send_cqn);
-	rcq = rp_cq_get(dev, c->recv_cqn);
+	/* A TM-SRQ's CQ takes every receive completion of its QPs. */
+	rcq = srq != NULL && srq->tm != NULL ? srq->cq :
+		rp_cq_get(dev, c->recv_cqn);
 	if (scq == NULL || rcq == NULL)
 		return -EINVAL;
 	if (cap->max_send_wr > RP_MAX_WR || cap->max_recv_wr > RP_MAX_WR ||
@@ -111,6 +147,7 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 	qp->pdn = c->pdn;
 	qp->scq = scq;
 	qp->rcq = rcq;
+	qp->srq = srq;
 	qp->sq_sig_all = c->sq_sig_all != 0;
 	qp->resp.last_op = RP_OP_SEND_ONLY;	/* not inside a message */
 
@@ -118,35 +155,41 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 	cap->max_send_sge = RTE_MAX(cap->max_send_sge, 1u);
 	cap->max_recv_sge = RTE_MAX(cap->max_recv_sge, 1u);
 	cap->max_inline_data = RTE_MAX(cap->max_inline_data, 64u);
-	qp->sq_size = rte_align32pow2(RTE_MAX(cap->max_send_wr, 1u));
+	qp->app_sq_size = rte_align32pow2(RTE_MAX(cap->max_send_wr, 1u));
 	qp->rq_size = rte_align32pow2(RTE_MAX(cap->max_recv_wr, 1u));
-	qp->sq_stride = wq_stride(RP_SEND_WQE_HDR, cap->max_send_sge,
-				  cap->max_inline_data);
+	qp->app_sq_stride = wq_stride(RP_SEND_WQE_HDR, cap->max_send_sge,
+				      cap->max_inline_data);
 	qp->rq_stride = wq_stride(RP_RECV_WQE_HDR, cap->max_recv_sge, 0);
 	/* The stride's room is what the application may use. */
-	cap->max_send_sge = RTE_MIN((qp->sq_stride - RP_SEND_WQE_HDR) /
+	cap->max_send_sge = RTE_MIN((qp->app_sq_stride - RP_SEND_WQE_HDR) /
 				    (uint32_t)sizeof(struct rp_sge), RP_MAX_SGE);
-	cap->max_inline_data = RTE_MIN(qp->sq_stride - RP_SEND_WQE_HDR,
+	cap->max_inline_data = RTE_MIN(qp->app_sq_stride - RP_SEND_WQE_HDR,
 				       RP_MAX_INLINE);
 	cap->max_recv_sge = RTE_MIN((qp->rq_stride - RP_RECV_WQE_HDR) /
 				    (uint32_t)sizeof(struct rp_sge), RP_MAX_SGE);
-	cap->max_send_wr = qp->sq_size;
+	cap->max_send_wr = qp->app_sq_size;
 	cap->max_recv_wr = qp->rq_size;
 	qp->caps = *cap;
 
-	qp->swqe = rte_zmalloc("rp_swqe", sizeof(struct rp_swqe) * qp->sq_size, 0);
-	if (qp->swqe == NULL)
+	if (qp_private_sq(qp, srq != NULL && srq->tm != NULL ?
+			  RP_TM_RNDV_PER_QP : 0) < 0)
 		goto err_free_qp;
-	off = rp_region_alloc(dev, wq_bytes(qp->sq_size, qp->sq_stride));
+	if (qp->int_rsv != 0) {
+		qp->rndv = rte_zmalloc("rp_rndv",
+				       sizeof(*qp->rndv) * RP_TM_RNDV_PER_QP, 0);
+		if (qp->rndv == NULL)
+			goto err_free_qp;
+	}
+	off = rp_region_alloc(dev, wq_bytes(qp->app_sq_size, qp->app_sq_stride));
 	if (off < 0)
-		goto err_free_swqe;
+		goto err_free_qp;
 	qp->sq_off = off;
 	off = rp_region_alloc(dev, wq_bytes(qp->rq_size, qp->rq_stride));
 	if (off < 0)
 		goto err_free_sq;
 	qp->rq_off = off;
 	qp->sq = rp_region_ptr(dev, qp->sq_off);
-	qp->sq_buf = (uint8_t *)qp->sq + RP_WQ_HDR_SIZE;
+	qp->app_sq_buf = (uint8_t *)qp->sq + RP_WQ_HDR_SIZE;
 	qp->rq = rp_region_ptr(dev, qp->rq_off);
 	qp->rq_buf = (uint8_t *)qp->rq + RP_WQ_HDR_SIZE;
 
@@ -158,22 +201,23 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 	dev->pd_refs[qp->pdn]++;
 	scq->nr_qp++;
 	rcq->nr_qp++;
+	if (srq != NULL)
+		srq->nr_qp++;
 
 	c->qpn = qp->qpn;
 	c->sq_off = qp->sq_off;
-	c->sq_size = qp->sq_size;
-	c->sq_stride = qp->sq_stride;
+	c->sq_size = qp->app_sq_size;
+	c->sq_stride = qp->app_sq_stride;
 	c->rq_off = qp->rq_off;
 	c->rq_size = qp->rq_size;
 	c->rq_stride = qp->rq_stride;
 	return 0;
 
 err_free_sq:
-	rp_region_free(dev, qp->sq_off, wq_bytes(qp->sq_size, qp->sq_stride));
-err_free_swqe:
-	rte_free(qp->swqe);
+	rp_region_free(dev, qp->sq_off,
+		       wq_bytes(qp->app_sq_size, qp->app_sq_stride));
 err_free_qp:
-	rte_free(qp);
+	qp_free(qp);
 	return -ENOMEM;
 }
 
@@ -184,15 +228,20 @@ rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 
 	if (qp == NULL)
 		return -EINVAL;
+	/* Rendezvous in flight give their tagged buffers back first. */
+	if (qp->rndv != NULL)
+		rp_tm_qp_abort(qp, IBV_WC_WR_FLUSH_ERR);
 	active_del(dev, qp);
 	dev->qp[qp->idx] = NULL;
 	dev->pd_refs[qp->pdn]--;
 	qp->scq->nr_qp--;
 	qp->rcq->nr_qp--;
-	rp_region_free(dev, qp->sq_off, wq_bytes(qp->sq_size, qp->sq_stride));
+	if (qp->srq != NULL)
+		qp->srq->nr_qp--;
+	rp_region_free(dev, qp->sq_off,
+		       wq_bytes(qp->app_sq_size, qp->app_sq_stride));
 	rp_region_free(dev, qp->rq_off, wq_bytes(qp->rq_size, qp->rq_stride));
-	rte_free(qp->swqe);
-	rte_free(qp);
+	qp_free(qp);
 	return 0;
 }
 
@@ -352,16 +401,21 @@ qp_reset(struct rp_qp *qp)
 	uint32_t sq_prod = rp_load_acquire(&qp->sq->prod);
 	uint32_t rq_prod = rp_load_acquire(&qp->rq->prod);
 
+	if (qp->rndv != NULL)
+		rp_tm_qp_abort(qp, IBV_WC_WR_FLUSH_ERR);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.last_op = RP_OP_SEND_ONLY;	/* not inside a message */
-	qp->req.head = qp->req.hi = qp->comp.tail = sq_prod;
+	qp->req.head = qp->req.hi = qp->comp.tail = qp->sq_prod;
+	qp->int_out = 0;
+	qp->app_ingest = qp->app_cons = sq_prod;
 	qp->rq_cons = rq_prod;
 	rp_store_release(&qp->sq->cons, sq_prod);
 	rp_store_release(&qp->rq->cons, rq_prod);
 	qp->flushing = false;
 	qp->addr_ok = false;
+	qp->last_wqe_sent = false;
 	active_del(qp->dev, qp);
 }
 
@@ -558,11 +612,10 @@ rp_qp_error(struct rp_qp *qp, uint32_t status)
 	qp->state = IBV_QPS_ERR;
 	qp->flushing = true;
 	qp->comp.deadline = 0;
-	qp->resp.rcv.active = false;
-	if (status != IBV_WC_WR_FLUSH_ERR &&
-	    qp->comp.tail != rp_load_acquire(&qp->sq->prod))
+	if (qp->resp.rcv.active)
+		rp_resp_abort(qp);
+	if (status != IBV_WC_WR_FLUSH_ERR && qp->comp.tail != qp->sq_prod)
 		rp_comp_send_cqe(qp, qp->comp.tail++, status);
-	rp_store_release(&qp->sq->cons, qp->comp.tail);
 	active_add(qp->dev, qp);
 }
 
@@ -602,23 +655,37 @@ rp_qp_sqd_check(struct rp_qp *qp)
 bool
 rp_qp_flush(struct rp_qp *qp)
 {
-	uint32_t sq_prod = rp_load_acquire(&qp->sq->prod);
 	uint32_t rq_prod = rp_load_acquire(&qp->rq->prod);
 	bool busy = false;
 
-	if (sq_prod - qp->comp.tail > qp->sq_size ||
-	    rq_prod - qp->rq_cons > qp->rq_size)
-		return false;	/* corrupt indexes: nothing sane to flush */
-	while (qp->comp.tail != sq_prod) {
-		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_WR_FLUSH_ERR);
-		busy = true;
-	}
+	/* The private ring first, then what the application posted since. */
+	do {
+		while (qp->comp.tail != qp->sq_prod) {
+			rp_comp_send_cqe(qp, qp->comp.tail++,
+					 IBV_WC_WR_FLUSH_ERR);
+			busy = true;
+		}
+	} while (rp_req_ingest(qp) > 0);
 	qp->req.head = qp->req.hi = qp->comp.tail;
 	qp->req.inprog = false;
+	if (qp->srq != NULL) {
+		/*
+		 * SRQ buffers are not the QP's to flush.  IBTA 11.6.3.1: the
+		 * last WQE of the SRQ this QP will touch is done.
+		 */
+		if (!qp->last_wqe_sent) {
+			qp->last_wqe_sent = true;
+			rp_async_push(qp->dev, IBV_EVENT_QP_LAST_WQE_REACHED,
+				      qp->qpn);
+		}
+		return busy;
+	}
+	if (rq_prod - qp->rq_cons > qp->rq_size)
+		return busy;	/* corrupt index: nothing sane to flush */
 	while (qp->rq_cons != rq_prod) {
 		struct rp_recv_wqe *w = rp_rq_wqe(qp, qp->rq_cons);
 		struct rp_cqe cqe = {
-			.wr_id = w->wr_id,
+			.wr_id = rp_load_relaxed(&w->wr_id),
 			.status = IBV_WC_WR_FLUSH_ERR,
 			.opcode = IBV_WC_RECV,
 			.qp_num = qp->qpn,
@@ -628,10 +695,6 @@ rp_qp_flush(struct rp_qp *qp)
 		rp_store_release(&qp->rq->cons, qp->rq_cons);
 		rp_cq_post(qp->dev, qp->rcq, &cqe);
 		busy = true;
-	}
-	if (busy) {
-		rp_store_release(&qp->sq->cons, qp->comp.tail);
-		rp_store_release(&qp->rq->cons, qp->rq_cons);
 	}
 	return busy;
 }

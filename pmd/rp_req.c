@@ -5,9 +5,15 @@
  * packet.  The completer retires WQEs and rewinds the requester
  * (go-back-N) on a sequence NAK, an RNR NAK or a timeout.
  *
- * Per QP: req.head is the next WQE to send (with req.inprog, how far into
- * it), comp.tail the oldest one not yet completed; comp.tail <= req.head
- * <= the application's producer index.
+ * The application's ring is first copied, in order, into the QP's private
+ * ring (rp_req_ingest): every later look at a WQE reads the engine's own
+ * copy, never memory the application can still change, and the engine can
+ * queue requests of its own there (rp_req_post_internal), which the TM-SRQ
+ * rendezvous needs.
+ *
+ * Per QP, in the private ring: req.head is the next WQE to send (with
+ * req.inprog, how far into it), comp.tail the oldest one not yet
+ * completed; comp.tail <= req.head <= sq_prod.
  */
 
 #include <string.h>
@@ -26,7 +32,7 @@
 /* Why a WQE cannot start: these complete it with an error status. */
 static int
 req_validate(struct rp_qp *qp, const struct rp_send_wqe *w,
-	     const struct rp_sge *sge, uint32_t *length)
+	     const struct rp_sge *sge, uint32_t pdn, uint32_t *length)
 {
 	uint64_t total;
 
@@ -43,7 +49,7 @@ req_validate(struct rp_qp *qp, const struct rp_send_wqe *w,
 	} else {
 		if (w->num_sge > qp->caps.max_send_sge)
 			return IBV_WC_LOC_LEN_ERR;
-		if (rp_sge_check(qp->dev, qp->pdn, sge, w->num_sge,
+		if (rp_sge_check(qp->dev, pdn, sge, w->num_sge,
 				 w->opcode == IBV_WR_RDMA_READ ?
 				 IBV_ACCESS_LOCAL_WRITE : 0, &total) < 0)
 			return IBV_WC_LOC_PROT_ERR;
@@ -101,10 +107,9 @@ req_fail(struct rp_qp *qp, uint32_t status)
 static bool
 req_start(struct rp_qp *qp, uint32_t prod)
 {
-	struct rp_send_wqe *ring_w = rp_sq_wqe(qp, qp->req.head);
-	struct rp_send_wqe w;
-	struct rp_sge sge[RP_MAX_SGE];
-	struct rp_swqe *s;
+	const struct rp_send_wqe *w = rp_sq_wqe(qp, qp->req.head);
+	const struct rp_sge *sge = (const struct rp_sge *)(w + 1);
+	struct rp_swqe *s = rp_swqe(qp, qp->req.head);
 	uint32_t len = 0;
 	int status;
 
@@ -112,11 +117,8 @@ req_start(struct rp_qp *qp, uint32_t prod)
 	if (qp->req.head == prod ||
 	    (qp->sq_draining && (int32_t)(qp->req.head - qp->req.hi) >= 0))
 		return false;
-	/* Copy before validating: the application may still write the ring. */
-	memcpy(&w, ring_w, sizeof(w));
-	if (!(w.flags & RP_WQE_INLINE) && w.num_sge <= RP_MAX_SGE)
-		memcpy(sge, ring_w + 1, sizeof(sge[0]) * w.num_sge);
-	status = req_validate(qp, &w, sge, &len);
+	/* The engine's private copy: nobody else writes it. */
+	status = req_validate(qp, w, sge, s->pdn, &len);
 	if (status != IBV_WC_SUCCESS) {
 		req_fail(qp, status);
 		return false;
@@ -127,20 +129,19 @@ req_start(struct rp_qp *qp, uint32_t prod)
 
 		if (rp_psn_diff(qp->req.psn, oldest) >= (int32_t)RP_WINDOW)
 			return false;
-		if ((w.flags & RP_WQE_FENCE) && qp->req.rd_out != 0)
+		if ((w->flags & RP_WQE_FENCE) && qp->req.rd_out != 0)
 			return false;
-		if (w.opcode == IBV_WR_RDMA_READ &&
+		if (w->opcode == IBV_WR_RDMA_READ &&
 		    qp->req.rd_out >= qp->max_rd_atomic)
 			return false;
 	}
-	s = rp_swqe(qp, qp->req.head);
 	if ((int32_t)(qp->req.head - qp->req.hi) >= 0)
 		qp->req.hi = qp->req.head + 1;
 	s->first_psn = qp->req.psn;
 	s->length = len;
 	s->npkts = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
-	s->opcode = w.opcode;
-	s->flags = w.flags;
+	s->opcode = w->opcode;
+	s->flags = w->flags;
 	s->state = RP_SWQE_SENDING;
 	qp->req.inprog = true;
 	qp->req.off = 0;
@@ -160,7 +161,6 @@ req_done(struct rp_qp *qp)
 	if (qp->type != IBV_QPT_RC) {
 		/* Unreliable: complete as soon as it is on the wire. */
 		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
-		rp_store_release(&qp->sq->cons, qp->comp.tail);
 		return;
 	}
 	if (qp->comp.deadline == 0)
@@ -245,9 +245,8 @@ req_send_packet(struct rp_qp *qp)
 	if (s->flags & RP_WQE_INLINE) {
 		memcpy(pay, (const uint8_t *)(w + 1) + qp->req.off, chunk);
 	} else if (chunk != 0 &&
-		   rp_sge_copy_out(qp->dev, qp->pdn, (const struct rp_sge *)(w + 1),
-				   RTE_MIN(w->num_sge, qp->caps.max_send_sge),
-				   qp->req.off, pay, chunk) != 0) {
+		   rp_sge_copy_out(qp->dev, s->pdn, (const struct rp_sge *)(w + 1),
+				   w->num_sge, qp->req.off, pay, chunk) != 0) {
 		/* The MR went away while the WQE was being sent. */
 		rte_pktmbuf_free(m);
 		req_fail(qp, IBV_WC_LOC_PROT_ERR);
@@ -264,6 +263,90 @@ req_send_packet(struct rp_qp *qp)
 	return true;
 }
 
+/*
+ * Copy the application's new WQEs into the private ring, in order.  Room
+ * is certain: application WQEs in the private ring are fewer than the
+ * shared ring holds (its slots are freed only when they retire), and
+ * internal ones have slots of their own.  Returns how many it copied; a
+ * producer index no ring could hold puts the QP in error.
+ */
+uint32_t
+rp_req_ingest(struct rp_qp *qp)
+{
+	/* A0: pairs with the shim's release of prod after writing WQEs. */
+	uint32_t prod = rp_load_acquire(&qp->sq->prod);
+	uint32_t n = 0;
+
+	if (prod - qp->app_cons > qp->app_sq_size) {
+		if (!qp->flushing) {
+			RP_QP_LOG(rp_logtype_req, ERR, qp->qpn,
+				  "corrupt SQ index");
+			rp_qp_error_event(qp, IBV_WC_GENERAL_ERR,
+					  IBV_EVENT_QP_FATAL);
+		}
+		return 0;
+	}
+	while (qp->app_ingest != prod) {
+		const struct rp_send_wqe *src = (const struct rp_send_wqe *)
+			(qp->app_sq_buf + (size_t)(qp->app_ingest &
+			 (qp->app_sq_size - 1)) * qp->app_sq_stride);
+		struct rp_send_wqe *dst = rp_sq_wqe(qp, qp->sq_prod);
+		struct rp_swqe *s = rp_swqe(qp, qp->sq_prod);
+		uint32_t body;
+
+		/* Header first; its own fields then bound the body. */
+		memcpy(dst, src, sizeof(*dst));
+		if (dst->flags & RP_WQE_INLINE) {
+			body = RTE_MIN(dst->length,
+				       qp->app_sq_stride - RP_SEND_WQE_HDR);
+		} else {
+			/* A bad num_sge stays bad: req_validate() fails it. */
+			body = RTE_MIN(dst->num_sge, qp->caps.max_send_sge) *
+				(uint32_t)sizeof(struct rp_sge);
+		}
+		memcpy(dst + 1, src + 1, body);
+		s->state = RP_SWQE_NEW;
+		s->internal = false;
+		s->pdn = qp->pdn;
+		qp->app_ingest++;
+		qp->sq_prod++;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Queue a request of the engine's own after what is already queued:
+ * `w` and `body_len` bytes of SGEs or inline data.  -ENOSPC when the
+ * reserve is in use.  It completes through rp_tm_wqe_done(), never into
+ * the application's CQ.
+ */
+int
+rp_req_post_internal(struct rp_qp *qp, const struct rp_send_wqe *w,
+		     const void *body, uint32_t body_len, uint32_t pdn,
+		     uint32_t cookie)
+{
+	struct rp_send_wqe *dst;
+	struct rp_swqe *s;
+
+	if (qp->int_out >= qp->int_rsv ||
+	    body_len > qp->sq_stride - RP_SEND_WQE_HDR)
+		return -ENOSPC;
+	/* Whatever the application queued before goes first. */
+	rp_req_ingest(qp);
+	dst = rp_sq_wqe(qp, qp->sq_prod);
+	s = rp_swqe(qp, qp->sq_prod);
+	memcpy(dst, w, sizeof(*dst));
+	memcpy(dst + 1, body, body_len);
+	s->state = RP_SWQE_NEW;
+	s->internal = true;
+	s->pdn = pdn;
+	s->cookie = cookie;
+	qp->int_out++;
+	qp->sq_prod++;
+	return 0;
+}
+
 bool
 rp_req_step(struct rp_qp *qp)
 {
@@ -277,13 +360,10 @@ rp_req_step(struct rp_qp *qp)
 			return false;
 		qp->req.rnr_wait = false;
 	}
-	/* A0: pairs with the shim's release of prod after writing WQEs. */
-	prod = rp_load_acquire(&qp->sq->prod);
-	if (prod - qp->comp.tail > qp->sq_size) {
-		RP_QP_LOG(rp_logtype_req, ERR, qp->qpn, "corrupt SQ index");
-		rp_qp_error_event(qp, IBV_WC_GENERAL_ERR, IBV_EVENT_QP_FATAL);
+	rp_req_ingest(qp);
+	if (qp->flushing)
 		return true;
-	}
+	prod = qp->sq_prod;
 	if (unlikely(qp->sqd_notify))
 		rp_qp_sqd_check(qp);
 	if (qp->type != IBV_QPT_UD && !qp->addr_ok) {

@@ -50,10 +50,23 @@ static bool
 resp_take_rwqe(struct rp_qp *qp)
 {
 	struct rp_rcv_state *r = &qp->resp.rcv;
-	/* A0: pairs with the shim's release of the RQ producer index. */
-	uint32_t prod = rp_load_acquire(&qp->rq->prod);
 	const struct rp_recv_wqe *w;
+	uint32_t prod;
 
+	if (qp->srq != NULL) {
+		r->kind = RP_RCV_SRQ;
+		/* UC: the WQE an aborted message took serves the next one. */
+		if (r->held) {
+			r->held = false;
+			r->offset = 0;
+			r->skip = 0;
+			r->active = true;
+			return true;
+		}
+		return rp_srq_take(qp->srq, r);
+	}
+	/* A0: pairs with the shim's release of the RQ producer index. */
+	prod = rp_load_acquire(&qp->rq->prod);
 	if (prod == qp->rq_cons || prod - qp->rq_cons > qp->rq_size)
 		return false;
 	w = rp_rq_wqe(qp, qp->rq_cons);
@@ -61,8 +74,11 @@ resp_take_rwqe(struct rp_qp *qp)
 	memcpy(&r->wqe, w, sizeof(r->wqe));
 	r->wqe.num_sge = RTE_MIN(r->wqe.num_sge, qp->caps.max_recv_sge);
 	memcpy(r->sge, w + 1, sizeof(r->sge[0]) * r->wqe.num_sge);
+	r->kind = RP_RCV_RQ;
 	r->idx = qp->rq_cons;
+	r->pdn = qp->pdn;
 	r->offset = 0;
+	r->skip = 0;
 	r->active = true;
 	return true;
 }
@@ -76,27 +92,19 @@ resp_complete_rwqe(struct rp_qp *qp, struct rp_cqe *cqe)
 	cqe->wr_id = r->wqe.wr_id;
 	cqe->qp_num = qp->qpn;
 	r->active = false;
-	/* Free the slot before the CQE is seen: an application that polls
-	 * it may post again at once, up to max_recv_wr. */
-	qp->rq_cons = r->idx + 1;
-	rp_store_release(&qp->rq->cons, qp->rq_cons);
+	if (r->kind == RP_RCV_RQ) {
+		/* Free the slot before the CQE is seen: an application that
+		 * polls it may post again at once, up to max_recv_wr.  (An
+		 * SRQ slot was freed when it was taken.) */
+		qp->rq_cons = r->idx + 1;
+		rp_store_release(&qp->rq->cons, qp->rq_cons);
+	}
 	rp_cq_post(qp->dev, qp->rcq, cqe);
 }
 
-static void
-resp_complete_rwqe_err(struct rp_qp *qp, uint32_t status)
-{
-	struct rp_cqe cqe = {
-		.status = status,
-		.opcode = IBV_WC_RECV,
-	};
-
-	resp_complete_rwqe(qp, &cqe);
-}
-
-static void
-cqe_from_pkt(struct rp_cqe *cqe, const struct rp_qp *qp,
-	     const struct rp_pkt *pkt)
+void
+rp_resp_cqe_from_pkt(struct rp_cqe *cqe, const struct rp_qp *qp,
+		     const struct rp_pkt *pkt)
 {
 	if (pkt->mask & RP_M_IMMDT) {
 		cqe->imm_data = rp_pkt_imm(pkt);
@@ -113,37 +121,80 @@ cqe_from_pkt(struct rp_cqe *cqe, const struct rp_qp *qp,
 	cqe->pkey_index = 0;
 }
 
+/*
+ * The SEND in qp->resp.rcv ended: placed in full (SUCCESS, at its last
+ * packet) or not (an error status; pkt NULL when the QP is going down).
+ */
+static void
+resp_rcv_finish(struct rp_qp *qp, const struct rp_pkt *pkt, uint32_t status)
+{
+	struct rp_cqe cqe = {
+		.status = status,
+		.opcode = IBV_WC_RECV,
+		.byte_len = qp->resp.rcv.offset,
+	};
+
+	if (qp->srq != NULL && qp->srq->tm != NULL) {
+		rp_tm_recv_done(qp, pkt, status);
+		return;
+	}
+	if (pkt != NULL && status == IBV_WC_SUCCESS)
+		rp_resp_cqe_from_pkt(&cqe, qp, pkt);
+	resp_complete_rwqe(qp, &cqe);
+}
+
+/*
+ * The QP leaves the message it was receiving (to ERR).  An RQ WQE stays
+ * in the RQ and is flushed with it; one taken from an SRQ (or held by a
+ * UC QP), or a tagged buffer, is the QP's to complete.
+ */
+void
+rp_resp_abort(struct rp_qp *qp)
+{
+	struct rp_rcv_state *r = &qp->resp.rcv;
+
+	if ((r->active && r->kind != RP_RCV_RQ) || r->held) {
+		r->active = true;
+		r->held = false;
+		resp_rcv_finish(qp, NULL, IBV_WC_WR_FLUSH_ERR);
+	}
+	r->active = false;
+}
+
 static enum rp_resp_res
 resp_send(struct rp_qp *qp, const struct rp_pkt *pkt)
 {
 	struct rp_rcv_state *r = &qp->resp.rcv;
+	const uint8_t *pay = rp_pkt_payload(pkt);
 	uint32_t len = pkt->paylen;
+	uint32_t skip;
 	int ret;
 
 	if (pkt->mask & RP_M_FIRST) {
-		if (!resp_take_rwqe(qp))
+		if (qp->srq != NULL && qp->srq->tm != NULL) {
+			/* Tag matching decides where the message goes. */
+			if (rp_tm_recv_first(qp, pkt) < 0)
+				return RP_RESP_RNR;
+		} else if (!resp_take_rwqe(qp)) {
 			return RP_RESP_RNR;
+		}
 	} else if (!r->active) {
 		return RP_RESP_ERR_INV_REQ;
 	}
-	ret = rp_sge_copy_in(qp->dev, qp->pdn, r->sge, r->wqe.num_sge,
-			     r->offset, rp_pkt_payload(pkt), len);
+	/* TM: the TMH of a matched message is not placed. */
+	skip = RTE_MIN(r->skip, len);
+	r->skip = 0;
+	ret = rp_sge_copy_in(qp->dev, r->pdn, r->sge, r->wqe.num_sge,
+			     r->offset, pay + skip, len - skip);
 	if (ret != 0) {
 		/* Too long for the buffer, or a bad lkey in the WQE. */
-		resp_complete_rwqe_err(qp, ret == -EMSGSIZE ?
-				       IBV_WC_LOC_LEN_ERR : IBV_WC_LOC_PROT_ERR);
+		resp_rcv_finish(qp, pkt, ret == -EMSGSIZE ?
+				IBV_WC_LOC_LEN_ERR : IBV_WC_LOC_PROT_ERR);
 		return RP_RESP_ERR_INV_REQ;
 	}
-	r->offset += len;
+	r->offset += len - skip;
 	if (pkt->mask & RP_M_LAST) {
-		struct rp_cqe cqe = {
-			.status = IBV_WC_SUCCESS,
-			.opcode = IBV_WC_RECV,
-			.byte_len = r->offset,
-		};
-
-		cqe_from_pkt(&cqe, qp, pkt);
-		resp_complete_rwqe(qp, &cqe);
+		resp_rcv_finish(qp, pkt, IBV_WC_SUCCESS);
 		qp->resp.msn++;
 	}
 	return RP_RESP_OK;
@@ -201,7 +252,7 @@ resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
 				.byte_len = qp->resp.wr_total,
 			};
 
-			cqe_from_pkt(&cqe, qp, pkt);
+			rp_resp_cqe_from_pkt(&cqe, qp, pkt);
 			resp_complete_rwqe(qp, &cqe);
 		}
 		qp->resp.msn++;
@@ -381,19 +432,19 @@ resp_ud(struct rp_qp *qp, const struct rp_pkt *pkt)
 		memcpy(grh + 20, pkt->frame + pkt->l3_off, 20);
 	else
 		memcpy(grh, pkt->frame + pkt->l3_off, RP_GRH_SIZE);
-	ret = rp_sge_copy_in(qp->dev, qp->pdn, r->sge, r->wqe.num_sge, 0, grh,
+	ret = rp_sge_copy_in(qp->dev, r->pdn, r->sge, r->wqe.num_sge, 0, grh,
 			     RP_GRH_SIZE);
 	if (ret == 0 && pkt->paylen != 0)
-		ret = rp_sge_copy_in(qp->dev, qp->pdn, r->sge, r->wqe.num_sge,
+		ret = rp_sge_copy_in(qp->dev, r->pdn, r->sge, r->wqe.num_sge,
 				     RP_GRH_SIZE, rp_pkt_payload(pkt),
 				     pkt->paylen);
 	if (ret != 0) {
-		resp_complete_rwqe_err(qp, ret == -EMSGSIZE ?
-				       IBV_WC_LOC_LEN_ERR : IBV_WC_LOC_PROT_ERR);
+		resp_rcv_finish(qp, pkt, ret == -EMSGSIZE ?
+				IBV_WC_LOC_LEN_ERR : IBV_WC_LOC_PROT_ERR);
 		return;
 	}
 	cqe.byte_len = pkt->paylen + RP_GRH_SIZE;
-	cqe_from_pkt(&cqe, qp, pkt);
+	rp_resp_cqe_from_pkt(&cqe, qp, pkt);
 	resp_complete_rwqe(qp, &cqe);
 }
 
@@ -423,7 +474,7 @@ resp_fail(struct rp_qp *qp, const struct rp_pkt *pkt, enum rp_resp_res res)
 				 RP_AETH_NAK_REM_OP : RP_AETH_NAK_INVALID_REQ,
 				 pkt->psn);
 		if (qp->resp.rcv.active)
-			resp_complete_rwqe_err(qp, IBV_WC_REM_INV_REQ_ERR);
+			resp_rcv_finish(qp, pkt, IBV_WC_REM_INV_REQ_ERR);
 		/* Invalid request: class C, as an access violation; a remote
 		 * operational error is this QP's own failure. */
 		rp_qp_error_event(qp, IBV_WC_WR_FLUSH_ERR,
@@ -448,11 +499,19 @@ resp_comm_est(struct rp_qp *qp)
 	rp_async_push(qp->dev, IBV_EVENT_COMM_EST, qp->qpn);
 }
 
-/* Forget a message in progress: UC drops what a loss interrupted. */
+/*
+ * Forget a message in progress: UC drops what a loss interrupted.  Its
+ * receive WQE serves the next message: an RQ's stays in the RQ, an SRQ's
+ * is held (it was already taken off the SRQ).
+ */
 static void
 resp_uc_abort(struct rp_qp *qp)
 {
-	qp->resp.rcv.active = false;
+	struct rp_rcv_state *r = &qp->resp.rcv;
+
+	if (r->active && r->kind != RP_RCV_RQ)
+		r->held = true;
+	r->active = false;
 	qp->resp.last_op = RP_OP_SEND_ONLY;
 }
 

@@ -37,6 +37,11 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_EVENTS] = "completion_events",
 	[RP_STAT_LOOPBACK] = "loopback_packets",
 	[RP_STAT_FAULT] = "faults_injected",
+	[RP_STAT_TM_OPS] = "tm_list_ops",
+	[RP_STAT_TM_MATCHED] = "tm_matched",
+	[RP_STAT_TM_UNEXPECTED] = "tm_unexpected",
+	[RP_STAT_TM_NO_TAG] = "tm_no_tag",
+	[RP_STAT_TM_RNDV] = "tm_rendezvous",
 };
 
 static int
