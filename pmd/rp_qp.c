@@ -228,9 +228,10 @@ rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 
 	if (qp == NULL)
 		return -EINVAL;
-	/* Rendezvous in flight give their tagged buffers back first. */
-	if (qp->rndv != NULL)
-		rp_tm_qp_abort(qp, IBV_WC_WR_FLUSH_ERR);
+	/* A message being received and rendezvous in flight give their
+	 * SRQ and tagged buffers back first. */
+	rp_resp_abort(qp);
+	rp_tm_qp_abort(qp, IBV_WC_WR_FLUSH_ERR);
 	active_del(dev, qp);
 	dev->qp[qp->idx] = NULL;
 	dev->pd_refs[qp->pdn]--;
@@ -401,8 +402,8 @@ qp_reset(struct rp_qp *qp)
 	uint32_t sq_prod = rp_load_acquire(&qp->sq->prod);
 	uint32_t rq_prod = rp_load_acquire(&qp->rq->prod);
 
-	if (qp->rndv != NULL)
-		rp_tm_qp_abort(qp, IBV_WC_WR_FLUSH_ERR);
+	rp_resp_abort(qp);
+	rp_tm_qp_abort(qp, IBV_WC_WR_FLUSH_ERR);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	memset(&qp->resp, 0, sizeof(qp->resp));
@@ -612,8 +613,7 @@ rp_qp_error(struct rp_qp *qp, uint32_t status)
 	qp->state = IBV_QPS_ERR;
 	qp->flushing = true;
 	qp->comp.deadline = 0;
-	if (qp->resp.rcv.active)
-		rp_resp_abort(qp);
+	rp_resp_abort(qp);
 	if (status != IBV_WC_WR_FLUSH_ERR && qp->comp.tail != qp->sq_prod)
 		rp_comp_send_cqe(qp, qp->comp.tail++, status);
 	active_add(qp->dev, qp);
