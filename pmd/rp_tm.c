@@ -275,10 +275,11 @@ tmh_op(const struct rp_pkt *pkt, struct ibv_tmh *tmh, struct ibv_rvh *rvh)
 	memset(rvh, 0, sizeof(*rvh));
 	if (pkt->paylen < RP_TMH_SIZE)
 		return IBV_TMH_NO_TAG;
+	/*
+	 * The reserved bytes are not checked: mlx5 ignores them, and
+	 * rdma-core's own test sends them non-zero.
+	 */
 	memcpy(tmh, p, sizeof(*tmh));
-	if (tmh->reserved[0] != 0 || tmh->reserved[1] != 0 ||
-	    tmh->reserved[2] != 0)
-		return IBV_TMH_NO_TAG;
 	switch (tmh->opcode) {
 	case IBV_TMH_EAGER:
 	case IBV_TMH_FIN:
@@ -306,6 +307,20 @@ tm_cqe_match(const struct rp_qp *qp, const struct rp_tm_slot *slot,
 	cqe->src_qp = qp->dest_qpn;
 	cqe->tm_tag = slot->tag;
 	cqe->tm_priv = slot->priv;
+}
+
+/*
+ * The second CQE of a two-CQE match: DATA_VALID alone, and no tag (the
+ * MATCH CQE gave it; mlx5 and rdma-core's test report 0 here).
+ */
+static void
+tm_cqe_data(const struct rp_qp *qp, const struct rp_tm_slot *slot,
+	    struct rp_cqe *cqe)
+{
+	tm_cqe_match(qp, slot, cqe);
+	cqe->wc_flags = IBV_WC_TM_DATA_VALID;
+	cqe->tm_tag = 0;
+	cqe->tm_priv = 0;
 }
 
 /* A rendezvous matched: READ the sender's buffer into the tagged one. */
@@ -463,10 +478,12 @@ rp_tm_recv_done(struct rp_qp *qp, const struct rp_pkt *pkt, uint32_t status)
 			if (r->tm_incomplete) {
 				cqe.status = IBV_WC_TM_RNDV_INCOMPLETE;
 				cqe.wc_flags = IBV_WC_TM_MATCH;
+			} else if (r->tm_match_sent) {
+				tm_cqe_data(qp, slot, &cqe);
+				cqe.byte_len = r->offset;
 			} else {
-				cqe.wc_flags = r->tm_match_sent ?
-					IBV_WC_TM_DATA_VALID :
-					IBV_WC_TM_MATCH | IBV_WC_TM_DATA_VALID;
+				cqe.wc_flags = IBV_WC_TM_MATCH |
+					IBV_WC_TM_DATA_VALID;
 			}
 		}
 		/* Free before the CQE is seen: the slot may be reused then. */
@@ -555,8 +572,7 @@ rp_tm_wqe_done(struct rp_qp *qp, const struct rp_send_wqe *w,
 		}
 	}
 	tm = qp->srq->tm;
-	tm_cqe_match(qp, &tm->slot[rv->tag], &cqe);
-	cqe.wc_flags = IBV_WC_TM_DATA_VALID;
+	tm_cqe_data(qp, &tm->slot[rv->tag], &cqe);
 	cqe.byte_len = rv->len;
 	tm_slot_free(tm, rv->tag);
 	rp_cq_post(qp->dev, qp->rcq, &cqe);

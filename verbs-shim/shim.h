@@ -68,6 +68,10 @@
 #define SHIM_QP_TAB		65536u
 #define SHIM_QPN_IDX(qpn)	((qpn) & (SHIM_QP_TAB - 1))
 
+/* SRQ table of a context, indexed by the low 16 bits of an SRQN. */
+#define SHIM_SRQ_TAB		65536u
+#define SHIM_SRQN_IDX(srqn)	((srqn) & (SHIM_SRQ_TAB - 1))
+
 /* Queued asynchronous events per context (shim_async_push()). */
 #define SHIM_ASYNC_EVENTS	256u
 
@@ -119,6 +123,8 @@ struct shim_context {
 	struct shim_cq **cq_tab;	/* SHIM_CQ_TAB slots */
 	pthread_mutex_t qp_lock;	/* qp_tab */
 	struct shim_qp **qp_tab;	/* SHIM_QP_TAB slots (async events) */
+	pthread_mutex_t srq_lock;	/* srq_tab */
+	struct shim_srq **srq_tab;	/* SHIM_SRQ_TAB slots (async events) */
 	struct shim_async async;
 };
 
@@ -147,7 +153,15 @@ struct shim_chan {
 };
 
 struct shim_cq {
-	struct ibv_cq ibv;
+	/*
+	 * struct ibv_cq_ex begins with the fields of struct ibv_cq
+	 * (ibv_cq_ex_to_cq() is a cast), so one object serves ibv_poll_cq()
+	 * and, when created by ibv_create_cq_ex(), ibv_start_poll().
+	 */
+	union {
+		struct ibv_cq ibv;
+		struct ibv_cq_ex ibvx;
+	};
 	struct shim_context *ctx;
 	struct shim_chan *chan;		/* or NULL */
 	uint32_t cqn;
@@ -157,7 +171,12 @@ struct shim_cq {
 	struct rp_cqe *ring;
 	rte_spinlock_t lock;		/* poll: application threads */
 	uint32_t cons;			/* private consumer index, under lock */
-	uint32_t nr_qp;			/* QPs using the CQ, atomic */
+	uint32_t nr_qp;			/* QPs and TM-SRQs using the CQ, atomic */
+	bool ex;			/* created by ibv_create_cq_ex() */
+	uint64_t wc_flags;		/* ex: IBV_WC_EX_WITH_* asked for */
+	/* ibv_start_poll() .. ibv_end_poll(), under lock */
+	const struct rp_cqe *cur;	/* the CQE the read_*() calls see */
+	uint32_t x_next;		/* first CQE not consumed by the batch */
 	/* Under ibv.mutex, against comp/async_events_completed (CC-8). */
 	uint32_t comp_delivered;
 	uint32_t async_delivered;
@@ -174,11 +193,35 @@ struct shim_wq {
 	uint32_t cons;			/* engine's index, last seen */
 };
 
+/* A shared receive queue; for IBV_SRQT_TM also its tag-matching rings. */
+struct shim_srq {
+	struct ibv_srq ibv;
+	struct shim_context *ctx;
+	uint32_t srqn;
+	bool tm;
+	struct shim_cq *cq;		/* TM: the CQ of all its completions */
+	struct shim_wq wq;		/* receive ring */
+	uint32_t max_sge;
+	uint32_t nr_qp;			/* QPs attached, atomic */
+	uint32_t async_delivered;	/* under ibv.mutex */
+	/* TM: list operations (wq.lock-like: ops.lock covers the rest) */
+	struct shim_wq ops;		/* struct rp_tm_op entries */
+	uint32_t max_ops;
+	uint32_t max_tags;
+	struct rp_tm_free *free;	/* slots the engine gave back */
+	uint32_t free_size;
+	uint32_t free_cons;		/* private consumer index */
+	uint32_t *stack;		/* free slots the shim holds */
+	uint32_t nr_stack;
+	uint16_t *gen;			/* per slot: generation of its handle */
+};
+
 struct shim_qp {
 	struct ibv_qp_ex qpx;		/* qpx.qp_base is the ibv_qp */
 	struct shim_context *ctx;
 	struct shim_cq *scq;
-	struct shim_cq *rcq;
+	struct shim_cq *rcq;		/* TM-SRQ: the SRQ's CQ */
+	struct shim_srq *srq;		/* or NULL */
 	uint32_t qpn;
 	bool sq_sig_all;
 	bool ex_send;			/* created with send_ops_flags */
@@ -224,6 +267,12 @@ static inline struct shim_qp *
 shim_qpx(struct ibv_qp_ex *qpx)
 {
 	return container_of(qpx, struct shim_qp, qpx);
+}
+
+static inline struct shim_srq *
+shim_srq(struct ibv_srq *srq)
+{
+	return container_of(srq, struct shim_srq, ibv);
 }
 
 static inline struct shim_ah *
@@ -280,6 +329,18 @@ void shim_async_push(struct shim_context *ctx,
 
 /* shim_cq.c */
 struct shim_cq *shim_cq_lookup(struct shim_context *ctx, uint32_t cqn);
+struct ibv_cq_ex *shim_create_cq_ex(struct ibv_context *ibctx,
+				    struct ibv_cq_init_attr_ex *attr);
+
+/* shim_srq.c */
+struct shim_srq *shim_srq_lookup(struct shim_context *ctx, uint32_t srqn);
+struct ibv_srq *shim_create_srq_ex(struct ibv_context *ibctx,
+				   struct ibv_srq_init_attr_ex *attr);
+int shim_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+int shim_post_srq_ops(struct ibv_srq *ibsrq, struct ibv_ops_wr *op,
+		      struct ibv_ops_wr **bad_op);
+int shim_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
 
 /* shim_qp.c */
 struct shim_qp *shim_qp_lookup(struct shim_context *ctx, uint32_t qpn);
@@ -290,17 +351,22 @@ void shim_cq_events_wait(struct shim_cq *cq);
 
 /* shim_poll.c */
 int shim_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
+void shim_cq_ex_ops_set(struct shim_cq *cq);
 
 /* shim_post.c */
 int shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int shim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
+int shim_wq_post_recv(struct shim_wq *wq, uint32_t max_sge, unsigned int dev,
+		      struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 void shim_qpx_ops_set(struct shim_qp *qp);
 
 /* shim_qp.c */
 struct ibv_qp *shim_create_qp_ex(struct ibv_context *ibctx,
 				 struct ibv_qp_init_attr_ex *attr);
+int shim_wq_map(struct shim_context *ctx, struct shim_wq *wq, uint64_t off,
+		uint32_t size, uint32_t stride, uint32_t min_stride);
 
 /* shim_ah.c */
 int shim_av_from_ah_attr(struct rp_av *av, const struct ibv_ah_attr *ah);

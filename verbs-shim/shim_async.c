@@ -183,8 +183,17 @@ shim_async_delivered(const struct ibv_async_event *ev)
 		pthread_mutex_unlock(&qp->qpx.qp_base.mutex);
 		break;
 	}
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED: {
+		struct shim_srq *srq = shim_srq(ev->element.srq);
+
+		pthread_mutex_lock(&srq->ibv.mutex);
+		srq->async_delivered++;
+		pthread_mutex_unlock(&srq->ibv.mutex);
+		break;
+	}
 	default:
-		/* Port and device events; SRQ and WQ events cannot occur. */
+		/* Port and device events; WQ events cannot occur. */
 		break;
 	}
 }
@@ -252,14 +261,20 @@ shim_async_resolve(struct shim_context *ctx, const struct rp_async_ev *rev,
 	case IBV_EVENT_DEVICE_FATAL:
 		return true;
 	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
-		/*
-		 * SRQ hook: no SRQ exists yet (the engine refuses them).  With
-		 * SRQs, look the SRQN up in a table of the context as for QPs,
-		 * count on the SRQ (srq->events_completed) and set
-		 * event->element.srq.
-		 */
-		return false;
+	case IBV_EVENT_SRQ_LIMIT_REACHED: {
+		struct shim_srq *srq;
+
+		pthread_mutex_lock(&ctx->srq_lock);
+		srq = shim_srq_lookup(ctx, rev->num);
+		if (srq != NULL) {
+			pthread_mutex_lock(&srq->ibv.mutex);
+			srq->async_delivered++;
+			pthread_mutex_unlock(&srq->ibv.mutex);
+			event->element.srq = &srq->ibv;
+		}
+		pthread_mutex_unlock(&ctx->srq_lock);
+		return srq != NULL;
+	}
 	default:
 		SHIM_LOG(WARNING, "%s: unknown asynchronous event %u (0x%x) skipped",
 			 ctx->ctl->name, rev->type, rev->num);
@@ -346,6 +361,16 @@ ibv_ack_async_event(struct ibv_async_event *event)
 		qp->events_completed++;
 		pthread_cond_broadcast(&qp->cond);
 		pthread_mutex_unlock(&qp->mutex);
+		break;
+	}
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED: {
+		struct ibv_srq *srq = event->element.srq;
+
+		pthread_mutex_lock(&srq->mutex);
+		srq->events_completed++;
+		pthread_cond_broadcast(&srq->cond);
+		pthread_mutex_unlock(&srq->mutex);
 		break;
 	}
 	default:

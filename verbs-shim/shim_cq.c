@@ -90,9 +90,10 @@ shim_cq_map(struct shim_context *ctx, struct shim_cq *cq,
 	return 0;
 }
 
-SHIM_EXPORT struct ibv_cq *
-ibv_create_cq(struct ibv_context *ibctx, int cqe, void *cq_context,
-	      struct ibv_comp_channel *channel, int comp_vector)
+/* Create a CQ in the engine and map it: the common part of both APIs. */
+static struct shim_cq *
+shim_cq_new(struct ibv_context *ibctx, int cqe, void *cq_context,
+	    struct ibv_comp_channel *channel, int comp_vector)
 {
 	struct shim_context *ctx = shim_ctx(ibctx);
 	struct rp_ctrl_slot s = { .op = RP_CTRL_CQ_CREATE };
@@ -145,7 +146,7 @@ ibv_create_cq(struct ibv_context *ibctx, int cqe, void *cq_context,
 		channel->refcnt++;
 		pthread_mutex_unlock(&ibctx->mutex);
 	}
-	return &cq->ibv;
+	return cq;
 
 err_free:
 	pthread_cond_destroy(&cq->ibv.cond);
@@ -153,6 +154,50 @@ err_free:
 	free(cq);
 	errno = -ret;
 	return NULL;
+}
+
+SHIM_EXPORT struct ibv_cq *
+ibv_create_cq(struct ibv_context *ibctx, int cqe, void *cq_context,
+	      struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct shim_cq *cq = shim_cq_new(ibctx, cqe, cq_context, channel,
+					 comp_vector);
+
+	return cq != NULL ? &cq->ibv : NULL;
+}
+
+/* What an extended CQ can report (ibv_create_cq_ex(3)). */
+#define SHIM_WC_EX_FLAGS (IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | \
+	IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP | \
+	IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL | \
+	IBV_WC_EX_WITH_DLID_PATH_BITS | IBV_WC_EX_WITH_TM_INFO)
+
+/* verbs_context op behind verbs.h's inline ibv_create_cq_ex(). */
+struct ibv_cq_ex *
+shim_create_cq_ex(struct ibv_context *ibctx, struct ibv_cq_init_attr_ex *attr)
+{
+	struct shim_cq *cq;
+
+	/* No timestamps, VLANs or flow tags; no parent domain. */
+	if ((attr->wc_flags & ~(uint64_t)SHIM_WC_EX_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->cqe > INT32_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = shim_cq_new(ibctx, (int)attr->cqe, attr->cq_context,
+			 attr->channel, (int)attr->comp_vector);
+	if (cq == NULL)
+		return NULL;
+	cq->ex = true;
+	cq->wc_flags = attr->wc_flags;
+	shim_cq_ex_ops_set(cq);
+	return &cq->ibvx;
 }
 
 SHIM_EXPORT int

@@ -190,6 +190,9 @@ shim_device_attr(const struct shim_context *ctx, struct ibv_device_attr *a)
 	/* The engine has no responder for atomics yet. */
 	a->atomic_cap = IBV_ATOMIC_NONE;
 	a->max_ah = shim_clamp_int(ctl->max_ah);
+	a->max_srq = shim_clamp_int(ctl->max_srq);
+	a->max_srq_wr = shim_clamp_int(ctl->max_srq_wr);
+	a->max_srq_sge = shim_clamp_int(ctl->max_srq_sge);
 	a->max_pkeys = 1;
 	a->local_ca_ack_delay = 15;
 	a->phys_port_cnt = 1;
@@ -369,10 +372,15 @@ shim_ops_set(struct verbs_context *vctx)
 	ops->req_notify_cq = shim_req_notify_cq;
 	ops->post_send = shim_post_send;
 	ops->post_recv = shim_post_recv;
+	ops->post_srq_recv = shim_post_srq_recv;
 
 	vctx->query_port = shim_query_port;
 	vctx->query_device_ex = shim_query_device_ex;
 	vctx->create_qp_ex = shim_create_qp_ex;
+	vctx->create_cq_ex = shim_create_cq_ex;
+	vctx->create_srq_ex = shim_create_srq_ex;
+	vctx->get_srq_num = shim_get_srq_num;
+	vctx->post_srq_ops = shim_post_srq_ops;
 }
 
 SHIM_EXPORT struct ibv_context *
@@ -394,7 +402,9 @@ ibv_open_device(struct ibv_device *device)
 	}
 	ctx->cq_tab = calloc(SHIM_CQ_TAB, sizeof(*ctx->cq_tab));
 	ctx->qp_tab = calloc(SHIM_QP_TAB, sizeof(*ctx->qp_tab));
-	if (ctx->cq_tab == NULL || ctx->qp_tab == NULL) {
+	ctx->srq_tab = calloc(SHIM_SRQ_TAB, sizeof(*ctx->srq_tab));
+	if (ctx->cq_tab == NULL || ctx->qp_tab == NULL ||
+	    ctx->srq_tab == NULL) {
 		ret = -ENOMEM;
 		goto err_free_tab;
 	}
@@ -410,6 +420,7 @@ ibv_open_device(struct ibv_device *device)
 		goto err_free_tab;
 	pthread_mutex_init(&ctx->cq_lock, NULL);
 	pthread_mutex_init(&ctx->qp_lock, NULL);
+	pthread_mutex_init(&ctx->srq_lock, NULL);
 
 	shim_ops_set(&ctx->vctx);
 	ctx->vctx.sz = sizeof(ctx->vctx);
@@ -423,6 +434,7 @@ ibv_open_device(struct ibv_device *device)
 	return ibctx;
 
 err_free_tab:
+	free(ctx->srq_tab);
 	free(ctx->qp_tab);
 	free(ctx->cq_tab);
 	free(ctx);
@@ -440,6 +452,8 @@ ibv_close_device(struct ibv_context *ibctx)
 	pthread_mutex_destroy(&ibctx->mutex);
 	pthread_mutex_destroy(&ctx->cq_lock);
 	pthread_mutex_destroy(&ctx->qp_lock);
+	pthread_mutex_destroy(&ctx->srq_lock);
+	free(ctx->srq_tab);
 	free(ctx->qp_tab);
 	free(ctx->cq_tab);
 	free(ctx);
@@ -460,6 +474,7 @@ shim_query_device_ex(struct ibv_context *ibctx,
 		     const struct ibv_query_device_ex_input *input,
 		     struct ibv_device_attr_ex *attr, size_t attr_size)
 {
+	const struct shim_context *ctx = shim_ctx(ibctx);
 	struct ibv_device_attr_ex full;
 
 	if ((input != NULL && input->comp_mask != 0) ||
@@ -468,8 +483,13 @@ shim_query_device_ex(struct ibv_context *ibctx,
 		return EINVAL;
 	}
 	memset(&full, 0, sizeof(full));
-	shim_device_attr(shim_ctx(ibctx), &full.orig_attr);
+	shim_device_attr(ctx, &full.orig_attr);
 	full.phys_port_cnt_ex = full.orig_attr.phys_port_cnt;
+	full.tm_caps.max_rndv_hdr_size = ctx->ctl->tm_max_rndv_hdr_size;
+	full.tm_caps.max_num_tags = ctx->ctl->tm_max_num_tags;
+	full.tm_caps.flags = ctx->ctl->tm_flags;
+	full.tm_caps.max_ops = ctx->ctl->tm_max_ops;
+	full.tm_caps.max_sge = ctx->ctl->tm_max_sge;
 
 	memcpy(attr, &full, RTE_MIN(attr_size, sizeof(full)));
 	if (attr_size > sizeof(full))

@@ -239,12 +239,15 @@ shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 /* ----------------------------------------------------------- post recv */
 
+/*
+ * Post receive WQEs to a receive ring (a QP's RQ or an SRQ): each checked,
+ * written, then one release of prod and one doorbell.  The requests before
+ * a failing one stay posted, as ibv_post_recv(3) says.
+ */
 int
-shim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-	       struct ibv_recv_wr **bad_wr)
+shim_wq_post_recv(struct shim_wq *rq, uint32_t max_sge, unsigned int dev,
+		  struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
-	struct shim_qp *qp = shim_qp(ibqp);
-	struct shim_wq *rq = &qp->rq;
 	bool posted;
 	uint32_t first;
 	int ret = 0;
@@ -252,14 +255,11 @@ shim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 
 	rte_spinlock_lock(&rq->lock);
 	first = rq->prod;
-	if (ibqp->state == IBV_QPS_RESET || ibqp->srq != NULL)
-		ret = EINVAL;
-	for (; ret == 0 && wr != NULL; wr = wr->next) {
+	for (; wr != NULL; wr = wr->next) {
 		struct rp_recv_wqe *wqe;
 		struct rp_sge *sge;
 
-		if (wr->num_sge < 0 ||
-		    (uint32_t)wr->num_sge > qp->cap.max_recv_sge) {
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge) {
 			ret = EINVAL;
 			break;
 		}
@@ -282,10 +282,25 @@ shim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	rte_spinlock_unlock(&rq->lock);
 
 	if (posted)
-		rp_dev_doorbell(qp->ctx->dev);
+		rp_dev_doorbell(dev);
 	if (ret != 0)
 		*bad_wr = wr;
 	return ret;
+}
+
+int
+shim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+	       struct ibv_recv_wr **bad_wr)
+{
+	struct shim_qp *qp = shim_qp(ibqp);
+
+	/* A QP on an SRQ has no receive queue of its own. */
+	if (ibqp->state == IBV_QPS_RESET || ibqp->srq != NULL) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	return shim_wq_post_recv(&qp->rq, qp->cap.max_recv_sge, qp->ctx->dev,
+				 wr, bad_wr);
 }
 
 /* ------------------------------------------- ibv_wr_*(): struct ibv_qp_ex */

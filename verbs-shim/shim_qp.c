@@ -184,13 +184,13 @@ shim_qp_init_check(struct ibv_context *ibctx,
 	if (a->send_cq == NULL || a->recv_cq == NULL ||
 	    a->send_cq->context != ibctx || a->recv_cq->context != ibctx)
 		return -EINVAL;
-	if (a->srq != NULL)
-		return -EINVAL;		/* no SRQ can exist yet */
+	if (a->srq != NULL && a->srq->context != ibctx)
+		return -EINVAL;
 	return 0;
 }
 
 /* Map one work queue: -EIO unless every number the engine gave is sane. */
-static int
+int
 shim_wq_map(struct shim_context *ctx, struct shim_wq *wq, uint64_t off,
 	    uint32_t size, uint32_t stride, uint32_t min_stride)
 {
@@ -271,7 +271,7 @@ shim_create_qp_ex(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 	c->qp_type = attr->qp_type;
 	c->send_cqn = shim_cq(attr->send_cq)->cqn;
 	c->recv_cqn = shim_cq(attr->recv_cq)->cqn;
-	c->srqn = -1;
+	c->srqn = attr->srq != NULL ? (int32_t)shim_srq(attr->srq)->srqn : -1;
 	c->sq_sig_all = attr->sq_sig_all != 0;
 	c->caps.max_send_wr = attr->cap.max_send_wr;
 	c->caps.max_recv_wr = attr->cap.max_recv_wr;
@@ -297,7 +297,10 @@ shim_create_qp_ex(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 	qp->ctx = ctx;
 	qp->qpn = c->qpn;
 	qp->scq = shim_cq(attr->send_cq);
-	qp->rcq = shim_cq(attr->recv_cq);
+	qp->srq = attr->srq != NULL ? shim_srq(attr->srq) : NULL;
+	/* A TM-SRQ's CQ takes the QP's receive completions (engine side). */
+	qp->rcq = qp->srq != NULL && qp->srq->tm ? qp->srq->cq :
+		shim_cq(attr->recv_cq);
 	qp->sq_sig_all = attr->sq_sig_all != 0;
 	shim_qp_caps(qp, &c->caps);
 	attr->cap = qp->cap;		/* ibv_create_qp(3): the actual values */
@@ -313,7 +316,7 @@ shim_create_qp_ex(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 	ibqp->pd = attr->pd;
 	ibqp->send_cq = attr->send_cq;
 	ibqp->recv_cq = attr->recv_cq;
-	ibqp->srq = NULL;
+	ibqp->srq = attr->srq;
 	ibqp->handle = qp->qpn;
 	ibqp->qp_num = qp->qpn;
 	ibqp->state = IBV_QPS_RESET;
@@ -333,6 +336,8 @@ shim_create_qp_ex(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 
 	rp_fetch_add(&qp->scq->nr_qp, 1);
 	rp_fetch_add(&qp->rcq->nr_qp, 1);
+	if (qp->srq != NULL)
+		rp_fetch_add(&qp->srq->nr_qp, 1);
 	return ibqp;
 
 err_free:
@@ -457,6 +462,8 @@ ibv_destroy_qp(struct ibv_qp *ibqp)
 
 	rp_fetch_add(&qp->scq->nr_qp, UINT32_MAX);	/* -1 */
 	rp_fetch_add(&qp->rcq->nr_qp, UINT32_MAX);
+	if (qp->srq != NULL)
+		rp_fetch_add(&qp->srq->nr_qp, UINT32_MAX);
 	pthread_cond_destroy(&ibqp->cond);
 	pthread_mutex_destroy(&ibqp->mutex);
 	free(qp);

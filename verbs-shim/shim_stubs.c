@@ -534,40 +534,6 @@ shim_dummy_ops_set(struct verbs_context *vctx)
 
 /* ------------------------------------------------------ exported stubs */
 
-SHIM_EXPORT struct ibv_srq *
-ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *srq_init_attr)
-{
-	RTE_SET_USED(pd);
-	RTE_SET_USED(srq_init_attr);
-	errno = EOPNOTSUPP;
-	return NULL;
-}
-
-SHIM_EXPORT int
-ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
-	       int srq_attr_mask)
-{
-	RTE_SET_USED(srq);
-	RTE_SET_USED(srq_attr);
-	RTE_SET_USED(srq_attr_mask);
-	return EOPNOTSUPP;
-}
-
-SHIM_EXPORT int
-ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
-{
-	RTE_SET_USED(srq);
-	RTE_SET_USED(srq_attr);
-	return EOPNOTSUPP;
-}
-
-SHIM_EXPORT int
-ibv_destroy_srq(struct ibv_srq *srq)
-{
-	RTE_SET_USED(srq);
-	return EOPNOTSUPP;
-}
-
 SHIM_EXPORT int
 ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
