@@ -24,7 +24,7 @@ rp_tm_list_init(struct rp_tm_list *l, uint32_t size, const char *name)
 		/* rte_hash wants room to spare; the extendable table makes
 		 * `entries` keys always fit, whatever their hash. */
 		.entries = RTE_MAX(size, 8u),
-		.key_len = sizeof(uint64_t),
+		.key_len = sizeof(struct rp_tm_key),
 		.hash_func = rte_hash_crc,
 		.socket_id = SOCKET_ID_ANY,
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
@@ -100,11 +100,38 @@ list_unlink(struct rp_tm_list *l, uint32_t *head, uint32_t *tail, uint32_t idx)
 		*tail = e->prev;
 }
 
+/* The class of `mask`, created if there is room; NULL: overflow. */
+static struct rp_tm_class *
+class_get(struct rp_tm_list *l, uint64_t mask)
+{
+	for (uint32_t i = 0; i < l->nr_cls; i++)
+		if (l->cls[i].mask == mask)
+			return &l->cls[i];
+	if (l->nr_cls == RP_TM_CLASSES)
+		return NULL;
+	l->cls[l->nr_cls].mask = mask;
+	l->cls[l->nr_cls].refs = 0;
+	return &l->cls[l->nr_cls++];
+}
+
+static void
+class_put(struct rp_tm_list *l, uint64_t mask)
+{
+	for (uint32_t i = 0; i < l->nr_cls; i++) {
+		if (l->cls[i].mask != mask)
+			continue;
+		if (--l->cls[i].refs == 0)
+			l->cls[i] = l->cls[--l->nr_cls];
+		return;
+	}
+}
+
 int
 rp_tm_list_add(struct rp_tm_list *l, uint32_t idx, uint64_t tag,
 	       uint64_t mask, bool eligible)
 {
 	struct rp_tm_entry *e = &l->ent[idx];
+	struct rp_tm_class *c;
 
 	if (idx >= l->size || e->listed)
 		return -EINVAL;
@@ -113,12 +140,27 @@ rp_tm_list_add(struct rp_tm_list *l, uint32_t idx, uint64_t tag,
 	e->seq = l->seq++;
 	if (!eligible && l->elig_limit == UINT64_MAX)
 		l->elig_limit = e->seq;
-	if (mask == RP_TM_MASK_EXACT) {
-		int32_t pos = rte_hash_add_key(l->hash, &tag);
+	c = class_get(l, mask);
+	if (c != NULL) {
+		const struct rp_tm_key key = { .mask = mask, .tag = tag };
 		struct rp_tm_bucket *b;
+		int32_t pos;
 
-		if (pos < 0 || (uint32_t)pos >= l->nr_bkt)
+		/*
+		 * Look first: DPDK 22.11's rte_hash_add_key() can return a new
+		 * position for a key it already holds (seen after deletes of
+		 * other keys; test/tm/test_tm_list.c), which would split the
+		 * entries of one key over two buckets.  One writer: no race.
+		 */
+		pos = rte_hash_lookup(l->hash, &key);
+		if (pos < 0)
+			pos = rte_hash_add_key(l->hash, &key);
+		if (pos < 0 || (uint32_t)pos >= l->nr_bkt) {
+			if (c->refs == 0)
+				class_put(l, mask);
 			return -ENOSPC;
+		}
+		c->refs++;
 		/* A new key's bucket is empty: emptied when its key went. */
 		b = &l->bkt[pos];
 		e->bucket = (uint32_t)pos;
@@ -144,9 +186,15 @@ rp_tm_list_del(struct rp_tm_list *l, uint32_t idx)
 
 		list_unlink(l, &b->head, &b->tail, idx);
 		if (b->head == RP_TM_NONE) {
-			/* Last entry of this tag: the key goes too. */
-			rte_hash_del_key(l->hash, &e->tag);
+			/* Last entry of this key: the key goes too. */
+			const struct rp_tm_key key = {
+				.mask = e->mask,
+				.tag = e->tag,
+			};
+
+			rte_hash_del_key(l->hash, &key);
 		}
+		class_put(l, e->mask);
 	} else {
 		list_unlink(l, &l->wc_head, &l->wc_tail, idx);
 	}
@@ -159,21 +207,27 @@ rp_tm_list_match(const struct rp_tm_list *l, uint64_t tag)
 {
 	uint32_t best = RP_TM_NONE;
 	uint64_t best_seq = l->elig_limit;
-	int32_t pos;
 
 	if (l->nr_listed == 0)
 		return RP_TM_NONE;
-	pos = rte_hash_lookup(l->hash, &tag);
-	if (pos >= 0 && (uint32_t)pos < l->nr_bkt) {
-		uint32_t h = l->bkt[pos].head;
+	/* One bucket per mask in use: its oldest entry is its candidate. */
+	for (uint32_t i = 0; i < l->nr_cls; i++) {
+		const struct rp_tm_key key = {
+			.mask = l->cls[i].mask,
+			.tag = tag & l->cls[i].mask,
+		};
+		int32_t pos = rte_hash_lookup(l->hash, &key);
+		uint32_t h;
 
-		/* The bucket's oldest entry: later ones are never better. */
+		if (pos < 0 || (uint32_t)pos >= l->nr_bkt)
+			continue;
+		h = l->bkt[pos].head;
 		if (h != RP_TM_NONE && l->ent[h].seq < best_seq) {
 			best = h;
 			best_seq = l->ent[h].seq;
 		}
 	}
-	/* Wildcards older than the exact candidate (and eligible) first. */
+	/* Overflow entries older than the best candidate (and eligible). */
 	for (uint32_t i = l->wc_head; i != RP_TM_NONE; i = l->ent[i].next) {
 		const struct rp_tm_entry *e = &l->ent[i];
 

@@ -4,12 +4,16 @@
  * matching rule of ibv_post_srq_ops(3), (TMH.tag & entry.mask) ==
  * entry.tag, where the earliest eligible entry wins.
  *
- * Exact entries (mask all ones) are indexed by tag in an rte_hash whose
- * buckets keep their entries in posting order; every other entry is a
- * wildcard and sits in one posting-ordered list.  A match looks up the
- * exact bucket (O(1)) and walks the wildcard list only up to the exact
- * candidate's sequence number, so its cost does not grow with the number
- * of exact tags posted (decision D6 of shared/spec/tag-matching.md).
+ * Entries are indexed by (mask, tag) in an rte_hash whose buckets keep
+ * their entries in posting order.  An entry (T, M) matches a message tag t
+ * exactly when the bucket (M, t & M) holds it, so a match probes one
+ * bucket per distinct mask in use: exact tags (mask all ones) and the few
+ * masks MPI's wildcards use each cost one O(1) lookup, whatever the number
+ * of entries.  Up to RP_TM_CLASSES distinct masks are indexed; entries
+ * with further masks sit in one posting-ordered overflow list, walked only
+ * up to the best indexed candidate's sequence number (decision D6 of
+ * shared/spec/tag-matching.md, extended from exact tags to every mask
+ * class).
  *
  * Eligibility (decision D1): entries added while software and device
  * disagree on the unexpected count are not matched until they agree
@@ -28,6 +32,7 @@
 
 #define RP_TM_NONE		UINT32_MAX
 #define RP_TM_MASK_EXACT	UINT64_MAX
+#define RP_TM_CLASSES		8	/* distinct masks indexed */
 
 struct rte_hash;
 
@@ -37,7 +42,7 @@ struct rp_tm_entry {
 	uint64_t seq;			/* posting order */
 	uint32_t prev;			/* in its bucket or the wildcard list */
 	uint32_t next;
-	uint32_t bucket;		/* exact: bucket index, else RP_TM_NONE */
+	uint32_t bucket;		/* bucket index, or RP_TM_NONE (overflow) */
 	bool listed;
 };
 
@@ -46,14 +51,28 @@ struct rp_tm_bucket {
 	uint32_t tail;
 };
 
+/* The hash key of a bucket: the entries with this mask and tag. */
+struct rp_tm_key {
+	uint64_t mask;
+	uint64_t tag;
+};
+
+/* A mask in use by indexed entries. */
+struct rp_tm_class {
+	uint64_t mask;
+	uint32_t refs;			/* listed entries with this mask */
+};
+
 struct rp_tm_list {
 	uint32_t size;			/* entries */
 	uint32_t nr_listed;
 	struct rp_tm_entry *ent;
 	struct rp_tm_bucket *bkt;	/* indexed by the hash's key position */
 	uint32_t nr_bkt;
-	struct rte_hash *hash;		/* exact tag -> bucket */
-	uint32_t wc_head;		/* wildcard entries, oldest first */
+	struct rte_hash *hash;		/* (mask, tag) -> bucket */
+	struct rp_tm_class cls[RP_TM_CLASSES];
+	uint32_t nr_cls;
+	uint32_t wc_head;		/* overflow entries, oldest first */
 	uint32_t wc_tail;
 	uint64_t seq;			/* next sequence number */
 	uint64_t elig_limit;		/* entries with seq >= it: not eligible */
