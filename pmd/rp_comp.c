@@ -157,6 +157,9 @@ comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
 			  qp->req.head, qp->comp.tail);
 		qp->req.head = qp->comp.tail;
 		qp->req.inprog = false;
+		/* Nothing is sent and unretired now: no READ outstanding.
+		 * (A rewind dropped the counts of the READs retired here.) */
+		qp->req.rd_out = 0;
 		qp->req.psn = qp->comp.tail != qp->req.hi ?
 			rp_swqe(qp, qp->comp.tail)->first_psn : qp->req.max_psn;
 	}
@@ -307,7 +310,10 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 	}
 	qp->comp.rd_psn = rp_psn_add(pkt->psn, 1);
 	if (pkt->mask & RP_M_LAST) {
-		qp->req.rd_out--;
+		/* A READ a rewind had uncounted may complete before its
+		 * resend: never wrap (a wrapped count stalls every READ). */
+		if (qp->req.rd_out > 0)
+			qp->req.rd_out--;
 		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
 		comp_retire(qp, qp->comp.rd_psn, false);
 	}

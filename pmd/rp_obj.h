@@ -313,6 +313,10 @@ struct rp_qp {
 		struct rp_rd_resp rd[RP_MAX_RD_ATOMIC];
 		uint32_t rd_head;
 		uint32_t rd_tail;
+		/* An ACK waits for the READ responses queued before it
+		 * (IBTA 9.7.5.1: responses go in PSN order). */
+		bool ack_owed;
+		uint32_t ack_psn;
 		bool comm_est;		/* COMM_EST reported (first in RTR) */
 	} resp;
 

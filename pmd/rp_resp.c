@@ -317,6 +317,22 @@ resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 	return RP_RESP_OK;
 }
 
+/*
+ * A positive ACK for `psn`: now, or after the READ responses queued for
+ * earlier requests, which an ACK must not overtake (the requester would
+ * take it for an implicit NAK of those READs and resend them).
+ */
+static void
+resp_ack(struct rp_qp *qp, uint32_t psn)
+{
+	if (qp->resp.rd_head != qp->resp.rd_tail) {
+		qp->resp.ack_owed = true;
+		qp->resp.ack_psn = psn;
+		return;
+	}
+	rp_resp_send_ack(qp, RP_AETH_CREDIT_INVALID, psn);
+}
+
 /* Send up to a budget of owed READ response packets.  Busy if any. */
 bool
 rp_resp_step(struct rp_qp *qp)
@@ -367,6 +383,12 @@ rp_resp_step(struct rp_qp *qp)
 			qp->resp.rd_tail++;
 		}
 		budget--;
+		busy = true;
+	}
+	if (qp->resp.ack_owed && qp->resp.rd_tail == qp->resp.rd_head &&
+	    rp_port_tx_room(qp->dev)) {
+		qp->resp.ack_owed = false;
+		rp_resp_send_ack(qp, RP_AETH_CREDIT_INVALID, qp->resp.ack_psn);
 		busy = true;
 	}
 	return busy;
@@ -585,8 +607,7 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 		if (pkt->mask & RP_M_READ)
 			(void)resp_read(qp, pkt, true);
 		else
-			rp_resp_send_ack(qp, RP_AETH_CREDIT_INVALID,
-					 rp_psn_add(qp->resp.epsn, RP_PSN_MASK));
+			resp_ack(qp, rp_psn_add(qp->resp.epsn, RP_PSN_MASK));
 		return;
 	}
 
@@ -611,5 +632,5 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	qp->resp.nak_sent = false;
 	resp_comm_est(qp);
 	if (pkt->ackreq && !(pkt->mask & RP_M_READ))
-		rp_resp_send_ack(qp, RP_AETH_CREDIT_INVALID, pkt->psn);
+		resp_ack(qp, pkt->psn);
 }

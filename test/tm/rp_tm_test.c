@@ -776,6 +776,65 @@ rt_case_rndv(void)
 	tm_teardown();
 }
 
+/*
+ * Rendezvous back to back, eight in flight: the client's responder has
+ * READ responses queued while FINs arrive, and must not ACK a FIN before
+ * those responses (an ACK that overtakes them reads as an implicit NAK of
+ * the READs: resent, and once this stalled the QP).
+ */
+static void
+rt_case_rndv_stream(void)
+{
+	const uint32_t n = 400, win = 8, len = 2048;
+	uint32_t posted = 0, done = 0, fins = 0, sent = 0;
+	uint8_t *d[8];
+	struct ibv_wc wc;
+	struct tm_wc w;
+	double deadline;
+
+	tm_setup(MAX_TAGS, MAX_OPS, 1);
+	for (uint32_t i = 0; i < win; i++)
+		tm_add(i, i, UINT64_MAX, i, SLOT, TM_UNSIGNALED);
+	tm_sync(99);		/* the ADDs are in: ops run in order */
+	deadline = rt_now() + rt_timeout_s;
+	while (done < n || fins < n || sent < n) {
+		while (posted < n && posted - done < win) {
+			uint32_t i = posted % win;
+
+			d[i] = rndv_send(posted, i, i, len);
+			posted++;
+		}
+		if (tm_poll(srv.cqx, &w, 0)) {
+			uint32_t i = (uint32_t)w.wr_id;
+
+			RT_CHECK(w.status == IBV_WC_SUCCESS && i < win,
+				 "stream: wr_id %" PRIu64 " status %s", w.wr_id,
+				 ibv_wc_status_str(w.status));
+			if (w.flags & IBV_WC_TM_DATA_VALID) {
+				RT_CHECK(w.byte_len == len, "byte_len %u",
+					 w.byte_len);
+				check_tagged(i, d[i], len, "stream data");
+				tm_add(i, i, UINT64_MAX, i, SLOT, TM_UNSIGNALED);
+				done++;
+			}
+		}
+		while (ibv_poll_cq(cli.ep.rcq, 1, &wc) == 1) {
+			RT_CHECK(wc.status == IBV_WC_SUCCESS, "FIN %s",
+				 ibv_wc_status_str(wc.status));
+			fins++;
+		}
+		while (ibv_poll_cq(cli.ep.scq, 1, &wc) == 1) {
+			RT_CHECK(wc.status == IBV_WC_SUCCESS, "RNDV send %s",
+				 ibv_wc_status_str(wc.status));
+			sent++;
+		}
+		RT_CHECK(rt_now() < deadline, "stream stuck: %u posted, %u data "
+			 "valid, %u FINs, %u sends done", posted, done, fins,
+			 sent);
+	}
+	tm_teardown();
+}
+
 static void
 rt_case_order(void)
 {
@@ -1050,6 +1109,8 @@ static const struct rt_case rt_cases[] = {
 	  "NO_TAG, short and malformed TMHs (D5)" },
 	{ "rndv", rt_case_rndv, 60,
 	  "rendezvous READ + FIN, four in flight, RNDV_INCOMPLETE" },
+	{ "rndv_stream", rt_case_rndv_stream, 90,
+	  "400 rendezvous, 8 in flight: ACKs never overtake READ responses" },
 	{ "order", rt_case_order, 60,
 	  "earliest posted entry wins; masks" },
 	{ "del", rt_case_del, 60,
