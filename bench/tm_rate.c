@@ -452,6 +452,33 @@ run(enum kind k, size_t size, uint32_t n, uint32_t window, uint32_t tags)
 			post_recv(&snd, w, FIN_OFF(&snd), 32);	/* its FIN */
 	}
 
+	/*
+	 * A signalled SYNC after the ADDs: list operations execute in
+	 * order, so once it completes every tag is listed and no message
+	 * of the run can arrive before its tag.
+	 */
+	if (k != K_SEND) {
+		struct ibv_ops_wr op = {
+			.wr_id = UINT32_MAX,
+			.opcode = IBV_WR_TAG_SYNC,
+			.flags = IBV_OPS_SIGNALED | IBV_OPS_TM_SYNC,
+		};
+		struct ibv_ops_wr *bad;
+		double ts = now_s();
+
+		if (ibv_post_srq_ops(rcv.srq, &op, &bad))
+			die("ibv_post_srq_ops(SYNC)");
+		while (!poll_one(&rcv, &wc, &tm))
+			if (now_s() - ts > TIMEOUT_S) {
+				errno = ETIMEDOUT;
+				die("SYNC completion");
+			}
+		if (wc.opcode != IBV_WC_TM_SYNC) {
+			fprintf(stderr, "tm_rate: expected TM_SYNC, got %d\n",
+				wc.opcode);
+			exit(1);
+		}
+	}
 	t0 = last = now_s();
 	while (done < n) {
 		while (inflight < window && posted < n) {
@@ -481,14 +508,16 @@ run(enum kind k, size_t size, uint32_t n, uint32_t window, uint32_t tags)
 					kind_names[k], wc.opcode, wc.wc_flags);
 				exit(1);
 			}
-			/* The MATCH of a rendezvous: DATA_VALID follows. */
-			if (k != K_SEND && !(wc.wc_flags & IBV_WC_TM_DATA_VALID))
-				continue;
-			if (k != K_SEND && tm.tag != w) {
+			/* A MATCH names the tag (a DATA_VALID alone does not). */
+			if (k != K_SEND && (wc.wc_flags & IBV_WC_TM_MATCH) &&
+			    tm.tag != w) {
 				fprintf(stderr, "tm_rate: tag %" PRIu64 " for slot %u\n",
 					(uint64_t)tm.tag, w);
 				exit(1);
 			}
+			/* The MATCH of a rendezvous: DATA_VALID follows. */
+			if (k != K_SEND && !(wc.wc_flags & IBV_WC_TM_DATA_VALID))
+				continue;
 			check_data(&rcv, w, size);
 			memset(rcv.buf + w * rcv.slot, 0, size);
 			if (k == K_SEND)
