@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_alarm.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
@@ -149,30 +150,58 @@ err:
 	return ret;
 }
 
-void
-rp_engine_stop(void)
+static void
+devs_close_all(void)
 {
-	rp_lcore_stop();
-	/*
-	 * Stop every port before closing any, then give the interrupt thread
-	 * time to run the callbacks that stopping queued (memif peers in one
-	 * process tell each other they disconnected): DPDK has no way to wait
-	 * for them, and a callback that runs during close or exit crashes.
-	 */
-	for (unsigned int i = 0; i < rp_nr_devs; i++)
-		if (rp_devs[i] != NULL && rp_devs[i]->pool != NULL)
-			rte_eth_dev_stop(rp_devs[i]->port_id);
-	if (rp_nr_devs != 0)
-		rte_delay_us_sleep(50 * 1000);
 	for (unsigned int i = 0; i < rp_nr_devs; i++) {
 		if (rp_devs[i] != NULL)
 			dev_free(rp_devs[i]);
 		rp_devs[i] = NULL;
 	}
-	/* And once more for the callbacks that closing queued. */
-	if (rp_nr_devs != 0)
-		rte_delay_us_sleep(50 * 1000);
 	rp_nr_devs = 0;
+}
+
+static void
+devs_close_alarm(void *arg)
+{
+	uint32_t *done = arg;
+
+	devs_close_all();
+	rp_store_release(done, 1u);
+}
+
+void
+rp_engine_stop(void)
+{
+	uint32_t done = 0;
+	uint64_t waited_ms = 0;
+
+	rp_lcore_stop();
+	if (rp_nr_devs == 0)
+		return;
+	/*
+	 * Ports are stopped and closed on the EAL interrupt thread, from an
+	 * alarm: PMD control callbacks run there too (memif's control
+	 * channel, whose peer in the same process reacts to our disconnect;
+	 * link-state events), and a close racing one of them frees what it
+	 * is using.  On that thread the two are serialised.
+	 */
+	if (rte_eal_alarm_set(1, devs_close_alarm, &done) != 0) {
+		RP_LOG(WARNING, "cannot schedule the port close on the interrupt thread: closing here");
+		devs_close_all();
+		return;
+	}
+	while (rp_load_acquire(&done) == 0) {
+		rte_delay_us_sleep(1000);
+		if (++waited_ms == 5000) {
+			/* Nothing to race with if the thread never runs it. */
+			if (rte_eal_alarm_cancel(devs_close_alarm, &done) > 0) {
+				RP_LOG(WARNING, "interrupt thread unresponsive: closing the ports here");
+				devs_close_all();
+				return;
+			}
+		}
+	}
 }
 
 unsigned int
