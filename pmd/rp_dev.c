@@ -11,6 +11,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
+#include <rte_pause.h>
 
 #include <infiniband/verbs.h>
 
@@ -161,19 +162,33 @@ devs_close_all(void)
 	rp_nr_devs = 0;
 }
 
+/*
+ * Handshake between rp_engine_stop() and the alarm.  The EAL orders the
+ * two through a timerfd, out of ThreadSanitizer's sight; these release and
+ * acquire pairs make the order visible to it and cost nothing else.
+ */
+struct devs_close_req {
+	uint32_t go;
+	uint32_t done;
+};
+
 static void
 devs_close_alarm(void *arg)
 {
-	uint32_t *done = arg;
+	struct devs_close_req *req = arg;
 
+	/* A0: pairs with R0 in rp_engine_stop(); already set. */
+	while (rp_load_acquire(&req->go) == 0)
+		rte_pause();
 	devs_close_all();
-	rp_store_release(done, 1u);
+	/* R1: pairs with A1 in rp_engine_stop(). */
+	rp_store_release(&req->done, 1u);
 }
 
 void
 rp_engine_stop(void)
 {
-	uint32_t done = 0;
+	struct devs_close_req req = { 0, 0 };
 	uint64_t waited_ms = 0;
 
 	rp_lcore_stop();
@@ -186,16 +201,19 @@ rp_engine_stop(void)
 	 * link-state events), and a close racing one of them frees what it
 	 * is using.  On that thread the two are serialised.
 	 */
-	if (rte_eal_alarm_set(1, devs_close_alarm, &done) != 0) {
+	/* R0 */
+	rp_store_release(&req.go, 1u);
+	if (rte_eal_alarm_set(1, devs_close_alarm, &req) != 0) {
 		RP_LOG(WARNING, "cannot schedule the port close on the interrupt thread: closing here");
 		devs_close_all();
 		return;
 	}
-	while (rp_load_acquire(&done) == 0) {
+	/* A1 */
+	while (rp_load_acquire(&req.done) == 0) {
 		rte_delay_us_sleep(1000);
 		if (++waited_ms == 5000) {
 			/* Nothing to race with if the thread never runs it. */
-			if (rte_eal_alarm_cancel(devs_close_alarm, &done) > 0) {
+			if (rte_eal_alarm_cancel(devs_close_alarm, &req) > 0) {
 				RP_LOG(WARNING, "interrupt thread unresponsive: closing the ports here");
 				devs_close_all();
 				return;
