@@ -131,11 +131,22 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 	    cap->max_send_sge > RP_MAX_SGE || cap->max_recv_sge > RP_MAX_SGE ||
 	    cap->max_inline_data > RP_MAX_INLINE)
 		return -EINVAL;
-	for (idx = 2; idx < RP_MAX_QP; idx++)
-		if (dev->qp[idx] == NULL)
-			break;
-	if (idx == RP_MAX_QP)
-		return -ENOMEM;
+	if (c->flags & ~RP_QP_F_GSI)
+		return -EINVAL;
+	if (c->flags & RP_QP_F_GSI) {
+		/* QPN 1 is fixed by IBTA: there is one GSI per port. */
+		if (c->qp_type != IBV_QPT_UD || srq != NULL)
+			return -EINVAL;
+		if (dev->qp[1] != NULL)
+			return -EBUSY;
+		idx = 1;
+	} else {
+		for (idx = 2; idx < RP_MAX_QP; idx++)
+			if (dev->qp[idx] == NULL)
+				break;
+		if (idx == RP_MAX_QP)
+			return -ENOMEM;
+	}
 
 	qp = rte_zmalloc("rp_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
 	if (qp == NULL)
@@ -193,10 +204,14 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 	qp->rq = rp_region_ptr(dev, qp->rq_off);
 	qp->rq_buf = (uint8_t *)qp->rq + RP_WQ_HDR_SIZE;
 
-	dev->qp_gen[idx] = (dev->qp_gen[idx] + 1) & 0x3fff;
-	if (dev->qp_gen[idx] == 0)
-		dev->qp_gen[idx] = 1;
-	qp->qpn = (uint32_t)dev->qp_gen[idx] << RP_QP_IDX_BITS | idx;
+	if (c->flags & RP_QP_F_GSI) {
+		qp->qpn = 1;
+	} else {
+		dev->qp_gen[idx] = (dev->qp_gen[idx] + 1) & 0x3fff;
+		if (dev->qp_gen[idx] == 0)
+			dev->qp_gen[idx] = 1;
+		qp->qpn = (uint32_t)dev->qp_gen[idx] << RP_QP_IDX_BITS | idx;
+	}
 	dev->qp[idx] = qp;
 	dev->pd_refs[qp->pdn]++;
 	scq->nr_qp++;

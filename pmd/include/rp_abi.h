@@ -231,6 +231,13 @@ struct rp_qp_caps {
 	uint32_t max_inline_data;
 };
 
+/*
+ * rp_ctrl_qp_create.flags.  RP_QP_F_GSI: the UD QP is the device's general
+ * services interface, QPN 1, where communication management MADs arrive
+ * (one per device).
+ */
+#define RP_QP_F_GSI	1u
+
 struct rp_ctrl_qp_create {
 	uint32_t pdn;
 	uint32_t qp_type;		/* enum ibv_qp_type */
@@ -244,7 +251,7 @@ struct rp_ctrl_qp_create {
 	uint32_t sq_stride;		/* out: bytes */
 	uint32_t rq_size;
 	uint32_t rq_stride;
-	uint32_t rsvd;
+	uint32_t flags;			/* in: RP_QP_F_* */
 	uint64_t sq_off;		/* out: region offset of rp_wq_hdr */
 	uint64_t rq_off;
 };
