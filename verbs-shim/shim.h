@@ -363,6 +363,9 @@ int shim_wq_post_recv(struct shim_wq *wq, uint32_t max_sge, unsigned int dev,
 void shim_qpx_ops_set(struct shim_qp *qp);
 
 /* shim_qp.c */
+struct ibv_qp *shim_create_qp_flags(struct ibv_context *ibctx,
+				    struct ibv_qp_init_attr_ex *attr,
+				    uint32_t flags);
 struct ibv_qp *shim_create_qp_ex(struct ibv_context *ibctx,
 				 struct ibv_qp_init_attr_ex *attr);
 int shim_wq_map(struct shim_context *ctx, struct shim_wq *wq, uint64_t off,

@@ -249,6 +249,14 @@ shim_qp_engine_destroy(struct shim_context *ctx, uint32_t qpn)
 struct ibv_qp *
 shim_create_qp_ex(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 {
+	return shim_create_qp_flags(ibctx, attr, 0);
+}
+
+/* @flags: RP_QP_F_* (RP_QP_F_GSI: the CM agent's QP 1) */
+struct ibv_qp *
+shim_create_qp_flags(struct ibv_context *ibctx,
+		     struct ibv_qp_init_attr_ex *attr, uint32_t flags)
+{
 	struct shim_context *ctx = shim_ctx(ibctx);
 	struct rp_ctrl_slot s = { .op = RP_CTRL_QP_CREATE };
 	struct rp_ctrl_qp_create *c = &s.u.qp_create;
@@ -278,6 +286,7 @@ shim_create_qp_ex(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 	c->caps.max_send_sge = attr->cap.max_send_sge;
 	c->caps.max_recv_sge = attr->cap.max_recv_sge;
 	c->caps.max_inline_data = attr->cap.max_inline_data;
+	c->flags = flags;
 	ret = shim_ctrl(ctx, &s);
 	if (ret < 0)
 		goto err_free;

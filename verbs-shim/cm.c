@@ -1,0 +1,1715 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * librdmacm's API on the IB CM protocol (see cm.h).
+ *
+ * Active side: rdma_resolve_addr and rdma_resolve_route pick the rocepmd
+ * device on the destination's subnet and fill the route from its GID
+ * table (IPv4-mapped GIDs, as RoCEv2 devices); rdma_connect sends a REQ
+ * whose private data starts with RDMA CM's IP header, a REP moves the QP
+ * to RTR and RTS and is answered by an RTU.  Passive side: a REQ for a
+ * listening port becomes a new id and a CONNECT_REQUEST event;
+ * rdma_accept moves the QP and sends the REP, the RTU brings ESTABLISHED.
+ * rdma_disconnect sends a DREQ, answered by a DREP; both sides get
+ * DISCONNECTED.  UD ids resolve the peer's QPN and Q_Key by SIDR.
+ * Requests that expect an answer are retransmitted every CM_RETRY_MS up
+ * to CM_MAX_RETRIES times, then fail with an event.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "cm.h"
+
+static TAILQ_HEAD(, cm_id) cm_ids = TAILQ_HEAD_INITIALIZER(cm_ids);
+static uint16_t cm_next_port = 49152;
+
+static struct cm_id *
+cm_id(struct rdma_cm_id *id)
+{
+	return (struct cm_id *)id;
+}
+
+static struct cm_chan *
+cm_chan(struct rdma_event_channel *ch)
+{
+	return (struct cm_chan *)ch;
+}
+
+/* ::ffff:a.b.c.d, GID index 0 of every rocepmd device. */
+static void
+cm_gid_from_ipv4(union ibv_gid *gid, uint32_t ipv4)
+{
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[10] = 0xff;
+	gid->raw[11] = 0xff;
+	memcpy(&gid->raw[12], &ipv4, 4);
+}
+
+static uint64_t
+cm_service_id(enum rdma_port_space ps, uint16_t port)
+{
+	return (ps == RDMA_PS_UDP ? CM_SERVICE_ID_UDP : CM_SERVICE_ID_TCP) |
+		port;
+}
+
+static struct sockaddr_in *
+cm_src(struct cm_id *c)
+{
+	return &c->id.route.addr.src_sin;
+}
+
+static struct sockaddr_in *
+cm_dst(struct cm_id *c)
+{
+	return &c->id.route.addr.dst_sin;
+}
+
+static void cm_build_dreq(struct cm_id *c);
+
+/* ----------------------------------------------------------- events */
+
+static int
+cm_event_push(struct cm_id *c, enum rdma_cm_event_type type, int status,
+	      struct cm_id *listen, const void *priv, size_t priv_len)
+{
+	struct cm_event *e;
+	const uint64_t one = 1;
+
+	if (c->chan == NULL)
+		return -ENOTCONN;	/* orphaned by its channel's destruction */
+	e = calloc(1, sizeof(*e));
+	if (e == NULL) {
+		SHIM_LOG(ERR, "cm: out of memory: event %s lost",
+			 rdma_event_str(type));
+		return -ENOMEM;
+	}
+	e->ev.id = &c->id;
+	e->ev.listen_id = listen != NULL ? &listen->id : NULL;
+	e->ev.event = type;
+	e->ev.status = status;
+	e->owner = c;
+	if (priv != NULL && priv_len != 0) {
+		priv_len = RTE_MIN(priv_len, sizeof(e->priv));
+		memcpy(e->priv, priv, priv_len);
+		e->ev.param.conn.private_data = e->priv;
+		e->ev.param.conn.private_data_len = (uint8_t)RTE_MIN(priv_len,
+								     255u);
+	}
+	c->events_out++;
+	TAILQ_INSERT_TAIL(&c->chan->queue, e, link);
+	if (write(c->chan->ch.fd, &one, sizeof(one)) != sizeof(one))
+		SHIM_LOG(ERR, "cm: cannot signal the event channel: %s",
+			 strerror(errno));
+	return 0;
+}
+
+static struct cm_event *
+cm_event_last(struct cm_id *c)
+{
+	return TAILQ_LAST(&c->chan->queue, cm_event_list);
+}
+
+/* ------------------------------------------------------------ timers */
+
+static void
+cm_timer_arm(struct cm_id *c, const union ibv_gid *dgid)
+{
+	c->mad_dgid = *dgid;
+	c->timer = true;
+	c->retries = 0;
+	c->deadline_ms = cm_now_ms() + CM_RETRY_MS;
+	cm_agent_kick();
+}
+
+static void
+cm_timer_stop(struct cm_id *c)
+{
+	c->timer = false;
+}
+
+static int
+cm_send_armed(struct cm_id *c, const union ibv_gid *dgid)
+{
+	int ret = cm_send(c->dev, dgid, c->mad);
+
+	if (ret == 0)
+		cm_timer_arm(c, dgid);
+	return ret;
+}
+
+/* ---------------------------------------------------------- QP moves */
+
+static int
+cm_qp_to_rtr_rts(struct cm_id *c, uint8_t resp_res, uint8_t init_depth,
+		 uint8_t rnr_retry)
+{
+	struct ibv_qp_attr a = { 0 };
+	struct ibv_qp *qp = c->id.qp;
+	int ret;
+
+	if (qp == NULL)
+		return 0;	/* the application moves its own QP */
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = c->path_mtu;
+	a.dest_qp_num = c->remote_qpn;
+	a.rq_psn = c->remote_psn;
+	a.max_dest_rd_atomic = resp_res;
+	a.min_rnr_timer = CM_MIN_RNR_TIMER;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = SHIM_PORT;
+	a.ah_attr.grh.dgid = c->id.route.addr.addr.ibaddr.dgid;
+	a.ah_attr.grh.sgid_index = 0;
+	a.ah_attr.grh.hop_limit = CM_HOP_LIMIT;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			    IBV_QP_MIN_RNR_TIMER);
+	if (ret != 0)
+		return -ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = c->local_psn;
+	a.timeout = CM_LOCAL_ACK_TIMEOUT;
+	a.retry_cnt = c->retry_count;
+	a.rnr_retry = rnr_retry;
+	a.max_rd_atomic = init_depth;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return -ret;
+}
+
+/*
+ * rdma_init_qp_attr(3): the attributes for the QP's next state, as the
+ * connection now allows (INIT before connecting; RTR then RTS after).
+ */
+int
+cm_init_qp_attr(struct cm_id *c, struct ibv_qp_attr *a, int *mask)
+{
+	struct ibv_qp *qp = c->id.qp;
+	enum ibv_qp_state cur = qp != NULL ? qp->state : IBV_QPS_RESET;
+
+	memset(a, 0, sizeof(*a));
+	if (c->dev == NULL)
+		return -EINVAL;
+	if (cur == IBV_QPS_RESET || c->state < CM_S_REQ_SENT ||
+	    c->sidr) {
+		a->qp_state = IBV_QPS_INIT;
+		a->port_num = SHIM_PORT;
+		*mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+		if (c->id.qp_type == IBV_QPT_UD) {
+			a->qkey = RDMA_UDP_QKEY;
+			*mask |= IBV_QP_QKEY;
+		} else {
+			a->qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_WRITE |
+				IBV_ACCESS_REMOTE_READ |
+				IBV_ACCESS_REMOTE_ATOMIC;
+			*mask |= IBV_QP_ACCESS_FLAGS;
+		}
+		return 0;
+	}
+	if (cur == IBV_QPS_INIT) {
+		a->qp_state = IBV_QPS_RTR;
+		a->path_mtu = c->path_mtu;
+		a->dest_qp_num = c->remote_qpn;
+		a->rq_psn = c->remote_psn;
+		a->max_dest_rd_atomic = c->init_depth;
+		a->min_rnr_timer = CM_MIN_RNR_TIMER;
+		a->ah_attr.is_global = 1;
+		a->ah_attr.port_num = SHIM_PORT;
+		a->ah_attr.grh.dgid = c->id.route.addr.addr.ibaddr.dgid;
+		a->ah_attr.grh.hop_limit = CM_HOP_LIMIT;
+		*mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+		return 0;
+	}
+	a->qp_state = IBV_QPS_RTS;
+	a->sq_psn = c->local_psn;
+	a->timeout = CM_LOCAL_ACK_TIMEOUT;
+	a->retry_cnt = c->retry_count;
+	a->rnr_retry = c->rnr_retry;
+	a->max_rd_atomic = c->resp_res;
+	*mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+		IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+	return 0;
+}
+
+static void
+cm_qp_to_err(struct cm_id *c)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+
+	if (c->id.qp != NULL)
+		ibv_modify_qp(c->id.qp, &a, IBV_QP_STATE);
+}
+
+/* ------------------------------------------------------ id lookups */
+
+static struct cm_id *
+cm_find_local(uint32_t local_id)
+{
+	struct cm_id *c;
+
+	TAILQ_FOREACH(c, &cm_ids, link)
+		if (c->local_id == local_id && c->state != CM_S_IDLE &&
+		    c->state != CM_S_LISTEN)
+			return c;
+	return NULL;
+}
+
+static struct cm_id *
+cm_find_remote(uint32_t remote_id, uint64_t guid)
+{
+	struct cm_id *c;
+
+	TAILQ_FOREACH(c, &cm_ids, link)
+		if (c->remote_id == remote_id && c->remote_guid == guid &&
+		    c->state >= CM_S_REQ_RCVD)
+			return c;
+	return NULL;
+}
+
+static struct cm_id *
+cm_find_listener(struct cm_dev *d, enum rdma_port_space ps, uint16_t port,
+		 uint32_t dst_ip)
+{
+	struct cm_id *c;
+
+	TAILQ_FOREACH(c, &cm_ids, link) {
+		if (c->state != CM_S_LISTEN || c->id.ps != ps ||
+		    c->port != port)
+			continue;
+		if (cm_src(c)->sin_addr.s_addr == INADDR_ANY ||
+		    (cm_src(c)->sin_addr.s_addr == dst_ip && c->dev == d))
+			return c;
+	}
+	return NULL;
+}
+
+static bool
+cm_port_in_use(enum rdma_port_space ps, uint16_t port, uint32_t ip)
+{
+	struct cm_id *c;
+
+	TAILQ_FOREACH(c, &cm_ids, link) {
+		uint32_t cip = cm_src(c)->sin_addr.s_addr;
+
+		if (c->bound && c->id.ps == ps && c->port == port &&
+		    (cip == INADDR_ANY || ip == INADDR_ANY || cip == ip))
+			return true;
+	}
+	return false;
+}
+
+static int
+cm_bind_port(struct cm_id *c, uint16_t port, uint32_t ip)
+{
+	if (port == 0) {
+		for (unsigned int i = 0; i < 16384; i++) {
+			uint16_t p = cm_next_port;
+
+			cm_next_port = cm_next_port == 65535 ? 49152 :
+				cm_next_port + 1;
+			if (!cm_port_in_use(c->id.ps, p, ip)) {
+				port = p;
+				break;
+			}
+		}
+		if (port == 0)
+			return -EADDRINUSE;
+	} else if (cm_port_in_use(c->id.ps, port, ip)) {
+		return -EADDRINUSE;
+	}
+	c->port = port;
+	c->bound = true;
+	cm_src(c)->sin_family = AF_INET;
+	cm_src(c)->sin_port = htons(port);
+	cm_src(c)->sin_addr.s_addr = ip;
+	return 0;
+}
+
+static void
+cm_attach_dev(struct cm_id *c, struct cm_dev *d)
+{
+	c->dev = d;
+	c->id.verbs = d->ctx;
+	c->id.port_num = SHIM_PORT;
+	c->id.route.addr.addr.ibaddr.sgid = d->gid;
+	c->id.route.addr.addr.ibaddr.pkey = htons(SHIM_PKEY_DEFAULT);
+}
+
+static int
+cm_check_sin(const struct sockaddr *sa)
+{
+	if (sa == NULL)
+		return -EINVAL;
+	if (sa->sa_family == AF_INET6 || sa->sa_family == AF_IB)
+		return -EAFNOSUPPORT;
+	if (sa->sa_family != AF_INET)
+		return -EINVAL;
+	return 0;
+}
+
+/* ---------------------------------------------------- exported: ids */
+
+SHIM_EXPORT struct rdma_event_channel *
+rdma_create_event_channel(void)
+{
+	struct cm_chan *ch = calloc(1, sizeof(*ch));
+
+	if (ch == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ch->ch.fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+	if (ch->ch.fd < 0) {
+		free(ch);
+		return NULL;
+	}
+	TAILQ_INIT(&ch->queue);
+	return &ch->ch;
+}
+
+SHIM_EXPORT void
+rdma_destroy_event_channel(struct rdma_event_channel *channel)
+{
+	struct cm_chan *ch = cm_chan(channel);
+	struct cm_event *e;
+
+	if (ch == NULL)
+		return;
+	pthread_mutex_lock(&cm_lock);
+	if (ch->nr_ids != 0) {
+		struct cm_id *c;
+
+		/*
+		 * librdmacm lets the channel go with ids still on it (qperf
+		 * never destroys its listener).  Those ids are orphaned: their
+		 * events are dropped, a listener answers no more requests.
+		 */
+		SHIM_LOG(DEBUG, "cm: event channel destroyed with %u id(s) on it",
+			 ch->nr_ids);
+		TAILQ_FOREACH(c, &cm_ids, link) {
+			if (c->chan != ch)
+				continue;
+			if (c->state == CM_S_LISTEN)
+				c->state = CM_S_IDLE;
+			c->chan = NULL;
+		}
+	}
+	while ((e = TAILQ_FIRST(&ch->queue)) != NULL) {
+		TAILQ_REMOVE(&ch->queue, e, link);
+		free(e);
+	}
+	pthread_mutex_unlock(&cm_lock);
+	close(ch->ch.fd);
+	free(ch);
+}
+
+static struct cm_id *
+cm_id_new(struct cm_chan *ch, void *context, enum rdma_port_space ps,
+	  enum ibv_qp_type qp_type)
+{
+	struct cm_id *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->id.channel = &ch->ch;
+	c->id.context = context;
+	c->id.ps = ps;
+	c->id.qp_type = qp_type;
+	c->chan = ch;
+	c->state = CM_S_IDLE;
+	c->path.mtu = IBV_MTU_1024;
+	pthread_cond_init(&c->acked, NULL);
+	ch->nr_ids++;
+	TAILQ_INSERT_TAIL(&cm_ids, c, link);
+	return c;
+}
+
+SHIM_EXPORT int
+rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
+	       void *context, enum rdma_port_space ps)
+{
+	struct cm_id *c;
+	enum ibv_qp_type qpt;
+	int ret;
+
+	if (channel == NULL || id == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	switch (ps) {
+	case RDMA_PS_TCP:
+		qpt = IBV_QPT_RC;
+		break;
+	case RDMA_PS_UDP:
+		qpt = IBV_QPT_UD;
+		break;
+	default:
+		/* RDMA_PS_IPOIB and RDMA_PS_IB need an IB fabric. */
+		errno = EPROTONOSUPPORT;
+		return -1;
+	}
+	ret = shim_boot();
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	pthread_mutex_lock(&cm_lock);
+	ret = cm_dev_open_all();
+	c = ret == 0 ? cm_id_new(cm_chan(channel), context, ps, qpt) : NULL;
+	pthread_mutex_unlock(&cm_lock);
+	if (c == NULL) {
+		errno = ret < 0 ? -ret : ENOMEM;
+		return -1;
+	}
+	*id = &c->id;
+	return 0;
+}
+
+static void
+cm_drop_queued(struct cm_id *c)
+{
+	struct cm_event *e, *next;
+
+	if (c->chan == NULL)
+		return;
+	for (e = TAILQ_FIRST(&c->chan->queue); e != NULL; e = next) {
+		next = TAILQ_NEXT(e, link);
+		if (e->owner == c || e->ev.id == &c->id) {
+			TAILQ_REMOVE(&c->chan->queue, e, link);
+			/* Its eventfd count stays: get_cm_event skips it. */
+			e->owner->events_out--;
+			free(e);
+		}
+	}
+}
+
+SHIM_EXPORT int
+rdma_destroy_id(struct rdma_cm_id *id)
+{
+	struct cm_id *c = cm_id(id);
+
+	if (c == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&cm_lock);
+	/* librdmacm: wait for the events already handed out to be acked. */
+	cm_drop_queued(c);
+	while (c->events_out != 0)
+		pthread_cond_wait(&c->acked, &cm_lock);
+	if ((c->state == CM_S_ESTABLISHED || c->state == CM_S_REP_SENT) &&
+	    !c->sidr) {
+		/* Tell the peer, once, as the kernel's rdma_destroy_id does. */
+		cm_build_dreq(c);
+		cm_send(c->dev, &id->route.addr.addr.ibaddr.dgid, c->mad);
+	}
+	TAILQ_REMOVE(&cm_ids, c, link);
+	if (c->chan != NULL)
+		c->chan->nr_ids--;
+	pthread_mutex_unlock(&cm_lock);
+	pthread_cond_destroy(&c->acked);
+	free(id->route.path_rec);
+	free(c);
+	return 0;
+}
+
+SHIM_EXPORT int
+rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
+	struct cm_id *c = cm_id(id);
+	struct cm_dev *d = NULL;
+	int ret;
+
+	ret = cm_check_sin(addr);
+	if (ret == 0 && (c == NULL || c->bound))
+		ret = -EINVAL;
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	pthread_mutex_lock(&cm_lock);
+	if (sin->sin_addr.s_addr != INADDR_ANY) {
+		d = cm_dev_for_addr(sin->sin_addr.s_addr, true);
+		if (d == NULL)
+			ret = -EADDRNOTAVAIL;
+	}
+	if (ret == 0)
+		ret = cm_bind_port(c, ntohs(sin->sin_port),
+				   sin->sin_addr.s_addr);
+	if (ret == 0 && d != NULL)
+		cm_attach_dev(c, d);
+	pthread_mutex_unlock(&cm_lock);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+SHIM_EXPORT int
+rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
+		  struct sockaddr *dst_addr, int timeout_ms)
+{
+	struct cm_id *c = cm_id(id);
+	const struct sockaddr_in *dst = (const struct sockaddr_in *)dst_addr;
+	struct cm_dev *d;
+	uint32_t src_ip = INADDR_ANY;
+	int ret;
+
+	(void)timeout_ms;	/* resolution is local: no wait */
+	ret = cm_check_sin(dst_addr);
+	if (ret == 0 && src_addr != NULL) {
+		ret = cm_check_sin(src_addr);
+		if (ret == 0)
+			src_ip = ((struct sockaddr_in *)src_addr)->sin_addr.s_addr;
+	}
+	if (ret == 0 && (c == NULL || c->state != CM_S_IDLE))
+		ret = -EINVAL;
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	pthread_mutex_lock(&cm_lock);
+	if (src_ip != INADDR_ANY)
+		d = cm_dev_for_addr(src_ip, true);
+	else if (c->dev != NULL)
+		d = c->dev;
+	else
+		d = cm_dev_for_addr(dst->sin_addr.s_addr, false);
+	if (!c->bound)
+		ret = cm_bind_port(c, src_addr != NULL ?
+				   ntohs(((struct sockaddr_in *)src_addr)->sin_port) : 0,
+				   d != NULL ? d->ipv4 : INADDR_ANY);
+	if (ret == 0) {
+		memcpy(cm_dst(c), dst, sizeof(*dst));
+		if (d == NULL) {
+			char a[INET_ADDRSTRLEN];
+
+			inet_ntop(AF_INET, &dst->sin_addr, a, sizeof(a));
+			SHIM_LOG(NOTICE, "cm: no rocepmd device on the subnet of %s",
+				 a);
+			ret = cm_event_push(c, RDMA_CM_EVENT_ADDR_ERROR,
+					    -ENETUNREACH, NULL, NULL, 0);
+		} else {
+			cm_attach_dev(c, d);
+			cm_src(c)->sin_addr.s_addr = d->ipv4;
+			cm_gid_from_ipv4(&id->route.addr.addr.ibaddr.dgid,
+					 dst->sin_addr.s_addr);
+			c->state = CM_S_ADDR_RESOLVED;
+			ret = cm_event_push(c, RDMA_CM_EVENT_ADDR_RESOLVED, 0,
+					    NULL, NULL, 0);
+		}
+	}
+	pthread_mutex_unlock(&cm_lock);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+SHIM_EXPORT int
+rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
+{
+	struct cm_id *c = cm_id(id);
+	struct ibv_sa_path_rec *p;
+	int ret = 0;
+
+	(void)timeout_ms;
+	if (c == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	pthread_mutex_lock(&cm_lock);
+	if (c->state != CM_S_ADDR_RESOLVED) {
+		ret = -EINVAL;
+		free(p);
+	} else {
+		/* RoCE: the path is the GID pair; the MTU is the device's. */
+		p->sgid = id->route.addr.addr.ibaddr.sgid;
+		p->dgid = id->route.addr.addr.ibaddr.dgid;
+		p->pkey = htons(SHIM_PKEY_DEFAULT);
+		p->hop_limit = CM_HOP_LIMIT;
+		p->mtu = (uint8_t)c->dev->mtu;
+		p->mtu_selector = 2;	/* exactly */
+		p->reversible = 1;
+		p->numb_path = 1;
+		free(id->route.path_rec);
+		id->route.path_rec = p;
+		id->route.num_paths = 1;
+		c->path_mtu = (uint8_t)c->dev->mtu;
+		c->state = CM_S_ROUTE_RESOLVED;
+		ret = cm_event_push(c, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, NULL,
+				    NULL, 0);
+	}
+	pthread_mutex_unlock(&cm_lock);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+SHIM_EXPORT int
+rdma_listen(struct rdma_cm_id *id, int backlog)
+{
+	struct cm_id *c = cm_id(id);
+	int ret = 0;
+
+	(void)backlog;
+	if (c == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&cm_lock);
+	if (c->state != CM_S_IDLE)
+		ret = -EINVAL;
+	else if (!c->bound)
+		ret = cm_bind_port(c, 0, INADDR_ANY);
+	if (ret == 0)
+		c->state = CM_S_LISTEN;
+	pthread_mutex_unlock(&cm_lock);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------- exported: QPs */
+
+SHIM_EXPORT int
+rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
+{
+	struct cm_id *c = cm_id(id);
+	struct ibv_qp_attr a = { 0 };
+	struct ibv_qp *qp;
+	int mask, ret;
+
+	if (c == NULL || attr == NULL || id->verbs == NULL || id->qp != NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || attr->pd == NULL) {
+		attr->pd = id->pd != NULL ? id->pd : c->dev->pd;
+		attr->comp_mask |= IBV_QP_INIT_ATTR_PD;
+	}
+	if (attr->pd->context != id->verbs) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (attr->send_cq == NULL || attr->recv_cq == NULL) {
+		/* librdmacm creates the CQs the caller left out. */
+		id->send_cq = attr->send_cq != NULL ? attr->send_cq :
+			ibv_create_cq(id->verbs, (int)RTE_MAX(attr->cap.max_send_wr, 1u),
+				      id, NULL, 0);
+		id->recv_cq = attr->recv_cq != NULL ? attr->recv_cq :
+			ibv_create_cq(id->verbs, (int)RTE_MAX(attr->cap.max_recv_wr, 1u),
+				      id, NULL, 0);
+		if (id->send_cq == NULL || id->recv_cq == NULL)
+			goto err_cq;
+		c->own_cqs = true;
+		attr->send_cq = id->send_cq;
+		attr->recv_cq = id->recv_cq;
+	}
+	qp = ibv_create_qp_ex(id->verbs, attr);
+	if (qp == NULL)
+		goto err_cq;
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = SHIM_PORT;
+	mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+	if (qp->qp_type == IBV_QPT_UD) {
+		a.qkey = RDMA_UDP_QKEY;
+		mask |= IBV_QP_QKEY;
+	} else {
+		a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			IBV_ACCESS_REMOTE_ATOMIC;
+		mask |= IBV_QP_ACCESS_FLAGS;
+	}
+	ret = ibv_modify_qp(qp, &a, mask);
+	if (ret == 0 && qp->qp_type == IBV_QPT_UD) {
+		/* librdmacm makes UD QPs ready to send at once. */
+		a.qp_state = IBV_QPS_RTR;
+		ret = ibv_modify_qp(qp, &a, IBV_QP_STATE);
+		if (ret == 0) {
+			a.qp_state = IBV_QPS_RTS;
+			a.sq_psn = cm_random32() & 0xffffff;
+			ret = ibv_modify_qp(qp, &a, IBV_QP_STATE |
+					    IBV_QP_SQ_PSN);
+		}
+	}
+	if (ret != 0) {
+		ibv_destroy_qp(qp);
+		errno = ret;
+		goto err_cq;
+	}
+	id->qp = qp;
+	return 0;
+err_cq:
+	ret = errno;
+	if (c->own_cqs) {
+		if (id->send_cq != NULL)
+			ibv_destroy_cq(id->send_cq);
+		if (id->recv_cq != NULL && id->recv_cq != id->send_cq)
+			ibv_destroy_cq(id->recv_cq);
+		id->send_cq = id->recv_cq = NULL;
+		c->own_cqs = false;
+	}
+	errno = ret;
+	return -1;
+}
+
+SHIM_EXPORT int
+rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
+	       struct ibv_qp_init_attr *qp_init_attr)
+{
+	struct ibv_qp_init_attr_ex ax;
+	int ret;
+
+	if (id == NULL || qp_init_attr == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&ax, 0, sizeof(ax));
+	memcpy(&ax, qp_init_attr, sizeof(*qp_init_attr));
+	ax.comp_mask = pd != NULL ? IBV_QP_INIT_ATTR_PD : 0;
+	ax.pd = pd;
+	ret = rdma_create_qp_ex(id, &ax);
+	if (ret == 0) {
+		qp_init_attr->cap = ax.cap;
+		qp_init_attr->send_cq = ax.send_cq;
+		qp_init_attr->recv_cq = ax.recv_cq;
+	}
+	return ret;
+}
+
+SHIM_EXPORT void
+rdma_destroy_qp(struct rdma_cm_id *id)
+{
+	struct cm_id *c = cm_id(id);
+
+	if (c == NULL || id->qp == NULL)
+		return;
+	ibv_destroy_qp(id->qp);
+	id->qp = NULL;
+	if (c->own_cqs) {
+		ibv_destroy_cq(id->send_cq);
+		if (id->recv_cq != id->send_cq)
+			ibv_destroy_cq(id->recv_cq);
+		id->send_cq = id->recv_cq = NULL;
+		c->own_cqs = false;
+	}
+}
+
+/* ------------------------------------------- exported: connections */
+
+static uint32_t
+cm_local_qpn(struct cm_id *c, const struct rdma_conn_param *p)
+{
+	return c->id.qp != NULL ? c->id.qp->qp_num :
+		p != NULL ? p->qp_num : 0;
+}
+
+static void
+cm_put_cma_hdr(struct cm_id *c, uint8_t *priv)
+{
+	struct cm_cma_hdr h = { .ip_version = 4 };
+
+	h.src_port = c->port;
+	memcpy(&h.src[12], &cm_src(c)->sin_addr.s_addr, 4);
+	memcpy(&h.dst[12], &cm_dst(c)->sin_addr.s_addr, 4);
+	cm_cma_hdr_put(priv, &h);
+}
+
+static int
+cm_send_req(struct cm_id *c, const struct rdma_conn_param *p)
+{
+	uint8_t priv[92] = { 0 };
+	uint8_t *m = c->mad;
+	size_t ulen = p != NULL ? p->private_data_len : 0;
+
+	if (ulen > sizeof(priv) - CM_CMA_HDR_LEN)
+		return -EINVAL;
+	if (ulen != 0 && p->private_data == NULL)
+		return -EINVAL;
+	c->local_id = cm_random32();
+	c->tid = (uint64_t)cm_random32() << 32 | c->local_id;
+	c->local_psn = cm_random32() & 0xffffff;
+	c->resp_res = p != NULL ? p->responder_resources : 0;
+	c->init_depth = p != NULL ? p->initiator_depth : 0;
+	c->retry_count = p != NULL ? RTE_MIN(p->retry_count, 7) : 7;
+	c->rnr_retry = p != NULL ? RTE_MIN(p->rnr_retry_count, 7) : 7;
+	cm_mad_init(m, CM_ATTR_REQ, c->tid);
+	cm_set(m, CM_F_REQ_LOCAL_COMM_ID, c->local_id);
+	cm_set(m, CM_F_REQ_SERVICE_ID,
+	       cm_service_id(c->id.ps, ntohs(cm_dst(c)->sin_port)));
+	cm_set(m, CM_F_REQ_LOCAL_CA_GUID, c->dev->guid);
+	cm_set(m, CM_F_REQ_LOCAL_QPN, cm_local_qpn(c, p));
+	cm_set(m, CM_F_REQ_RESPONDER_RESOURCES, c->resp_res);
+	cm_set(m, CM_F_REQ_INITIATOR_DEPTH, c->init_depth);
+	cm_set(m, CM_F_REQ_REMOTE_CM_RESP_TIMEOUT, CM_RESP_TIMEOUT_EXP);
+	cm_set(m, CM_F_REQ_TRANSPORT, 0);	/* RC */
+	cm_set(m, CM_F_REQ_STARTING_PSN, c->local_psn);
+	cm_set(m, CM_F_REQ_LOCAL_CM_RESP_TIMEOUT, CM_RESP_TIMEOUT_EXP);
+	cm_set(m, CM_F_REQ_RETRY_COUNT, c->retry_count);
+	cm_set(m, CM_F_REQ_PKEY, SHIM_PKEY_DEFAULT);
+	cm_set(m, CM_F_REQ_PATH_MTU, c->path_mtu);
+	cm_set(m, CM_F_REQ_RNR_RETRY_COUNT, c->rnr_retry);
+	cm_set(m, CM_F_REQ_MAX_CM_RETRIES, CM_MAX_RETRIES);
+	cm_set(m, CM_F_REQ_SRQ, c->id.qp != NULL && c->id.qp->srq != NULL);
+	cm_set(m, CM_F_REQ_PRIMARY_LOCAL_LID, 0xffff);	/* RoCE: permissive */
+	cm_set(m, CM_F_REQ_PRIMARY_REMOTE_LID, 0xffff);
+	cm_set_bytes(m, CM_F_REQ_PRIMARY_LOCAL_GID,
+		     c->id.route.addr.addr.ibaddr.sgid.raw, 16);
+	cm_set_bytes(m, CM_F_REQ_PRIMARY_REMOTE_GID,
+		     c->id.route.addr.addr.ibaddr.dgid.raw, 16);
+	cm_set(m, CM_F_REQ_PRIMARY_HOP_LIMIT, CM_HOP_LIMIT);
+	cm_set(m, CM_F_REQ_PRIMARY_LOCAL_ACK_TIMEOUT, CM_LOCAL_ACK_TIMEOUT);
+	cm_put_cma_hdr(c, priv);
+	if (ulen != 0)
+		memcpy(priv + CM_CMA_HDR_LEN, p->private_data, ulen);
+	cm_set_bytes(m, CM_F_REQ_PRIVATE_DATA, priv, sizeof(priv));
+	return cm_send_armed(c, &c->id.route.addr.addr.ibaddr.dgid);
+}
+
+static int
+cm_send_sidr_req(struct cm_id *c, const struct rdma_conn_param *p)
+{
+	uint8_t priv[216] = { 0 };
+	size_t ulen = p != NULL ? p->private_data_len : 0;
+
+	if (ulen > sizeof(priv) - CM_CMA_HDR_LEN ||
+	    (ulen != 0 && p->private_data == NULL))
+		return -EINVAL;
+	c->sidr = true;
+	c->local_id = cm_random32();
+	c->tid = (uint64_t)cm_random32() << 32 | c->local_id;
+	cm_mad_init(c->mad, CM_ATTR_SIDR_REQ, c->tid);
+	cm_set(c->mad, CM_F_SIDR_REQ_REQUEST_ID, c->local_id);
+	cm_set(c->mad, CM_F_SIDR_REQ_PKEY, SHIM_PKEY_DEFAULT);
+	cm_set(c->mad, CM_F_SIDR_REQ_SERVICE_ID,
+	       cm_service_id(c->id.ps, ntohs(cm_dst(c)->sin_port)));
+	cm_put_cma_hdr(c, priv);
+	if (ulen != 0)
+		memcpy(priv + CM_CMA_HDR_LEN, p->private_data, ulen);
+	cm_set_bytes(c->mad, CM_F_SIDR_REQ_PRIVATE_DATA, priv, sizeof(priv));
+	return cm_send_armed(c, &c->id.route.addr.addr.ibaddr.dgid);
+}
+
+SHIM_EXPORT int
+rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
+{
+	struct cm_id *c = cm_id(id);
+	int ret;
+
+	if (c == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&cm_lock);
+	if (c->state != CM_S_ROUTE_RESOLVED) {
+		ret = -EINVAL;
+	} else if (id->ps == RDMA_PS_UDP) {
+		ret = cm_send_sidr_req(c, conn_param);
+		if (ret == 0)
+			c->state = CM_S_SIDR_REQ_SENT;
+	} else {
+		ret = cm_send_req(c, conn_param);
+		if (ret == 0)
+			c->state = CM_S_REQ_SENT;
+	}
+	pthread_mutex_unlock(&cm_lock);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cm_send_rep(struct cm_id *c, const struct rdma_conn_param *p)
+{
+	uint8_t *m = c->mad;
+	size_t ulen = p != NULL ? p->private_data_len : 0;
+	uint8_t resp_res, init_depth, rnr;
+	int ret;
+
+	if (ulen > 196 || (ulen != 0 && p->private_data == NULL))
+		return -EINVAL;
+	/* The caller's values, bounded by what the peer asked for. */
+	resp_res = p != NULL ? RTE_MIN(p->responder_resources, c->init_depth) :
+		c->init_depth;
+	init_depth = p != NULL ? RTE_MIN(p->initiator_depth, c->resp_res) :
+		c->resp_res;
+	rnr = p != NULL ? RTE_MIN(p->rnr_retry_count, 7) : 7;
+	c->local_id = cm_random32();
+	c->local_psn = cm_random32() & 0xffffff;
+	ret = cm_qp_to_rtr_rts(c, resp_res, init_depth, rnr);
+	if (ret < 0)
+		return ret;
+	cm_mad_init(m, CM_ATTR_REP, c->tid);
+	cm_set(m, CM_F_REP_LOCAL_COMM_ID, c->local_id);
+	cm_set(m, CM_F_REP_REMOTE_COMM_ID, c->remote_id);
+	cm_set(m, CM_F_REP_LOCAL_QPN, cm_local_qpn(c, p));
+	cm_set(m, CM_F_REP_STARTING_PSN, c->local_psn);
+	cm_set(m, CM_F_REP_RESPONDER_RESOURCES, resp_res);
+	cm_set(m, CM_F_REP_INITIATOR_DEPTH, init_depth);
+	cm_set(m, CM_F_REP_TARGET_ACK_DELAY, 0);
+	cm_set(m, CM_F_REP_FAILOVER_ACCEPTED, 0);	/* as the kernel sends */
+	cm_set(m, CM_F_REP_RNR_RETRY_COUNT, rnr);
+	cm_set(m, CM_F_REP_SRQ, c->id.qp != NULL && c->id.qp->srq != NULL);
+	cm_set(m, CM_F_REP_LOCAL_CA_GUID, c->dev->guid);
+	if (ulen != 0)
+		cm_set_bytes(m, CM_F_REP_PRIVATE_DATA, p->private_data, ulen);
+	return cm_send_armed(c, &c->id.route.addr.addr.ibaddr.dgid);
+}
+
+static int
+cm_send_sidr_rep(struct cm_id *c, const struct rdma_conn_param *p,
+		 uint32_t status)
+{
+	uint8_t m[CM_MAD_SIZE];
+	size_t ulen = p != NULL ? p->private_data_len : 0;
+
+	if (ulen > 136 || (ulen != 0 && p->private_data == NULL))
+		return -EINVAL;
+	cm_mad_init(m, CM_ATTR_SIDR_REP, c->tid);
+	cm_set(m, CM_F_SIDR_REP_REQUEST_ID, c->remote_id);
+	cm_set(m, CM_F_SIDR_REP_STATUS, status);
+	cm_set(m, CM_F_SIDR_REP_QPN, status == CM_SIDR_OK ?
+	       cm_local_qpn(c, p) : 0);
+	cm_set(m, CM_F_SIDR_REP_SERVICE_ID,
+	       cm_service_id(c->id.ps, c->port));
+	cm_set(m, CM_F_SIDR_REP_QKEY, RDMA_UDP_QKEY);
+	if (ulen != 0)
+		cm_set_bytes(m, CM_F_SIDR_REP_PRIVATE_DATA, p->private_data,
+			     ulen);
+	return cm_send(c->dev, &c->id.route.addr.addr.ibaddr.dgid, m);
+}
+
+SHIM_EXPORT int
+rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
+{
+	struct cm_id *c = cm_id(id);
+	int ret;
+
+	if (c == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&cm_lock);
+	if (c->state == CM_S_SIDR_REQ_RCVD) {
+		ret = cm_send_sidr_rep(c, conn_param, CM_SIDR_OK);
+		if (ret == 0)
+			c->state = CM_S_ESTABLISHED;
+	} else if (c->state == CM_S_REQ_RCVD) {
+		ret = cm_send_rep(c, conn_param);
+		if (ret == 0)
+			c->state = CM_S_REP_SENT;
+	} else {
+		ret = -EINVAL;
+	}
+	pthread_mutex_unlock(&cm_lock);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+cm_send_rej(struct cm_dev *d, const union ibv_gid *dgid, uint64_t tid,
+	    uint32_t local_id, uint32_t remote_id, unsigned int msg,
+	    unsigned int reason, const void *priv, size_t len)
+{
+	uint8_t m[CM_MAD_SIZE];
+
+	SHIM_LOG(INFO, "cm: sending REJ, reason %u", reason);
+	cm_mad_init(m, CM_ATTR_REJ, tid);
+	cm_set(m, CM_F_REJ_LOCAL_COMM_ID, local_id);
+	cm_set(m, CM_F_REJ_REMOTE_COMM_ID, remote_id);
+	cm_set(m, CM_F_REJ_MSG_REJECTED, msg);
+	cm_set(m, CM_F_REJ_REASON, reason);
+	if (len != 0)
+		cm_set_bytes(m, CM_F_REJ_PRIVATE_DATA, priv, len);
+	if (cm_send(d, dgid, m) < 0)
+		SHIM_LOG(WARNING, "cm: cannot send a REJ");
+}
+
+SHIM_EXPORT int
+rdma_reject(struct rdma_cm_id *id, const void *private_data,
+	    uint8_t private_data_len)
+{
+	struct cm_id *c = cm_id(id);
+	int ret = 0;
+
+	if (c == NULL || private_data_len > 148 ||
+	    (private_data_len != 0 && private_data == NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&cm_lock);
+	if (c->state == CM_S_REQ_RCVD) {
+		cm_send_rej(c->dev, &id->route.addr.addr.ibaddr.dgid, c->tid,
+			    0, c->remote_id, CM_REJ_MSG_REQ,
+			    CM_REJ_CONSUMER_DEFINED, private_data,
+			    private_data_len);
+		c->state = CM_S_IDLE;
+	} else if (c->state == CM_S_SIDR_REQ_RCVD) {
+		ret = cm_send_sidr_rep(c, NULL, CM_SIDR_REJECT);
+		c->state = CM_S_IDLE;
+	} else {
+		ret = -EINVAL;
+	}
+	pthread_mutex_unlock(&cm_lock);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+cm_build_dreq(struct cm_id *c)
+{
+	cm_mad_init(c->mad, CM_ATTR_DREQ, c->tid);
+	cm_set(c->mad, CM_F_DREQ_LOCAL_COMM_ID, c->local_id);
+	cm_set(c->mad, CM_F_DREQ_REMOTE_COMM_ID, c->remote_id);
+	cm_set(c->mad, CM_F_DREQ_REMOTE_QPN, c->remote_qpn);
+}
+
+SHIM_EXPORT int
+rdma_disconnect(struct rdma_cm_id *id)
+{
+	struct cm_id *c = cm_id(id);
+	int ret = 0;
+
+	if (c == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&cm_lock);
+	switch (c->state) {
+	case CM_S_ESTABLISHED:
+	case CM_S_REP_SENT:
+		if (c->sidr) {
+			c->state = CM_S_DISCONNECTED;
+			break;
+		}
+		/* The kernel's rdma_disconnect: QP to error, then DREQ. */
+		cm_qp_to_err(c);
+		cm_build_dreq(c);
+		ret = cm_send_armed(c, &id->route.addr.addr.ibaddr.dgid);
+		if (ret == 0)
+			c->state = CM_S_DREQ_SENT;
+		break;
+	case CM_S_DREQ_SENT:
+	case CM_S_DISCONNECTED:
+		break;		/* already on its way */
+	default:
+		ret = -EINVAL;
+	}
+	pthread_mutex_unlock(&cm_lock);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+SHIM_EXPORT int
+rdma_establish(struct rdma_cm_id *id)
+{
+	struct cm_id *c = cm_id(id);
+	int ret = 0;
+
+	if (c == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&cm_lock);
+	if (c->state != CM_S_ESTABLISHED)
+		ret = -EINVAL;
+	pthread_mutex_unlock(&cm_lock);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+SHIM_EXPORT int
+rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
+{
+	struct cm_id *c = cm_id(id);
+
+	(void)event;
+	if (c == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* RTUs are retransmitted until answered: nothing to shortcut. */
+	return 0;
+}
+
+/* --------------------------------------------------- exported: events */
+
+SHIM_EXPORT int
+rdma_get_cm_event(struct rdma_event_channel *channel,
+		  struct rdma_cm_event **event)
+{
+	struct cm_chan *ch = cm_chan(channel);
+	struct cm_event *e;
+	uint64_t v;
+
+	if (ch == NULL || event == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (;;) {
+		/* Blocking unless the application made the fd O_NONBLOCK. */
+		if (read(ch->ch.fd, &v, sizeof(v)) != sizeof(v))
+			return -1;	/* errno: EAGAIN, EINTR */
+		pthread_mutex_lock(&cm_lock);
+		e = TAILQ_FIRST(&ch->queue);
+		if (e != NULL)
+			TAILQ_REMOVE(&ch->queue, e, link);
+		pthread_mutex_unlock(&cm_lock);
+		if (e != NULL)
+			break;
+		/* The event's id was destroyed before delivery: next. */
+	}
+	*event = &e->ev;
+	return 0;
+}
+
+SHIM_EXPORT int
+rdma_ack_cm_event(struct rdma_cm_event *event)
+{
+	struct cm_event *e = (struct cm_event *)event;
+
+	if (e == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&cm_lock);
+	if (--e->owner->events_out == 0)
+		pthread_cond_broadcast(&e->owner->acked);
+	pthread_mutex_unlock(&cm_lock);
+	free(e);
+	return 0;
+}
+
+SHIM_EXPORT int
+rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
+{
+	struct cm_id *c = cm_id(id);
+	struct cm_chan *nch = cm_chan(channel);
+	int ret = 0;
+
+	if (c == NULL || nch == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&cm_lock);
+	while (c->events_out != 0)
+		pthread_cond_wait(&c->acked, &cm_lock);
+	if (c->chan != NULL)
+		c->chan->nr_ids--;
+	c->chan = nch;
+	nch->nr_ids++;
+	id->channel = channel;
+	pthread_mutex_unlock(&cm_lock);
+	return ret;
+}
+
+SHIM_EXPORT const char *
+rdma_event_str(enum rdma_cm_event_type event)
+{
+	static const char *const names[] = {
+		[RDMA_CM_EVENT_ADDR_RESOLVED] = "RDMA_CM_EVENT_ADDR_RESOLVED",
+		[RDMA_CM_EVENT_ADDR_ERROR] = "RDMA_CM_EVENT_ADDR_ERROR",
+		[RDMA_CM_EVENT_ROUTE_RESOLVED] = "RDMA_CM_EVENT_ROUTE_RESOLVED",
+		[RDMA_CM_EVENT_ROUTE_ERROR] = "RDMA_CM_EVENT_ROUTE_ERROR",
+		[RDMA_CM_EVENT_CONNECT_REQUEST] = "RDMA_CM_EVENT_CONNECT_REQUEST",
+		[RDMA_CM_EVENT_CONNECT_RESPONSE] = "RDMA_CM_EVENT_CONNECT_RESPONSE",
+		[RDMA_CM_EVENT_CONNECT_ERROR] = "RDMA_CM_EVENT_CONNECT_ERROR",
+		[RDMA_CM_EVENT_UNREACHABLE] = "RDMA_CM_EVENT_UNREACHABLE",
+		[RDMA_CM_EVENT_REJECTED] = "RDMA_CM_EVENT_REJECTED",
+		[RDMA_CM_EVENT_ESTABLISHED] = "RDMA_CM_EVENT_ESTABLISHED",
+		[RDMA_CM_EVENT_DISCONNECTED] = "RDMA_CM_EVENT_DISCONNECTED",
+		[RDMA_CM_EVENT_DEVICE_REMOVAL] = "RDMA_CM_EVENT_DEVICE_REMOVAL",
+		[RDMA_CM_EVENT_MULTICAST_JOIN] = "RDMA_CM_EVENT_MULTICAST_JOIN",
+		[RDMA_CM_EVENT_MULTICAST_ERROR] = "RDMA_CM_EVENT_MULTICAST_ERROR",
+		[RDMA_CM_EVENT_ADDR_CHANGE] = "RDMA_CM_EVENT_ADDR_CHANGE",
+		[RDMA_CM_EVENT_TIMEWAIT_EXIT] = "RDMA_CM_EVENT_TIMEWAIT_EXIT",
+	};
+
+	if ((unsigned int)event < RTE_DIM(names) && names[event] != NULL)
+		return names[event];
+	return "UNKNOWN EVENT";
+}
+
+SHIM_EXPORT __be16
+rdma_get_src_port(struct rdma_cm_id *id)
+{
+	return id != NULL ? id->route.addr.src_sin.sin_port : 0;
+}
+
+SHIM_EXPORT __be16
+rdma_get_dst_port(struct rdma_cm_id *id)
+{
+	return id != NULL ? id->route.addr.dst_sin.sin_port : 0;
+}
+
+/* ------------------------------------------------- receiving MADs */
+
+static void
+cm_recv_req(struct cm_dev *d, const uint8_t *m)
+{
+	uint32_t rid = (uint32_t)cm_get(m, CM_F_REQ_LOCAL_COMM_ID);
+	uint64_t guid = cm_get(m, CM_F_REQ_LOCAL_CA_GUID);
+	uint64_t sid = cm_get(m, CM_F_REQ_SERVICE_ID);
+	union ibv_gid peer;
+	struct cm_cma_hdr h;
+	struct cm_id *l, *c;
+	const uint8_t *priv;
+	size_t plen;
+	uint32_t dst_ip;
+
+	memcpy(peer.raw, cm_bytes(m, CM_F_REQ_PRIMARY_LOCAL_GID, NULL), 16);
+	c = cm_find_remote(rid, guid);
+	if (c != NULL) {
+		/* A retransmitted REQ: our REP was lost, or is late. */
+		if (c->state == CM_S_REP_SENT)
+			cm_send(d, &peer, c->mad);
+		return;
+	}
+	priv = cm_bytes(m, CM_F_REQ_PRIVATE_DATA, &plen);
+	if ((sid & CM_SERVICE_ID_PS_MASK) != CM_SERVICE_ID_TCP ||
+	    cm_cma_hdr_get(priv, plen, &h) < 0 || h.ip_version != 4) {
+		cm_send_rej(d, &peer, cm_get(m, CM_F_TID), 0, rid,
+			    CM_REJ_MSG_REQ, CM_REJ_INVALID_SERVICE_ID, NULL, 0);
+		return;
+	}
+	memcpy(&dst_ip, &h.dst[12], 4);
+	l = cm_find_listener(d, RDMA_PS_TCP, (uint16_t)sid, dst_ip);
+	if (l == NULL) {
+		/*
+		 * No REJ: the engine is per process, and another process on
+		 * the same interface and address (qperf's server forks one
+		 * per test) may be the listener; a REJ from us would beat its
+		 * REP.  The requester times out instead (UNREACHABLE).
+		 */
+		SHIM_LOG(INFO, "cm: REQ for port %u: nobody listens in this process",
+			 (unsigned int)(uint16_t)sid);
+		return;
+	}
+	c = cm_id_new(l->chan, l->id.context, RDMA_PS_TCP, IBV_QPT_RC);
+	if (c == NULL) {
+		cm_send_rej(d, &peer, cm_get(m, CM_F_TID), 0, rid,
+			    CM_REJ_MSG_REQ, CM_REJ_NO_QP, NULL, 0);
+		return;
+	}
+	cm_attach_dev(c, d);
+	c->bound = false;	/* the listener owns the port */
+	c->port = l->port;
+	cm_src(c)->sin_family = AF_INET;
+	cm_src(c)->sin_port = htons(l->port);
+	cm_src(c)->sin_addr.s_addr = dst_ip;
+	cm_dst(c)->sin_family = AF_INET;
+	cm_dst(c)->sin_port = htons(h.src_port);
+	memcpy(&cm_dst(c)->sin_addr.s_addr, &h.src[12], 4);
+	c->id.route.addr.addr.ibaddr.dgid = peer;
+	c->remote_id = rid;
+	c->remote_guid = guid;
+	c->tid = cm_get(m, CM_F_TID);
+	c->remote_qpn = (uint32_t)cm_get(m, CM_F_REQ_LOCAL_QPN);
+	c->remote_psn = (uint32_t)cm_get(m, CM_F_REQ_STARTING_PSN);
+	c->resp_res = (uint8_t)cm_get(m, CM_F_REQ_RESPONDER_RESOURCES);
+	c->init_depth = (uint8_t)cm_get(m, CM_F_REQ_INITIATOR_DEPTH);
+	c->retry_count = (uint8_t)cm_get(m, CM_F_REQ_RETRY_COUNT);
+	c->rnr_retry = (uint8_t)cm_get(m, CM_F_REQ_RNR_RETRY_COUNT);
+	c->path_mtu = (uint8_t)RTE_MIN(cm_get(m, CM_F_REQ_PATH_MTU),
+				       (uint64_t)d->mtu);
+	if (c->path_mtu < IBV_MTU_256)
+		c->path_mtu = IBV_MTU_256;
+	c->state = CM_S_REQ_RCVD;
+	if (cm_event_push(c, RDMA_CM_EVENT_CONNECT_REQUEST, 0, l,
+			  priv + CM_CMA_HDR_LEN, plen - CM_CMA_HDR_LEN) == 0) {
+		struct rdma_conn_param *cp = &cm_event_last(c)->ev.param.conn;
+
+		/* From the passive side: ours answer the peer's. */
+		cp->responder_resources = c->init_depth;
+		cp->initiator_depth = c->resp_res;
+		cp->retry_count = c->retry_count;
+		cp->rnr_retry_count = c->rnr_retry;
+		cp->srq = (uint8_t)cm_get(m, CM_F_REQ_SRQ);
+		cp->qp_num = c->remote_qpn;
+	}
+}
+
+static void
+cm_recv_rep(struct cm_dev *d, const uint8_t *m)
+{
+	struct cm_id *c = cm_find_local((uint32_t)cm_get(m,
+							 CM_F_REP_REMOTE_COMM_ID));
+	uint8_t resp_res, init_depth;
+	size_t plen;
+	const uint8_t *priv;
+	int ret;
+
+	if (c == NULL)
+		return;
+	if (c->state == CM_S_ESTABLISHED &&
+	    c->remote_id == cm_get(m, CM_F_REP_LOCAL_COMM_ID)) {
+		/* Our RTU was lost: send it again. */
+		uint8_t rtu[CM_MAD_SIZE];
+
+		cm_mad_init(rtu, CM_ATTR_RTU, c->tid);
+		cm_set(rtu, CM_F_RTU_LOCAL_COMM_ID, c->local_id);
+		cm_set(rtu, CM_F_RTU_REMOTE_COMM_ID, c->remote_id);
+		cm_send(d, &c->id.route.addr.addr.ibaddr.dgid, rtu);
+		return;
+	}
+	if (c->state != CM_S_REQ_SENT)
+		return;
+	cm_timer_stop(c);
+	c->remote_id = (uint32_t)cm_get(m, CM_F_REP_LOCAL_COMM_ID);
+	c->remote_guid = cm_get(m, CM_F_REP_LOCAL_CA_GUID);
+	c->remote_qpn = (uint32_t)cm_get(m, CM_F_REP_LOCAL_QPN);
+	c->remote_psn = (uint32_t)cm_get(m, CM_F_REP_STARTING_PSN);
+	/* Reads we may issue: no more than the peer serves. */
+	init_depth = (uint8_t)RTE_MIN(c->init_depth,
+				      cm_get(m, CM_F_REP_RESPONDER_RESOURCES));
+	resp_res = (uint8_t)RTE_MIN(c->resp_res,
+				    cm_get(m, CM_F_REP_INITIATOR_DEPTH));
+	ret = cm_qp_to_rtr_rts(c, resp_res, init_depth,
+			       (uint8_t)cm_get(m, CM_F_REP_RNR_RETRY_COUNT));
+	if (ret < 0) {
+		SHIM_LOG(ERR, "cm: cannot move the QP to RTS on REP: %s",
+			 strerror(-ret));
+		cm_send_rej(d, &c->id.route.addr.addr.ibaddr.dgid, c->tid,
+			    c->local_id, c->remote_id, CM_REJ_MSG_REP,
+			    CM_REJ_NO_QP, NULL, 0);
+		c->state = CM_S_IDLE;
+		cm_event_push(c, RDMA_CM_EVENT_CONNECT_ERROR, ret, NULL, NULL,
+			      0);
+		return;
+	}
+	cm_mad_init(c->mad, CM_ATTR_RTU, c->tid);
+	cm_set(c->mad, CM_F_RTU_LOCAL_COMM_ID, c->local_id);
+	cm_set(c->mad, CM_F_RTU_REMOTE_COMM_ID, c->remote_id);
+	cm_send(d, &c->id.route.addr.addr.ibaddr.dgid, c->mad);
+	c->state = CM_S_ESTABLISHED;
+	priv = cm_bytes(m, CM_F_REP_PRIVATE_DATA, &plen);
+	if (cm_event_push(c, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, priv,
+			  plen) == 0) {
+		struct rdma_conn_param *cp = &cm_event_last(c)->ev.param.conn;
+
+		cp->responder_resources = resp_res;
+		cp->initiator_depth = init_depth;
+		cp->rnr_retry_count = (uint8_t)cm_get(m,
+						      CM_F_REP_RNR_RETRY_COUNT);
+		cp->srq = (uint8_t)cm_get(m, CM_F_REP_SRQ);
+		cp->qp_num = c->remote_qpn;
+	}
+}
+
+static void
+cm_recv_rtu(const uint8_t *m)
+{
+	struct cm_id *c = cm_find_local((uint32_t)cm_get(m,
+							 CM_F_RTU_REMOTE_COMM_ID));
+
+	if (c == NULL || c->state != CM_S_REP_SENT)
+		return;
+	cm_timer_stop(c);
+	c->state = CM_S_ESTABLISHED;
+	cm_event_push(c, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, NULL, 0);
+}
+
+static void
+cm_recv_rej(const uint8_t *m)
+{
+	struct cm_id *c = cm_find_local((uint32_t)cm_get(m,
+							 CM_F_REJ_REMOTE_COMM_ID));
+	unsigned int reason = (unsigned int)cm_get(m, CM_F_REJ_REASON);
+	const uint8_t *priv;
+	size_t plen;
+
+	if (c == NULL)
+		return;
+	SHIM_LOG(INFO, "cm: REJ, reason %u, for port %u", reason,
+		 (unsigned int)ntohs(cm_dst(c)->sin_port));
+	priv = cm_bytes(m, CM_F_REJ_PRIVATE_DATA, &plen);
+	if (c->state == CM_S_REQ_SENT) {
+		cm_timer_stop(c);
+		c->state = CM_S_ROUTE_RESOLVED;
+		/* librdmacm: status is the IBTA reject reason. */
+		cm_event_push(c, RDMA_CM_EVENT_REJECTED, (int)reason, NULL,
+			      priv, plen);
+	} else if (c->state == CM_S_REP_SENT) {
+		cm_timer_stop(c);
+		cm_qp_to_err(c);
+		c->state = CM_S_IDLE;
+		cm_event_push(c, RDMA_CM_EVENT_REJECTED, (int)reason, NULL,
+			      priv, plen);
+	}
+}
+
+static void
+cm_recv_dreq(struct cm_dev *d, const uint8_t *m)
+{
+	uint32_t local = (uint32_t)cm_get(m, CM_F_DREQ_REMOTE_COMM_ID);
+	struct cm_id *c = cm_find_local(local);
+	uint8_t drep[CM_MAD_SIZE];
+	const uint8_t *priv;
+	size_t plen;
+
+	cm_mad_init(drep, CM_ATTR_DREP, cm_get(m, CM_F_TID));
+	cm_set(drep, CM_F_DREP_LOCAL_COMM_ID, local);
+	cm_set(drep, CM_F_DREP_REMOTE_COMM_ID,
+	       cm_get(m, CM_F_DREQ_LOCAL_COMM_ID));
+	if (c == NULL)
+		return;		/* nothing known to answer for */
+	cm_send(d, &c->id.route.addr.addr.ibaddr.dgid, drep);
+	switch (c->state) {
+	case CM_S_REP_SENT:
+	case CM_S_ESTABLISHED:
+		cm_timer_stop(c);
+		cm_qp_to_err(c);
+		c->state = CM_S_DISCONNECTED;
+		priv = cm_bytes(m, CM_F_DREQ_PRIVATE_DATA, &plen);
+		cm_event_push(c, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, priv,
+			      0);
+		break;
+	case CM_S_DREQ_SENT:
+		/* Both sides disconnected at once: this answers ours too. */
+		cm_timer_stop(c);
+		c->state = CM_S_DISCONNECTED;
+		cm_event_push(c, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, NULL, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+cm_recv_drep(const uint8_t *m)
+{
+	struct cm_id *c = cm_find_local((uint32_t)cm_get(m,
+							 CM_F_DREP_REMOTE_COMM_ID));
+
+	if (c == NULL || c->state != CM_S_DREQ_SENT)
+		return;
+	cm_timer_stop(c);
+	c->state = CM_S_DISCONNECTED;
+	cm_event_push(c, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, NULL, 0);
+}
+
+static void
+cm_ud_ah_attr(struct ibv_ah_attr *aa, const union ibv_gid *dgid)
+{
+	memset(aa, 0, sizeof(*aa));
+	aa->is_global = 1;
+	aa->port_num = SHIM_PORT;
+	aa->grh.dgid = *dgid;
+	aa->grh.sgid_index = 0;
+	aa->grh.hop_limit = CM_HOP_LIMIT;
+}
+
+static void
+cm_recv_sidr_req(struct cm_dev *d, const uint8_t *m)
+{
+	uint64_t sid = cm_get(m, CM_F_SIDR_REQ_SERVICE_ID);
+	uint32_t rid = (uint32_t)cm_get(m, CM_F_SIDR_REQ_REQUEST_ID);
+	struct cm_cma_hdr h;
+	const uint8_t *priv;
+	union ibv_gid peer;
+	struct cm_id *l, *c;
+	uint32_t dst_ip, src_ip;
+	size_t plen;
+
+	priv = cm_bytes(m, CM_F_SIDR_REQ_PRIVATE_DATA, &plen);
+	if (cm_cma_hdr_get(priv, plen, &h) < 0 || h.ip_version != 4)
+		return;		/* no address to answer to */
+	memcpy(&dst_ip, &h.dst[12], 4);
+	memcpy(&src_ip, &h.src[12], 4);
+	cm_gid_from_ipv4(&peer, src_ip);
+	l = (sid & CM_SERVICE_ID_PS_MASK) == CM_SERVICE_ID_UDP ?
+		cm_find_listener(d, RDMA_PS_UDP, (uint16_t)sid, dst_ip) : NULL;
+	if (l == NULL)
+		return;		/* as for a REQ: maybe another process's */
+	c = cm_id_new(l->chan, l->id.context, RDMA_PS_UDP, IBV_QPT_UD);
+	if (c == NULL) {
+		uint8_t rep[CM_MAD_SIZE];
+
+		cm_mad_init(rep, CM_ATTR_SIDR_REP, cm_get(m, CM_F_TID));
+		cm_set(rep, CM_F_SIDR_REP_REQUEST_ID, rid);
+		cm_set(rep, CM_F_SIDR_REP_STATUS, CM_SIDR_UNSUPPORTED);
+		cm_set(rep, CM_F_SIDR_REP_SERVICE_ID, sid);
+		cm_send(d, &peer, rep);
+		return;
+	}
+	cm_attach_dev(c, d);
+	c->sidr = true;
+	c->port = l->port;
+	cm_src(c)->sin_family = AF_INET;
+	cm_src(c)->sin_port = htons(l->port);
+	cm_src(c)->sin_addr.s_addr = dst_ip;
+	cm_dst(c)->sin_family = AF_INET;
+	cm_dst(c)->sin_port = htons(h.src_port);
+	cm_dst(c)->sin_addr.s_addr = src_ip;
+	c->id.route.addr.addr.ibaddr.dgid = peer;
+	c->remote_id = rid;
+	c->tid = cm_get(m, CM_F_TID);
+	c->state = CM_S_SIDR_REQ_RCVD;
+	if (cm_event_push(c, RDMA_CM_EVENT_CONNECT_REQUEST, 0, l,
+			  priv + CM_CMA_HDR_LEN, plen - CM_CMA_HDR_LEN) == 0) {
+		struct rdma_ud_param *up = &cm_event_last(c)->ev.param.ud;
+
+		cm_ud_ah_attr(&up->ah_attr, &peer);
+		up->qkey = RDMA_UDP_QKEY;
+	}
+}
+
+static void
+cm_recv_sidr_rep(const uint8_t *m)
+{
+	struct cm_id *c = cm_find_local((uint32_t)cm_get(m,
+							 CM_F_SIDR_REP_REQUEST_ID));
+	unsigned int status = (unsigned int)cm_get(m, CM_F_SIDR_REP_STATUS);
+	const uint8_t *priv;
+	size_t plen;
+
+	if (c == NULL || c->state != CM_S_SIDR_REQ_SENT)
+		return;
+	cm_timer_stop(c);
+	priv = cm_bytes(m, CM_F_SIDR_REP_PRIVATE_DATA, &plen);
+	if (status != CM_SIDR_OK) {
+		c->state = CM_S_ROUTE_RESOLVED;
+		cm_event_push(c, RDMA_CM_EVENT_UNREACHABLE, -ECONNREFUSED,
+			      NULL, NULL, 0);
+		return;
+	}
+	c->state = CM_S_ESTABLISHED;
+	if (cm_event_push(c, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, priv,
+			  plen) == 0) {
+		struct rdma_ud_param *up = &cm_event_last(c)->ev.param.ud;
+
+		cm_ud_ah_attr(&up->ah_attr, &c->id.route.addr.addr.ibaddr.dgid);
+		up->qp_num = (uint32_t)cm_get(m, CM_F_SIDR_REP_QPN);
+		up->qkey = (uint32_t)cm_get(m, CM_F_SIDR_REP_QKEY);
+	}
+}
+
+void
+cm_mad_recv(struct cm_dev *d, const uint8_t *m)
+{
+	int attr = cm_mad_check(m, CM_MAD_SIZE);
+
+	if (attr < 0) {
+		SHIM_LOG(DEBUG, "cm: ignored a MAD (class 0x%02x attr 0x%04x)",
+			 (unsigned int)cm_get(m, CM_F_MGMT_CLASS),
+			 (unsigned int)cm_get(m, CM_F_ATTR_ID));
+		return;
+	}
+	SHIM_LOG(DEBUG, "cm: %s received", cm_attr_name((unsigned int)attr));
+	switch (attr) {
+	case CM_ATTR_REQ:
+		cm_recv_req(d, m);
+		break;
+	case CM_ATTR_REP:
+		cm_recv_rep(d, m);
+		break;
+	case CM_ATTR_RTU:
+		cm_recv_rtu(m);
+		break;
+	case CM_ATTR_REJ:
+		cm_recv_rej(m);
+		break;
+	case CM_ATTR_DREQ:
+		cm_recv_dreq(d, m);
+		break;
+	case CM_ATTR_DREP:
+		cm_recv_drep(m);
+		break;
+	case CM_ATTR_SIDR_REQ:
+		cm_recv_sidr_req(d, m);
+		break;
+	case CM_ATTR_SIDR_REP:
+		cm_recv_sidr_rep(m);
+		break;
+	default:
+		break;		/* MRA: our timers are long enough */
+	}
+}
+
+/* Retransmit what timed out; @return the next deadline, or 0. */
+uint64_t
+cm_timers_run(uint64_t now)
+{
+	uint64_t next = 0;
+	struct cm_id *c;
+
+	TAILQ_FOREACH(c, &cm_ids, link) {
+		if (!c->timer)
+			continue;
+		if (c->deadline_ms <= now) {
+			if (++c->retries > CM_MAX_RETRIES) {
+				c->timer = false;
+				switch (c->state) {
+				case CM_S_REQ_SENT:
+				case CM_S_SIDR_REQ_SENT:
+					c->state = CM_S_ROUTE_RESOLVED;
+					cm_event_push(c, RDMA_CM_EVENT_UNREACHABLE,
+						      -ETIMEDOUT, NULL, NULL, 0);
+					break;
+				case CM_S_REP_SENT:
+					cm_qp_to_err(c);
+					c->state = CM_S_IDLE;
+					cm_event_push(c, RDMA_CM_EVENT_CONNECT_ERROR,
+						      -ETIMEDOUT, NULL, NULL, 0);
+					break;
+				case CM_S_DREQ_SENT:
+					/* No DREP: disconnected all the same. */
+					c->state = CM_S_DISCONNECTED;
+					cm_event_push(c, RDMA_CM_EVENT_DISCONNECTED,
+						      0, NULL, NULL, 0);
+					break;
+				default:
+					break;
+				}
+				continue;
+			}
+			SHIM_LOG(DEBUG, "cm: %s retransmitted (%u)",
+				 cm_attr_name((unsigned int)cm_get(c->mad,
+								   CM_F_ATTR_ID)),
+				 c->retries);
+			cm_send(c->dev, &c->mad_dgid, c->mad);
+			c->deadline_ms = now + CM_RETRY_MS;
+		}
+		if (next == 0 || c->deadline_ms < next)
+			next = c->deadline_ms;
+	}
+	return next;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RDMA CM over rocepmd: librdmacm's ABI (rdma-core <rdma/rdma_cma.h>,
+ * symbol versions RDMACM_1.x) with the IB CM protocol on the wire, as
+ * RoCE devices and the kernel's rdma_cm speak it: REQ/REP/RTU, REJ,
+ * DREQ/DREP and SIDR for UD, carried in MADs to QP 1.
+ *
+ * cm_agent.c owns each device's GSI QP, sends and receives MADs and runs
+ * the agent thread (receive, retransmission timers); cm.c holds the
+ * connection state machine and the exported functions.  Everything here
+ * is control path: one mutex (cm_lock) guards all CM state.
+ */
+
+#ifndef _CM_H_
+#define _CM_H_
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "cm_mad.h"
+#include "shim.h"
+
+#define CM_MAX_DEVS		RP_MAX_PORTS
+#define CM_RECV_BUFS		64u
+#define CM_SEND_DEPTH		64u
+#define CM_GRH_LEN		40u
+#define CM_AH_CACHE		64u
+/* Retransmission: every 500 ms, up to 15 times (IBTA Max CM Retries). */
+#define CM_RESP_TIMEOUT_EXP	17u	/* 4.096 us * 2^17 = 537 ms */
+#define CM_RETRY_MS		500u
+#define CM_MAX_RETRIES		15u
+/* Defaults IBTA leaves to the CM (the kernel's rdma_cm uses the same). */
+#define CM_LOCAL_ACK_TIMEOUT	14u
+#define CM_MIN_RNR_TIMER	12u
+#define CM_HOP_LIMIT		64u
+
+struct cm_dev {
+	bool up;
+	struct ibv_context *ctx;	/* also every cm_id's id->verbs */
+	struct ibv_pd *pd;		/* the GSI's, and ids' default PD */
+	struct ibv_comp_channel *chan;
+	struct ibv_cq *cq;		/* receives, on chan */
+	struct ibv_cq *scq;		/* sends */
+	struct ibv_qp *qp;		/* QP 1 */
+	struct ibv_mr *mr;
+	uint8_t *buf;			/* receive buffers: GRH + MAD each */
+	uint32_t send_out;		/* posted, not completed */
+	union ibv_gid gid;
+	uint32_t ipv4;			/* network order */
+	uint32_t prefix_len;
+	enum ibv_mtu mtu;
+	uint64_t guid;			/* host order */
+	struct {
+		union ibv_gid gid;
+		struct ibv_ah *ah;
+	} ah_cache[CM_AH_CACHE];
+	unsigned int nr_ah;
+};
+
+enum cm_state {
+	CM_S_IDLE,
+	CM_S_ADDR_RESOLVED,
+	CM_S_ROUTE_RESOLVED,
+	CM_S_LISTEN,
+	CM_S_REQ_SENT,
+	CM_S_REQ_RCVD,		/* passive: CONNECT_REQUEST delivered */
+	CM_S_REP_SENT,
+	CM_S_ESTABLISHED,
+	CM_S_DREQ_SENT,
+	CM_S_DISCONNECTED,
+	CM_S_SIDR_REQ_SENT,
+	CM_S_SIDR_REQ_RCVD,
+};
+
+struct cm_chan;
+
+struct cm_id {
+	struct rdma_cm_id id;		/* first: what the application sees */
+	TAILQ_ENTRY(cm_id) link;
+	struct cm_chan *chan;
+	enum cm_state state;
+	struct cm_dev *dev;		/* NULL while unbound or bound to any */
+	bool bound;
+	bool own_cqs;			/* rdma_create_qp() made the CQs */
+	bool sidr;
+	uint16_t port;			/* local port, host order */
+	uint32_t local_id;		/* local communication or request ID */
+	uint32_t remote_id;
+	uint64_t remote_guid;
+	uint32_t remote_qpn;
+	uint32_t remote_psn;
+	uint32_t local_psn;
+	uint8_t path_mtu;		/* enum ibv_mtu */
+	uint8_t retry_count;
+	uint8_t rnr_retry;
+	uint8_t resp_res;		/* as the peer asked (REQ/REP) */
+	uint8_t init_depth;
+	uint64_t tid;
+	/* The last MAD sent that expects an answer, for retransmission. */
+	uint8_t mad[CM_MAD_SIZE];
+	union ibv_gid mad_dgid;
+	bool timer;
+	uint64_t deadline_ms;
+	unsigned int retries;
+	unsigned int events_out;	/* delivered, not acked */
+	pthread_cond_t acked;
+	struct ibv_sa_path_rec path;
+};
+
+struct cm_event {
+	struct rdma_cm_event ev;	/* first */
+	TAILQ_ENTRY(cm_event) link;
+	struct cm_id *owner;		/* the id whose events_out it counts */
+	uint8_t priv[CM_MAD_SIZE];
+};
+
+TAILQ_HEAD(cm_event_list, cm_event);
+
+struct cm_chan {
+	struct rdma_event_channel ch;	/* first: ch.fd, EFD_SEMAPHORE */
+	struct cm_event_list queue;
+	unsigned int nr_ids;
+};
+
+extern pthread_mutex_t cm_lock;
+
+/* cm_agent.c, all under cm_lock */
+struct cm_dev *cm_dev_for_addr(uint32_t ipv4, bool exact);
+int cm_dev_open_all(void);
+int cm_send(struct cm_dev *dev, const union ibv_gid *dgid, uint8_t *mad);
+uint64_t cm_now_ms(void);
+void cm_agent_kick(void);
+uint32_t cm_random32(void);
+unsigned int cm_dev_contexts(struct ibv_context **out, unsigned int max);
+
+/* cm.c, from the agent thread, under cm_lock */
+void cm_mad_recv(struct cm_dev *dev, const uint8_t *mad);
+uint64_t cm_timers_run(uint64_t now);
+/* cm.c, under cm_lock */
+int cm_init_qp_attr(struct cm_id *c, struct ibv_qp_attr *a, int *mask);
+
+#endif /* _CM_H_ */

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The CM agent: per device, the GSI (QP 1, a UD QP on the engine like any
+ * other) with its receive buffers; one thread that waits on the GSI CQs'
+ * completion channels and on the next retransmission deadline, and hands
+ * every received CM MAD to cm.c.  The agent starts with the first
+ * rdma_cm call that needs a device.
+ */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cm.h"
+
+pthread_mutex_t cm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct cm_dev cm_devs[CM_MAX_DEVS];
+static unsigned int cm_nr_devs;
+static bool cm_opened;
+static int cm_epfd = -1;
+static int cm_wake_fd = -1;
+static pthread_t cm_thread;
+
+#define CM_BUF_SZ	(CM_GRH_LEN + CM_MAD_SIZE)
+
+uint64_t
+cm_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+uint32_t
+cm_random32(void)
+{
+	uint32_t v;
+
+	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+		v = (uint32_t)cm_now_ms() * 2654435761u;
+	return v;
+}
+
+/* A timer was armed or an id changed: let the thread recompute. */
+void
+cm_agent_kick(void)
+{
+	const uint64_t one = 1;
+
+	if (cm_wake_fd >= 0 && write(cm_wake_fd, &one, sizeof(one)) < 0)
+		SHIM_LOG(DEBUG, "cm: wake-up write failed: %s", strerror(errno));
+}
+
+static int
+cm_post_recv(struct cm_dev *d, unsigned int i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(d->buf + (size_t)i * CM_BUF_SZ),
+		.length = CM_BUF_SZ,
+		.lkey = d->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(d->qp, &wr, &bad);
+}
+
+static void
+cm_dev_close(struct cm_dev *d)
+{
+	for (unsigned int i = 0; i < d->nr_ah; i++)
+		ibv_destroy_ah(d->ah_cache[i].ah);
+	d->nr_ah = 0;
+	if (d->qp != NULL)
+		ibv_destroy_qp(d->qp);
+	if (d->mr != NULL)
+		ibv_dereg_mr(d->mr);
+	if (d->cq != NULL)
+		ibv_destroy_cq(d->cq);
+	if (d->scq != NULL)
+		ibv_destroy_cq(d->scq);
+	if (d->chan != NULL)
+		ibv_destroy_comp_channel(d->chan);
+	if (d->pd != NULL)
+		ibv_dealloc_pd(d->pd);
+	if (d->ctx != NULL)
+		ibv_close_device(d->ctx);
+	free(d->buf);
+	memset(d, 0, sizeof(*d));
+}
+
+static int
+cm_dev_open(struct cm_dev *d, struct ibv_device *ibdev)
+{
+	struct shim_context *sctx;
+	struct ibv_qp_init_attr_ex qa = { 0 };
+	struct ibv_qp_attr a = { 0 };
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ret;
+
+	d->ctx = ibv_open_device(ibdev);
+	if (d->ctx == NULL)
+		return -errno;
+	sctx = shim_ctx(d->ctx);
+	memcpy(d->gid.raw, sctx->ctl->gid, 16);
+	d->ipv4 = sctx->ctl->ipv4;
+	d->prefix_len = sctx->ctl->prefix_len;
+	d->mtu = sctx->ctl->mtu >= 4096 ? IBV_MTU_4096 :
+		 sctx->ctl->mtu >= 2048 ? IBV_MTU_2048 :
+		 sctx->ctl->mtu >= 1024 ? IBV_MTU_1024 :
+		 sctx->ctl->mtu >= 512 ? IBV_MTU_512 : IBV_MTU_256;
+	d->guid = be64toh(((struct shim_device *)ibdev)->guid);
+
+	d->pd = ibv_alloc_pd(d->ctx);
+	d->chan = ibv_create_comp_channel(d->ctx);
+	if (d->pd == NULL || d->chan == NULL)
+		goto err;
+	/* Receives wake the agent; sends are reaped by cm_send() itself. */
+	d->cq = ibv_create_cq(d->ctx, CM_RECV_BUFS, d, d->chan, 0);
+	d->scq = ibv_create_cq(d->ctx, CM_SEND_DEPTH, d, NULL, 0);
+	d->buf = calloc(CM_RECV_BUFS, CM_BUF_SZ);
+	if (d->cq == NULL || d->scq == NULL || d->buf == NULL)
+		goto err;
+	d->mr = ibv_reg_mr(d->pd, d->buf, (size_t)CM_RECV_BUFS * CM_BUF_SZ,
+			   IBV_ACCESS_LOCAL_WRITE);
+	if (d->mr == NULL)
+		goto err;
+	qa.qp_type = IBV_QPT_UD;
+	qa.send_cq = d->scq;
+	qa.recv_cq = d->cq;
+	qa.cap.max_send_wr = CM_SEND_DEPTH;
+	qa.cap.max_recv_wr = CM_RECV_BUFS;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	qa.cap.max_inline_data = CM_MAD_SIZE;
+	qa.sq_sig_all = 1;
+	qa.pd = d->pd;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
+	d->qp = shim_create_qp_flags(d->ctx, &qa, RP_QP_F_GSI);
+	if (d->qp == NULL)
+		goto err;
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = SHIM_PORT;
+	a.qkey = CM_GSI_QKEY;
+	if (ibv_modify_qp(d->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY) != 0)
+		goto err;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(d->qp, &a, IBV_QP_STATE) != 0)
+		goto err;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	if (ibv_modify_qp(d->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) != 0)
+		goto err;
+	for (unsigned int i = 0; i < CM_RECV_BUFS; i++)
+		if (cm_post_recv(d, i) != 0)
+			goto err;
+	if (ibv_req_notify_cq(d->cq, 0) != 0)
+		goto err;
+	ev.data.ptr = d;
+	if (epoll_ctl(cm_epfd, EPOLL_CTL_ADD, d->chan->fd, &ev) != 0)
+		goto err;
+	d->up = true;
+	return 0;
+err:
+	ret = errno != 0 ? -errno : -EIO;
+	SHIM_LOG(ERR, "cm: %s: cannot set up the GSI (QP 1): %s",
+		 ibv_get_device_name(ibdev), strerror(-ret));
+	cm_dev_close(d);
+	return ret;
+}
+
+static void
+cm_dev_poll(struct cm_dev *d)
+{
+	struct ibv_cq *cq;
+	struct ibv_wc wc[16];
+	void *cq_ctx;
+	int n;
+
+	if (ibv_get_cq_event(d->chan, &cq, &cq_ctx) == 0) {
+		ibv_ack_cq_events(cq, 1);
+		ibv_req_notify_cq(d->cq, 0);
+	}
+	/* Poll after re-arming: nothing that arrived in between is lost. */
+	while ((n = ibv_poll_cq(d->cq, RTE_DIM(wc), wc)) > 0) {
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status == IBV_WC_SUCCESS &&
+			    wc[i].byte_len >= CM_BUF_SZ)
+				cm_mad_recv(d, d->buf + wc[i].wr_id * CM_BUF_SZ +
+					    CM_GRH_LEN);
+			else if (wc[i].status != IBV_WC_WR_FLUSH_ERR)
+				SHIM_LOG(DEBUG, "cm: dropped a %u-byte GSI receive (%s)",
+					 wc[i].byte_len,
+					 ibv_wc_status_str(wc[i].status));
+			if (wc[i].status != IBV_WC_WR_FLUSH_ERR)
+				cm_post_recv(d, (unsigned int)wc[i].wr_id);
+		}
+	}
+}
+
+static void *
+cm_agent_main(void *arg)
+{
+	struct epoll_event ev[8];
+	uint64_t next = 0;
+
+	(void)arg;
+	for (;;) {
+		uint64_t now = cm_now_ms();
+		int timeout = next == 0 ? -1 :
+			next <= now ? 0 : (int)RTE_MIN(next - now, 60000u);
+		int n = epoll_wait(cm_epfd, ev, RTE_DIM(ev), timeout);
+
+		pthread_mutex_lock(&cm_lock);
+		for (int i = 0; i < n; i++) {
+			if (ev[i].data.ptr == NULL) {
+				uint64_t v;
+
+				if (read(cm_wake_fd, &v, sizeof(v)) < 0)
+					SHIM_LOG(DEBUG, "cm: wake-up read: %s",
+						 strerror(errno));
+			} else {
+				cm_dev_poll(ev[i].data.ptr);
+			}
+		}
+		next = cm_timers_run(cm_now_ms());
+		pthread_mutex_unlock(&cm_lock);
+	}
+	return NULL;
+}
+
+/* Open every rocepmd device's GSI and start the agent, once. */
+int
+cm_dev_open_all(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	struct ibv_device **list;
+	sigset_t all, old;
+	int n, ret;
+
+	if (cm_opened)
+		return cm_nr_devs != 0 ? 0 : -ENODEV;
+	cm_opened = true;
+	list = ibv_get_device_list(&n);
+	if (list == NULL || n == 0) {
+		ibv_free_device_list(list);
+		return -ENODEV;
+	}
+	cm_epfd = epoll_create1(EPOLL_CLOEXEC);
+	cm_wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (cm_epfd < 0 || cm_wake_fd < 0 ||
+	    epoll_ctl(cm_epfd, EPOLL_CTL_ADD, cm_wake_fd, &ev) != 0) {
+		ret = -errno;
+		goto err;
+	}
+	for (int i = 0; i < n && cm_nr_devs < CM_MAX_DEVS; i++)
+		if (cm_dev_open(&cm_devs[cm_nr_devs], list[i]) == 0)
+			cm_nr_devs++;
+	ibv_free_device_list(list);
+	list = NULL;
+	if (cm_nr_devs == 0) {
+		ret = -ENODEV;
+		goto err;
+	}
+	/* The application's signal handlers stay with its own threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&cm_thread, NULL, cm_agent_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret < 0)
+		goto err;
+	pthread_detach(cm_thread);
+	pthread_setname_np(cm_thread, "rocepmd-cm");
+	return 0;
+err:
+	SHIM_LOG(ERR, "cm: cannot start the CM agent: %s", strerror(-ret));
+	ibv_free_device_list(list);
+	for (unsigned int i = 0; i < cm_nr_devs; i++)
+		cm_dev_close(&cm_devs[i]);
+	cm_nr_devs = 0;
+	return ret;
+}
+
+static bool
+cm_same_subnet(const struct cm_dev *d, uint32_t ipv4)
+{
+	uint32_t mask = d->prefix_len == 0 ? 0 :
+		htonl(~0u << (32 - RTE_MIN(d->prefix_len, 32u)));
+
+	return ((d->ipv4 ^ ipv4) & mask) == 0;
+}
+
+/*
+ * The device that owns @ipv4 (@exact) or whose subnet holds it; NULL if
+ * none.  The caller has run cm_dev_open_all().
+ */
+struct cm_dev *
+cm_dev_for_addr(uint32_t ipv4, bool exact)
+{
+	for (unsigned int i = 0; i < cm_nr_devs; i++)
+		if (cm_devs[i].ipv4 == ipv4)
+			return &cm_devs[i];
+	if (exact)
+		return NULL;
+	for (unsigned int i = 0; i < cm_nr_devs; i++)
+		if (cm_same_subnet(&cm_devs[i], ipv4))
+			return &cm_devs[i];
+	return NULL;
+}
+
+static struct ibv_ah *
+cm_ah(struct cm_dev *d, const union ibv_gid *dgid)
+{
+	struct ibv_ah_attr aa = {
+		.is_global = 1,
+		.port_num = SHIM_PORT,
+		.grh = { .dgid = *dgid, .sgid_index = 0,
+			 .hop_limit = CM_HOP_LIMIT },
+	};
+	struct ibv_ah *ah;
+
+	for (unsigned int i = 0; i < d->nr_ah; i++)
+		if (memcmp(d->ah_cache[i].gid.raw, dgid->raw, 16) == 0)
+			return d->ah_cache[i].ah;
+	if (d->nr_ah == CM_AH_CACHE) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	ah = ibv_create_ah(d->pd, &aa);
+	if (ah == NULL)
+		return NULL;
+	d->ah_cache[d->nr_ah].gid = *dgid;
+	d->ah_cache[d->nr_ah].ah = ah;
+	d->nr_ah++;
+	return ah;
+}
+
+/* Send one MAD to the GSI at @dgid (inline: no buffer outlives the call). */
+int
+cm_send(struct cm_dev *d, const union ibv_gid *dgid, uint8_t *mad)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)mad, .length = CM_MAD_SIZE, .lkey = 0,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+	struct ibv_ah *ah;
+	int ret;
+
+	struct ibv_wc wc[16];
+	int n;
+
+	while ((n = ibv_poll_cq(d->scq, RTE_DIM(wc), wc)) > 0) {
+		for (int i = 0; i < n; i++)
+			if (wc[i].status != IBV_WC_SUCCESS)
+				SHIM_LOG(WARNING, "cm: MAD send failed: %s",
+					 ibv_wc_status_str(wc[i].status));
+		d->send_out -= (uint32_t)n;
+	}
+	if (d->send_out >= CM_SEND_DEPTH)
+		return -EAGAIN;
+	ah = cm_ah(d, dgid);
+	if (ah == NULL)
+		return -errno;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = 1;
+	wr.wr.ud.remote_qkey = CM_GSI_QKEY;
+	ret = ibv_post_send(d->qp, &wr, &bad);
+	if (ret != 0)
+		return -ret;
+	d->send_out++;
+	return 0;
+}
+
+unsigned int
+cm_dev_contexts(struct ibv_context **out, unsigned int max)
+{
+	unsigned int n = RTE_MIN(cm_nr_devs, max);
+
+	for (unsigned int i = 0; i < n; i++)
+		out[i] = cm_devs[i].ctx;
+	return n;
+}
