@@ -28,6 +28,7 @@ packages=(
 	libcmocka-dev
 	libdpdk-dev
 	libibverbs-dev
+	librdmacm-dev
 	meson
 	ninja-build
 	nftables
@@ -36,6 +37,7 @@ packages=(
 	python3-pyverbs
 	qperf
 	rdma-core
+	rdmacm-utils
 	tcpdump
 	tshark
 	valgrind
