@@ -1,0 +1,621 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rp_cm_test: the RDMA CM (librdmacm's API) over rocepmd, one process, two
+ * devices wired back to back (192.0.2.1 and 192.0.2.2), one case per
+ * behaviour:
+ *
+ *   rc           connect, accept, private data both ways, CONNECT_REQUEST
+ *                and ESTABLISHED parameters, SEND and RDMA READ on the
+ *                connected QPs, disconnect seen by both sides
+ *   reject       rdma_reject with private data: REJECTED, status 28
+ *   ud           SIDR: the peer's QPN and Q_Key, then a UD SEND through
+ *                the address the events carry
+ *   errors       bad calls fail as librdmacm documents; ADDR_ERROR off the
+ *                devices' subnets; O_NONBLOCK channels; rdma_destroy_id
+ *                waits for the ack of a delivered event
+ *   unreachable  a REQ nobody answers: retransmitted, then UNREACHABLE
+ *
+ * Run as: rocepmd-run --config two-ports.ini -- rp_cm_test CASE
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "rp_testlib.h"
+
+const char rt_prog[] = "rp_cm_test";
+
+#define CM_TIMEOUT_MS	5000
+#define MSG_LEN		4096
+#define PORT_BASE	7470
+
+struct cm_side {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id;		/* listener or client */
+	struct rdma_cm_id *conn;	/* the connected id */
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct rt_buf buf;
+};
+
+static void
+sin_set(struct sockaddr_in *s, uint32_t ip, uint16_t port)
+{
+	memset(s, 0, sizeof(*s));
+	s->sin_family = AF_INET;
+	s->sin_addr.s_addr = htonl(ip);
+	s->sin_port = htons(port);
+}
+
+/* The next event, within @ms; it must be @type. */
+static struct rdma_cm_event *
+cm_expect(struct rdma_event_channel *ch, enum rdma_cm_event_type type,
+	  int ms, const char *what)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	rt_step("%s: wait for %s", what, rdma_event_str(type));
+	RT_CHECK(poll(&p, 1, ms) == 1, "%s: no event in %d ms (waiting for %s)",
+		 what, ms, rdma_event_str(type));
+	RT_CHECK(rdma_get_cm_event(ch, &ev) == 0, "%s: rdma_get_cm_event: %s",
+		 what, strerror(errno));
+	RT_CHECK(ev->event == type, "%s: %s (status %d), expected %s", what,
+		 rdma_event_str(ev->event), ev->status, rdma_event_str(type));
+	return ev;
+}
+
+static void
+cm_ack(struct rdma_cm_event *ev)
+{
+	RT_CHECK(rdma_ack_cm_event(ev) == 0, "rdma_ack_cm_event: %s",
+		 strerror(errno));
+}
+
+static void
+side_init(struct cm_side *s, enum rdma_port_space ps)
+{
+	memset(s, 0, sizeof(*s));
+	s->ch = rdma_create_event_channel();
+	RT_CHECK(s->ch != NULL, "rdma_create_event_channel: %s",
+		 strerror(errno));
+	RT_CHECK(rdma_create_id(s->ch, &s->id, s, ps) == 0,
+		 "rdma_create_id: %s", strerror(errno));
+}
+
+/* PD, CQ, buffer and QP on a connected or connecting id. */
+static void
+side_qp(struct cm_side *s, struct rdma_cm_id *id, enum ibv_qp_type qpt)
+{
+	struct ibv_qp_init_attr qa = { 0 };
+	struct rt_dev d = { 0 };
+
+	RT_CHECK(id->verbs != NULL, "no verbs context on the id");
+	s->pd = ibv_alloc_pd(id->verbs);
+	RT_CHECK(s->pd != NULL, "ibv_alloc_pd: %s", strerror(errno));
+	s->cq = ibv_create_cq(id->verbs, RT_CQE, NULL, NULL, 0);
+	RT_CHECK(s->cq != NULL, "ibv_create_cq: %s", strerror(errno));
+	d.ctx = id->verbs;
+	d.pd = s->pd;
+	rt_buf_alloc(&s->buf, &d, MSG_LEN + RT_GRH_LEN, RT_ACCESS_ALL);
+	qa.send_cq = s->cq;
+	qa.recv_cq = s->cq;
+	qa.qp_type = qpt;
+	qa.cap.max_send_wr = 16;
+	qa.cap.max_recv_wr = 16;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	RT_CHECK(rdma_create_qp(id, s->pd, &qa) == 0, "rdma_create_qp: %s",
+		 strerror(errno));
+	RT_CHECK(id->qp != NULL && id->qp->qp_type == qpt,
+		 "rdma_create_qp left no QP of type %d on the id", qpt);
+	RT_CHECK(id->qp->state == (qpt == IBV_QPT_UD ? IBV_QPS_RTS :
+				   IBV_QPS_INIT),
+		 "QP in state %d after rdma_create_qp", id->qp->state);
+}
+
+static void
+side_fini(struct cm_side *s)
+{
+	if (s->conn != NULL && s->conn != s->id) {
+		rdma_destroy_qp(s->conn);
+		RT_CHECK(rdma_destroy_id(s->conn) == 0, "rdma_destroy_id: %s",
+			 strerror(errno));
+	}
+	if (s->id != NULL) {
+		rdma_destroy_qp(s->id);
+		RT_CHECK(rdma_destroy_id(s->id) == 0, "rdma_destroy_id: %s",
+			 strerror(errno));
+	}
+	if (s->buf.mr != NULL)
+		rt_buf_free(&s->buf);
+	if (s->cq != NULL)
+		ibv_destroy_cq(s->cq);
+	if (s->pd != NULL)
+		RT_CHECK(ibv_dealloc_pd(s->pd) == 0, "ibv_dealloc_pd: %s",
+			 strerror(errno));
+	rdma_destroy_event_channel(s->ch);
+}
+
+static void
+listen_on(struct cm_side *srv, uint16_t port)
+{
+	struct sockaddr_in a;
+
+	sin_set(&a, RT_IPV4_1, port);
+	RT_CHECK(rdma_bind_addr(srv->id, (struct sockaddr *)&a) == 0,
+		 "rdma_bind_addr 192.0.2.2:%u: %s", port, strerror(errno));
+	RT_CHECK(ntohs(rdma_get_src_port(srv->id)) == port,
+		 "rdma_get_src_port %u after binding %u",
+		 ntohs(rdma_get_src_port(srv->id)), port);
+	RT_CHECK(rdma_listen(srv->id, 8) == 0, "rdma_listen: %s",
+		 strerror(errno));
+}
+
+static void
+resolve(struct cm_side *cli, uint16_t port)
+{
+	struct sockaddr_in src, dst;
+	union ibv_gid want;
+
+	sin_set(&src, RT_IPV4_0, 0);
+	sin_set(&dst, RT_IPV4_1, port);
+	RT_CHECK(rdma_resolve_addr(cli->id, (struct sockaddr *)&src,
+				   (struct sockaddr *)&dst, 2000) == 0,
+		 "rdma_resolve_addr: %s", strerror(errno));
+	cm_ack(cm_expect(cli->ch, RDMA_CM_EVENT_ADDR_RESOLVED, CM_TIMEOUT_MS,
+			 "client"));
+	RT_CHECK(cli->id->verbs != NULL &&
+		 strcmp(ibv_get_device_name(cli->id->verbs->device),
+			RT_DEV0) == 0,
+		 "resolved to %s, expected %s (the source's device)",
+		 cli->id->verbs ? ibv_get_device_name(cli->id->verbs->device) :
+		 "nothing", RT_DEV0);
+	RT_CHECK(rdma_resolve_route(cli->id, 2000) == 0,
+		 "rdma_resolve_route: %s", strerror(errno));
+	cm_ack(cm_expect(cli->ch, RDMA_CM_EVENT_ROUTE_RESOLVED, CM_TIMEOUT_MS,
+			 "client"));
+	memset(&want, 0, sizeof(want));
+	want.raw[10] = want.raw[11] = 0xff;
+	want.raw[12] = 192; want.raw[13] = 0; want.raw[14] = 2;
+	want.raw[15] = 2;
+	RT_CHECK(memcmp(cli->id->route.addr.addr.ibaddr.dgid.raw, want.raw,
+			16) == 0 && cli->id->route.num_paths == 1 &&
+		 cli->id->route.path_rec != NULL,
+		 "route: destination GID or path record wrong");
+	RT_CHECK(ntohs(rdma_get_dst_port(cli->id)) == port,
+		 "rdma_get_dst_port %u, expected %u",
+		 ntohs(rdma_get_dst_port(cli->id)), port);
+}
+
+/* Post one receive of the whole buffer. */
+static void
+post_recv(struct cm_side *s, struct rdma_cm_id *id)
+{
+	struct ibv_sge sg = rt_sge(&s->buf, 0, s->buf.len);
+	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sg, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	RT_CHECK(ibv_post_recv(id->qp, &wr, &bad) == 0, "ibv_post_recv");
+}
+
+/* ------------------------------------------------------------------ rc */
+
+struct rc_priv {
+	uint64_t addr;
+	uint32_t rkey;
+	uint8_t pattern[44];
+};
+
+static void
+rt_case_rc(void)
+{
+	struct cm_side srv, cli;
+	struct rdma_cm_event *ev;
+	struct rdma_conn_param cp = { 0 };
+	uint8_t req_priv[56], rep_priv[196];
+	struct rc_priv rp;
+	struct ibv_wc wc;
+	struct ibv_sge sg;
+	struct ibv_send_wr wr = { 0 }, *bad;
+	uint8_t *msg = malloc(MSG_LEN);
+
+	RT_CHECK(msg != NULL, "malloc");
+	side_init(&srv, RDMA_PS_TCP);
+	side_init(&cli, RDMA_PS_TCP);
+	listen_on(&srv, PORT_BASE);
+	resolve(&cli, PORT_BASE);
+	side_qp(&cli, cli.id, IBV_QPT_RC);
+	cli.conn = cli.id;
+	post_recv(&cli, cli.id);
+
+	rt_step("client: rdma_connect with 56 bytes of private data");
+	rt_fill_random(req_priv, sizeof(req_priv));
+	cp.private_data = req_priv;
+	cp.private_data_len = sizeof(req_priv);
+	cp.responder_resources = 4;
+	cp.initiator_depth = 2;
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
+	RT_CHECK(rdma_connect(cli.id, &cp) == 0, "rdma_connect: %s",
+		 strerror(errno));
+	RT_CHECK(rdma_connect(cli.id, &cp) == -1 && errno == EINVAL,
+		 "a second rdma_connect was not refused with EINVAL");
+
+	ev = cm_expect(srv.ch, RDMA_CM_EVENT_CONNECT_REQUEST, CM_TIMEOUT_MS,
+		       "server");
+	RT_CHECK(ev->listen_id == srv.id && ev->id != srv.id &&
+		 ev->id->context == &srv,
+		 "CONNECT_REQUEST: listen_id/id/context wrong");
+	RT_CHECK(ev->param.conn.private_data_len >= sizeof(req_priv) &&
+		 memcmp(ev->param.conn.private_data, req_priv,
+			sizeof(req_priv)) == 0,
+		 "CONNECT_REQUEST: private data (%u bytes) differs",
+		 ev->param.conn.private_data_len);
+	/* From the passive side, the peer's depth is our resources. */
+	RT_CHECK(ev->param.conn.responder_resources == 2 &&
+		 ev->param.conn.initiator_depth == 4,
+		 "CONNECT_REQUEST: responder_resources %u initiator_depth %u, expected 2 and 4",
+		 ev->param.conn.responder_resources,
+		 ev->param.conn.initiator_depth);
+	RT_CHECK(ev->param.conn.qp_num == cli.id->qp->qp_num,
+		 "CONNECT_REQUEST: qp_num 0x%x, client QP 0x%x",
+		 ev->param.conn.qp_num, cli.id->qp->qp_num);
+	srv.conn = ev->id;
+	RT_CHECK(rdma_get_peer_addr(srv.conn)->sa_family == AF_INET &&
+		 ((struct sockaddr_in *)rdma_get_peer_addr(srv.conn))->sin_addr.s_addr ==
+		 htonl(RT_IPV4_0) &&
+		 rdma_get_dst_port(srv.conn) == rdma_get_src_port(cli.id),
+		 "server: peer address or port is not the client's");
+	RT_CHECK(strcmp(ibv_get_device_name(srv.conn->verbs->device),
+			RT_DEV1) == 0, "server id on %s, expected %s",
+		 ibv_get_device_name(srv.conn->verbs->device), RT_DEV1);
+	cm_ack(ev);
+
+	side_qp(&srv, srv.conn, IBV_QPT_RC);
+	post_recv(&srv, srv.conn);
+	rt_fill_random(srv.buf.p, MSG_LEN);
+	memset(&rp, 0, sizeof(rp));
+	rp.addr = (uintptr_t)srv.buf.p;
+	rp.rkey = srv.buf.mr->rkey;
+	rt_fill_random(rp.pattern, sizeof(rp.pattern));
+	memset(rep_priv, 0, sizeof(rep_priv));
+	memcpy(rep_priv, &rp, sizeof(rp));
+	rt_fill_random(rep_priv + sizeof(rp), sizeof(rep_priv) - sizeof(rp));
+	memset(&cp, 0, sizeof(cp));
+	cp.private_data = rep_priv;
+	cp.private_data_len = sizeof(rep_priv);
+	cp.responder_resources = 2;
+	cp.initiator_depth = 4;
+	cp.rnr_retry_count = 7;
+	rt_step("server: rdma_accept with 196 bytes of private data");
+	RT_CHECK(rdma_accept(srv.conn, &cp) == 0, "rdma_accept: %s",
+		 strerror(errno));
+
+	ev = cm_expect(cli.ch, RDMA_CM_EVENT_ESTABLISHED, CM_TIMEOUT_MS,
+		       "client");
+	RT_CHECK(ev->id == cli.id && ev->param.conn.private_data_len >=
+		 sizeof(rep_priv) && memcmp(ev->param.conn.private_data,
+					    rep_priv, sizeof(rep_priv)) == 0,
+		 "client ESTABLISHED: id or private data differs");
+	cm_ack(ev);
+	cm_ack(cm_expect(srv.ch, RDMA_CM_EVENT_ESTABLISHED, CM_TIMEOUT_MS,
+			 "server"));
+	RT_CHECK(cli.id->qp->state == IBV_QPS_RTS &&
+		 srv.conn->qp->state == IBV_QPS_RTS,
+		 "QPs not in RTS after ESTABLISHED (client %d, server %d)",
+		 cli.id->qp->state, srv.conn->qp->state);
+
+	rt_step("client -> server: SEND %u B", MSG_LEN);
+	rt_fill_random(msg, MSG_LEN);
+	memcpy(cli.buf.p, msg, MSG_LEN);
+	sg = rt_sge(&cli.buf, 0, MSG_LEN);
+	wr.wr_id = 2;
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	RT_CHECK(ibv_post_send(cli.id->qp, &wr, &bad) == 0, "post SEND");
+	wc = rt_expect_wc(cli.cq, "client SEND", 2, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = rt_expect_wc(srv.cq, "server RECV", 1, IBV_WC_SUCCESS, IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == MSG_LEN, "server received %u B", wc.byte_len);
+	rt_check_data(srv.buf.p, msg, MSG_LEN, "SEND payload");
+
+	rt_step("client: RDMA READ of the server's buffer (address and rkey from the REP's private data)");
+	rt_fill_random(srv.buf.p, MSG_LEN);
+	memcpy(msg, srv.buf.p, MSG_LEN);
+	memset(cli.buf.p, 0, MSG_LEN);
+	wr.wr_id = 3;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.wr.rdma.remote_addr = rp.addr;
+	wr.wr.rdma.rkey = rp.rkey;
+	RT_CHECK(ibv_post_send(cli.id->qp, &wr, &bad) == 0, "post READ");
+	rt_expect_wc(cli.cq, "client READ", 3, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(cli.buf.p, msg, MSG_LEN, "READ data");
+
+	rt_step("client: rdma_disconnect");
+	RT_CHECK(rdma_disconnect(cli.id) == 0, "rdma_disconnect: %s",
+		 strerror(errno));
+	cm_ack(cm_expect(srv.ch, RDMA_CM_EVENT_DISCONNECTED, CM_TIMEOUT_MS,
+			 "server"));
+	cm_ack(cm_expect(cli.ch, RDMA_CM_EVENT_DISCONNECTED, CM_TIMEOUT_MS,
+			 "client"));
+	RT_CHECK(cli.id->qp->state == IBV_QPS_ERR &&
+		 srv.conn->qp->state == IBV_QPS_ERR,
+		 "QPs not in ERR after DISCONNECTED (client %d, server %d)",
+		 cli.id->qp->state, srv.conn->qp->state);
+	/* The posted receive of the client flushes. */
+	rt_expect_wc(cli.cq, "client receive flushed", 1,
+		     IBV_WC_WR_FLUSH_ERR,
+		     IBV_WC_RECV);
+	cli.conn = NULL;
+	side_fini(&cli);
+	side_fini(&srv);
+	free(msg);
+}
+
+/* -------------------------------------------------------------- reject */
+
+static void
+rt_case_reject(void)
+{
+	struct cm_side srv, cli;
+	struct rdma_cm_event *ev;
+	uint8_t why[40];
+
+	side_init(&srv, RDMA_PS_TCP);
+	side_init(&cli, RDMA_PS_TCP);
+	listen_on(&srv, PORT_BASE + 1);
+	resolve(&cli, PORT_BASE + 1);
+	side_qp(&cli, cli.id, IBV_QPT_RC);
+	RT_CHECK(rdma_connect(cli.id, NULL) == 0, "rdma_connect: %s",
+		 strerror(errno));
+	ev = cm_expect(srv.ch, RDMA_CM_EVENT_CONNECT_REQUEST, CM_TIMEOUT_MS,
+		       "server");
+	srv.conn = ev->id;
+	cm_ack(ev);
+	rt_fill_random(why, sizeof(why));
+	rt_step("server: rdma_reject with 40 bytes of private data");
+	RT_CHECK(rdma_reject(srv.conn, why, sizeof(why)) == 0,
+		 "rdma_reject: %s", strerror(errno));
+	RT_CHECK(rdma_accept(srv.conn, NULL) == -1 && errno == EINVAL,
+		 "rdma_accept after rdma_reject was not refused");
+	ev = cm_expect(cli.ch, RDMA_CM_EVENT_REJECTED, CM_TIMEOUT_MS,
+		       "client");
+	/* librdmacm: the IBTA reason, 28 for a consumer's reject. */
+	RT_CHECK(ev->status == 28, "REJECTED status %d, expected 28",
+		 ev->status);
+	RT_CHECK(ev->param.conn.private_data_len >= sizeof(why) &&
+		 memcmp(ev->param.conn.private_data, why, sizeof(why)) == 0,
+		 "REJECTED: private data differs");
+	cm_ack(ev);
+	side_fini(&cli);
+	side_fini(&srv);
+}
+
+/* ------------------------------------------------------------------ ud */
+
+static void
+rt_case_ud(void)
+{
+	struct cm_side srv, cli;
+	struct rdma_cm_event *ev;
+	struct rdma_conn_param cp = { 0 };
+	struct ibv_ah *ah;
+	struct ibv_sge sg;
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_wc wc;
+	uint32_t qpn, qkey;
+	uint8_t msg[512];
+
+	side_init(&srv, RDMA_PS_UDP);
+	side_init(&cli, RDMA_PS_UDP);
+	listen_on(&srv, PORT_BASE + 2);
+	resolve(&cli, PORT_BASE + 2);
+	side_qp(&cli, cli.id, IBV_QPT_UD);
+	cli.conn = cli.id;
+	RT_CHECK(rdma_connect(cli.id, &cp) == 0, "rdma_connect (SIDR): %s",
+		 strerror(errno));
+	ev = cm_expect(srv.ch, RDMA_CM_EVENT_CONNECT_REQUEST, CM_TIMEOUT_MS,
+		       "server");
+	RT_CHECK(ev->param.ud.ah_attr.is_global &&
+		 ev->param.ud.ah_attr.grh.dgid.raw[15] == 1 &&
+		 ev->param.ud.qkey == RDMA_UDP_QKEY,
+		 "SIDR CONNECT_REQUEST: address of the client or Q_Key wrong");
+	srv.conn = ev->id;
+	cm_ack(ev);
+	side_qp(&srv, srv.conn, IBV_QPT_UD);
+	post_recv(&srv, srv.conn);
+	cp.qp_num = srv.conn->qp->qp_num;
+	RT_CHECK(rdma_accept(srv.conn, &cp) == 0, "rdma_accept (SIDR): %s",
+		 strerror(errno));
+	ev = cm_expect(cli.ch, RDMA_CM_EVENT_ESTABLISHED, CM_TIMEOUT_MS,
+		       "client");
+	qpn = ev->param.ud.qp_num;
+	qkey = ev->param.ud.qkey;
+	RT_CHECK(qpn == srv.conn->qp->qp_num && qkey == RDMA_UDP_QKEY,
+		 "SIDR ESTABLISHED: qp_num 0x%x qkey 0x%x, expected 0x%x 0x%x",
+		 qpn, qkey, srv.conn->qp->qp_num, RDMA_UDP_QKEY);
+	ah = ibv_create_ah(cli.pd, &ev->param.ud.ah_attr);
+	RT_CHECK(ah != NULL, "ibv_create_ah from the event: %s",
+		 strerror(errno));
+	cm_ack(ev);
+
+	rt_step("client -> server: UD SEND of %zu B through the SIDR address",
+		sizeof(msg));
+	rt_fill_random(msg, sizeof(msg));
+	memcpy(cli.buf.p, msg, sizeof(msg));
+	sg = rt_sge(&cli.buf, 0, sizeof(msg));
+	wr.wr_id = 9;
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qpn;
+	wr.wr.ud.remote_qkey = qkey;
+	RT_CHECK(ibv_post_send(cli.id->qp, &wr, &bad) == 0, "post UD SEND");
+	rt_expect_wc(cli.cq, "client UD SEND", 9, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = rt_expect_wc(srv.cq, "server UD RECV", 1, IBV_WC_SUCCESS,
+			  IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == sizeof(msg) + RT_GRH_LEN &&
+		 wc.src_qp == cli.id->qp->qp_num,
+		 "UD receive: %u B from QP 0x%x", wc.byte_len, wc.src_qp);
+	rt_check_data(srv.buf.p + RT_GRH_LEN, msg, sizeof(msg), "UD payload");
+	RT_CHECK(ibv_destroy_ah(ah) == 0, "ibv_destroy_ah");
+	side_fini(&cli);
+	side_fini(&srv);
+}
+
+/* -------------------------------------------------------------- errors */
+
+struct destroy_arg {
+	struct rdma_cm_id *id;
+	atomic_int done;
+};
+
+static void *
+destroy_thread(void *p)
+{
+	struct destroy_arg *a = p;
+
+	rdma_destroy_id(a->id);
+	atomic_store(&a->done, 1);
+	return NULL;
+}
+
+static void
+rt_case_errors(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *id, *id2;
+	struct rdma_cm_event *ev;
+	struct sockaddr_in a;
+	struct destroy_arg da;
+	pthread_t t;
+	int fl;
+
+	RT_CHECK(ch != NULL, "rdma_create_event_channel");
+	rt_step("rdma_create_id with RDMA_PS_IB: EPROTONOSUPPORT");
+	RT_CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_IB) == -1 &&
+		 errno == EPROTONOSUPPORT, "RDMA_PS_IB was not refused");
+	RT_CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0,
+		 "rdma_create_id: %s", strerror(errno));
+	RT_CHECK(rdma_create_id(ch, &id2, NULL, RDMA_PS_TCP) == 0,
+		 "rdma_create_id: %s", strerror(errno));
+
+	rt_step("rdma_bind_addr to an address no device has: EADDRNOTAVAIL");
+	sin_set(&a, 0xc0000263u, 0);	/* 192.0.2.99 */
+	RT_CHECK(rdma_bind_addr(id, (struct sockaddr *)&a) == -1 &&
+		 errno == EADDRNOTAVAIL, "bind to 192.0.2.99 was not refused");
+	rt_step("rdma_bind_addr of a port in use: EADDRINUSE");
+	sin_set(&a, RT_IPV4_0, PORT_BASE + 3);
+	RT_CHECK(rdma_bind_addr(id, (struct sockaddr *)&a) == 0,
+		 "rdma_bind_addr: %s", strerror(errno));
+	RT_CHECK(rdma_bind_addr(id2, (struct sockaddr *)&a) == -1 &&
+		 errno == EADDRINUSE, "a second bind was not refused");
+	rt_step("rdma_connect before the route is resolved: EINVAL");
+	RT_CHECK(rdma_connect(id2, NULL) == -1 && errno == EINVAL,
+		 "rdma_connect on an idle id was not refused");
+	rt_step("rdma_resolve_route before the address: EINVAL");
+	RT_CHECK(rdma_resolve_route(id2, 100) == -1 && errno == EINVAL,
+		 "rdma_resolve_route on an idle id was not refused");
+	rt_step("IPv6 destination: EAFNOSUPPORT");
+	{
+		struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
+
+		RT_CHECK(rdma_resolve_addr(id2, NULL, (struct sockaddr *)&s6,
+					   100) == -1 &&
+			 errno == EAFNOSUPPORT, "IPv6 was not refused");
+	}
+
+	rt_step("O_NONBLOCK channel with nothing queued: EAGAIN");
+	fl = fcntl(ch->fd, F_GETFL);
+	RT_CHECK(fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) == 0, "fcntl");
+	RT_CHECK(rdma_get_cm_event(ch, &ev) == -1 && errno == EAGAIN,
+		 "rdma_get_cm_event on an empty non-blocking channel");
+	RT_CHECK(fcntl(ch->fd, F_SETFL, fl) == 0, "fcntl");
+
+	rt_step("a destination on no device's subnet: ADDR_ERROR (no packet)");
+	sin_set(&a, 0xcb007101u, 7);	/* 203.0.113.1, TEST-NET-3 */
+	RT_CHECK(rdma_resolve_addr(id2, NULL, (struct sockaddr *)&a, 100) == 0,
+		 "rdma_resolve_addr: %s", strerror(errno));
+	ev = cm_expect(ch, RDMA_CM_EVENT_ADDR_ERROR, CM_TIMEOUT_MS, "errors");
+	RT_CHECK(ev->status == -ENETUNREACH && ev->id == id2,
+		 "ADDR_ERROR status %d, expected %d", ev->status,
+		 -ENETUNREACH);
+
+	rt_step("rdma_destroy_id waits for the ack of its delivered event");
+	da.id = id2;
+	atomic_store(&da.done, 0);
+	RT_CHECK(pthread_create(&t, NULL, destroy_thread, &da) == 0,
+		 "pthread_create");
+	rt_sleep_ms(200);
+	RT_CHECK(atomic_load(&da.done) == 0,
+		 "rdma_destroy_id returned with an event not acked");
+	cm_ack(ev);
+	pthread_join(t, NULL);
+	RT_CHECK(atomic_load(&da.done) == 1, "rdma_destroy_id did not return");
+
+	RT_CHECK(strcmp(rdma_event_str(RDMA_CM_EVENT_ESTABLISHED),
+			"RDMA_CM_EVENT_ESTABLISHED") == 0, "rdma_event_str");
+	RT_CHECK(rdma_destroy_id(id) == 0, "rdma_destroy_id");
+	rdma_destroy_event_channel(ch);
+}
+
+/* --------------------------------------------------------- unreachable */
+
+static void
+rt_case_unreachable(void)
+{
+	struct cm_side cli;
+	struct rdma_cm_event *ev;
+	double t0;
+
+	side_init(&cli, RDMA_PS_TCP);
+	resolve(&cli, PORT_BASE + 4);	/* nobody listens there */
+	side_qp(&cli, cli.id, IBV_QPT_RC);
+	t0 = rt_now();
+	RT_CHECK(rdma_connect(cli.id, NULL) == 0, "rdma_connect: %s",
+		 strerror(errno));
+	/* 15 retransmissions 500 ms apart, then UNREACHABLE. */
+	ev = cm_expect(cli.ch, RDMA_CM_EVENT_UNREACHABLE, 20000, "client");
+	RT_CHECK(ev->status == -ETIMEDOUT, "UNREACHABLE status %d, expected %d",
+		 ev->status, -ETIMEDOUT);
+	RT_CHECK(rt_now() - t0 >= 7.0,
+		 "UNREACHABLE after %.1f s: the REQ was not retried",
+		 rt_now() - t0);
+	cm_ack(ev);
+	cli.conn = cli.id;
+	side_fini(&cli);
+}
+
+static const struct rt_case rt_cases[] = {
+	{ "rc", rt_case_rc, 60,
+	  "connect/accept/private data, SEND and READ, disconnect" },
+	{ "reject", rt_case_reject, 60,
+	  "rdma_reject: REJECTED, status 28, private data" },
+	{ "ud", rt_case_ud, 60, "SIDR: QPN and Q_Key, then a UD SEND" },
+	{ "errors", rt_case_errors, 60,
+	  "bad calls, ADDR_ERROR, O_NONBLOCK, destroy waits for acks" },
+	{ "unreachable", rt_case_unreachable, 60,
+	  "an unanswered REQ: retransmitted, then UNREACHABLE" },
+};
+
+int
+main(int argc, char **argv)
+{
+	return rt_main(argc, argv, rt_cases,
+		       sizeof(rt_cases) / sizeof(rt_cases[0]));
+}
