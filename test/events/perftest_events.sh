@@ -19,6 +19,11 @@
 prog=${1:?usage: perftest_events.sh PROGRAM [ARGS...]}
 shift
 port=18600
+# -R: perftest connects through the RDMA CM (verbs-shim/cm.c).
+rdma_cm=0
+for a in "$@"; do
+	[ "$a" = -R ] && rdma_cm=1
+done
 
 rv_need_env
 rv_need_root
@@ -30,6 +35,7 @@ case $prog in
 *lat*) tag=el ;;
 *) tag=eb ;;
 esac
+[ "$rdma_cm" = 0 ] || tag=${tag}r
 rv_topology "$tag$(($$ % 1000))"
 
 args=(-d rocepmd0 -i 1 -x 0 -e -p "$port" "$@")
@@ -37,9 +43,19 @@ args=(-d rocepmd0 -i 1 -x 0 -e -p "$port" "$@")
 # One run of both sides; sets crc and src.
 run_once() {
 	rv_log "server ($RP_NS_B): $prog ${args[*]}"
-	rv_bg server "$RP_NS_B" "$RV_CFG_B" -- "$prog" "${args[@]}"
-	srv=$rv_last_pid
-	rv_wait_listen "$RP_NS_B" "$port" "$srv" server
+	if [ "$rdma_cm" = 1 ]; then
+		# -R: no TCP port to wait for.  The server's banner (line
+		# buffered through stdbuf) comes before it listens; a REQ that
+		# arrives before the listener is retransmitted 500 ms later,
+		# for up to 7.5 s.
+		rv_bg server "$RP_NS_B" "$RV_CFG_B" -- stdbuf -oL "$prog" "${args[@]}"
+		srv=$rv_last_pid
+		rv_wait_output server "Waiting for client to connect" "$srv"
+	else
+		rv_bg server "$RP_NS_B" "$RV_CFG_B" -- "$prog" "${args[@]}"
+		srv=$rv_last_pid
+		rv_wait_listen "$RP_NS_B" "$port" "$srv" server
+	fi
 	rv_log "client ($RP_NS_A): $prog ${args[*]} $RV_IP_B"
 	rv_fg client "$RP_NS_A" "$RV_CFG_A" -- "$prog" "${args[@]}" "$RV_IP_B"
 	crc=$rv_status

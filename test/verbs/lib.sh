@@ -221,6 +221,23 @@ rv_wait_listen() {
 	rv_fail "$name: no TCP listener on port $port after 60 s"
 }
 
+# rv_wait_output NAME TEXT PID: until NAME's stdout has TEXT, at most 60 s,
+# failing early if PID died.
+rv_wait_output() {
+	local name=$1 text=$2 pid=$3 i
+
+	for ((i = 0; i < 600; i++)); do
+		grep -qF -- "$text" "$rv_tmp/$name.out" 2>/dev/null && return 0
+		if ! kill -0 "$pid" 2>/dev/null; then
+			rv_show "$name"
+			rv_fail "$name exited before printing '$text'"
+		fi
+		sleep 0.1
+	done
+	rv_show "$name"
+	rv_fail "$name: no '$text' after 60 s"
+}
+
 # Print a program's captured output, prefixed.
 rv_show() {
 	local name=$1
