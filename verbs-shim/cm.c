@@ -1283,7 +1283,7 @@ rdma_get_dst_port(struct rdma_cm_id *id)
 /* ------------------------------------------------- receiving MADs */
 
 static void
-cm_recv_req(struct cm_dev *d, const uint8_t *m)
+cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 {
 	uint32_t rid = (uint32_t)cm_get(m, CM_F_REQ_LOCAL_COMM_ID);
 	uint64_t guid = cm_get(m, CM_F_REQ_LOCAL_CA_GUID);
@@ -1295,7 +1295,14 @@ cm_recv_req(struct cm_dev *d, const uint8_t *m)
 	size_t plen;
 	uint32_t dst_ip;
 
-	memcpy(peer.raw, cm_bytes(m, CM_F_REQ_PRIMARY_LOCAL_GID, NULL), 16);
+	/* The path's GID must be where the REQ came from (RoCE has no
+	 * third-party paths); replies go to the sender either way. */
+	peer = *src;
+	if (memcmp(cm_bytes(m, CM_F_REQ_PRIMARY_LOCAL_GID, NULL), src->raw,
+		   16) != 0) {
+		SHIM_LOG(INFO, "cm: REQ whose path is not its sender: ignored");
+		return;
+	}
 	c = cm_find_remote(rid, guid);
 	if (c != NULL) {
 		/* A retransmitted REQ: our REP was lost, or is late. */
@@ -1477,7 +1484,7 @@ cm_recv_rej(const uint8_t *m)
 }
 
 static void
-cm_recv_dreq(struct cm_dev *d, const uint8_t *m)
+cm_recv_dreq(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 {
 	uint32_t local = (uint32_t)cm_get(m, CM_F_DREQ_REMOTE_COMM_ID);
 	struct cm_id *c = cm_find_local(local);
@@ -1489,9 +1496,10 @@ cm_recv_dreq(struct cm_dev *d, const uint8_t *m)
 	cm_set(drep, CM_F_DREP_LOCAL_COMM_ID, local);
 	cm_set(drep, CM_F_DREP_REMOTE_COMM_ID,
 	       cm_get(m, CM_F_DREQ_LOCAL_COMM_ID));
-	if (c == NULL)
-		return;		/* nothing known to answer for */
-	cm_send(d, &c->id.route.addr.addr.ibaddr.dgid, drep);
+	if (c == NULL || memcmp(src->raw, c->id.route.addr.addr.ibaddr.dgid.raw,
+				16) != 0)
+		return;		/* nothing of ours, or not from our peer */
+	cm_send(d, src, drep);
 	switch (c->state) {
 	case CM_S_REP_SENT:
 	case CM_S_ESTABLISHED:
@@ -1538,7 +1546,8 @@ cm_ud_ah_attr(struct ibv_ah_attr *aa, const union ibv_gid *dgid)
 }
 
 static void
-cm_recv_sidr_req(struct cm_dev *d, const uint8_t *m)
+cm_recv_sidr_req(struct cm_dev *d, const union ibv_gid *src,
+		 const uint8_t *m)
 {
 	uint64_t sid = cm_get(m, CM_F_SIDR_REQ_SERVICE_ID);
 	uint32_t rid = (uint32_t)cm_get(m, CM_F_SIDR_REQ_REQUEST_ID);
@@ -1555,6 +1564,8 @@ cm_recv_sidr_req(struct cm_dev *d, const uint8_t *m)
 	memcpy(&dst_ip, &h.dst[12], 4);
 	memcpy(&src_ip, &h.src[12], 4);
 	cm_gid_from_ipv4(&peer, src_ip);
+	if (memcmp(peer.raw, src->raw, 16) != 0)
+		return;		/* the header names another sender */
 	l = (sid & CM_SERVICE_ID_PS_MASK) == CM_SERVICE_ID_UDP ?
 		cm_find_listener(d, RDMA_PS_UDP, (uint16_t)sid, dst_ip) : NULL;
 	if (l == NULL)
@@ -1623,7 +1634,7 @@ cm_recv_sidr_rep(const uint8_t *m)
 }
 
 void
-cm_mad_recv(struct cm_dev *d, const uint8_t *m)
+cm_mad_recv(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 {
 	int attr = cm_mad_check(m, CM_MAD_SIZE);
 
@@ -1636,7 +1647,7 @@ cm_mad_recv(struct cm_dev *d, const uint8_t *m)
 	SHIM_LOG(DEBUG, "cm: %s received", cm_attr_name((unsigned int)attr));
 	switch (attr) {
 	case CM_ATTR_REQ:
-		cm_recv_req(d, m);
+		cm_recv_req(d, src, m);
 		break;
 	case CM_ATTR_REP:
 		cm_recv_rep(d, m);
@@ -1648,13 +1659,13 @@ cm_mad_recv(struct cm_dev *d, const uint8_t *m)
 		cm_recv_rej(m);
 		break;
 	case CM_ATTR_DREQ:
-		cm_recv_dreq(d, m);
+		cm_recv_dreq(d, src, m);
 		break;
 	case CM_ATTR_DREP:
 		cm_recv_drep(m);
 		break;
 	case CM_ATTR_SIDR_REQ:
-		cm_recv_sidr_req(d, m);
+		cm_recv_sidr_req(d, src, m);
 		break;
 	case CM_ATTR_SIDR_REP:
 		cm_recv_sidr_rep(m);

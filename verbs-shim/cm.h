@@ -139,7 +139,8 @@ uint32_t cm_random32(void);
 unsigned int cm_dev_contexts(struct ibv_context **out, unsigned int max);
 
 /* cm.c, from the agent thread, under cm_lock */
-void cm_mad_recv(struct cm_dev *dev, const uint8_t *mad);
+void cm_mad_recv(struct cm_dev *dev, const union ibv_gid *src,
+		 const uint8_t *mad);
 uint64_t cm_timers_run(uint64_t now);
 /* cm.c, under cm_lock */
 int cm_init_qp_attr(struct cm_id *c, struct ibv_qp_attr *a, int *mask);

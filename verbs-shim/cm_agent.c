@@ -178,6 +178,29 @@ err:
 	return ret;
 }
 
+/*
+ * Hand a received MAD to cm.c with the packet's source GID, taken from the
+ * GRH area the engine fills: the IPv4 header in its last 20 bytes, or the
+ * IPv6 header.  Replies go there, never to an address the MAD claims.
+ */
+static void
+cm_dev_deliver(struct cm_dev *d, const uint8_t *grh)
+{
+	union ibv_gid src;
+
+	memset(&src, 0, sizeof(src));
+	if ((grh[20] >> 4) == 4) {
+		src.raw[10] = 0xff;
+		src.raw[11] = 0xff;
+		memcpy(&src.raw[12], grh + 20 + 12, 4);
+	} else if ((grh[0] >> 4) == 6) {
+		memcpy(src.raw, grh + 8, 16);
+	} else {
+		return;
+	}
+	cm_mad_recv(d, &src, grh + CM_GRH_LEN);
+}
+
 static void
 cm_dev_poll(struct cm_dev *d)
 {
@@ -195,8 +218,8 @@ cm_dev_poll(struct cm_dev *d)
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status == IBV_WC_SUCCESS &&
 			    wc[i].byte_len >= CM_BUF_SZ)
-				cm_mad_recv(d, d->buf + wc[i].wr_id * CM_BUF_SZ +
-					    CM_GRH_LEN);
+				cm_dev_deliver(d, d->buf + wc[i].wr_id *
+					       CM_BUF_SZ);
 			else if (wc[i].status != IBV_WC_WR_FLUSH_ERR)
 				SHIM_LOG(DEBUG, "cm: dropped a %u-byte GSI receive (%s)",
 					 wc[i].byte_len,
@@ -332,8 +355,15 @@ cm_ah(struct cm_dev *d, const union ibv_gid *dgid)
 		if (memcmp(d->ah_cache[i].gid.raw, dgid->raw, 16) == 0)
 			return d->ah_cache[i].ah;
 	if (d->nr_ah == CM_AH_CACHE) {
-		errno = ENOSPC;
-		return NULL;
+		/* Full (many peers, or garbage): start over once no send
+		 * may still use one. */
+		if (d->send_out != 0) {
+			errno = EAGAIN;
+			return NULL;
+		}
+		for (unsigned int i = 0; i < d->nr_ah; i++)
+			ibv_destroy_ah(d->ah_cache[i].ah);
+		d->nr_ah = 0;
 	}
 	ah = ibv_create_ah(d->pd, &aa);
 	if (ah == NULL)

@@ -14,6 +14,10 @@
  *                devices' subnets; O_NONBLOCK channels; rdma_destroy_id
  *                waits for the ack of a delivered event
  *   unreachable  a REQ nobody answers: retransmitted, then UNREACHABLE
+ *   garbage      thousands of random and mutated CM MADs sent to the
+ *                listener's QP 1 from a raw UD QP: requests that parse
+ *                become CONNECT_REQUESTs (rejected), the rest is ignored;
+ *                then a real connection on the same listener still works
  *
  * Run as: rocepmd-run --config two-ports.ini -- rp_cm_test CASE
  */
@@ -32,6 +36,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "cm_mad.h"
 #include "rp_testlib.h"
 
 const char rt_prog[] = "rp_cm_test";
@@ -39,6 +44,7 @@ const char rt_prog[] = "rp_cm_test";
 #define CM_TIMEOUT_MS	5000
 #define MSG_LEN		4096
 #define PORT_BASE	7470
+#define RTE_DIM_(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct cm_side {
 	struct rdma_event_channel *ch;
@@ -601,6 +607,227 @@ rt_case_unreachable(void)
 	side_fini(&cli);
 }
 
+/* ------------------------------------------------------------ garbage */
+
+/* A raw UD QP on the client's device that sends MADs to QP 1. */
+struct raw_gsi {
+	struct rt_dev d;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	struct rt_buf buf;
+};
+
+static void
+raw_gsi_open(struct raw_gsi *r)
+{
+	struct ibv_qp_init_attr qa = { 0 };
+	struct ibv_qp_attr a = { 0 };
+	struct ibv_ah_attr aa;
+	union ibv_gid dgid;
+
+	rt_dev_open(&r->d, RT_DEV0);
+	r->cq = ibv_create_cq(r->d.ctx, RT_CQE, NULL, NULL, 0);
+	RT_CHECK(r->cq != NULL, "ibv_create_cq");
+	qa.send_cq = qa.recv_cq = r->cq;
+	qa.qp_type = IBV_QPT_UD;
+	qa.cap.max_send_wr = 64;
+	qa.cap.max_recv_wr = 1;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	r->qp = ibv_create_qp(r->d.pd, &qa);
+	RT_CHECK(r->qp != NULL, "ibv_create_qp");
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = RT_PORT;
+	a.qkey = CM_GSI_QKEY;	/* a Q_Key with the MSB set means "the QP's" */
+	RT_CHECK(ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			       IBV_QP_PORT | IBV_QP_QKEY) == 0, "to INIT");
+	a.qp_state = IBV_QPS_RTR;
+	RT_CHECK(ibv_modify_qp(r->qp, &a, IBV_QP_STATE) == 0, "to RTR");
+	a.qp_state = IBV_QPS_RTS;
+	RT_CHECK(ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) == 0,
+		 "to RTS");
+	memset(&dgid, 0, sizeof(dgid));
+	dgid.raw[10] = dgid.raw[11] = 0xff;
+	dgid.raw[12] = 192; dgid.raw[13] = 0; dgid.raw[14] = 2;
+	dgid.raw[15] = 2;
+	rt_ah_attr(&aa, &dgid);
+	r->ah = ibv_create_ah(r->d.pd, &aa);
+	RT_CHECK(r->ah != NULL, "ibv_create_ah");
+	rt_buf_alloc(&r->buf, &r->d, CM_MAD_SIZE, RT_ACCESS_ALL);
+}
+
+static void
+raw_gsi_send(struct raw_gsi *r, const uint8_t *mad)
+{
+	struct ibv_sge sg = rt_sge(&r->buf, 0, CM_MAD_SIZE);
+	struct ibv_send_wr wr = { 0 }, *bad;
+
+	memcpy(r->buf.p, mad, CM_MAD_SIZE);
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = r->ah;
+	wr.wr.ud.remote_qpn = 1;
+	wr.wr.ud.remote_qkey = CM_GSI_QKEY;
+	RT_CHECK(ibv_post_send(r->qp, &wr, &bad) == 0, "post MAD");
+	rt_expect_wc(r->cq, "MAD sent", 0, IBV_WC_SUCCESS, IBV_WC_SEND);
+}
+
+static void
+raw_gsi_close(struct raw_gsi *r)
+{
+	rt_buf_free(&r->buf);
+	ibv_destroy_ah(r->ah);
+	ibv_destroy_qp(r->qp);
+	ibv_destroy_cq(r->cq);
+	rt_dev_close(&r->d);
+}
+
+/* Reject whatever CONNECT_REQUESTs the garbage produced. */
+static unsigned int
+drain_requests(struct cm_side *srv, int ms)
+{
+	struct pollfd p = { .fd = srv->ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	unsigned int n = 0;
+
+	while (poll(&p, 1, ms) == 1) {
+		RT_CHECK(rdma_get_cm_event(srv->ch, &ev) == 0,
+			 "rdma_get_cm_event: %s", strerror(errno));
+		RT_CHECK(ev->event == RDMA_CM_EVENT_CONNECT_REQUEST,
+			 "garbage produced %s on the listener's channel",
+			 rdma_event_str(ev->event));
+		struct rdma_cm_id *child = ev->id;
+
+		cm_ack(ev);
+		RT_CHECK(rdma_reject(child, NULL, 0) == 0, "rdma_reject: %s",
+			 strerror(errno));
+		RT_CHECK(rdma_destroy_id(child) == 0, "rdma_destroy_id");
+		n++;
+	}
+	return n;
+}
+
+/* The one CONNECT_REQUEST a REQ just sent must bring, rejected. */
+static unsigned int
+expect_one_request(struct cm_side *srv)
+{
+	struct pollfd p = { .fd = srv->ch->fd, .events = POLLIN };
+
+	if (poll(&p, 1, CM_TIMEOUT_MS) != 1)
+		return 0;
+	return drain_requests(srv, 0);
+}
+
+static void
+rt_case_garbage(void)
+{
+	static const unsigned int attrs[] = {
+		CM_ATTR_REQ, CM_ATTR_MRA, CM_ATTR_REJ, CM_ATTR_REP,
+		CM_ATTR_RTU, CM_ATTR_DREQ, CM_ATTR_DREP, CM_ATTR_SIDR_REQ,
+		CM_ATTR_SIDR_REP, 0x0019, 0x0001,
+	};
+	const uint16_t port = PORT_BASE + 5;
+	struct cm_side srv, cli;
+	struct raw_gsi r;
+	struct cm_cma_hdr h = { .ip_version = 4, .src_port = 4242 };
+	struct rdma_cm_event *ev;
+	uint8_t mad[CM_MAD_SIZE];
+	unsigned int parsed = 0, reqs = 0, accepted = 0;
+	const unsigned int total = 3000;
+
+	side_init(&srv, RDMA_PS_TCP);
+	listen_on(&srv, port);
+	raw_gsi_open(&r);
+	memcpy(&h.src[12], (const uint8_t[]){ 192, 0, 2, 1 }, 4);
+	memcpy(&h.dst[12], (const uint8_t[]){ 192, 0, 2, 2 }, 4);
+	rt_step("%u random and mutated MADs to QP 1 of %s", total, RT_DEV1);
+	for (unsigned int i = 0; i < total; i++) {
+		unsigned int kind = rt_rand32() % 4;
+
+		rt_fill_random(mad, sizeof(mad));
+		if (kind != 0) {
+			/* A CM header, so the agent looks further. */
+			cm_set(mad, CM_F_BASE_VERSION, 1);
+			cm_set(mad, CM_F_MGMT_CLASS, CM_MGMT_CLASS);
+			cm_set(mad, CM_F_CLASS_VERSION, CM_CLASS_VERSION);
+			cm_set(mad, CM_F_METHOD, CM_METHOD_SEND);
+			cm_set(mad, CM_F_ATTR_ID,
+			       attrs[rt_rand32() % RTE_DIM_(attrs)]);
+		}
+		if (kind == 3) {
+			/* A REQ for the listener: random path, QPN, PSN,
+			 * MTU, depths; a valid RDMA CM header. */
+			uint8_t *priv = mad + cm_fields[CM_F_REQ_PRIVATE_DATA].off;
+
+			cm_set(mad, CM_F_ATTR_ID, CM_ATTR_REQ);
+			cm_set(mad, CM_F_REQ_SERVICE_ID,
+			       CM_SERVICE_ID_TCP | port);
+			cm_cma_hdr_put(priv, &h);
+			/* The sender's own GID, or the REQ is dropped. */
+			cm_set_bytes(mad, CM_F_REQ_PRIMARY_LOCAL_GID,
+				     (const uint8_t[]){ [10] = 0xff,
+							[11] = 0xff, 192, 0,
+							2, 1 }, 16);
+			reqs++;
+		}
+		if (cm_mad_check(mad, sizeof(mad)) >= 0)
+			parsed++;
+		raw_gsi_send(&r, mad);
+		/*
+		 * Each REQ for the listener must come out as one
+		 * CONNECT_REQUEST; waiting for it also paces the sender
+		 * under the GSI's 64 receive buffers (a UD QP drops what
+		 * finds none).
+		 */
+		if (kind == 3) {
+			unsigned int got = expect_one_request(&srv);
+
+			RT_CHECK(got == 1, "MAD %u, a REQ for the listener: %u CONNECT_REQUESTs",
+				 i, got);
+			accepted += got;
+		}
+	}
+	rt_sleep_ms(300);
+	RT_CHECK(drain_requests(&srv, 300) == 0,
+		 "CONNECT_REQUESTs from MADs that were no REQ for the listener");
+	rt_step("%u of them well-formed CM MADs, %u REQs for the listener, %u CONNECT_REQUESTs (rejected)",
+		parsed, reqs, accepted);
+	RT_CHECK(accepted == reqs && reqs > 0, "%u CONNECT_REQUESTs from %u REQs",
+		 accepted, reqs);
+	raw_gsi_close(&r);
+
+	rt_step("a real connection on the same listener");
+	side_init(&cli, RDMA_PS_TCP);
+	resolve(&cli, port);
+	side_qp(&cli, cli.id, IBV_QPT_RC);
+	cli.conn = cli.id;
+	RT_CHECK(rdma_connect(cli.id, NULL) == 0, "rdma_connect: %s",
+		 strerror(errno));
+	ev = cm_expect(srv.ch, RDMA_CM_EVENT_CONNECT_REQUEST, CM_TIMEOUT_MS,
+		       "server");
+	RT_CHECK(ev->param.conn.qp_num == cli.id->qp->qp_num,
+		 "the CONNECT_REQUEST after the garbage is not the client's");
+	srv.conn = ev->id;
+	cm_ack(ev);
+	side_qp(&srv, srv.conn, IBV_QPT_RC);
+	RT_CHECK(rdma_accept(srv.conn, NULL) == 0, "rdma_accept: %s",
+		 strerror(errno));
+	cm_ack(cm_expect(cli.ch, RDMA_CM_EVENT_ESTABLISHED, CM_TIMEOUT_MS,
+			 "client"));
+	cm_ack(cm_expect(srv.ch, RDMA_CM_EVENT_ESTABLISHED, CM_TIMEOUT_MS,
+			 "server"));
+	RT_CHECK(rdma_disconnect(cli.id) == 0, "rdma_disconnect");
+	cm_ack(cm_expect(cli.ch, RDMA_CM_EVENT_DISCONNECTED, CM_TIMEOUT_MS,
+			 "client"));
+	cm_ack(cm_expect(srv.ch, RDMA_CM_EVENT_DISCONNECTED, CM_TIMEOUT_MS,
+			 "server"));
+	side_fini(&cli);
+	side_fini(&srv);
+}
+
 static const struct rt_case rt_cases[] = {
 	{ "rc", rt_case_rc, 60,
 	  "connect/accept/private data, SEND and READ, disconnect" },
@@ -611,6 +838,8 @@ static const struct rt_case rt_cases[] = {
 	  "bad calls, ADDR_ERROR, O_NONBLOCK, destroy waits for acks" },
 	{ "unreachable", rt_case_unreachable, 60,
 	  "an unanswered REQ: retransmitted, then UNREACHABLE" },
+	{ "garbage", rt_case_garbage, 120,
+	  "random and mutated MADs to QP 1, then a real connection" },
 };
 
 int
