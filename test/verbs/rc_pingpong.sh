@@ -24,7 +24,14 @@ mode=${2:?usage: rc_pingpong.sh SIZE poll|event}
 pmtu=${3:-}
 [ "$pmtu" != - ] || pmtu=
 export RV_IDLE=${4:-}
-iters=${RV_ITERS:-10000}
+# Polling: both programs and both engines spin on two CPUs, so every
+# round trip waits for a scheduler slice; 3000 rounds prove as much as
+# 10000 at a third of the time.
+if [ "$mode" = poll ]; then
+	iters=${RV_ITERS:-3000}
+else
+	iters=${RV_ITERS:-10000}
+fi
 extra=(-c)
 [ -z "$pmtu" ] || extra+=(-m "$pmtu")
 case $mode in

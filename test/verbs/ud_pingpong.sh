@@ -14,7 +14,14 @@
 
 mode=${1:?usage: ud_pingpong.sh poll|event}
 size=${RV_UD_SIZE:-512}
-iters=${RV_ITERS:-10000}
+# Polling: both programs and both engines spin on two CPUs, so every
+# round trip waits for a scheduler slice; 3000 rounds prove as much as
+# 10000 at a third of the time.
+if [ "$mode" = poll ]; then
+	iters=${RV_ITERS:-3000}
+else
+	iters=${RV_ITERS:-10000}
+fi
 case $mode in
 poll|event) ;;
 *) rv_fail "MODE must be poll or event, not '$mode'" ;;
