@@ -27,6 +27,9 @@ static bool cm_opened;
 static int cm_epfd = -1;
 static int cm_wake_fd = -1;
 static pthread_t cm_thread;
+static bool cm_thread_up;
+static bool cm_stopping;		/* under cm_lock */
+static pid_t cm_pid;			/* the process the thread runs in */
 
 #define CM_BUF_SZ	(CM_GRH_LEN + CM_MAD_SIZE)
 
@@ -244,6 +247,10 @@ cm_agent_main(void *arg)
 		int n = epoll_wait(cm_epfd, ev, RTE_DIM(ev), timeout);
 
 		pthread_mutex_lock(&cm_lock);
+		if (cm_stopping) {
+			pthread_mutex_unlock(&cm_lock);
+			break;
+		}
 		for (int i = 0; i < n; i++) {
 			if (ev[i].data.ptr == NULL) {
 				uint64_t v;
@@ -259,6 +266,26 @@ cm_agent_main(void *arg)
 		pthread_mutex_unlock(&cm_lock);
 	}
 	return NULL;
+}
+
+/*
+ * At exit, before the engine stops (atexit handlers run in reverse: the
+ * shim's own was registered first): no timer may post a MAD into a
+ * device that is going away.
+ */
+static void
+cm_agent_atexit(void)
+{
+	/* A forked child inherits the handler, not the thread. */
+	if (getpid() != cm_pid)
+		return;
+	pthread_mutex_lock(&cm_lock);
+	cm_stopping = true;
+	cm_agent_kick();
+	pthread_mutex_unlock(&cm_lock);
+	if (cm_thread_up && !pthread_equal(pthread_self(), cm_thread))
+		pthread_join(cm_thread, NULL);
+	cm_thread_up = false;
 }
 
 /* Open every rocepmd device's GSI and start the agent, once. */
@@ -301,8 +328,11 @@ cm_dev_open_all(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret < 0)
 		goto err;
-	pthread_detach(cm_thread);
+	cm_thread_up = true;
+	cm_pid = getpid();
 	pthread_setname_np(cm_thread, "rocepmd-cm");
+	if (atexit(cm_agent_atexit) != 0)
+		SHIM_LOG(WARNING, "cm: cannot register the exit handler");
 	return 0;
 err:
 	SHIM_LOG(ERR, "cm: cannot start the CM agent: %s", strerror(-ret));
