@@ -72,6 +72,17 @@ cm_dst(struct cm_id *c)
 
 static void cm_build_dreq(struct cm_id *c);
 
+/* rdma-core's convention at the API: -1 with errno, from a negative errno. */
+static int
+cm_errno(int ret)
+{
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
 /* ----------------------------------------------------------- events */
 
 static int
@@ -551,11 +562,7 @@ rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 	if (ret == 0 && d != NULL)
 		cm_attach_dev(c, d);
 	pthread_mutex_unlock(&cm_lock);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	return 0;
+	return cm_errno(ret);
 }
 
 SHIM_EXPORT int
@@ -613,11 +620,7 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		}
 	}
 	pthread_mutex_unlock(&cm_lock);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	return 0;
+	return cm_errno(ret);
 }
 
 SHIM_EXPORT int
@@ -660,11 +663,7 @@ rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 				    NULL, 0);
 	}
 	pthread_mutex_unlock(&cm_lock);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	return 0;
+	return cm_errno(ret);
 }
 
 SHIM_EXPORT int
@@ -686,11 +685,7 @@ rdma_listen(struct rdma_cm_id *id, int backlog)
 	if (ret == 0)
 		c->state = CM_S_LISTEN;
 	pthread_mutex_unlock(&cm_lock);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	return 0;
+	return cm_errno(ret);
 }
 
 /* ----------------------------------------------------- exported: QPs */
@@ -937,11 +932,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 			c->state = CM_S_REQ_SENT;
 	}
 	pthread_mutex_unlock(&cm_lock);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	return 0;
+	return cm_errno(ret);
 }
 
 static int
@@ -1028,11 +1019,7 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		ret = -EINVAL;
 	}
 	pthread_mutex_unlock(&cm_lock);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	return 0;
+	return cm_errno(ret);
 }
 
 static void
@@ -1080,11 +1067,7 @@ rdma_reject(struct rdma_cm_id *id, const void *private_data,
 		ret = -EINVAL;
 	}
 	pthread_mutex_unlock(&cm_lock);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	return 0;
+	return cm_errno(ret);
 }
 
 static void
@@ -1128,11 +1111,7 @@ rdma_disconnect(struct rdma_cm_id *id)
 		ret = -EINVAL;
 	}
 	pthread_mutex_unlock(&cm_lock);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	return 0;
+	return cm_errno(ret);
 }
 
 SHIM_EXPORT int
@@ -1149,11 +1128,7 @@ rdma_establish(struct rdma_cm_id *id)
 	if (c->state != CM_S_ESTABLISHED)
 		ret = -EINVAL;
 	pthread_mutex_unlock(&cm_lock);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	return 0;
+	return cm_errno(ret);
 }
 
 SHIM_EXPORT int
