@@ -29,6 +29,36 @@
 static TAILQ_HEAD(, cm_id) cm_ids = TAILQ_HEAD_INITIALIZER(cm_ids);
 static uint16_t cm_next_port = 49152;
 
+/*
+ * Connections that ended here, by the peer's (communication ID, CA GUID):
+ * a late duplicate of their REQ must not start a new one.  IBTA's
+ * timewait state, kept as a ring of the most recent ones.
+ */
+#define CM_STALE	256u
+static struct {
+	uint32_t remote_id;
+	uint64_t guid;
+} cm_stale[CM_STALE];
+static unsigned int cm_stale_next;
+
+static void
+cm_stale_add(uint32_t remote_id, uint64_t guid)
+{
+	cm_stale[cm_stale_next].remote_id = remote_id;
+	cm_stale[cm_stale_next].guid = guid;
+	cm_stale_next = (cm_stale_next + 1) % CM_STALE;
+}
+
+static bool
+cm_stale_has(uint32_t remote_id, uint64_t guid)
+{
+	for (unsigned int i = 0; i < CM_STALE; i++)
+		if (cm_stale[i].remote_id == remote_id &&
+		    cm_stale[i].guid == guid && guid != 0)
+			return true;
+	return false;
+}
+
 static struct cm_id *
 cm_id(struct rdma_cm_id *id)
 {
@@ -525,6 +555,8 @@ rdma_destroy_id(struct rdma_cm_id *id)
 		cm_build_dreq(c);
 		cm_send(c->dev, &id->route.addr.addr.ibaddr.dgid, c->mad);
 	}
+	if (c->remote_guid != 0 && !c->sidr)
+		cm_stale_add(c->remote_id, c->remote_guid);
 	TAILQ_REMOVE(&cm_ids, c, link);
 	if (c->chan != NULL)
 		c->chan->nr_ids--;
@@ -1059,6 +1091,7 @@ rdma_reject(struct rdma_cm_id *id, const void *private_data,
 			    0, c->remote_id, CM_REJ_MSG_REQ,
 			    CM_REJ_CONSUMER_DEFINED, private_data,
 			    private_data_len);
+		cm_stale_add(c->remote_id, c->remote_guid);
 		c->state = CM_S_IDLE;
 	} else if (c->state == CM_S_SIDR_REQ_RCVD) {
 		ret = cm_send_sidr_rep(c, NULL, CM_SIDR_REJECT);
@@ -1285,6 +1318,8 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 			cm_send(d, &peer, c->mad);
 		return;
 	}
+	if (cm_stale_has(rid, guid))
+		return;		/* a late copy of a finished connection's */
 	priv = cm_bytes(m, CM_F_REQ_PRIVATE_DATA, &plen);
 	if ((sid & CM_SERVICE_ID_PS_MASK) != CM_SERVICE_ID_TCP ||
 	    cm_cma_hdr_get(priv, plen, &h) < 0 || h.ip_version != 4) {

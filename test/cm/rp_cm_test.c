@@ -828,6 +828,113 @@ rt_case_garbage(void)
 	side_fini(&srv);
 }
 
+/* -------------------------------------------------------------- lossy */
+
+/* A SEND (wr_id 5) and a receive (wr_id 1), in either order. */
+static void
+expect_send_and_recv(struct ibv_cq *cq, const char *who)
+{
+	bool send = false, recv = false;
+	struct ibv_wc wc;
+
+	for (int k = 0; k < 2; k++) {
+		rt_wait_wc(cq, &wc, who);
+		RT_CHECK(wc.status == IBV_WC_SUCCESS, "%s: completion status %s",
+			 who, ibv_wc_status_str(wc.status));
+		if (wc.opcode == IBV_WC_SEND && wc.wr_id == 5 && !send)
+			send = true;
+		else if (wc.opcode == IBV_WC_RECV && wc.wr_id == 1 && !recv)
+			recv = true;
+		else
+			RT_FAIL("%s: unexpected completion opcode %d wr_id %llu",
+				who, wc.opcode, (unsigned long long)wc.wr_id);
+	}
+}
+
+/*
+ * On ports that drop 5%, duplicate 2%, reorder 2% and corrupt 1% of the
+ * frames (two-ports-lossy.ini): every cycle of connect, accept, a SEND
+ * each way and disconnect completes, through retransmitted and duplicate
+ * REQ, REP, RTU, DREQ and DREP.
+ */
+static void
+rt_case_lossy(void)
+{
+	const uint16_t port = PORT_BASE + 6;
+	const unsigned int cycles = 30;
+	struct cm_side srv, cli;
+	struct rdma_cm_event *ev;
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_sge sg;
+	double t0 = rt_now();
+
+	side_init(&srv, RDMA_PS_TCP);
+	listen_on(&srv, port);
+	for (unsigned int i = 0; i < cycles; i++) {
+		rt_step("cycle %u of %u: connect", i + 1, cycles);
+		side_init(&cli, RDMA_PS_TCP);
+		resolve(&cli, port);
+		side_qp(&cli, cli.id, IBV_QPT_RC);
+		cli.conn = cli.id;
+		post_recv(&cli, cli.id);
+		RT_CHECK(rdma_connect(cli.id, NULL) == 0, "rdma_connect: %s",
+			 strerror(errno));
+		ev = cm_expect(srv.ch, RDMA_CM_EVENT_CONNECT_REQUEST,
+			       CM_TIMEOUT_MS, "server");
+		RT_CHECK(ev->param.conn.qp_num == cli.id->qp->qp_num,
+			 "cycle %u: CONNECT_REQUEST for QP 0x%x, the client's is 0x%x (a stale REQ?)",
+			 i + 1, ev->param.conn.qp_num, cli.id->qp->qp_num);
+		srv.conn = ev->id;
+		cm_ack(ev);
+		side_qp(&srv, srv.conn, IBV_QPT_RC);
+		post_recv(&srv, srv.conn);
+		RT_CHECK(rdma_accept(srv.conn, NULL) == 0, "rdma_accept: %s",
+			 strerror(errno));
+		cm_ack(cm_expect(cli.ch, RDMA_CM_EVENT_ESTABLISHED,
+				 CM_TIMEOUT_MS, "client"));
+		cm_ack(cm_expect(srv.ch, RDMA_CM_EVENT_ESTABLISHED,
+				 CM_TIMEOUT_MS, "server"));
+
+		rt_step("cycle %u of %u: a SEND each way", i + 1, cycles);
+		rt_fill_random(cli.buf.p, 256);
+		rt_fill_random(srv.buf.p, 256);
+		wr.sg_list = &sg;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_SEND;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr_id = 5;
+		sg = rt_sge(&cli.buf, 0, 256);
+		RT_CHECK(ibv_post_send(cli.id->qp, &wr, &bad) == 0, "post");
+		sg = rt_sge(&srv.buf, 0, 256);
+		RT_CHECK(ibv_post_send(srv.conn->qp, &wr, &bad) == 0, "post");
+		expect_send_and_recv(cli.cq, "client");
+		expect_send_and_recv(srv.cq, "server");
+
+		rt_step("cycle %u of %u: disconnect", i + 1, cycles);
+		RT_CHECK(rdma_disconnect(i % 2 ? cli.id : srv.conn) == 0,
+			 "rdma_disconnect: %s", strerror(errno));
+		cm_ack(cm_expect(cli.ch, RDMA_CM_EVENT_DISCONNECTED,
+				 CM_TIMEOUT_MS, "client"));
+		cm_ack(cm_expect(srv.ch, RDMA_CM_EVENT_DISCONNECTED,
+				 CM_TIMEOUT_MS, "server"));
+		side_fini(&cli);
+		rdma_destroy_qp(srv.conn);
+		RT_CHECK(rdma_destroy_id(srv.conn) == 0, "rdma_destroy_id");
+		srv.conn = NULL;
+		rt_buf_free(&srv.buf);
+		memset(&srv.buf, 0, sizeof(srv.buf));
+		ibv_destroy_cq(srv.cq);
+		srv.cq = NULL;
+		RT_CHECK(ibv_dealloc_pd(srv.pd) == 0, "ibv_dealloc_pd");
+		srv.pd = NULL;
+	}
+	rt_step("%u cycles in %.1f s", cycles, rt_now() - t0);
+	/* Late duplicates of finished connections make no new ones. */
+	RT_CHECK(drain_requests(&srv, 1000) == 0,
+		 "a CONNECT_REQUEST after the last cycle");
+	side_fini(&srv);
+}
+
 static const struct rt_case rt_cases[] = {
 	{ "rc", rt_case_rc, 60,
 	  "connect/accept/private data, SEND and READ, disconnect" },
@@ -838,6 +945,8 @@ static const struct rt_case rt_cases[] = {
 	  "bad calls, ADDR_ERROR, O_NONBLOCK, destroy waits for acks" },
 	{ "unreachable", rt_case_unreachable, 60,
 	  "an unanswered REQ: retransmitted, then UNREACHABLE" },
+	{ "lossy", rt_case_lossy, 240,
+	  "30 connect/send/disconnect cycles on lossy, duplicating ports" },
 	{ "garbage", rt_case_garbage, 120,
 	  "random and mutated MADs to QP 1, then a real connection" },
 };
