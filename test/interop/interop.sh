@@ -1,0 +1,450 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# interop.sh rxe-server|rxe-client: rocepmd against the Linux kernel's own
+# soft RoCE, rdma_rxe, running in a QEMU guest (doc/guides/interop.rst).
+#
+#   [namespace ri-<dir>]
+#     br-ri 192.0.2.254/24 (the namespace's kernel: out-of-band TCP)
+#       +-- ri-tap  -- QEMU guest, eth0 192.0.2.1, rxe0 (Debian's kernel)
+#       +-- ri-h0   == veth == ri-h1: rocepmd, af_packet, 192.0.2.10
+#
+# rxe-server: the guest runs every server, rocepmd-run the clients;
+# rxe-client: the other way round.  One guest boot serves every scenario
+# in turn: ibv_rc_pingpong polling and with -e, ibv_uc_pingpong,
+# ibv_ud_pingpong, ib_send_lat, ib_write_bw, ib_read_bw, rping and udaddy
+# over the RDMA CM, and a lossy ibv_rc_pingpong where nftables drops one
+# request packet and one ACK of each side.  Each scenario has its own TCP
+# port, so a late program never meets the wrong peer.  The two sides signal
+# each other through the guest's serial console (marks the host reads) and
+# a one-shot TCP "go" port on the host (the guest connects when the host's
+# server listens).
+#
+# Passes when every program on both sides exits 0, the pingpongs print the
+# byte and iteration counts asked for, the lossy case's nftables rules each
+# dropped exactly one frame and rocepmd's counters show the recovery
+# (a NAK received and one sent, a retry timeout, a duplicate request), and
+# the capture of the whole run on br-ri has a correct ICRC on every frame
+# (test/verbs/icrc_check, the engine's own parser).
+#
+# Skips (exit 77, with a banner) only where QEMU cannot run or the guest
+# image is missing (scripts/rxe-image builds it).  Environment as for
+# test/verbs/lib.sh, plus RP_RXE_IMAGE (default /var/tmp/rocepmd-rxe).
+
+. "$(dirname "$0")/../verbs/lib.sh"
+
+dir=${1:-}
+case $dir in
+rxe-server | rxe-client) ;;
+*) rv_fail "usage: interop.sh rxe-server|rxe-client" ;;
+esac
+
+image=${RP_RXE_IMAGE:-/var/tmp/rocepmd-rxe}
+here=$(cd "$(dirname "$0")" && pwd)
+ns=ri-${dir#rxe-}
+guest_ip=192.0.2.1
+host_kip=192.0.2.254	# the namespace's kernel, for TCP
+rp_ip=192.0.2.10	# rocepmd's device
+step_t=${RI_STEP_TIMEOUT:-90}
+qemu_pid=
+tcpdump_pid=
+
+skip_loudly() {
+	{
+		echo "************************************************************"
+		echo "$rv_prog: SKIPPED: $*"
+		echo "rocepmd was NOT tested against the kernel's rxe."
+		echo "************************************************************"
+	} >&2
+	exit 77
+}
+
+rv_need_env
+rv_need_root
+command -v qemu-system-x86_64 >/dev/null ||
+	skip_loudly "qemu-system-x86_64 not found (scripts/rxe-image installs it)"
+[ -s "$image/vmlinuz" ] && [ -s "$image/rootfs.cpio" ] ||
+	skip_loudly "no rxe guest image in $image (run scripts/rxe-image)"
+rv_need_prog tcpdump tcpdump
+rv_need_prog nft nftables
+rv_need_prog python3 python3
+[ -x "${RP_ICRC_CHECK:-}" ] || rv_fail "RP_ICRC_CHECK is not executable"
+
+ri_net_down() {
+	ip netns del "$ns" 2>/dev/null
+	return 0
+}
+
+ri_cleanup() {
+	local rc=$?
+
+	trap - EXIT
+	[ -n "$tcpdump_pid" ] && kill -INT "$tcpdump_pid" 2>/dev/null
+	rv_stop_pids
+	ri_net_down
+	(exit "$rc")
+	rv_cleanup
+}
+trap ri_cleanup EXIT
+
+# ---- network -----------------------------------------------------------------
+ri_net_down
+ip netns add "$ns" || rv_fail "ip netns add $ns failed"
+nsx=(ip netns exec "$ns")
+"${nsx[@]}" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+	net.ipv6.conf.default.disable_ipv6=1 >/dev/null
+ip -n "$ns" link set lo up
+ip -n "$ns" link add br-ri type bridge stp_state 0 forward_delay 0 \
+	mcast_snooping 0 || rv_fail "cannot create a bridge"
+ip -n "$ns" addr add "$host_kip/24" dev br-ri
+ip -n "$ns" link set br-ri mtu 1500 up
+ip -n "$ns" tuntap add dev ri-tap mode tap || rv_fail "cannot create a tap"
+ip -n "$ns" link set ri-tap mtu 1500 master br-ri up
+ip -n "$ns" link add ri-h0 numtxqueues 1 numrxqueues 1 type veth \
+	peer name ri-h1 numtxqueues 1 numrxqueues 1
+ip -n "$ns" link set ri-h0 mtu 1500 master br-ri up
+ip -n "$ns" link set ri-h1 mtu 1500 up
+
+cfg=$rv_tmp/rocepmd.ini
+cat >"$cfg" <<EOF
+; rocepmd at $rp_ip on the free end of a veth into the guest's bridge
+[eal]
+args = --log-level=rocepmd:info
+[engine]
+main_lcore = 0
+lcores = 1
+idle = sleep
+idle_us = 50
+[port0]
+device = net_af_packet0,iface=ri-h1,qpairs=1
+ipv4 = $rp_ip/24
+mtu = 1024
+lcore = 1
+region_mb = 64
+EOF
+
+"${nsx[@]}" tcpdump -i br-ri -n -U -s 0 -c 50000 -w "$rv_tmp/interop.pcap" \
+	'udp port 4791' 2>"$rv_tmp/tcpdump.err" &
+tcpdump_pid=$!
+rv_pids+=("$tcpdump_pid")
+for ((i = 0; i < 100; i++)); do
+	grep -q 'listening on' "$rv_tmp/tcpdump.err" && break
+	sleep 0.1
+done
+
+# ---- scenarios -----------------------------------------------------------------
+# name kind args; @DEV@ @GID@ @PORT@ are filled per side.  kind: tcp (the
+# programs meet over TCP @PORT@) or cm (the RDMA CM; rping listens on
+# @PORT@, udaddy on its fixed port).  A client gets its server's address
+# appended (the TCP address for tcp, the RDMA address for cm).
+scen_names=()
+declare -A scen_kind scen_srv scen_cli
+scen() {
+	scen_names+=("$1")
+	scen_kind[$1]=$2
+	scen_srv[$1]=$3
+	scen_cli[$1]=$4
+}
+pp='-d @DEV@ -g @GID@ -p @PORT@'
+pt='-d @DEV@ -x @GID@ -p @PORT@ -F'
+scen rc_poll tcp "ibv_rc_pingpong $pp -s 4096 -n 10" "ibv_rc_pingpong $pp -s 4096 -n 10"
+scen rc_event tcp "ibv_rc_pingpong $pp -s 64 -n 10 -e" "ibv_rc_pingpong $pp -s 64 -n 10 -e"
+scen uc tcp "ibv_uc_pingpong $pp -s 2048 -n 10" "ibv_uc_pingpong $pp -s 2048 -n 10"
+scen ud tcp "ibv_ud_pingpong $pp -s 512 -n 10" "ibv_ud_pingpong $pp -s 512 -n 10"
+scen send_lat tcp "ib_send_lat $pt -s 64 -n 20" "ib_send_lat $pt -s 64 -n 20"
+scen write_bw tcp "ib_write_bw $pt -s 4096 -n 20" "ib_write_bw $pt -s 4096 -n 20"
+scen read_bw tcp "ib_read_bw $pt -s 4096 -n 20" "ib_read_bw $pt -s 4096 -n 20"
+scen rping cm "rping -s -a @SADDR@ -p @PORT@ -C 5 -S 64 -v -V" "rping -c -p @PORT@ -C 5 -S 64 -v -V -a"
+scen udaddy cm "udaddy -b @SADDR@" "udaddy -s"
+scen lossy tcp "ibv_rc_pingpong $pp -s 4096 -n 10" "ibv_rc_pingpong $pp -s 4096 -n 10"
+
+# fill SIDE ARGS PORT SERVER-RDMA-ADDRESS
+fill() {
+	local a=$2
+
+	if [ "$1" = rxe ]; then
+		a=${a//@DEV@/rxe0}
+		a=${a//@GID@/\$RXE_GID}
+	else
+		a=${a//@DEV@/rocepmd0}
+		a=${a//@GID@/0}
+	fi
+	a=${a//@PORT@/$3}
+	a=${a//@SADDR@/$4}
+	echo "$a"
+}
+
+if [ "$dir" = rxe-server ]; then
+	srv_side=rxe cli_side=rocepmd srv_rdma=$guest_ip srv_tcp=$guest_ip
+else
+	srv_side=rocepmd cli_side=rxe srv_rdma=$rp_ip srv_tcp=$host_kip
+fi
+
+# The nftables rules of the lossy case: in the bridge, before forwarding,
+# drop the third SEND_MIDDLE (BTH opcode 0x01 after 20 bytes of IPv4 and 8
+# of UDP: the second message's first middle) and the fifth ACK (opcode
+# 0x11 with an AETH syndrome of ACK, 0b000xxxxx; a NAK passes) that each
+# side sends.
+loss_rules() {
+	local who ip
+
+	echo "table bridge riloss {"
+	echo "  chain pre {"
+	echo "    type filter hook prerouting priority 0; policy accept;"
+	for who in rocepmd:$rp_ip rxe:$guest_ip; do
+		ip=${who#*:}
+		echo "    ip saddr $ip udp dport 4791 @nh,224,8 0x01 numgen inc mod 1000000 == 2 counter drop comment \"${who%%:*} request\""
+		echo "    ip saddr $ip udp dport 4791 @nh,224,8 0x11 @nh,320,8 & 0xe0 == 0 numgen inc mod 1000000 == 4 counter drop comment \"${who%%:*} ack\""
+	done
+	echo "  }"
+	echo "}"
+}
+
+# ---- the guest's job ----------------------------------------------------------
+job=$rv_tmp/guest/job
+mkdir -p "$job"
+install -m 0755 "$here/guest-init.sh" "$rv_tmp/guest/init"
+{
+	cat <<EOF
+step_t=$step_t
+EOF
+	cat <<'EOF'
+# serve NAME KIND PORT CMD...: start a server, say "ready NAME" once it
+# listens, then "step NAME rc=N" when it ends.
+serve() {
+	local name=$1 kind=$2 port=$3 pid rc i
+	shift 3
+	mark "start $name: $*"
+	timeout -k 5 "$step_t" "$@" >"/tmp/$name.out" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do
+		kill -0 $pid 2>/dev/null || break
+		if [[ $kind == tcp ]]; then
+			[[ -n "$(ss -Hltn "sport = :$port" 2>/dev/null)" ]] && break
+		else
+			rdma resource show cm_id 2>/dev/null | grep -q LISTEN && break
+		fi
+		sleep 0.2
+	done
+	mark "ready $name"
+	wait $pid
+	rc=$?
+	sed "s/^/  [$name] /" "/tmp/$name.out"
+	mark "step $name rc=$rc"
+}
+# client NAME KIND GOPORT CMD...: wait until the host's server is up (it
+# opens GOPORT on the bridge address), then run the client; a client of
+# the RDMA CM is tried up to three times (the listener may lag the port).
+client() {
+	local name=$1 kind=$2 go=$3 rc i tries=1
+	shift 3
+	[[ $kind == cm ]] && tries=3
+	mark "wait $name"
+	for ((i = 0; i < 600; i++)); do
+		(: <>"/dev/tcp/192.0.2.254/$go") 2>/dev/null && break
+		sleep 0.2
+	done
+	mark "start $name: $*"
+	for ((i = 1; i <= tries; i++)); do
+		timeout -k 5 "$step_t" "$@" >"/tmp/$name.out" 2>&1
+		rc=$?
+		[[ $rc -eq 0 ]] && break
+		sleep 1
+	done
+	sed "s/^/  [$name] /" "/tmp/$name.out"
+	mark "step $name rc=$rc"
+}
+EOF
+	port=18600
+	for n in "${scen_names[@]}"; do
+		port=$((port + 1))
+		if [ "$dir" = rxe-server ]; then
+			echo "serve $n ${scen_kind[$n]} $port $(fill rxe "${scen_srv[$n]}" $port "$guest_ip")"
+		else
+			if [ "${scen_kind[$n]}" = cm ]; then
+				a=$srv_rdma
+			else
+				a=$srv_tcp
+			fi
+			echo "client $n ${scen_kind[$n]} $((port + 1000)) $(fill rxe "${scen_cli[$n]}" $port "") $a"
+		fi
+	done
+} >"$job/cmd.sh"
+
+(cd "$rv_tmp/guest" && find init job | cpio -o -H newc --quiet) >"$rv_tmp/job.cpio"
+cat "$image/rootfs.cpio" "$rv_tmp/job.cpio" >"$rv_tmp/initrd"
+accel=tcg
+[ -w /dev/kvm ] && accel=kvm:tcg
+: >"$rv_tmp/guest.log"
+"${nsx[@]}" timeout -k 10 900 qemu-system-x86_64 -name rocepmd-rxe \
+	-machine "pc,accel=$accel" -cpu max -smp 1 -m 768 \
+	-nodefaults -no-user-config -display none -monitor none -no-reboot \
+	-serial "file:$rv_tmp/guest.log" \
+	-kernel "$image/vmlinuz" -initrd "$rv_tmp/initrd" \
+	-append "console=ttyS0 quiet panic=-1 mitigations=off tsc=unstable no_timer_check rdinit=/init rxe.ip=$guest_ip/24 rxe.mtu=1500 rxe.timeout=840" \
+	-netdev tap,id=n0,ifname=ri-tap,script=no,downscript=no \
+	-device virtio-net-pci,netdev=n0,mac=52:54:00:c0:02:01 \
+	>"$rv_tmp/qemu.err" 2>&1 &
+qemu_pid=$!
+rv_pids+=("$qemu_pid")
+rv_log "guest booting ($accel, $(cat "$image/kver" 2>/dev/null)), $dir"
+
+# mark_value TEXT: the rest of the line after the first "RXE-MARK t=... TEXT"
+mark_line() {
+	tr -d '\r' <"$rv_tmp/guest.log" | grep -a -m 1 "^RXE-MARK t=[0-9.]* $1"
+}
+
+# wait_mark TEXT SECONDS: until the guest printed the mark; 1 on timeout or
+# if the guest is gone.
+wait_mark() {
+	local i
+
+	for ((i = 0; i < $2 * 5; i++)); do
+		mark_line "$1" >/dev/null && return 0
+		kill -0 "$qemu_pid" 2>/dev/null || { mark_line "$1" >/dev/null; return; }
+		sleep 0.2
+	done
+	return 1
+}
+
+wait_mark "rxe ready" 180 || {
+	tail -n 30 "$rv_tmp/guest.log" >&2
+	rv_fail "the guest did not bring up rxe0 in 180 s"
+}
+rv_log "guest: $(mark_line 'rxe ready')"
+
+# go PORT: the one-shot "go" signal: accept one connection on the bridge
+# address, at most RI_STEP_TIMEOUT seconds.
+go() {
+	"${nsx[@]}" timeout "$step_t" python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("192.0.2.254", int(sys.argv[1])))
+s.listen(1)
+s.accept()[0].close()' "$1"
+}
+
+# Whether a rocepmd program's output shows the result asked for.
+check_output() {
+	local n=$1 name=$2
+
+	case $n in
+	rc_poll | lossy) rv_check_pingpong "$name" 4096 10 ;;
+	rc_event) rv_check_pingpong "$name" 64 10 ;;
+	uc) rv_check_pingpong "$name" 2048 10 ;;
+	ud) rv_check_pingpong "$name" 512 10 ;;
+	udaddy) grep -qx 'return status 0' "$rv_tmp/$name.out" ||
+		rv_fail "$name did not print 'return status 0'" ;;
+	esac
+}
+
+# counter NAME PROGRAM: a device counter from the program's exit log.
+counter() {
+	sed -n "s/.*rocepmd0: $1 \([0-9]*\)$/\1/p" "$rv_tmp/$2.err" | tail -n 1
+}
+
+results=()
+failed=0
+port=18600
+for n in "${scen_names[@]}"; do
+	port=$((port + 1))
+	prog=rp-$n
+	if [ "$n" = lossy ]; then
+		loss_rules >"$rv_tmp/loss.nft"
+		"${nsx[@]}" nft -f "$rv_tmp/loss.nft" || rv_fail "nft -f loss.nft failed"
+	fi
+	if [ "$dir" = rxe-server ]; then
+		if ! wait_mark "ready $n" 180; then
+			results+=("$n: the guest's server never got ready")
+			failed=1
+			continue
+		fi
+		read -r -a args <<<"$(fill rocepmd "${scen_cli[$n]}" $port "")"
+		rv_log "$n: rocepmd client: ${args[*]} $guest_ip"
+		rv_fg "$prog" "$ns" "$cfg" -- "${args[@]}" "$guest_ip"
+		hrc=$rv_status
+	else
+		read -r -a args <<<"$(fill rocepmd "${scen_srv[$n]}" $port "$rp_ip")"
+		rv_log "$n: rocepmd server: ${args[*]}"
+		rv_bg "$prog" "$ns" "$cfg" -- "${args[@]}"
+		srv=$rv_last_pid
+		if [ "${scen_kind[$n]}" = tcp ]; then
+			for ((i = 0; i < 300; i++)); do
+				"${nsx[@]}" ss -Hltn "sport = :$port" | grep -q . && break
+				kill -0 "$srv" 2>/dev/null || break
+				sleep 0.1
+			done
+		else
+			sleep 3	# the engine boots, then the CM listens
+		fi
+		go $((port + 1000)) || rv_log "$n: the guest never came for its go"
+		# the server ends with its client; a client that failed early
+		# leaves it waiting, so stop it once the guest says so
+		while kill -0 "$srv" 2>/dev/null; do
+			if mark_line "step $n rc=" >/dev/null &&
+			   ! mark_line "step $n rc=0" >/dev/null; then
+				sleep 3
+				kill -TERM "$srv" 2>/dev/null
+				break
+			fi
+			sleep 0.2
+		done
+		wait "$srv"
+		hrc=$?
+		rv_forget "$srv"
+	fi
+	wait_mark "step $n rc=" $((step_t + 30))
+	grc=$(mark_line "step $n rc=" | sed 's/.* rc=\([0-9]*\).*/\1/')
+	rv_show "$prog" | grep -v ' EAL: \|^  [^ ]* stderr: *$' | tail -n 25
+	res="rocepmd rc=$hrc, rxe rc=${grc:-none}"
+	ok=1
+	[ "$hrc" = 0 ] && [ "${grc:-x}" = 0 ] || ok=0
+	if [ $ok = 1 ] && ! (check_output "$n" "$prog") 2>"$rv_tmp/check.err"; then
+		ok=0
+		res+=", $(tail -n 1 "$rv_tmp/check.err")"
+	fi
+	if [ "$n" = lossy ]; then
+		"${nsx[@]}" nft list table bridge riloss >"$rv_tmp/loss.out" 2>&1
+		"${nsx[@]}" nft delete table bridge riloss
+		drops=$(grep -c 'counter packets 1 ' "$rv_tmp/loss.out")
+		res+=", nft dropped $drops of 4 chosen frames"
+		[ "$drops" = 4 ] || { ok=0; cat "$rv_tmp/loss.out"; }
+		for c in rcvd_nak send_nak_seq retry_timeouts duplicate_request \
+			 retransmits; do
+			v=$(counter "$c" "$prog")
+			res+=", $c ${v:-0}"
+			[ "${v:-0}" -ge 1 ] || ok=0
+		done
+	fi
+	if [ $ok = 1 ]; then
+		results+=("PASS $n ($res)")
+	else
+		results+=("FAIL $n ($res)")
+		failed=1
+	fi
+	rv_log "${results[-1]}"
+done
+
+wait_mark "job end" 60 || rv_log "the guest did not end its job"
+for ((i = 0; i < 150; i++)); do
+	kill -0 "$qemu_pid" 2>/dev/null || break
+	sleep 0.2
+done
+sleep 0.5
+kill -INT "$tcpdump_pid" 2>/dev/null
+wait "$tcpdump_pid"
+rv_forget "$tcpdump_pid"
+tcpdump_pid=
+rv_log "guest console (job part):"
+tr -d '\r' <"$rv_tmp/guest.log" | sed -n '/job begin/,$p' | sed 's/^/  guest: /' |
+	tail -n 400
+
+echo "== rocepmd against the kernel's rxe ($dir: $srv_side serves, $cli_side connects)"
+for r in "${results[@]}"; do
+	echo "  $r"
+done
+"$RP_ICRC_CHECK" --min 200 "$rv_tmp/interop.pcap" ||
+	rv_fail "the capture has bad RoCEv2 frames (see above)"
+[ "$failed" = 0 ] || rv_fail "some scenarios failed against rxe (see above)"
+rv_log "PASS: every scenario against rxe, every ICRC of the capture right"
