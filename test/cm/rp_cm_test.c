@@ -759,10 +759,12 @@ rt_case_garbage(void)
 		}
 		if (kind == 3) {
 			/* A REQ for the listener: random path, QPN, PSN,
-			 * MTU, depths; a valid RDMA CM header. */
+			 * MTU, depths; RC or UC (RD and XRC are rejected);
+			 * a valid RDMA CM header. */
 			uint8_t *priv = mad + cm_fields[CM_F_REQ_PRIVATE_DATA].off;
 
 			cm_set(mad, CM_F_ATTR_ID, CM_ATTR_REQ);
+			cm_set(mad, CM_F_REQ_TRANSPORT, rt_rand32() % 2);
 			cm_set(mad, CM_F_REQ_SERVICE_ID,
 			       CM_SERVICE_ID_TCP | port);
 			cm_cma_hdr_put(priv, &h);
