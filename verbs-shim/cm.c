@@ -186,65 +186,96 @@ cm_send_armed(struct cm_id *c, const union ibv_gid *dgid)
 
 /* ---------------------------------------------------------- QP moves */
 
-static int
-cm_qp_to_rtr_rts(struct cm_id *c, uint8_t resp_res, uint8_t init_depth,
-		 uint8_t rnr_retry)
+/* The connection's transport: the QP's type, else the id's. */
+static enum ibv_qp_type
+cm_qp_type(const struct cm_id *c)
 {
-	struct ibv_qp_attr a = { 0 };
-	struct ibv_qp *qp = c->id.qp;
-	int ret;
-
-	if (qp == NULL)
-		return 0;	/* the application moves its own QP */
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = c->path_mtu;
-	a.dest_qp_num = c->remote_qpn;
-	a.rq_psn = c->remote_psn;
-	a.max_dest_rd_atomic = resp_res;
-	a.min_rnr_timer = CM_MIN_RNR_TIMER;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = SHIM_PORT;
-	a.ah_attr.grh.dgid = c->id.route.addr.addr.ibaddr.dgid;
-	a.ah_attr.grh.sgid_index = 0;
-	a.ah_attr.grh.hop_limit = CM_HOP_LIMIT;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
-	if (ret != 0)
-		return -ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = c->local_psn;
-	a.timeout = CM_LOCAL_ACK_TIMEOUT;
-	a.retry_cnt = c->retry_count;
-	a.rnr_retry = rnr_retry;
-	a.max_rd_atomic = init_depth;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
-	return -ret;
+	return c->id.qp != NULL ? c->id.qp->qp_type : c->id.qp_type;
 }
 
 /*
- * rdma_init_qp_attr(3): the attributes for the QP's next state, as the
- * connection now allows (INIT before connecting; RTR then RTS after).
+ * The attributes for RTR and for RTS from REQ and REP (c->qpa), as ib_cm's
+ * cm_init_qp_rtr_attr and cm_init_qp_rts_attr give them: UC has no ACKs,
+ * so no READ depths, ACK timeout, retries or RNR timer.
+ */
+static void
+cm_qp_attr_rtr(const struct cm_id *c, struct ibv_qp_attr *a, int *mask)
+{
+	a->qp_state = IBV_QPS_RTR;
+	a->path_mtu = c->path_mtu;
+	a->dest_qp_num = c->remote_qpn;
+	a->rq_psn = c->qpa.rq_psn;
+	a->ah_attr.is_global = 1;
+	a->ah_attr.port_num = SHIM_PORT;
+	a->ah_attr.grh.dgid = c->id.route.addr.addr.ibaddr.dgid;
+	a->ah_attr.grh.sgid_index = 0;
+	a->ah_attr.grh.hop_limit = CM_HOP_LIMIT;
+	*mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+		IBV_QP_RQ_PSN;
+	if (cm_qp_type(c) == IBV_QPT_RC) {
+		a->max_dest_rd_atomic = c->qpa.max_dest_rd_atomic;
+		a->min_rnr_timer = CM_MIN_RNR_TIMER;
+		*mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	}
+}
+
+static void
+cm_qp_attr_rts(const struct cm_id *c, struct ibv_qp_attr *a, int *mask)
+{
+	a->qp_state = IBV_QPS_RTS;
+	a->sq_psn = c->qpa.sq_psn;
+	*mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	if (cm_qp_type(c) == IBV_QPT_RC) {
+		a->timeout = c->qpa.timeout;
+		a->retry_cnt = c->qpa.retry_cnt;
+		a->rnr_retry = c->qpa.rnr_retry;
+		a->max_rd_atomic = c->qpa.max_rd_atomic;
+		*mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+	}
+}
+
+static int
+cm_qp_to_rtr_rts(struct cm_id *c)
+{
+	struct ibv_qp *qp = c->id.qp;
+	struct ibv_qp_attr a;
+	int mask, ret;
+
+	if (qp == NULL)
+		return 0;	/* the application moves its own QP */
+	memset(&a, 0, sizeof(a));
+	cm_qp_attr_rtr(c, &a, &mask);
+	ret = ibv_modify_qp(qp, &a, mask);
+	if (ret != 0)
+		return -ret;
+	memset(&a, 0, sizeof(a));
+	cm_qp_attr_rts(c, &a, &mask);
+	return -ibv_modify_qp(qp, &a, mask);
+}
+
+/*
+ * rdma_init_qp_attr(3): the attributes for the state the caller asks for
+ * in a->qp_state.  RTR and RTS need the peer's half of REQ and REP: the
+ * passive side has it from the REQ on (our REP's PSN is chosen with the
+ * id, as rdma_cm's seq_num), the active side from the REP.  UD QPs only
+ * need INIT; their RTS takes sq_psn 0, as librdmacm's ucma_init_ud_qp.
  */
 int
 cm_init_qp_attr(struct cm_id *c, struct ibv_qp_attr *a, int *mask)
 {
-	struct ibv_qp *qp = c->id.qp;
-	enum ibv_qp_state cur = qp != NULL ? qp->state : IBV_QPS_RESET;
+	enum ibv_qp_state want = a->qp_state;
+	bool ud = cm_qp_type(c) == IBV_QPT_UD;
 
 	memset(a, 0, sizeof(*a));
 	if (c->dev == NULL)
 		return -EINVAL;
-	if (cur == IBV_QPS_RESET || c->state < CM_S_REQ_SENT ||
-	    c->sidr) {
+	switch (want) {
+	case IBV_QPS_INIT:
 		a->qp_state = IBV_QPS_INIT;
 		a->port_num = SHIM_PORT;
 		*mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
-		if (c->id.qp_type == IBV_QPT_UD) {
+		if (ud) {
 			a->qkey = RDMA_UDP_QKEY;
 			*mask |= IBV_QP_QKEY;
 		} else {
@@ -255,32 +286,29 @@ cm_init_qp_attr(struct cm_id *c, struct ibv_qp_attr *a, int *mask)
 			*mask |= IBV_QP_ACCESS_FLAGS;
 		}
 		return 0;
-	}
-	if (cur == IBV_QPS_INIT) {
-		a->qp_state = IBV_QPS_RTR;
-		a->path_mtu = c->path_mtu;
-		a->dest_qp_num = c->remote_qpn;
-		a->rq_psn = c->remote_psn;
-		a->max_dest_rd_atomic = c->init_depth;
-		a->min_rnr_timer = CM_MIN_RNR_TIMER;
-		a->ah_attr.is_global = 1;
-		a->ah_attr.port_num = SHIM_PORT;
-		a->ah_attr.grh.dgid = c->id.route.addr.addr.ibaddr.dgid;
-		a->ah_attr.grh.hop_limit = CM_HOP_LIMIT;
-		*mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	case IBV_QPS_RTR:
+		if (ud) {
+			a->qp_state = IBV_QPS_RTR;
+			*mask = IBV_QP_STATE;
+			return 0;
+		}
+		if (!c->qpa_ok)
+			return -EINVAL;
+		cm_qp_attr_rtr(c, a, mask);
 		return 0;
+	case IBV_QPS_RTS:
+		if (ud) {
+			a->qp_state = IBV_QPS_RTS;
+			*mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+			return 0;
+		}
+		if (!c->qpa_ok)
+			return -EINVAL;
+		cm_qp_attr_rts(c, a, mask);
+		return 0;
+	default:
+		return -EINVAL;
 	}
-	a->qp_state = IBV_QPS_RTS;
-	a->sq_psn = c->local_psn;
-	a->timeout = CM_LOCAL_ACK_TIMEOUT;
-	a->retry_cnt = c->retry_count;
-	a->rnr_retry = c->rnr_retry;
-	a->max_rd_atomic = c->resp_res;
-	*mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-		IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
-	return 0;
 }
 
 static void
@@ -777,8 +805,9 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 		a.qp_state = IBV_QPS_RTR;
 		ret = ibv_modify_qp(qp, &a, IBV_QP_STATE);
 		if (ret == 0) {
+			/* UD PSNs are only ever checked by nobody. */
 			a.qp_state = IBV_QPS_RTS;
-			a.sq_psn = cm_random32() & 0xffffff;
+			a.sq_psn = 0;
 			ret = ibv_modify_qp(qp, &a, IBV_QP_STATE |
 					    IBV_QP_SQ_PSN);
 		}
@@ -879,27 +908,33 @@ cm_send_req(struct cm_id *c, const struct rdma_conn_param *p)
 		return -EINVAL;
 	c->local_id = cm_random32();
 	c->tid = (uint64_t)cm_random32() << 32 | c->local_id;
-	c->local_psn = cm_random32() & 0xffffff;
-	c->resp_res = p != NULL ? p->responder_resources : 0;
-	c->init_depth = p != NULL ? p->initiator_depth : 0;
-	c->retry_count = p != NULL ? RTE_MIN(p->retry_count, 7) : 7;
-	c->rnr_retry = p != NULL ? RTE_MIN(p->rnr_retry_count, 7) : 7;
+	/* Our half: the Starting PSN is where our receive queue starts. */
+	memset(&c->wire, 0, sizeof(c->wire));
+	c->qpa_ok = false;
+	c->wire.req_psn = cm_random32() & 0xffffff;
+	c->wire.req_resp_res = p != NULL ? p->responder_resources : 0;
+	c->wire.req_init_depth = p != NULL ? p->initiator_depth : 0;
+	c->wire.req_retry = p != NULL ? RTE_MIN(p->retry_count, 7) : 7;
+	c->wire.req_rnr_retry = p != NULL ? RTE_MIN(p->rnr_retry_count, 7) :
+		7;
+	c->wire.req_ack_timeout = CM_LOCAL_ACK_TIMEOUT;
 	cm_mad_init(m, CM_ATTR_REQ, c->tid);
 	cm_set(m, CM_F_REQ_LOCAL_COMM_ID, c->local_id);
 	cm_set(m, CM_F_REQ_SERVICE_ID,
 	       cm_service_id(c->id.ps, ntohs(cm_dst(c)->sin_port)));
 	cm_set(m, CM_F_REQ_LOCAL_CA_GUID, c->dev->guid);
 	cm_set(m, CM_F_REQ_LOCAL_QPN, cm_local_qpn(c, p));
-	cm_set(m, CM_F_REQ_RESPONDER_RESOURCES, c->resp_res);
-	cm_set(m, CM_F_REQ_INITIATOR_DEPTH, c->init_depth);
+	cm_set(m, CM_F_REQ_RESPONDER_RESOURCES, c->wire.req_resp_res);
+	cm_set(m, CM_F_REQ_INITIATOR_DEPTH, c->wire.req_init_depth);
 	cm_set(m, CM_F_REQ_REMOTE_CM_RESP_TIMEOUT, CM_RESP_TIMEOUT_EXP);
-	cm_set(m, CM_F_REQ_TRANSPORT, 0);	/* RC */
-	cm_set(m, CM_F_REQ_STARTING_PSN, c->local_psn);
+	cm_set(m, CM_F_REQ_TRANSPORT, cm_qp_type(c) == IBV_QPT_UC ?
+	       CM_TRANSPORT_UC : CM_TRANSPORT_RC);
+	cm_set(m, CM_F_REQ_STARTING_PSN, c->wire.req_psn);
 	cm_set(m, CM_F_REQ_LOCAL_CM_RESP_TIMEOUT, CM_RESP_TIMEOUT_EXP);
-	cm_set(m, CM_F_REQ_RETRY_COUNT, c->retry_count);
+	cm_set(m, CM_F_REQ_RETRY_COUNT, c->wire.req_retry);
 	cm_set(m, CM_F_REQ_PKEY, SHIM_PKEY_DEFAULT);
 	cm_set(m, CM_F_REQ_PATH_MTU, c->path_mtu);
-	cm_set(m, CM_F_REQ_RNR_RETRY_COUNT, c->rnr_retry);
+	cm_set(m, CM_F_REQ_RNR_RETRY_COUNT, c->wire.req_rnr_retry);
 	cm_set(m, CM_F_REQ_MAX_CM_RETRIES, CM_MAX_RETRIES);
 	cm_set(m, CM_F_REQ_SRQ, c->id.qp != NULL && c->id.qp->srq != NULL);
 	cm_set(m, CM_F_REQ_PRIMARY_LOCAL_LID, 0xffff);	/* RoCE: permissive */
@@ -909,7 +944,7 @@ cm_send_req(struct cm_id *c, const struct rdma_conn_param *p)
 	cm_set_bytes(m, CM_F_REQ_PRIMARY_REMOTE_GID,
 		     c->id.route.addr.addr.ibaddr.dgid.raw, 16);
 	cm_set(m, CM_F_REQ_PRIMARY_HOP_LIMIT, CM_HOP_LIMIT);
-	cm_set(m, CM_F_REQ_PRIMARY_LOCAL_ACK_TIMEOUT, CM_LOCAL_ACK_TIMEOUT);
+	cm_set(m, CM_F_REQ_PRIMARY_LOCAL_ACK_TIMEOUT, c->wire.req_ack_timeout);
 	cm_put_cma_hdr(c, priv);
 	if (ulen != 0)
 		memcpy(priv + CM_CMA_HDR_LEN, p->private_data, ulen);
@@ -970,34 +1005,36 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 static int
 cm_send_rep(struct cm_id *c, const struct rdma_conn_param *p)
 {
+	struct cm_conn_wire *w = &c->wire;
 	uint8_t *m = c->mad;
 	size_t ulen = p != NULL ? p->private_data_len : 0;
-	uint8_t resp_res, init_depth, rnr;
 	int ret;
 
 	if (ulen > 196 || (ulen != 0 && p->private_data == NULL))
 		return -EINVAL;
 	/* The caller's values, bounded by what the peer asked for. */
-	resp_res = p != NULL ? RTE_MIN(p->responder_resources, c->init_depth) :
-		c->init_depth;
-	init_depth = p != NULL ? RTE_MIN(p->initiator_depth, c->resp_res) :
-		c->resp_res;
-	rnr = p != NULL ? RTE_MIN(p->rnr_retry_count, 7) : 7;
+	if (p != NULL) {
+		w->rep_resp_res = RTE_MIN(p->responder_resources,
+					  w->req_init_depth);
+		w->rep_init_depth = RTE_MIN(p->initiator_depth,
+					    w->req_resp_res);
+		w->rep_rnr_retry = RTE_MIN(p->rnr_retry_count, 7);
+	}
+	cm_conn_qp(CM_ROLE_PASSIVE, w, &c->qpa);
 	c->local_id = cm_random32();
-	c->local_psn = cm_random32() & 0xffffff;
-	ret = cm_qp_to_rtr_rts(c, resp_res, init_depth, rnr);
+	ret = cm_qp_to_rtr_rts(c);
 	if (ret < 0)
 		return ret;
 	cm_mad_init(m, CM_ATTR_REP, c->tid);
 	cm_set(m, CM_F_REP_LOCAL_COMM_ID, c->local_id);
 	cm_set(m, CM_F_REP_REMOTE_COMM_ID, c->remote_id);
 	cm_set(m, CM_F_REP_LOCAL_QPN, cm_local_qpn(c, p));
-	cm_set(m, CM_F_REP_STARTING_PSN, c->local_psn);
-	cm_set(m, CM_F_REP_RESPONDER_RESOURCES, resp_res);
-	cm_set(m, CM_F_REP_INITIATOR_DEPTH, init_depth);
-	cm_set(m, CM_F_REP_TARGET_ACK_DELAY, 0);
+	cm_set(m, CM_F_REP_STARTING_PSN, w->rep_psn);
+	cm_set(m, CM_F_REP_RESPONDER_RESOURCES, w->rep_resp_res);
+	cm_set(m, CM_F_REP_INITIATOR_DEPTH, w->rep_init_depth);
+	cm_set(m, CM_F_REP_TARGET_ACK_DELAY, w->rep_ack_delay);
 	cm_set(m, CM_F_REP_FAILOVER_ACCEPTED, 0);	/* as the kernel sends */
-	cm_set(m, CM_F_REP_RNR_RETRY_COUNT, rnr);
+	cm_set(m, CM_F_REP_RNR_RETRY_COUNT, w->rep_rnr_retry);
 	cm_set(m, CM_F_REP_SRQ, c->id.qp != NULL && c->id.qp->srq != NULL);
 	cm_set(m, CM_F_REP_LOCAL_CA_GUID, c->dev->guid);
 	if (ulen != 0)
@@ -1299,6 +1336,7 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 	union ibv_gid peer;
 	struct cm_cma_hdr h;
 	struct cm_id *l, *c;
+	enum ibv_qp_type qpt;
 	const uint8_t *priv;
 	size_t plen;
 	uint32_t dst_ip;
@@ -1340,7 +1378,20 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 			 (unsigned int)(uint16_t)sid);
 		return;
 	}
-	c = cm_id_new(l->chan, l->id.context, RDMA_PS_TCP, IBV_QPT_RC);
+	switch (cm_get(m, CM_F_REQ_TRANSPORT)) {
+	case CM_TRANSPORT_RC:
+		qpt = IBV_QPT_RC;
+		break;
+	case CM_TRANSPORT_UC:
+		qpt = IBV_QPT_UC;
+		break;
+	default:
+		/* RD, or XRC: no such QPs here. */
+		cm_send_rej(d, &peer, cm_get(m, CM_F_TID), 0, rid,
+			    CM_REJ_MSG_REQ, CM_REJ_INVALID_TRANSPORT, NULL, 0);
+		return;
+	}
+	c = cm_id_new(l->chan, l->id.context, RDMA_PS_TCP, qpt);
 	if (c == NULL) {
 		cm_send_rej(d, &peer, cm_get(m, CM_F_TID), 0, rid,
 			    CM_REJ_MSG_REQ, CM_REJ_NO_QP, NULL, 0);
@@ -1360,11 +1411,19 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 	c->remote_guid = guid;
 	c->tid = cm_get(m, CM_F_TID);
 	c->remote_qpn = (uint32_t)cm_get(m, CM_F_REQ_LOCAL_QPN);
-	c->remote_psn = (uint32_t)cm_get(m, CM_F_REQ_STARTING_PSN);
-	c->resp_res = (uint8_t)cm_get(m, CM_F_REQ_RESPONDER_RESOURCES);
-	c->init_depth = (uint8_t)cm_get(m, CM_F_REQ_INITIATOR_DEPTH);
-	c->retry_count = (uint8_t)cm_get(m, CM_F_REQ_RETRY_COUNT);
-	c->rnr_retry = (uint8_t)cm_get(m, CM_F_REQ_RNR_RETRY_COUNT);
+	cm_conn_wire_req(&c->wire, m);
+	/*
+	 * Our half of the REP as it stands until rdma_accept: our Starting
+	 * PSN chosen now (rdma_cm's seq_num comes with the id), and the
+	 * depths the peer asked for, seen from here.
+	 */
+	c->wire.rep_psn = cm_random32() & 0xffffff;
+	c->wire.rep_resp_res = c->wire.req_init_depth;
+	c->wire.rep_init_depth = c->wire.req_resp_res;
+	c->wire.rep_rnr_retry = 7;
+	c->wire.rep_ack_delay = 0;
+	cm_conn_qp(CM_ROLE_PASSIVE, &c->wire, &c->qpa);
+	c->qpa_ok = true;
 	c->path_mtu = (uint8_t)RTE_MIN(cm_get(m, CM_F_REQ_PATH_MTU),
 				       (uint64_t)d->mtu);
 	if (c->path_mtu < IBV_MTU_256)
@@ -1375,10 +1434,10 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 		struct rdma_conn_param *cp = &cm_event_last(c)->ev.param.conn;
 
 		/* From the passive side: ours answer the peer's. */
-		cp->responder_resources = c->init_depth;
-		cp->initiator_depth = c->resp_res;
-		cp->retry_count = c->retry_count;
-		cp->rnr_retry_count = c->rnr_retry;
+		cp->responder_resources = c->wire.req_init_depth;
+		cp->initiator_depth = c->wire.req_resp_res;
+		cp->retry_count = c->wire.req_retry;
+		cp->rnr_retry_count = c->wire.req_rnr_retry;
 		cp->srq = (uint8_t)cm_get(m, CM_F_REQ_SRQ);
 		cp->qp_num = c->remote_qpn;
 	}
@@ -1389,7 +1448,6 @@ cm_recv_rep(struct cm_dev *d, const uint8_t *m)
 {
 	struct cm_id *c = cm_find_local((uint32_t)cm_get(m,
 							 CM_F_REP_REMOTE_COMM_ID));
-	uint8_t resp_res, init_depth;
 	size_t plen;
 	const uint8_t *priv;
 	int ret;
@@ -1413,14 +1471,10 @@ cm_recv_rep(struct cm_dev *d, const uint8_t *m)
 	c->remote_id = (uint32_t)cm_get(m, CM_F_REP_LOCAL_COMM_ID);
 	c->remote_guid = cm_get(m, CM_F_REP_LOCAL_CA_GUID);
 	c->remote_qpn = (uint32_t)cm_get(m, CM_F_REP_LOCAL_QPN);
-	c->remote_psn = (uint32_t)cm_get(m, CM_F_REP_STARTING_PSN);
-	/* Reads we may issue: no more than the peer serves. */
-	init_depth = (uint8_t)RTE_MIN(c->init_depth,
-				      cm_get(m, CM_F_REP_RESPONDER_RESOURCES));
-	resp_res = (uint8_t)RTE_MIN(c->resp_res,
-				    cm_get(m, CM_F_REP_INITIATOR_DEPTH));
-	ret = cm_qp_to_rtr_rts(c, resp_res, init_depth,
-			       (uint8_t)cm_get(m, CM_F_REP_RNR_RETRY_COUNT));
+	cm_conn_wire_rep(&c->wire, m);
+	cm_conn_qp(CM_ROLE_ACTIVE, &c->wire, &c->qpa);
+	c->qpa_ok = true;
+	ret = cm_qp_to_rtr_rts(c);
 	if (ret < 0) {
 		SHIM_LOG(ERR, "cm: cannot move the QP to RTS on REP: %s",
 			 strerror(-ret));
@@ -1442,10 +1496,9 @@ cm_recv_rep(struct cm_dev *d, const uint8_t *m)
 			  plen) == 0) {
 		struct rdma_conn_param *cp = &cm_event_last(c)->ev.param.conn;
 
-		cp->responder_resources = resp_res;
-		cp->initiator_depth = init_depth;
-		cp->rnr_retry_count = (uint8_t)cm_get(m,
-						      CM_F_REP_RNR_RETRY_COUNT);
+		cp->responder_resources = c->qpa.max_dest_rd_atomic;
+		cp->initiator_depth = c->qpa.max_rd_atomic;
+		cp->rnr_retry_count = c->wire.rep_rnr_retry;
 		cp->srq = (uint8_t)cm_get(m, CM_F_REP_SRQ);
 		cp->qp_num = c->remote_qpn;
 	}

@@ -22,6 +22,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "cm_conn.h"
 #include "cm_mad.h"
 #include "shim.h"
 
@@ -93,13 +94,15 @@ struct cm_id {
 	uint32_t remote_id;
 	uint64_t remote_guid;
 	uint32_t remote_qpn;
-	uint32_t remote_psn;
-	uint32_t local_psn;
 	uint8_t path_mtu;		/* enum ibv_mtu */
-	uint8_t retry_count;
-	uint8_t rnr_retry;
-	uint8_t resp_res;		/* as the peer asked (REQ/REP) */
-	uint8_t init_depth;
+	/*
+	 * REQ and REP as sent or received (our own half from the start:
+	 * its Starting PSN is our rq_psn), and what they make of our QP
+	 * once the peer's half is known (qpa_ok).
+	 */
+	struct cm_conn_wire wire;
+	struct cm_conn_qp qpa;
+	bool qpa_ok;
 	uint64_t tid;
 	/* The last MAD sent that expects an answer, for retransmission. */
 	uint8_t mad[CM_MAD_SIZE];

@@ -137,13 +137,18 @@ extern const struct cm_field_desc cm_fields[CM_F_MAX];
 
 /* MRA's and MRA-less messages share IBTA's REJ reasons. */
 #define CM_REJ_NO_QP			1
-#define CM_REJ_TIMEOUT			14
+#define CM_REJ_TIMEOUT			4
 #define CM_REJ_INVALID_SERVICE_ID	8
+#define CM_REJ_INVALID_TRANSPORT	9
 #define CM_REJ_STALE_CONN		10
 #define CM_REJ_CONSUMER_DEFINED		28
 /* REJ "message rejected" */
 #define CM_REJ_MSG_REQ			0
 #define CM_REJ_MSG_REP			1
+
+/* REQ transport service type */
+#define CM_TRANSPORT_RC			0
+#define CM_TRANSPORT_UC			1
 
 /* SIDR_REP status */
 #define CM_SIDR_OK			0

@@ -18,6 +18,12 @@
  *                listener's QP 1 from a raw UD QP: requests that parse
  *                become CONNECT_REQUESTs (rejected), the rest is ignored;
  *                then a real connection on the same listener still works
+ *   psn          the Starting PSNs as the kernel reads them: the kernel's
+ *                own REQ (from the rxe capture) sent from a raw QP makes
+ *                the passive QP send from the REQ's PSN, and data flows
+ *                to a raw QP set up as the kernel's active side would;
+ *                then RC and UC connections whose QPs (ibv_query_qp)
+ *                start where rdma_init_qp_attr said, crosswise
  *
  * Run as: rocepmd-run --config two-ports.ini -- rp_cm_test CASE
  */
@@ -759,10 +765,12 @@ rt_case_garbage(void)
 		}
 		if (kind == 3) {
 			/* A REQ for the listener: random path, QPN, PSN,
-			 * MTU, depths; a valid RDMA CM header. */
+			 * MTU, depths; RC or UC (RD and XRC are rejected);
+			 * a valid RDMA CM header. */
 			uint8_t *priv = mad + cm_fields[CM_F_REQ_PRIVATE_DATA].off;
 
 			cm_set(mad, CM_F_ATTR_ID, CM_ATTR_REQ);
+			cm_set(mad, CM_F_REQ_TRANSPORT, rt_rand32() % 2);
 			cm_set(mad, CM_F_REQ_SERVICE_ID,
 			       CM_SERVICE_ID_TCP | port);
 			cm_cma_hdr_put(priv, &h);
@@ -935,6 +943,347 @@ rt_case_lossy(void)
 	side_fini(&srv);
 }
 
+/* ----------------------------------------------------------------- psn */
+
+/*
+ * The REQ of the kernel's rdma_cm in test/data/rxe/rdmacm-rping-s64.pcap
+ * (frame 1, from 192.0.2.1 to 192.0.2.2, the addresses of this suite's
+ * two devices), byte for byte: service ID port 7174, local QPN 0x11,
+ * Starting PSN 0x1860a8, responder resources and initiator depth 1,
+ * retry and RNR retry 7, path MTU 1024, local ACK timeout 19.
+ */
+static const uint8_t kernel_req[CM_MAD_SIZE] = {
+	0x01, 0x07, 0x02, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02,
+	0x9a, 0x2f, 0x68, 0x51, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x51, 0x68, 0x2f, 0x9a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x01, 0x06, 0x1c, 0x06, 0x50, 0x54, 0x00, 0xff, 0xfe, 0xc0, 0x02, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x01,
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0xa0, 0x18, 0x60, 0xa8, 0xa7,
+	0xff, 0xff, 0x37, 0xf0, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xc0, 0x00, 0x02, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff,
+	0xc0, 0x00, 0x02, 0x02, 0x68, 0xec, 0x50, 0x00, 0x00, 0x40, 0x00, 0x98,
+	/* private data: RDMA CM's IP header, port 0xb961, the addresses */
+	[164] = 0x00, 0x40, 0xb9, 0x61,
+	[180] = 0xc0, 0x00, 0x02, 0x01,
+	[196] = 0xc0, 0x00, 0x02, 0x02,
+};
+#define KERNEL_REQ_PORT	7174
+#define KERNEL_REQ_PSN	0x1860a8u
+
+static struct ibv_qp_attr
+qp_query(struct ibv_qp *qp, const char *who)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+
+	RT_CHECK(ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			      IBV_QP_RQ_PSN | IBV_QP_TIMEOUT |
+			      IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			      IBV_QP_MAX_QP_RD_ATOMIC |
+			      IBV_QP_MAX_DEST_RD_ATOMIC, &ia) == 0,
+		 "%s: ibv_query_qp: %s", who, strerror(errno));
+	return a;
+}
+
+static struct ibv_qp_attr
+init_attr(struct rdma_cm_id *id, enum ibv_qp_state st, int *mask,
+	  const char *who)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = st;
+	RT_CHECK(rdma_init_qp_attr(id, &a, mask) == 0,
+		 "%s: rdma_init_qp_attr(%d): %s", who, st, strerror(errno));
+	RT_CHECK(a.qp_state == st, "%s: rdma_init_qp_attr(%d) gave state %d",
+		 who, st, a.qp_state);
+	return a;
+}
+
+/* One SEND of @len bytes from @s's QP, received whole by @r's. */
+static void
+send_one(struct ibv_qp *sqp, struct rt_buf *sbuf, struct ibv_cq *scq,
+	 struct ibv_qp *rqp, struct rt_buf *rbuf, struct ibv_cq *rcq,
+	 size_t len, const char *what)
+{
+	struct ibv_sge ssg = rt_sge(sbuf, 0, len), rsg = rt_sge(rbuf, 0, len);
+	struct ibv_recv_wr rwr = { .wr_id = 1, .sg_list = &rsg, .num_sge = 1 };
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_recv_wr *rbad;
+	struct ibv_wc wc;
+
+	rt_step("%s: SEND %zu B", what, len);
+	rt_fill_random(sbuf->p, len);
+	memset(rbuf->p, 0, len);
+	RT_CHECK(ibv_post_recv(rqp, &rwr, &rbad) == 0, "%s: post recv", what);
+	wr.wr_id = 5;
+	wr.sg_list = &ssg;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	RT_CHECK(ibv_post_send(sqp, &wr, &bad) == 0, "%s: post send", what);
+	rt_expect_wc(scq, what, 5, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = rt_expect_wc(rcq, what, 1, IBV_WC_SUCCESS, IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == len, "%s: %u B received", what, wc.byte_len);
+	rt_check_data(rbuf->p, sbuf->p, len, what);
+}
+
+/*
+ * The kernel's REQ, replayed from a raw UD QP on the client's device with
+ * only its local QPN changed (to a raw RC QP there): the listener's QP
+ * must send from the REQ's Starting PSN, as the kernel's passive side
+ * does, and the raw QP, set up as the kernel's active side (rq_psn = its
+ * REQ's Starting PSN), must receive what the server sends.  The REP goes
+ * to the client device's CM agent, which knows no such connection: the
+ * raw QP takes its sq_psn from the server QP's rq_psn instead.
+ */
+static void
+psn_kernel_req(void)
+{
+	struct cm_side srv;
+	struct raw_gsi r;
+	struct ibv_qp_init_attr qa = { 0 };
+	struct ibv_qp_attr a, q;
+	struct ibv_cq *rcq;
+	struct ibv_qp *rqp;
+	struct rt_buf rbuf;
+	struct rdma_cm_event *ev;
+	struct rdma_conn_param cp = { 0 };
+	uint8_t mad[CM_MAD_SIZE];
+	union ibv_gid dgid;
+	int mask;
+
+	side_init(&srv, RDMA_PS_TCP);
+	listen_on(&srv, KERNEL_REQ_PORT);
+	raw_gsi_open(&r);
+	rcq = ibv_create_cq(r.d.ctx, RT_CQE, NULL, NULL, 0);
+	RT_CHECK(rcq != NULL, "ibv_create_cq");
+	qa.send_cq = qa.recv_cq = rcq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = qa.cap.max_recv_wr = 4;
+	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+	rqp = ibv_create_qp(r.d.pd, &qa);
+	RT_CHECK(rqp != NULL, "ibv_create_qp (raw RC)");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = RT_PORT;
+	a.qp_access_flags = RT_ACCESS_ALL;
+	RT_CHECK(ibv_modify_qp(rqp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0,
+		 "raw RC QP to INIT");
+	rt_buf_alloc(&rbuf, &r.d, 4096, RT_ACCESS_ALL);
+
+	rt_step("the kernel's REQ (Starting PSN 0x%x) from raw QP 0x%x",
+		KERNEL_REQ_PSN, rqp->qp_num);
+	memcpy(mad, kernel_req, sizeof(mad));
+	RT_CHECK(cm_mad_check(mad, sizeof(mad)) == CM_ATTR_REQ &&
+		 cm_get(mad, CM_F_REQ_STARTING_PSN) == KERNEL_REQ_PSN,
+		 "the embedded kernel REQ does not decode");
+	cm_set(mad, CM_F_REQ_LOCAL_QPN, rqp->qp_num);
+	raw_gsi_send(&r, mad);
+	ev = cm_expect(srv.ch, RDMA_CM_EVENT_CONNECT_REQUEST, CM_TIMEOUT_MS,
+		       "server");
+	RT_CHECK(ev->param.conn.qp_num == rqp->qp_num &&
+		 ev->param.conn.responder_resources == 1 &&
+		 ev->param.conn.initiator_depth == 1 &&
+		 ev->param.conn.retry_count == 7 &&
+		 ev->param.conn.rnr_retry_count == 7,
+		 "CONNECT_REQUEST: qp_num 0x%x resources %u depth %u retry %u rnr %u",
+		 ev->param.conn.qp_num, ev->param.conn.responder_resources,
+		 ev->param.conn.initiator_depth, ev->param.conn.retry_count,
+		 ev->param.conn.rnr_retry_count);
+	srv.conn = ev->id;
+	cm_ack(ev);
+	side_qp(&srv, srv.conn, IBV_QPT_RC);
+	a = init_attr(srv.conn, IBV_QPS_RTS, &mask, "server");
+	RT_CHECK((mask & IBV_QP_SQ_PSN) && a.sq_psn == KERNEL_REQ_PSN,
+		 "server: rdma_init_qp_attr(RTS) sq_psn 0x%x, the REQ's Starting PSN is 0x%x",
+		 a.sq_psn, KERNEL_REQ_PSN);
+	cp.responder_resources = 1;
+	cp.initiator_depth = 1;
+	cp.rnr_retry_count = 7;
+	RT_CHECK(rdma_accept(srv.conn, &cp) == 0, "rdma_accept: %s",
+		 strerror(errno));
+	q = qp_query(srv.conn->qp, "server");
+	rt_step("server QP: sq_psn 0x%x rq_psn 0x%x timeout %u retry %u rnr %u rd_atomic %u/%u",
+		q.sq_psn, q.rq_psn, q.timeout, q.retry_cnt, q.rnr_retry,
+		q.max_rd_atomic, q.max_dest_rd_atomic);
+	RT_CHECK(q.qp_state == IBV_QPS_RTS, "server QP in state %d", q.qp_state);
+	RT_CHECK(q.sq_psn == KERNEL_REQ_PSN,
+		 "server QP sends from 0x%x, not from the REQ's Starting PSN 0x%x",
+		 q.sq_psn, KERNEL_REQ_PSN);
+	/* The kernel's passive side: its ACK timeout is the REQ's. */
+	RT_CHECK(q.timeout == 19 && q.retry_cnt == 7 && q.rnr_retry == 7 &&
+		 q.max_rd_atomic == 1 && q.max_dest_rd_atomic == 1,
+		 "server QP: timeout %u retry %u rnr %u rd_atomic %u/%u, expected 19 7 7 1/1",
+		 q.timeout, q.retry_cnt, q.rnr_retry, q.max_rd_atomic,
+		 q.max_dest_rd_atomic);
+
+	rt_step("raw RC QP as the kernel's active side: rq_psn 0x%x, sq_psn 0x%x",
+		KERNEL_REQ_PSN, q.rq_psn);
+	memset(&dgid, 0, sizeof(dgid));
+	dgid.raw[10] = dgid.raw[11] = 0xff;
+	dgid.raw[12] = 192; dgid.raw[13] = 0; dgid.raw[14] = 2;
+	dgid.raw[15] = 2;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = srv.conn->qp->qp_num;
+	a.rq_psn = KERNEL_REQ_PSN;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	rt_ah_attr(&a.ah_attr, &dgid);
+	RT_CHECK(ibv_modify_qp(rqp, &a, IBV_QP_STATE | IBV_QP_AV |
+			       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			       IBV_QP_MIN_RNR_TIMER) == 0, "raw RC QP to RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = q.rq_psn;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	RT_CHECK(ibv_modify_qp(rqp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			       IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			       IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC) == 0,
+		 "raw RC QP to RTS");
+	send_one(srv.conn->qp, &srv.buf, srv.cq, rqp, &rbuf, rcq, 64,
+		 "server -> raw (kernel-style) QP");
+	send_one(rqp, &rbuf, rcq, srv.conn->qp, &srv.buf, srv.cq, 64,
+		 "raw (kernel-style) QP -> server");
+
+	/* No RTU will come: the REP went to an agent that dropped it. */
+	rdma_destroy_qp(srv.conn);
+	RT_CHECK(rdma_destroy_id(srv.conn) == 0, "rdma_destroy_id");
+	srv.conn = NULL;
+	rt_buf_free(&rbuf);
+	RT_CHECK(ibv_destroy_qp(rqp) == 0, "ibv_destroy_qp (raw RC)");
+	RT_CHECK(ibv_destroy_cq(rcq) == 0, "ibv_destroy_cq");
+	raw_gsi_close(&r);
+	side_fini(&srv);
+}
+
+/*
+ * A rocepmd connection of type @qpt: before the REP, the passive side
+ * already knows both of its PSNs (rdma_init_qp_attr: RTS sq_psn is the
+ * REQ's Starting PSN, RTR rq_psn its own) and the active side neither;
+ * once connected, each QP (ibv_query_qp) sends from where the other
+ * receives, and a SEND goes through each way.
+ */
+static void
+psn_connection(enum ibv_qp_type qpt, uint16_t port)
+{
+	const char *t = qpt == IBV_QPT_RC ? "RC" : "UC";
+	const int rc_only = IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER |
+		IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+		IBV_QP_MAX_QP_RD_ATOMIC;
+	struct cm_side srv, cli;
+	struct rdma_cm_event *ev;
+	struct rdma_conn_param cp = { 0 };
+	struct ibv_qp_attr a, c, s;
+	uint32_t srv_sq, srv_rq;
+	int mask, rtr_mask, rts_mask;
+
+	rt_step("%s connection", t);
+	side_init(&srv, RDMA_PS_TCP);
+	side_init(&cli, RDMA_PS_TCP);
+	listen_on(&srv, port);
+	resolve(&cli, port);
+	side_qp(&cli, cli.id, qpt);
+	cli.conn = cli.id;
+	cp.responder_resources = qpt == IBV_QPT_RC ? 4 : 0;
+	cp.initiator_depth = qpt == IBV_QPT_RC ? 2 : 0;
+	cp.retry_count = 6;
+	cp.rnr_retry_count = 5;
+	RT_CHECK(rdma_connect(cli.id, &cp) == 0, "rdma_connect: %s",
+		 strerror(errno));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	RT_CHECK(rdma_init_qp_attr(cli.id, &a, &mask) == -1 && errno == EINVAL,
+		 "client: rdma_init_qp_attr(RTR) before the REP did not fail with EINVAL");
+
+	ev = cm_expect(srv.ch, RDMA_CM_EVENT_CONNECT_REQUEST, CM_TIMEOUT_MS,
+		       "server");
+	srv.conn = ev->id;
+	RT_CHECK(srv.conn->qp_type == qpt,
+		 "server id of QP type %d, the REQ was for %s",
+		 srv.conn->qp_type, t);
+	cm_ack(ev);
+	side_qp(&srv, srv.conn, qpt);
+	srv_sq = init_attr(srv.conn, IBV_QPS_RTS, &rts_mask, "server").sq_psn;
+	srv_rq = init_attr(srv.conn, IBV_QPS_RTR, &rtr_mask, "server").rq_psn;
+	RT_CHECK((rtr_mask & IBV_QP_RQ_PSN) && (rts_mask & IBV_QP_SQ_PSN),
+		 "server: rdma_init_qp_attr masks 0x%x/0x%x without the PSNs",
+		 rtr_mask, rts_mask);
+	RT_CHECK(qpt == IBV_QPT_RC ? ((rtr_mask | rts_mask) & rc_only) == rc_only :
+		 ((rtr_mask | rts_mask) & rc_only) == 0,
+		 "server: %s QP given masks 0x%x/0x%x", t, rtr_mask, rts_mask);
+	memset(&cp, 0, sizeof(cp));
+	cp.responder_resources = qpt == IBV_QPT_RC ? 2 : 0;
+	cp.initiator_depth = qpt == IBV_QPT_RC ? 3 : 0;
+	cp.rnr_retry_count = 3;
+	RT_CHECK(rdma_accept(srv.conn, &cp) == 0, "rdma_accept: %s",
+		 strerror(errno));
+	cm_ack(cm_expect(cli.ch, RDMA_CM_EVENT_ESTABLISHED, CM_TIMEOUT_MS,
+			 "client"));
+	cm_ack(cm_expect(srv.ch, RDMA_CM_EVENT_ESTABLISHED, CM_TIMEOUT_MS,
+			 "server"));
+
+	c = qp_query(cli.id->qp, "client");
+	s = qp_query(srv.conn->qp, "server");
+	rt_step("%s: client sq 0x%x rq 0x%x, server sq 0x%x rq 0x%x", t,
+		c.sq_psn, c.rq_psn, s.sq_psn, s.rq_psn);
+	RT_CHECK(s.sq_psn == srv_sq && s.rq_psn == srv_rq,
+		 "server QP sq 0x%x rq 0x%x, rdma_init_qp_attr said 0x%x 0x%x",
+		 s.sq_psn, s.rq_psn, srv_sq, srv_rq);
+	RT_CHECK(c.sq_psn == s.rq_psn && c.rq_psn == s.sq_psn,
+		 "client sq 0x%x rq 0x%x against server sq 0x%x rq 0x%x",
+		 c.sq_psn, c.rq_psn, s.sq_psn, s.rq_psn);
+	a = init_attr(cli.id, IBV_QPS_RTS, &mask, "client");
+	RT_CHECK(a.sq_psn == c.sq_psn,
+		 "client: rdma_init_qp_attr(RTS) sq_psn 0x%x, QP 0x%x",
+		 a.sq_psn, c.sq_psn);
+	a = init_attr(cli.id, IBV_QPS_RTR, &mask, "client");
+	RT_CHECK(a.rq_psn == c.rq_psn && a.dest_qp_num == srv.conn->qp->qp_num,
+		 "client: rdma_init_qp_attr(RTR) rq_psn 0x%x dest 0x%x",
+		 a.rq_psn, a.dest_qp_num);
+	if (qpt == IBV_QPT_RC) {
+		/* Each side's RNR retry count is the one the other sent. */
+		RT_CHECK(c.retry_cnt == 6 && s.retry_cnt == 6 &&
+			 c.rnr_retry == 3 && s.rnr_retry == 5,
+			 "retry %u/%u (want 6/6), RNR retry %u/%u (want 3/5)",
+			 c.retry_cnt, s.retry_cnt, c.rnr_retry, s.rnr_retry);
+		/* Client asked 4 resources, depth 2; server granted 2, 3. */
+		RT_CHECK(c.max_rd_atomic == 2 && c.max_dest_rd_atomic == 3 &&
+			 s.max_rd_atomic == 3 && s.max_dest_rd_atomic == 2,
+			 "rd_atomic client %u/%u (want 2/3), server %u/%u (want 3/2)",
+			 c.max_rd_atomic, c.max_dest_rd_atomic,
+			 s.max_rd_atomic, s.max_dest_rd_atomic);
+	}
+	send_one(cli.id->qp, &cli.buf, cli.cq, srv.conn->qp, &srv.buf,
+		 srv.cq, MSG_LEN, "client -> server");
+	send_one(srv.conn->qp, &srv.buf, srv.cq, cli.id->qp, &cli.buf,
+		 cli.cq, MSG_LEN, "server -> client");
+
+	RT_CHECK(rdma_disconnect(cli.id) == 0, "rdma_disconnect");
+	cm_ack(cm_expect(srv.ch, RDMA_CM_EVENT_DISCONNECTED, CM_TIMEOUT_MS,
+			 "server"));
+	cm_ack(cm_expect(cli.ch, RDMA_CM_EVENT_DISCONNECTED, CM_TIMEOUT_MS,
+			 "client"));
+	side_fini(&cli);
+	side_fini(&srv);
+}
+
+static void
+rt_case_psn(void)
+{
+	psn_kernel_req();
+	psn_connection(IBV_QPT_RC, PORT_BASE + 7);
+	psn_connection(IBV_QPT_UC, PORT_BASE + 8);
+}
+
 static const struct rt_case rt_cases[] = {
 	{ "rc", rt_case_rc, 60,
 	  "connect/accept/private data, SEND and READ, disconnect" },
@@ -949,6 +1298,8 @@ static const struct rt_case rt_cases[] = {
 	  "30 connect/send/disconnect cycles on lossy, duplicating ports" },
 	{ "garbage", rt_case_garbage, 120,
 	  "random and mutated MADs to QP 1, then a real connection" },
+	{ "psn", rt_case_psn, 60,
+	  "Starting PSNs as the kernel reads them; RC and UC QP attributes" },
 };
 
 int

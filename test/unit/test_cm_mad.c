@@ -4,8 +4,9 @@
  * every CM message of the rxe capture rdmacm-rping-s64 (REQ, REP, RTU,
  * DREQ, DREP) decoded field by field to the values tshark prints for it;
  * every field of the table written with random values without touching a
- * bit outside it; fields never overlap within a message; and the RDMA CM
- * IP header.  argv[1] is the rxe capture dir.
+ * bit outside it; fields never overlap within a message; the RDMA CM IP
+ * header; and what REQ and REP make of each side's QP (cm_conn.c), against
+ * the PSNs the kernel's two QPs then sent.  argv[1] is the rxe capture dir.
  */
 
 #include <setjmp.h>
@@ -19,7 +20,9 @@
 
 #include <cmocka.h>
 
+#include "cm_conn.h"
 #include "cm_mad.h"
+#include "rp_opcode.h"
 #include "rp_pkt.h"
 #include "tp_util.h"
 
@@ -27,7 +30,19 @@ static const char *data_dir = "test/data/rxe";
 
 /* The five MADs of the capture, in order (frames 1, 2, 3, 28, 29). */
 static uint8_t mads[5][CM_MAD_SIZE];
+static uint8_t mad_sgid[5][16];		/* who sent each */
 static int nr_mads;
+
+/*
+ * The PSN of the first RC request packet from each end (by source GID),
+ * in capture order: the start of that end's send queue.  ACKs and READ
+ * responses carry the requester's PSNs, so only requests count.
+ */
+static struct {
+	uint8_t sgid[16];
+	uint32_t psn;
+} first_req[2];
+static int nr_first_req;
 
 static void
 load_mads(void)
@@ -40,15 +55,45 @@ load_mads(void)
 	for (int i = 0; i < n; i++) {
 		struct rp_pkt pkt;
 
-		if (rp_pkt_parse(f[i].data, f[i].len, true, &pkt) != 0 ||
-		    pkt.qpn != 1)
+		if (rp_pkt_parse(f[i].data, f[i].len, true, &pkt) != 0)
+			continue;
+		if ((pkt.mask & (RP_M_RC | RP_M_REQ)) ==
+		    (RP_M_RC | RP_M_REQ)) {
+			int k;
+
+			for (k = 0; k < nr_first_req; k++)
+				if (memcmp(first_req[k].sgid, pkt.sgid,
+					   16) == 0)
+					break;
+			if (k == nr_first_req) {
+				assert_true(nr_first_req < 2);
+				memcpy(first_req[k].sgid, pkt.sgid, 16);
+				first_req[k].psn = pkt.psn;
+				nr_first_req++;
+			}
+			continue;
+		}
+		if (pkt.qpn != 1)
 			continue;
 		assert_int_equal(pkt.paylen, CM_MAD_SIZE);
 		assert_true(nr_mads < 5);
+		memcpy(mad_sgid[nr_mads], pkt.sgid, 16);
 		memcpy(mads[nr_mads++], f[i].data + pkt.pay_off, CM_MAD_SIZE);
 	}
 	tp_frames_free(f, n);
 	assert_int_equal(nr_mads, 5);
+	assert_int_equal(nr_first_req, 2);
+}
+
+/* The first request PSN the end with @gid sent. */
+static uint32_t
+first_req_psn(const uint8_t *gid)
+{
+	for (int k = 0; k < nr_first_req; k++)
+		if (memcmp(first_req[k].sgid, gid, 16) == 0)
+			return first_req[k].psn;
+	fail_msg("no RC request from that end in the capture");
+	return 0;
 }
 
 static void
@@ -309,6 +354,136 @@ test_cma_hdr(void **state)
 	assert_int_equal(cm_cma_hdr_get(priv, sizeof(priv), &g), -1);
 }
 
+/*
+ * What the capture itself says, whatever rocepmd does: each message's
+ * Starting PSN is where its receiver's send queue starts.  The REQ's
+ * (0x1860a8 = 1597608) is the PSN of the passive side's first request,
+ * the REP's (0x732fbc = 7548860) the active side's; the two differ, so
+ * the opposite reading cannot pass too.
+ */
+static void
+test_psn_on_the_wire(void **state)
+{
+	const uint8_t *req = mads[0], *rep = mads[1];
+	const uint8_t *active = mad_sgid[0], *passive = mad_sgid[1];
+	uint32_t req_psn = (uint32_t)cm_get(req, CM_F_REQ_STARTING_PSN);
+	uint32_t rep_psn = (uint32_t)cm_get(rep, CM_F_REP_STARTING_PSN);
+
+	(void)state;
+	assert_memory_equal(cm_bytes(req, CM_F_REQ_PRIMARY_LOCAL_GID, NULL),
+			    active, 16);
+	assert_memory_not_equal(active, passive, 16);
+	assert_int_equal(req_psn, 1597608);
+	assert_int_equal(rep_psn, 7548860);
+	assert_int_equal(first_req_psn(passive), req_psn);
+	assert_int_equal(first_req_psn(active), rep_psn);
+	assert_int_not_equal(req_psn, rep_psn);
+}
+
+static void
+assert_conn_qp(const struct cm_conn_qp *q, uint32_t sq_psn, uint32_t rq_psn,
+	       uint8_t max_rd_atomic, uint8_t max_dest_rd_atomic,
+	       uint8_t retry_cnt, uint8_t rnr_retry, uint8_t timeout)
+{
+	assert_int_equal(q->sq_psn, sq_psn);
+	assert_int_equal(q->rq_psn, rq_psn);
+	assert_int_equal(q->max_rd_atomic, max_rd_atomic);
+	assert_int_equal(q->max_dest_rd_atomic, max_dest_rd_atomic);
+	assert_int_equal(q->retry_cnt, retry_cnt);
+	assert_int_equal(q->rnr_retry, rnr_retry);
+	assert_int_equal(q->timeout, timeout);
+}
+
+/*
+ * rocepmd's reading of the capture's REQ and REP gives each of the
+ * kernel's QPs the PSNs it then used: the active QP sent from the REP's
+ * Starting PSN and received from the REQ's, the passive QP the reverse.
+ * The timeouts are the kernel's too: 19 on both sides.
+ */
+static void
+test_conn_qp_capture(void **state)
+{
+	const uint8_t *active = mad_sgid[0], *passive = mad_sgid[1];
+	struct cm_conn_wire w;
+	struct cm_conn_qp a, p;
+
+	(void)state;
+	memset(&w, 0xa5, sizeof(w));
+	cm_conn_wire_req(&w, mads[0]);
+	cm_conn_wire_rep(&w, mads[1]);
+	cm_conn_qp(CM_ROLE_ACTIVE, &w, &a);
+	cm_conn_qp(CM_ROLE_PASSIVE, &w, &p);
+	assert_int_equal(a.sq_psn, first_req_psn(active));
+	assert_int_equal(a.rq_psn, first_req_psn(passive));
+	assert_int_equal(p.sq_psn, first_req_psn(passive));
+	assert_int_equal(p.rq_psn, first_req_psn(active));
+	assert_conn_qp(&a, 7548860, 1597608, 1, 1, 7, 7, 19);
+	assert_conn_qp(&p, 1597608, 7548860, 1, 1, 7, 7, 19);
+}
+
+/*
+ * Every field with its own value, so that any swap shows: REQ from the
+ * active side (PSN, responder resources 4, initiator depth 2, retry 6,
+ * RNR retry 5, ACK timeout 14), REP from the passive side (PSN,
+ * responder resources 2, initiator depth 3, RNR retry 3, ACK delay 0).
+ */
+static void
+test_conn_qp_rules(void **state)
+{
+	struct cm_conn_wire w = {
+		.req_psn = 0x111111, .req_resp_res = 4, .req_init_depth = 2,
+		.req_retry = 6, .req_rnr_retry = 5, .req_ack_timeout = 14,
+		.rep_psn = 0x222222, .rep_resp_res = 2, .rep_init_depth = 3,
+		.rep_rnr_retry = 3, .rep_ack_delay = 0,
+	};
+	struct cm_conn_qp a, p;
+
+	(void)state;
+	cm_conn_qp(CM_ROLE_ACTIVE, &w, &a);
+	cm_conn_qp(CM_ROLE_PASSIVE, &w, &p);
+	assert_conn_qp(&a, 0x222222, 0x111111, 2, 3, 6, 3, 14);
+	assert_conn_qp(&p, 0x111111, 0x222222, 3, 2, 6, 5, 14);
+	/* Each sends from where the other receives ... */
+	assert_int_equal(a.sq_psn, p.rq_psn);
+	assert_int_equal(p.sq_psn, a.rq_psn);
+	/* ... and issues no more READs than the other serves. */
+	assert_true(a.max_rd_atomic <= p.max_dest_rd_atomic);
+	assert_true(p.max_rd_atomic <= a.max_dest_rd_atomic);
+
+	/* A peer that grants more than was asked changes nothing here. */
+	w.rep_resp_res = 9;
+	w.rep_init_depth = 8;
+	cm_conn_qp(CM_ROLE_ACTIVE, &w, &a);
+	assert_int_equal(a.max_rd_atomic, 2);
+	assert_int_equal(a.max_dest_rd_atomic, 4);
+
+	/* A slow peer's ACK delay lengthens the active side's timeout. */
+	w.rep_ack_delay = 15;
+	cm_conn_qp(CM_ROLE_ACTIVE, &w, &a);
+	assert_int_equal(a.timeout, 16);
+	/* An ACK timeout of 0 (none) in a REQ becomes the shortest. */
+	w.req_ack_timeout = 0;
+	cm_conn_qp(CM_ROLE_PASSIVE, &w, &p);
+	assert_int_equal(p.timeout, 1);
+}
+
+/* log2(2 * 2^life + 2^delay), rounded up, at most 31. */
+static void
+test_ack_timeout(void **state)
+{
+	static const struct {
+		uint8_t delay, life, want;
+	} t[] = {
+		{ 0, 13, 14 }, { 15, 18, 19 }, { 15, 13, 16 }, { 14, 13, 15 },
+		{ 13, 13, 15 }, { 0, 0, 2 }, { 31, 31, 31 }, { 20, 2, 20 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_int_equal(cm_ack_timeout(t[i].delay, t[i].life),
+				 t[i].want);
+}
+
 static int
 setup(void **state)
 {
@@ -327,6 +502,10 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_no_overlap),
 		cmocka_unit_test(test_check_rejects),
 		cmocka_unit_test(test_cma_hdr),
+		cmocka_unit_test(test_psn_on_the_wire),
+		cmocka_unit_test(test_conn_qp_capture),
+		cmocka_unit_test(test_conn_qp_rules),
+		cmocka_unit_test(test_ack_timeout),
 	};
 
 	if (argc > 1)

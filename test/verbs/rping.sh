@@ -13,7 +13,9 @@
 # each printed 20 ping lines, and the captures hold, as tshark decodes
 # them, the kernel capture's CM exchange (ConnectRequest, ConnectReply,
 # ReadyToUse, DisconnectRequest, DisconnectReply) with nothing malformed
-# and every ICRC right.
+# and every ICRC right, and Starting PSNs meaning what the kernel's mean:
+# the REQ's is the PSN of the passive side's first request packet, the
+# REP's the active side's (checked on the kernel's capture first).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -28,6 +30,39 @@ rv_need_prog nft nftables
 [ -x "${RP_ICRC_CHECK:-}" ] || rv_fail "RP_ICRC_CHECK ($RP_ICRC_CHECK) is not executable"
 
 rv_topology rping
+
+# The Starting PSNs in captures $3... against the first RC/UC request
+# each end sent ($1 active, $2 passive).  Each end's packets must all be
+# in one capture (a veth end's capture holds what it received), in order.
+# ACKs and READ responses (opcodes 13-18) carry the requester's PSNs, so
+# they do not count.
+psn_semantics() {
+	local active=$1 passive=$2 f src op psn rq rp
+	local req='' rep='' first_a='' first_p=''
+
+	shift 2
+	while IFS=, read -r src op psn rq rp; do
+		[ -n "$rq" ] && [ -z "$req" ] && req=$((rq))
+		[ -n "$rp" ] && [ -z "$rep" ] && rep=$((rp))
+		[ -n "$op" ] && [ "$op" -lt 64 ] || continue
+		[ "$op" -ge 13 ] && [ "$op" -le 18 ] && continue
+		[ "$src" = "$active" ] && [ -z "$first_a" ] && first_a=$psn
+		[ "$src" = "$passive" ] && [ -z "$first_p" ] && first_p=$psn
+	done < <(for f in "$@"; do
+		tshark -r "$f" -Y infiniband -T fields -E separator=, \
+			-e ip.src -e infiniband.bth.opcode -e infiniband.bth.psn \
+			-e infiniband.cm.req.startpsn \
+			-e infiniband.cm.rep.startpsn 2>/dev/null
+	done)
+	rv_log "$(basename -a "$@" | tr '\n' ' ')REQ Starting PSN ${req:-none}, REP ${rep:-none}; first request PSN of $active (active) ${first_a:-none}, of $passive (passive) ${first_p:-none}"
+	[ -n "$req" ] && [ -n "$rep" ] && [ -n "$first_a" ] &&
+		[ -n "$first_p" ] && [ "$req" -eq "$first_p" ] &&
+		[ "$rep" -eq "$first_a" ]
+}
+
+psn_semantics 192.0.2.1 192.0.2.2 \
+	"$RP_SRC_ROOT/test/data/rxe/rdmacm-rping-s64.pcap" ||
+	rv_fail "the PSN check does not hold on the kernel's own capture"
 
 start_capture() {
 	local side=$1 ns=$2 dev=$3 i
@@ -112,4 +147,6 @@ want="CM: ConnectRequest CM: ConnectReply CM: ReadyToUse CM: DisconnectRequest C
 	rv_fail "CM exchange differs from the kernel's ($want)"
 "$RP_ICRC_CHECK" --min 50 "$rv_tmp/a.pcap" "$rv_tmp/b.pcap" ||
 	rv_fail "icrc_check found bad RoCEv2 frames (see above)"
-rv_log "PASS: rping -C $count over the RDMA CM, the kernel's CM exchange on the wire"
+psn_semantics "$RV_IP_A" "$RV_IP_B" "$rv_tmp/a.pcap" "$rv_tmp/b.pcap" ||
+	rv_fail "the Starting PSNs on the wire do not mean what the kernel's mean"
+rv_log "PASS: rping -C $count over the RDMA CM, the kernel's CM exchange and PSNs on the wire"
