@@ -258,7 +258,7 @@ rp_pkt_build(uint8_t *frame, const struct rp_pkt_addr *a, uint8_t opcode,
 		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 		ip->version_ihl = RTE_IPV4_VHL_DEF;
 		ip->type_of_service = a->tclass;
-		ip->packet_id = rte_cpu_to_be_16(a->ip_id);
+		ip->packet_id = 0;
 		ip->fragment_offset = rte_cpu_to_be_16(RP_IPV4_DF);
 		ip->time_to_live = a->ttl;
 		ip->next_proto_id = IPPROTO_UDP;
@@ -286,6 +286,34 @@ rp_pkt_build(uint8_t *frame, const struct rp_pkt_addr *a, uint8_t opcode,
 	rp_bth_set(frame + bth, opcode, se, rp_pkt_pad(paylen),
 		   RP_DEFAULT_PKEY, qpn, ackreq, psn);
 	return bth;
+}
+
+void
+rp_pkt_set_ip_id(uint8_t *frame, uint16_t id)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(frame + RP_ETH_HLEN);
+
+	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		ip->packet_id = rte_cpu_to_be_16(id);
+}
+
+uint16_t
+rp_pkt_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
+{
+	uint32_t fl = flow_label & 0xfffffu;
+
+	if (fl == 0) {
+		/* rdma_calc_flow_label(): symmetric, so both ends agree */
+		uint64_t v = (uint64_t)lqpn * rqpn;
+
+		v ^= v >> 20;
+		v ^= v >> 40;
+		fl = (uint32_t)v & 0xfffffu;
+	}
+	/* rdma_flow_label_to_udp_sport(): 20 bits folded into 14 */
+	return (uint16_t)(RP_UDP_SPORT_BASE |
+			  ((fl & 0x3fffu) ^ ((fl & 0xfc000u) >> 14)));
 }
 
 void

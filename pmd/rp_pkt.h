@@ -128,7 +128,6 @@ struct rp_pkt_addr {
 	uint8_t ttl;		/* hop limit */
 	uint8_t tclass;		/* DSCP/ECN byte */
 	uint32_t flow_label;	/* IPv6 only */
-	uint16_t ip_id;		/* IPv4 identification: 0 is fine (DF) */
 };
 
 /* True when a GID is an IPv4-mapped IPv6 address. */
@@ -140,6 +139,43 @@ rp_gid_is_v4(const uint8_t gid[16])
 	return memcmp(gid, pfx, 12) == 0;
 }
 
+/* True for a multicast GID: IPv4-mapped 224.0.0.0/4, or IPv6 ff00::/8. */
+static inline bool
+rp_gid_is_mcast(const uint8_t gid[16])
+{
+	return rp_gid_is_v4(gid) ? (gid[12] & 0xf0) == 0xe0 : gid[0] == 0xff;
+}
+
+/*
+ * The Ethernet group address of a multicast GID: 01:00:5e and the low 23
+ * bits of an IPv4 group (RFC 1112 6.4), 33:33 and the low 32 bits of an
+ * IPv6 one (RFC 2464 7), as ip_eth_mc_map() and ipv6_eth_mc_map().
+ */
+static inline void
+rp_gid_mcast_mac(const uint8_t gid[16], uint8_t mac[6])
+{
+	if (rp_gid_is_v4(gid)) {
+		mac[0] = 0x01;
+		mac[1] = 0x00;
+		mac[2] = 0x5e;
+		mac[3] = gid[13] & 0x7f;
+		mac[4] = gid[14];
+		mac[5] = gid[15];
+	} else {
+		mac[0] = 0x33;
+		mac[1] = 0x33;
+		memcpy(&mac[2], &gid[12], 4);
+	}
+}
+
+/*
+ * UDP source port of a QP's packets (IBTA A17.5.3 lets it carry the flow
+ * label): the AV's flow label, or one derived from both QPNs when it is 0,
+ * folded into 0xc000..0xffff.  The kernel's rdma_get_udp_sport(), which rxe
+ * and mlx5 use for connected QPs, bit for bit; never 0.
+ */
+uint16_t rp_pkt_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn);
+
 /* Size of Ethernet + IP + UDP headers for an address. */
 uint16_t rp_pkt_l2l4_len(const struct rp_pkt_addr *a);
 
@@ -147,12 +183,19 @@ uint16_t rp_pkt_l2l4_len(const struct rp_pkt_addr *a);
  * Write the Ethernet, IP and UDP headers and the BTH of a frame; the
  * caller writes the extended headers (offsets from rp_opcode[]) and the
  * payload.  Returns the offset of the BTH.  The sgid picks IPv4 or IPv6;
- * no VLAN tag; IPv4 has DF set; P_Key is RP_DEFAULT_PKEY; the BTH pad
- * count is derived from paylen; IP/UDP lengths are already filled in.
+ * no VLAN tag; IPv4 has DF set and identification 0 (rp_pkt_set_ip_id());
+ * P_Key is RP_DEFAULT_PKEY; the BTH pad count is derived from paylen;
+ * IP/UDP lengths are already filled in.
  */
 uint16_t rp_pkt_build(uint8_t *frame, const struct rp_pkt_addr *a,
 		      uint8_t opcode, int se, uint32_t qpn, int ackreq,
 		      uint32_t psn, uint32_t paylen);
+
+/*
+ * Set the IPv4 identification of a frame rp_pkt_build() wrote, before
+ * rp_pkt_finish() computes the header checksum; IPv6 frames have none.
+ */
+void rp_pkt_set_ip_id(uint8_t *frame, uint16_t id);
 
 /*
  * Total frame length of a packet with opcode and paylen bytes of payload:

@@ -41,8 +41,10 @@ static const struct rp_pkt_addr addr4 = {
 	.sport = 0xc123,
 	.ttl = 64,
 	.tclass = 0x02,
-	.ip_id = 0x1234,
 };
+
+/* IPv4 identification of the frames build() makes (IPv6 has none). */
+#define IP_ID(seed)	((uint16_t)(0x1234u + (seed)))
 
 static const struct rp_pkt_addr addr6 = {
 	.smac = { 0x02, 0, 0, 0, 0, 0x0a },
@@ -121,6 +123,7 @@ build(uint8_t *buf, const struct rp_pkt_addr *a, uint8_t op, int se,
 	memset(buf, 0xee, flen);	/* finish must zero the pad */
 	bth = rp_pkt_build(buf, a, op, se, qpn, ackreq, psn, paylen);
 	assert_int_equal(bth, rp_pkt_l2l4_len(a));
+	rp_pkt_set_ip_id(buf, IP_ID(seed));
 	h = buf + bth;
 	hdr_vals(&v, seed);
 	if (info->mask & RP_M_RETH)
@@ -220,7 +223,7 @@ check(const uint8_t *buf, uint32_t flen, const struct rp_pkt_addr *a,
 		assert_int_equal(rte_raw_cksum(ip, 20), 0xffff);
 		assert_int_equal(ip->version_ihl, 0x45);
 		assert_int_equal(rte_be_to_cpu_16(ip->fragment_offset), 0x4000);
-		assert_int_equal(rte_be_to_cpu_16(ip->packet_id), a->ip_id);
+		assert_int_equal(rte_be_to_cpu_16(ip->packet_id), IP_ID(seed));
 		assert_int_equal(rd_be16(buf + 12), 0x0800);
 		assert_int_equal(rd_be16(buf + ETH_HLEN + 20 + 6), 0);
 	} else {
@@ -314,12 +317,13 @@ rebuild_frame(const char *name, int no, const uint8_t *cap, uint32_t len)
 	a.sport = p.sport;
 	a.ttl = p.ttl;
 	a.tclass = p.tclass;
-	a.ip_id = (uint16_t)rd_be16(cap + ETH_HLEN + 4);
 	flen = rp_pkt_frame_len(&a, p.opcode, p.paylen);
 	assert_int_equal(flen, len);
 	memset(frame_buf, 0xee, flen);
 	bth = rp_pkt_build(frame_buf, &a, p.opcode, p.se, p.qpn, p.ackreq,
 			   p.psn, p.paylen);
+	if (p.ipver == 4)
+		rp_pkt_set_ip_id(frame_buf, (uint16_t)rd_be16(cap + ETH_HLEN + 4));
 	assert_int_equal(bth, p.bth_off);
 	h = frame_buf + bth;
 	if (p.mask & RP_M_RETH)
@@ -400,16 +404,15 @@ test_rebuild_rc_send_s64(void **state)
 	(void)state;
 	n = tp_load(data_dir, "rc-send-s64.pcap", &fr);
 	assert_true(n > 0);
-	a.ip_id = (uint16_t)rd_be16(fr[0].data + ETH_HLEN + 4);
 	flen = rp_pkt_frame_len(&a, RP_OP_SEND_ONLY, 64);
 	assert_int_equal(flen, fr[0].len);
 	bth = rp_pkt_build(frame_buf, &a, RP_OP_SEND_ONLY, 0, 0x11, 1,
 			   6711880, 64);
+	rp_pkt_set_ip_id(frame_buf, (uint16_t)rd_be16(fr[0].data + ETH_HLEN + 4));
 	memcpy(frame_buf + bth + 12, fr[0].data + bth + 12, 64);
 	rp_pkt_finish(frame_buf, &a, flen);
 	assert_memory_equal(frame_buf, fr[0].data, flen);
-	/* with ip_id 0 (the default) only id, IP checksum and ICRC differ */
-	a.ip_id = 0;
+	/* with ip_id 0 (the builder's) only id, IP checksum and ICRC differ */
 	rp_pkt_build(frame_buf, &a, RP_OP_SEND_ONLY, 0, 0x11, 1, 6711880, 64);
 	rp_pkt_finish(frame_buf, &a, flen);
 	assert_memory_equal(frame_buf, fr[0].data, ETH_HLEN + 4);
@@ -710,6 +713,108 @@ test_finish_again(void **state)
 	assert_true(v6_udp_cksum_ok(frame_buf + ETH_HLEN));
 }
 
+/*
+ * UDP source port: rxe's, bit for bit, for a connected QP.  In every RC
+ * capture both QPs are 0x11 (each direction's BTH names the other's), and
+ * rxe derives the port from the QP pair as rdma_get_udp_sport() does.
+ */
+static void
+test_udp_sport(void **state)
+{
+	struct tp_frame *fr;
+	struct rp_pkt p;
+	uint32_t l, r;
+	int n, i;
+
+	(void)state;
+	n = tp_load(data_dir, "rc-read-s4096-multi.pcap", &fr);
+	assert_true(n > 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(rp_pkt_parse(fr[i].data, fr[i].len, true, &p), 0);
+		assert_int_equal(p.qpn, 0x11);
+		assert_int_equal(rp_pkt_udp_sport(0, 0x11, p.qpn), p.sport);
+	}
+	tp_frames_free(fr, n);
+	assert_int_equal(rp_pkt_udp_sport(0, 0x11, 0x11), 49441);
+
+	/* A flow label decides alone: its 20 bits folded into 14. */
+	assert_int_equal(rp_pkt_udp_sport(0xabcde, 1, 2),
+			 0xc000 | ((0xabcde & 0x3fff) ^ (0xabcde >> 14)));
+	assert_int_equal(rp_pkt_udp_sport(0xabcde, 7, 9),
+			 rp_pkt_udp_sport(0xabcde, 1, 2));
+	assert_int_equal(rp_pkt_udp_sport(0xfff00000u | 5, 1, 2),
+			 rp_pkt_udp_sport(5, 1, 2));
+	/* Symmetric, so both ends of a connection agree; never below
+	 * 0xc000 (never 0), GSI and 24-bit QPNs included. */
+	for (l = 1; l < 0x1000000; l = l * 3 + 1) {
+		for (r = 0; r < 0x1000000; r = r * 5 + 1) {
+			uint16_t s = rp_pkt_udp_sport(0, l, r);
+
+			assert_true(s >= 0xc000);
+			assert_int_equal(s, rp_pkt_udp_sport(0, r, l));
+		}
+	}
+}
+
+/* Multicast GIDs and the Ethernet group addresses they map to. */
+static void
+test_gid_mcast(void **state)
+{
+	static const uint8_t v4m[16] = { [10] = 0xff, [11] = 0xff,
+					 239, 255, 1, 2 };
+	static const uint8_t v4m0[16] = { [10] = 0xff, [11] = 0xff,
+					  224, 0, 0, 1 };
+	static const uint8_t v4u[16] = { [10] = 0xff, [11] = 0xff,
+					 192, 0, 2, 1 };
+	static const uint8_t v4b[16] = { [10] = 0xff, [11] = 0xff,
+					 255, 255, 255, 255 };
+	static const uint8_t v6m[16] = { 0xff, 0x02, [12] = 0xde, 0xad,
+					 0xbe, 0xef };
+	static const uint8_t v6u[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	uint8_t mac[6];
+
+	(void)state;
+	assert_true(rp_gid_is_mcast(v4m));
+	assert_true(rp_gid_is_mcast(v4m0));
+	assert_false(rp_gid_is_mcast(v4u));
+	assert_false(rp_gid_is_mcast(v4b));
+	assert_true(rp_gid_is_mcast(v6m));
+	assert_false(rp_gid_is_mcast(v6u));
+	rp_gid_mcast_mac(v4m, mac);
+	assert_memory_equal(mac, "\x01\x00\x5e\x7f\x01\x02", 6);
+	rp_gid_mcast_mac(v4m0, mac);
+	assert_memory_equal(mac, "\x01\x00\x5e\x00\x00\x01", 6);
+	rp_gid_mcast_mac(v6m, mac);
+	assert_memory_equal(mac, "\x33\x33\xde\xad\xbe\xef", 6);
+}
+
+/* The IPv4 identification lands, checksummed; IPv6 frames are untouched. */
+static void
+test_ip_id(void **state)
+{
+	static uint8_t before[FRAME_MAX];
+	const struct rte_ipv4_hdr *ip = (const void *)(frame_buf + ETH_HLEN);
+	struct rp_pkt p;
+	uint32_t flen;
+
+	(void)state;
+	flen = rp_pkt_frame_len(&addr4, RP_OP_ACK, 0);
+	rp_pkt_build(frame_buf, &addr4, RP_OP_ACK, 0, 5, 0, 77, 0);
+	assert_int_equal(ip->packet_id, 0);
+	rp_pkt_set_ip_id(frame_buf, 0xbeef);
+	rp_pkt_finish(frame_buf, &addr4, flen);
+	assert_int_equal(rte_be_to_cpu_16(ip->packet_id), 0xbeef);
+	assert_int_equal(rte_raw_cksum(ip, 20), 0xffff);
+	assert_int_equal(rp_pkt_parse(frame_buf, flen, true, &p), 0);
+	assert_int_equal(p.ttl, addr4.ttl);
+
+	flen = rp_pkt_frame_len(&addr6, RP_OP_ACK, 0);
+	rp_pkt_build(frame_buf, &addr6, RP_OP_ACK, 0, 5, 0, 77, 0);
+	memcpy(before, frame_buf, flen);
+	rp_pkt_set_ip_id(frame_buf, 0xbeef);
+	assert_memory_equal(before, frame_buf, flen);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -723,6 +828,9 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_not_roce),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_finish_again),
+		cmocka_unit_test(test_udp_sport),
+		cmocka_unit_test(test_gid_mcast),
+		cmocka_unit_test(test_ip_id),
 	};
 
 	if (argc > 1)
