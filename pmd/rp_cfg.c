@@ -602,6 +602,13 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		.min = 4, .max = 4096, .def = "64",
 		RP_CFG_PORT(region_mb),
 	},
+	{
+		/* Linux's default route hop limit (ip_default_ttl) */
+		.name = "hop_limit", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 1, .max = 255, .def = "64",
+		RP_CFG_PORT(hop_limit),
+	},
 	/* Fault injection on transmit, for tests: per-mille rates. */
 	{
 		.name = "fault_drop", .sect = RP_CFG_SECT_PORT,

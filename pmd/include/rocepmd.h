@@ -59,6 +59,12 @@ struct rp_port_cfg {
 	uint32_t mtu;			/**< IB MTU: 256, 512, 1024, 2048, 4096 */
 	uint32_t lcore;			/**< engine lcore serving the port */
 	uint32_t region_mb;		/**< shared region size in MiB */
+	/**
+	 * IPv4 TTL / IPv6 hop limit of unicast packets (1..255): the route's
+	 * hop limit, which Linux puts in a RoCE AV in place of the
+	 * application's
+	 */
+	uint32_t hop_limit;
 	struct rp_fault_cfg fault;	/**< transmit faults (tests) */
 	bool is_pci;			/**< device is a PCI address, else a vdev */
 	/**

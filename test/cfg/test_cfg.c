@@ -96,6 +96,7 @@ static const struct tc_kv tc_base[] = {
 	{ "port0", "mtu", "1024" },
 	{ "port0", "lcore", "1" },
 	{ "port0", "region_mb", "64" },
+	{ "port0", "hop_limit", "64" },
 	{ "port0", "fault_drop", "0" },
 	{ "port0", "fault_dup", "0" },
 	{ "port0", "fault_reorder", "0" },
@@ -227,6 +228,11 @@ static const struct tc_kv tc_bad[] = {
 	{ "port0", "region_mb", "4097" },
 	{ "port0", "region_mb", "64M" },
 	{ "port0", "region_mb", "4294967296" },
+	{ "port0", "hop_limit", "0" },
+	{ "port0", "hop_limit", "256" },
+	{ "port0", "hop_limit", "-1" },
+	{ "port0", "hop_limit", "0x40" },
+	{ "port0", "hop_limit", "64 hops" },
 	{ "port0", "fault_drop", "1001" },
 	{ "port0", "fault_dup", "-1" },
 	{ "port0", "fault_reorder", "5%" },
@@ -309,6 +315,7 @@ test_good(void **state)
 		"mtu = 512\n"
 		"lcore = 3\n"
 		"region_mb = 4096\n"
+		"hop_limit = 255\n"
 		"  [ port1 ]  \n"
 		"  device=0000:3B:00.1,rxq=2\n"
 		"ipv4 = 10.1.2.3/8\n"
@@ -319,6 +326,7 @@ test_good(void **state)
 		"ipv4 = 198.51.100.7/32\n"
 		"mtu = 256\n"
 		"lcore = 5\n"
+		"hop_limit = 1\n"
 		"[port3]\n"
 		"device = net_af_packet1,iface=x,framesz=5120,blocksz=20480\n"
 		"ipv4 = 203.0.113.1/31\n"
@@ -351,6 +359,7 @@ test_good(void **state)
 	assert_int_equal(p->mtu, 512);
 	assert_int_equal(p->lcore, 3);
 	assert_int_equal(p->region_mb, 4096);
+	assert_int_equal(p->hop_limit, 255);
 
 	p = &tc_cfg.port[1];
 	assert_string_equal(p->device, "0000:3B:00.1,rxq=2");
@@ -362,6 +371,7 @@ test_good(void **state)
 	assert_int_equal(p->mtu, 4096);
 	assert_int_equal(p->lcore, 0);		/* first engine lcore */
 	assert_int_equal(p->region_mb, 4);
+	assert_int_equal(p->hop_limit, 64);
 
 	p = &tc_cfg.port[2];
 	assert_string_equal(p->ethdev_name, "0000:05:1e.7");
@@ -370,6 +380,7 @@ test_good(void **state)
 	assert_int_equal(p->mtu, 256);
 	assert_int_equal(p->lcore, 5);
 	assert_int_equal(p->region_mb, 64);
+	assert_int_equal(p->hop_limit, 1);
 
 	p = &tc_cfg.port[3];
 	assert_string_equal(p->ethdev_name, "net_af_packet1");
@@ -400,6 +411,7 @@ test_defaults(void **state)
 	assert_int_equal(p->mtu, 1024);
 	assert_int_equal(p->lcore, 1);
 	assert_int_equal(p->region_mb, 64);
+	assert_int_equal(p->hop_limit, 64);
 	assert_false(p->is_pci);
 	assert_string_equal(p->ethdev_name, "net_ring0");
 }
