@@ -126,6 +126,8 @@ dev_poll(struct rp_dev *dev)
 
 		if (qp->flushing) {
 			busy |= rp_qp_flush(qp);
+			/* A NAK still owed for want of the peer's MAC. */
+			busy |= rp_resp_step(qp);
 			continue;
 		}
 		busy |= rp_req_step(qp);

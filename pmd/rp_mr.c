@@ -12,6 +12,7 @@
 
 #include "rp_log.h"
 #include "rp_obj.h"
+#include "rp_xmit.h"
 
 #define RP_KEY_IDX(k)	((k) >> 8)
 
@@ -202,19 +203,23 @@ rp_ah_create(struct rp_dev *dev, struct rp_ctrl_ah *ah)
 	if (!rp_gid_is_v4(ah->av.dgid))
 		return -EAFNOSUPPORT;
 	for (uint32_t i = 1; i < RP_MAX_AH; i++) {
-		if (dev->ah[i].valid)
+		struct rp_ah *a = &dev->ah[i];
+		int ret;
+
+		if (a->valid)
 			continue;
-		dev->ah[i].valid = true;
-		dev->ah[i].pdn = ah->pdn;
-		dev->ah[i].av = ah->av;
+		/* Resolving starts now, so the first send need not wait long;
+		 * a destination no route reaches fails here, as in Linux. */
+		ret = rp_xmit_dmac(dev, ah->av.dgid, a->dmac);
+		if (ret == -ENETUNREACH)
+			return ret;
+		a->dmac_ok = ret == 0;
+		a->valid = true;
+		a->pdn = ah->pdn;
+		a->av = ah->av;
+		a->av.hop_limit = rp_xmit_hop_limit(dev, &ah->av);
 		dev->pd_refs[ah->pdn]++;
 		ah->ahn = i;
-		/* Start resolving now so the first send does not wait long. */
-		uint8_t mac[6];
-		uint32_t ip;
-
-		memcpy(&ip, &ah->av.dgid[12], 4);
-		(void)rp_arp_resolve(dev, ip, mac);
 		return 0;
 	}
 	return -ENOMEM;

@@ -57,8 +57,10 @@ struct rp_mr {
 
 struct rp_ah {
 	bool valid;
+	bool dmac_ok;			/* dmac resolved (rp_xmit_ah_ready) */
+	uint8_t dmac[6];
 	uint32_t pdn;
-	struct rp_av av;
+	struct rp_av av;		/* hop_limit: what is sent */
 };
 
 struct rp_chan {
@@ -238,9 +240,9 @@ struct rp_qp {
 	uint8_t max_rd_atomic;
 	uint8_t max_dest_rd_atomic;
 	uint8_t sq_draining;
-	struct rp_av av;
-	struct rp_pkt_addr addr;	/* L2-L4 of outgoing packets (RC) */
-	bool addr_ok;			/* dmac resolved */
+	struct rp_av av;		/* hop_limit: what is sent */
+	struct rp_pkt_addr addr;	/* L2-L4 of outgoing packets (RC, UC) */
+	bool addr_ok;			/* addr.dmac resolved (rp_xmit_ready) */
 
 	/*
 	 * Send queue.  The application's ring (shared) is copied in order
@@ -314,8 +316,10 @@ struct rp_qp {
 		uint32_t rd_head;
 		uint32_t rd_tail;
 		/* An ACK waits for the READ responses queued before it
-		 * (IBTA 9.7.5.1: responses go in PSN order). */
+		 * (IBTA 9.7.5.1: responses go in PSN order), and an ACK or
+		 * NAK for the peer's MAC (ARP); the latest says it all. */
 		bool ack_owed;
+		uint8_t ack_syn;
 		uint32_t ack_psn;
 		bool comm_est;		/* COMM_EST reported (first in RTR) */
 	} resp;
@@ -366,6 +370,8 @@ enum rp_stat {
 	RP_STAT_TM_UNEXPECTED,
 	RP_STAT_TM_NO_TAG,
 	RP_STAT_TM_RNDV,
+	RP_STAT_RX_NOT_FOR_US,
+	RP_STAT_TX_ZERO_DMAC,
 	RP_STAT_MAX,
 };
 
@@ -513,7 +519,6 @@ void rp_qp_error_event(struct rp_qp *qp, uint32_t status, uint32_t event);
 void rp_qp_sqd_check(struct rp_qp *qp);
 bool rp_qp_flush(struct rp_qp *qp);
 uint32_t rp_mtu_bytes(uint32_t ibv_mtu);
-void rp_qp_udp_sport(struct rp_qp *qp);
 
 static inline struct rp_send_wqe *
 rp_sq_wqe(const struct rp_qp *qp, uint32_t idx)

@@ -18,6 +18,7 @@
 #include "rp_log.h"
 #include "rp_obj.h"
 #include "rp_psn.h"
+#include "rp_xmit.h"
 
 #define RP_QPN_IDX(n)	((n) & (RP_MAX_QP - 1))
 
@@ -365,20 +366,10 @@ qp_check_mask(const struct rp_qp *qp, uint32_t cur, uint32_t next,
 	return 0;
 }
 
-/* Entropy for ECMP: the UDP source port depends on the QP pair. */
-void
-rp_qp_udp_sport(struct rp_qp *qp)
-{
-	uint32_t h = (qp->qpn * 0x9e3779b1u) ^ (qp->dest_qpn * 0x85ebca6bu);
-
-	qp->addr.sport = RP_UDP_SPORT_BASE | ((h >> 16) & 0x3fff);
-}
-
 static int
 qp_set_av(struct rp_qp *qp, const struct rp_av *av)
 {
 	struct rp_dev *dev = qp->dev;
-	uint32_t ip;
 	int ret;
 
 	if (!av->is_global) {
@@ -393,18 +384,21 @@ qp_set_av(struct rp_qp *qp, const struct rp_av *av)
 			  "only IPv4-mapped GIDs are supported");
 		return -EAFNOSUPPORT;
 	}
-	memcpy(&ip, &av->dgid[12], 4);
-	ret = rp_arp_resolve(dev, ip, qp->addr.dmac);
+	/* Resolving starts now, so that the first packet need not wait;
+	 * whoever sends first and finds no MAC asks again (rp_xmit_ready). */
+	ret = rp_xmit_dmac(dev, av->dgid, qp->addr.dmac);
 	if (ret == -ENETUNREACH) {
 		RP_QP_LOG(rp_logtype, ERR, qp->qpn, "destination is off-link");
 		return ret;
 	}
 	qp->addr_ok = ret == 0;
 	qp->av = *av;
+	/* What goes on the wire, reported by query as the kernel does. */
+	qp->av.hop_limit = rp_xmit_hop_limit(dev, av);
 	memcpy(qp->addr.smac, dev->mac.addr_bytes, 6);
 	memcpy(qp->addr.sgid, dev->gid, 16);
 	memcpy(qp->addr.dgid, av->dgid, 16);
-	qp->addr.ttl = av->hop_limit ? av->hop_limit : 64;
+	qp->addr.ttl = qp->av.hop_limit;
 	qp->addr.tclass = av->traffic_class;
 	qp->addr.flow_label = av->flow_label;
 	return 0;
@@ -514,10 +508,11 @@ rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 		qp->path_mtu = a->path_mtu;
 		qp->mtu = rp_mtu_bytes(a->path_mtu);
 	}
-	if (mask & IBV_QP_DEST_QPN) {
+	if (mask & IBV_QP_DEST_QPN)
 		qp->dest_qpn = a->dest_qp_num;
-		rp_qp_udp_sport(qp);
-	}
+	if (mask & (IBV_QP_DEST_QPN | IBV_QP_AV))
+		qp->addr.sport = rp_pkt_udp_sport(qp->addr.flow_label,
+						  qp->qpn, qp->dest_qpn);
 	if (mask & IBV_QP_RQ_PSN) {
 		qp->resp.epsn = a->rq_psn & RP_PSN_MASK;
 		qp->resp.nak_sent = false;

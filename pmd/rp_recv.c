@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Receive classification: ARP to the resolver, RoCEv2 parsed and checked
- * once (lengths, opcode, ICRC), then handed to the QP's responder
- * (requests) or completer (responses).  Anything else is dropped and
- * counted: a hostile frame costs a counter, never a crash.
+ * Receive classification: frames for someone else dropped, ARP to the
+ * resolver, RoCEv2 parsed and checked once (lengths, opcode, ICRC), then
+ * handed to the QP's responder (requests) or completer (responses).
+ * Anything else is dropped and counted: a hostile frame costs a counter,
+ * never a crash.
  */
 
 #include <rte_ether.h>
@@ -29,6 +30,20 @@ transport_matches(uint32_t mask, uint32_t qp_type)
 	}
 }
 
+/*
+ * An Ethernet NIC's address filter, which the port cannot be trusted with
+ * (a configured MAC makes it promiscuous; af_packet and memif deliver
+ * everything): our MAC, broadcast, or a multicast group the device joined,
+ * and the device joins none (ibv_attach_mcast is not offered).  Without it
+ * a peer's misaddressed frame would be taken as ours; the kernel drops it.
+ */
+static bool
+l2_for_us(const struct rp_dev *dev, const struct rte_ether_addr *dst)
+{
+	return rte_is_same_ether_addr(dst, &dev->mac) ||
+		rte_is_broadcast_ether_addr(dst);
+}
+
 static void
 recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 {
@@ -46,6 +61,10 @@ recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 		return;
 	}
 	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (!l2_for_us(dev, &eth->dst_addr)) {
+		rp_stat_inc(dev, RP_STAT_RX_NOT_FOR_US);
+		return;
+	}
 	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP)) {
 		rp_arp_input(dev, m);
 		return;

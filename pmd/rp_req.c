@@ -71,21 +71,25 @@ req_validate(struct rp_qp *qp, const struct rp_send_wqe *w,
 	return IBV_WC_SUCCESS;
 }
 
-/* Fill the L2-L4 addressing of a UD packet from its address handle. */
+/*
+ * Fill the L2-L4 addressing of a UD packet from its address handle; -1
+ * while its destination MAC is unknown (ARP asked).
+ */
 static int
-req_ud_addr(struct rp_qp *qp, uint32_t ahn, struct rp_pkt_addr *a)
+req_ud_addr(struct rp_qp *qp, uint32_t ahn, uint32_t dqpn,
+	    struct rp_pkt_addr *a)
 {
-	const struct rp_ah *ah = &qp->dev->ah[ahn];
-	uint32_t ip;
+	struct rp_ah *ah = &qp->dev->ah[ahn];
 
-	*a = qp->addr;
-	memcpy(&ip, &ah->av.dgid[12], 4);
-	if (rp_arp_resolve(qp->dev, ip, a->dmac) != 0)
+	if (!rp_xmit_ah_ready(qp->dev, ah))
 		return -1;
+	*a = qp->addr;
+	memcpy(a->dmac, ah->dmac, 6);
 	memcpy(a->dgid, ah->av.dgid, 16);
-	a->ttl = ah->av.hop_limit ? ah->av.hop_limit : 64;
+	a->ttl = ah->av.hop_limit;
 	a->tclass = ah->av.traffic_class;
 	a->flow_label = ah->av.flow_label;
+	a->sport = rp_pkt_udp_sport(ah->av.flow_label, qp->qpn, dqpn);
 	return 0;
 }
 
@@ -214,10 +218,10 @@ req_send_packet(struct rp_qp *qp)
 		return false;
 	}
 	if (qp->type == IBV_QPT_UD) {
-		if (req_ud_addr(qp, w->ah, &ud_addr) != 0)
+		dqpn = w->remote_qpn & RP_QPN_MASK;
+		if (req_ud_addr(qp, w->ah, dqpn, &ud_addr) != 0)
 			return false;	/* ARP pending: try again later */
 		a = &ud_addr;
-		dqpn = w->remote_qpn;
 	}
 	ackreq = qp->type == IBV_QPT_RC &&
 		(last || qp->req.pkt % RP_ACKREQ_EVERY == RP_ACKREQ_EVERY - 1);
@@ -367,18 +371,14 @@ rp_req_step(struct rp_qp *qp)
 	if (unlikely(qp->sqd_notify))
 		rp_qp_sqd_check(qp);
 	if (qp->type != IBV_QPT_UD && !qp->addr_ok) {
-		uint32_t ip;
-
 		if (qp->req.head == prod && !qp->req.inprog)
 			return false;
-		memcpy(&ip, &qp->av.dgid[12], 4);
-		if (rp_arp_resolve(qp->dev, ip, qp->addr.dmac) != 0) {
+		if (!rp_xmit_resolve(qp)) {
 			/* The retransmit timer bounds the wait. */
 			if (qp->comp.deadline == 0)
 				rp_comp_arm_timer(qp);
 			return false;
 		}
-		qp->addr_ok = true;
 	}
 	while (budget-- > 0 && !qp->flushing && rp_port_tx_room(qp->dev)) {
 		if (!qp->req.inprog && !req_start(qp, prod))

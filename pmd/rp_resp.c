@@ -29,12 +29,36 @@ enum rp_resp_res {
 	RP_RESP_DROP,		/* silently dropped (UD) */
 };
 
+/*
+ * An ACK or NAK to send later, from rp_resp_step(): it replaces one owed
+ * already, which it covers (ACKs are cumulative; a NAK's PSN is the
+ * expected one, so it acknowledges everything before).
+ */
+static void
+resp_owe_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
+{
+	qp->resp.ack_owed = true;
+	qp->resp.ack_syn = syn;
+	qp->resp.ack_psn = psn;
+}
+
+/*
+ * Send an ACK or NAK now, or, while the peer's MAC is unknown, owe it
+ * (ARP is asked again on every responder step until it answers; a
+ * duplicate request from the peer meanwhile only updates what is owed).
+ */
 void
 rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
 {
 	struct rte_mbuf *m;
 	uint8_t *bth;
 
+	if (!rp_xmit_ready(qp)) {
+		resp_owe_ack(qp, syn, psn);
+		return;
+	}
+	/* Newer than anything owed, which it covers. */
+	qp->resp.ack_owed = false;
 	m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, RP_OP_ACK, 0, 0, psn, 0,
 			  &bth);
 	if (m == NULL)
@@ -326,23 +350,30 @@ static void
 resp_ack(struct rp_qp *qp, uint32_t psn)
 {
 	if (qp->resp.rd_head != qp->resp.rd_tail) {
-		qp->resp.ack_owed = true;
-		qp->resp.ack_psn = psn;
+		resp_owe_ack(qp, RP_AETH_CREDIT_INVALID, psn);
 		return;
 	}
 	rp_resp_send_ack(qp, RP_AETH_CREDIT_INVALID, psn);
 }
 
-/* Send up to a budget of owed READ response packets.  Busy if any. */
+/*
+ * Send up to a budget of owed READ response packets, then an owed ACK or
+ * NAK.  Busy if any.  Nothing leaves before the peer's MAC is known.  In
+ * the error state only an owed NAK still goes (the one that tells the
+ * peer why), READ responses never.
+ */
 bool
 rp_resp_step(struct rp_qp *qp)
 {
 	uint32_t budget = RP_RD_BUDGET;
-	bool busy = false;
+	bool reads, busy = false;
 
-	if (qp->type != IBV_QPT_RC || qp->flushing)
+	if (qp->type != IBV_QPT_RC)
 		return false;
-	while (budget > 0 && qp->resp.rd_tail != qp->resp.rd_head &&
+	reads = !qp->flushing && qp->resp.rd_tail != qp->resp.rd_head;
+	if ((!reads && !qp->resp.ack_owed) || !rp_xmit_ready(qp))
+		return false;
+	while (reads && budget > 0 && qp->resp.rd_tail != qp->resp.rd_head &&
 	       rp_port_tx_room(qp->dev)) {
 		struct rp_rd_resp *rd =
 			&qp->resp.rd[qp->resp.rd_tail % RP_MAX_RD_ATOMIC];
@@ -385,10 +416,9 @@ rp_resp_step(struct rp_qp *qp)
 		budget--;
 		busy = true;
 	}
-	if (qp->resp.ack_owed && qp->resp.rd_tail == qp->resp.rd_head &&
-	    rp_port_tx_room(qp->dev)) {
-		qp->resp.ack_owed = false;
-		rp_resp_send_ack(qp, RP_AETH_CREDIT_INVALID, qp->resp.ack_psn);
+	if (qp->resp.ack_owed && rp_port_tx_room(qp->dev) &&
+	    (qp->flushing || qp->resp.rd_tail == qp->resp.rd_head)) {
+		rp_resp_send_ack(qp, qp->resp.ack_syn, qp->resp.ack_psn);
 		busy = true;
 	}
 	return busy;

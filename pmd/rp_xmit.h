@@ -2,9 +2,27 @@
 #ifndef _RP_XMIT_H_
 #define _RP_XMIT_H_
 
+#include <stdbool.h>
+
+#include <rte_branch_prediction.h>
 #include <rte_mbuf.h>
 
 #include "rp_obj.h"
+
+int rp_xmit_dmac(struct rp_dev *dev, const uint8_t dgid[16], uint8_t mac[6]);
+bool rp_xmit_resolve(struct rp_qp *qp);
+bool rp_xmit_ah_ready(struct rp_dev *dev, struct rp_ah *ah);
+uint8_t rp_xmit_hop_limit(const struct rp_dev *dev, const struct rp_av *av);
+
+/*
+ * A connected QP may send: its peer's MAC is known (qp->addr.dmac).  If
+ * not, ask ARP (again): the caller keeps its packet for a later step.
+ */
+static inline bool
+rp_xmit_ready(struct rp_qp *qp)
+{
+	return likely(qp->addr_ok) || rp_xmit_resolve(qp);
+}
 
 struct rte_mbuf *rp_xmit_alloc(struct rp_qp *qp, const struct rp_pkt_addr *a,
 			       uint32_t dqpn, uint8_t opcode, int se,
