@@ -46,6 +46,7 @@ dev_fill_ctl(struct rp_dev *dev)
 	ctl->max_cqe = RP_MAX_CQE - 1;
 	ctl->max_sge = RP_MAX_SGE;
 	ctl->max_inline = RP_MAX_INLINE;
+	ctl->max_rd_atom = RP_MAX_RD_ATOMIC;
 	ctl->max_chan = RP_MAX_CHAN;
 	ctl->port_id = dev->port_id;
 	ctl->max_srq = RP_MAX_SRQ;

@@ -28,7 +28,7 @@
 #define RP_MAX_PD	1024u
 #define RP_MAX_AH	4096u
 #define RP_MAX_CHAN	256u
-#define RP_MAX_RD_ATOMIC 16u
+#define RP_MAX_RD_ATOMIC 128u	/* READs in flight per QP, each way (rxe's) */
 #define RP_ARP_ENTRIES	64u
 #define RP_BURST	32u
 #define RP_TX_MAX	64u
@@ -245,6 +245,14 @@ struct rp_qp {
 	bool addr_ok;			/* addr.dmac resolved (rp_xmit_ready) */
 
 	/*
+	 * READs the responder owes responses for, a FIFO of rd_size (a power
+	 * of two >= max_dest_rd_atomic) indexed by resp.rd_head/rd_tail;
+	 * sized when max_dest_rd_atomic is set, NULL until then.
+	 */
+	struct rp_rd_resp *rd;
+	uint32_t rd_size;
+
+	/*
 	 * Send queue.  The application's ring (shared) is copied in order
 	 * into a private one, where the requester and completer work; the
 	 * engine's own requests (rendezvous READs and FINs of a TM-SRQ) are
@@ -311,8 +319,7 @@ struct rp_qp {
 		uint64_t wr_va;
 		uint32_t wr_left;
 		uint32_t wr_total;
-		/* READs owed, FIFO */
-		struct rp_rd_resp rd[RP_MAX_RD_ATOMIC];
+		/* READs owed: qp->rd[] */
 		uint32_t rd_head;
 		uint32_t rd_tail;
 		/* An ACK waits for the READ responses queued before it

@@ -94,6 +94,7 @@ static void
 qp_free(struct rp_qp *qp)
 {
 	rte_free(qp->rndv);
+	rte_free(qp->rd);
 	rte_free(qp->sq_buf);
 	rte_free(qp->swqe);
 	rte_free(qp);
@@ -404,6 +405,28 @@ qp_set_av(struct rp_qp *qp, const struct rp_av *av)
 	return 0;
 }
 
+/*
+ * The responder's READ FIFO for max_dest_rd_atomic READs (at least one, as
+ * before any is allowed), or NULL with *size unchanged when the present
+ * one has the right size.  Set only in INIT->RTR, where it is empty.
+ */
+static int
+qp_rd_alloc(const struct rp_qp *qp, uint32_t max_dest, struct rp_rd_resp **rd,
+	    uint32_t *size)
+{
+	uint32_t n = rte_align32pow2(RTE_MAX(max_dest, 1u));
+
+	*rd = NULL;
+	*size = qp->rd_size;
+	if (n == qp->rd_size)
+		return 0;
+	*rd = rte_zmalloc("rp_rd", sizeof(**rd) * n, 0);
+	if (*rd == NULL)
+		return -ENOMEM;
+	*size = n;
+	return 0;
+}
+
 /* Drop everything queued, without completions (to RESET). */
 static void
 qp_reset(struct rp_qp *qp)
@@ -435,7 +458,8 @@ rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	struct rp_qp *qp = rp_qp_get(dev, m->qpn);
 	const struct rp_qp_attr *a = &m->attr;
 	uint32_t mask = a->attr_mask;
-	uint32_t cur, next;
+	struct rp_rd_resp *rd = NULL;
+	uint32_t cur, next, rd_size;
 	int ret;
 
 	if (qp == NULL)
@@ -490,10 +514,22 @@ rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	     IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
 	     IBV_ACCESS_REMOTE_ATOMIC)))
 		return -EINVAL;
-	if (mask & IBV_QP_AV) {
-		ret = qp_set_av(qp, &a->av);
+	if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) && qp->type == IBV_QPT_RC) {
+		ret = qp_rd_alloc(qp, a->max_dest_rd_atomic, &rd, &rd_size);
 		if (ret < 0)
 			return ret;
+	}
+	if (mask & IBV_QP_AV) {
+		ret = qp_set_av(qp, &a->av);
+		if (ret < 0) {
+			rte_free(rd);
+			return ret;
+		}
+	}
+	if (rd != NULL) {
+		rte_free(qp->rd);
+		qp->rd = rd;
+		qp->rd_size = rd_size;
 	}
 
 	if (mask & IBV_QP_ACCESS_FLAGS)

@@ -294,7 +294,7 @@ resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 
 	if (!(qp->access & IBV_ACCESS_REMOTE_READ))
 		return RP_RESP_ERR_ACCESS;
-	if (len > (1u << 31))
+	if (len > (1u << 31) || qp->rd == NULL)
 		return RP_RESP_ERR_INV_REQ;
 	if (len != 0) {
 		mr = rp_mr_lookup(qp->dev, rp_pkt_reth_rkey(pkt), qp->pdn, va, len,
@@ -309,8 +309,8 @@ resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 		 * they must not fill the queue twice (C9-100).
 		 */
 		while (qp->resp.rd_head != qp->resp.rd_tail) {
-			struct rp_rd_resp *last = &qp->resp.rd[(qp->resp.rd_head - 1) %
-							       RP_MAX_RD_ATOMIC];
+			struct rp_rd_resp *last = &qp->rd[(qp->resp.rd_head - 1) &
+							 (qp->rd_size - 1)];
 
 			if (rp_psn_diff(last->first_psn, pkt->psn) < 0)
 				break;
@@ -323,7 +323,7 @@ resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 		/* A duplicate can wait for the requester's next retry. */
 		return dup ? RP_RESP_DROP : RP_RESP_ERR_INV_REQ;
 	}
-	rd = &qp->resp.rd[qp->resp.rd_head++ % RP_MAX_RD_ATOMIC];
+	rd = &qp->rd[qp->resp.rd_head++ & (qp->rd_size - 1)];
 	rd->psn = pkt->psn;
 	rd->first_psn = pkt->psn;
 	rd->npkts_left = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
@@ -376,7 +376,7 @@ rp_resp_step(struct rp_qp *qp)
 	while (reads && budget > 0 && qp->resp.rd_tail != qp->resp.rd_head &&
 	       rp_port_tx_room(qp->dev)) {
 		struct rp_rd_resp *rd =
-			&qp->resp.rd[qp->resp.rd_tail % RP_MAX_RD_ATOMIC];
+			&qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)];
 		bool first = rd->psn == rd->first_psn;
 		bool last = rd->npkts_left == 1;
 		uint32_t chunk = RTE_MIN(qp->mtu, rd->left);

@@ -57,7 +57,6 @@
 #define SHIM_GID_TBL_LEN	1	/* GID index 0 only */
 #define SHIM_PKEY_DEFAULT	0xffffu	/* P_Key index 0 */
 #define SHIM_NUM_COMP_VECTORS	1
-#define SHIM_MAX_RD_ATOM	16
 #define SHIM_FW_VER		"rocepmd 0.1"
 
 /* CQ table of a context, indexed by the low 16 bits of a CQN. */

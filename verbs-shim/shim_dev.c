@@ -182,9 +182,11 @@ shim_device_attr(const struct shim_context *ctx, struct ibv_device_attr *a)
 	a->max_cqe = shim_clamp_int(ctl->max_cqe);
 	a->max_mr = shim_clamp_int(ctl->max_mr);
 	a->max_pd = shim_clamp_int(ctl->max_pd);
-	a->max_qp_rd_atom = SHIM_MAX_RD_ATOM;
-	a->max_qp_init_rd_atom = SHIM_MAX_RD_ATOM;
-	res_rd_atom = (uint64_t)ctl->max_qp * SHIM_MAX_RD_ATOM;
+	/* As rxe: a QP can have this many READs in flight, as requester
+	 * (max_rd_atomic) and as responder (max_dest_rd_atomic). */
+	a->max_qp_rd_atom = shim_clamp_int(ctl->max_rd_atom);
+	a->max_qp_init_rd_atom = shim_clamp_int(ctl->max_rd_atom);
+	res_rd_atom = (uint64_t)ctl->max_qp * ctl->max_rd_atom;
 	a->max_res_rd_atom = res_rd_atom > INT32_MAX ? INT32_MAX :
 			     (int)res_rd_atom;
 	/* The engine has no responder for atomics yet. */

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define RP_ABI_MAGIC	0x31444d50u	/* "PMD1" */
-#define RP_ABI_VERSION	2u
+#define RP_ABI_VERSION	3u
 
 #define RP_ABI_LINE	64u
 
@@ -506,6 +506,7 @@ struct rp_dev_ctl {
 	uint32_t tm_flags;		/* IBV_TM_CAP_RC */
 	uint32_t tm_max_ops;
 	uint32_t tm_max_sge;
+	uint32_t max_rd_atom;		/* READs in flight per QP, each way */
 	uint8_t pad[RP_ABI_LINE];
 	/*
 	 * Wake-up handshake (as io_uring's SQ_NEED_WAKEUP): an engine about
