@@ -373,6 +373,14 @@ rp_resp_step(struct rp_qp *qp)
 	reads = !qp->flushing && qp->resp.rd_tail != qp->resp.rd_head;
 	if ((!reads && !qp->resp.ack_owed) || !rp_xmit_ready(qp))
 		return false;
+	/* An ACK that waited for the MAC, not for the READs queued after
+	 * it, goes before their responses: PSN order. */
+	if (reads && qp->resp.ack_owed && rp_port_tx_room(qp->dev) &&
+	    rp_psn_diff(qp->resp.ack_psn,
+			qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)].psn) < 0) {
+		rp_resp_send_ack(qp, qp->resp.ack_syn, qp->resp.ack_psn);
+		busy = true;
+	}
 	while (reads && budget > 0 && qp->resp.rd_tail != qp->resp.rd_head &&
 	       rp_port_tx_room(qp->dev)) {
 		struct rp_rd_resp *rd =
