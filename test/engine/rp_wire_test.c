@@ -1,0 +1,1095 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rp_wire_test: what the engine puts on the wire and what it takes from
+ * it, seen from the wire.  A verbs program like rp_verbs_test, run under
+ * rocepmd-run with test/engine/wire.ini.in: the two devices do not face
+ * each other but two more memif ports of this process, and the test
+ * bridges frames between those ports itself, so it sees every frame, can
+ * hold, drop, answer or inject one, and checks each against the wire
+ * rules before forwarding it:
+ *
+ *   rocepmd0 (net_memif0) -- net_memif2 ==bridge== net_memif3 -- (net_memif1) rocepmd1
+ *
+ * - no frame has a zero destination MAC, and every IPv4 frame goes to the
+ *   other device's MAC (or a multicast group);
+ * - every IPv4 frame is a RoCEv2 packet with a correct ICRC.
+ *
+ * Counters come from the engine's telemetry (/rocepmd/stats), read over
+ * the DPDK telemetry socket of this process.
+ *
+ *   rp_wire_test CASE | list
+ *
+ * Exit status: 0 pass, 1 fail, 2 usage.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_arp.h>
+#include <rte_dev.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include <infiniband/verbs.h>
+
+#include "rp_pkt.h"
+#include "rp_psn.h"
+#include "rp_testlib.h"
+
+const char rt_prog[] = "rp_wire_test";
+
+/* What test/engine/wire.ini.in says. */
+#define WT_BRIDGE0	"net_memif2"	/* faces rocepmd0 */
+#define WT_BRIDGE1	"net_memif3"	/* faces rocepmd1 */
+#define WT_HOP_LIMIT	64		/* [portN] hop_limit default */
+#define WT_HELD		64
+#define WT_BURST	32
+
+static const struct rte_ether_addr wt_mac[2] = {
+	{ { 0x02, 0, 0, 0, 0, 0x01 } },
+	{ { 0x02, 0, 0, 0, 0, 0x02 } },
+};
+static const uint32_t wt_ip[2] = { RT_IPV4_0, RT_IPV4_1 };
+/* A host that does not exist, for injected frames. */
+static const struct rte_ether_addr wt_mac_other = {
+	{ 0x02, 0, 0, 0, 0, 0x77 } };
+#define WT_IP_OTHER	0xc000024du	/* 192.0.2.77 */
+
+/* What one device sent, as the bridge saw it. */
+struct wt_dir {
+	uint64_t frames;
+	uint64_t arp_req;
+	uint64_t arp_rep;
+	uint64_t roce;
+	uint64_t read_req;
+	uint64_t read_resp;
+	uint64_t ack;
+	uint64_t nak;
+	uint64_t ud;
+	bool id_seen;
+	uint16_t last_id;
+	uint64_t id_steps;		/* IPv4 IDs one more than the last */
+	uint64_t id_other;		/* any other step */
+};
+
+static struct {
+	uint16_t port[2];		/* bridge port facing rocepmd0, 1 */
+	struct rte_mempool *mp;
+	struct wt_dir dir[2];
+	/* rocepmd0's ARP requests for rocepmd1: answered by the bridge,
+	 * never seen by rocepmd1, whose ARP cache stays cold */
+	bool proxy_arp0;
+	/* rocepmd1's ARP requests: kept from rocepmd0 */
+	bool hold_arp1;
+	struct rte_mbuf *arp1[WT_HELD];
+	unsigned int n_arp1;
+	uint64_t arp1_seen;		/* held ones, dropped when full too */
+	/* rocepmd0's next request: kept (retransmissions dropped) */
+	bool hold_req0;
+	struct rte_mbuf *req0;
+	/* per RoCE frame, after the common checks */
+	void (*check)(int dir, const struct rp_pkt *p);
+} wt;
+
+/* ------------------------------------------------------------ telemetry */
+
+/* A counter of device `dev` from /rocepmd/stats, over the telemetry socket. */
+static uint64_t
+wt_stat(unsigned int dev, const char *name)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char buf[16384], cmd[64], key[80];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/dpdk_telemetry.v2",
+		 rte_eal_get_runtime_dir());
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	RT_CHECK(fd >= 0, "socket: %s", strerror(errno));
+	RT_CHECK(connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0,
+		 "telemetry socket %s: %s", sun.sun_path, strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);	/* the greeting */
+	RT_CHECK(n > 0, "telemetry greeting: %s", strerror(errno));
+	snprintf(cmd, sizeof(cmd), "/rocepmd/stats,%u", dev);
+	RT_CHECK(write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd),
+		 "telemetry write: %s", strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	RT_CHECK(n > 0, "telemetry reply: %s", strerror(errno));
+	buf[n] = '\0';
+	close(fd);
+	snprintf(key, sizeof(key), "\"%s\":", name);
+	p = strstr(buf, key);
+	RT_CHECK(p != NULL, "%s: no counter %s in %s", cmd, name, buf);
+	return strtoull(p + strlen(key), NULL, 10);
+}
+
+/* ---------------------------------------------------------------- bridge */
+
+static void
+wt_tx(int to, struct rte_mbuf *m)
+{
+	for (int tries = 0; tries < 1000; tries++) {
+		if (rte_eth_tx_burst(wt.port[to], 0, &m, 1) == 1)
+			return;
+		sched_yield();
+	}
+	rte_pktmbuf_free(m);
+	RT_FAIL("bridge: port facing rocepmd%d takes no frame", to);
+}
+
+/* A frame of ours to device `to`: len bytes copied from `frame`. */
+static void
+wt_inject(int to, const void *frame, uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(wt.mp);
+	void *p;
+
+	RT_CHECK(m != NULL, "bridge: no mbuf");
+	p = rte_pktmbuf_append(m, len);
+	RT_CHECK(p != NULL, "bridge: frame of %u bytes", len);
+	memcpy(p, frame, len);
+	wt_tx(to, m);
+}
+
+/* An ARP frame from the bridge to device `to`. */
+static void
+wt_arp_send(int to, const struct rte_ether_addr *dst, uint16_t op,
+	    const struct rte_ether_addr *sha, uint32_t sip,
+	    const struct rte_ether_addr *tha, uint32_t tip)
+{
+	struct {
+		struct rte_ether_hdr eth;
+		struct rte_arp_hdr arp;
+	} f;
+
+	memset(&f, 0, sizeof(f));
+	f.eth.dst_addr = *dst;
+	f.eth.src_addr = *sha;
+	f.eth.ether_type = htons(RTE_ETHER_TYPE_ARP);
+	f.arp.arp_hardware = htons(RTE_ARP_HRD_ETHER);
+	f.arp.arp_protocol = htons(RTE_ETHER_TYPE_IPV4);
+	f.arp.arp_hlen = RTE_ETHER_ADDR_LEN;
+	f.arp.arp_plen = 4;
+	f.arp.arp_opcode = htons(op);
+	f.arp.arp_data.arp_sha = *sha;
+	f.arp.arp_data.arp_sip = htonl(sip);
+	if (tha != NULL)
+		f.arp.arp_data.arp_tha = *tha;
+	f.arp.arp_data.arp_tip = htonl(tip);
+	wt_inject(to, &f, sizeof(f));
+}
+
+/* ARP from device d: counted, then answered, held or forwarded. */
+static bool
+wt_arp(int d, struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth =
+		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_arp_hdr *a = (const struct rte_arp_hdr *)(eth + 1);
+	bool req = a->arp_opcode == htons(RTE_ARP_OP_REQUEST);
+
+	RT_CHECK(rte_pktmbuf_data_len(m) >= sizeof(*eth) + sizeof(*a),
+		 "rocepmd%d: ARP frame of %u bytes", d,
+		 rte_pktmbuf_data_len(m));
+	RT_CHECK(rte_is_same_ether_addr(&eth->src_addr, &wt_mac[d]) &&
+		 rte_is_same_ether_addr(&a->arp_data.arp_sha, &wt_mac[d]) &&
+		 a->arp_data.arp_sip == htonl(wt_ip[d]),
+		 "rocepmd%d: ARP from a source that is not its own", d);
+	if (req) {
+		wt.dir[d].arp_req++;
+		RT_CHECK(rte_is_broadcast_ether_addr(&eth->dst_addr),
+			 "rocepmd%d: ARP request not broadcast", d);
+	} else {
+		wt.dir[d].arp_rep++;
+	}
+	/* A reply to the host that does not exist goes nowhere. */
+	if (!req && rte_is_same_ether_addr(&eth->dst_addr, &wt_mac_other))
+		return false;
+	if (req && d == 0 && wt.proxy_arp0 &&
+	    a->arp_data.arp_tip == htonl(wt_ip[1])) {
+		wt_arp_send(0, &wt_mac[0], RTE_ARP_OP_REPLY, &wt_mac[1],
+			    wt_ip[1], &wt_mac[0], wt_ip[0]);
+		return false;
+	}
+	if (req && d == 1 && wt.hold_arp1) {
+		wt.arp1_seen++;
+		if (wt.n_arp1 == WT_HELD)
+			return false;
+		wt.arp1[wt.n_arp1++] = m;
+		return true;
+	}
+	wt_tx(1 - d, m);
+	return true;
+}
+
+/* A RoCEv2 frame from device d: the wire rules, counters, the case's
+ * check.  True when it should be forwarded. */
+static bool
+wt_roce(int d, struct rte_mbuf *m)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)f;
+	struct wt_dir *w = &wt.dir[d];
+	struct rp_pkt p;
+	uint16_t id;
+	int ret;
+
+	RT_CHECK(rte_is_same_ether_addr(&eth->dst_addr, &wt_mac[1 - d]) ||
+		 rte_is_multicast_ether_addr(&eth->dst_addr),
+		 "rocepmd%d sent an IPv4 frame to %02x:%02x:%02x:%02x:%02x:%02x, "
+		 "not to rocepmd%d", d, eth->dst_addr.addr_bytes[0],
+		 eth->dst_addr.addr_bytes[1], eth->dst_addr.addr_bytes[2],
+		 eth->dst_addr.addr_bytes[3], eth->dst_addr.addr_bytes[4],
+		 eth->dst_addr.addr_bytes[5], 1 - d);
+	ret = rp_pkt_parse(f, rte_pktmbuf_data_len(m), true, &p);
+	RT_CHECK(ret == 0, "rocepmd%d: IPv4 frame of %u bytes is no good "
+		 "RoCEv2 packet (%d)", d, rte_pktmbuf_data_len(m), ret);
+	w->roce++;
+	id = (uint16_t)(f[18] << 8 | f[19]);
+	if (w->id_seen) {
+		if (id == (uint16_t)(w->last_id + 1))
+			w->id_steps++;
+		else
+			w->id_other++;
+	}
+	w->id_seen = true;
+	w->last_id = id;
+	if (p.mask & RP_M_UD)
+		w->ud++;
+	if ((p.mask & RP_M_REQ) && (p.mask & RP_M_READ))
+		w->read_req++;
+	else if (!(p.mask & RP_M_REQ) && (p.mask & RP_M_READ))
+		w->read_resp++;
+	else if (p.opcode == RP_OP_ACK)
+		(rp_pkt_aeth_syn(&p) & RP_AETH_TYPE_MASK) == RP_AETH_ACK ?
+			w->ack++ : w->nak++;
+	if (wt.check != NULL)
+		wt.check(d, &p);
+	if (d == 0 && wt.hold_req0 && (p.mask & RP_M_REQ)) {
+		if (wt.req0 != NULL)
+			return false;	/* a retransmission: dropped */
+		wt.req0 = m;
+		return true;
+	}
+	wt_tx(1 - d, m);
+	return true;
+}
+
+static void
+wt_frame(int d, struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth =
+		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	uint16_t type;
+	bool kept;
+
+	wt.dir[d].frames++;
+	RT_CHECK(rte_pktmbuf_data_len(m) >= sizeof(*eth), "rocepmd%d: runt "
+		 "frame", d);
+	RT_CHECK(!rte_is_zero_ether_addr(&eth->dst_addr), "rocepmd%d sent a "
+		 "frame to 00:00:00:00:00:00 (ether type 0x%04x, %u bytes)", d,
+		 ntohs(eth->ether_type), rte_pktmbuf_data_len(m));
+	type = ntohs(eth->ether_type);
+	if (type == RTE_ETHER_TYPE_ARP)
+		kept = wt_arp(d, m);
+	else if (type == RTE_ETHER_TYPE_IPV4)
+		kept = wt_roce(d, m);
+	else
+		RT_FAIL("rocepmd%d sent ether type 0x%04x", d, type);
+	if (!kept)
+		rte_pktmbuf_free(m);
+}
+
+/* Move what arrived on both sides; true if anything did. */
+static bool
+wt_pump(void)
+{
+	struct rte_mbuf *m[WT_BURST];
+	bool any = false;
+
+	for (int d = 0; d < 2; d++) {
+		uint16_t n = rte_eth_rx_burst(wt.port[d], 0, m, WT_BURST);
+
+		for (uint16_t i = 0; i < n; i++)
+			wt_frame(d, m[i]);
+		any |= n != 0;
+	}
+	return any;
+}
+
+static void
+wt_pump_ms(unsigned int ms)
+{
+	double end = rt_now() + ms / 1000.0;
+
+	while (rt_now() < end)
+		if (!wt_pump())
+			sched_yield();
+}
+
+/* rocepmd1's held ARP requests go to rocepmd0, and the next ones too. */
+static void
+wt_release_arp1(void)
+{
+	wt.hold_arp1 = false;
+	for (unsigned int i = 0; i < wt.n_arp1; i++)
+		wt_tx(0, wt.arp1[i]);
+	wt.n_arp1 = 0;
+}
+
+/* Bridge port `name`, a memif client of the device's socket `sock`. */
+static void
+wt_port_start(const char *name, unsigned int sock, uint16_t *port)
+{
+	struct rte_eth_conf conf;
+	char args[128];
+	int ret;
+
+	snprintf(args, sizeof(args), "role=client,id=0,socket-abstract=yes,"
+		 "socket=/rp-wire_%s-%u", rt_case_name, sock);
+	ret = rte_eal_hotplug_add("vdev", name, args);
+	RT_CHECK(ret == 0, "bridge: add %s,%s: %s", name, args,
+		 strerror(-ret));
+	memset(&conf, 0, sizeof(conf));
+	ret = rte_eth_dev_get_port_by_name(name, port);
+	RT_CHECK(ret == 0, "bridge: no port %s", name);
+	ret = rte_eth_dev_configure(*port, 1, 1, &conf);
+	RT_CHECK(ret == 0, "bridge: configure %s: %s", name, strerror(-ret));
+	ret = rte_eth_rx_queue_setup(*port, 0, 1024, SOCKET_ID_ANY, NULL,
+				     wt.mp);
+	RT_CHECK(ret == 0, "bridge: RX queue of %s: %s", name, strerror(-ret));
+	ret = rte_eth_tx_queue_setup(*port, 0, 1024, SOCKET_ID_ANY, NULL);
+	RT_CHECK(ret == 0, "bridge: TX queue of %s: %s", name, strerror(-ret));
+	ret = rte_eth_dev_start(*port);
+	RT_CHECK(ret == 0, "bridge: start %s: %s", name, strerror(-ret));
+}
+
+/*
+ * The engine first (the device list boots it, with EAL), then the bridge
+ * ports: the devices' links come up when the bridge connects.
+ */
+static void
+wt_boot(struct rt_dev *d0, struct rt_dev *d1)
+{
+	struct ibv_device **list;
+	int n;
+
+	rt_step("engine, then the bridge between rocepmd0 and rocepmd1");
+	list = ibv_get_device_list(&n);
+	RT_CHECK(list != NULL && n == 2, "ibv_get_device_list: %d devices "
+		 "(%s)", n, strerror(errno));
+	ibv_free_device_list(list);
+	rp_opcode_init();
+	/* No per-lcore cache: this thread is not an EAL lcore. */
+	wt.mp = rte_pktmbuf_pool_create("rt_wire", 4095, 0, 0,
+					RTE_MBUF_DEFAULT_BUF_SIZE,
+					SOCKET_ID_ANY);
+	RT_CHECK(wt.mp != NULL, "bridge: mbuf pool: %s",
+		 rte_strerror(rte_errno));
+	wt_port_start(WT_BRIDGE0, 0, &wt.port[0]);
+	wt_port_start(WT_BRIDGE1, 1, &wt.port[1]);
+	rt_dev_open(d0, RT_DEV0);
+	rt_dev_open(d1, RT_DEV1);
+}
+
+/* ----------------------------------------------------- completions */
+
+/* rt_expect_wc(), pumping the bridge while it waits. */
+static struct ibv_wc
+wt_expect_wc(struct ibv_cq *cq, const char *what, uint64_t wr_id,
+	     enum ibv_wc_status status, int opcode)
+{
+	double end = rt_now() + rt_timeout_s;
+	struct ibv_wc wc;
+	int n;
+
+	for (;;) {
+		bool moved = wt_pump();
+
+		n = ibv_poll_cq(cq, 1, &wc);
+		RT_CHECK(n >= 0, "ibv_poll_cq: %d", n);
+		if (n == 1)
+			break;
+		RT_CHECK(rt_now() < end, "%s: no completion within %.0f s",
+			 what, rt_timeout_s);
+		if (!moved)
+			sched_yield();
+	}
+	RT_CHECK(wc.wr_id == wr_id && wc.status == status,
+		 "%s: completion wr_id %" PRIu64 " status %s (%d), expected "
+		 "wr_id %" PRIu64 " status %s", what, wc.wr_id,
+		 ibv_wc_status_str(wc.status), (int)wc.status, wr_id,
+		 ibv_wc_status_str(status));
+	if (status == IBV_WC_SUCCESS && opcode >= 0)
+		RT_CHECK((int)wc.opcode == opcode, "%s: opcode %s, expected %s",
+			 what, rt_wc_opcode_str(wc.opcode),
+			 rt_wc_opcode_str(opcode));
+	return wc;
+}
+
+/* Nothing completes on cq for ms, the bridge pumping. */
+static void
+wt_expect_no_wc(struct ibv_cq *cq, unsigned int ms, const char *what)
+{
+	double end = rt_now() + ms / 1000.0;
+	struct ibv_wc wc;
+
+	while (rt_now() < end) {
+		bool moved = wt_pump();
+
+		RT_CHECK(ibv_poll_cq(cq, 1, &wc) == 0, "%s: unexpected "
+			 "completion wr_id %" PRIu64 " status %s", what,
+			 wc.wr_id, ibv_wc_status_str(wc.status));
+		if (!moved)
+			sched_yield();
+	}
+}
+
+/* Pump until counter `name` of `dev` reaches `want`. */
+static void
+wt_expect_stat(unsigned int dev, const char *name, uint64_t want)
+{
+	double end = rt_now() + rt_timeout_s;
+	uint64_t v;
+
+	while ((v = wt_stat(dev, name)) != want) {
+		RT_CHECK(v < want && rt_now() < end, "rocepmd%u: %s %" PRIu64
+			 ", expected %" PRIu64, dev, name, v, want);
+		wt_pump_ms(5);
+	}
+}
+
+/* tx_zero_dmac is an assertion: 0 on both devices, always. */
+static void
+wt_expect_no_zero_dmac(void)
+{
+	for (unsigned int d = 0; d < 2; d++) {
+		uint64_t v = wt_stat(d, "tx_zero_dmac");
+
+		RT_CHECK(v == 0, "rocepmd%u: tx_zero_dmac %" PRIu64 ": a "
+			 "sender built a frame without asking for its "
+			 "destination", d, v);
+	}
+}
+
+/* ----------------------------------------------------------- endpoints */
+
+struct wt_rc_opts {
+	uint8_t hop_limit;
+	uint8_t rd_atom;
+	uint8_t timeout;
+};
+
+/* RESET -> RTS for a <-> b, a's side first at each step. */
+static void
+wt_rc_connect(struct rt_ep *a, struct rt_ep *b, const struct wt_rc_opts *o)
+{
+	struct rt_ep *ep[2] = { a, b };
+	struct ibv_qp_attr at;
+	int ret;
+
+	for (int i = 0; i < 2; i++)
+		rt_rc_init(ep[i], RT_ACCESS_ALL);
+	for (int i = 0; i < 2; i++) {
+		const struct rt_ep *peer = ep[1 - i];
+
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTR;
+		at.path_mtu = RT_CFG_MTU;
+		at.dest_qp_num = peer->qp->qp_num;
+		at.rq_psn = peer->psn;
+		at.max_dest_rd_atomic = o->rd_atom;
+		at.min_rnr_timer = 12;
+		rt_ah_attr(&at.ah_attr, &peer->dev->gid);
+		at.ah_attr.grh.hop_limit = o->hop_limit;
+		ret = rt_modify(ep[i], &at, IBV_QP_STATE | IBV_QP_AV |
+				IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				IBV_QP_MIN_RNR_TIMER);
+		RT_CHECK(ret == 0, "modify QP 0x%x INIT->RTR (max_dest_rd_atomic "
+			 "%u): %s", ep[i]->qp->qp_num, o->rd_atom, strerror(ret));
+	}
+	for (int i = 0; i < 2; i++) {
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTS;
+		at.timeout = o->timeout;
+		at.retry_cnt = 7;
+		at.rnr_retry = 7;
+		at.sq_psn = ep[i]->psn;
+		at.max_rd_atomic = o->rd_atom;
+		ret = rt_modify(ep[i], &at, IBV_QP_STATE | IBV_QP_TIMEOUT |
+				IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+		RT_CHECK(ret == 0, "modify QP 0x%x RTR->RTS (max_rd_atomic %u): "
+			 "%s", ep[i]->qp->qp_num, o->rd_atom, strerror(ret));
+	}
+}
+
+static void
+wt_ud_up(struct rt_ep *ep)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = RT_PORT,
+		.qkey = RT_QKEY,
+	};
+	int ret;
+
+	ret = rt_modify(ep, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			IBV_QP_PORT | IBV_QP_QKEY);
+	RT_CHECK(ret == 0, "modify UD QP RESET->INIT: %s", strerror(ret));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	ret = rt_modify(ep, &a, IBV_QP_STATE);
+	RT_CHECK(ret == 0, "modify UD QP INIT->RTR: %s", strerror(ret));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = ep->psn;
+	ret = rt_modify(ep, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	RT_CHECK(ret == 0, "modify UD QP RTR->RTS: %s", strerror(ret));
+}
+
+static struct ibv_ah *
+wt_ah(struct rt_dev *d, const union ibv_gid *dgid, uint8_t hop_limit,
+      uint32_t flow_label)
+{
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah;
+
+	rt_ah_attr(&aa, dgid);
+	aa.grh.hop_limit = hop_limit;
+	aa.grh.flow_label = flow_label;
+	ah = ibv_create_ah(d->pd, &aa);
+	RT_CHECK(ah != NULL, "ibv_create_ah on %s: %s", d->name,
+		 strerror(errno));
+	return ah;
+}
+
+static void
+wt_ud_send(struct rt_ep *ep, struct ibv_ah *ah, uint32_t qpn,
+	   struct ibv_sge *s, uint64_t wr_id)
+{
+	struct ibv_send_wr wr, *bad;
+	int ret;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qpn;
+	wr.wr.ud.remote_qkey = RT_QKEY;
+	ret = ibv_post_send(ep->qp, &wr, &bad);
+	RT_CHECK(ret == 0, "UD ibv_post_send: %s", strerror(ret));
+}
+
+/* --------------------------------------------------------------- cases */
+
+/*
+ * Frames to another unicast MAC, to a multicast group the device did not
+ * join, are dropped before anything looks at them, and counted; broadcast
+ * is taken.
+ */
+static void
+wt_case_not_for_us(void)
+{
+	static const struct rte_ether_addr bad_dst[] = {
+		{ { 0x02, 0, 0, 0, 0, 0x99 } },		/* someone else */
+		{ { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 } },	/* 224.0.0.1 */
+		{ { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 } },	/* ff02::1 */
+	};
+	const struct wt_rc_opts o = { 64, 1, 18 };
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	uint8_t frame[RTE_ETHER_MAX_LEN];
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_sge s, r;
+	uint64_t base, rep;
+	uint16_t len;
+	double end;
+
+	wt_boot(&d0, &d1);
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	wt_rc_connect(&a, &b, &o);
+	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, 256);
+
+	rt_step("a SEND from rocepmd0, held on the wire");
+	r = rt_sge(&dst, 0, 256);
+	rt_post_recv(&b, 1, &r, 1);
+	wt.hold_req0 = true;
+	s = rt_sge(&src, 0, 256);
+	rt_post_send(&a, 2, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	end = rt_now() + rt_timeout_s;
+	while (wt.req0 == NULL) {
+		RT_CHECK(rt_now() < end, "no SEND from rocepmd0");
+		wt_pump_ms(1);
+	}
+	len = rte_pktmbuf_data_len(wt.req0);
+	memcpy(frame, rte_pktmbuf_mtod(wt.req0, void *), len);
+
+	rt_step("the SEND to rocepmd1 with 3 wrong destination MACs: dropped, "
+		"counted in rx_not_for_us, not executed, not acknowledged");
+	base = wt_stat(1, "rx_not_for_us");
+	for (unsigned int i = 0; i < RTE_DIM(bad_dst); i++) {
+		memcpy(frame, &bad_dst[i], RTE_ETHER_ADDR_LEN);
+		wt_inject(1, frame, len);
+	}
+	wt_expect_stat(1, "rx_not_for_us", base + RTE_DIM(bad_dst));
+	wt_expect_no_wc(b.rcq, RT_IDLE_MS, "receiver of misaddressed SENDs");
+	RT_CHECK(wt.dir[1].roce == 0, "rocepmd1 answered misaddressed SENDs "
+		 "with %" PRIu64 " packets", wt.dir[1].roce);
+
+	rt_step("an ARP request for rocepmd1 to another MAC: dropped and "
+		"counted; the same broadcast: answered");
+	rep = wt.dir[1].arp_rep;
+	wt_arp_send(1, &bad_dst[0], RTE_ARP_OP_REQUEST, &wt_mac_other,
+		    WT_IP_OTHER, NULL, wt_ip[1]);
+	wt_expect_stat(1, "rx_not_for_us", base + RTE_DIM(bad_dst) + 1);
+	wt_pump_ms(RT_IDLE_MS);
+	RT_CHECK(wt.dir[1].arp_rep == rep, "rocepmd1 answered an ARP request "
+		 "sent to another MAC");
+	wt_arp_send(1, &(const struct rte_ether_addr){
+		    { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } },
+		    RTE_ARP_OP_REQUEST, &wt_mac_other, WT_IP_OTHER, NULL,
+		    wt_ip[1]);
+	end = rt_now() + rt_timeout_s;
+	while (wt.dir[1].arp_rep == rep) {
+		RT_CHECK(rt_now() < end, "rocepmd1 did not answer a broadcast "
+			 "ARP request");
+		wt_pump_ms(1);
+	}
+
+	rt_step("the SEND itself, to rocepmd1's MAC: executed and acknowledged");
+	wt.hold_req0 = false;
+	wt_tx(1, wt.req0);
+	wt.req0 = NULL;
+	wt_expect_wc(b.rcq, "receiver", 1, IBV_WC_SUCCESS, IBV_WC_RECV);
+	wt_expect_wc(a.scq, "sender", 2, IBV_WC_SUCCESS, IBV_WC_SEND);
+	rt_check_data(dst.p, src.p, 256, "SEND payload");
+	RT_CHECK(wt_stat(1, "rx_not_for_us") == base + RTE_DIM(bad_dst) + 1 &&
+		 wt_stat(0, "rx_not_for_us") == 0, "rx_not_for_us moved: "
+		 "rocepmd0 %" PRIu64 ", rocepmd1 %" PRIu64 " (expected 0, %"
+		 PRIu64 ")", wt_stat(0, "rx_not_for_us"),
+		 wt_stat(1, "rx_not_for_us"), base + RTE_DIM(bad_dst) + 1);
+	wt_expect_no_zero_dmac();
+}
+
+/* rocepmd1's responses, ACKs first or not, leave in PSN order. */
+static void
+wt_resp_order_check(int d, const struct rp_pkt *p)
+{
+	static uint32_t last;
+	static bool seen;
+
+	if (d != 1 || (p->mask & (RP_M_REQ | RP_M_UD)))
+		return;
+	RT_CHECK(!seen || rp_psn_diff(p->psn, last) >= 0, "rocepmd1: %s PSN "
+		 "%u after PSN %u", rp_opcode[p->opcode].name, p->psn, last);
+	seen = true;
+	last = p->psn;
+}
+
+/*
+ * A QP that only answers, with its device's ARP cache cold when the
+ * requests arrive: its ACK and READ responses wait for ARP (which it
+ * repeats) and leave with the requester's MAC; a UD send waits the same
+ * way; nothing ever goes to 00:00:00:00:00:00.
+ */
+static void
+wt_case_resp_cold(void)
+{
+	const struct wt_rc_opts o = { 64, 4, 17 };	/* 0.5 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	const struct rt_ep_opts ueo = { .type = IBV_QPT_UD };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b, ua, ub;
+	struct rt_buf src, dst, rsrc, rdst, usrc, udst;
+	struct ibv_sge s, r;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	uint64_t held;
+
+	wt.proxy_arp0 = true;
+	wt.hold_arp1 = true;
+	wt.check = wt_resp_order_check;
+	wt_boot(&d0, &d1);
+	rt_step("RC a (rocepmd0) <-> b (rocepmd1); the bridge answers "
+		"rocepmd0's ARP and keeps rocepmd1's");
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	wt_rc_connect(&a, &b, &o);
+	rt_ep_create(&ua, &d0, &ueo);
+	rt_ep_create(&ub, &d1, &ueo);
+	wt_ud_up(&ua);
+	wt_ud_up(&ub);
+	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&rsrc, &d1, 4096, RT_ACCESS_ALL);
+	rt_buf_alloc(&rdst, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&usrc, &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&udst, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, 512);
+	rt_fill_random(rsrc.p, 2048);
+	rt_fill_random(usrc.p, 100);
+	ah = wt_ah(&d1, &d0.gid, 64, 0);
+
+	rt_step("SEND and a 2-packet READ from a, a UD SEND from rocepmd1: "
+		"the SEND executes, nothing leaves rocepmd1 but ARP requests");
+	r = rt_sge(&dst, 0, 512);
+	rt_post_recv(&b, 1, &r, 1);
+	r = rt_sge(&udst, 0, RT_GRH_LEN + 100);
+	rt_post_recv(&ua, 5, &r, 1);
+	s = rt_sge(&src, 0, 512);
+	rt_post_send(&a, 2, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	s = rt_sge(&rdst, 0, 2048);
+	rt_post_send(&a, 3, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)rsrc.p, rsrc.mr->rkey);
+	s = rt_sge(&usrc, 0, 100);
+	wt_ud_send(&ub, ah, ua.qp->qp_num, &s, 4);
+	wt_expect_wc(b.rcq, "responder", 1, IBV_WC_SUCCESS, IBV_WC_RECV);
+	rt_check_data(dst.p, src.p, 512, "SEND payload");
+	held = wt.arp1_seen;
+	wt_expect_no_wc(a.scq, 200, "requester (its ACK must wait for ARP)");
+	wt_expect_no_wc(ub.scq, 1, "UD sender (must wait for ARP)");
+	RT_CHECK(wt.dir[1].roce == 0, "rocepmd1 sent %" PRIu64 " packets "
+		 "before it knew where to", wt.dir[1].roce);
+	RT_CHECK(wt.arp1_seen >= held + 2, "rocepmd1 did not ask again: %"
+		 PRIu64 " ARP requests in 200 ms while owing an ACK",
+		 wt.arp1_seen - held);
+	wt_expect_no_zero_dmac();
+
+	rt_step("rocepmd1's ARP requests reach rocepmd0: ACK, READ responses "
+		"and the UD SEND go out, to rocepmd0's MAC");
+	wt_release_arp1();
+	wt_expect_wc(a.scq, "requester", 2, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wt_expect_wc(a.scq, "requester", 3, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(rdst.p, rsrc.p, 2048, "READ data");
+	wt_expect_wc(ub.scq, "UD sender", 4, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = wt_expect_wc(ua.rcq, "UD receiver", 5, IBV_WC_SUCCESS,
+			  IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == RT_GRH_LEN + 100, "UD byte_len %u",
+		 wc.byte_len);
+	rt_check_data(udst.p + RT_GRH_LEN, usrc.p, 100, "UD payload");
+	RT_CHECK(wt.dir[1].ack >= 1 && wt.dir[1].read_resp >= 2 &&
+		 wt.dir[1].nak == 0 && wt.dir[1].ud == 1, "rocepmd1 sent %"
+		 PRIu64 " ACKs, %" PRIu64 " READ responses, %" PRIu64 " NAKs, %"
+		 PRIu64 " UD packets", wt.dir[1].ack, wt.dir[1].read_resp,
+		 wt.dir[1].nak, wt.dir[1].ud);
+	wt_expect_no_zero_dmac();
+	RT_CHECK(wt_stat(0, "rx_not_for_us") == 0 &&
+		 wt_stat(1, "rx_not_for_us") == 0, "frames to the wrong MAC");
+}
+
+/* ---- case fields: TTL, IPv4 ID, UDP source port */
+
+static struct {
+	uint32_t qpn[2];		/* RC QPNs of rocepmd0, rocepmd1 */
+	uint32_t ud_fl;			/* flow label of the UD AH in use */
+	uint8_t mc_ttl;			/* TTL of the multicast AH */
+	uint64_t rc, ud, mc;
+} wt_f;
+
+static void
+wt_fields_check(int d, const struct rp_pkt *p)
+{
+	const uint8_t *dmac = p->dmac;
+	uint16_t want;
+
+	if (dmac[0] & 1) {
+		wt_f.mc++;
+		RT_CHECK(p->ttl == wt_f.mc_ttl, "rocepmd%d: multicast TTL %u, "
+			 "the AH said %u", d, p->ttl, wt_f.mc_ttl);
+	} else {
+		RT_CHECK(p->ttl == WT_HOP_LIMIT, "rocepmd%d: unicast TTL %u, "
+			 "expected the port's %u (the AV said 1)", d, p->ttl,
+			 WT_HOP_LIMIT);
+	}
+	if (p->mask & RP_M_UD) {
+		wt_f.ud++;
+		want = rp_pkt_udp_sport(wt_f.ud_fl, rp_pkt_deth_sqp(p), p->qpn);
+	} else {
+		wt_f.rc++;
+		want = rp_pkt_udp_sport(0, wt_f.qpn[d], wt_f.qpn[1 - d]);
+	}
+	RT_CHECK(p->sport == want && p->sport >= 0xc000, "rocepmd%d: %s UDP "
+		 "source port %u, expected %u", d,
+		 rp_opcode[p->opcode].name, p->sport, want);
+}
+
+static void
+wt_case_fields(void)
+{
+	const struct wt_rc_opts o = { 1, 16, 14 };	/* hop limit 1 */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	const struct rt_ep_opts ueo = { .type = IBV_QPT_UD };
+	union ibv_gid mgid;
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr q;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b, ua, ub;
+	struct rt_buf b0, b1;
+	struct ibv_sge s, r;
+	struct ibv_ah *ah, *ah_fl, *ah_mc;
+	uint64_t nfu;
+	int ret, i;
+
+	wt_boot(&d0, &d1);
+	rt_step("RC pair with ah_attr.grh.hop_limit 1 (as ibv_rc_pingpong): "
+		"query says the hop limit in use");
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	wt_rc_connect(&a, &b, &o);
+	ret = ibv_query_qp(a.qp, &q, IBV_QP_AV, &ia);
+	RT_CHECK(ret == 0 && q.ah_attr.grh.hop_limit == WT_HOP_LIMIT,
+		 "ibv_query_qp: %s, hop_limit %u (the route's %u, as Linux "
+		 "reports after ib_resolve_eth_dmac)", strerror(ret),
+		 q.ah_attr.grh.hop_limit, WT_HOP_LIMIT);
+	wt_f.qpn[0] = a.qp->qp_num;
+	wt_f.qpn[1] = b.qp->qp_num;
+	wt.check = wt_fields_check;
+	rt_buf_alloc(&b0, &d0, 65536, RT_ACCESS_ALL);
+	rt_buf_alloc(&b1, &d1, 65536, RT_ACCESS_ALL);
+	rt_fill_random(b0.p, b0.len);
+	rt_fill_random(b1.p, b1.len);
+
+	rt_step("RC SEND both ways, WRITE and READ of 8 KiB: TTL 64, UDP "
+		"source port from the QP pair, IPv4 IDs one apart");
+	for (i = 0; i < 4; i++) {
+		r = rt_sge(&b1, 0, 4096);
+		rt_post_recv(&b, 10, &r, 1);
+		s = rt_sge(&b0, 0, 4096);
+		rt_post_send(&a, 11, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0,
+			     0, 0);
+		wt_expect_wc(a.scq, "SEND a->b", 11, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wt_expect_wc(b.rcq, "RECV b", 10, IBV_WC_SUCCESS, IBV_WC_RECV);
+		r = rt_sge(&b0, 8192, 100);
+		rt_post_recv(&a, 12, &r, 1);
+		s = rt_sge(&b1, 8192, 100);
+		rt_post_send(&b, 13, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0,
+			     0, 0);
+		wt_expect_wc(b.scq, "SEND b->a", 13, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wt_expect_wc(a.rcq, "RECV a", 12, IBV_WC_SUCCESS, IBV_WC_RECV);
+	}
+	s = rt_sge(&b0, 16384, 8192);
+	rt_post_send(&a, 14, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)b1.p + 16384, b1.mr->rkey);
+	wt_expect_wc(a.scq, "WRITE", 14, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	s = rt_sge(&b0, 32768, 8192);
+	rt_post_send(&a, 15, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)b1.p + 32768, b1.mr->rkey);
+	wt_expect_wc(a.scq, "READ", 15, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(b0.p + 32768, b1.p + 32768, 8192, "READ data");
+
+	rt_step("UD both ways with hop limit 1, then with a flow label: TTL "
+		"64; UDP source port from the QPs, or from the flow label");
+	rt_ep_create(&ua, &d0, &ueo);
+	rt_ep_create(&ub, &d1, &ueo);
+	wt_ud_up(&ua);
+	wt_ud_up(&ub);
+	ah = wt_ah(&d0, &d1.gid, 1, 0);
+	ah_fl = wt_ah(&d0, &d1.gid, 1, 0x5a5a5);
+	for (i = 0; i < 2; i++) {
+		wt_f.ud_fl = i == 0 ? 0 : 0x5a5a5;
+		r = rt_sge(&b1, 49152, RT_GRH_LEN + 64);
+		rt_post_recv(&ub, 20, &r, 1);
+		s = rt_sge(&b0, 49152, 64);
+		wt_ud_send(&ua, i == 0 ? ah : ah_fl, ub.qp->qp_num, &s, 21);
+		wt_expect_wc(ua.scq, "UD sender", 21, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wt_expect_wc(ub.rcq, "UD receiver", 20, IBV_WC_SUCCESS,
+			     IBV_WC_RECV);
+	}
+
+	rt_step("UD to the group 239.1.2.3, hop limit 5: 01:00:5e:01:02:03, "
+		"TTL 5; rocepmd1 joined no group: rx_not_for_us");
+	memset(&mgid, 0, sizeof(mgid));
+	mgid.raw[10] = 0xff;
+	mgid.raw[11] = 0xff;
+	mgid.raw[12] = 239;
+	mgid.raw[13] = 1;
+	mgid.raw[14] = 2;
+	mgid.raw[15] = 3;
+	wt_f.mc_ttl = 5;
+	wt_f.ud_fl = 0;
+	ah_mc = wt_ah(&d0, &mgid, 5, 0);
+	nfu = wt_stat(1, "rx_not_for_us");
+	s = rt_sge(&b0, 49152, 64);
+	wt_ud_send(&ua, ah_mc, 0xffffff, &s, 22);
+	wt_expect_wc(ua.scq, "UD multicast sender", 22, IBV_WC_SUCCESS,
+		     IBV_WC_SEND);
+	wt_expect_stat(1, "rx_not_for_us", nfu + 1);
+	RT_CHECK(wt_f.mc == 1, "%" PRIu64 " multicast frames seen", wt_f.mc);
+
+	RT_CHECK(wt_f.rc > 20 && wt_f.ud == 3, "checked %" PRIu64 " RC and %"
+		 PRIu64 " UD packets", wt_f.rc, wt_f.ud);
+	for (i = 0; i < 2; i++)
+		RT_CHECK(wt.dir[i].id_other == 0 &&
+			 wt.dir[i].id_steps + 1 == wt.dir[i].roce,
+			 "rocepmd%d: IPv4 IDs: %" PRIu64 " steps of one, %"
+			 PRIu64 " others, in %" PRIu64 " packets", i,
+			 wt.dir[i].id_steps, wt.dir[i].id_other,
+			 wt.dir[i].roce);
+	ibv_destroy_ah(ah_mc);
+	ibv_destroy_ah(ah_fl);
+	ibv_destroy_ah(ah);
+	wt_expect_no_zero_dmac();
+}
+
+/*
+ * 128 READs in flight, as rxe allows: query_device says so, modify_qp
+ * takes 128 and refuses 129, the requester stops at max_rd_atomic, and
+ * the responder holds 128 owed READs at once (its ARP cache kept cold
+ * until then, so it answers none early).
+ */
+static void
+wt_case_rd128(void)
+{
+	const struct wt_rc_opts o = { 64, 128, 18 };	/* 1 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC,
+				       .max_send_wr = 256 };
+	enum { NREAD = 160, LEN = 64 };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr q;
+	struct ibv_sge s;
+	double end;
+	int ret, i;
+
+	wt.proxy_arp0 = true;
+	wt.hold_arp1 = true;
+	wt_boot(&d0, &d1);
+	rt_step("ibv_query_device: max_qp_rd_atom and max_qp_init_rd_atom 128");
+	RT_CHECK(d0.attr.max_qp_rd_atom == 128 &&
+		 d0.attr.max_qp_init_rd_atom == 128 &&
+		 d0.attr.max_res_rd_atom >= 128 * 1000,
+		 "max_qp_rd_atom %d, max_qp_init_rd_atom %d, max_res_rd_atom "
+		 "%d", d0.attr.max_qp_rd_atom, d0.attr.max_qp_init_rd_atom,
+		 d0.attr.max_res_rd_atom);
+
+	rt_step("modify_qp: 129 refused, 128 taken and reported");
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	for (i = 0; i < 2; i++) {
+		uint32_t mask = i == 0 ? IBV_QP_STATE | IBV_QP_AV |
+			IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER :
+			IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+
+		if (i == 0)
+			rt_rc_init(&a, RT_ACCESS_ALL);
+		memset(&q, 0, sizeof(q));
+		q.qp_state = i == 0 ? IBV_QPS_RTR : IBV_QPS_RTS;
+		q.path_mtu = RT_CFG_MTU;
+		q.dest_qp_num = b.qp->qp_num;
+		q.min_rnr_timer = 12;
+		q.timeout = 18;
+		q.retry_cnt = 7;
+		q.rnr_retry = 7;
+		rt_ah_attr(&q.ah_attr, &d1.gid);
+		q.max_dest_rd_atomic = 129;
+		q.max_rd_atomic = 129;
+		ret = rt_modify(&a, &q, (int)mask);
+		RT_CHECK(ret == EINVAL, "%s 129: %s, expected EINVAL",
+			 i == 0 ? "max_dest_rd_atomic" : "max_rd_atomic",
+			 strerror(ret));
+		q.max_dest_rd_atomic = 128;
+		q.max_rd_atomic = 128;
+		ret = rt_modify(&a, &q, (int)mask);
+		RT_CHECK(ret == 0, "%s 128: %s", i == 0 ?
+			 "max_dest_rd_atomic" : "max_rd_atomic", strerror(ret));
+	}
+	ret = ibv_modify_qp(a.qp, &(struct ibv_qp_attr){
+			    .qp_state = IBV_QPS_RESET }, IBV_QP_STATE);
+	RT_CHECK(ret == 0, "to RESET: %s", strerror(ret));
+	wt_rc_connect(&a, &b, &o);
+	for (i = 0; i < 2; i++) {
+		ret = ibv_query_qp(i == 0 ? a.qp : b.qp, &q,
+				   IBV_QP_MAX_QP_RD_ATOMIC |
+				   IBV_QP_MAX_DEST_RD_ATOMIC, &ia);
+		RT_CHECK(ret == 0 && q.max_rd_atomic == 128 &&
+			 q.max_dest_rd_atomic == 128, "query: %s, "
+			 "max_rd_atomic %u, max_dest_rd_atomic %u",
+			 strerror(ret), q.max_rd_atomic, q.max_dest_rd_atomic);
+	}
+
+	rt_step("%d READs of %d B posted at once: exactly 128 requests go "
+		"out, rocepmd1 queues them all (no MAC to answer yet)",
+		NREAD, LEN);
+	rt_buf_alloc(&src, &d1, NREAD * LEN, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, &d0, NREAD * LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, src.len);
+	for (i = 0; i < NREAD; i++) {
+		s = rt_sge(&dst, (size_t)i * LEN, LEN);
+		rt_post_send(&a, 100 + i, IBV_WR_RDMA_READ, &s, 1,
+			     IBV_SEND_SIGNALED, 0,
+			     (uintptr_t)src.p + (size_t)i * LEN,
+			     src.mr->rkey);
+	}
+	end = rt_now() + rt_timeout_s;
+	while (wt.dir[0].read_req < 128) {
+		RT_CHECK(rt_now() < end, "%" PRIu64 " READ requests in %.0f s",
+			 wt.dir[0].read_req, rt_timeout_s);
+		wt_pump_ms(1);
+	}
+	wt_expect_no_wc(a.scq, 150, "requester before any response");
+	RT_CHECK(wt.dir[0].read_req == 128, "%" PRIu64 " READ requests "
+		 "outstanding, max_rd_atomic is 128", wt.dir[0].read_req);
+	RT_CHECK(wt.dir[1].roce == 0, "rocepmd1 sent %" PRIu64 " packets",
+		 wt.dir[1].roce);
+
+	rt_step("rocepmd1 learns rocepmd0's MAC: %d READs complete in order, "
+		"no NAK", NREAD);
+	wt_release_arp1();
+	for (i = 0; i < NREAD; i++)
+		wt_expect_wc(a.scq, "READ", 100 + i, IBV_WC_SUCCESS,
+			     IBV_WC_RDMA_READ);
+	rt_check_data(dst.p, src.p, dst.len, "READ data");
+	RT_CHECK(wt.dir[0].read_req == NREAD &&
+		 wt.dir[1].read_resp == NREAD && wt.dir[1].nak == 0,
+		 "%" PRIu64 " READ requests, %" PRIu64 " responses, %" PRIu64
+		 " NAKs", wt.dir[0].read_req, wt.dir[1].read_resp,
+		 wt.dir[1].nak);
+	wt_expect_no_zero_dmac();
+}
+
+static const struct rt_case wt_cases[] = {
+	{ "not_for_us", wt_case_not_for_us, 60,
+	  "frames to another MAC or an unjoined group dropped and counted" },
+	{ "resp_cold", wt_case_resp_cold, 60,
+	  "ACK, READ responses, UD wait for ARP, never a zero MAC" },
+	{ "fields", wt_case_fields, 60,
+	  "TTL = hop_limit (multicast: the AH's), IPv4 ID, UDP source port" },
+	{ "rd128", wt_case_rd128, 60,
+	  "128 READs in flight: limits, requester stop, responder queue" },
+};
+
+int
+main(int argc, char **argv)
+{
+	return rt_main(argc, argv, wt_cases, RTE_DIM(wt_cases));
+}
