@@ -78,6 +78,14 @@ rp_comp_send_cqe(struct rp_qp *qp, uint32_t idx, uint32_t status)
 	rp_cq_post(qp->dev, qp->scq, &cqe);
 }
 
+/*
+ * A requester waiting for ARP has sent nothing: its timer rounds are at
+ * least Linux's address resolution timeout (rdma_addr_find_l2_eth_by_grh()
+ * gives ARP 1 s), so a short QP timeout does not spend its retries on a
+ * peer that answers ARP slowly (a guest under emulation takes ms).
+ */
+#define RP_ARP_WAIT_MS	1000u
+
 static uint64_t
 comp_timeout_cycles(const struct rp_qp *qp)
 {
@@ -87,6 +95,8 @@ comp_timeout_cycles(const struct rp_qp *qp)
 
 	if (us < 1000)
 		us = 1000;
+	if (!qp->addr_ok && us < RP_ARP_WAIT_MS * 1000ull)
+		us = RP_ARP_WAIT_MS * 1000ull;
 	return us * rte_get_timer_hz() / 1000000;
 }
 

@@ -374,8 +374,10 @@ rp_req_step(struct rp_qp *qp)
 		if (qp->req.head == prod && !qp->req.inprog)
 			return false;
 		if (!rp_xmit_resolve(qp)) {
-			/* The retransmit timer bounds the wait. */
-			if (qp->comp.deadline == 0)
+			/* RC: the retransmit timer bounds the wait (each
+			 * round at least RP_ARP_WAIT_MS).  UC has no timer
+			 * and no retries: it waits, as UD does. */
+			if (qp->type == IBV_QPT_RC && qp->comp.deadline == 0)
 				rp_comp_arm_timer(qp);
 			return false;
 		}
