@@ -491,6 +491,7 @@ struct wt_rc_opts {
 	uint8_t hop_limit;
 	uint8_t rd_atom;
 	uint8_t timeout;
+	uint8_t retry_cnt;
 };
 
 /* RESET -> RTS for a <-> b, a's side first at each step. */
@@ -526,7 +527,7 @@ wt_rc_connect(struct rt_ep *a, struct rt_ep *b, const struct wt_rc_opts *o)
 		memset(&at, 0, sizeof(at));
 		at.qp_state = IBV_QPS_RTS;
 		at.timeout = o->timeout;
-		at.retry_cnt = 7;
+		at.retry_cnt = o->retry_cnt;
 		at.rnr_retry = 7;
 		at.sq_psn = ep[i]->psn;
 		at.max_rd_atomic = o->rd_atom;
@@ -560,6 +561,48 @@ wt_ud_up(struct rt_ep *ep)
 	a.sq_psn = ep->psn;
 	ret = rt_modify(ep, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 	RT_CHECK(ret == 0, "modify UD QP RTR->RTS: %s", strerror(ret));
+}
+
+/* RESET -> RTS for a UC pair a <-> b. */
+static void
+wt_uc_connect(struct rt_ep *a, struct rt_ep *b)
+{
+	struct rt_ep *ep[2] = { a, b };
+	struct ibv_qp_attr at;
+	int ret;
+
+	for (int i = 0; i < 2; i++) {
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_INIT;
+		at.port_num = RT_PORT;
+		at.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE;
+		ret = rt_modify(ep[i], &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+		RT_CHECK(ret == 0, "modify UC QP RESET->INIT: %s",
+			 strerror(ret));
+	}
+	for (int i = 0; i < 2; i++) {
+		const struct rt_ep *peer = ep[1 - i];
+
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTR;
+		at.path_mtu = RT_CFG_MTU;
+		at.dest_qp_num = peer->qp->qp_num;
+		at.rq_psn = peer->psn;
+		rt_ah_attr(&at.ah_attr, &peer->dev->gid);
+		ret = rt_modify(ep[i], &at, IBV_QP_STATE | IBV_QP_AV |
+				IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				IBV_QP_RQ_PSN);
+		RT_CHECK(ret == 0, "modify UC QP INIT->RTR: %s", strerror(ret));
+	}
+	for (int i = 0; i < 2; i++) {
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTS;
+		at.sq_psn = ep[i]->psn;
+		ret = rt_modify(ep[i], &at, IBV_QP_STATE | IBV_QP_SQ_PSN);
+		RT_CHECK(ret == 0, "modify UC QP RTR->RTS: %s", strerror(ret));
+	}
 }
 
 static struct ibv_ah *
@@ -613,7 +656,7 @@ wt_case_not_for_us(void)
 		{ { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 } },	/* 224.0.0.1 */
 		{ { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 } },	/* ff02::1 */
 	};
-	const struct wt_rc_opts o = { 64, 1, 18 };
+	const struct wt_rc_opts o = { 64, 1, 18, 7 };
 	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
 	uint8_t frame[RTE_ETHER_MAX_LEN];
 	struct rt_dev d0, d1;
@@ -717,11 +760,14 @@ wt_resp_order_check(int d, const struct rp_pkt *p)
 static void
 wt_case_resp_cold(void)
 {
-	const struct wt_rc_opts o = { 64, 4, 17 };	/* 0.5 s timer */
+	const struct wt_rc_opts o = { 64, 4, 17, 7 };	/* 0.5 s timer */
+	/* 1 ms rounds, 2 of them: no time to wait for ARP on its own */
+	const struct wt_rc_opts oq = { 64, 1, 1, 1 };
+	const struct rt_ep_opts ceo = { .type = IBV_QPT_UC };
 	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
 	const struct rt_ep_opts ueo = { .type = IBV_QPT_UD };
 	struct rt_dev d0, d1;
-	struct rt_ep a, b, ua, ub;
+	struct rt_ep a, b, ua, ub, qa, qb, ca, cb;
 	struct rt_buf src, dst, rsrc, rdst, usrc, udst;
 	struct ibv_sge s, r;
 	struct ibv_ah *ah;
@@ -741,6 +787,13 @@ wt_case_resp_cold(void)
 	rt_ep_create(&ub, &d1, &ueo);
 	wt_ud_up(&ua);
 	wt_ud_up(&ub);
+	/* Requesters on rocepmd1: RC with a 1 ms timer and 1 retry, UC. */
+	rt_ep_create(&qa, &d0, &eo);
+	rt_ep_create(&qb, &d1, &eo);
+	wt_rc_connect(&qa, &qb, &oq);
+	rt_ep_create(&ca, &d0, &ceo);
+	rt_ep_create(&cb, &d1, &ceo);
+	wt_uc_connect(&ca, &cb);
 	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
 	rt_buf_alloc(&dst, &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
 	rt_buf_alloc(&rsrc, &d1, 4096, RT_ACCESS_ALL);
@@ -752,12 +805,20 @@ wt_case_resp_cold(void)
 	rt_fill_random(usrc.p, 100);
 	ah = wt_ah(&d1, &d0.gid, 64, 0);
 
-	rt_step("SEND and a 2-packet READ from a, a UD SEND from rocepmd1: "
-		"the SEND executes, nothing leaves rocepmd1 but ARP requests");
+	rt_step("SEND and a 2-packet READ from a; UD, RC (1 ms timer) and UC "
+		"SENDs from rocepmd1: the SEND executes, nothing leaves "
+		"rocepmd1 but ARP requests, no requester gives up");
 	r = rt_sge(&dst, 0, 512);
 	rt_post_recv(&b, 1, &r, 1);
 	r = rt_sge(&udst, 0, RT_GRH_LEN + 100);
 	rt_post_recv(&ua, 5, &r, 1);
+	r = rt_sge(&udst, 1024, 100);
+	rt_post_recv(&qa, 7, &r, 1);
+	r = rt_sge(&udst, 2048, 100);
+	rt_post_recv(&ca, 9, &r, 1);
+	s = rt_sge(&usrc, 0, 100);
+	rt_post_send(&qb, 6, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	rt_post_send(&cb, 8, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
 	s = rt_sge(&src, 0, 512);
 	rt_post_send(&a, 2, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
 	s = rt_sge(&rdst, 0, 2048);
@@ -770,6 +831,9 @@ wt_case_resp_cold(void)
 	held = wt.arp1_seen;
 	wt_expect_no_wc(a.scq, 200, "requester (its ACK must wait for ARP)");
 	wt_expect_no_wc(ub.scq, 1, "UD sender (must wait for ARP)");
+	wt_expect_no_wc(qb.scq, 1, "RC requester (waits for ARP, not its "
+			"1 ms timer)");
+	wt_expect_no_wc(cb.scq, 1, "UC requester (waits for ARP)");
 	RT_CHECK(wt.dir[1].roce == 0, "rocepmd1 sent %" PRIu64 " packets "
 		 "before it knew where to", wt.dir[1].roce);
 	RT_CHECK(wt.arp1_seen >= held + 2, "rocepmd1 did not ask again: %"
@@ -789,6 +853,12 @@ wt_case_resp_cold(void)
 	RT_CHECK(wc.byte_len == RT_GRH_LEN + 100, "UD byte_len %u",
 		 wc.byte_len);
 	rt_check_data(udst.p + RT_GRH_LEN, usrc.p, 100, "UD payload");
+	wt_expect_wc(qb.scq, "RC requester", 6, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wt_expect_wc(qa.rcq, "RC receiver", 7, IBV_WC_SUCCESS, IBV_WC_RECV);
+	wt_expect_wc(cb.scq, "UC requester", 8, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wt_expect_wc(ca.rcq, "UC receiver", 9, IBV_WC_SUCCESS, IBV_WC_RECV);
+	rt_check_data(udst.p + 1024, usrc.p, 100, "RC payload");
+	rt_check_data(udst.p + 2048, usrc.p, 100, "UC payload");
 	RT_CHECK(wt.dir[1].ack >= 1 && wt.dir[1].read_resp >= 2 &&
 		 wt.dir[1].nak == 0 && wt.dir[1].ud == 1, "rocepmd1 sent %"
 		 PRIu64 " ACKs, %" PRIu64 " READ responses, %" PRIu64 " NAKs, %"
@@ -838,7 +908,7 @@ wt_fields_check(int d, const struct rp_pkt *p)
 static void
 wt_case_fields(void)
 {
-	const struct wt_rc_opts o = { 1, 16, 14 };	/* hop limit 1 */
+	const struct wt_rc_opts o = { 1, 16, 14, 7 };	/* hop limit 1 */
 	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
 	const struct rt_ep_opts ueo = { .type = IBV_QPT_UD };
 	union ibv_gid mgid;
@@ -965,7 +1035,7 @@ wt_case_fields(void)
 static void
 wt_case_rd128(void)
 {
-	const struct wt_rc_opts o = { 64, 128, 18 };	/* 1 s timer */
+	const struct wt_rc_opts o = { 64, 128, 18, 7 };	/* 1 s timer */
 	const struct rt_ep_opts eo = { .type = IBV_QPT_RC,
 				       .max_send_wr = 256 };
 	enum { NREAD = 160, LEN = 64 };
