@@ -3,10 +3,11 @@
  * rp_wire_test: what the engine puts on the wire and what it takes from
  * it, seen from the wire.  A verbs program like rp_verbs_test, run under
  * rocepmd-run with test/engine/wire.ini.in: the two devices do not face
- * each other but two more memif ports of this process, and the test
- * bridges frames between those ports itself, so it sees every frame, can
- * hold, drop, answer or inject one, and checks each against the wire
- * rules before forwarding it:
+ * each other but two memif ports the test adds once the engine runs
+ * (clients of the devices' sockets), and the test bridges frames between
+ * those ports itself, in the thread that polls the CQs, so it sees every
+ * frame, can hold, drop, answer or inject one, and checks each against
+ * the wire rules before forwarding it:
  *
  *   rocepmd0 (net_memif0) -- net_memif2 ==bridge== net_memif3 -- (net_memif1) rocepmd1
  *
