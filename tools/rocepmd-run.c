@@ -169,10 +169,6 @@ static void
 rp_run_print_check(const struct rp_config *cfg, const char *path,
 		   const char *shim)
 {
-	static const char * const idle[] = {
-		[RP_IDLE_BUSY] = "busy",
-		[RP_IDLE_YIELD] = "yield",
-	};
 	char *argv[RP_EAL_MAX_ARGS];
 	char storage[4096];
 	char addr[INET_ADDRSTRLEN];
@@ -184,9 +180,13 @@ rp_run_print_check(const struct rp_config *cfg, const char *path,
 	       cfg->nb_ports == 1 ? "" : "s", cfg->main_lcore);
 	for (i = 0; i < cfg->nb_lcores; i++)
 		printf("%s%" PRIu32, i == 0 ? "" : ",", cfg->lcores[i]);
-	printf(", idle %s", idle[cfg->idle]);
-	if (cfg->idle == RP_IDLE_YIELD)
+	printf(", idle %s", rp_idle_policy_name(cfg->idle));
+	if (cfg->idle != RP_IDLE_BUSY)
 		printf(" after %" PRIu32 " us", cfg->idle_us);
+	if (cfg->idle == RP_IDLE_SLEEP)
+		printf(", naps of %" PRIu32 " us", cfg->sleep_us);
+	else if (cfg->idle == RP_IDLE_ADAPTIVE)
+		printf(", blocks of up to %" PRIu32 " us", cfg->wake_us);
 	printf("\n");
 
 	for (i = 0; i < cfg->nb_ports; i++) {

@@ -38,7 +38,15 @@ enum rp_idle_policy {
 	 * interrupt, a timer or wake_us (need_wakeup handshake)
 	 */
 	RP_IDLE_ADAPTIVE,
+	RP_IDLE_MAX,		/**< number of policies, not a policy */
 };
+
+/**
+ * Name of an idle policy, as the configuration key ``idle`` spells it.
+ * @return "busy", "yield", "sleep" or "adaptive"; "invalid" for a value
+ *	that is not a policy (never NULL)
+ */
+const char *rp_idle_policy_name(enum rp_idle_policy idle);
 
 /** Transmit fault injection (tests): rates in per mille, seeded PRNG. */
 struct rp_fault_cfg {
