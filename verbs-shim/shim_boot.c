@@ -11,6 +11,10 @@
  *
  * Every failure leaves the process with zero rocepmd devices and a logged
  * reason; the application sees an empty device list.
+ *
+ * The EAL's runtime directory (one per --file-prefix) is removed by a
+ * second exit handler, registered before rte_eal_init() so that it runs
+ * after the EAL's own handlers have removed their files.
  */
 
 #include <errno.h>
@@ -89,6 +93,8 @@ shim_boot_main(void *arg)
 
 	/* Pins this thread, which is ours, to the main lcore. */
 	ret = rte_eal_init(argc, b->argv);
+	/* Even a failed init may have made the directory. */
+	rp_eal_rundir_note();
 	if (ret < 0) {
 		ret = rte_errno > 0 ? -rte_errno : -EIO;
 		SHIM_LOG(ERR, "%s: rte_eal_init failed: %s", b->cfg.path,
@@ -158,6 +164,17 @@ shim_boot_atexit(void)
 	b->thread_up = false;
 }
 
+/*
+ * Registered before rte_eal_init(), so it runs after the handlers the EAL
+ * registers (telemetry removes its socket in one): then the runtime
+ * directory is empty and can go.
+ */
+static void
+shim_boot_rundir_atexit(void)
+{
+	rp_eal_rundir_remove();
+}
+
 /* Start the bootstrap thread with every signal blocked, for the EAL's. */
 static int
 shim_boot_thread_start(struct shim_boot_state *b)
@@ -203,6 +220,8 @@ shim_boot_once_fn(void)
 	}
 
 	b->pid = getpid();
+	if (atexit(shim_boot_rundir_atexit) != 0)
+		SHIM_LOG(WARNING, "cannot register the exit handler: the EAL runtime directory will be left behind");
 	ret = shim_boot_thread_start(b);
 	if (ret < 0) {
 		SHIM_LOG(ERR, "cannot start the bootstrap thread: %s",

@@ -129,6 +129,24 @@ int rp_engine_start(const struct rp_config *cfg);
 /** Stop the engine lcores and free the devices. */
 void rp_engine_stop(void);
 
+/**
+ * Note this process's EAL runtime directory (rte_eal_get_runtime_dir()),
+ * which DPDK 22.11 creates per --file-prefix and never removes.  Call after
+ * rte_eal_init(), whether it succeeded or not.
+ */
+void rp_eal_rundir_note(void);
+
+/**
+ * Remove the noted runtime directory if it is empty, in the process that
+ * noted it only (never in a forked child).  Call when the process is done
+ * with the EAL: after rte_eal_cleanup(), or from an exit handler that runs
+ * after the EAL's own (the telemetry socket is removed by one), that is, an
+ * atexit() handler registered before rte_eal_init().
+ * @return 0 (removed, or nothing to remove), or a negative errno
+ *	(-ENOTEMPTY: files of the EAL are left, the directory is kept)
+ */
+int rp_eal_rundir_remove(void);
+
 /** Number of devices (configured ports). */
 unsigned int rp_dev_count(void);
 
