@@ -120,6 +120,34 @@ int rp_cfg_eal_argv(const struct rp_config *cfg, const char *prog,
 		    char **argv, int max_args, char *storage, size_t storage_len);
 
 /**
+ * Claim, for this process, every port of a configuration that reaches
+ * something of the host: a kernel interface (a vdev with ``iface=``, keyed
+ * by network namespace and interface index) or a PCI device.  Ports inside
+ * the process (net_ring, memif) are not claimed.  A claim is a lock file
+ * in $ROCEPMD_LOCK_DIR, else /run/rocepmd/ports, locked for as long as the
+ * process lives (see doc/guides/verbs_apps.rst).  No EAL needed: call it
+ * before rte_eal_init() opens the ports.
+ *
+ * @param err	on failure, a message naming the port, and for -EBUSY the
+ *		PID and program name of the owner
+ * @return 0; -EBUSY when another process owns a port (then nothing is
+ *	claimed); another negative errno when a port cannot be claimed
+ */
+int rp_port_lock(const struct rp_config *cfg, char *err, size_t errlen);
+
+/** Give up the claims of rp_port_lock() (in the process that made them). */
+void rp_port_unlock(void);
+
+/**
+ * Whether another process owns a port of a configuration, without
+ * claiming anything (for rocepmd-run, before it runs the program).
+ * @return 0 (all free, or not claimable), or -EBUSY with err as for
+ *	rp_port_lock()
+ */
+int rp_port_lock_check(const struct rp_config *cfg, char *err,
+		       size_t errlen);
+
+/**
  * Create the devices of a configuration and launch the engine lcores.
  * rte_eal_init() must have succeeded.
  * @return 0, or a negative errno
