@@ -9,7 +9,8 @@
 #  1. ibv_rc_pingpong server in B (config netns-b.ini) owns rvlckb.
 #  2. ibv_devinfo in B through rocepmd-run, same config: rocepmd-run exits 1
 #     at once, "port0 (...): interface rvlckb is in use by PID <server>
-#     (ibv_rc_pingpong)", and ibv_devinfo never runs.
+#     (ibv_rc_pingpong)", and ibv_devinfo never runs; --check shows it in
+#     an "in use:" line.
 #  3. ibv_devinfo in B with the shim preloaded directly (no rocepmd-run):
 #     ibv_get_device_list() fails with EBUSY ("Failed to get IB devices
 #     list: Device or resource busy"), the shim's log names the PID; within
@@ -95,6 +96,11 @@ grep -qF "port0 (net_af_packet0,iface=$RP_VETH_B," "$rv_tmp/second.err" ||
 grep -qF "$want" "$rv_tmp/second.err" ||
 	rv_fail "rocepmd-run does not say '$want'"
 rv_log "rocepmd-run refused in $((SECONDS - start)) s: $(cat "$rv_tmp/second.err")"
+ip netns exec "$RP_NS_B" "$RP_RUN" --config "$RV_CFG_B" --check \
+	>"$rv_tmp/check.out" 2>&1 ||
+	rv_fail "rocepmd-run --check failed: $(cat "$rv_tmp/check.out")"
+grep -q "^in use: port0 .*$want" "$rv_tmp/check.out" ||
+	rv_fail "rocepmd-run --check has no 'in use:' line naming PID $owner: $(cat "$rv_tmp/check.out")"
 
 # 3. The shim refuses too, at the verbs boundary.
 start=$SECONDS
