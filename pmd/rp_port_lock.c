@@ -168,7 +168,8 @@ rp_lock_mkdir(void)
 /*
  * Who holds the lock on fd: the PID from the kernel, the program name from
  * the file when it names the same PID, else from /proc.
- * @return the PID, or 0 if nobody holds it (any more)
+ * @return the PID (0 if held by a process we cannot see, in another PID
+ *	namespace, and the file does not say), or -1 if nobody holds it
  */
 static pid_t
 rp_lock_holder(int fd, char *name, size_t len)
@@ -184,7 +185,7 @@ rp_lock_holder(int fd, char *name, size_t len)
 
 	snprintf(name, len, "?");
 	if (fcntl(fd, F_GETLK, &fl) != 0 || fl.l_type == F_UNLCK)
-		return 0;
+		return -1;
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (n > 0) {
 		buf[n] = '\0';
@@ -198,6 +199,8 @@ rp_lock_holder(int fd, char *name, size_t len)
 		snprintf(name, len, "%s", file_name);
 		return fl.l_pid;
 	}
+	if (fl.l_pid == 0)
+		return 0;
 	snprintf(buf, sizeof(buf), "/proc/%ld/comm", (long)fl.l_pid);
 	f = fopen(buf, "re");
 	if (f != NULL) {
@@ -215,11 +218,17 @@ rp_lock_busy_msg(char *err, size_t errlen, unsigned int idx,
 		 const struct rp_port_cfg *p, const char *what, pid_t pid,
 		 const char *name)
 {
+	char who[300];
+
+	if (pid > 0)
+		snprintf(who, sizeof(who), "PID %ld (%s)", (long)pid, name);
+	else
+		snprintf(who, sizeof(who), "a process of another PID namespace");
 	snprintf(err, errlen,
-		 "port%u (%s): %s is in use by PID %ld (%s), another rocepmd engine; "
+		 "port%u (%s): %s is in use by %s, another rocepmd engine; "
 		 "a port serves one program at a time: stop that program or give "
 		 "this one a configuration with another port",
-		 idx, p->device, what, (long)pid, name);
+		 idx, p->device, what, who);
 }
 
 /* Whether this process holds the lock at path. */
@@ -275,7 +284,7 @@ rp_lock_one(unsigned int idx, const struct rp_port_cfg *p, const char *path,
 			}
 			pid = rp_lock_holder(fd, name, sizeof(name));
 			close(fd);
-			if (pid == 0)
+			if (pid < 0)
 				continue;	/* gone meanwhile: again */
 			rp_lock_busy_msg(err, errlen, idx, p, what, pid, name);
 			return -EBUSY;
@@ -400,7 +409,7 @@ rp_port_lock_check(const struct rp_config *cfg, char *err, size_t errlen)
 			continue;
 		pid = rp_lock_holder(fd, name, sizeof(name));
 		close(fd);
-		if (pid != 0 && pid != getpid()) {
+		if (pid >= 0 && pid != getpid()) {
 			rp_lock_busy_msg(err, errlen, i, p, what, pid, name);
 			return -EBUSY;
 		}
