@@ -209,10 +209,11 @@ rp_port_mtu_check(struct rp_dev *dev, const struct rte_eth_dev_info *info)
 				port_mtu_advice(advice, sizeof(advice), dev,
 						RTE_MIN(kmtu, pmd_max)));
 			return;
+		} else {
+			RP_LOGT(rp_logtype_port, DEBUG,
+				"%s: interface %s MTU %u carries IB MTU %u (needs %u)",
+				dev->cfg.device, ifname, kmtu, dev->mtu, need);
 		}
-		RP_LOGT(rp_logtype_port, DEBUG,
-			"%s: interface %s MTU %u carries IB MTU %u (needs %u)",
-			dev->cfg.device, ifname, kmtu, dev->mtu, need);
 		if (pmd_max < need)
 			RP_LOGT(rp_logtype_port, WARNING,
 				"%s: the PMD carries packets of up to %u bytes, IB MTU %u needs %u: longer ones are dropped%s",
