@@ -211,25 +211,39 @@ rp_cfg_parse_lcores(const struct rp_cfg_key *key, const char *val,
 	return 0;
 }
 
+/* The one table of idle policy names: the parser, the engine and the tools. */
+static const char * const rp_idle_names[RP_IDLE_MAX] = {
+	[RP_IDLE_BUSY] = "busy",
+	[RP_IDLE_YIELD] = "yield",
+	[RP_IDLE_SLEEP] = "sleep",
+	[RP_IDLE_ADAPTIVE] = "adaptive",
+};
+
+const char *
+rp_idle_policy_name(enum rp_idle_policy idle)
+{
+	/* unsigned: an out-of-range negative value fails the check too */
+	if ((unsigned int)idle >= RTE_DIM(rp_idle_names) ||
+	    rp_idle_names[idle] == NULL)
+		return "invalid";
+	return rp_idle_names[idle];
+}
+
 static int
 rp_cfg_parse_idle(const struct rp_cfg_key *key, const char *val, void *base,
 		  char *why, size_t len)
 {
 	enum rp_idle_policy *idle = RTE_PTR_ADD(base, key->off);
+	unsigned int i;
 
-	if (strcmp(val, "busy") == 0) {
-		*idle = RP_IDLE_BUSY;
-	} else if (strcmp(val, "yield") == 0) {
-		*idle = RP_IDLE_YIELD;
-	} else if (strcmp(val, "sleep") == 0) {
-		*idle = RP_IDLE_SLEEP;
-	} else if (strcmp(val, "adaptive") == 0) {
-		*idle = RP_IDLE_ADAPTIVE;
-	} else {
-		snprintf(why, len, "'%s' is not an idle policy", val);
-		return -EINVAL;
+	for (i = 0; i < RTE_DIM(rp_idle_names); i++) {
+		if (strcmp(val, rp_idle_names[i]) == 0) {
+			*idle = (enum rp_idle_policy)i;
+			return 0;
+		}
 	}
-	return 0;
+	snprintf(why, len, "'%s' is not an idle policy", val);
+	return -EINVAL;
 }
 
 static int

@@ -64,13 +64,6 @@ static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
 	[RP_LC_DOORBELL_SIGNALS] = "doorbell_signals",
 };
 
-static const char * const rp_idle_names[] = {
-	[RP_IDLE_BUSY] = "busy",
-	[RP_IDLE_YIELD] = "yield",
-	[RP_IDLE_SLEEP] = "sleep",
-	[RP_IDLE_ADAPTIVE] = "adaptive",
-};
-
 struct rp_lcore_ctx {
 	unsigned int lcore;
 	unsigned int nr_devs;
@@ -293,7 +286,7 @@ lcore_main(void *arg)
 	/* Naps of a few microseconds need no timer slack. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	RP_LOG(INFO, "engine lcore %u: %u device(s), idle policy %s",
-	       lc->lcore, lc->nr_devs, rp_idle_names[lc->idle]);
+	       lc->lcore, lc->nr_devs, rp_idle_policy_name(lc->idle));
 	while (!rp_load_relaxed(&rp_stop)) {
 		bool busy = lcore_poll(lc);
 		uint64_t t1 = rte_get_timer_cycles();
@@ -456,7 +449,7 @@ lcores_cmd(const char *cmd __rte_unused, const char *params __rte_unused,
 		if (c == NULL)
 			return -ENOMEM;
 		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_string(c, "idle", rp_idle_names[lc->idle]);
+		rte_tel_data_add_dict_string(c, "idle", rp_idle_policy_name(lc->idle));
 		for (unsigned int s = 0; s < RP_LC_STAT_MAX; s++)
 			rte_tel_data_add_dict_u64(c, rp_lc_stat_names[s],
 					rp_load_relaxed(&lc->stats[s]));

@@ -6,8 +6,11 @@
  *   rocepmd-run [--config FILE] --check
  *
  * Validates the configuration (so a bad file fails here, before anything
- * runs), then exports ROCEPMD_CONFIG (absolute path) and prepends the verbs
- * shim to LD_PRELOAD, and execs the program.
+ * runs) and that no other process owns one of its ports, then exports
+ * ROCEPMD_CONFIG (absolute path) and prepends the verbs shim to
+ * LD_PRELOAD, and execs the program.  The shim claims the ports itself
+ * (rp_port_lock()); asking here only spares the program a start that
+ * would fail.
  */
 
 #include <arpa/inet.h>
@@ -40,7 +43,7 @@
 
 /* Exit statuses. */
 enum {
-	RP_RUN_EXIT_CONFIG = 1,		/* bad configuration or shim */
+	RP_RUN_EXIT_CONFIG = 1,		/* bad configuration or shim, port in use */
 	RP_RUN_EXIT_USAGE = 2,		/* bad command line */
 	RP_RUN_EXIT_EXEC = 127,		/* program could not be run */
 };
@@ -64,12 +67,14 @@ rp_run_usage(FILE *f)
 		"                     else the build tree's when run from it,\n"
 		"                     else " RP_SHIM_INSTALL_PATH ")\n"
 		"      --check        validate the configuration, print one line\n"
-		"                     per port and the EAL arguments, and exit\n"
+		"                     per port, the EAL arguments and which\n"
+		"                     process owns a port, if one does, and exit\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n"
 		"\n"
-		"Exit status: PROGRAM's, or 1 for a bad configuration or a missing\n"
-		"shim, 2 for a bad command line, 127 if PROGRAM cannot be run.\n",
+		"Exit status: PROGRAM's, or 1 for a bad configuration, a missing\n"
+		"shim or a port that another process owns, 2 for a bad command\n"
+		"line, 127 if PROGRAM cannot be run.\n",
 		rp_run_prog, rp_run_prog);
 }
 
@@ -169,13 +174,10 @@ static void
 rp_run_print_check(const struct rp_config *cfg, const char *path,
 		   const char *shim)
 {
-	static const char * const idle[] = {
-		[RP_IDLE_BUSY] = "busy",
-		[RP_IDLE_YIELD] = "yield",
-	};
 	char *argv[RP_EAL_MAX_ARGS];
 	char storage[4096];
 	char addr[INET_ADDRSTRLEN];
+	char err[1024];
 	uint32_t i;
 	int argc, a;
 
@@ -184,9 +186,13 @@ rp_run_print_check(const struct rp_config *cfg, const char *path,
 	       cfg->nb_ports == 1 ? "" : "s", cfg->main_lcore);
 	for (i = 0; i < cfg->nb_lcores; i++)
 		printf("%s%" PRIu32, i == 0 ? "" : ",", cfg->lcores[i]);
-	printf(", idle %s", idle[cfg->idle]);
-	if (cfg->idle == RP_IDLE_YIELD)
+	printf(", idle %s", rp_idle_policy_name(cfg->idle));
+	if (cfg->idle != RP_IDLE_BUSY)
 		printf(" after %" PRIu32 " us", cfg->idle_us);
+	if (cfg->idle == RP_IDLE_SLEEP)
+		printf(", naps of %" PRIu32 " us", cfg->sleep_us);
+	else if (cfg->idle == RP_IDLE_ADAPTIVE)
+		printf(", blocks of up to %" PRIu32 " us", cfg->wake_us);
 	printf("\n");
 
 	for (i = 0; i < cfg->nb_ports; i++) {
@@ -219,6 +225,8 @@ rp_run_print_check(const struct rp_config *cfg, const char *path,
 	}
 	printf("shim: %s%s\n", shim,
 	       rp_run_exists(shim) ? "" : " (missing)");
+	if (rp_port_lock_check(cfg, err, sizeof(err)) == -EBUSY)
+		printf("in use: %s\n", err);
 }
 
 int
@@ -312,6 +320,13 @@ main(int argc, char **argv)
 		fprintf(stderr, "%s: verbs shim path '%s' contains ':' or a "
 			"space, which LD_PRELOAD cannot carry\n", rp_run_prog,
 			abs_shim);
+		return RP_RUN_EXIT_CONFIG;
+	}
+
+	/* The shim would refuse to start: say so before the program runs. */
+	rc = rp_port_lock_check(&cfg, err, sizeof(err));
+	if (rc == -EBUSY) {
+		fprintf(stderr, "%s: %s\n", rp_run_prog, err);
 		return RP_RUN_EXIT_CONFIG;
 	}
 

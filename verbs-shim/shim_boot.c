@@ -10,7 +10,14 @@
  * stop the engine and clean the EAL up.
  *
  * Every failure leaves the process with zero rocepmd devices and a logged
- * reason; the application sees an empty device list.
+ * reason; the application sees an empty device list, or none at all
+ * (ibv_get_device_list() fails with EBUSY) when another process owns a
+ * port of the configuration: the ports are claimed (rp_port_lock()) before
+ * rte_eal_init() opens them, and given up when the engine has stopped.
+ *
+ * The EAL's runtime directory (one per --file-prefix) is removed by a
+ * second exit handler, registered before rte_eal_init() so that it runs
+ * after the EAL's own handlers have removed their files.
  */
 
 #include <errno.h>
@@ -89,6 +96,8 @@ shim_boot_main(void *arg)
 
 	/* Pins this thread, which is ours, to the main lcore. */
 	ret = rte_eal_init(argc, b->argv);
+	/* Even a failed init may have made the directory. */
+	rp_eal_rundir_note();
 	if (ret < 0) {
 		ret = rte_errno > 0 ? -rte_errno : -EIO;
 		SHIM_LOG(ERR, "%s: rte_eal_init failed: %s", b->cfg.path,
@@ -156,6 +165,18 @@ shim_boot_atexit(void)
 
 	pthread_join(b->thread, NULL);
 	b->thread_up = false;
+	rp_port_unlock();
+}
+
+/*
+ * Registered before rte_eal_init(), so it runs after the handlers the EAL
+ * registers (telemetry removes its socket in one): then the runtime
+ * directory is empty and can go.
+ */
+static void
+shim_boot_rundir_atexit(void)
+{
+	rp_eal_rundir_remove();
 }
 
 /* Start the bootstrap thread with every signal blocked, for the EAL's. */
@@ -181,7 +202,7 @@ shim_boot_once_fn(void)
 {
 	struct shim_boot_state *b = &shim_boot_state;
 	const char *path;
-	char err[512];
+	char err[1024];
 	int ret;
 
 	/* Before anything logs: never write to the application's stdout. */
@@ -202,11 +223,25 @@ shim_boot_once_fn(void)
 		return;
 	}
 
+	/* Before the EAL opens the ports: a second engine must not. */
+	ret = rp_port_lock(&b->cfg, err, sizeof(err));
+	if (ret == -EBUSY) {
+		SHIM_LOG(ERR, "%s", err);
+		shim_boot_status = -EBUSY;
+		return;
+	}
+	if (ret < 0)
+		SHIM_LOG(WARNING, "%s: a second engine on the port would not be refused",
+			 err);
+
 	b->pid = getpid();
+	if (atexit(shim_boot_rundir_atexit) != 0)
+		SHIM_LOG(WARNING, "cannot register the exit handler: the EAL runtime directory will be left behind");
 	ret = shim_boot_thread_start(b);
 	if (ret < 0) {
 		SHIM_LOG(ERR, "cannot start the bootstrap thread: %s",
 			 strerror(-ret));
+		rp_port_unlock();
 		shim_boot_status = -ENODEV;
 		return;
 	}
@@ -221,6 +256,7 @@ shim_boot_once_fn(void)
 	if (ret < 0) {
 		pthread_join(b->thread, NULL);
 		b->thread_up = false;
+		rp_port_unlock();
 		shim_boot_status = -ENODEV;
 		return;
 	}
@@ -236,7 +272,8 @@ shim_boot_once_fn(void)
 
 /*
  * Bring the engine up once per process.
- * @return 0 when devices may exist, or a negative errno
+ * @return 0 when devices may exist, or a negative errno: -EBUSY when
+ *	another process owns a port of the configuration
  */
 int
 shim_boot(void)

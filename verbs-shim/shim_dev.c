@@ -297,8 +297,15 @@ ibv_get_device_list(int *num_devices)
 	struct ibv_device **list;
 	unsigned int n = 0;
 	unsigned int i;
+	int ret;
 
-	if (shim_boot() == 0 && shim_engine_running())
+	ret = shim_boot();
+	/* Another process owns a port: no list, as rdma-core fails. */
+	if (ret == -EBUSY) {
+		errno = EBUSY;
+		return NULL;
+	}
+	if (ret == 0 && shim_engine_running())
 		n = shim_ndevs;
 
 	list = calloc(n + 1, sizeof(*list));

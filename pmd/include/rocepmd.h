@@ -38,7 +38,15 @@ enum rp_idle_policy {
 	 * interrupt, a timer or wake_us (need_wakeup handshake)
 	 */
 	RP_IDLE_ADAPTIVE,
+	RP_IDLE_MAX,		/**< number of policies, not a policy */
 };
+
+/**
+ * Name of an idle policy, as the configuration key ``idle`` spells it.
+ * @return "busy", "yield", "sleep" or "adaptive"; "invalid" for a value
+ *	that is not a policy (never NULL)
+ */
+const char *rp_idle_policy_name(enum rp_idle_policy idle);
 
 /** Transmit fault injection (tests): rates in per mille, seeded PRNG. */
 struct rp_fault_cfg {
@@ -118,6 +126,34 @@ int rp_cfg_eal_argv(const struct rp_config *cfg, const char *prog,
 		    char **argv, int max_args, char *storage, size_t storage_len);
 
 /**
+ * Claim, for this process, every port of a configuration that reaches
+ * something of the host: a kernel interface (a vdev with ``iface=``, keyed
+ * by network namespace and interface index) or a PCI device.  Ports inside
+ * the process (net_ring, memif) are not claimed.  A claim is a lock file
+ * in $ROCEPMD_LOCK_DIR, else /run/rocepmd/ports, locked for as long as the
+ * process lives (see doc/guides/verbs_apps.rst).  No EAL needed: call it
+ * before rte_eal_init() opens the ports.
+ *
+ * @param err	on failure, a message naming the port, and for -EBUSY the
+ *		PID and program name of the owner
+ * @return 0; -EBUSY when another process owns a port (then nothing is
+ *	claimed); another negative errno when a port cannot be claimed
+ */
+int rp_port_lock(const struct rp_config *cfg, char *err, size_t errlen);
+
+/** Give up the claims of rp_port_lock() (in the process that made them). */
+void rp_port_unlock(void);
+
+/**
+ * Whether another process owns a port of a configuration, without
+ * claiming anything (for rocepmd-run, before it runs the program).
+ * @return 0 (all free, or not claimable), or -EBUSY with err as for
+ *	rp_port_lock()
+ */
+int rp_port_lock_check(const struct rp_config *cfg, char *err,
+		       size_t errlen);
+
+/**
  * Create the devices of a configuration and launch the engine lcores.
  * rte_eal_init() must have succeeded.
  * @return 0, or a negative errno
@@ -126,6 +162,24 @@ int rp_engine_start(const struct rp_config *cfg);
 
 /** Stop the engine lcores and free the devices. */
 void rp_engine_stop(void);
+
+/**
+ * Note this process's EAL runtime directory (rte_eal_get_runtime_dir()),
+ * which DPDK 22.11 creates per --file-prefix and never removes.  Call after
+ * rte_eal_init(), whether it succeeded or not.
+ */
+void rp_eal_rundir_note(void);
+
+/**
+ * Remove the noted runtime directory if it is empty, in the process that
+ * noted it only (never in a forked child).  Call when the process is done
+ * with the EAL: after rte_eal_cleanup(), or from an exit handler that runs
+ * after the EAL's own (the telemetry socket is removed by one), that is, an
+ * atexit() handler registered before rte_eal_init().
+ * @return 0 (removed, or nothing to remove), or a negative errno
+ *	(-ENOTEMPTY: files of the EAL are left, the directory is kept)
+ */
+int rp_eal_rundir_remove(void);
 
 /** Number of devices (configured ports). */
 unsigned int rp_dev_count(void);

@@ -416,6 +416,40 @@ test_defaults(void **state)
 	assert_string_equal(p->ethdev_name, "net_ring0");
 }
 
+/*
+ * Every idle policy has a name, each name loads as its policy, the accepted
+ * list of the key names them all, and a value outside the enum is named
+ * "invalid" rather than read past the table.
+ */
+static void
+test_idle_policy_names(void **state)
+{
+	char text[2048];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RP_IDLE_MAX; i++) {
+		const char *name = rp_idle_policy_name((enum rp_idle_policy)i);
+
+		assert_non_null(name);
+		assert_string_not_equal(name, "invalid");
+		tc_build(text, sizeof(text), "engine", "idle", name);
+		assert_int_equal(tc_load(text), 0);
+		assert_int_equal(tc_cfg.idle, i);
+		tc_build(text, sizeof(text), "engine", "idle", "sometimes");
+		tc_load_fails(text, name);
+	}
+	assert_string_equal(rp_idle_policy_name(RP_IDLE_BUSY), "busy");
+	assert_string_equal(rp_idle_policy_name(RP_IDLE_YIELD), "yield");
+	assert_string_equal(rp_idle_policy_name(RP_IDLE_SLEEP), "sleep");
+	assert_string_equal(rp_idle_policy_name(RP_IDLE_ADAPTIVE), "adaptive");
+	assert_string_equal(rp_idle_policy_name(RP_IDLE_MAX), "invalid");
+	assert_string_equal(rp_idle_policy_name((enum rp_idle_policy)-1),
+			    "invalid");
+	assert_string_equal(rp_idle_policy_name((enum rp_idle_policy)1000),
+			    "invalid");
+}
+
 static void
 test_default_lcores_follow_main(void **state)
 {
@@ -874,6 +908,7 @@ main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_default_lcores_follow_main),
+		cmocka_unit_test(test_idle_policy_names),
 		cmocka_unit_test(test_every_key_bad_value),
 		cmocka_unit_test(test_every_key_empty_value),
 		cmocka_unit_test(test_main_lcore_in_lcores),

@@ -129,6 +129,32 @@ expect 0 "--check"
 contains "$tmp/out" "port0: vdev net_ring0, ipv4 192.0.2.1/24" "--check"
 contains "$tmp/out" "--vdev net_ring0" "--check"
 
+# 9. --check names every idle policy with its own timing keys
+for idle in busy yield sleep adaptive; do
+	sed "s/^lcores = 1$/lcores = 1\\
+idle = $idle\\
+idle_us = 7\\
+sleep_us = 8\\
+wake_us = 9/" "$tmp/good.ini" >"$tmp/idle.ini"
+	grep -q "^idle = $idle$" "$tmp/idle.ini" ||
+		fail "--check idle $idle: the test could not set the key"
+	"$run" --config "$tmp/idle.ini" --check >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	expect 0 "--check idle $idle"
+	case $idle in
+	busy) want="idle busy" ;;
+	yield) want="idle yield after 7 us" ;;
+	sleep) want="idle sleep after 7 us, naps of 8 us" ;;
+	adaptive) want="idle adaptive after 7 us, blocks of up to 9 us" ;;
+	esac
+	contains "$tmp/out" "engine lcores 1, $want" "--check idle $idle"
+	grep -q "engine lcores 1, $want\$" "$tmp/out" ||
+		fail "--check idle $idle: more after '$want' in: $(cat "$tmp/out")"
+	if grep -qF "(null)" "$tmp/out"; then
+		fail "--check idle $idle: '(null)' in: $(cat "$tmp/out")"
+	fi
+done
+
 "$run" --config "$tmp/bad.ini" --check >"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 1 "--check bad"
