@@ -1473,7 +1473,7 @@ rt_case_ucx_pattern(void)
 	struct ibv_sge s;
 	struct ibv_wc wc[16];
 	uint32_t seen = 0, replies = 0, tx_done = 0;
-	unsigned int wakeups = 0, busy = 0, rearm_found = 0;
+	unsigned int wakeups = 0, busy = 0, rearm_found = 0, tx_multi = 0;
 	int ep, ret;
 	double t0;
 
@@ -1523,8 +1523,10 @@ rt_case_ucx_pattern(void)
 			progressed += n;
 		}
 		RT_CHECK(n == 0, "poll: %d", n);
-		while ((n = ev_ucx_reap_tx(e.b.scq, 16, &tx_done)) > 0)
+		while ((n = ev_ucx_reap_tx(e.b.scq, 16, &tx_done)) > 0) {
+			tx_multi += n > 1;
 			progressed += n;
+		}
 		if (replies == EV_UCX_BURSTS && tx_done == EV_UCX_BURSTS)
 			break;
 		if (progressed > 0)
@@ -1588,8 +1590,9 @@ rt_case_ucx_pattern(void)
 	}
 	pthread_join(u.th, NULL);
 	printf("    %u messages, %u bursts in %.2f s: %u wake-ups, %u busy "
-	       "arms refused, %u found by the post-arm peek\n", seen,
-	       EV_UCX_BURSTS, rt_now() - t0, wakeups, busy, rearm_found);
+	       "arms refused, %u found by the post-arm peek, %u polls found "
+	       "several replies completed\n", seen, EV_UCX_BURSTS,
+	       rt_now() - t0, wakeups, busy, rearm_found, tx_multi);
 	RT_CHECK(wakeups <= 2 * EV_UCX_BURSTS + busy + 16, "%u wake-ups for "
 		 "%u bursts: unsolicited messages woke the receiver?",
 		 wakeups, EV_UCX_BURSTS);
