@@ -2092,6 +2092,222 @@ rt_case_rc_lossy(void)
 	rt_dev_close(&d1);
 }
 
+/*
+ * rc_lossy_order: the send CQ of an RC QP under go-back-N.  Mixed SEND,
+ * WRITE and READ of 1 to 3 packets, one in four signaled (IBTA:
+ * completions of an RC send queue come in posting order, and a signaled
+ * one implies every unsignaled one before it), under the faults of
+ * two-ports-lossy.ini.in, so that NAK and timer rewinds, ACKs coalescing
+ * several WQEs and READs re-requested whole all happen while WQEs are
+ * retired.  Each completion must be the next signaled WR, each READ it
+ * implies must have its data, and nothing may complete twice.
+ */
+#define RT_ORD_N	20000u	/* work requests */
+#define RT_ORD_WIN	32u	/* posted and not yet implied complete */
+#define RT_ORD_SLOT	4096u	/* READ or receive buffer, > 3 MTUs */
+#define RT_ORD_RQ	64u	/* receives kept posted, > RT_ORD_WIN */
+
+struct rt_ord_wr {
+	enum ibv_wr_opcode op;
+	uint32_t len;
+	uint32_t roff;		/* READ source offset on the responder */
+	uint32_t soff;		/* SEND or WRITE source offset */
+	bool sig;
+};
+
+/* The WRs implied complete up to and including `upto`: READ data there. */
+static void
+rt_ord_retire(const struct rt_ord_wr *w, uint64_t from, uint64_t upto,
+	      const struct rt_buf *dst, const struct rt_buf *src)
+{
+	for (uint64_t j = from; j <= upto; j++) {
+		char what[64];
+
+		if (w[j].op != IBV_WR_RDMA_READ)
+			continue;
+		snprintf(what, sizeof(what), "READ %" PRIu64 " (%s)", j,
+			 w[j].sig ? "signaled" : "implied by a later CQE");
+		rt_check_data(dst->p + (j % RT_ORD_WIN) * RT_ORD_SLOT,
+			      src->p + w[j].roff, w[j].len, what);
+	}
+}
+
+static void
+rt_case_rc_lossy_order(void)
+{
+	static const struct rt_ep_opts eo = {
+		.type = IBV_QPT_RC,
+		.max_send_wr = 2 * RT_ORD_WIN,
+		.max_recv_wr = RT_ORD_RQ,
+	};
+	struct rt_rc_opts o = rt_rc_default;
+	struct rt_buf sbuf, dst, tgt, src, rbuf;
+	struct rt_ord_wr *w;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	uint64_t posted = 0, done = 0, sends = 0, recvd = 0, cqes = 0;
+	unsigned int max_batch = 0;
+	uint64_t rng = rt_seed | 1;
+	uint32_t mtu;
+	double t0;
+
+	o.timeout = 10;		/* 4 ms: tail losses wait for the timer */
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	mtu = d0.mtu;
+	RT_CHECK(3 * mtu + 1 <= RT_ORD_SLOT, "MTU %u too large", mtu);
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	rt_rc_connect(&a, &b, &o);
+	rt_buf_alloc(&sbuf, &d0, 65536, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d0, RT_ORD_WIN * RT_ORD_SLOT,
+		     IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&tgt, &d1, 65536, RT_ACCESS_ALL);
+	rt_buf_alloc(&src, &d1, 65536, RT_ACCESS_ALL);
+	rt_buf_alloc(&rbuf, &d1, RT_ORD_RQ * RT_ORD_SLOT,
+		     IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(sbuf.p, sbuf.len);
+	rt_fill_random(src.p, src.len);
+	w = calloc(RT_ORD_N, sizeof(*w));
+	RT_CHECK(w != NULL, "calloc");
+	for (uint64_t i = 0; i < RT_ORD_RQ; i++) {
+		struct ibv_sge r = rt_sge(&rbuf, i * RT_ORD_SLOT,
+					  RT_ORD_SLOT);
+
+		rt_post_recv(&b, i, &r, 1);
+	}
+
+	rt_step("%u SEND/WRITE/READ of 1..3 packets, 1 in 4 signaled, "
+		"window %u, under drop/dup/reorder/corrupt: every send CQE "
+		"the next signaled WR", RT_ORD_N, RT_ORD_WIN);
+	t0 = rt_now();
+	while (done < RT_ORD_N) {
+		struct ibv_wc wc[16];
+		int n;
+
+		while (posted < RT_ORD_N && posted - done < RT_ORD_WIN) {
+			struct rt_ord_wr *x = &w[posted];
+			uint64_t r = rt_rand64(&rng);
+			struct ibv_sge sg;
+			uint64_t raddr = 0;
+			uint32_t rkey = 0;
+
+			x->op = (r & 3) < 2 ? IBV_WR_SEND_WITH_IMM :
+				(r & 3) == 2 ? IBV_WR_RDMA_WRITE :
+				IBV_WR_RDMA_READ;
+			x->len = 1 + (uint32_t)((r >> 8) % (3 * mtu));
+			/* signal 1 in 4, and before the window closes */
+			x->sig = ((r >> 32) & 3) == 0 ||
+				posted - done == RT_ORD_WIN - 1 ||
+				posted == RT_ORD_N - 1;
+			if (x->op == IBV_WR_RDMA_READ) {
+				x->roff = (uint32_t)((r >> 40) %
+						     (src.len - x->len));
+				sg = rt_sge(&dst, (posted % RT_ORD_WIN) *
+					    RT_ORD_SLOT, x->len);
+				raddr = (uintptr_t)(src.p + x->roff);
+				rkey = src.mr->rkey;
+			} else {
+				x->soff = (uint32_t)((r >> 40) %
+						     (sbuf.len - x->len));
+				sg = rt_sge(&sbuf, x->soff, x->len);
+				if (x->op == IBV_WR_RDMA_WRITE) {
+					raddr = (uintptr_t)tgt.p;
+					rkey = tgt.mr->rkey;
+				}
+			}
+			rt_post_send(&a, posted, x->op, &sg, 1,
+				     x->sig ? IBV_SEND_SIGNALED : 0,
+				     (uint32_t)posted, raddr, rkey);
+			posted++;
+		}
+
+		n = ibv_poll_cq(a.scq, 16, wc);
+		RT_CHECK(n >= 0, "ibv_poll_cq (send): %d", n);
+		if ((unsigned int)n > max_batch)
+			max_batch = (unsigned int)n;
+		for (int i = 0; i < n; i++) {
+			uint64_t next = done;
+			int op;
+
+			while (next < posted && !w[next].sig)
+				next++;
+			RT_CHECK(next < posted, "send completion wr_id %"
+				 PRIu64 " (%s) with every WR up to %" PRIu64
+				 " already complete: doubled or never posted",
+				 wc[i].wr_id, ibv_wc_status_str(wc[i].status),
+				 posted - 1);
+			RT_CHECK(wc[i].status == IBV_WC_SUCCESS &&
+				 wc[i].wr_id == next, "send completion wr_id %"
+				 PRIu64 " (entry %d of %d polled): %s, expected "
+				 "the next signaled WR %" PRIu64 " (lost, "
+				 "doubled or out of order)", wc[i].wr_id, i, n,
+				 ibv_wc_status_str(wc[i].status), next);
+			op = w[next].op == IBV_WR_RDMA_READ ? IBV_WC_RDMA_READ :
+				w[next].op == IBV_WR_RDMA_WRITE ?
+				IBV_WC_RDMA_WRITE : IBV_WC_SEND;
+			RT_CHECK((int)wc[i].opcode == op, "WR %" PRIu64
+				 ": opcode %s, expected %s", next,
+				 rt_wc_opcode_str(wc[i].opcode),
+				 rt_wc_opcode_str(op));
+			RT_CHECK(op != IBV_WC_RDMA_READ ||
+				 wc[i].byte_len == w[next].len, "READ %"
+				 PRIu64 ": byte_len %u, expected %u", next,
+				 wc[i].byte_len, w[next].len);
+			rt_ord_retire(w, done, next, &dst, &src);
+			done = next + 1;
+			cqes++;
+		}
+
+		n = ibv_poll_cq(b.rcq, 16, wc);
+		RT_CHECK(n >= 0, "ibv_poll_cq (recv): %d", n);
+		for (int i = 0; i < n; i++) {
+			struct ibv_sge r;
+
+			while (sends < posted &&
+			       w[sends].op != IBV_WR_SEND_WITH_IMM)
+				sends++;
+			RT_CHECK(wc[i].status == IBV_WC_SUCCESS &&
+				 wc[i].wr_id == recvd % RT_ORD_RQ &&
+				 sends < posted &&
+				 be32toh(wc[i].imm_data) == sends &&
+				 wc[i].byte_len == w[sends].len,
+				 "receive %" PRIu64 ": %s, immediate %u, %u B, "
+				 "expected the SEND of WR %" PRIu64 " (%u B)",
+				 recvd, ibv_wc_status_str(wc[i].status),
+				 be32toh(wc[i].imm_data), wc[i].byte_len,
+				 sends, w[sends].len);
+			r = rt_sge(&rbuf, wc[i].wr_id * RT_ORD_SLOT,
+				   RT_ORD_SLOT);
+			rt_check_data(rbuf.p + wc[i].wr_id * RT_ORD_SLOT,
+				      sbuf.p + w[sends].soff, w[sends].len,
+				      "SEND payload");
+			rt_post_recv(&b, wc[i].wr_id, &r, 1);
+			sends++;
+			recvd++;
+		}
+		if (n == 0)
+			sched_yield();
+	}
+	printf("    %u WRs in %.2f s: %" PRIu64 " send CQEs, up to %u in one "
+	       "poll, %" PRIu64 " SENDs received\n", RT_ORD_N, rt_now() - t0,
+	       cqes, max_batch, recvd);
+	rt_step("no completion beyond the last one");
+	rt_expect_empty(a.scq, RT_IDLE_MS, "send CQ after the run");
+	rt_expect_empty(a.rcq, 0, "requester receive CQ");
+	rt_expect_empty(b.scq, 0, "responder send CQ");
+	free(w);
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_buf_free(&sbuf);
+	rt_buf_free(&dst);
+	rt_buf_free(&tgt);
+	rt_buf_free(&src);
+	rt_buf_free(&rbuf);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
 /* ----------------------------------------------------------------- main */
 
 static const struct rt_case rt_cases[] = {
@@ -2127,6 +2343,8 @@ static const struct rt_case rt_cases[] = {
 	  "100000 SENDs each way, window 64, exact order" },
 	{ "rc_lossy", rt_case_rc_lossy, 240,
 	  "SEND/WRITE/READ and 20000 SENDs under drop/dup/reorder/corrupt" },
+	{ "rc_lossy_order", rt_case_rc_lossy_order, 240,
+	  "send CQ order under go-back-N: mixed WRs, selective signaling" },
 };
 
 int
