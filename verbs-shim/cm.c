@@ -478,9 +478,35 @@ rdma_destroy_event_channel(struct rdma_event_channel *channel)
 		TAILQ_REMOVE(&ch->queue, e, link);
 		free(e);
 	}
+	ch->closing = true;
+	if (ch->readers != 0) {
+		/* A thread still waits in rdma_get_cm_event(): it frees. */
+		pthread_mutex_unlock(&cm_lock);
+		return;
+	}
 	pthread_mutex_unlock(&cm_lock);
 	close(ch->ch.fd);
 	free(ch);
+}
+
+/*
+ * The channel was destroyed under a thread that waits on it (rping's CM
+ * thread, at the end of every run).  With librdmacm that thread's read()
+ * of the closed rdma_cm file never returns, and the program ends around
+ * it; returning an error instead makes such a thread report a failure
+ * (rping exits 255).  So the last waiter frees the channel and waits for
+ * ever.  Called with cm_lock held; never returns.
+ */
+static _Noreturn void
+cm_chan_orphan_reader(struct cm_chan *ch)
+{
+	if (--ch->readers == 0) {
+		close(ch->ch.fd);
+		free(ch);
+	}
+	pthread_mutex_unlock(&cm_lock);
+	for (;;)
+		pause();
 }
 
 static struct cm_id *
@@ -1229,14 +1255,30 @@ rdma_get_cm_event(struct rdma_event_channel *channel,
 		errno = EINVAL;
 		return -1;
 	}
+	pthread_mutex_lock(&cm_lock);
+	ch->readers++;
+	pthread_mutex_unlock(&cm_lock);
 	for (;;) {
+		ssize_t n;
+		int err;
+
 		/* Blocking unless the application made the fd O_NONBLOCK. */
-		if (read(ch->ch.fd, &v, sizeof(v)) != sizeof(v))
-			return -1;	/* errno: EAGAIN, EINTR */
+		n = read(ch->ch.fd, &v, sizeof(v));
+		err = errno;
 		pthread_mutex_lock(&cm_lock);
+		if (ch->closing)
+			cm_chan_orphan_reader(ch);
+		if (n != sizeof(v)) {
+			ch->readers--;
+			pthread_mutex_unlock(&cm_lock);
+			errno = err;	/* EAGAIN, EINTR */
+			return -1;
+		}
 		e = TAILQ_FIRST(&ch->queue);
-		if (e != NULL)
+		if (e != NULL) {
 			TAILQ_REMOVE(&ch->queue, e, link);
+			ch->readers--;
+		}
 		pthread_mutex_unlock(&cm_lock);
 		if (e != NULL)
 			break;

@@ -128,6 +128,8 @@ struct cm_chan {
 	struct rdma_event_channel ch;	/* first: ch.fd, EFD_SEMAPHORE */
 	struct cm_event_list queue;
 	unsigned int nr_ids;
+	unsigned int readers;		/* threads in rdma_get_cm_event() */
+	bool closing;			/* rdma_destroy_event_channel() ran */
 };
 
 extern pthread_mutex_t cm_lock;

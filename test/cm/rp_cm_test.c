@@ -18,6 +18,9 @@
  *                listener's QP 1 from a raw UD QP: requests that parse
  *                become CONNECT_REQUESTs (rejected), the rest is ignored;
  *                then a real connection on the same listener still works
+ *   chan_race    a thread waiting in rdma_get_cm_event() while the id
+ *                whose event is on its way and then the channel are
+ *                destroyed (rping's end of run) never returns an error
  *   psn          the Starting PSNs as the kernel reads them: the kernel's
  *                own REQ (from the rxe capture) sent from a raw QP makes
  *                the passive QP send from the REQ's PSN, and data flows
@@ -584,6 +587,79 @@ rt_case_errors(void)
 			"RDMA_CM_EVENT_ESTABLISHED") == 0, "rdma_event_str");
 	RT_CHECK(rdma_destroy_id(id) == 0, "rdma_destroy_id");
 	rdma_destroy_event_channel(ch);
+}
+
+/* ---------------------------------------------------------- chan_race */
+
+struct chan_reader {
+	struct rdma_event_channel *ch;
+	atomic_int started;
+	atomic_int returned;		/* errno + 1 once it returned -1 */
+};
+
+/* rping's CM thread: take and ack events until the call fails. */
+static void *
+chan_reader(void *p)
+{
+	struct chan_reader *r = p;
+	struct rdma_cm_event *ev;
+
+	atomic_store(&r->started, 1);
+	while (rdma_get_cm_event(r->ch, &ev) == 0)
+		rdma_ack_cm_event(ev);
+	atomic_store(&r->returned, errno + 1);
+	return NULL;
+}
+
+/*
+ * A thread waits in rdma_get_cm_event() while the main thread destroys the
+ * id whose event is on its way, then the channel (rping's end of run).  As
+ * with librdmacm, the waiting thread must never return an error nor touch
+ * the freed channel: rping's CM thread exits 255 on an error.  The window
+ * is narrow: many rounds, with varying delays.
+ */
+static void
+rt_case_chan_race(void)
+{
+	enum { ROUNDS = 300 };
+	static struct chan_reader readers[ROUNDS];
+	struct sockaddr_in a;
+
+	rt_step("%d rounds: a reader, an ADDR_ERROR on its way, destroy id and channel",
+		ROUNDS);
+	for (unsigned int i = 0; i < ROUNDS; i++) {
+		struct chan_reader *r = &readers[i];
+		struct rdma_cm_id *id;
+		pthread_t t;
+
+		r->ch = rdma_create_event_channel();
+		RT_CHECK(r->ch != NULL, "rdma_create_event_channel");
+		RT_CHECK(rdma_create_id(r->ch, &id, NULL, RDMA_PS_TCP) == 0,
+			 "rdma_create_id: %s", strerror(errno));
+		RT_CHECK(pthread_create(&t, NULL, chan_reader, r) == 0,
+			 "pthread_create");
+		pthread_detach(t);	/* it waits for ever, as librdmacm's */
+		/* in rping the thread waits long before the end */
+		while (atomic_load(&r->started) == 0)
+			usleep(100);
+		usleep(1000);
+		sin_set(&a, 0xcb007101u, 7);	/* 203.0.113.1: ADDR_ERROR */
+		RT_CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)&a,
+					   100) == 0,
+			 "rdma_resolve_addr: %s", strerror(errno));
+		if (i % 3 != 0)
+			usleep(i % 40);
+		RT_CHECK(rdma_destroy_id(id) == 0, "rdma_destroy_id: %s",
+			 strerror(errno));
+		rdma_destroy_event_channel(r->ch);
+	}
+	rt_sleep_ms(200);
+	for (unsigned int i = 0; i < ROUNDS; i++) {
+		int ret = atomic_load(&readers[i].returned);
+
+		RT_CHECK(ret == 0, "round %u: rdma_get_cm_event on the destroyed "
+			 "channel returned -1 (%s)", i, strerror(ret - 1));
+	}
 }
 
 /* --------------------------------------------------------- unreachable */
@@ -1298,6 +1374,8 @@ static const struct rt_case rt_cases[] = {
 	  "30 connect/send/disconnect cycles on lossy, duplicating ports" },
 	{ "garbage", rt_case_garbage, 120,
 	  "random and mutated MADs to QP 1, then a real connection" },
+	{ "chan_race", rt_case_chan_race, 60,
+	  "a reader waiting while its id and channel are destroyed" },
 	{ "psn", rt_case_psn, 60,
 	  "Starting PSNs as the kernel reads them; RC and UC QP attributes" },
 };
