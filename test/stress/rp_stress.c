@@ -25,8 +25,9 @@
  * or the link poll at 100 ms: 0 to 100 ms), where a woken one completes
  * in tens of microseconds.  Under the policy "adaptive" (third argument),
  * more than RS_SLOW_MAX rounds (1 %) slower than RS_STALL_MS fail the
- * test; the margin is for a machine shared with other work.  Any round
- * slower than a second fails under every policy.
+ * test; the margin is for a machine shared with other work.  A round with
+ * no completion after RS_IDLE_S fails under every policy (a post nobody
+ * ever saw: a sleeping engine's timeout, wake_us, bounds every other).
  *
  * A watchdog (alarm) ends a hung run; no progress for RS_IDLE_S seconds
  * fails it with the counters.
@@ -480,7 +481,13 @@ rs_wake_phase(struct rs_flow *f, unsigned int rounds, unsigned int *slow)
 		while (f->sent < want || f->received < want) {
 			rs_poll(f);
 			ms = (rs_now() - t) * 1e3;
-				RS_CHECK(ms < 1000.0, "wake-up round %u: no "
+				/*
+			 * A stranded post completes within wake_us anyway;
+			 * only one never seen hangs.  Not 1 s: on a loaded
+			 * two-CPU machine this thread can wait that long for
+			 * a CPU (seen: 6 s at load 9).
+			 */
+			RS_CHECK(ms < RS_IDLE_S * 1e3, "wake-up round %u: no "
 				 "completion after %.1f ms", i, ms);
 		}
 		ms = (rs_now() - t) * 1e3;
