@@ -20,6 +20,7 @@
 #include <rte_eal.h>
 #include <rte_hash.h>
 
+#include "rocepmd.h"
 #include "rp_tm_list.h"
 #include "tm_linear.h"
 
@@ -187,16 +188,18 @@ main(int argc, char **argv)
 {
 	char prefix[64];
 	char *eal[] = { argv[0], "--no-huge", "-m", "128", "--no-pci",
-			"--no-shconf", prefix, "--log-level=lib.*:error", NULL };
+			"--no-shconf", "--no-telemetry", prefix,
+			"--log-level=lib.*:error", NULL };
 	const char *env = getenv("RP_TEST_SEED");
 
 	(void)argc;
 	snprintf(prefix, sizeof(prefix), "--file-prefix=tm_list_%d",
 		 (int)getpid());
-	if (rte_eal_init(8, eal) < 0) {
+	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0) {
 		fprintf(stderr, "test_tm_list: rte_eal_init failed\n");
 		return 1;
 	}
+	rp_eal_rundir_note();	/* removed after rte_eal_cleanup() */
 	rng = env != NULL ? strtoull(env, NULL, 0) :
 		(uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
 	if (rng == 0)
@@ -206,6 +209,7 @@ main(int argc, char **argv)
 	for (int i = 0; i < 20 && failures == 0; i++)
 		test_random(20000);
 	rte_eal_cleanup();
+	rp_eal_rundir_remove();
 	if (failures != 0) {
 		printf("test_tm_list: FAIL (%d)\n", failures);
 		return 1;
