@@ -118,6 +118,7 @@ struct rp_rd_resp {
 	struct rp_mr *mr;
 	uint32_t key;			/* mr->key when queued */
 	bool valid;
+	bool replay;			/* queued again by a duplicate */
 };
 
 /* Where the message being received lands. */

@@ -320,8 +320,32 @@ resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 	}
 	if (qp->resp.rd_head - qp->resp.rd_tail >=
 	    RTE_MAX(qp->max_dest_rd_atomic, 1u)) {
-		/* A duplicate can wait for the requester's next retry. */
-		return dup ? RP_RESP_DROP : RP_RESP_ERR_INV_REQ;
+		if (dup) {
+			/* A duplicate can wait for the requester's next retry. */
+			return RP_RESP_DROP;
+		}
+		/*
+		 * A READ queued again for a duplicate request may be one the
+		 * requester has completed since, from the first responses
+		 * (they crossed its resend): it no longer counts it against
+		 * max_rd_atomic, and its next new READ finds the queue full.
+		 * Such stale entries are the oldest, since the requester
+		 * completes in order and no first execution can precede them.
+		 * Give up the oldest replay; only a queue full of READs the
+		 * requester really has outstanding is its error.
+		 */
+		rd = &qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)];
+		if (!rd->replay) {
+			RP_QP_LOG(rp_logtype_resp, INFO, qp->qpn,
+				  "READ psn %u: %u READs queued already",
+				  pkt->psn, qp->resp.rd_head - qp->resp.rd_tail);
+			return RP_RESP_ERR_INV_REQ;
+		}
+		RP_QP_LOG(rp_logtype_resp, DEBUG, qp->qpn,
+			  "READ psn %u: queue full, replay psn %u given up",
+			  pkt->psn, rd->first_psn);
+		rd->valid = false;
+		qp->resp.rd_tail++;
 	}
 	rd = &qp->rd[qp->resp.rd_head++ & (qp->rd_size - 1)];
 	rd->psn = pkt->psn;
@@ -334,6 +358,7 @@ resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 	rd->mr = mr;
 	rd->key = mr != NULL ? mr->key : 0;
 	rd->valid = true;
+	rd->replay = dup;
 	if (!dup) {
 		qp->resp.epsn = rp_psn_add(pkt->psn, rd->npkts_left - 1);
 		qp->resp.msn++;

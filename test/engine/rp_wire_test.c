@@ -57,6 +57,7 @@ const char rt_prog[] = "rp_wire_test";
 #define WT_HOP_LIMIT	64		/* [portN] hop_limit default */
 #define WT_HELD		64
 #define WT_BURST	32
+#define WT_HOLD_MAX	512
 
 static const struct rte_ether_addr wt_mac[2] = {
 	{ { 0x02, 0, 0, 0, 0, 0x01 } },
@@ -102,6 +103,10 @@ static struct {
 	struct rte_mbuf *req0;
 	/* per RoCE frame, after the common checks */
 	void (*check)(int dir, const struct rp_pkt *p);
+	/* RoCE frames from device d kept back while hold[d] (rd_replay) */
+	bool hold[2];
+	struct rte_mbuf *held[2][WT_HOLD_MAX];
+	unsigned int n_held[2];
 } wt;
 
 /* ------------------------------------------------------------ telemetry */
@@ -279,6 +284,12 @@ wt_roce(int d, struct rte_mbuf *m)
 			w->ack++ : w->nak++;
 	if (wt.check != NULL)
 		wt.check(d, &p);
+	if (wt.hold[d]) {
+		RT_CHECK(wt.n_held[d] < WT_HOLD_MAX, "bridge: more than %u "
+			 "frames of rocepmd%d held", WT_HOLD_MAX, d);
+		wt.held[d][wt.n_held[d]++] = m;
+		return true;
+	}
 	if (d == 0 && wt.hold_req0 && (p.mask & RP_M_REQ)) {
 		if (wt.req0 != NULL)
 			return false;	/* a retransmission: dropped */
@@ -339,6 +350,24 @@ wt_pump_ms(unsigned int ms)
 	while (rt_now() < end)
 		if (!wt_pump())
 			sched_yield();
+}
+
+/* The frames held from device d go on, in one burst, and the next ones. */
+static void
+wt_release(int d)
+{
+	unsigned int done = 0;
+
+	wt.hold[d] = false;
+	for (int tries = 0; done < wt.n_held[d] && tries < 1000; tries++) {
+		done += rte_eth_tx_burst(wt.port[1 - d], 0, wt.held[d] + done,
+					 (uint16_t)(wt.n_held[d] - done));
+		if (done < wt.n_held[d])
+			sched_yield();
+	}
+	RT_CHECK(done == wt.n_held[d], "bridge: port facing rocepmd%d took "
+		 "%u of %u held frames", 1 - d, done, wt.n_held[d]);
+	wt.n_held[d] = 0;
 }
 
 /* rocepmd1's held ARP requests go to rocepmd0, and the next ones too. */
@@ -1148,6 +1177,88 @@ wt_case_rd128(void)
 	wt_expect_no_zero_dmac();
 }
 
+/*
+ * A READ re-requested (timeout) whose first responses then arrive and
+ * complete it: the duplicate request reaches the responder afterwards,
+ * which queues the READ again, though the requester no longer counts it.
+ * With max_rd_atomic new READs behind it, the responder's queue of
+ * max_dest_rd_atomic must not take the last for one too many and NAK it
+ * "invalid request" (issue 9: ib_read_bw -q 4, REM_INV_REQ_ERR).  The
+ * replayed READ is long, so it is still queued when the new ones come.
+ */
+static void
+wt_case_rd_replay(void)
+{
+	const struct wt_rc_opts o = { 64, 128, 16, 7 };	/* 268 ms timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC,
+				       .max_send_wr = 256 };
+	enum { NREAD = 128, LEN = 64, BIG = 256 * 1024, MTU = 1024 };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_sge s;
+	unsigned int ndup;
+	double end;
+	int i;
+
+	wt_boot(&d0, &d1);
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	wt_rc_connect(&a, &b, &o);
+	rt_buf_alloc(&src, &d1, BIG + NREAD * LEN, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, &d0, BIG + NREAD * LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, src.len);
+
+	rt_step("READ of %d B: its responses held, the request resent on "
+		"timeout and held too", BIG);
+	wt.hold[1] = true;
+	s = rt_sge(&dst, 0, BIG);
+	rt_post_send(&a, 1, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)src.p, src.mr->rkey);
+	end = rt_now() + rt_timeout_s;
+	while (wt.dir[0].read_req < 1 || wt.n_held[1] < BIG / MTU) {
+		RT_CHECK(rt_now() < end, "%" PRIu64 " READ requests, %u "
+			 "responses held", wt.dir[0].read_req, wt.n_held[1]);
+		wt_pump_ms(1);
+	}
+	wt.hold[0] = true;
+	while (wt.dir[0].read_req < 2) {
+		RT_CHECK(rt_now() < end, "no READ resent in %.0f s",
+			 rt_timeout_s);
+		wt_pump_ms(1);
+	}
+
+	rt_step("the first responses go: the READ completes, its duplicate "
+		"request still held");
+	wt_release(1);
+	wt_expect_wc(a.scq, "READ", 1, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(dst.p, src.p, BIG, "READ data");
+	ndup = wt.n_held[0];
+
+	rt_step("%d READs of %d B (max_rd_atomic) held, then all go with the "
+		"duplicate before them: all complete, no NAK", NREAD, LEN);
+	for (i = 0; i < NREAD; i++) {
+		s = rt_sge(&dst, BIG + (size_t)i * LEN, LEN);
+		rt_post_send(&a, 100 + i, IBV_WR_RDMA_READ, &s, 1,
+			     IBV_SEND_SIGNALED, 0,
+			     (uintptr_t)src.p + BIG + (size_t)i * LEN,
+			     src.mr->rkey);
+	}
+	while (wt.n_held[0] < ndup + NREAD) {
+		RT_CHECK(rt_now() < end, "%u READ requests held, expected %u",
+			 wt.n_held[0], ndup + NREAD);
+		wt_pump_ms(1);
+	}
+	wt_release(0);
+	for (i = 0; i < NREAD; i++)
+		wt_expect_wc(a.scq, "READ", 100 + i, IBV_WC_SUCCESS,
+			     IBV_WC_RDMA_READ);
+	rt_check_data(dst.p, src.p, dst.len, "READ data");
+	RT_CHECK(wt.dir[1].nak == 0, "rocepmd1 sent %" PRIu64 " NAKs",
+		 wt.dir[1].nak);
+	wt_expect_no_zero_dmac();
+}
+
 static const struct rt_case wt_cases[] = {
 	{ "not_for_us", wt_case_not_for_us, 60,
 	  "frames to another MAC or an unjoined group dropped and counted" },
@@ -1157,6 +1268,8 @@ static const struct rt_case wt_cases[] = {
 	  "TTL = hop_limit (multicast: the AH's), IPv4 ID, UDP source port" },
 	{ "rd128", wt_case_rd128, 60,
 	  "128 READs in flight: limits, requester stop, responder queue" },
+	{ "rd_replay", wt_case_rd_replay, 60,
+	  "a READ replayed after its completion takes no new READ's place" },
 };
 
 int
