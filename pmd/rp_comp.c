@@ -249,7 +249,8 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 
 	switch (syn & RP_AETH_TYPE_MASK) {
 	case RP_AETH_ACK:
-		/* Partial ACKs of a large message are progress too. */
+		/* Partial ACKs of a large message are progress too ('|':
+		 * both must run, no short circuit). */
 		if ((comp_retire(qp, psn, true) != 0) |
 		    comp_acked(qp, rp_psn_add(psn, 1)))
 			comp_progress(qp);
