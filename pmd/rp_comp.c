@@ -130,6 +130,29 @@ comp_progress(struct rp_qp *qp)
 }
 
 /*
+ * Everything before `psn` is acknowledged: move the window's base.  True
+ * if it moved (progress, even inside one large message).
+ */
+static bool
+comp_acked(struct rp_qp *qp, uint32_t psn)
+{
+	if (rp_psn_diff(psn, qp->comp.una) <= 0 ||
+	    rp_psn_diff(psn, qp->req.max_psn) > 0)
+		return false;
+	qp->comp.una = psn;
+	return true;
+}
+
+/* Where a READ lost responses resumes: its first missing one. */
+static uint32_t
+comp_rd_resume(const struct rp_qp *qp, const struct rp_swqe *s)
+{
+	int32_t k = rp_psn_diff(qp->comp.rd_psn, s->first_psn);
+
+	return k > 0 && k < (int32_t)s->npkts ? qp->comp.rd_psn : s->first_psn;
+}
+
+/*
  * Retire WQEs whose last PSN is before `psn` (strictly: before when
  * `inclusive` is false, up to and including it otherwise).  Stops at a
  * READ, which only its responses complete.
@@ -153,8 +176,12 @@ comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
 			break;
 		if (s->opcode == IBV_WR_RDMA_READ) {
 			/* An ACK past an unanswered READ: its responses were
-			 * lost (implicit NAK, IBTA 9.7.5.1.5). */
-			rp_req_rewind(qp, s->first_psn);
+			 * lost (implicit NAK, IBTA 9.7.5.1.5).  Ask once from
+			 * the first missing one; later ACKs say the same. */
+			if (!qp->comp.rd_retried) {
+				qp->comp.rd_retried = true;
+				rp_req_rewind(qp, comp_rd_resume(qp, s));
+			}
 			break;
 		}
 		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
@@ -179,6 +206,10 @@ comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
 		if (s->opcode == IBV_WR_RDMA_READ &&
 		    rp_psn_diff(qp->comp.rd_psn, s->first_psn) < 0)
 			qp->comp.rd_psn = s->first_psn;
+		if (s->state != RP_SWQE_NEW)
+			comp_acked(qp, s->first_psn);
+	} else {
+		comp_acked(qp, qp->req.max_psn);
 	}
 	return n;
 }
@@ -218,12 +249,15 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 
 	switch (syn & RP_AETH_TYPE_MASK) {
 	case RP_AETH_ACK:
-		if (comp_retire(qp, psn, true) != 0)
+		/* Partial ACKs of a large message are progress too ('|':
+		 * both must run, no short circuit). */
+		if ((comp_retire(qp, psn, true) != 0) |
+		    comp_acked(qp, rp_psn_add(psn, 1)))
 			comp_progress(qp);
 		break;
 	case RP_AETH_RNR_NAK:
 		rp_stat_inc(qp->dev, RP_STAT_RX_RNR_NAK);
-		if (comp_retire(qp, psn, false) != 0)
+		if ((comp_retire(qp, psn, false) != 0) | comp_acked(qp, psn))
 			comp_progress(qp);
 		if (qp->comp.rnr_left == 0) {
 			comp_error(qp, psn, IBV_WC_RNR_RETRY_EXC_ERR);
@@ -241,7 +275,10 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 		rp_stat_inc(qp->dev, RP_STAT_RX_NAK);
 		switch (syn) {
 		case RP_AETH_NAK_PSN_SEQ:
-			if (comp_retire(qp, psn, false) != 0)
+			/* The responder NAKs a gap once: resume from it now,
+			 * the timer is the last resort. */
+			if ((comp_retire(qp, psn, false) != 0) |
+			    comp_acked(qp, psn))
 				comp_progress(qp);
 			rp_req_rewind(qp, psn);
 			break;
@@ -290,10 +327,13 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 		return;
 	}
 	if (d > 0) {
-		/* A response was lost: ask again for the whole READ. */
+		/* A response was lost: ask again from it, once per gap (the
+		 * rest of the burst still arriving says the same). */
 		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
-		qp->comp.rd_psn = s->first_psn;
-		rp_req_rewind(qp, s->first_psn);
+		if (!qp->comp.rd_retried) {
+			qp->comp.rd_retried = true;
+			rp_req_rewind(qp, comp_rd_resume(qp, s));
+		}
 		return;
 	}
 	k = (uint32_t)rp_psn_diff(pkt->psn, s->first_psn);
@@ -301,11 +341,18 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
 		return;
 	}
-	/* Opcode position and size must fit the READ exactly. */
+	/*
+	 * Opcode position and size must fit the READ's requests exactly:
+	 * each starts at an RP_READ_SEG boundary or where it was asked again
+	 * (there the old request's MIDDLE may come first), and ends at the
+	 * next boundary or the READ's end.
+	 */
 	off = k * qp->mtu;
 	want = s->length > off ? RTE_MIN(qp->mtu, s->length - off) : 0;
-	if (((pkt->mask & RP_M_FIRST) != 0) != (k == 0) ||
-	    ((pkt->mask & RP_M_LAST) != 0) != (k == s->npkts - 1) ||
+	if ((k % RP_READ_SEG == 0 ? !(pkt->mask & RP_M_FIRST) :
+	     k != s->rd_restart && (pkt->mask & RP_M_FIRST)) ||
+	    ((pkt->mask & RP_M_LAST) != 0) !=
+	    (k == s->npkts - 1 || (k + 1) % RP_READ_SEG == 0) ||
 	    pkt->paylen != want) {
 		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
 		return;
@@ -319,11 +366,16 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 		return;
 	}
 	qp->comp.rd_psn = rp_psn_add(pkt->psn, 1);
+	qp->comp.rd_retried = false;
+	comp_acked(qp, qp->comp.rd_psn);
 	if (pkt->mask & RP_M_LAST) {
-		/* A READ a rewind had uncounted may complete before its
-		 * resend: never wrap (a wrapped count stalls every READ). */
+		/* One request answered.  A READ a rewind had uncounted may
+		 * complete before its resend: never wrap (a wrapped count
+		 * stalls every READ). */
 		if (qp->req.rd_out > 0)
 			qp->req.rd_out--;
+	}
+	if (k == s->npkts - 1) {
 		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
 		comp_retire(qp, qp->comp.rd_psn, false);
 	}
@@ -371,7 +423,10 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 		return true;
 	}
 	qp->comp.retry_left--;
-	if (comp_outstanding(qp))
+	qp->comp.rd_retried = false;
+	/* Resume from the oldest unacknowledged PSN, not the message's
+	 * start: a large message keeps what was acknowledged of it. */
+	if (comp_outstanding(qp) && !rp_req_rewind(qp, qp->comp.una))
 		rp_req_rewind(qp, rp_swqe(qp, qp->comp.tail)->first_psn);
 	rp_comp_arm_timer(qp);
 	return true;

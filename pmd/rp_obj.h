@@ -32,8 +32,18 @@
 #define RP_ARP_ENTRIES	64u
 #define RP_BURST	32u
 #define RP_TX_MAX	64u
-#define RP_WINDOW	512u		/* max unacknowledged PSNs per RC QP */
+/*
+ * Send window: unacknowledged PSNs per RC QP, counted packet by packet, so
+ * a message larger than the window streams within it.  256 packets (1 MiB
+ * at a 4096 MTU) is half the 512 frames of af_packet's default RX ring:
+ * one QP's burst never overflows the peer's ring on its own, where a
+ * whole 8 MiB message back to back did, again at every go-back-N (issue 9).
+ */
+#define RP_WINDOW	256u
 #define RP_ACKREQ_EVERY	32u		/* AckReq at least this often */
+/* A READ goes out as requests of at most this many response packets, so
+ * its responses, which no ACK paces, stream within the window too. */
+#define RP_READ_SEG	64u
 #define RP_RD_BUDGET	16u		/* READ response packets per step */
 #define RP_GRH_SIZE	40u
 #define RP_ASYNC_FDS	64u		/* contexts listening for async events */
@@ -97,6 +107,7 @@ struct rp_swqe {
 	uint8_t opcode;
 	uint8_t flags;
 	bool internal;			/* engine-issued: no CQE of its own */
+	uint32_t rd_restart;		/* READ: packet re-requested mid-way */
 };
 
 enum rp_swqe_state {
@@ -302,6 +313,8 @@ struct rp_qp {
 	struct {
 		uint32_t tail;		/* oldest unretired SQ index */
 		uint32_t rd_psn;	/* next expected READ response PSN */
+		uint32_t una;		/* oldest PSN not acknowledged */
+		bool rd_retried;	/* READ re-requested from rd_psn */
 		uint64_t deadline;	/* retransmit timer, TSC; 0 = idle */
 		uint32_t retry_left;
 		uint32_t rnr_left;
@@ -585,7 +598,7 @@ uint32_t rp_req_ingest(struct rp_qp *qp);
 int rp_req_post_internal(struct rp_qp *qp, const struct rp_send_wqe *w,
 			 const void *body, uint32_t body_len, uint32_t pdn,
 			 uint32_t cookie);
-void rp_req_rewind(struct rp_qp *qp, uint32_t psn);
+bool rp_req_rewind(struct rp_qp *qp, uint32_t psn);
 
 /* ---- rp_comp.c (completer) */
 void rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt);

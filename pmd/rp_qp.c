@@ -557,6 +557,8 @@ rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 		qp->req.psn = a->sq_psn & RP_PSN_MASK;
 		qp->req.max_psn = qp->req.psn;
 		qp->comp.rd_psn = qp->req.psn;
+		qp->comp.una = qp->req.psn;
+		qp->comp.rd_retried = false;
 	}
 	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
 		qp->max_dest_rd_atomic = a->max_dest_rd_atomic;

@@ -107,6 +107,18 @@ req_fail(struct rp_qp *qp, uint32_t status)
 	}
 }
 
+/*
+ * RC: may packets up to `n` PSNs on from req.psn go out?  The window
+ * counts from the oldest unacknowledged PSN, packet by packet, so a large
+ * message stops at its edge and resumes as ACKs come back.
+ */
+static inline bool
+req_window_open(const struct rp_qp *qp, uint32_t n)
+{
+	return rp_psn_diff(rp_psn_add(qp->req.psn, n - 1), qp->comp.una) <
+		(int32_t)RP_WINDOW;
+}
+
 /* Start the WQE at req.head; false if it cannot start now. */
 static bool
 req_start(struct rp_qp *qp, uint32_t prod)
@@ -128,10 +140,7 @@ req_start(struct rp_qp *qp, uint32_t prod)
 		return false;
 	}
 	if (qp->type != IBV_QPT_UD) {
-		uint32_t oldest = qp->comp.tail == qp->req.head ? qp->req.psn :
-			rp_swqe(qp, qp->comp.tail)->first_psn;
-
-		if (rp_psn_diff(qp->req.psn, oldest) >= (int32_t)RP_WINDOW)
+		if (qp->type == IBV_QPT_RC && !req_window_open(qp, 1))
 			return false;
 		if ((w->flags & RP_WQE_FENCE) && qp->req.rd_out != 0)
 			return false;
@@ -147,6 +156,7 @@ req_start(struct rp_qp *qp, uint32_t prod)
 	s->opcode = w->opcode;
 	s->flags = w->flags;
 	s->state = RP_SWQE_SENDING;
+	s->rd_restart = 0;
 	qp->req.inprog = true;
 	qp->req.off = 0;
 	qp->req.pkt = 0;
@@ -171,25 +181,42 @@ req_done(struct rp_qp *qp)
 		rp_comp_arm_timer(qp);
 }
 
+/*
+ * Send the next READ request of the WQE at req.head: from packet req.pkt
+ * to the next RP_READ_SEG boundary (or the end), within the window and
+ * the READs the responder takes at once.  A rewind into a READ resumes at
+ * the first missing response (rd_restart), not at its start.
+ */
 static bool
 req_send_read(struct rp_qp *qp, const struct rp_send_wqe *w,
 	      struct rp_swqe *s)
 {
+	uint32_t k = qp->req.pkt;
+	uint32_t n = RTE_MIN(s->npkts - k, RP_READ_SEG - k % RP_READ_SEG);
+	uint64_t off = (uint64_t)k * qp->mtu;
+	uint32_t len = (uint32_t)RTE_MIN((uint64_t)s->length - off,
+					 (uint64_t)n * qp->mtu);
 	struct rte_mbuf *m;
 	uint8_t *bth;
 
+	if (!req_window_open(qp, n) ||
+	    (k != 0 && qp->req.rd_out >= qp->max_rd_atomic))
+		return false;
 	m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, RP_OP_READ_REQ, 0, 1,
 			  qp->req.psn, 0, &bth);
 	if (m == NULL)
 		return false;
 	rp_reth_set(rp_xmit_hdr(bth, RP_OP_READ_REQ, RP_HDR_RETH),
-		    w->remote_addr, w->rkey, s->length);
+		    w->remote_addr + off, w->rkey, len);
 	rp_xmit_send(qp, &qp->addr, m);
-	qp->req.psn = rp_psn_add(qp->req.psn, s->npkts);
+	qp->req.psn = rp_psn_add(qp->req.psn, n);
 	if (rp_psn_diff(qp->req.psn, qp->req.max_psn) > 0)
 		qp->req.max_psn = qp->req.psn;
 	qp->req.rd_out++;
-	req_done(qp);
+	qp->req.pkt += n;
+	qp->req.off = (uint32_t)(off + len);
+	if (qp->req.pkt == s->npkts)
+		req_done(qp);
 	return true;
 }
 
@@ -208,6 +235,8 @@ req_send_packet(struct rp_qp *qp)
 
 	if (s->opcode == IBV_WR_RDMA_READ)
 		return req_send_read(qp, w, s);
+	if (qp->type == IBV_QPT_RC && !req_window_open(qp, 1))
+		return false;	/* at the window edge: ACKs reopen it */
 
 	chunk = RTE_MIN(qp->mtu, s->length - qp->req.off);
 	first = qp->req.off == 0;
@@ -223,8 +252,11 @@ req_send_packet(struct rp_qp *qp)
 			return false;	/* ARP pending: try again later */
 		a = &ud_addr;
 	}
+	/* AckReq also on the last packet the window lets out: its ACK is
+	 * what opens the window again. */
 	ackreq = qp->type == IBV_QPT_RC &&
-		(last || qp->req.pkt % RP_ACKREQ_EVERY == RP_ACKREQ_EVERY - 1);
+		(last || qp->req.pkt % RP_ACKREQ_EVERY == RP_ACKREQ_EVERY - 1 ||
+		 !req_window_open(qp, 2));
 	m = rp_xmit_alloc(qp, a, dqpn, op, last && (s->flags & RP_WQE_SOLICITED),
 			  ackreq, qp->req.psn, chunk, &bth);
 	if (m == NULL)
@@ -392,11 +424,21 @@ rp_req_step(struct rp_qp *qp)
 	return busy;
 }
 
+/* READ requests of `s` still owed responses from packet k0 on: one per
+ * RP_READ_SEG boundary (each request ends at one) and one for a tail. */
+static uint32_t
+req_rd_segs(const struct rp_swqe *s, uint32_t k0)
+{
+	return s->npkts / RP_READ_SEG - k0 / RP_READ_SEG +
+		(s->npkts % RP_READ_SEG != 0);
+}
+
 /*
  * Go back to `psn`: the next packet sent is the one with that PSN.  A READ
- * is re-requested whole (the responder treats it as a duplicate).
+ * is re-requested from that PSN on (the responder treats it as a
+ * duplicate).  False if no WQE in flight holds `psn`.
  */
-void
+bool
 rp_req_rewind(struct rp_qp *qp, uint32_t psn)
 {
 	uint32_t end = qp->req.hi;
@@ -407,8 +449,15 @@ rp_req_rewind(struct rp_qp *qp, uint32_t psn)
 		int32_t d = rp_psn_diff(psn, s->first_psn);
 
 		if (d < 0 || d >= (int32_t)s->npkts) {
-			if (s->opcode == IBV_WR_RDMA_READ)
-				rd++;
+			if (s->opcode == IBV_WR_RDMA_READ) {
+				int32_t k0 = rp_psn_diff(qp->comp.rd_psn,
+							 s->first_psn);
+
+				rd += req_rd_segs(s, i == qp->comp.tail &&
+						  k0 > 0 &&
+						  k0 < (int32_t)s->npkts ?
+						  (uint32_t)k0 : 0);
+			}
 			continue;
 		}
 		for (uint32_t j = i; j != end; j++)
@@ -416,11 +465,13 @@ rp_req_rewind(struct rp_qp *qp, uint32_t psn)
 		qp->req.head = i;
 		qp->req.inprog = true;
 		qp->req.rd_out = rd;
-		if (s->opcode == IBV_WR_RDMA_READ || d == 0) {
+		if (d == 0) {
 			qp->req.psn = s->first_psn;
 			qp->req.off = 0;
 			qp->req.pkt = 0;
+			s->rd_restart = 0;
 		} else {
+			s->rd_restart = (uint32_t)d;
 			qp->req.psn = psn;
 			qp->req.off = (uint32_t)d * qp->mtu;
 			qp->req.pkt = (uint32_t)d;
@@ -429,6 +480,7 @@ rp_req_rewind(struct rp_qp *qp, uint32_t psn)
 		RP_QP_LOG(rp_logtype_req, DEBUG, qp->qpn,
 			  "rewind to psn %u: wqe %u (first %u) tail %u hi %u",
 			  psn, i, s->first_psn, qp->comp.tail, qp->req.hi);
-		return;
+		return true;
 	}
+	return false;
 }

@@ -306,13 +306,15 @@ resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 		/*
 		 * The requester went back to this READ (go-back-N): the
 		 * responses still owed from it on will be asked for again, so
-		 * they must not fill the queue twice (C9-100).
+		 * they must not fill the queue twice (C9-100).  That includes
+		 * a request it resumes mid-way: it has every response before
+		 * this PSN.
 		 */
 		while (qp->resp.rd_head != qp->resp.rd_tail) {
 			struct rp_rd_resp *last = &qp->rd[(qp->resp.rd_head - 1) &
 							 (qp->rd_size - 1)];
 
-			if (rp_psn_diff(last->first_psn, pkt->psn) < 0)
+			if (rp_psn_diff(last->last_psn, pkt->psn) < 0)
 				break;
 			last->valid = false;
 			qp->resp.rd_head--;
