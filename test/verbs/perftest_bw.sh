@@ -64,6 +64,12 @@ fi
 line=$(awk -v s="$size" -v n="$iters" '$1 == s && $2 == n { print; exit }' \
 	"$rv_tmp/client.out")
 [ -n "$line" ] || rv_fail "$prog printed no result line for $size x $iters"
-awk -v l="$line" 'BEGIN { split(l, f); exit !(f[4] + 0 > 0) }' ||
-	rv_fail "$prog: no positive average bandwidth in '$line'"
+if grep -q 'Correlation coefficient r^2' "$rv_tmp/client.err"; then
+	# perftest could not fit its cycle counter to time on this noisy
+	# machine and prints 0 for every rate: the run itself succeeded
+	rv_log "$prog could not measure time here (r^2 < 0.9): rate not checked"
+else
+	awk -v l="$line" 'BEGIN { split(l, f); exit !(f[4] + 0 > 0) }' ||
+		rv_fail "$prog: no positive average bandwidth in '$line'"
+fi
 rv_log "PASS: $prog -s $size -n $iters: $line"
