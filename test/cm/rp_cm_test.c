@@ -37,6 +37,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -593,21 +594,45 @@ rt_case_errors(void)
 
 struct chan_reader {
 	struct rdma_event_channel *ch;
-	atomic_int started;
+	atomic_int tid;			/* the reader's thread id, once known */
 	atomic_int returned;		/* errno + 1 once it returned -1 */
 };
 
-/* rping's CM thread: take and ack events until the call fails. */
+/* Whether thread @tid of this process is blocked in read(2). */
+static bool
+thread_in_read(int tid)
+{
+	char path[64], buf[32];
+	bool in_read = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	if (fgets(buf, sizeof(buf), f) != NULL)
+		in_read = strncmp(buf, "0 ", 2) == 0;	/* __NR_read */
+	fclose(f);
+	return in_read;
+}
+
+/*
+ * rping's CM thread, for one event: it either gets the event (and acks
+ * it) or, the event dropped with its id, must wait for ever.  One call
+ * only: calling again after the ack could meet a channel the main thread
+ * already destroyed, the test's own misuse.
+ */
 static void *
 chan_reader(void *p)
 {
 	struct chan_reader *r = p;
 	struct rdma_cm_event *ev;
 
-	atomic_store(&r->started, 1);
-	while (rdma_get_cm_event(r->ch, &ev) == 0)
+	atomic_store(&r->tid, (int)gettid());
+	if (rdma_get_cm_event(r->ch, &ev) == 0)
 		rdma_ack_cm_event(ev);
-	atomic_store(&r->returned, errno + 1);
+	else
+		atomic_store(&r->returned, errno + 1);
 	return NULL;
 }
 
@@ -639,10 +664,20 @@ rt_case_chan_race(void)
 		RT_CHECK(pthread_create(&t, NULL, chan_reader, r) == 0,
 			 "pthread_create");
 		pthread_detach(t);	/* it waits for ever, as librdmacm's */
-		/* in rping the thread waits long before the end */
-		while (atomic_load(&r->started) == 0)
+		/*
+		 * In rping the thread waits long before the end: wait until it
+		 * blocks in the channel's read() (destroying the channel
+		 * before it even got there would be the test's own misuse).
+		 */
+		for (unsigned int k = 0; ; k++) {
+			int tid = atomic_load(&r->tid);
+
+			if (tid != 0 && thread_in_read(tid))
+				break;
+			RT_CHECK(k < 50000, "round %u: the reader never blocked "
+				 "in read()", i);
 			usleep(100);
-		usleep(1000);
+		}
 		sin_set(&a, 0xcb007101u, 7);	/* 203.0.113.1: ADDR_ERROR */
 		RT_CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)&a,
 					   100) == 0,
