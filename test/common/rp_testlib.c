@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -770,4 +772,37 @@ rt_main(int argc, char **argv, const struct rt_case *cases, size_t n)
 	printf("%s: case %s: PASS (%.2f s)\n", rt_prog, c->name,
 	       rt_now() - t0);
 	return 0;
+}
+
+/* ------------------------------------------------------------ telemetry */
+
+uint64_t
+rt_telemetry_stat(const char *sock, unsigned int dev, const char *name)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char buf[16384], cmd[64], key[80];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	RT_CHECK(strlen(sock) < sizeof(sun.sun_path), "socket path %s too long",
+		 sock);
+	strcpy(sun.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	RT_CHECK(fd >= 0, "socket: %s", strerror(errno));
+	RT_CHECK(connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0,
+		 "telemetry socket %s: %s", sun.sun_path, strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);	/* the greeting */
+	RT_CHECK(n > 0, "telemetry greeting: %s", strerror(errno));
+	snprintf(cmd, sizeof(cmd), "/rocepmd/stats,%u", dev);
+	RT_CHECK(write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd),
+		 "telemetry write: %s", strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	RT_CHECK(n > 0, "telemetry reply: %s", strerror(errno));
+	buf[n] = '\0';
+	close(fd);
+	snprintf(key, sizeof(key), "\"%s\":", name);
+	p = strstr(buf, key);
+	RT_CHECK(p != NULL, "%s: no counter %s in %s", cmd, name, buf);
+	return strtoull(p + strlen(key), NULL, 10);
 }

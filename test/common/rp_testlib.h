@@ -201,4 +201,13 @@ void rt_chan_send(struct rt_ep *a, struct rt_ep *b, struct rt_buf *sbuf,
 		  struct rt_buf *rbuf, unsigned int flags, bool poll_recv,
 		  uint64_t id);
 
+/* ------------------------------------------------------------ telemetry */
+
+/*
+ * A counter of device `dev` from /rocepmd/stats, over the DPDK telemetry
+ * socket at `sock` (the engine's, in this process).
+ */
+uint64_t rt_telemetry_stat(const char *sock, unsigned int dev,
+			   const char *name);
+
 #endif /* RP_TESTLIB_H */

@@ -2319,33 +2319,12 @@ rt_case_rc_lossy_order(void)
 static uint64_t
 rt_stat(unsigned int dev, const char *name)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	const char *run = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
-	char buf[16384], cmd[64], key[80];
-	const char *p;
-	ssize_t n;
-	int fd;
+	char sock[108];	/* sun_path */
 
-	snprintf(sun.sun_path, sizeof(sun.sun_path),
-		 "%s/dpdk/rp_%s/dpdk_telemetry.v2", run != NULL ? run : "/tmp",
-		 rt_case_name);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	RT_CHECK(fd >= 0, "socket: %s", strerror(errno));
-	RT_CHECK(connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0,
-		 "telemetry socket %s: %s", sun.sun_path, strerror(errno));
-	n = read(fd, buf, sizeof(buf) - 1);	/* the greeting */
-	RT_CHECK(n > 0, "telemetry greeting: %s", strerror(errno));
-	snprintf(cmd, sizeof(cmd), "/rocepmd/stats,%u", dev);
-	RT_CHECK(write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd),
-		 "telemetry write: %s", strerror(errno));
-	n = read(fd, buf, sizeof(buf) - 1);
-	RT_CHECK(n > 0, "telemetry reply: %s", strerror(errno));
-	buf[n] = '\0';
-	close(fd);
-	snprintf(key, sizeof(key), "\"%s\":", name);
-	p = strstr(buf, key);
-	RT_CHECK(p != NULL, "%s: no counter %s in %s", cmd, name, buf);
-	return strtoull(p + strlen(key), NULL, 10);
+	snprintf(sock, sizeof(sock), "%s/dpdk/rp_%s/dpdk_telemetry.v2",
+		 run != NULL ? run : "/tmp", rt_case_name);
+	return rt_telemetry_stat(sock, dev, name);
 }
 
 /*

@@ -115,31 +115,11 @@ static struct {
 static uint64_t
 wt_stat(unsigned int dev, const char *name)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	char buf[16384], cmd[64], key[80];
-	const char *p;
-	ssize_t n;
-	int fd;
+	char sock[108];	/* sun_path */
 
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/dpdk_telemetry.v2",
+	snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2",
 		 rte_eal_get_runtime_dir());
-	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	RT_CHECK(fd >= 0, "socket: %s", strerror(errno));
-	RT_CHECK(connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0,
-		 "telemetry socket %s: %s", sun.sun_path, strerror(errno));
-	n = read(fd, buf, sizeof(buf) - 1);	/* the greeting */
-	RT_CHECK(n > 0, "telemetry greeting: %s", strerror(errno));
-	snprintf(cmd, sizeof(cmd), "/rocepmd/stats,%u", dev);
-	RT_CHECK(write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd),
-		 "telemetry write: %s", strerror(errno));
-	n = read(fd, buf, sizeof(buf) - 1);
-	RT_CHECK(n > 0, "telemetry reply: %s", strerror(errno));
-	buf[n] = '\0';
-	close(fd);
-	snprintf(key, sizeof(key), "\"%s\":", name);
-	p = strstr(buf, key);
-	RT_CHECK(p != NULL, "%s: no counter %s in %s", cmd, name, buf);
-	return strtoull(p + strlen(key), NULL, 10);
+	return rt_telemetry_stat(sock, dev, name);
 }
 
 /* ---------------------------------------------------------------- bridge */

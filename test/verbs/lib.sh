@@ -271,21 +271,23 @@ rv_check_pingpong() {
 	[ "$i" -eq "$iters" ] || rv_fail "$name: $i iters, expected $iters"
 }
 
-# rv_pingpong PROG SIZE ITERS MODE [EXTRA ARGS...]: server in B, client in A.
-# Both must exit 0; the client's and the server's result lines are checked.
-rv_pingpong() {
-	local prog=$1 size=$2 iters=$3 mode=$4 port=18515 srv crc src
-	local args
+# rv_pair PORT PROG ARGS...: PROG ARGS as server in B, then as client in A
+# with B's address appended, once the server listens on TCP PORT ("-":
+# after a second).  Both must exit 0; their output is shown.
+rv_pair() {
+	local port=$1 prog=$2 srv crc src
 
-	shift 4
-	args=(-d rocepmd0 -g 0 -s "$size" -n "$iters" -p "$port" "$@")
-	[ "$mode" = event ] && args+=(-e)
-	rv_log "server ($RP_NS_B): $prog ${args[*]}"
-	rv_bg server "$RP_NS_B" "$RV_CFG_B" -- "$prog" "${args[@]}"
+	shift 2
+	rv_log "server ($RP_NS_B): $prog $*"
+	rv_bg server "$RP_NS_B" "$RV_CFG_B" -- "$prog" "$@"
 	srv=$rv_last_pid
-	rv_wait_listen "$RP_NS_B" "$port" "$srv" server
-	rv_log "client ($RP_NS_A): $prog ${args[*]} $RV_IP_B"
-	rv_fg client "$RP_NS_A" "$RV_CFG_A" -- "$prog" "${args[@]}" "$RV_IP_B"
+	if [ "$port" = - ]; then
+		sleep 1
+	else
+		rv_wait_listen "$RP_NS_B" "$port" "$srv" server
+	fi
+	rv_log "client ($RP_NS_A): $prog $* $RV_IP_B"
+	rv_fg client "$RP_NS_A" "$RV_CFG_A" -- "$prog" "$@" "$RV_IP_B"
 	crc=$rv_status
 	if [ "$crc" -ne 0 ]; then
 		# the server would wait for ever for a client that is gone
@@ -301,6 +303,18 @@ rv_pingpong() {
 	[ "$crc" -eq 0 ] || rv_fail "client exited with status $crc"
 	[ "$src" -ne 124 ] || rv_fail "server timed out after $RV_TIMEOUT s"
 	[ "$src" -eq 0 ] || rv_fail "server exited with status $src"
+}
+
+# rv_pingpong PROG SIZE ITERS MODE [EXTRA ARGS...]: server in B, client in A.
+# Both must exit 0; the client's and the server's result lines are checked.
+rv_pingpong() {
+	local prog=$1 size=$2 iters=$3 mode=$4 port=18515
+	local args
+
+	shift 4
+	args=(-d rocepmd0 -g 0 -s "$size" -n "$iters" -p "$port" "$@")
+	[ "$mode" = event ] && args+=(-e)
+	rv_pair "$port" "$prog" "${args[@]}"
 	rv_check_pingpong client "$size" "$iters"
 	rv_check_pingpong server "$size" "$iters"
 }

@@ -34,27 +34,7 @@ rv_need_prog nft nftables
 p=${prog#ib_}
 rv_topology "pf${p:0:1}$((size / 1048576))m"
 args=(-d rocepmd0 -x 0 -s "$size" -n "$iters" -F -p "$port")
-rv_log "server ($RP_NS_B): $prog ${args[*]}"
-rv_bg server "$RP_NS_B" "$RV_CFG_B" -- "$prog" "${args[@]}"
-srv=$rv_last_pid
-rv_wait_listen "$RP_NS_B" "$port" "$srv" server
-rv_log "client ($RP_NS_A): $prog ${args[*]} $RV_IP_B"
-rv_fg client "$RP_NS_A" "$RV_CFG_A" -- "$prog" "${args[@]}" "$RV_IP_B"
-crc=$rv_status
-if [ "$crc" -ne 0 ]; then
-	# the server would wait for ever for a client that is gone
-	sleep 1
-	kill -TERM "$srv" 2>/dev/null
-fi
-wait "$srv"
-src=$?
-rv_forget "$srv"
-rv_show client
-rv_show server
-[ "$crc" -ne 124 ] || rv_fail "client timed out after $RV_TIMEOUT s"
-[ "$crc" -eq 0 ] || rv_fail "client exited with status $crc"
-[ "$src" -ne 124 ] || rv_fail "server timed out after $RV_TIMEOUT s"
-[ "$src" -eq 0 ] || rv_fail "server exited with status $src"
+rv_pair "$port" "$prog" "${args[@]}"
 if grep -qiE 'RETRY_EXC|error|failed' "$rv_tmp/client.out" \
 	"$rv_tmp/client.err"; then
 	rv_fail "$prog reported an error"
