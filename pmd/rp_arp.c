@@ -3,6 +3,13 @@
  * ARP: answer for the device's own IPv4 address and resolve peers' MACs
  * into a small cache.  The engine owns the port, so it must speak ARP
  * itself; nothing else on the path would answer for a DPDK-owned NIC.
+ *
+ * Entries age as Linux's neighbours do: one not confirmed by the peer for
+ * arp_reachable_ms is stale, and the next packet to it sends a request
+ * while still using the old MAC.  A QP's retransmit timeout makes its
+ * peer's entry stale at once (rp_arp_probe), since a peer that restarted
+ * with another MAC is one reason for timeouts.  A changed MAC bumps
+ * dev->arp_gen, which makes every connected QP read the cache again.
  */
 
 #include <errno.h>
@@ -35,6 +42,13 @@ arp_find(struct rp_dev *dev, uint32_t ip, bool create)
 	memset(free_e, 0, sizeof(*free_e));
 	free_e->ip = ip;
 	return free_e;
+}
+
+static bool
+arp_due(const struct rp_arp_entry *e, uint64_t now)
+{
+	return e->last_req == 0 ||
+		now - e->last_req > rte_get_timer_hz() * RP_ARP_RETRY_MS / 1000;
 }
 
 static void
@@ -98,8 +112,14 @@ rp_arp_input(struct rp_dev *dev, struct rte_mbuf *m)
 	    !rte_is_multicast_ether_addr(&arp->arp_data.arp_sha)) {
 		e = arp_find(dev, sip, tip == dev->ipv4);
 		if (e != NULL) {
+			if (e->valid && !rte_is_same_ether_addr(&e->mac,
+					&arp->arp_data.arp_sha)) {
+				rp_stat_inc(dev, RP_STAT_ARP_MAC_CHANGED);
+				dev->arp_gen++;
+			}
 			rte_ether_addr_copy(&arp->arp_data.arp_sha, &e->mac);
 			e->valid = true;
+			e->confirmed = rte_get_timer_cycles();
 		}
 	}
 	if (arp->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) &&
@@ -130,15 +150,36 @@ rp_arp_resolve(struct rp_dev *dev, uint32_t ip, uint8_t mac[6])
 	if (!same_subnet(dev, ip))
 		return -ENETUNREACH;
 	e = arp_find(dev, ip, true);
+	now = rte_get_timer_cycles();
 	if (e->valid) {
 		memcpy(mac, e->mac.addr_bytes, 6);
+		if (now - e->confirmed > rte_get_timer_hz() / 1000 *
+		    dev->cfg.arp_reachable_ms && arp_due(e, now)) {
+			e->last_req = now;
+			rp_stat_inc(dev, RP_STAT_ARP_REFRESH);
+			arp_send(dev, RTE_ARP_OP_REQUEST, NULL, ip);
+		}
 		return 0;
 	}
-	now = rte_get_timer_cycles();
-	if (e->last_req == 0 ||
-	    now - e->last_req > rte_get_timer_hz() * RP_ARP_RETRY_MS / 1000) {
+	if (arp_due(e, now)) {
 		e->last_req = now;
 		arp_send(dev, RTE_ARP_OP_REQUEST, NULL, ip);
 	}
 	return -EAGAIN;
+}
+
+/*
+ * The peer at `ip` stopped answering: make its entry stale, so that the
+ * next packet to it confirms the MAC again (a request goes out now).
+ */
+void
+rp_arp_probe(struct rp_dev *dev, uint32_t ip)
+{
+	struct rp_arp_entry *e = arp_find(dev, ip, false);
+	uint8_t mac[6];
+
+	if (e == NULL || !e->valid)
+		return;
+	e->confirmed = 0;
+	rp_arp_resolve(dev, ip, mac);
 }

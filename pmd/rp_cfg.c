@@ -623,6 +623,13 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		.min = 1, .max = 255, .def = "64",
 		RP_CFG_PORT(hop_limit),
 	},
+	{
+		/* Linux's neighbour default (base_reachable_time_ms) */
+		.name = "arp_reachable_ms", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 100, .max = 3600000, .def = "30000",
+		RP_CFG_PORT(arp_reachable_ms),
+	},
 	/* Fault injection on transmit, for tests: per-mille rates. */
 	{
 		.name = "fault_drop", .sect = RP_CFG_SECT_PORT,

@@ -16,6 +16,7 @@
 #include "rp_log.h"
 #include "rp_obj.h"
 #include "rp_psn.h"
+#include "rp_xmit.h"
 
 /* IBTA 9.7.5.2.8 RNR timer encoding, in units of 10 us. */
 static const uint32_t rp_rnr_10us[32] = {
@@ -424,6 +425,7 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 	}
 	qp->comp.retry_left--;
 	qp->comp.rd_retried = false;
+	rp_xmit_reresolve(qp);
 	/* Resume from the oldest unacknowledged PSN, not the message's
 	 * start: a large message keeps what was acknowledged of it. */
 	if (comp_outstanding(qp) && !rp_req_rewind(qp, qp->comp.una))

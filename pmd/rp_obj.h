@@ -255,6 +255,7 @@ struct rp_qp {
 	struct rp_av av;		/* hop_limit: what is sent */
 	struct rp_pkt_addr addr;	/* L2-L4 of outgoing packets (RC, UC) */
 	bool addr_ok;			/* addr.dmac resolved (rp_xmit_ready) */
+	uint32_t addr_gen;		/* dev->arp_gen addr.dmac was read at */
 
 	/*
 	 * READs the responder owes responses for, a FIFO of rd_size (a power
@@ -357,6 +358,7 @@ struct rp_arp_entry {
 	struct rte_ether_addr mac;
 	bool valid;
 	uint64_t last_req;		/* TSC of the last request sent */
+	uint64_t confirmed;		/* TSC the peer last said its MAC; 0: stale */
 };
 
 enum rp_stat {
@@ -393,6 +395,8 @@ enum rp_stat {
 	RP_STAT_TM_RNDV,
 	RP_STAT_RX_NOT_FOR_US,
 	RP_STAT_TX_ZERO_DMAC,
+	RP_STAT_ARP_REFRESH,
+	RP_STAT_ARP_MAC_CHANGED,
 	RP_STAT_MAX,
 };
 
@@ -435,6 +439,7 @@ struct rp_dev {
 	uint32_t nr_tm_srq;
 
 	struct rp_arp_entry arp[RP_ARP_ENTRIES];
+	uint32_t arp_gen;		/* bumped when a cached MAC changes */
 
 	struct {
 		bool on;
@@ -588,6 +593,7 @@ struct rte_mbuf *rp_port_alloc(struct rp_dev *dev, uint32_t frame_len,
 /* ---- rp_arp.c */
 void rp_arp_input(struct rp_dev *dev, struct rte_mbuf *m);
 int rp_arp_resolve(struct rp_dev *dev, uint32_t ip, uint8_t mac[6]);
+void rp_arp_probe(struct rp_dev *dev, uint32_t ip);
 
 /* ---- rp_recv.c */
 void rp_recv_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n);

@@ -393,6 +393,7 @@ qp_set_av(struct rp_qp *qp, const struct rp_av *av)
 		return ret;
 	}
 	qp->addr_ok = ret == 0;
+	qp->addr_gen = dev->arp_gen;
 	qp->av = *av;
 	/* What goes on the wire, reported by query as the kernel does. */
 	qp->av.hop_limit = rp_xmit_hop_limit(dev, av);

@@ -402,7 +402,7 @@ rp_req_step(struct rp_qp *qp)
 	prod = qp->sq_prod;
 	if (unlikely(qp->sqd_notify))
 		rp_qp_sqd_check(qp);
-	if (qp->type != IBV_QPT_UD && !qp->addr_ok) {
+	if (qp->type != IBV_QPT_UD && !rp_xmit_addr_ok(qp)) {
 		if (qp->req.head == prod && !qp->req.inprog)
 			return false;
 		if (!rp_xmit_resolve(qp)) {

@@ -44,6 +44,8 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_TM_RNDV] = "tm_rendezvous",
 	[RP_STAT_RX_NOT_FOR_US] = "rx_not_for_us",
 	[RP_STAT_TX_ZERO_DMAC] = "tx_zero_dmac",
+	[RP_STAT_ARP_REFRESH] = "arp_refresh",
+	[RP_STAT_ARP_MAC_CHANGED] = "arp_mac_changed",
 };
 
 static int

@@ -38,14 +38,34 @@ rp_xmit_dmac(struct rp_dev *dev, const uint8_t dgid[16], uint8_t mac[6])
 	return rp_arp_resolve(dev, ip, mac);
 }
 
-/* Slow path of rp_xmit_ready(): resolve a connected QP's peer. */
+/*
+ * Slow path of rp_xmit_ready(): resolve a connected QP's peer, or read
+ * its MAC again after the cache changed.
+ */
 bool
 rp_xmit_resolve(struct rp_qp *qp)
 {
-	if (rp_xmit_dmac(qp->dev, qp->av.dgid, qp->addr.dmac) != 0)
+	uint32_t gen = qp->dev->arp_gen;
+
+	if (rp_xmit_dmac(qp->dev, qp->av.dgid, qp->addr.dmac) != 0) {
+		qp->addr_ok = false;
 		return false;
+	}
 	qp->addr_ok = true;
+	qp->addr_gen = gen;
 	return true;
+}
+
+/* The peer stopped answering: confirm its MAC before the next retry. */
+void
+rp_xmit_reresolve(struct rp_qp *qp)
+{
+	uint32_t ip;
+
+	if (rp_gid_is_mcast(qp->av.dgid) || !rp_gid_is_v4(qp->av.dgid))
+		return;
+	memcpy(&ip, &qp->av.dgid[12], 4);
+	rp_arp_probe(qp->dev, ip);
 }
 
 /* An AH's destination, resolved once (AHs are immutable). */

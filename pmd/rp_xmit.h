@@ -14,6 +14,15 @@ bool rp_xmit_resolve(struct rp_qp *qp);
 bool rp_xmit_ah_ready(struct rp_dev *dev, struct rp_ah *ah);
 uint8_t rp_xmit_hop_limit(const struct rp_dev *dev, const struct rp_av *av);
 
+void rp_xmit_reresolve(struct rp_qp *qp);
+
+/* qp->addr.dmac is known and no cached MAC changed since it was read. */
+static inline bool
+rp_xmit_addr_ok(const struct rp_qp *qp)
+{
+	return qp->addr_ok && qp->addr_gen == qp->dev->arp_gen;
+}
+
 /*
  * A connected QP may send: its peer's MAC is known (qp->addr.dmac).  If
  * not, ask ARP (again): the caller keeps its packet for a later step.
@@ -21,7 +30,7 @@ uint8_t rp_xmit_hop_limit(const struct rp_dev *dev, const struct rp_av *av);
 static inline bool
 rp_xmit_ready(struct rp_qp *qp)
 {
-	return likely(qp->addr_ok) || rp_xmit_resolve(qp);
+	return likely(rp_xmit_addr_ok(qp)) || rp_xmit_resolve(qp);
 }
 
 struct rte_mbuf *rp_xmit_alloc(struct rp_qp *qp, const struct rp_pkt_addr *a,

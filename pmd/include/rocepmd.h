@@ -73,6 +73,12 @@ struct rp_port_cfg {
 	 * application's
 	 */
 	uint32_t hop_limit;
+	/**
+	 * ARP entries are trusted this long after the peer last said its
+	 * MAC; an entry in use past it is confirmed again (Linux's
+	 * base_reachable_time_ms)
+	 */
+	uint32_t arp_reachable_ms;
 	struct rp_fault_cfg fault;	/**< transmit faults (tests) */
 	bool is_pci;			/**< device is a PCI address, else a vdev */
 	/**

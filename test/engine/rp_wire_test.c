@@ -103,6 +103,11 @@ static struct {
 	struct rte_mbuf *req0;
 	/* per RoCE frame, after the common checks */
 	void (*check)(int dir, const struct rp_pkt *p);
+	/* rocepmd1 seen by rocepmd0 at MAC alias1 (arp_new_mac): frames
+	 * to rocepmd1's other MACs are lost (counted in to_stale1) */
+	bool alias_on;
+	struct rte_ether_addr alias1;
+	uint64_t to_stale1;
 	/* RoCE frames from device d kept back while hold[d] (rd_replay) */
 	bool hold[2];
 	struct rte_mbuf *held[2][WT_HOLD_MAX];
@@ -124,9 +129,46 @@ wt_stat(unsigned int dev, const char *name)
 
 /* ---------------------------------------------------------------- bridge */
 
+/*
+ * With an alias for rocepmd1 (a peer that came back with another MAC):
+ * frames to rocepmd0 say the alias wherever they said rocepmd1's MAC;
+ * frames to rocepmd1 arrive only if sent to the alias.  False: dropped.
+ */
+static bool
+wt_alias(int to, struct rte_mbuf *m)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(eth + 1);
+	bool arp = eth->ether_type == htons(RTE_ETHER_TYPE_ARP);
+
+	if (to == 0) {
+		if (rte_is_same_ether_addr(&eth->src_addr, &wt_mac[1]))
+			eth->src_addr = wt.alias1;
+		if (arp && rte_is_same_ether_addr(&a->arp_data.arp_sha,
+						  &wt_mac[1]))
+			a->arp_data.arp_sha = wt.alias1;
+		return true;
+	}
+	if (rte_is_multicast_ether_addr(&eth->dst_addr)) {
+		return true;
+	} else if (rte_is_same_ether_addr(&eth->dst_addr, &wt.alias1)) {
+		eth->dst_addr = wt_mac[1];
+		if (arp && rte_is_same_ether_addr(&a->arp_data.arp_tha,
+						  &wt.alias1))
+			a->arp_data.arp_tha = wt_mac[1];
+		return true;
+	}
+	wt.to_stale1++;
+	return false;
+}
+
 static void
 wt_tx(int to, struct rte_mbuf *m)
 {
+	if (wt.alias_on && !wt_alias(to, m)) {
+		rte_pktmbuf_free(m);
+		return;
+	}
 	for (int tries = 0; tries < 1000; tries++) {
 		if (rte_eth_tx_burst(wt.port[to], 0, &m, 1) == 1)
 			return;
@@ -234,7 +276,8 @@ wt_roce(int d, struct rte_mbuf *m)
 	int ret;
 
 	RT_CHECK(rte_is_same_ether_addr(&eth->dst_addr, &wt_mac[1 - d]) ||
-		 rte_is_multicast_ether_addr(&eth->dst_addr),
+		 rte_is_multicast_ether_addr(&eth->dst_addr) ||
+		 (d == 0 && wt.alias_on),
 		 "rocepmd%d sent an IPv4 frame to %02x:%02x:%02x:%02x:%02x:%02x, "
 		 "not to rocepmd%d", d, eth->dst_addr.addr_bytes[0],
 		 eth->dst_addr.addr_bytes[1], eth->dst_addr.addr_bytes[2],
@@ -1239,6 +1282,94 @@ wt_case_rd_replay(void)
 	wt_expect_no_zero_dmac();
 }
 
+/*
+ * rocepmd1 comes back with another MAC (the bridge shows it to rocepmd0
+ * under an alias and loses what goes to the old one).  A connected QP's
+ * retransmit timer makes rocepmd0 ask ARP again, and the retransmission
+ * reaches the new MAC; an entry older than arp_reachable_ms (300 ms on
+ * rocepmd0 in this case's configuration) is confirmed again when a new
+ * QP resolves it, before its first packet.
+ */
+static void
+wt_case_arp_new_mac(void)
+{
+	static const struct rte_ether_addr mac_b = {
+		{ 0x02, 0, 0, 0, 0, 0x22 } };
+	static const struct rte_ether_addr mac_c = {
+		{ 0x02, 0, 0, 0, 0, 0x23 } };
+	const struct wt_rc_opts o = { 64, 1, 14, 7 };	/* 67 ms timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b, c, e;
+	struct rt_buf src, dst;
+	struct ibv_sge s, r;
+	uint64_t timeouts, stale;
+
+	wt_boot(&d0, &d1);
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	wt_rc_connect(&a, &b, &o);
+	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, 4096);
+
+	rt_step("a SEND a -> b at rocepmd1's first MAC");
+	r = rt_sge(&dst, 0, 256);
+	rt_post_recv(&b, 1, &r, 1);
+	s = rt_sge(&src, 0, 256);
+	rt_post_send(&a, 2, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	wt_expect_wc(b.rcq, "receiver", 1, IBV_WC_SUCCESS, IBV_WC_RECV);
+	wt_expect_wc(a.scq, "sender", 2, IBV_WC_SUCCESS, IBV_WC_SEND);
+	RT_CHECK(wt_stat(0, "arp_mac_changed") == 0, "arp_mac_changed %"
+		 PRIu64 " before any change", wt_stat(0, "arp_mac_changed"));
+
+	rt_step("rocepmd1 now answers at another MAC: a's next SEND is lost, "
+		"its timer fires, rocepmd0 asks ARP again, the retransmission "
+		"arrives");
+	timeouts = wt_stat(0, "retry_timeouts");
+	wt.alias1 = mac_b;
+	wt.alias_on = true;
+	r = rt_sge(&dst, 256, 256);
+	rt_post_recv(&b, 3, &r, 1);
+	s = rt_sge(&src, 256, 256);
+	rt_post_send(&a, 4, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	wt_expect_wc(b.rcq, "receiver", 3, IBV_WC_SUCCESS, IBV_WC_RECV);
+	wt_expect_wc(a.scq, "sender", 4, IBV_WC_SUCCESS, IBV_WC_SEND);
+	rt_check_data(dst.p, src.p, 512, "SEND payloads");
+	RT_CHECK(wt.to_stale1 >= 1 && wt_stat(0, "retry_timeouts") > timeouts,
+		 "the SEND went to the new MAC at once (%" PRIu64 " lost, %"
+		 PRIu64 " timeouts): the case proves nothing", wt.to_stale1,
+		 wt_stat(0, "retry_timeouts") - timeouts);
+	RT_CHECK(wt_stat(0, "arp_refresh") >= 1 &&
+		 wt_stat(0, "arp_mac_changed") == 1, "rocepmd0: arp_refresh %"
+		 PRIu64 ", arp_mac_changed %" PRIu64 " (expected >= 1, 1)",
+		 wt_stat(0, "arp_refresh"), wt_stat(0, "arp_mac_changed"));
+
+	rt_step("past arp_reachable_ms, rocepmd1 at a third MAC: a new QP "
+		"confirms the entry when it resolves it, and its first SEND "
+		"goes to the new MAC, no timer needed");
+	wt_pump_ms(400);
+	wt.alias1 = mac_c;
+	timeouts = wt_stat(0, "retry_timeouts");
+	stale = wt.to_stale1;
+	rt_ep_create(&c, &d0, &eo);
+	rt_ep_create(&e, &d1, &eo);
+	wt_rc_connect(&c, &e, &o);
+	wt_expect_stat(0, "arp_mac_changed", 2);
+	r = rt_sge(&dst, 512, 256);
+	rt_post_recv(&e, 5, &r, 1);
+	s = rt_sge(&src, 512, 256);
+	rt_post_send(&c, 6, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	wt_expect_wc(e.rcq, "receiver", 5, IBV_WC_SUCCESS, IBV_WC_RECV);
+	wt_expect_wc(c.scq, "sender", 6, IBV_WC_SUCCESS, IBV_WC_SEND);
+	rt_check_data(dst.p + 512, src.p + 512, 256, "SEND payload");
+	RT_CHECK(wt.to_stale1 == stale && wt_stat(0, "retry_timeouts") ==
+		 timeouts, "the new QP's SEND went to a stale MAC (%" PRIu64
+		 " frames lost, %" PRIu64 " timeouts)", wt.to_stale1 - stale,
+		 wt_stat(0, "retry_timeouts") - timeouts);
+	wt_expect_no_zero_dmac();
+}
+
 static const struct rt_case wt_cases[] = {
 	{ "not_for_us", wt_case_not_for_us, 60,
 	  "frames to another MAC or an unjoined group dropped and counted" },
@@ -1250,6 +1381,8 @@ static const struct rt_case wt_cases[] = {
 	  "128 READs in flight: limits, requester stop, responder queue" },
 	{ "rd_replay", wt_case_rd_replay, 60,
 	  "a READ replayed after its completion takes no new READ's place" },
+	{ "arp_new_mac", wt_case_arp_new_mac, 60,
+	  "a peer back with a new MAC: ARP again on timeouts and when aged" },
 };
 
 int
