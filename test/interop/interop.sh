@@ -12,7 +12,8 @@
 # rxe-server: the guest runs every server, rocepmd-run the clients;
 # rxe-client: the other way round.  One guest boot serves every scenario
 # in turn: ibv_rc_pingpong polling and with -e, ibv_uc_pingpong,
-# ibv_ud_pingpong, ib_send_lat, ib_write_bw, ib_read_bw, rping and udaddy
+# ibv_ud_pingpong, ib_send_lat, ib_write_bw, ib_read_bw (4 KiB, and 1 MiB:
+# far beyond the send window, READs in segments), rping and udaddy
 # over the RDMA CM, and a lossy ibv_rc_pingpong where nftables drops one
 # request packet and one ACK of each side.  Each scenario has its own TCP
 # port, so a late program never meets the wrong peer.  The two sides signal
@@ -158,6 +159,10 @@ scen ud tcp "ibv_ud_pingpong $pp -s 512 -n 10" "ibv_ud_pingpong $pp -s 512 -n 10
 scen send_lat tcp "ib_send_lat $pt -s 64 -n 20" "ib_send_lat $pt -s 64 -n 20"
 scen write_bw tcp "ib_write_bw $pt -s 4096 -n 20" "ib_write_bw $pt -s 4096 -n 20"
 scen read_bw tcp "ib_read_bw $pt -s 4096 -n 20" "ib_read_bw $pt -s 4096 -n 20"
+# Messages far beyond the send window: rocepmd's READs go in segments of
+# RP_READ_SEG packets, each its own READ request, which rxe must answer.
+scen write_bw_1m tcp "ib_write_bw $pt -s 1048576 -n 10" "ib_write_bw $pt -s 1048576 -n 10"
+scen read_bw_1m tcp "ib_read_bw $pt -s 1048576 -n 10" "ib_read_bw $pt -s 1048576 -n 10"
 scen rping cm "rping -s -a @SADDR@ -p @PORT@ -C 5 -S 64 -v -V" "rping -c -p @PORT@ -C 5 -S 64 -v -V -a"
 scen udaddy cm "udaddy -b @SADDR@" "udaddy -s"
 scen lossy tcp "ibv_rc_pingpong $pp -s 4096 -n 10" "ibv_rc_pingpong $pp -s 4096 -n 10"
@@ -278,11 +283,37 @@ EOF
 
 (cd "$rv_tmp/guest" && find init job | cpio -o -H newc --quiet) >"$rv_tmp/job.cpio"
 cat "$image/rootfs.cpio" "$rv_tmp/job.cpio" >"$rv_tmp/initrd"
-accel=tcg
-[ -w /dev/kvm ] && accel=kvm:tcg
+# KVM when it works: under nested virtualisation KVM may refuse an MSR
+# that "-cpu max" sets (QEMU aborts at start: "failed to set MSR 0x10a"),
+# or take a guest that then never runs.  A probe boots the guest's kernel
+# with each CPU model for up to 10 s and keeps the first one whose kernel
+# writes to the serial console; else TCG, which is slower but works.
+accel=tcg cpu=max
+if [ -w /dev/kvm ]; then
+	for c in max max,-arch-capabilities host; do
+		: >"$rv_tmp/probe.log"
+		timeout 10 qemu-system-x86_64 -machine pc,accel=kvm -cpu "$c" \
+			-m 128 -nodefaults -no-user-config -display none \
+			-monitor none -no-reboot -serial "file:$rv_tmp/probe.log" \
+			-kernel "$image/vmlinuz" -append "console=ttyS0 panic=-1" \
+			>/dev/null 2>&1 &
+		probe=$!
+		for ((i = 0; i < 50; i++)); do
+			[ -s "$rv_tmp/probe.log" ] && break
+			kill -0 "$probe" 2>/dev/null || break
+			sleep 0.2
+		done
+		kill "$probe" 2>/dev/null
+		wait "$probe" 2>/dev/null
+		if [ -s "$rv_tmp/probe.log" ]; then
+			accel=kvm cpu=$c
+			break
+		fi
+	done
+fi
 : >"$rv_tmp/guest.log"
 "${nsx[@]}" timeout -k 10 900 qemu-system-x86_64 -name rocepmd-rxe \
-	-machine "pc,accel=$accel" -cpu max -smp 1 -m 768 \
+	-machine "pc,accel=$accel" -cpu "$cpu" -smp 1 -m 768 \
 	-nodefaults -no-user-config -display none -monitor none -no-reboot \
 	-serial "file:$rv_tmp/guest.log" \
 	-kernel "$image/vmlinuz" -initrd "$rv_tmp/initrd" \
@@ -292,7 +323,7 @@ accel=tcg
 	>"$rv_tmp/qemu.err" 2>&1 &
 qemu_pid=$!
 rv_pids+=("$qemu_pid")
-rv_log "guest booting ($accel, $(cat "$image/kver" 2>/dev/null)), $dir"
+rv_log "guest booting ($accel, -cpu $cpu, $(cat "$image/kver" 2>/dev/null)), $dir"
 
 # mark_value TEXT: the rest of the line after the first "RXE-MARK t=... TEXT"
 mark_line() {
