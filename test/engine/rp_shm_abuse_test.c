@@ -99,33 +99,34 @@ struct bystander {
 	uint64_t n;
 };
 
+/* One SEND of 64 random bytes x -> y, both completions and the data. */
+static void
+by_send(struct rt_ep *x, struct rt_buf *xb, struct rt_ep *y,
+	struct rt_buf *yb, uint64_t id, const char *what)
+{
+	struct ibv_sge s = rt_sge(yb, 0, 64);
+
+	rt_post_recv(y, id, &s, 1);
+	rt_fill_random(xb->p + 64, 64);
+	s = rt_sge(xb, 64, 64);
+	rt_post_send(x, id, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	rt_expect_wc(x->scq, what, id, IBV_WC_SUCCESS, IBV_WC_SEND);
+	rt_expect_wc(y->rcq, what, id, IBV_WC_SUCCESS, IBV_WC_RECV);
+	rt_check_data(yb->p, xb->p + 64, 64, what);
+}
+
 static void
 by_ping(struct bystander *by, const char *when)
 {
-	struct ibv_sge s;
 	char what[96];
 
 	by->n++;
-	s = rt_sge(&by->bb, 0, 64);
-	rt_post_recv(&by->b, by->n, &s, 1);
-	s = rt_sge(&by->ab, 0, 64);
-	rt_post_recv(&by->a, by->n, &s, 1);
-	rt_fill_random(by->ab.p + 64, 64);
-	s = rt_sge(&by->ab, 64, 64);
-	rt_post_send(&by->a, by->n, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0,
-		     0, 0);
 	snprintf(what, sizeof(what), "bystander ping %s (rocepmd0 -> 1)",
 		 when);
-	rt_expect_wc(by->a.scq, what, by->n, IBV_WC_SUCCESS, IBV_WC_SEND);
-	rt_expect_wc(by->b.rcq, what, by->n, IBV_WC_SUCCESS, IBV_WC_RECV);
-	rt_check_data(by->bb.p, by->ab.p + 64, 64, what);
-	s = rt_sge(&by->bb, 64, 64);
-	rt_post_send(&by->b, by->n, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0,
-		     0, 0);
+	by_send(&by->a, &by->ab, &by->b, &by->bb, by->n, what);
 	snprintf(what, sizeof(what), "bystander pong %s (rocepmd1 -> 0)",
 		 when);
-	rt_expect_wc(by->b.scq, what, by->n, IBV_WC_SUCCESS, IBV_WC_SEND);
-	rt_expect_wc(by->a.rcq, what, by->n, IBV_WC_SUCCESS, IBV_WC_RECV);
+	by_send(&by->b, &by->bb, &by->a, &by->ab, by->n, what);
 }
 
 /* Open both devices, connect the bystanders and ping once. */
@@ -156,6 +157,18 @@ by_finish(struct bystander *by, struct rt_dev *d0, struct rt_dev *d1)
 }
 
 /* ---------------------------------------------------------- victims */
+
+/* Destroy a pair and its buffers (rb may be NULL). */
+static void
+pair_free(struct rt_ep *a, struct rt_ep *b, struct rt_buf *sb,
+	  struct rt_buf *rb)
+{
+	rt_ep_destroy(a);
+	rt_ep_destroy(b);
+	rt_buf_free(sb);
+	if (rb != NULL)
+		rt_buf_free(rb);
+}
 
 /* An RC QP on d connected to `peer`, or to a QPN nobody has there. */
 static void
@@ -454,9 +467,7 @@ rt_case_rq_prod_far(void)
 	store_prod(rq_hdr(&b), cons + shim_qp(b.qp)->rq.size + 7);
 	rq_expect_broken(&d1, &a, &b, &sb, "SEND into a corrupt RQ");
 	rt_expect_no_async(&d0, RT_IDLE_MS, "the sender learns by its CQE");
-	rt_ep_destroy(&a);
-	rt_ep_destroy(&b);
-	rt_buf_free(&sb);
+	pair_free(&a, &b, &sb, NULL);
 	by_finish(&by, &d0, &d1);
 }
 
@@ -490,10 +501,7 @@ rt_case_rq_bad_sge(void)
 	rt_expect_wc(b.rcq, "the malformed receive WQE", 9,
 		     IBV_WC_LOC_QP_OP_ERR, -1);
 	rt_expect_empty(b.rcq, RT_IDLE_MS, "victim receive CQ");
-	rt_ep_destroy(&a);
-	rt_ep_destroy(&b);
-	rt_buf_free(&sb);
-	rt_buf_free(&rb);
+	pair_free(&a, &b, &sb, &rb);
 	by_finish(&by, &d0, &d1);
 }
 
@@ -621,10 +629,7 @@ rt_case_cq_cons_ahead(void)
 	rt_expect_wc(b.rcq, "the SEND itself", 1, IBV_WC_SUCCESS, IBV_WC_RECV);
 	rt_expect_async(&d0, IBV_EVENT_CQ_ERR, a.scq, true, "corrupt CQ index");
 	rt_expect_no_async(&d0, RT_IDLE_MS, "one CQ_ERR");
-	rt_ep_destroy(&a);
-	rt_ep_destroy(&b);
-	rt_buf_free(&sb);
-	rt_buf_free(&rb);
+	pair_free(&a, &b, &sb, &rb);
 	by_finish(&by, &d0, &d1);
 }
 
