@@ -216,7 +216,7 @@ rt_case_sq_prod_back(void)
 	struct ibv_send_wr wr[4], *bad;
 	struct ibv_sge s;
 	uint64_t seen;
-	uint32_t prod;
+	uint32_t prod, cons;
 	int ret;
 
 	by_start(&by, &d0, &d1);
@@ -246,8 +246,9 @@ rt_case_sq_prod_back(void)
 		rt_sleep_ms(1);
 	}
 	prod = __atomic_load_n(&sq_hdr(&v)->prod, __ATOMIC_RELAXED);
-	RT_CHECK(sq_hdr(&v)->cons == prod - 4, "SQ cons %u, prod %u: the 4 "
-		 "WQEs should be outstanding", sq_hdr(&v)->cons, prod);
+	cons = __atomic_load_n(&sq_hdr(&v)->cons, __ATOMIC_ACQUIRE);
+	RT_CHECK(cons == prod - 4, "SQ cons %u, prod %u: the 4 WQEs should "
+		 "be outstanding", cons, prod);
 	rt_step("SQ producer %u -> %u: behind the ingested WQEs", prod,
 		prod - 2);
 	store_prod(sq_hdr(&v), prod - 2);
