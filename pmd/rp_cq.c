@@ -141,7 +141,11 @@ rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe)
 	struct rp_cqe *slot;
 	uint32_t arm, solicited;
 
-	/* A4: pairs with the shim's release of cons after reading CQEs. */
+	/*
+	 * A4: pairs with the shim's release of cons after reading CQEs.
+	 * Untrusted: a cons beyond prod (or more than size behind) reads
+	 * as a full ring, so it is an overrun too.
+	 */
 	if (cq->prod - rp_load_acquire(&cq->ctl->cons) >= cq->size) {
 		cq->overflows++;
 		rp_stat_inc(dev, RP_STAT_CQ_OVERFLOW);

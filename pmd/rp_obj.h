@@ -522,6 +522,7 @@ int rp_srq_query(struct rp_dev *dev, struct rp_ctrl_srq *c);
 int rp_srq_destroy(struct rp_dev *dev, struct rp_ctrl_srq *c);
 struct rp_srq *rp_srq_get(struct rp_dev *dev, uint32_t srqn);
 bool rp_srq_take(struct rp_srq *srq, struct rp_rcv_state *r);
+void rp_srq_corrupt(struct rp_srq *srq, const char *what, uint32_t val);
 
 /* ---- rp_tm.c (TM-SRQ: list operations, matching, rendezvous) */
 int rp_tm_create(struct rp_srq *srq, struct rp_ctrl_srq *c);

@@ -313,11 +313,19 @@ rp_req_ingest(struct rp_qp *qp)
 	uint32_t prod = rp_load_acquire(&qp->sq->prod);
 	uint32_t n = 0;
 
-	if (prod - qp->app_cons > qp->app_sq_size) {
+	/*
+	 * Untrusted: prod must lie in [app_ingest, app_cons + size].  One
+	 * moved back behind app_ingest would send the copy loop round the
+	 * whole 2^32 index space.  No WQE is at fault: all are flushed.
+	 */
+	if (prod - qp->app_cons > qp->app_sq_size ||
+	    prod - qp->app_cons < qp->app_ingest - qp->app_cons) {
 		if (!qp->flushing) {
 			RP_QP_LOG(rp_logtype_req, ERR, qp->qpn,
-				  "corrupt SQ index");
-			rp_qp_error_event(qp, IBV_WC_GENERAL_ERR,
+				  "corrupt SQ producer index %u (retired %u, "
+				  "ingested %u, size %u)", prod, qp->app_cons,
+				  qp->app_ingest, qp->app_sq_size);
+			rp_qp_error_event(qp, IBV_WC_WR_FLUSH_ERR,
 					  IBV_EVENT_QP_FATAL);
 		}
 		return 0;

@@ -69,7 +69,13 @@ rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
 	rp_stat_inc(qp->dev, RP_STAT_TX_ACK);
 }
 
-/* Take the next receive WQE into qp->resp.rcv; false if there is none. */
+static void resp_complete_rwqe(struct rp_qp *qp, struct rp_cqe *cqe);
+
+/*
+ * Take the next receive WQE into qp->resp.rcv; false if there is none, or
+ * if the application's ring is corrupt: then the QP is in ERR (the caller
+ * tells by resp_no_rwqe()).
+ */
 static bool
 resp_take_rwqe(struct rp_qp *qp)
 {
@@ -91,20 +97,48 @@ resp_take_rwqe(struct rp_qp *qp)
 	}
 	/* A0: pairs with the shim's release of the RQ producer index. */
 	prod = rp_load_acquire(&qp->rq->prod);
-	if (prod == qp->rq_cons || prod - qp->rq_cons > qp->rq_size)
+	/* Untrusted: more than the ring holds is no index at all. */
+	if (prod - qp->rq_cons > qp->rq_size) {
+		RP_QP_LOG(rp_logtype_resp, ERR, qp->qpn,
+			  "corrupt RQ producer index %u (consumed %u, size %u)",
+			  prod, qp->rq_cons, qp->rq_size);
+		rp_qp_error_event(qp, IBV_WC_WR_FLUSH_ERR, IBV_EVENT_QP_FATAL);
+		return false;
+	}
+	if (prod == qp->rq_cons)
 		return false;
 	w = rp_rq_wqe(qp, qp->rq_cons);
 	/* Copy before use: the application owns the ring memory. */
 	memcpy(&r->wqe, w, sizeof(r->wqe));
-	r->wqe.num_sge = RTE_MIN(r->wqe.num_sge, qp->caps.max_recv_sge);
-	memcpy(r->sge, w + 1, sizeof(r->sge[0]) * r->wqe.num_sge);
 	r->kind = RP_RCV_RQ;
 	r->idx = qp->rq_cons;
+	if (r->wqe.num_sge > qp->caps.max_recv_sge) {
+		/* A malformed WQE: it completes in error, the QP with it. */
+		struct rp_cqe cqe = {
+			.status = IBV_WC_LOC_QP_OP_ERR,
+			.opcode = IBV_WC_RECV,
+		};
+
+		RP_QP_LOG(rp_logtype_resp, ERR, qp->qpn,
+			  "receive WQE %u has %u SGEs, max %u", r->idx,
+			  r->wqe.num_sge, qp->caps.max_recv_sge);
+		resp_complete_rwqe(qp, &cqe);
+		rp_qp_error_event(qp, IBV_WC_WR_FLUSH_ERR, IBV_EVENT_QP_FATAL);
+		return false;
+	}
+	memcpy(r->sge, w + 1, sizeof(r->sge[0]) * r->wqe.num_sge);
 	r->pdn = qp->pdn;
 	r->offset = 0;
 	r->skip = 0;
 	r->active = true;
 	return true;
+}
+
+/* No receive WQE taken: wait for one (RNR), or the ring was corrupt. */
+static enum rp_resp_res
+resp_no_rwqe(const struct rp_qp *qp)
+{
+	return qp->state == IBV_QPS_ERR ? RP_RESP_ERR_OP : RP_RESP_RNR;
 }
 
 /* Receive WQE done: post its CQE and give the slot back. */
@@ -200,7 +234,7 @@ resp_send(struct rp_qp *qp, const struct rp_pkt *pkt)
 			if (rp_tm_recv_first(qp, pkt) < 0)
 				return RP_RESP_RNR;
 		} else if (!resp_take_rwqe(qp)) {
-			return RP_RESP_RNR;
+			return resp_no_rwqe(qp);
 		}
 	} else if (!r->active) {
 		return RP_RESP_ERR_INV_REQ;
@@ -253,7 +287,7 @@ resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
 	/* With immediate, a receive WQE is needed before writing anything. */
 	if ((pkt->mask & RP_M_RWQE) && !qp->resp.rcv.active &&
 	    !resp_take_rwqe(qp))
-		return RP_RESP_RNR;
+		return resp_no_rwqe(qp);
 	if (len > qp->resp.wr_left)
 		return RP_RESP_ERR_INV_REQ;
 	if ((pkt->mask & RP_M_LAST) && len != qp->resp.wr_left)

@@ -180,6 +180,20 @@ rp_srq_destroy(struct rp_dev *dev, struct rp_ctrl_srq *c)
 }
 
 /*
+ * The application's ring is corrupt: the SRQ is broken (IBV_EVENT_SRQ_ERR,
+ * once) and gives nothing until the ring makes sense again.
+ */
+void
+rp_srq_corrupt(struct rp_srq *srq, const char *what, uint32_t val)
+{
+	if (srq->err)
+		return;
+	srq->err = true;
+	RP_LOG(ERR, "srq 0x%x: corrupt %s %u", srq->srqn, what, val);
+	rp_async_push(srq->dev, IBV_EVENT_SRQ_ERR, srq->srqn);
+}
+
+/*
  * Take the next receive WQE of the SRQ into `r`; false if there is none.
  * The WQE is copied, so its slot is free at once: QPs sharing the SRQ
  * finish their messages in any order.
@@ -192,12 +206,7 @@ rp_srq_take(struct rp_srq *srq, struct rp_rcv_state *r)
 	const struct rp_recv_wqe *w;
 
 	if (prod - srq->cons > srq->size) {
-		/* A producer index no ring can hold: the SRQ is broken. */
-		if (!srq->err) {
-			srq->err = true;
-			RP_LOG(ERR, "srq 0x%x: corrupt producer index", srq->srqn);
-			rp_async_push(srq->dev, IBV_EVENT_SRQ_ERR, srq->srqn);
-		}
+		rp_srq_corrupt(srq, "producer index", prod);
 		return false;
 	}
 	if (prod == srq->cons)
@@ -206,7 +215,11 @@ rp_srq_take(struct rp_srq *srq, struct rp_rcv_state *r)
 			(size_t)(srq->cons & (srq->size - 1)) * srq->stride);
 	/* Copy before use: the application owns the ring memory. */
 	memcpy(&r->wqe, w, sizeof(r->wqe));
-	r->wqe.num_sge = RTE_MIN(r->wqe.num_sge, srq->max_sge);
+	if (r->wqe.num_sge > srq->max_sge) {
+		/* No QP is to blame for a WQE of a queue they share. */
+		rp_srq_corrupt(srq, "WQE SGE count", r->wqe.num_sge);
+		return false;
+	}
 	memcpy(r->sge, w + 1, sizeof(r->sge[0]) * r->wqe.num_sge);
 	r->idx = srq->cons;
 	r->pdn = srq->pdn;

@@ -238,11 +238,7 @@ rp_tm_ops_poll(struct rp_srq *srq)
 	if (prod == tm->ops_cons)
 		return false;
 	if (prod - tm->ops_cons > tm->ops_size) {
-		if (!srq->err) {
-			srq->err = true;
-			RP_LOG(ERR, "srq 0x%x: corrupt op ring index", srq->srqn);
-			rp_async_push(srq->dev, IBV_EVENT_SRQ_ERR, srq->srqn);
-		}
+		rp_srq_corrupt(srq, "op ring producer index", prod);
 		return false;
 	}
 	while (tm->ops_cons != prod && n++ < RP_TM_OPS_BUDGET) {

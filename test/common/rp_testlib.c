@@ -774,6 +774,132 @@ rt_main(int argc, char **argv, const struct rt_case *cases, size_t n)
 	return 0;
 }
 
+/* ---------------------------------------------------------- async events */
+
+/* Whether the context's async_fd becomes readable within ms. */
+bool
+rt_async_readable(struct rt_dev *d, int ms)
+{
+	struct pollfd p = { .fd = d->ctx->async_fd, .events = POLLIN };
+	int n;
+
+	do {
+		n = poll(&p, 1, ms);
+	} while (n < 0 && errno == EINTR);
+	RT_CHECK(n >= 0, "poll on %s async_fd: %s", d->name, strerror(errno));
+	RT_CHECK(!(p.revents & (POLLERR | POLLNVAL)), "poll on %s async_fd: "
+		 "revents 0x%x", d->name, p.revents);
+	return n == 1 && (p.revents & POLLIN);
+}
+
+/* A PORT_ACTIVE from a link that came up after the open: check, ack. */
+bool
+rt_port_event(struct rt_dev *d, struct ibv_async_event *ev)
+{
+	if (ev->event_type != IBV_EVENT_PORT_ACTIVE)
+		return false;
+	RT_CHECK(ev->element.port_num == RT_PORT, "%s: PORT_ACTIVE for port "
+		 "%d, expected %d", d->name, ev->element.port_num, RT_PORT);
+	printf("    %s: PORT_ACTIVE (port %d), link came up after the open\n",
+	       d->name, ev->element.port_num);
+	ibv_ack_async_event(ev);
+	return true;
+}
+
+/*
+ * Wait (poll(), bounded) for the next event of d, skipping PORT_ACTIVE,
+ * and check its type and object.  Not acked unless `ack`.
+ */
+struct ibv_async_event
+rt_expect_async(struct rt_dev *d, enum ibv_event_type type, const void *obj,
+		bool ack, const char *what)
+{
+	struct ibv_async_event ev;
+	double deadline = rt_now() + rt_timeout_s;
+	const void *got;
+	int ret;
+
+	for (;;) {
+		double left = deadline - rt_now();
+
+		RT_CHECK(left > 0 && rt_async_readable(d, (int)(left * 1e3) + 1),
+			 "%s: no asynchronous event on %s within %.0f s "
+			 "(expected %s)", what, d->name, rt_timeout_s,
+			 ibv_event_type_str(type));
+		ret = ibv_get_async_event(d->ctx, &ev);
+		RT_CHECK(ret == 0, "%s: ibv_get_async_event(%s) after poll() "
+			 "said readable: %d, errno %s", what, d->name, ret,
+			 strerror(errno));
+		if (type != IBV_EVENT_PORT_ACTIVE && rt_port_event(d, &ev))
+			continue;
+		break;
+	}
+	RT_CHECK(ev.event_type == type, "%s: %s got event %s (%d), expected "
+		 "%s (%d)", what, d->name, ibv_event_type_str(ev.event_type),
+		 (int)ev.event_type, ibv_event_type_str(type), (int)type);
+	switch (type) {
+	case IBV_EVENT_CQ_ERR:
+		got = ev.element.cq;
+		break;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		got = ev.element.srq;
+		break;
+	case IBV_EVENT_PORT_ACTIVE:
+	case IBV_EVENT_PORT_ERR:
+		got = NULL;
+		break;
+	default:
+		got = ev.element.qp;
+		break;
+	}
+	RT_CHECK(got == obj, "%s: %s names object %p, expected %p", what,
+		 ibv_event_type_str(type), got, obj);
+	if (ack)
+		ibv_ack_async_event(&ev);
+	return ev;
+}
+
+/* No event (but a PORT_ACTIVE) on d for ms milliseconds. */
+void
+rt_expect_no_async(struct rt_dev *d, int ms, const char *what)
+{
+	struct ibv_async_event ev;
+	double deadline = rt_now() + ms / 1e3;
+	int ret;
+
+	for (;;) {
+		double left = deadline - rt_now();
+
+		if (left <= 0 || !rt_async_readable(d, (int)(left * 1e3) + 1))
+			return;
+		ret = ibv_get_async_event(d->ctx, &ev);
+		RT_CHECK(ret == 0, "%s: ibv_get_async_event(%s): %s", what,
+			 d->name, strerror(errno));
+		if (rt_port_event(d, &ev))
+			continue;
+		RT_FAIL("%s: unexpected event %s on %s (qp/cq %p)", what,
+			ibv_event_type_str(ev.event_type), d->name, (void *)ev.element.qp);
+	}
+}
+
+/* Open both devices and eat the PORT_ACTIVEs their links may send. */
+void
+rt_open2(struct rt_dev *d0, struct rt_dev *d1)
+{
+	rt_dev_open(d0, RT_DEV0);
+	rt_dev_open(d1, RT_DEV1);
+	rt_expect_no_async(d0, 20, "after the open");
+	rt_expect_no_async(d1, 20, "after the open");
+}
+
+void
+rt_close2(struct rt_dev *d0, struct rt_dev *d1)
+{
+	rt_dev_close(d0);
+	rt_dev_close(d1);
+}
+
 /* ------------------------------------------------------------ telemetry */
 
 uint64_t
@@ -805,4 +931,21 @@ rt_telemetry_stat(const char *sock, unsigned int dev, const char *name)
 	p = strstr(buf, key);
 	RT_CHECK(p != NULL, "%s: no counter %s in %s", cmd, name, buf);
 	return strtoull(p + strlen(key), NULL, 10);
+}
+
+/*
+ * A counter of device `dev` from /rocepmd/stats, over the telemetry
+ * socket of the engine in this process.  These programs do not link DPDK:
+ * the socket is where EAL puts it for --file-prefix=rp_<case> (root:
+ * /var/run, else $XDG_RUNTIME_DIR or /tmp).
+ */
+uint64_t
+rt_stat(unsigned int dev, const char *name)
+{
+	const char *run = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
+	char sock[108];	/* sun_path */
+
+	snprintf(sock, sizeof(sock), "%s/dpdk/rp_%s/dpdk_telemetry.v2",
+		 run != NULL ? run : "/tmp", rt_case_name);
+	return rt_telemetry_stat(sock, dev, name);
 }

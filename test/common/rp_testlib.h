@@ -201,6 +201,24 @@ void rt_chan_send(struct rt_ep *a, struct rt_ep *b, struct rt_buf *sbuf,
 		  struct rt_buf *rbuf, unsigned int flags, bool poll_recv,
 		  uint64_t id);
 
+/* ---------------------------------------------------------- async events */
+
+bool rt_async_readable(struct rt_dev *d, int ms);
+bool rt_port_event(struct rt_dev *d, struct ibv_async_event *ev);
+/*
+ * Wait (bounded) for the next event of d, skipping PORT_ACTIVE, and check
+ * its type and the object it names; acked if `ack`.
+ */
+struct ibv_async_event rt_expect_async(struct rt_dev *d,
+				       enum ibv_event_type type,
+				       const void *obj, bool ack,
+				       const char *what);
+/* No event (but a PORT_ACTIVE) on d for ms milliseconds. */
+void rt_expect_no_async(struct rt_dev *d, int ms, const char *what);
+/* Open rocepmd0 and rocepmd1 and eat the PORT_ACTIVEs their links send. */
+void rt_open2(struct rt_dev *d0, struct rt_dev *d1);
+void rt_close2(struct rt_dev *d0, struct rt_dev *d1);
+
 /* ------------------------------------------------------------ telemetry */
 
 /*
@@ -209,5 +227,7 @@ void rt_chan_send(struct rt_ep *a, struct rt_ep *b, struct rt_buf *sbuf,
  */
 uint64_t rt_telemetry_stat(const char *sock, unsigned int dev,
 			   const char *name);
+/* The same for a case run with EAL --file-prefix=rp_<case name>. */
+uint64_t rt_stat(unsigned int dev, const char *name);
 
 #endif /* RP_TESTLIB_H */

@@ -54,134 +54,6 @@
 
 const char rt_prog[] = "rp_async_test";
 
-/* --------------------------------------------------------- async events */
-
-static const char *
-rt_ev_str(enum ibv_event_type t)
-{
-	return ibv_event_type_str(t);
-}
-
-/* Whether the context's async_fd becomes readable within ms. */
-static bool
-rt_async_readable(struct rt_dev *d, int ms)
-{
-	struct pollfd p = { .fd = d->ctx->async_fd, .events = POLLIN };
-	int n;
-
-	do {
-		n = poll(&p, 1, ms);
-	} while (n < 0 && errno == EINTR);
-	RT_CHECK(n >= 0, "poll on %s async_fd: %s", d->name, strerror(errno));
-	RT_CHECK(!(p.revents & (POLLERR | POLLNVAL)), "poll on %s async_fd: "
-		 "revents 0x%x", d->name, p.revents);
-	return n == 1 && (p.revents & POLLIN);
-}
-
-/* A PORT_ACTIVE from a link that came up after the open: check, ack. */
-static bool
-rt_port_event(struct rt_dev *d, struct ibv_async_event *ev)
-{
-	if (ev->event_type != IBV_EVENT_PORT_ACTIVE)
-		return false;
-	RT_CHECK(ev->element.port_num == RT_PORT, "%s: PORT_ACTIVE for port "
-		 "%d, expected %d", d->name, ev->element.port_num, RT_PORT);
-	printf("    %s: PORT_ACTIVE (port %d), link came up after the open\n",
-	       d->name, ev->element.port_num);
-	ibv_ack_async_event(ev);
-	return true;
-}
-
-/*
- * Wait (poll(), bounded) for the next event of d, skipping PORT_ACTIVE,
- * and check its type and object.  Not acked unless `ack`.
- */
-static struct ibv_async_event
-rt_expect_async(struct rt_dev *d, enum ibv_event_type type, const void *obj,
-		bool ack, const char *what)
-{
-	struct ibv_async_event ev;
-	double deadline = rt_now() + rt_timeout_s;
-	const void *got;
-	int ret;
-
-	for (;;) {
-		double left = deadline - rt_now();
-
-		RT_CHECK(left > 0 && rt_async_readable(d, (int)(left * 1e3) + 1),
-			 "%s: no asynchronous event on %s within %.0f s "
-			 "(expected %s)", what, d->name, rt_timeout_s,
-			 rt_ev_str(type));
-		ret = ibv_get_async_event(d->ctx, &ev);
-		RT_CHECK(ret == 0, "%s: ibv_get_async_event(%s) after poll() "
-			 "said readable: %d, errno %s", what, d->name, ret,
-			 strerror(errno));
-		if (type != IBV_EVENT_PORT_ACTIVE && rt_port_event(d, &ev))
-			continue;
-		break;
-	}
-	RT_CHECK(ev.event_type == type, "%s: %s got event %s (%d), expected "
-		 "%s (%d)", what, d->name, rt_ev_str(ev.event_type),
-		 (int)ev.event_type, rt_ev_str(type), (int)type);
-	switch (type) {
-	case IBV_EVENT_CQ_ERR:
-		got = ev.element.cq;
-		break;
-	case IBV_EVENT_PORT_ACTIVE:
-	case IBV_EVENT_PORT_ERR:
-		got = NULL;
-		break;
-	default:
-		got = ev.element.qp;
-		break;
-	}
-	RT_CHECK(got == obj, "%s: %s names object %p, expected %p", what,
-		 rt_ev_str(type), got, obj);
-	if (ack)
-		ibv_ack_async_event(&ev);
-	return ev;
-}
-
-/* No event (but a PORT_ACTIVE) on d for ms milliseconds. */
-static void
-rt_expect_no_async(struct rt_dev *d, int ms, const char *what)
-{
-	struct ibv_async_event ev;
-	double deadline = rt_now() + ms / 1e3;
-	int ret;
-
-	for (;;) {
-		double left = deadline - rt_now();
-
-		if (left <= 0 || !rt_async_readable(d, (int)(left * 1e3) + 1))
-			return;
-		ret = ibv_get_async_event(d->ctx, &ev);
-		RT_CHECK(ret == 0, "%s: ibv_get_async_event(%s): %s", what,
-			 d->name, strerror(errno));
-		if (rt_port_event(d, &ev))
-			continue;
-		RT_FAIL("%s: unexpected event %s on %s (qp/cq %p)", what,
-			rt_ev_str(ev.event_type), d->name, (void *)ev.element.qp);
-	}
-}
-
-/* Open both devices and eat the PORT_ACTIVEs their links may send. */
-static void
-rt_open2(struct rt_dev *d0, struct rt_dev *d1)
-{
-	rt_dev_open(d0, RT_DEV0);
-	rt_dev_open(d1, RT_DEV1);
-	rt_expect_no_async(d0, 20, "after the open");
-	rt_expect_no_async(d1, 20, "after the open");
-}
-
-static void
-rt_close2(struct rt_dev *d0, struct rt_dev *d1)
-{
-	rt_dev_close(d0);
-	rt_dev_close(d1);
-}
-
 /* n SENDs of len bytes a -> b, message i filled with pattern i. */
 static void
 rt_sends(struct rt_ep *a, struct rt_ep *b, struct rt_buf *sb,
@@ -551,7 +423,7 @@ rt_case_nonblock(void)
 	RT_CHECK(ret == 0, "ibv_get_async_event: %s", strerror(errno));
 	RT_CHECK(ev.event_type == IBV_EVENT_COMM_EST && ev.element.qp == b.qp,
 		 "got %s for %p, expected COMM_EST for %p",
-		 rt_ev_str(ev.event_type), (void *)ev.element.qp, (void *)b.qp);
+		 ibv_event_type_str(ev.event_type), (void *)ev.element.qp, (void *)b.qp);
 	rt_expect_eagain(&d1, "after taking the one event");
 	ibv_ack_async_event(&ev);
 	rt_expect_eagain(&d1, "after the ack");

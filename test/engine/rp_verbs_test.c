@@ -2311,23 +2311,6 @@ rt_case_rc_lossy_order(void)
 }
 
 /*
- * A counter of device `dev` from /rocepmd/stats, over the telemetry
- * socket of the engine in this process.  This program does not link DPDK:
- * the socket is where EAL puts it for --file-prefix=rp_<case> (root:
- * /var/run, else $XDG_RUNTIME_DIR or /tmp).
- */
-static uint64_t
-rt_stat(unsigned int dev, const char *name)
-{
-	const char *run = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
-	char sock[108];	/* sun_path */
-
-	snprintf(sock, sizeof(sock), "%s/dpdk/rp_%s/dpdk_telemetry.v2",
-		 run != NULL ? run : "/tmp", rt_case_name);
-	return rt_telemetry_stat(sock, dev, name);
-}
-
-/*
  * Messages far larger than the send window (issue 9): RDMA WRITE a -> b,
  * RDMA READ back from b and SEND a -> b of `len` bytes each, data
  * verified.  At the configurations' 1024 MTU, 16 MiB is 16384 packets,
