@@ -630,6 +630,13 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		.min = 100, .max = 3600000, .def = "30000",
 		RP_CFG_PORT(arp_reachable_ms),
 	},
+	{
+		/* one QP's send window (RP_WINDOW): a lone QP is not slowed */
+		.name = "read_window", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 64, .max = 65536, .def = "256",
+		RP_CFG_PORT(read_window),
+	},
 	/* Fault injection on transmit, for tests: per-mille rates. */
 	{
 		.name = "fault_drop", .sect = RP_CFG_SECT_PORT,

@@ -119,6 +119,35 @@ req_window_open(const struct rp_qp *qp, uint32_t n)
 		(int32_t)RP_WINDOW;
 }
 
+/*
+ * May a READ request for `n` more response packets go out?  Responses
+ * are paced by nothing, and all QPs of the device receive them in one
+ * RX ring: the device's packets in flight (every RC QP's, from its oldest
+ * unacknowledged PSN) stay within read_window.  A QP with nothing in
+ * flight may always send one request, so none starves.  O(active QPs)
+ * once per READ request (up to RP_READ_SEG packets), not per packet.
+ */
+static bool
+req_read_room(const struct rp_qp *qp, uint32_t n)
+{
+	const struct rp_dev *dev = qp->dev;
+	uint32_t sum = n;
+
+	if (qp->req.psn == qp->comp.una)
+		return true;
+	for (uint32_t i = 0; i < dev->nr_active; i++) {
+		const struct rp_qp *o = dev->active[i];
+		int32_t d;
+
+		if (o->type != IBV_QPT_RC || o->flushing)
+			continue;
+		d = rp_psn_diff(o->req.psn, o->comp.una);
+		if (d > 0)
+			sum += (uint32_t)d;
+	}
+	return sum <= dev->cfg.read_window;
+}
+
 /* Start the WQE at req.head; false if it cannot start now. */
 static bool
 req_start(struct rp_qp *qp, uint32_t prod)
@@ -200,7 +229,8 @@ req_send_read(struct rp_qp *qp, const struct rp_send_wqe *w,
 	uint8_t *bth;
 
 	if (!req_window_open(qp, n) ||
-	    (k != 0 && qp->req.rd_out >= qp->max_rd_atomic))
+	    (k != 0 && qp->req.rd_out >= qp->max_rd_atomic) ||
+	    !req_read_room(qp, n))
 		return false;
 	m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, RP_OP_READ_REQ, 0, 1,
 			  qp->req.psn, 0, &bth);

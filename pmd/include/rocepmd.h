@@ -79,6 +79,13 @@ struct rp_port_cfg {
 	 * base_reachable_time_ms)
 	 */
 	uint32_t arp_reachable_ms;
+	/**
+	 * Packets the device's RC QPs may have in flight together when one
+	 * of them requests a READ: READ responses arrive at line rate, paced
+	 * by no ACK, into the port's one RX ring, which they must not
+	 * overfill
+	 */
+	uint32_t read_window;
 	struct rp_fault_cfg fault;	/**< transmit faults (tests) */
 	bool is_pci;			/**< device is a PCI address, else a vdev */
 	/**
