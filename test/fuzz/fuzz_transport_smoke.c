@@ -24,7 +24,7 @@
 #include "fuzz_smoke.h"
 #include "fuzz_transport.h"
 
-#define SMOKE_ITERS	3000u
+#define SMOKE_ITERS	20000u
 #define SMOKE_MAXLEN	4096u
 
 struct seed {
