@@ -69,7 +69,8 @@ rp_cq_create(struct rp_dev *dev, struct rp_ctrl_cq *c)
 			       (uint64_t)size * sizeof(struct rp_cqe));
 		return -ENOMEM;
 	}
-	dev->cq_gen[idx]++;
+	/* 15 bits: a CQN stays positive where the ABI's int32_t -1 is none */
+	dev->cq_gen[idx] = (dev->cq_gen[idx] + 1) & 0x7fff;
 	cq->cqn = idx | (uint32_t)dev->cq_gen[idx] << 16;
 	cq->size = size;
 	cq->log2_size = rte_log2_u32(size);

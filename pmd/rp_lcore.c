@@ -95,8 +95,13 @@ lc_stat_add(struct rp_lcore_ctx *lc, enum rp_lc_stat s, uint64_t v)
 	rp_counter_add(&lc->stats[s], v);
 }
 
-static bool
-dev_poll(struct rp_dev *dev)
+/*
+ * One pass over a device.  Exported for the transport fuzzer
+ * (test/fuzz/fuzz_transport.c), which is the device's lcore itself: it
+ * calls this once per injected frame, so every run is deterministic.
+ */
+bool
+rp_dev_poll(struct rp_dev *dev)
 {
 	struct rte_mbuf *pkts[RP_BURST];
 	uint64_t now;
@@ -142,7 +147,7 @@ lcore_poll(struct rp_lcore_ctx *lc)
 	bool busy = false;
 
 	for (unsigned int i = 0; i < lc->nr_devs; i++)
-		busy |= dev_poll(lc->devs[i]);
+		busy |= rp_dev_poll(lc->devs[i]);
 	lc_stat_add(lc, RP_LC_POLLS, 1);
 	if (busy)
 		lc_stat_add(lc, RP_LC_POLLS_BUSY, 1);

@@ -624,6 +624,7 @@ void rp_resp_cqe_from_pkt(struct rp_cqe *cqe, const struct rp_qp *qp,
 /* ---- rp_lcore.c */
 int rp_lcore_launch(const struct rp_config *cfg);
 void rp_lcore_stop(void);
+bool rp_dev_poll(struct rp_dev *dev);
 
 /* One writer (the lcore): relaxed load, add, relaxed store; readers
  * (telemetry, the stop log) load relaxed. */

@@ -100,7 +100,8 @@ rp_srq_create(struct rp_dev *dev, struct rp_ctrl_srq *c)
 	srq->wq = rp_region_ptr(dev, off);
 	srq->buf = (uint8_t *)srq->wq + RP_WQ_HDR_SIZE;
 
-	dev->srq_gen[idx]++;
+	/* 15 bits: an SRQN stays positive where the ABI's int32_t -1 is none */
+	dev->srq_gen[idx] = (dev->srq_gen[idx] + 1) & 0x7fff;
 	srq->srqn = idx | (uint32_t)dev->srq_gen[idx] << 16;
 	dev->srq[idx] = srq;
 	dev->pd_refs[srq->pdn]++;

@@ -25,6 +25,7 @@ packages=(
 	iproute2
 	iputils-ping
 	libbpf-dev
+	libclang-rt-14-dev
 	libcmocka-dev
 	libdpdk-dev
 	libibverbs-dev

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Deterministic stand-in for a libFuzzer run, for compilers without
- * libFuzzer: feeds LLVMFuzzerTestOneInput() a fixed-seed stream of inputs
+ * Stand-in for a libFuzzer run, for compilers without libFuzzer: feeds
+ * LLVMFuzzerTestOneInput() a stream of inputs (seed printed, fuzz_smoke.h)
  * mutated from the rxe captures (argv[1]) plus built IPv6 and VLAN frames:
  * byte flips, interesting values in length fields, truncation, extension,
  * splicing and pure noise.  Each input sits in an exact-size heap buffer,
@@ -18,28 +18,10 @@
 #include "tp_util.h"
 
 #include "fuzz_pkt.h"
+#include "fuzz_smoke.h"
 
 #define SMOKE_ITERS	200000u
-#define SMOKE_SEED	0x5eed2024cafef00dull
 #define SMOKE_MAXLEN	(9216u + 64u)
-
-static uint64_t rng = SMOKE_SEED;
-
-static uint32_t
-rnd(void)
-{
-	/* xorshift64*: reproducible on every platform */
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (uint32_t)((rng * 0x2545f4914f6cdd1dull) >> 32);
-}
-
-static uint32_t
-rnd_below(uint32_t n)
-{
-	return n ? rnd() % n : 0;
-}
 
 struct seed {
 	uint8_t *data;
@@ -142,41 +124,41 @@ static const uint8_t hot_val[] = {
 static uint32_t
 mutate(uint8_t *buf, uint32_t len)
 {
-	unsigned int n = 1 + rnd_below(4), k;
+	unsigned int n = 1 + smoke_below(4), k;
 
 	for (k = 0; k < n; k++) {
-		uint32_t r = rnd_below(100), i, cnt;
+		uint32_t r = smoke_below(100), i, cnt;
 
 		if (r < 30 && len > 0) {		/* flip bytes */
-			cnt = 1 + rnd_below(8);
+			cnt = 1 + smoke_below(8);
 			for (i = 0; i < cnt; i++)
-				buf[rnd_below(len)] ^= (uint8_t)(1u << rnd_below(8));
+				buf[smoke_below(len)] ^= (uint8_t)(1u << smoke_below(8));
 		} else if (r < 50) {			/* interesting values */
-			uint32_t off = hot_off[rnd_below(RTE_DIM(hot_off))];
+			uint32_t off = hot_off[smoke_below(RTE_DIM(hot_off))];
 
 			if (off < len)
-				buf[off] = hot_val[rnd_below(RTE_DIM(hot_val))];
+				buf[off] = hot_val[smoke_below(RTE_DIM(hot_val))];
 		} else if (r < 65) {			/* truncate */
-			len = rnd_below(len + 1);
+			len = smoke_below(len + 1);
 		} else if (r < 75) {			/* extend */
-			cnt = rnd_below(64);
+			cnt = smoke_below(64);
 			if (len + cnt > SMOKE_MAXLEN)
 				cnt = SMOKE_MAXLEN - len;
 			for (i = 0; i < cnt; i++)
-				buf[len + i] = (uint8_t)rnd();
+				buf[len + i] = (uint8_t)smoke_rnd();
 			len += cnt;
 		} else if (r < 85 && len > 0) {		/* random 16-bit field */
-			uint32_t off = rnd_below(len);
-			uint32_t v = rnd();
+			uint32_t off = smoke_below(len);
+			uint32_t v = smoke_rnd();
 
 			buf[off] = (uint8_t)(v >> 8);
 			if (off + 1 < len)
 				buf[off + 1] = (uint8_t)v;
 		} else if (r < 92) {			/* splice another seed */
-			const struct seed *s = &seeds[rnd_below(nseeds)];
-			uint32_t at = rnd_below(len + 1);
+			const struct seed *s = &seeds[smoke_below(nseeds)];
+			uint32_t at = smoke_below(len + 1);
 
-			cnt = rnd_below(s->len + 1);
+			cnt = smoke_below(s->len + 1);
 			if (at + cnt > SMOKE_MAXLEN)
 				cnt = SMOKE_MAXLEN - at;
 			memcpy(buf + at, s->data + s->len - cnt, cnt);
@@ -191,9 +173,9 @@ mutate(uint8_t *buf, uint32_t len)
 			    14 + tot <= len)
 				rp_icrc_put(buf + 14, tot - 4);
 		} else {				/* noise */
-			len = rnd_below(128);
+			len = smoke_below(128);
 			for (i = 0; i < len; i++)
-				buf[i] = (uint8_t)rnd();
+				buf[i] = (uint8_t)smoke_rnd();
 		}
 	}
 	return len;
@@ -210,6 +192,7 @@ main(int argc, char **argv)
 	unsigned long it;
 	int nf;
 
+	smoke_seed("fuzz_pkt_smoke");
 	nf = load_seeds(dir);
 	if (nf == 0 || nseeds == 0) {
 		fprintf(stderr, "no pcaps in %s\n", dir);
@@ -224,7 +207,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	for (it = 0; it < iters; it++) {
-		const struct seed *sd = &seeds[rnd_below(nseeds)];
+		const struct seed *sd = &seeds[smoke_below(nseeds)];
 		uint32_t len;
 		uint8_t *in;
 

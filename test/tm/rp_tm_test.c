@@ -1094,9 +1094,69 @@ rt_case_many(void)
 	tm_teardown();
 }
 
+/*
+ * CQ and SRQ numbers stay nameable however often their slots are reused:
+ * a TM-SRQ names its CQ, a QP its SRQ, by a number whose negative values
+ * mean "none" (found by the transport fuzzer: after 32768 cycles the
+ * generation reached bit 31 and the CQ or SRQ could no longer be named).
+ */
+static void
+rt_case_churn(void)
+{
+	const uint32_t cycles = 32770;
+	struct ibv_qp_init_attr ia;
+	struct ibv_srq_init_attr sa;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+
+	rt_dev_open(&srv.dev, RT_DEV0);
+	rt_step("a CQ slot reused %u times, then a TM-SRQ on it", cycles);
+	for (uint32_t i = 0; i < cycles; i++) {
+		cq = ibv_create_cq(srv.dev.ctx, 4, NULL, NULL, 0);
+		RT_CHECK(cq != NULL, "ibv_create_cq #%u: %s", i,
+			 strerror(errno));
+		RT_CHECK(ibv_destroy_cq(cq) == 0, "ibv_destroy_cq #%u", i);
+	}
+	cq = ibv_cq_ex_to_cq(tm_cq_ex(&srv.dev));	/* TM-2: extended */
+	srq = tm_srq_try(&srv.dev, cq, 8, 8, TM_SRQ_MASK);
+	RT_CHECK(srq != NULL, "TM-SRQ on a CQ created after %u others: %s",
+		 cycles, strerror(errno));
+	RT_CHECK(ibv_destroy_srq(srq) == 0, "ibv_destroy_srq(TM)");
+
+	rt_step("an SRQ slot reused %u times, then a QP on it", cycles);
+	memset(&sa, 0, sizeof(sa));
+	sa.attr.max_wr = 4;
+	sa.attr.max_sge = 1;
+	for (uint32_t i = 0; i < cycles; i++) {
+		srq = ibv_create_srq(srv.dev.pd, &sa);
+		RT_CHECK(srq != NULL, "ibv_create_srq #%u: %s", i,
+			 strerror(errno));
+		RT_CHECK(ibv_destroy_srq(srq) == 0, "ibv_destroy_srq #%u", i);
+	}
+	srq = ibv_create_srq(srv.dev.pd, &sa);
+	RT_CHECK(srq != NULL, "ibv_create_srq: %s", strerror(errno));
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.srq = srq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = 1;
+	ia.cap.max_send_sge = 1;
+	qp = ibv_create_qp(srv.dev.pd, &ia);
+	RT_CHECK(qp != NULL, "QP on an SRQ created after %u others: %s",
+		 cycles, strerror(errno));
+	RT_CHECK(ibv_destroy_qp(qp) == 0, "ibv_destroy_qp");
+	RT_CHECK(ibv_destroy_srq(srq) == 0, "ibv_destroy_srq");
+	RT_CHECK(ibv_destroy_cq(cq) == 0, "ibv_destroy_cq");
+	rt_dev_close(&srv.dev);
+}
+
 /* ----------------------------------------------------------------- main */
 
 static const struct rt_case rt_cases[] = {
+	{ "churn", rt_case_churn, 150,
+	  "CQ and SRQ numbers after 32770 reuses of their slots" },
 	{ "caps", rt_case_caps, 60,
 	  "tm_caps; TM-SRQ creation errors" },
 	{ "eager", rt_case_eager, 60,
