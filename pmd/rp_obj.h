@@ -329,8 +329,9 @@ struct rp_qp {
 		uint8_t last_op;	/* opcode of the previous request */
 		bool nak_sent;		/* sequence NAK sent for epsn */
 		struct rp_rcv_state rcv;
-		/* RDMA WRITE in progress */
-		struct rp_mr *wr_mr;
+		/* RDMA WRITE in progress: its rkey, looked up again for
+		 * every packet (the MR may go, or its slot be reused) */
+		uint32_t wr_rkey;
 		uint64_t wr_va;
 		uint32_t wr_left;
 		uint32_t wr_total;
@@ -397,6 +398,7 @@ enum rp_stat {
 	RP_STAT_TX_ZERO_DMAC,
 	RP_STAT_ARP_REFRESH,
 	RP_STAT_ARP_MAC_CHANGED,
+	RP_STAT_RX_NOT_PEER,
 	RP_STAT_MAX,
 };
 

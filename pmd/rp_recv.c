@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Receive classification: frames for someone else dropped, ARP to the
- * resolver, RoCEv2 parsed and checked once (lengths, opcode, ICRC), then
- * handed to the QP's responder (requests) or completer (responses).
+ * resolver, RoCEv2 parsed and checked once (lengths, opcode, ICRC, the
+ * QP's transport and, for RC and UC, its peer's address), then handed to
+ * the QP's responder (requests) or completer (responses).
  * Anything else is dropped and counted: a hostile frame costs a counter,
  * never a crash.
  */
+
+#include <string.h>
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -28,6 +31,25 @@ transport_matches(uint32_t mask, uint32_t qp_type)
 	default:
 		return false;
 	}
+}
+
+/*
+ * RC and UC: only the QP's peer speaks to it.  The packet must come from
+ * the address the QP's AV names and to the one the QP sends from (rxe's
+ * check_addr: with RoCEv2 the GIDs are the IP addresses, IPv4-mapped or
+ * IPv6).  Without it any host could retire our work requests with a
+ * forged ACK, fail the QP with a NAK or write through a response.  The UDP
+ * destination port was checked by the parser (4791); the source port is
+ * the sender's entropy (IBTA A17.5.3) and is not checked, as in rxe.  UD
+ * takes datagrams from anyone: the Q_Key is its check.
+ */
+static bool
+from_peer(const struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	if (qp->type == IBV_QPT_UD)
+		return true;
+	return memcmp(pkt->sgid, qp->addr.dgid, 16) == 0 &&
+		memcmp(pkt->dgid, qp->addr.sgid, 16) == 0;
 }
 
 /*
@@ -103,6 +125,13 @@ recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 	qp = rp_qp_get(dev, pkt.qpn);
 	if (qp == NULL || !transport_matches(pkt.mask, qp->type)) {
 		rp_stat_inc(dev, RP_STAT_RX_NO_QP);
+		return;
+	}
+	if (!from_peer(qp, &pkt)) {
+		rp_stat_inc(dev, RP_STAT_RX_NOT_PEER);
+		RP_LOG_RL(rp_logtype, WARNING,
+			  "%s: QP 0x%06x: packet from another host than its "
+			  "peer, dropped", dev->ctl->name, qp->qpn);
 		return;
 	}
 	if (pkt.mask & RP_M_REQ)

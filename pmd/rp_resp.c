@@ -270,14 +270,11 @@ resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
 
 		if (!(qp->access & IBV_ACCESS_REMOTE_WRITE))
 			return RP_RESP_ERR_ACCESS;
-		mr = NULL;
-		if (dlen != 0) {
-			mr = rp_mr_lookup(qp->dev, rp_pkt_reth_rkey(pkt), qp->pdn,
-					  va, dlen, IBV_ACCESS_REMOTE_WRITE);
-			if (mr == NULL)
-				return RP_RESP_ERR_ACCESS;
-		}
-		qp->resp.wr_mr = mr;
+		if (dlen != 0 &&
+		    rp_mr_lookup(qp->dev, rp_pkt_reth_rkey(pkt), qp->pdn, va,
+				 dlen, IBV_ACCESS_REMOTE_WRITE) == NULL)
+			return RP_RESP_ERR_ACCESS;
+		qp->resp.wr_rkey = rp_pkt_reth_rkey(pkt);
 		qp->resp.wr_va = va;
 		qp->resp.wr_left = dlen;
 		qp->resp.wr_total = dlen;
@@ -293,9 +290,15 @@ resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
 	if ((pkt->mask & RP_M_LAST) && len != qp->resp.wr_left)
 		return RP_RESP_ERR_INV_REQ;
 	if (len != 0) {
-		mr = qp->resp.wr_mr;
-		/* The MR may have been deregistered between packets. */
-		if (mr == NULL || !mr->valid)
+		/*
+		 * Every packet against the MR as it is now: deregistered, or
+		 * its slot taken by a new registration (another key) since
+		 * the FIRST, the rest is refused.  Deregistration runs on
+		 * this lcore, between packets: no lock needed.
+		 */
+		mr = rp_mr_lookup(qp->dev, qp->resp.wr_rkey, qp->pdn,
+				  qp->resp.wr_va, len, IBV_ACCESS_REMOTE_WRITE);
+		if (mr == NULL)
 			return RP_RESP_ERR_ACCESS;
 		memcpy(mr->addr + (qp->resp.wr_va - mr->iova),
 		       rp_pkt_payload(pkt), len);
@@ -456,8 +459,11 @@ rp_resp_step(struct rp_qp *qp)
 		op = first && last ? RP_OP_READ_RESP_ONLY :
 			first ? RP_OP_READ_RESP_FIRST :
 			last ? RP_OP_READ_RESP_LAST : RP_OP_READ_RESP_MIDDLE;
-		if (chunk != 0 && (rd->mr == NULL || !rd->mr->valid ||
-				   rd->mr->key != rd->key)) {
+		/* The MR as it is now, for every packet (as a WRITE's). */
+		if (chunk != 0)
+			rd->mr = rp_mr_lookup(qp->dev, rd->key, qp->pdn, rd->va,
+					      chunk, IBV_ACCESS_REMOTE_READ);
+		if (chunk != 0 && rd->mr == NULL) {
 			/* Deregistered under the READ: stop answering it. */
 			rp_resp_send_ack(qp, RP_AETH_NAK_REM_ACCESS, rd->psn);
 			qp->resp.rd_tail++;

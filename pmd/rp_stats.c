@@ -46,6 +46,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_TX_ZERO_DMAC] = "tx_zero_dmac",
 	[RP_STAT_ARP_REFRESH] = "arp_refresh",
 	[RP_STAT_ARP_MAC_CHANGED] = "arp_mac_changed",
+	[RP_STAT_RX_NOT_PEER] = "rx_not_from_peer",
 };
 
 static int

@@ -42,6 +42,7 @@
 #include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
+#include <rte_udp.h>
 
 #include <infiniband/verbs.h>
 
@@ -220,6 +221,70 @@ wt_arp_send(int to, const struct rte_ether_addr *dst, uint16_t op,
 	wt_inject(to, &f, sizeof(f));
 }
 
+/* A RoCEv2 packet the bridge makes up, with a good ICRC. */
+struct wt_forge {
+	const struct rte_ether_addr *smac;
+	uint32_t sip;			/* source address, host order */
+	uint32_t dip;			/* destination address, host order */
+	uint16_t dport;			/* UDP destination port; 0: 4791 */
+	uint8_t op;
+	uint32_t qpn;
+	uint32_t psn;
+	uint8_t syn;			/* AETH, if the opcode has one */
+	uint64_t va;			/* RETH, if the opcode has one */
+	uint32_t rkey;
+	uint32_t dlen;
+	uint32_t qkey;			/* DETH, if the opcode has one */
+	uint32_t sqp;
+	uint32_t paylen;		/* bytes of a random payload */
+};
+
+static void
+wt_gid4(uint8_t gid[16], uint32_t ip)
+{
+	memset(gid, 0, 16);
+	gid[10] = 0xff;
+	gid[11] = 0xff;
+	ip = htonl(ip);
+	memcpy(gid + 12, &ip, 4);
+}
+
+static void
+wt_forge(int to, const struct wt_forge *f)
+{
+	const struct rp_opcode_info *oi = &rp_opcode[f->op];
+	uint8_t frame[RTE_ETHER_MAX_LEN];
+	struct rte_udp_hdr *udp;
+	struct rp_pkt_addr a;
+	uint32_t len;
+	uint8_t *bth;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(a.smac, f->smac, RTE_ETHER_ADDR_LEN);
+	memcpy(a.dmac, &wt_mac[to], RTE_ETHER_ADDR_LEN);
+	wt_gid4(a.sgid, f->sip);
+	wt_gid4(a.dgid, f->dip);
+	a.sport = 0xc000;
+	a.ttl = WT_HOP_LIMIT;
+	len = rp_pkt_frame_len(&a, f->op, f->paylen);
+	RT_CHECK(len <= sizeof(frame), "forged frame of %u bytes", len);
+	memset(frame, 0, len);
+	bth = frame + rp_pkt_build(frame, &a, f->op, 0, f->qpn, 0, f->psn,
+				   f->paylen);
+	if (oi->mask & RP_M_AETH)
+		rp_aeth_set(bth + oi->offset[RP_HDR_AETH], f->syn, 0);
+	if (oi->mask & RP_M_RETH)
+		rp_reth_set(bth + oi->offset[RP_HDR_RETH], f->va, f->rkey,
+			    f->dlen);
+	if (oi->mask & RP_M_DETH)
+		rp_deth_set(bth + oi->offset[RP_HDR_DETH], f->qkey, f->sqp);
+	rt_fill_random(bth + oi->offset[RP_HDR_PAYLOAD], f->paylen);
+	udp = (struct rte_udp_hdr *)(bth - sizeof(*udp));
+	udp->dst_port = htons(f->dport != 0 ? f->dport : RP_ROCE_UDP_PORT);
+	rp_pkt_finish(frame, &a, len);
+	wt_inject(to, frame, (uint16_t)len);
+}
+
 /* ARP from device d: counted, then answered, held or forwarded. */
 static bool
 wt_arp(int d, struct rte_mbuf *m)
@@ -391,6 +456,19 @@ wt_release(int d)
 	RT_CHECK(done == wt.n_held[d], "bridge: port facing rocepmd%d took "
 		 "%u of %u held frames", 1 - d, done, wt.n_held[d]);
 	wt.n_held[d] = 0;
+}
+
+/* The first n frames held from device d go on; the others stay held. */
+static void
+wt_release_first(int d, unsigned int n)
+{
+	RT_CHECK(n <= wt.n_held[d], "bridge: %u frames of rocepmd%d held, "
+		 "not %u", wt.n_held[d], d, n);
+	for (unsigned int i = 0; i < n; i++)
+		wt_tx(1 - d, wt.held[d][i]);
+	memmove(wt.held[d], wt.held[d] + n,
+		(wt.n_held[d] - n) * sizeof(wt.held[d][0]));
+	wt.n_held[d] -= n;
 }
 
 /* rocepmd1's held ARP requests go to rocepmd0, and the next ones too. */
@@ -1283,6 +1361,277 @@ wt_case_rd_replay(void)
 }
 
 /*
+ * RC and UC take packets from their peer only (as rxe's check_addr): a
+ * forged ACK, NAK, READ response or request from another address, to QPs
+ * with work outstanding, is dropped and counted in rx_not_from_peer: it
+ * retires nothing, fails nothing, writes nothing and draws no NAK.  A
+ * frame to another UDP port or IP address is no RoCEv2 packet for us
+ * (rx_not_roce).  UD still takes a datagram from anyone.  The peer's own
+ * responses, held meanwhile, then complete the work.
+ */
+static void
+wt_case_peer_only(void)
+{
+	const struct wt_rc_opts o = { 64, 4, 20, 7 };	/* 4 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	const struct rt_ep_opts ceo = { .type = IBV_QPT_UC };
+	const struct rt_ep_opts ueo = { .type = IBV_QPT_UD };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b, ca, cb, ua;
+	struct rt_buf src, dst, mem;
+	struct ibv_sge s, r;
+	struct ibv_wc wc;
+	uint64_t npeer, nroce, sent0;
+	unsigned int i, nforged;
+	double end;
+
+	wt_boot(&d0, &d1);
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	wt_rc_connect(&a, &b, &o);
+	rt_ep_create(&ca, &d0, &ceo);
+	rt_ep_create(&cb, &d1, &ceo);
+	wt_uc_connect(&ca, &cb);
+	rt_ep_create(&ua, &d0, &ueo);
+	wt_ud_up(&ua);
+	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&mem, &d0, 16384, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, &d1, 4096, RT_ACCESS_ALL);
+	rt_fill_random(src.p, src.len);
+	rt_fill_random(dst.p, dst.len);
+
+	rt_step("rocepmd0: a SEND and a READ of 2 KiB outstanding, rocepmd1's "
+		"ACK and READ responses held; a UC receive posted");
+	wt.hold[1] = true;
+	r = rt_sge(&dst, 0, 256);
+	rt_post_recv(&b, 1, &r, 1);
+	s = rt_sge(&src, 0, 256);
+	rt_post_send(&a, 2, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	s = rt_sge(&mem, 0, 2048);
+	rt_post_send(&a, 3, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst.p + 2048, dst.mr->rkey);
+	r = rt_sge(&mem, 4096, 256);
+	rt_post_recv(&ca, 4, &r, 1);
+	wt_expect_wc(b.rcq, "receiver", 1, IBV_WC_SUCCESS, IBV_WC_RECV);
+	end = rt_now() + rt_timeout_s;
+	while (wt.n_held[1] < 3) {
+		RT_CHECK(rt_now() < end, "%u frames of rocepmd1 held, expected "
+			 "an ACK and 2 READ responses", wt.n_held[1]);
+		wt_pump_ms(1);
+	}
+	sent0 = wt.dir[0].roce;
+
+	{
+		/* From 192.0.2.77: what rocepmd1 would say, and worse. */
+		const struct wt_forge bad[] = {
+			{ .op = RP_OP_ACK, .psn = a.psn,
+			  .syn = RP_AETH_CREDIT_INVALID },
+			{ .op = RP_OP_ACK, .psn = rp_psn_add(a.psn, 2),
+			  .syn = RP_AETH_CREDIT_INVALID },
+			{ .op = RP_OP_ACK, .psn = a.psn,
+			  .syn = RP_AETH_NAK_REM_ACCESS },
+			{ .op = RP_OP_ACK, .psn = a.psn,
+			  .syn = RP_AETH_NAK_PSN_SEQ },
+			{ .op = RP_OP_READ_RESP_FIRST,
+			  .psn = rp_psn_add(a.psn, 1), .paylen = 1024 },
+			{ .op = RP_OP_READ_RESP_LAST,
+			  .psn = rp_psn_add(a.psn, 2), .paylen = 1024 },
+			{ .op = RP_OP_WRITE_ONLY, .psn = b.psn,
+			  .va = (uintptr_t)mem.p + 8192, .rkey = mem.mr->rkey,
+			  .dlen = 256, .paylen = 256 },
+			{ .op = RP_OP_SEND_ONLY, .psn = rp_psn_add(b.psn, 8),
+			  .paylen = 64 },
+			{ .op = RP_OP_UC | RP_OP_SEND_ONLY, .psn = cb.psn,
+			  .paylen = 64 },
+		};
+		/* From rocepmd1 itself, to another UDP port, to another IP. */
+		const struct wt_forge elsewhere[] = {
+			{ .smac = &wt_mac[1], .sip = wt_ip[1], .dip = wt_ip[0],
+			  .dport = RP_ROCE_UDP_PORT + 1, .op = RP_OP_ACK,
+			  .qpn = a.qp->qp_num, .psn = a.psn,
+			  .syn = RP_AETH_CREDIT_INVALID },
+			{ .smac = &wt_mac[1], .sip = wt_ip[1],
+			  .dip = 0xc0000209u /* 192.0.2.9 */, .op = RP_OP_ACK,
+			  .qpn = a.qp->qp_num, .psn = a.psn,
+			  .syn = RP_AETH_CREDIT_INVALID },
+		};
+		const struct wt_forge ud = {
+			.smac = &wt_mac_other, .sip = WT_IP_OTHER,
+			.dip = wt_ip[0], .op = RP_OP_UD | RP_OP_SEND_ONLY,
+			.qpn = ua.qp->qp_num, .qkey = RT_QKEY, .sqp = 0x123,
+			.paylen = 64,
+		};
+
+		rt_step("%zu ACKs, NAKs, READ responses and requests from "
+			"192.0.2.77 to rocepmd0's RC and UC QPs: dropped, "
+			"counted in rx_not_from_peer", RTE_DIM(bad));
+		npeer = wt_stat(0, "rx_not_from_peer");
+		nroce = wt_stat(0, "rx_not_roce");
+		nforged = RTE_DIM(bad);
+		for (i = 0; i < nforged; i++) {
+			struct wt_forge f = bad[i];
+
+			f.smac = &wt_mac_other;
+			f.sip = WT_IP_OTHER;
+			f.dip = wt_ip[0];
+			f.qpn = f.op & RP_OP_UC ? ca.qp->qp_num : a.qp->qp_num;
+			wt_forge(0, &f);
+			wt_expect_stat(0, "rx_not_from_peer", npeer + i + 1);
+			wt_expect_no_wc(a.scq, 10, "RC requester after a "
+					"forged packet");
+		}
+
+		rt_step("an ACK from rocepmd1 to UDP port %d, and one to "
+			"192.0.2.9: no RoCEv2 packets for rocepmd0 "
+			"(rx_not_roce)", RP_ROCE_UDP_PORT + 1);
+		for (i = 0; i < RTE_DIM(elsewhere); i++)
+			wt_forge(0, &elsewhere[i]);
+		wt_expect_stat(0, "rx_not_roce", nroce + RTE_DIM(elsewhere));
+
+		rt_step("a UD datagram from 192.0.2.77: taken (UD is "
+			"connectionless, the Q_Key its check)");
+		r = rt_sge(&mem, 12288, RT_GRH_LEN + 64);
+		rt_post_recv(&ua, 5, &r, 1);
+		wt_forge(0, &ud);
+		wc = wt_expect_wc(ua.rcq, "UD receiver", 5, IBV_WC_SUCCESS,
+				  IBV_WC_RECV);
+		RT_CHECK(wc.src_qp == 0x123 && wc.byte_len == RT_GRH_LEN + 64,
+			 "UD from 192.0.2.77: src_qp 0x%x, byte_len %u",
+			 wc.src_qp, wc.byte_len);
+	}
+
+	rt_step("nothing retired, failed, written or sent by rocepmd0: QPs "
+		"in RTS, no NAK, no ACK, no resend");
+	wt_expect_no_wc(a.scq, RT_IDLE_MS, "RC requester");
+	wt_expect_no_wc(ca.rcq, 1, "UC receiver");
+	wt_expect_no_wc(a.rcq, 1, "RC receiver");
+	rt_expect_qp_state(&a, IBV_QPS_RTS, "RC QP after forged packets");
+	rt_expect_qp_state(&ca, IBV_QPS_RTS, "UC QP after forged packets");
+	rt_check_guard(mem.p, 12288, "rocepmd0's MR after forged responses "
+		       "and WRITE");
+	RT_CHECK(wt.dir[0].roce == sent0, "rocepmd0 sent %" PRIu64 " packets "
+		 "(%" PRIu64 " NAKs, %" PRIu64 " ACKs) for forged ones",
+		 wt.dir[0].roce - sent0, wt.dir[0].nak, wt.dir[0].ack);
+	RT_CHECK(wt_stat(0, "rx_not_from_peer") == npeer + nforged,
+		 "rx_not_from_peer moved by %" PRIu64 ", %u forged",
+		 wt_stat(0, "rx_not_from_peer") - npeer, nforged);
+
+	rt_step("rocepmd1's held ACK and READ responses go: the SEND and the "
+		"READ complete; a UC SEND from rocepmd1 is received");
+	wt_release(1);
+	wt_expect_wc(a.scq, "SEND", 2, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wt_expect_wc(a.scq, "READ", 3, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(mem.p, dst.p + 2048, 2048, "READ data");
+	s = rt_sge(&dst, 1024, 256);
+	rt_post_send(&cb, 6, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	wt_expect_wc(cb.scq, "UC sender", 6, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = wt_expect_wc(ca.rcq, "UC receiver", 4, IBV_WC_SUCCESS,
+			  IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == 256, "UC byte_len %u", wc.byte_len);
+	rt_check_data(mem.p + 4096, dst.p + 1024, 256, "UC payload");
+	RT_CHECK(wt_stat(0, "rx_not_from_peer") == npeer + nforged &&
+		 wt_stat(1, "rx_not_from_peer") == 0, "the peers' own packets "
+		 "counted as forged");
+	wt_expect_no_zero_dmac();
+}
+
+/*
+ * A multi-packet WRITE (responder side) or READ response (requester side)
+ * whose MR is deregistered between two of its packets, its slot taken at
+ * once by a new registration of the same buffer (only the key tells them
+ * apart): each packet is checked against the MR as it is now, so the rest
+ * is refused (WRITE: NAK remote access error, the responder's QP to ERR;
+ * READ: IBV_WC_LOC_PROT_ERR, as rxe) and no byte lands after the first
+ * packet's.
+ */
+static void
+wt_mr_gone(bool read)
+{
+	const struct wt_rc_opts o = { 64, 4, 20, 7 };	/* 4 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	enum { LEN = 4096, MTU = 1024 };
+	const char *what = read ? "READ" : "WRITE";
+	int h = read ? 1 : 0;		/* whose packets are held */
+	struct rt_dev d0, d1;
+	struct rt_dev *dm = read ? &d0 : &d1;	/* whose MR goes */
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_mr *mr;
+	struct ibv_sge s;
+	uint32_t key;
+	uint64_t rx;
+	double end;
+	int ret;
+
+	wt_boot(&d0, &d1);
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	wt_rc_connect(&a, &b, &o);
+	rt_buf_alloc(&src, read ? &d1 : &d0, LEN, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, dm, LEN, RT_ACCESS_ALL);
+	rt_fill_random(src.p, LEN);
+
+	rt_step("rocepmd0's %s of %d B: its %d %s held", what, LEN, LEN / MTU,
+		read ? "responses" : "packets");
+	wt.hold[h] = true;
+	s = rt_sge(read ? &dst : &src, 0, LEN);
+	rt_post_send(&a, 1, read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE, &s, 1,
+		     IBV_SEND_SIGNALED, 0, (uintptr_t)(read ? src.p : dst.p),
+		     read ? src.mr->rkey : dst.mr->rkey);
+	end = rt_now() + rt_timeout_s;
+	while (wt.n_held[h] < LEN / MTU) {
+		RT_CHECK(rt_now() < end, "%u packets of rocepmd%d held",
+			 wt.n_held[h], h);
+		wt_pump_ms(1);
+	}
+
+	rt_step("the first packet goes and is taken; then the MR is "
+		"deregistered, and the buffer registered again in its slot");
+	rx = wt_stat(1 - h, "rx_packets");
+	wt_release_first(h, 1);
+	/* Deregistration runs on the lcore after the packet it counted. */
+	wt_expect_stat(1 - h, "rx_packets", rx + 1);
+	key = dst.mr->lkey;
+	ret = ibv_dereg_mr(dst.mr);
+	RT_CHECK(ret == 0, "ibv_dereg_mr: %s", strerror(ret));
+	dst.mr = NULL;
+	mr = ibv_reg_mr(dm->pd, dst.p, LEN, RT_ACCESS_ALL);
+	RT_CHECK(mr != NULL, "ibv_reg_mr: %s", strerror(errno));
+	RT_CHECK(mr->lkey >> 8 == key >> 8 && mr->lkey != key,
+		 "new MR key 0x%x, the old one 0x%x: expected its slot with "
+		 "another key", mr->lkey, key);
+
+	rt_step("the other %d packets go: refused, nothing lands after the "
+		"first packet's %d bytes", LEN / MTU - 1, MTU);
+	wt_release(h);
+	wt_expect_wc(a.scq, what, 1, read ? IBV_WC_LOC_PROT_ERR :
+		     IBV_WC_REM_ACCESS_ERR, -1);
+	rt_check_data(dst.p, src.p, MTU, "the first packet's bytes");
+	rt_check_guard(dst.p + MTU, LEN - MTU, "bytes after the first "
+		       "packet's, in the MR that replaced the old one");
+	rt_expect_qp_state(&a, IBV_QPS_ERR, "requester");
+	if (!read) {
+		rt_expect_qp_state(&b, IBV_QPS_ERR, "responder after the "
+				   "remote access error");
+		RT_CHECK(wt.dir[1].nak == 1, "rocepmd1 sent %" PRIu64
+			 " NAKs", wt.dir[1].nak);
+	}
+	wt_expect_no_zero_dmac();
+}
+
+static void
+wt_case_mr_gone_write(void)
+{
+	wt_mr_gone(false);
+}
+
+static void
+wt_case_mr_gone_read(void)
+{
+	wt_mr_gone(true);
+}
+
+/*
  * rocepmd1 comes back with another MAC (the bridge shows it to rocepmd0
  * under an alias and loses what goes to the old one).  A connected QP's
  * retransmit timer makes rocepmd0 ask ARP again, and the retransmission
@@ -1381,6 +1730,12 @@ static const struct rt_case wt_cases[] = {
 	  "128 READs in flight: limits, requester stop, responder queue" },
 	{ "rd_replay", wt_case_rd_replay, 60,
 	  "a READ replayed after its completion takes no new READ's place" },
+	{ "peer_only", wt_case_peer_only, 60,
+	  "RC and UC take packets from their peer only, UD from anyone" },
+	{ "mr_gone_write", wt_case_mr_gone_write, 60,
+	  "a WRITE whose MR goes mid-message: NAK, nothing more lands" },
+	{ "mr_gone_read", wt_case_mr_gone_read, 60,
+	  "READ responses whose MR goes mid-message: LOC_PROT_ERR" },
 	{ "arp_new_mac", wt_case_arp_new_mac, 60,
 	  "a peer back with a new MAC: ARP again on timeouts and when aged" },
 };
