@@ -23,9 +23,9 @@
  *    under ASan), MRs no QP may write (remote read only, another PD, a
  *    deregistered key) and MRs deregistered by the input are unchanged;
  *  - every RoCE frame the engine sends parses, ICRC included;
- *  - with RP_FUZZ_STRICT_SOURCE=1, a frame from a host that is not the
- *    QP's peer changes nothing: no CQE, no QP state (issue 9's source
- *    check, off by default until the engine has it);
+ *  - a frame from a host that is not the QP's peer changes nothing: no
+ *    CQE, no QP state (RC and UC take packets from their peer only;
+ *    RP_FUZZ_STRICT_SOURCE=0 turns this check off);
  * any violation aborts; out-of-bounds accesses are the sanitizers'.
  *
  * Environment: RP_FUZZ_LOG=1 keeps the engine's log (else critical only),
@@ -688,6 +688,53 @@ fz_snapshot(uint32_t *v)
 	v[FZ_NSLOT] = fz.scq.seen + fz.rcq.seen + fz.tcq.seen;
 }
 
+/*
+ * Passes until the device has nothing left to do and no CQE comes
+ * (at most 64): what
+ * earlier records started (a flush, an owed ACK, a posted WQE) finishes
+ * before a forged frame, so that the pass after it shows its effect
+ * alone.  False if the device is still busy.
+ */
+static bool
+fz_settle(void)
+{
+	for (unsigned int i = 0; i < 64; i++) {
+		uint64_t seen = fz.scq.seen + fz.rcq.seen + fz.tcq.seen;
+		bool busy = rp_dev_poll(fz.dev);
+
+		fz_drain_tx();
+		fz_check_cq(&fz.scq);
+		fz_check_cq(&fz.rcq);
+		fz_check_cq(&fz.tcq);
+		fz_check_mem();
+		/* A full CQ stops a flush without the device being busy:
+		 * the CQEs polled here make room for the next pass. */
+		if (!busy && seen == fz.scq.seen + fz.rcq.seen + fz.tcq.seen)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A frame record from a host that is not the peer, to an RC or UC QP:
+ * those take packets from their peer only (UD and the GSI QP from anyone).
+ */
+static uint32_t fz_le(const uint8_t *p, unsigned int n);
+
+static bool
+fz_to_connected(const uint8_t *r)
+{
+	const struct rp_qp *eq;
+	uint32_t qpn;
+
+	if (!(r[0] & FZ_R_FOREIGN))
+		return false;
+	qpn = r[0] & FZ_R_RAW_QPN ? fz_le(r + 21, 3) :
+		fz.qp[FZ_R_SLOT(r[0])].qpn;
+	eq = rp_qp_get(fz.dev, qpn);
+	return eq != NULL && (eq->type == IBV_QPT_RC || eq->type == IBV_QPT_UC);
+}
+
 /* A pass after a frame from a host that is no QP's peer. */
 static void
 fz_pass_foreign(void)
@@ -1156,8 +1203,8 @@ fz_init(void)
 		FZ_POISON(fz.mr[m].buf + FZ_MR_LEN, FZ_GUARD);
 	}
 
-	fz.strict_source = getenv("RP_FUZZ_STRICT_SOURCE") != NULL &&
-		strcmp(getenv("RP_FUZZ_STRICT_SOURCE"), "1") == 0;
+	fz.strict_source = getenv("RP_FUZZ_STRICT_SOURCE") == NULL ||
+		strcmp(getenv("RP_FUZZ_STRICT_SOURCE"), "0") != 0;
 	if (pcap != NULL && pcap[0] != '\0') {
 		static const uint32_t gh[6] = {
 			0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1,
@@ -1204,13 +1251,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (FZ_R_KIND(r[0])) {
 		case FZ_R_FRAME: {
 			uint32_t nlit;
+			bool foreign;
 
 			if (left < FZ_FRAME_LEN)
 				goto out;
 			nlit = RTE_MIN((size_t)r[20], left - FZ_FRAME_LEN);
+			foreign = fz.strict_source && fz_to_connected(r) &&
+				fz_settle();
 			fz_frame(r, r + FZ_FRAME_LEN, nlit);
 			pos += FZ_FRAME_LEN + nlit;
-			if (fz.strict_source && (r[0] & FZ_R_FOREIGN)) {
+			if (foreign) {
 				fz_pass_foreign();
 				continue;
 			}
