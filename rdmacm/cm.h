@@ -14,6 +14,7 @@
 #ifndef _CM_H_
 #define _CM_H_
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,11 +23,29 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include <rte_common.h>
+#include <rte_log.h>
+
 #include "cm_conn.h"
 #include "cm_mad.h"
-#include "shim.h"
+#include "rocepmd.h"
+#include "rp_log.h"
+
+extern int cm_logtype;		/* rocepmd.cm */
+
+/* Marks a definition that the version script exports. */
+#define CM_EXPORT	__attribute__((visibility("default")))
+
+/* Logging never changes errno: callers set it for the application. */
+#define CM_LOG(level, fmt, ...) do { \
+	int cm_errno_ = errno; \
+	RP_LOGT(cm_logtype, level, "cm: " fmt, ##__VA_ARGS__); \
+	errno = cm_errno_; \
+} while (0)
 
 #define CM_MAX_DEVS		RP_MAX_PORTS
+#define CM_PORT			1u	/* the one port of every device */
+#define CM_PKEY_DEFAULT		0xffffu	/* P_Key index 0 */
 #define CM_RECV_BUFS		64u
 #define CM_SEND_DEPTH		64u
 #define CM_GRH_LEN		40u

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cm.h"
+#include "rocepmd_verbs.h"
 
 static TAILQ_HEAD(, cm_id) cm_ids = TAILQ_HEAD_INITIALIZER(cm_ids);
 static uint16_t cm_next_port = 49152;
@@ -126,7 +127,7 @@ cm_event_push(struct cm_id *c, enum rdma_cm_event_type type, int status,
 		return -ENOTCONN;	/* orphaned by its channel's destruction */
 	e = calloc(1, sizeof(*e));
 	if (e == NULL) {
-		SHIM_LOG(ERR, "cm: out of memory: event %s lost",
+		CM_LOG(ERR, "out of memory: event %s lost",
 			 rdma_event_str(type));
 		return -ENOMEM;
 	}
@@ -145,7 +146,7 @@ cm_event_push(struct cm_id *c, enum rdma_cm_event_type type, int status,
 	c->events_out++;
 	TAILQ_INSERT_TAIL(&c->chan->queue, e, link);
 	if (write(c->chan->ch.fd, &one, sizeof(one)) != sizeof(one))
-		SHIM_LOG(ERR, "cm: cannot signal the event channel: %s",
+		CM_LOG(ERR, "cannot signal the event channel: %s",
 			 strerror(errno));
 	return 0;
 }
@@ -206,7 +207,7 @@ cm_qp_attr_rtr(const struct cm_id *c, struct ibv_qp_attr *a, int *mask)
 	a->dest_qp_num = c->remote_qpn;
 	a->rq_psn = c->qpa.rq_psn;
 	a->ah_attr.is_global = 1;
-	a->ah_attr.port_num = SHIM_PORT;
+	a->ah_attr.port_num = CM_PORT;
 	a->ah_attr.grh.dgid = c->id.route.addr.addr.ibaddr.dgid;
 	a->ah_attr.grh.sgid_index = 0;
 	a->ah_attr.grh.hop_limit = CM_HOP_LIMIT;
@@ -273,7 +274,7 @@ cm_init_qp_attr(struct cm_id *c, struct ibv_qp_attr *a, int *mask)
 	switch (want) {
 	case IBV_QPS_INIT:
 		a->qp_state = IBV_QPS_INIT;
-		a->port_num = SHIM_PORT;
+		a->port_num = CM_PORT;
 		*mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 		if (ud) {
 			a->qkey = RDMA_UDP_QKEY;
@@ -410,9 +411,9 @@ cm_attach_dev(struct cm_id *c, struct cm_dev *d)
 {
 	c->dev = d;
 	c->id.verbs = d->ctx;
-	c->id.port_num = SHIM_PORT;
+	c->id.port_num = CM_PORT;
 	c->id.route.addr.addr.ibaddr.sgid = d->gid;
-	c->id.route.addr.addr.ibaddr.pkey = htons(SHIM_PKEY_DEFAULT);
+	c->id.route.addr.addr.ibaddr.pkey = htons(CM_PKEY_DEFAULT);
 }
 
 static int
@@ -429,7 +430,7 @@ cm_check_sin(const struct sockaddr *sa)
 
 /* ---------------------------------------------------- exported: ids */
 
-SHIM_EXPORT struct rdma_event_channel *
+CM_EXPORT struct rdma_event_channel *
 rdma_create_event_channel(void)
 {
 	struct cm_chan *ch = calloc(1, sizeof(*ch));
@@ -447,7 +448,7 @@ rdma_create_event_channel(void)
 	return &ch->ch;
 }
 
-SHIM_EXPORT void
+CM_EXPORT void
 rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
 	struct cm_chan *ch = cm_chan(channel);
@@ -464,7 +465,7 @@ rdma_destroy_event_channel(struct rdma_event_channel *channel)
 		 * never destroys its listener).  Those ids are orphaned: their
 		 * events are dropped, a listener answers no more requests.
 		 */
-		SHIM_LOG(DEBUG, "cm: event channel destroyed with %u id(s) on it",
+		CM_LOG(DEBUG, "event channel destroyed with %u id(s) on it",
 			 ch->nr_ids);
 		TAILQ_FOREACH(c, &cm_ids, link) {
 			if (c->chan != ch)
@@ -530,7 +531,7 @@ cm_id_new(struct cm_chan *ch, void *context, enum rdma_port_space ps,
 	return c;
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 	       void *context, enum rdma_port_space ps)
 {
@@ -554,7 +555,7 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 		errno = EPROTONOSUPPORT;
 		return -1;
 	}
-	ret = shim_boot();
+	ret = rocepmd_verbs_boot();
 	if (ret < 0) {
 		errno = -ret;
 		return -1;
@@ -589,7 +590,7 @@ cm_drop_queued(struct cm_id *c)
 	}
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct cm_id *c = cm_id(id);
@@ -621,7 +622,7 @@ rdma_destroy_id(struct rdma_cm_id *id)
 	return 0;
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
 	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
@@ -651,7 +652,7 @@ rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 	return cm_errno(ret);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		  struct sockaddr *dst_addr, int timeout_ms)
 {
@@ -691,7 +692,7 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 			char a[INET_ADDRSTRLEN];
 
 			inet_ntop(AF_INET, &dst->sin_addr, a, sizeof(a));
-			SHIM_LOG(NOTICE, "cm: no rocepmd device on the subnet of %s",
+			CM_LOG(NOTICE, "no rocepmd device on the subnet of %s",
 				 a);
 			ret = cm_event_push(c, RDMA_CM_EVENT_ADDR_ERROR,
 					    -ENETUNREACH, NULL, NULL, 0);
@@ -709,7 +710,7 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	return cm_errno(ret);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 {
 	struct cm_id *c = cm_id(id);
@@ -734,7 +735,7 @@ rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 		/* RoCE: the path is the GID pair; the MTU is the device's. */
 		p->sgid = id->route.addr.addr.ibaddr.sgid;
 		p->dgid = id->route.addr.addr.ibaddr.dgid;
-		p->pkey = htons(SHIM_PKEY_DEFAULT);
+		p->pkey = htons(CM_PKEY_DEFAULT);
 		p->hop_limit = CM_HOP_LIMIT;
 		p->mtu = (uint8_t)c->dev->mtu;
 		p->mtu_selector = 2;	/* exactly */
@@ -752,7 +753,7 @@ rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	return cm_errno(ret);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_listen(struct rdma_cm_id *id, int backlog)
 {
 	struct cm_id *c = cm_id(id);
@@ -776,7 +777,7 @@ rdma_listen(struct rdma_cm_id *id, int backlog)
 
 /* ----------------------------------------------------- exported: QPs */
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 {
 	struct cm_id *c = cm_id(id);
@@ -814,7 +815,7 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 	if (qp == NULL)
 		goto err_cq;
 	a.qp_state = IBV_QPS_INIT;
-	a.port_num = SHIM_PORT;
+	a.port_num = CM_PORT;
 	mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 	if (qp->qp_type == IBV_QPT_UD) {
 		a.qkey = RDMA_UDP_QKEY;
@@ -859,7 +860,7 @@ err_cq:
 	return -1;
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 	       struct ibv_qp_init_attr *qp_init_attr)
 {
@@ -883,7 +884,7 @@ rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 	return ret;
 }
 
-SHIM_EXPORT void
+CM_EXPORT void
 rdma_destroy_qp(struct rdma_cm_id *id)
 {
 	struct cm_id *c = cm_id(id);
@@ -958,7 +959,7 @@ cm_send_req(struct cm_id *c, const struct rdma_conn_param *p)
 	cm_set(m, CM_F_REQ_STARTING_PSN, c->wire.req_psn);
 	cm_set(m, CM_F_REQ_LOCAL_CM_RESP_TIMEOUT, CM_RESP_TIMEOUT_EXP);
 	cm_set(m, CM_F_REQ_RETRY_COUNT, c->wire.req_retry);
-	cm_set(m, CM_F_REQ_PKEY, SHIM_PKEY_DEFAULT);
+	cm_set(m, CM_F_REQ_PKEY, CM_PKEY_DEFAULT);
 	cm_set(m, CM_F_REQ_PATH_MTU, c->path_mtu);
 	cm_set(m, CM_F_REQ_RNR_RETRY_COUNT, c->wire.req_rnr_retry);
 	cm_set(m, CM_F_REQ_MAX_CM_RETRIES, CM_MAX_RETRIES);
@@ -992,7 +993,7 @@ cm_send_sidr_req(struct cm_id *c, const struct rdma_conn_param *p)
 	c->tid = (uint64_t)cm_random32() << 32 | c->local_id;
 	cm_mad_init(c->mad, CM_ATTR_SIDR_REQ, c->tid);
 	cm_set(c->mad, CM_F_SIDR_REQ_REQUEST_ID, c->local_id);
-	cm_set(c->mad, CM_F_SIDR_REQ_PKEY, SHIM_PKEY_DEFAULT);
+	cm_set(c->mad, CM_F_SIDR_REQ_PKEY, CM_PKEY_DEFAULT);
 	cm_set(c->mad, CM_F_SIDR_REQ_SERVICE_ID,
 	       cm_service_id(c->id.ps, ntohs(cm_dst(c)->sin_port)));
 	cm_put_cma_hdr(c, priv);
@@ -1002,7 +1003,7 @@ cm_send_sidr_req(struct cm_id *c, const struct rdma_conn_param *p)
 	return cm_send_armed(c, &c->id.route.addr.addr.ibaddr.dgid);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
 	struct cm_id *c = cm_id(id);
@@ -1091,7 +1092,7 @@ cm_send_sidr_rep(struct cm_id *c, const struct rdma_conn_param *p,
 	return cm_send(c->dev, &c->id.route.addr.addr.ibaddr.dgid, m);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
 	struct cm_id *c = cm_id(id);
@@ -1124,7 +1125,7 @@ cm_send_rej(struct cm_dev *d, const union ibv_gid *dgid, uint64_t tid,
 {
 	uint8_t m[CM_MAD_SIZE];
 
-	SHIM_LOG(INFO, "cm: sending REJ, reason %u", reason);
+	CM_LOG(INFO, "sending REJ, reason %u", reason);
 	cm_mad_init(m, CM_ATTR_REJ, tid);
 	cm_set(m, CM_F_REJ_LOCAL_COMM_ID, local_id);
 	cm_set(m, CM_F_REJ_REMOTE_COMM_ID, remote_id);
@@ -1133,10 +1134,10 @@ cm_send_rej(struct cm_dev *d, const union ibv_gid *dgid, uint64_t tid,
 	if (len != 0)
 		cm_set_bytes(m, CM_F_REJ_PRIVATE_DATA, priv, len);
 	if (cm_send(d, dgid, m) < 0)
-		SHIM_LOG(WARNING, "cm: cannot send a REJ");
+		CM_LOG(WARNING, "cannot send a REJ");
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	    uint8_t private_data_len)
 {
@@ -1175,7 +1176,7 @@ cm_build_dreq(struct cm_id *c)
 	cm_set(c->mad, CM_F_DREQ_REMOTE_QPN, c->remote_qpn);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_disconnect(struct rdma_cm_id *id)
 {
 	struct cm_id *c = cm_id(id);
@@ -1210,7 +1211,7 @@ rdma_disconnect(struct rdma_cm_id *id)
 	return cm_errno(ret);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_establish(struct rdma_cm_id *id)
 {
 	struct cm_id *c = cm_id(id);
@@ -1227,7 +1228,7 @@ rdma_establish(struct rdma_cm_id *id)
 	return cm_errno(ret);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 {
 	struct cm_id *c = cm_id(id);
@@ -1243,7 +1244,7 @@ rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 
 /* --------------------------------------------------- exported: events */
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_get_cm_event(struct rdma_event_channel *channel,
 		  struct rdma_cm_event **event)
 {
@@ -1288,7 +1289,7 @@ rdma_get_cm_event(struct rdma_event_channel *channel,
 	return 0;
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_ack_cm_event(struct rdma_cm_event *event)
 {
 	struct cm_event *e = (struct cm_event *)event;
@@ -1305,7 +1306,7 @@ rdma_ack_cm_event(struct rdma_cm_event *event)
 	return 0;
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
 {
 	struct cm_id *c = cm_id(id);
@@ -1328,7 +1329,7 @@ rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
 	return ret;
 }
 
-SHIM_EXPORT const char *
+CM_EXPORT const char *
 rdma_event_str(enum rdma_cm_event_type event)
 {
 	static const char *const names[] = {
@@ -1355,13 +1356,13 @@ rdma_event_str(enum rdma_cm_event_type event)
 	return "UNKNOWN EVENT";
 }
 
-SHIM_EXPORT __be16
+CM_EXPORT __be16
 rdma_get_src_port(struct rdma_cm_id *id)
 {
 	return id != NULL ? id->route.addr.src_sin.sin_port : 0;
 }
 
-SHIM_EXPORT __be16
+CM_EXPORT __be16
 rdma_get_dst_port(struct rdma_cm_id *id)
 {
 	return id != NULL ? id->route.addr.dst_sin.sin_port : 0;
@@ -1388,7 +1389,7 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 	peer = *src;
 	if (memcmp(cm_bytes(m, CM_F_REQ_PRIMARY_LOCAL_GID, NULL), src->raw,
 		   16) != 0) {
-		SHIM_LOG(INFO, "cm: REQ whose path is not its sender: ignored");
+		CM_LOG(INFO, "REQ whose path is not its sender: ignored");
 		return;
 	}
 	c = cm_find_remote(rid, guid);
@@ -1416,7 +1417,7 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 		 * per test) may be the listener; a REJ from us would beat its
 		 * REP.  The requester times out instead (UNREACHABLE).
 		 */
-		SHIM_LOG(INFO, "cm: REQ for port %u: nobody listens in this process",
+		CM_LOG(INFO, "REQ for port %u: nobody listens in this process",
 			 (unsigned int)(uint16_t)sid);
 		return;
 	}
@@ -1518,7 +1519,7 @@ cm_recv_rep(struct cm_dev *d, const uint8_t *m)
 	c->qpa_ok = true;
 	ret = cm_qp_to_rtr_rts(c);
 	if (ret < 0) {
-		SHIM_LOG(ERR, "cm: cannot move the QP to RTS on REP: %s",
+		CM_LOG(ERR, "cannot move the QP to RTS on REP: %s",
 			 strerror(-ret));
 		cm_send_rej(d, &c->id.route.addr.addr.ibaddr.dgid, c->tid,
 			    c->local_id, c->remote_id, CM_REJ_MSG_REP,
@@ -1570,7 +1571,7 @@ cm_recv_rej(const uint8_t *m)
 
 	if (c == NULL)
 		return;
-	SHIM_LOG(INFO, "cm: REJ, reason %u, for port %u", reason,
+	CM_LOG(INFO, "REJ, reason %u, for port %u", reason,
 		 (unsigned int)ntohs(cm_dst(c)->sin_port));
 	priv = cm_bytes(m, CM_F_REJ_PRIVATE_DATA, &plen);
 	if (c->state == CM_S_REQ_SENT) {
@@ -1644,7 +1645,7 @@ cm_ud_ah_attr(struct ibv_ah_attr *aa, const union ibv_gid *dgid)
 {
 	memset(aa, 0, sizeof(*aa));
 	aa->is_global = 1;
-	aa->port_num = SHIM_PORT;
+	aa->port_num = CM_PORT;
 	aa->grh.dgid = *dgid;
 	aa->grh.sgid_index = 0;
 	aa->grh.hop_limit = CM_HOP_LIMIT;
@@ -1744,12 +1745,12 @@ cm_mad_recv(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 	int attr = cm_mad_check(m, CM_MAD_SIZE);
 
 	if (attr < 0) {
-		SHIM_LOG(DEBUG, "cm: ignored a MAD (class 0x%02x attr 0x%04x)",
+		CM_LOG(DEBUG, "ignored a MAD (class 0x%02x attr 0x%04x)",
 			 (unsigned int)cm_get(m, CM_F_MGMT_CLASS),
 			 (unsigned int)cm_get(m, CM_F_ATTR_ID));
 		return;
 	}
-	SHIM_LOG(DEBUG, "cm: %s received", cm_attr_name((unsigned int)attr));
+	CM_LOG(DEBUG, "%s received", cm_attr_name((unsigned int)attr));
 	switch (attr) {
 	case CM_ATTR_REQ:
 		cm_recv_req(d, src, m);
@@ -1817,7 +1818,7 @@ cm_timers_run(uint64_t now)
 				}
 				continue;
 			}
-			SHIM_LOG(DEBUG, "cm: %s retransmitted (%u)",
+			CM_LOG(DEBUG, "%s retransmitted (%u)",
 				 cm_attr_name((unsigned int)cm_get(c->mad,
 								   CM_F_ATTR_ID)),
 				 c->retries);
