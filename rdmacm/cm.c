@@ -116,14 +116,16 @@ cm_errno(int ret)
 
 /* ----------------------------------------------------------- events */
 
+/* An event of id c, on channel ch (c's own, or its listener's). */
 static int
-cm_event_push(struct cm_id *c, enum rdma_cm_event_type type, int status,
-	      struct cm_id *listen, const void *priv, size_t priv_len)
+cm_event_push_on(struct cm_chan *ch, struct cm_id *c,
+		 enum rdma_cm_event_type type, int status,
+		 struct cm_id *listen, const void *priv, size_t priv_len)
 {
 	struct cm_event *e;
 	const uint64_t one = 1;
 
-	if (c->chan == NULL)
+	if (ch == NULL)
 		return -ENOTCONN;	/* orphaned by its channel's destruction */
 	e = calloc(1, sizeof(*e));
 	if (e == NULL) {
@@ -144,17 +146,45 @@ cm_event_push(struct cm_id *c, enum rdma_cm_event_type type, int status,
 								     255u);
 	}
 	c->events_out++;
-	TAILQ_INSERT_TAIL(&c->chan->queue, e, link);
-	if (write(c->chan->ch.fd, &one, sizeof(one)) != sizeof(one))
+	TAILQ_INSERT_TAIL(&ch->queue, e, link);
+	if (write(ch->ch.fd, &one, sizeof(one)) != sizeof(one))
 		CM_LOG(ERR, "cannot signal the event channel: %s",
 			 strerror(errno));
 	return 0;
 }
 
-static struct cm_event *
-cm_event_last(struct cm_id *c)
+static int
+cm_event_push(struct cm_id *c, enum rdma_cm_event_type type, int status,
+	      struct cm_id *listen, const void *priv, size_t priv_len)
 {
-	return TAILQ_LAST(&c->chan->queue, cm_event_list);
+	return cm_event_push_on(c->chan, c, type, status, listen, priv,
+				priv_len);
+}
+
+static struct cm_event *
+cm_event_last(struct cm_chan *ch)
+{
+	return TAILQ_LAST(&ch->queue, cm_event_list);
+}
+
+static bool
+cm_has_event(const struct cm_chan *ch, const struct cm_id *c)
+{
+	const struct cm_event *e;
+
+	TAILQ_FOREACH(e, &ch->queue, link)
+		if (e->owner == c)
+			return true;
+	return false;
+}
+
+/* Free an event nobody will ack, and let its id be destroyed. */
+static void
+cm_event_drop(struct cm_event *e)
+{
+	if (--e->owner->events_out == 0)
+		pthread_cond_broadcast(&e->owner->acked);
+	free(e);
 }
 
 /* ------------------------------------------------------------ timers */
@@ -410,7 +440,10 @@ static void
 cm_attach_dev(struct cm_id *c, struct cm_dev *d)
 {
 	c->dev = d;
+	c->ucma.cma_dev = &d->ucma;
 	c->id.verbs = d->ctx;
+	if (c->id.pd == NULL)
+		c->id.pd = d->pd;	/* librdmacm: the device's own PD */
 	c->id.port_num = CM_PORT;
 	c->id.route.addr.addr.ibaddr.sgid = d->gid;
 	c->id.route.addr.addr.ibaddr.pkey = htons(CM_PKEY_DEFAULT);
@@ -453,13 +486,12 @@ rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
 	struct cm_chan *ch = cm_chan(channel);
 	struct cm_event *e;
+	struct cm_id *c;
 
 	if (ch == NULL)
 		return;
 	pthread_mutex_lock(&cm_lock);
 	if (ch->nr_ids != 0) {
-		struct cm_id *c;
-
 		/*
 		 * librdmacm lets the channel go with ids still on it (qperf
 		 * never destroys its listener).  Those ids are orphaned: their
@@ -477,8 +509,11 @@ rdma_destroy_event_channel(struct rdma_event_channel *channel)
 	}
 	while ((e = TAILQ_FIRST(&ch->queue)) != NULL) {
 		TAILQ_REMOVE(&ch->queue, e, link);
-		free(e);
+		cm_event_drop(e);
 	}
+	TAILQ_FOREACH(c, &cm_ids, link)
+		if (c->req_chan == ch)
+			c->req_chan = NULL;
 	ch->closing = true;
 	if (ch->readers != 0) {
 		/* A thread still waits in rdma_get_cm_event(): it frees. */
@@ -531,27 +566,25 @@ cm_id_new(struct cm_chan *ch, void *context, enum rdma_port_space ps,
 	return c;
 }
 
-CM_EXPORT int
-rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
-	       void *context, enum rdma_port_space ps)
+/*
+ * An id on channel, or, without one, a synchronous id on a channel of its
+ * own (librdmacm's rdma_create_id2): its calls wait for their own event.
+ */
+int
+cm_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
+	     void *context, enum rdma_port_space ps, enum ibv_qp_type qpt)
 {
+	struct rdma_event_channel *own = NULL;
 	struct cm_id *c;
-	enum ibv_qp_type qpt;
 	int ret;
 
-	if (channel == NULL || id == NULL) {
+	if (id == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
-	switch (ps) {
-	case RDMA_PS_TCP:
-		qpt = IBV_QPT_RC;
-		break;
-	case RDMA_PS_UDP:
-		qpt = IBV_QPT_UD;
-		break;
-	default:
-		/* RDMA_PS_IPOIB and RDMA_PS_IB need an IB fabric. */
+	if ((ps != RDMA_PS_TCP && ps != RDMA_PS_UDP) ||
+	    (qpt != IBV_QPT_RC && qpt != IBV_QPT_UC && qpt != IBV_QPT_UD)) {
+		/* RDMA_PS_IPOIB and RDMA_PS_IB need an IB fabric; no XRC. */
 		errno = EPROTONOSUPPORT;
 		return -1;
 	}
@@ -560,11 +593,21 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 		errno = -ret;
 		return -1;
 	}
+	if (channel == NULL) {
+		own = rdma_create_event_channel();
+		if (own == NULL)
+			return -1;
+		channel = own;
+	}
 	pthread_mutex_lock(&cm_lock);
 	ret = cm_dev_open_all();
 	c = ret == 0 ? cm_id_new(cm_chan(channel), context, ps, qpt) : NULL;
+	if (c != NULL)
+		c->ucma.sync = own != NULL;
 	pthread_mutex_unlock(&cm_lock);
 	if (c == NULL) {
+		if (own != NULL)
+			rdma_destroy_event_channel(own);
 		errno = ret < 0 ? -ret : ENOMEM;
 		return -1;
 	}
@@ -572,20 +615,61 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 	return 0;
 }
 
+CM_EXPORT int
+rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
+	       void *context, enum rdma_port_space ps)
+{
+	return cm_create_id(channel, id, context, ps,
+			    ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC);
+}
+
+/*
+ * A synchronous id's call waits for its event (librdmacm's ucma_complete):
+ * the previous one acked, the new one left in id->event, its failure as
+ * errno.  An O_NONBLOCK channel gives EAGAIN, and the caller (rsockets)
+ * completes later.
+ */
+int
+cm_complete(struct cm_id *c)
+{
+	struct rdma_cm_event *ev;
+
+	if (!c->ucma.sync)
+		return 0;
+	if (c->id.event != NULL) {
+		rdma_ack_cm_event(c->id.event);
+		c->id.event = NULL;
+	}
+	if (rdma_get_cm_event(c->id.channel, &c->id.event) != 0)
+		return -1;
+	ev = c->id.event;
+	if (ev->status == 0)
+		return 0;
+	errno = ev->event == RDMA_CM_EVENT_REJECTED ? ECONNREFUSED :
+		ev->status < 0 ? -ev->status : ev->status;
+	return -1;
+}
+
+/* cm_errno(), then a synchronous id's wait for its event. */
+static int
+cm_errno_complete(struct cm_id *c, int ret)
+{
+	return ret < 0 ? cm_errno(ret) : cm_complete(c);
+}
+
 static void
-cm_drop_queued(struct cm_id *c)
+cm_drop_queued_on(struct cm_chan *ch, struct cm_id *c)
 {
 	struct cm_event *e, *next;
 
-	if (c->chan == NULL)
+	if (ch == NULL)
 		return;
-	for (e = TAILQ_FIRST(&c->chan->queue); e != NULL; e = next) {
+	for (e = TAILQ_FIRST(&ch->queue); e != NULL; e = next) {
 		next = TAILQ_NEXT(e, link);
 		if (e->owner == c || e->ev.id == &c->id) {
-			TAILQ_REMOVE(&c->chan->queue, e, link);
+			TAILQ_REMOVE(&ch->queue, e, link);
 			/* Its eventfd count stays: get_cm_event skips it. */
-			e->owner->events_out--;
-			free(e);
+			cm_event_drop(e);
 		}
 	}
 }
@@ -594,14 +678,21 @@ CM_EXPORT int
 rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct cm_id *c = cm_id(id);
+	struct cm_chan *own = NULL;
 
 	if (c == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
+	/* librdmacm acks the event a synchronous call left on the id. */
+	if (id->event != NULL) {
+		rdma_ack_cm_event(id->event);
+		id->event = NULL;
+	}
 	pthread_mutex_lock(&cm_lock);
 	/* librdmacm: wait for the events already handed out to be acked. */
-	cm_drop_queued(c);
+	cm_drop_queued_on(c->chan, c);
+	cm_drop_queued_on(c->req_chan, c);
 	while (c->events_out != 0)
 		pthread_cond_wait(&c->acked, &cm_lock);
 	if ((c->state == CM_S_ESTABLISHED || c->state == CM_S_REP_SENT) &&
@@ -613,10 +704,16 @@ rdma_destroy_id(struct rdma_cm_id *id)
 	if (c->remote_guid != 0 && !c->sidr)
 		cm_stale_add(c->remote_id, c->remote_guid);
 	TAILQ_REMOVE(&cm_ids, c, link);
-	if (c->chan != NULL)
+	if (c->chan != NULL) {
 		c->chan->nr_ids--;
+		if (c->ucma.sync)
+			own = c->chan;
+	}
 	pthread_mutex_unlock(&cm_lock);
+	if (own != NULL)
+		rdma_destroy_event_channel(&own->ch);
 	pthread_cond_destroy(&c->acked);
+	free(c->ep_qp_attr);
 	free(id->route.path_rec);
 	free(c);
 	return 0;
@@ -707,7 +804,7 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		}
 	}
 	pthread_mutex_unlock(&cm_lock);
-	return cm_errno(ret);
+	return cm_errno_complete(c, ret);
 }
 
 CM_EXPORT int
@@ -750,7 +847,7 @@ rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 				    NULL, 0);
 	}
 	pthread_mutex_unlock(&cm_lock);
-	return cm_errno(ret);
+	return cm_errno_complete(c, ret);
 }
 
 CM_EXPORT int
@@ -777,6 +874,48 @@ rdma_listen(struct rdma_cm_id *id, int backlog)
 
 /* ----------------------------------------------------- exported: QPs */
 
+/*
+ * The CQs librdmacm creates for an id when the caller gives none: each on
+ * a completion channel of its own with the id as context, as
+ * rdma_get_send_comp() and rdma_get_recv_comp() of <rdma/rdma_verbs.h>
+ * expect.  rdma_destroy_qp() destroys the id's CQs and channels, whoever
+ * made them (rsockets leave theirs to it).
+ */
+static void
+cm_destroy_cqs(struct rdma_cm_id *id)
+{
+	if (id->recv_cq != NULL) {
+		ibv_destroy_cq(id->recv_cq);
+		if (id->send_cq != NULL && id->send_cq != id->recv_cq) {
+			ibv_destroy_cq(id->send_cq);
+			id->send_cq = NULL;
+		}
+		id->recv_cq = NULL;
+	}
+	if (id->recv_cq_channel != NULL) {
+		ibv_destroy_comp_channel(id->recv_cq_channel);
+		if (id->send_cq_channel != NULL &&
+		    id->send_cq_channel != id->recv_cq_channel) {
+			ibv_destroy_comp_channel(id->send_cq_channel);
+			id->send_cq_channel = NULL;
+		}
+		id->recv_cq_channel = NULL;
+	}
+}
+
+static int
+cm_create_cq(struct rdma_cm_id *id, uint32_t size, struct ibv_cq **cq,
+	     struct ibv_comp_channel **chan)
+{
+	if (size == 0)
+		return 0;
+	*chan = ibv_create_comp_channel(id->verbs);
+	if (*chan == NULL)
+		return -1;
+	*cq = ibv_create_cq(id->verbs, (int)size, id, *chan, 0);
+	return *cq != NULL ? 0 : -1;
+}
+
 CM_EXPORT int
 rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 {
@@ -793,24 +932,27 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 		attr->pd = id->pd != NULL ? id->pd : c->dev->pd;
 		attr->comp_mask |= IBV_QP_INIT_ATTR_PD;
 	}
-	if (attr->pd->context != id->verbs) {
+	if (attr->pd->context != id->verbs ||
+	    (id->recv_cq != NULL && attr->recv_cq != NULL &&
+	     id->recv_cq != attr->recv_cq) ||
+	    (id->send_cq != NULL && attr->send_cq != NULL &&
+	     id->send_cq != attr->send_cq)) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (attr->send_cq == NULL || attr->recv_cq == NULL) {
-		/* librdmacm creates the CQs the caller left out. */
-		id->send_cq = attr->send_cq != NULL ? attr->send_cq :
-			ibv_create_cq(id->verbs, (int)RTE_MAX(attr->cap.max_send_wr, 1u),
-				      id, NULL, 0);
-		id->recv_cq = attr->recv_cq != NULL ? attr->recv_cq :
-			ibv_create_cq(id->verbs, (int)RTE_MAX(attr->cap.max_recv_wr, 1u),
-				      id, NULL, 0);
-		if (id->send_cq == NULL || id->recv_cq == NULL)
-			goto err_cq;
-		c->own_cqs = true;
+	if ((attr->recv_cq == NULL && id->recv_cq == NULL &&
+	     cm_create_cq(id, attr->cap.max_recv_wr, &id->recv_cq,
+			  &id->recv_cq_channel) != 0) ||
+	    (attr->send_cq == NULL && id->send_cq == NULL &&
+	     cm_create_cq(id, attr->cap.max_send_wr, &id->send_cq,
+			  &id->send_cq_channel) != 0))
+		goto err_cq;
+	if (attr->send_cq == NULL)
 		attr->send_cq = id->send_cq;
+	if (attr->recv_cq == NULL)
 		attr->recv_cq = id->recv_cq;
-	}
+	if (attr->srq == NULL)
+		attr->srq = id->srq;
 	qp = ibv_create_qp_ex(id->verbs, attr);
 	if (qp == NULL)
 		goto err_cq;
@@ -844,18 +986,12 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 		errno = ret;
 		goto err_cq;
 	}
+	id->pd = qp->pd;
 	id->qp = qp;
 	return 0;
 err_cq:
 	ret = errno;
-	if (c->own_cqs) {
-		if (id->send_cq != NULL)
-			ibv_destroy_cq(id->send_cq);
-		if (id->recv_cq != NULL && id->recv_cq != id->send_cq)
-			ibv_destroy_cq(id->recv_cq);
-		id->send_cq = id->recv_cq = NULL;
-		c->own_cqs = false;
-	}
+	cm_destroy_cqs(id);
 	errno = ret;
 	return -1;
 }
@@ -893,13 +1029,7 @@ rdma_destroy_qp(struct rdma_cm_id *id)
 		return;
 	ibv_destroy_qp(id->qp);
 	id->qp = NULL;
-	if (c->own_cqs) {
-		ibv_destroy_cq(id->send_cq);
-		if (id->recv_cq != id->send_cq)
-			ibv_destroy_cq(id->recv_cq);
-		id->send_cq = id->recv_cq = NULL;
-		c->own_cqs = false;
-	}
+	cm_destroy_cqs(id);
 }
 
 /* ------------------------------------------- exported: connections */
@@ -1026,7 +1156,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 			c->state = CM_S_REQ_SENT;
 	}
 	pthread_mutex_unlock(&cm_lock);
-	return cm_errno(ret);
+	return cm_errno_complete(c, ret);
 }
 
 static int
@@ -1096,6 +1226,7 @@ CM_EXPORT int
 rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
 	struct cm_id *c = cm_id(id);
+	bool wait = false;
 	int ret;
 
 	if (c == NULL) {
@@ -1111,11 +1242,12 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		ret = cm_send_rep(c, conn_param);
 		if (ret == 0)
 			c->state = CM_S_REP_SENT;
+		wait = true;	/* for ESTABLISHED; UD has nothing to wait */
 	} else {
 		ret = -EINVAL;
 	}
 	pthread_mutex_unlock(&cm_lock);
-	return cm_errno(ret);
+	return wait ? cm_errno_complete(c, ret) : cm_errno(ret);
 }
 
 static void
@@ -1180,6 +1312,7 @@ CM_EXPORT int
 rdma_disconnect(struct rdma_cm_id *id)
 {
 	struct cm_id *c = cm_id(id);
+	bool wait = false;
 	int ret = 0;
 
 	if (c == NULL) {
@@ -1200,15 +1333,18 @@ rdma_disconnect(struct rdma_cm_id *id)
 		ret = cm_send_armed(c, &id->route.addr.addr.ibaddr.dgid);
 		if (ret == 0)
 			c->state = CM_S_DREQ_SENT;
+		wait = true;
 		break;
 	case CM_S_DREQ_SENT:
 	case CM_S_DISCONNECTED:
-		break;		/* already on its way */
+		/* Already on its way; a synchronous id takes its event. */
+		wait = c->chan != NULL && cm_has_event(c->chan, c);
+		break;
 	default:
 		ret = -EINVAL;
 	}
 	pthread_mutex_unlock(&cm_lock);
-	return cm_errno(ret);
+	return wait ? cm_errno_complete(c, ret) : cm_errno(ret);
 }
 
 CM_EXPORT int
@@ -1306,27 +1442,48 @@ rdma_ack_cm_event(struct rdma_cm_event *event)
 	return 0;
 }
 
+/*
+ * To another channel, or, without one, to a channel of its own: the id
+ * becomes synchronous (rsockets' accepted ids are).  A synchronous id's
+ * own channel goes with the move.
+ */
 CM_EXPORT int
 rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
 {
 	struct cm_id *c = cm_id(id);
-	struct cm_chan *nch = cm_chan(channel);
-	int ret = 0;
+	struct rdma_event_channel *own = NULL;
+	struct cm_chan *old = NULL;
 
-	if (c == NULL || nch == NULL) {
+	if (c == NULL || (channel == NULL && c->ucma.sync)) {
 		errno = EINVAL;
 		return -1;
+	}
+	if (channel == NULL) {
+		own = rdma_create_event_channel();
+		if (own == NULL)
+			return -1;
+		channel = own;
+	}
+	if (c->ucma.sync && id->event != NULL) {
+		rdma_ack_cm_event(id->event);
+		id->event = NULL;
 	}
 	pthread_mutex_lock(&cm_lock);
 	while (c->events_out != 0)
 		pthread_cond_wait(&c->acked, &cm_lock);
-	if (c->chan != NULL)
+	if (c->chan != NULL) {
 		c->chan->nr_ids--;
-	c->chan = nch;
-	nch->nr_ids++;
+		if (c->ucma.sync)
+			old = c->chan;
+	}
+	c->chan = cm_chan(channel);
+	c->chan->nr_ids++;
+	c->ucma.sync = own != NULL;
 	id->channel = channel;
 	pthread_mutex_unlock(&cm_lock);
-	return ret;
+	if (old != NULL)
+		rdma_destroy_event_channel(&old->ch);
+	return 0;
 }
 
 CM_EXPORT const char *
@@ -1369,6 +1526,34 @@ rdma_get_dst_port(struct rdma_cm_id *id)
 }
 
 /* ------------------------------------------------- receiving MADs */
+
+/*
+ * The id of a request to listener l.  Its CONNECT_REQUEST goes on the
+ * listener's channel (req_chan); a synchronous listener's request gets a
+ * channel of its own, as librdmacm migrates it, for its own calls.
+ */
+static struct cm_id *
+cm_req_id(struct cm_id *l, enum rdma_port_space ps, enum ibv_qp_type qpt)
+{
+	struct rdma_event_channel *own = NULL;
+	struct cm_id *c;
+
+	if (l->ucma.sync) {
+		own = rdma_create_event_channel();
+		if (own == NULL)
+			return NULL;
+	}
+	c = cm_id_new(own != NULL ? cm_chan(own) : l->chan, l->id.context,
+		      ps, qpt);
+	if (c == NULL) {
+		if (own != NULL)
+			rdma_destroy_event_channel(own);
+		return NULL;
+	}
+	c->ucma.sync = own != NULL;
+	c->req_chan = l->chan;
+	return c;
+}
 
 static void
 cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
@@ -1434,7 +1619,7 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 			    CM_REJ_MSG_REQ, CM_REJ_INVALID_TRANSPORT, NULL, 0);
 		return;
 	}
-	c = cm_id_new(l->chan, l->id.context, RDMA_PS_TCP, qpt);
+	c = cm_req_id(l, RDMA_PS_TCP, qpt);
 	if (c == NULL) {
 		cm_send_rej(d, &peer, cm_get(m, CM_F_TID), 0, rid,
 			    CM_REJ_MSG_REQ, CM_REJ_NO_QP, NULL, 0);
@@ -1472,9 +1657,9 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 	if (c->path_mtu < IBV_MTU_256)
 		c->path_mtu = IBV_MTU_256;
 	c->state = CM_S_REQ_RCVD;
-	if (cm_event_push(c, RDMA_CM_EVENT_CONNECT_REQUEST, 0, l,
+	if (cm_event_push_on(l->chan, c, RDMA_CM_EVENT_CONNECT_REQUEST, 0, l,
 			  priv + CM_CMA_HDR_LEN, plen - CM_CMA_HDR_LEN) == 0) {
-		struct rdma_conn_param *cp = &cm_event_last(c)->ev.param.conn;
+		struct rdma_conn_param *cp = &cm_event_last(l->chan)->ev.param.conn;
 
 		/* From the passive side: ours answer the peer's. */
 		cp->responder_resources = c->wire.req_init_depth;
@@ -1537,7 +1722,7 @@ cm_recv_rep(struct cm_dev *d, const uint8_t *m)
 	priv = cm_bytes(m, CM_F_REP_PRIVATE_DATA, &plen);
 	if (cm_event_push(c, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, priv,
 			  plen) == 0) {
-		struct rdma_conn_param *cp = &cm_event_last(c)->ev.param.conn;
+		struct rdma_conn_param *cp = &cm_event_last(c->chan)->ev.param.conn;
 
 		cp->responder_resources = c->qpa.max_dest_rd_atomic;
 		cp->initiator_depth = c->qpa.max_rd_atomic;
@@ -1676,7 +1861,7 @@ cm_recv_sidr_req(struct cm_dev *d, const union ibv_gid *src,
 		cm_find_listener(d, RDMA_PS_UDP, (uint16_t)sid, dst_ip) : NULL;
 	if (l == NULL)
 		return;		/* as for a REQ: maybe another process's */
-	c = cm_id_new(l->chan, l->id.context, RDMA_PS_UDP, IBV_QPT_UD);
+	c = cm_req_id(l, RDMA_PS_UDP, IBV_QPT_UD);
 	if (c == NULL) {
 		uint8_t rep[CM_MAD_SIZE];
 
@@ -1700,9 +1885,9 @@ cm_recv_sidr_req(struct cm_dev *d, const union ibv_gid *src,
 	c->remote_id = rid;
 	c->tid = cm_get(m, CM_F_TID);
 	c->state = CM_S_SIDR_REQ_RCVD;
-	if (cm_event_push(c, RDMA_CM_EVENT_CONNECT_REQUEST, 0, l,
+	if (cm_event_push_on(l->chan, c, RDMA_CM_EVENT_CONNECT_REQUEST, 0, l,
 			  priv + CM_CMA_HDR_LEN, plen - CM_CMA_HDR_LEN) == 0) {
-		struct rdma_ud_param *up = &cm_event_last(c)->ev.param.ud;
+		struct rdma_ud_param *up = &cm_event_last(l->chan)->ev.param.ud;
 
 		cm_ud_ah_attr(&up->ah_attr, &peer);
 		up->qkey = RDMA_UDP_QKEY;
@@ -1731,7 +1916,7 @@ cm_recv_sidr_rep(const uint8_t *m)
 	c->state = CM_S_ESTABLISHED;
 	if (cm_event_push(c, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, priv,
 			  plen) == 0) {
-		struct rdma_ud_param *up = &cm_event_last(c)->ev.param.ud;
+		struct rdma_ud_param *up = &cm_event_last(c->chan)->ev.param.ud;
 
 		cm_ud_ah_attr(&up->ah_attr, &c->id.route.addr.addr.ibaddr.dgid);
 		up->qp_num = (uint32_t)cm_get(m, CM_F_SIDR_REP_QPN);

@@ -108,6 +108,7 @@ cm_dev_open(struct cm_dev *d, struct ibv_device *ibdev)
 {
 	struct rocepmd_verbs_port port;
 	struct ibv_port_attr pa;
+	struct ibv_device_attr da;
 	struct ibv_qp_init_attr_ex qa = { 0 };
 	struct ibv_qp_attr a = { 0 };
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -131,8 +132,19 @@ cm_dev_open(struct cm_dev *d, struct ibv_device *ibdev)
 
 	d->pd = ibv_alloc_pd(d->ctx);
 	d->chan = ibv_create_comp_channel(d->ctx);
-	if (d->pd == NULL || d->chan == NULL)
+	if (d->pd == NULL || d->chan == NULL ||
+	    ibv_query_device(d->ctx, &da) != 0)
 		goto err;
+	/* What the real librdmacm's rsockets read of a device. */
+	d->ucma.dev = ibdev;
+	d->ucma.verbs = d->ctx;
+	d->ucma.pd = d->pd;
+	d->ucma.guid = htobe64(d->guid);
+	d->ucma.port_cnt = 1;
+	d->ucma.refcnt = 1;
+	d->ucma.max_qpsize = da.max_qp_wr;
+	d->ucma.max_initiator_depth = (uint8_t)da.max_qp_init_rd_atom;
+	d->ucma.max_responder_resources = (uint8_t)da.max_qp_rd_atom;
 	/* Receives wake the agent; sends are reaped by cm_send() itself. */
 	d->cq = ibv_create_cq(d->ctx, CM_RECV_BUFS, d, d->chan, 0);
 	d->scq = ibv_create_cq(d->ctx, CM_SEND_DEPTH, d, NULL, 0);

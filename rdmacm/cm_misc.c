@@ -2,8 +2,8 @@
 /*
  * The rest of librdmacm's ABI: device lists, options, rdma_init_qp_attr,
  * SRQs on an id, rdma_getaddrinfo, and the calls rocepmd does not offer
- * (endpoints, multicast, ECE), which fail cleanly here instead of reaching
- * the real librdmacm with a rocepmd object.
+ * (multicast, ECE), which fail cleanly here instead of reaching the real
+ * librdmacm with a rocepmd object.
  */
 
 #include <arpa/inet.h>
@@ -23,22 +23,6 @@ cm_unsupported(const char *name)
 	CM_LOG(NOTICE, "%s is not supported by rocepmd", name);
 	errno = ENOSYS;
 	return -1;
-}
-
-CM_EXPORT int
-rdma_create_ep(struct rdma_cm_id **id __rte_unused,
-	       struct rdma_addrinfo *res __rte_unused,
-	       struct ibv_pd *pd __rte_unused,
-	       struct ibv_qp_init_attr *qp_init_attr __rte_unused)
-{
-	return cm_unsupported(__func__);
-}
-
-CM_EXPORT int
-rdma_get_request(struct rdma_cm_id *listen __rte_unused,
-		 struct rdma_cm_id **id __rte_unused)
-{
-	return cm_unsupported(__func__);
 }
 
 CM_EXPORT int
@@ -84,13 +68,6 @@ rdma_reject_ece(struct rdma_cm_id *id __rte_unused,
 		uint8_t private_data_len __rte_unused)
 {
 	return cm_unsupported(__func__);
-}
-
-CM_EXPORT void
-rdma_destroy_ep(struct rdma_cm_id *id)
-{
-	/* rdma_create_ep never succeeds, so there is none to destroy. */
-	(void)id;
 }
 
 CM_EXPORT struct ibv_context **
