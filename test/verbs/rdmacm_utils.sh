@@ -66,8 +66,9 @@ for side in client:$cprog server:$sprog; do
 		grep -qxF "$ok" "$rv_tmp/${side%%:*}.out" ||
 			rv_fail "${side%%:*} did not print '$ok'"
 	else
-		# rstream's results: "<size> <count> <total> <time> <rate>..."
-		grep -Eq '^[0-9.]+[kmg]? +[0-9]+' "$rv_tmp/${side%%:*}.out" ||
+		# rstream's results: "custom 64k 200 1 25m 0.08s 2.64 198.32"
+		grep -Eq '^[a-z0-9_]+ +[0-9]+[kmg]? +[0-9]+ +[0-9]+ +[0-9.]+[kmg]? +[0-9.]+s ' \
+			"$rv_tmp/${side%%:*}.out" ||
 			rv_fail "${side%%:*} printed no results"
 	fi
 done
