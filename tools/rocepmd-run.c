@@ -2,13 +2,14 @@
 /*
  * rocepmd-run: run an unmodified verbs program over rocepmd.
  *
- *   rocepmd-run [--config FILE] [--shim PATH] [--] PROGRAM [ARGS...]
+ *   rocepmd-run [--config FILE] [--shim PATH] [--rdmacm PATH] [--] PROGRAM ...
  *   rocepmd-run [--config FILE] --check
  *
  * Validates the configuration (so a bad file fails here, before anything
  * runs) and that no other process owns one of its ports, then exports
- * ROCEPMD_CONFIG (absolute path) and prepends the verbs shim to
- * LD_PRELOAD, and execs the program.  The shim claims the ports itself
+ * ROCEPMD_CONFIG (absolute path) and prepends the verbs shim and the RDMA
+ * CM (librocepmd-verbs.so, librocepmd-rdmacm.so) to LD_PRELOAD, and execs
+ * the program.  The shim claims the ports itself
  * (rp_port_lock()); asking here only spares the program a start that
  * would fail.
  */
@@ -32,6 +33,12 @@
 #ifndef RP_SHIM_INSTALL_PATH
 #define RP_SHIM_INSTALL_PATH "/usr/local/lib/librocepmd-verbs.so"
 #endif
+#ifndef RP_RDMACM_BUILD_PATH
+#define RP_RDMACM_BUILD_PATH ""
+#endif
+#ifndef RP_RDMACM_INSTALL_PATH
+#define RP_RDMACM_INSTALL_PATH "/usr/local/lib/librocepmd-rdmacm.so"
+#endif
 #ifndef RP_BUILD_ROOT
 #define RP_BUILD_ROOT ""
 #endif
@@ -43,7 +50,7 @@
 
 /* Exit statuses. */
 enum {
-	RP_RUN_EXIT_CONFIG = 1,		/* bad configuration or shim, port in use */
+	RP_RUN_EXIT_CONFIG = 1,		/* bad configuration or library, port in use */
 	RP_RUN_EXIT_USAGE = 2,		/* bad command line */
 	RP_RUN_EXIT_EXEC = 127,		/* program could not be run */
 };
@@ -54,18 +61,22 @@ static void
 rp_run_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s [--config FILE] [--shim PATH] [--] PROGRAM [ARGS...]\n"
+		"Usage: %s [--config FILE] [--shim PATH] [--rdmacm PATH] [--] PROGRAM [ARGS...]\n"
 		"       %s [--config FILE] --check\n"
 		"\n"
 		"Run an unmodified verbs program over rocepmd: validate the\n"
 		"configuration, export ROCEPMD_CONFIG and prepend the rocepmd\n"
-		"verbs shim to LD_PRELOAD, then exec PROGRAM.\n"
+		"verbs shim and RDMA CM libraries to LD_PRELOAD, then exec\n"
+		"PROGRAM.\n"
 		"\n"
 		"  -c, --config FILE  configuration (default: $ROCEPMD_CONFIG,\n"
 		"                     else ./" RP_RUN_DEFAULT_CONFIG ")\n"
 		"  -s, --shim PATH    verbs shim library (default: $ROCEPMD_SHIM,\n"
 		"                     else the build tree's when run from it,\n"
 		"                     else " RP_SHIM_INSTALL_PATH ")\n"
+		"  -r, --rdmacm PATH  RDMA CM library (default: $ROCEPMD_RDMACM,\n"
+		"                     else the build tree's when run from it,\n"
+		"                     else " RP_RDMACM_INSTALL_PATH ")\n"
 		"      --check        validate the configuration, print one line\n"
 		"                     per port, the EAL arguments and which\n"
 		"                     process owns a port, if one does, and exit\n"
@@ -100,22 +111,23 @@ rp_run_in_build_tree(void)
 }
 
 /*
- * Shim library: --shim, else $ROCEPMD_SHIM, else the build tree's when this
- * binary runs from the build tree and the library is there, else the
- * installed one.
+ * A preloaded library (the shim, the RDMA CM): its option, else its
+ * environment variable, else the build tree's when this binary runs from
+ * the build tree and the library is there, else the installed one.
  */
 static const char *
-rp_run_shim_path(const char *opt)
+rp_run_lib_path(const char *opt, const char *var, const char *build,
+		const char *install)
 {
-	const char *env = getenv("ROCEPMD_SHIM");
+	const char *env = getenv(var);
 
 	if (opt != NULL)
 		return opt;
 	if (env != NULL && env[0] != '\0')
 		return env;
-	if (rp_run_in_build_tree() && rp_run_exists(RP_SHIM_BUILD_PATH))
-		return RP_SHIM_BUILD_PATH;
-	return RP_SHIM_INSTALL_PATH;
+	if (rp_run_in_build_tree() && rp_run_exists(build))
+		return build;
+	return install;
 }
 
 /* Configuration file: --config, else $ROCEPMD_CONFIG, else ./rocepmd.ini. */
@@ -170,9 +182,32 @@ rp_run_set_preload(const char *shim)
 	return rc;
 }
 
+/*
+ * The absolute path of a library to preload into abs (PATH_MAX), or an
+ * error message and false.
+ */
+static bool
+rp_run_lib_check(const char *what, const char *path, const char *hint,
+		 char *abs)
+{
+	if (!rp_run_exists(path) || realpath(path, abs) == NULL) {
+		fprintf(stderr, "%s: %s %s: %s (%s)\n", rp_run_prog, what,
+			path, strerror(errno), hint);
+		return false;
+	}
+	/* ld.so splits LD_PRELOAD on ':' and ' ' */
+	if (strpbrk(abs, ": ") != NULL) {
+		fprintf(stderr, "%s: %s path '%s' contains ':' or a "
+			"space, which LD_PRELOAD cannot carry\n", rp_run_prog,
+			what, abs);
+		return false;
+	}
+	return true;
+}
+
 static void
 rp_run_print_check(const struct rp_config *cfg, const char *path,
-		   const char *shim)
+		   const char *shim, const char *rdmacm)
 {
 	char *argv[RP_EAL_MAX_ARGS];
 	char storage[4096];
@@ -225,6 +260,8 @@ rp_run_print_check(const struct rp_config *cfg, const char *path,
 	}
 	printf("shim: %s%s\n", shim,
 	       rp_run_exists(shim) ? "" : " (missing)");
+	printf("rdmacm: %s%s\n", rdmacm,
+	       rp_run_exists(rdmacm) ? "" : " (missing)");
 	if (rp_port_lock_check(cfg, err, sizeof(err)) == -EBUSY)
 		printf("in use: %s\n", err);
 }
@@ -236,14 +273,15 @@ main(int argc, char **argv)
 		{ "check", no_argument, NULL, 'C' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "rdmacm", required_argument, NULL, 'r' },
 		{ "shim", required_argument, NULL, 's' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct rp_config cfg;
-	const char *config_opt = NULL, *shim_opt = NULL;
-	const char *config, *shim;
-	char abs_config[PATH_MAX], abs_shim[PATH_MAX];
+	const char *config_opt = NULL, *shim_opt = NULL, *rdmacm_opt = NULL;
+	const char *config, *shim, *rdmacm;
+	char abs_config[PATH_MAX], abs_shim[PATH_MAX], abs_rdmacm[PATH_MAX];
 	char err[1024];
 	bool check = false;
 	int opt, rc;
@@ -254,7 +292,7 @@ main(int argc, char **argv)
 		rp_run_prog = slash != NULL ? slash + 1 : argv[0];
 	}
 	/* '+': stop at PROGRAM, whose options are its own */
-	while ((opt = getopt_long(argc, argv, "+c:hs:V", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+c:hr:s:V", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'C':
 			check = true;
@@ -265,6 +303,9 @@ main(int argc, char **argv)
 		case 'h':
 			rp_run_usage(stdout);
 			return 0;
+		case 'r':
+			rdmacm_opt = optarg;
+			break;
 		case 's':
 			shim_opt = optarg;
 			break;
@@ -304,24 +345,20 @@ main(int argc, char **argv)
 		return RP_RUN_EXIT_CONFIG;
 	}
 
-	shim = rp_run_shim_path(shim_opt);
+	shim = rp_run_lib_path(shim_opt, "ROCEPMD_SHIM", RP_SHIM_BUILD_PATH,
+			       RP_SHIM_INSTALL_PATH);
+	rdmacm = rp_run_lib_path(rdmacm_opt, "ROCEPMD_RDMACM",
+				 RP_RDMACM_BUILD_PATH, RP_RDMACM_INSTALL_PATH);
 	if (check) {
-		rp_run_print_check(&cfg, abs_config, shim);
+		rp_run_print_check(&cfg, abs_config, shim, rdmacm);
 		return 0;
 	}
-	if (!rp_run_exists(shim) || realpath(shim, abs_shim) == NULL) {
-		fprintf(stderr, "%s: verbs shim %s: %s (use --shim PATH or "
-			"set ROCEPMD_SHIM)\n", rp_run_prog, shim,
-			strerror(errno));
+	if (!rp_run_lib_check("verbs shim", shim,
+			      "use --shim PATH or set ROCEPMD_SHIM", abs_shim) ||
+	    !rp_run_lib_check("RDMA CM library", rdmacm,
+			      "use --rdmacm PATH or set ROCEPMD_RDMACM",
+			      abs_rdmacm))
 		return RP_RUN_EXIT_CONFIG;
-	}
-	/* ld.so splits LD_PRELOAD on ':' and ' ' */
-	if (strpbrk(abs_shim, ": ") != NULL) {
-		fprintf(stderr, "%s: verbs shim path '%s' contains ':' or a "
-			"space, which LD_PRELOAD cannot carry\n", rp_run_prog,
-			abs_shim);
-		return RP_RUN_EXIT_CONFIG;
-	}
 
 	/* The shim would refuse to start: say so before the program runs. */
 	rc = rp_port_lock_check(&cfg, err, sizeof(err));
@@ -330,7 +367,9 @@ main(int argc, char **argv)
 		return RP_RUN_EXIT_CONFIG;
 	}
 
+	/* The shim first: LD_PRELOAD=shim:rdmacm:(the caller's) */
 	if (setenv("ROCEPMD_CONFIG", abs_config, 1) != 0 ||
+	    rp_run_set_preload(abs_rdmacm) != 0 ||
 	    rp_run_set_preload(abs_shim) != 0) {
 		fprintf(stderr, "%s: cannot set the environment: %s\n",
 			rp_run_prog, strerror(errno));

@@ -3,7 +3,8 @@
 # rocepmd-run: config errors stop it before anything runs; a good config
 # exports ROCEPMD_CONFIG and LD_PRELOAD and execs the program.
 # Usage: test_wrapper.sh ROCEPMD_RUN PRELOAD_LIB
-# (PRELOAD_LIB: any loadable shared object standing in for the verbs shim)
+# (PRELOAD_LIB: any loadable shared object standing in for the verbs shim;
+# a copy of it stands in for the RDMA CM library)
 
 # shellcheck disable=SC2016  # the single-quoted $VARs expand in the child
 set -u
@@ -14,7 +15,9 @@ shim=$(realpath "$2")
 tmp=$(mktemp -d)
 tmp=$(realpath "$tmp")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-unset ROCEPMD_CONFIG ROCEPMD_SHIM LD_PRELOAD
+unset ROCEPMD_CONFIG ROCEPMD_SHIM ROCEPMD_RDMACM LD_PRELOAD
+cm=$tmp/cm.so
+cp "$shim" "$cm"
 
 failures=0
 fail() {
@@ -49,7 +52,7 @@ mtu = 1000
 EOF
 
 # 1. bad config: exit 1, message names file, section and key; nothing runs
-"$run" --config "$tmp/bad.ini" --shim "$shim" -- touch "$tmp/ran" \
+"$run" --config "$tmp/bad.ini" --shim "$shim" --rdmacm "$cm" -- touch "$tmp/ran" \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 1 "bad config"
@@ -57,66 +60,73 @@ contains "$tmp/err" "$tmp/bad.ini: [port0] mtu:" "bad config"
 contains "$tmp/err" "accepted: 256, 512, 1024, 2048, 4096" "bad config"
 [ ! -e "$tmp/ran" ] || fail "bad config: the program ran"
 
-# 2. good config: LD_PRELOAD is the shim, ROCEPMD_CONFIG the absolute path
-(cd "$tmp" && "$run" --config good.ini --shim "$shim" -- \
+# 2. good config: LD_PRELOAD is the shim then the CM, ROCEPMD_CONFIG the
+# absolute path
+(cd "$tmp" && "$run" --config good.ini --shim "$shim" --rdmacm "$cm" -- \
 	/bin/sh -c 'echo $LD_PRELOAD $ROCEPMD_CONFIG') >"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 0 "good config"
-[ "$(cat "$tmp/out")" = "$shim $tmp/good.ini" ] ||
-	fail "good config: printed '$(cat "$tmp/out")', expected '$shim $tmp/good.ini'"
+[ "$(cat "$tmp/out")" = "$shim:$cm $tmp/good.ini" ] ||
+	fail "good config: printed '$(cat "$tmp/out")', expected '$shim:$cm $tmp/good.ini'"
 
 # 3. without '--', the program's own options are left alone
-"$run" --config "$tmp/good.ini" --shim "$shim" /bin/sh -c 'echo "$0" "$1"' \
+"$run" --config "$tmp/good.ini" --shim "$shim" --rdmacm "$cm" /bin/sh -c 'echo "$0" "$1"' \
 	--config x >"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 0 "no --"
 [ "$(cat "$tmp/out")" = "--config x" ] ||
 	fail "no --: printed '$(cat "$tmp/out")'"
 
-# 4. an existing LD_PRELOAD is kept, after the shim
-LD_PRELOAD=libc.so.6 "$run" --config "$tmp/good.ini" --shim "$shim" -- \
+# 4. an existing LD_PRELOAD is kept, after the shim and the CM
+LD_PRELOAD=libc.so.6 "$run" --config "$tmp/good.ini" --shim "$shim" --rdmacm "$cm" -- \
 	/bin/sh -c 'echo $LD_PRELOAD' >"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 0 "LD_PRELOAD prepend"
-[ "$(cat "$tmp/out")" = "$shim:libc.so.6" ] ||
+[ "$(cat "$tmp/out")" = "$shim:$cm:libc.so.6" ] ||
 	fail "LD_PRELOAD prepend: '$(cat "$tmp/out")'"
 
-# 5. ROCEPMD_CONFIG and ROCEPMD_SHIM as defaults
-ROCEPMD_CONFIG="$tmp/good.ini" ROCEPMD_SHIM="$shim" "$run" -- \
+# 5. ROCEPMD_CONFIG, ROCEPMD_SHIM and ROCEPMD_RDMACM as defaults
+ROCEPMD_CONFIG="$tmp/good.ini" ROCEPMD_SHIM="$shim" ROCEPMD_RDMACM="$cm" "$run" -- \
 	/bin/sh -c 'echo $LD_PRELOAD $ROCEPMD_CONFIG' >"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 0 "environment defaults"
-[ "$(cat "$tmp/out")" = "$shim $tmp/good.ini" ] ||
+[ "$(cat "$tmp/out")" = "$shim:$cm $tmp/good.ini" ] ||
 	fail "environment defaults: '$(cat "$tmp/out")'"
 
 # 6. ./rocepmd.ini as the last default; none at all is an error
 mkdir "$tmp/cwd" "$tmp/empty"
 cp "$tmp/good.ini" "$tmp/cwd/rocepmd.ini"
-(cd "$tmp/cwd" && "$run" --shim "$shim" -- /bin/sh -c 'echo $ROCEPMD_CONFIG') \
+(cd "$tmp/cwd" && "$run" --shim "$shim" --rdmacm "$cm" -- /bin/sh -c 'echo $ROCEPMD_CONFIG') \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 0 "./rocepmd.ini"
 [ "$(cat "$tmp/out")" = "$tmp/cwd/rocepmd.ini" ] ||
 	fail "./rocepmd.ini: '$(cat "$tmp/out")'"
-(cd "$tmp/empty" && "$run" --shim "$shim" -- /bin/true) >"$tmp/out" 2>"$tmp/err"
+(cd "$tmp/empty" && "$run" --shim "$shim" --rdmacm "$cm" -- /bin/true) >"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 1 "no config"
 contains "$tmp/err" "no configuration" "no config"
 
 # 7. missing config file, missing shim, missing program
-"$run" --config "$tmp/none.ini" --shim "$shim" -- /bin/true \
+"$run" --config "$tmp/none.ini" --shim "$shim" --rdmacm "$cm" -- /bin/true \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 1 "missing config"
 contains "$tmp/err" "$tmp/none.ini: cannot open" "missing config"
 
-"$run" --config "$tmp/good.ini" --shim "$tmp/none.so" -- /bin/true \
+"$run" --config "$tmp/good.ini" --shim "$tmp/none.so" --rdmacm "$cm" -- /bin/true \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 1 "missing shim"
 contains "$tmp/err" "$tmp/none.so" "missing shim"
 
-"$run" --config "$tmp/good.ini" --shim "$shim" -- "$tmp/no-such-program" \
+"$run" --config "$tmp/good.ini" --shim "$shim" --rdmacm "$tmp/nocm.so" -- \
+	/bin/true >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 1 "missing RDMA CM library"
+contains "$tmp/err" "RDMA CM library $tmp/nocm.so" "missing RDMA CM library"
+
+"$run" --config "$tmp/good.ini" --shim "$shim" --rdmacm "$cm" -- "$tmp/no-such-program" \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 127 "missing program"

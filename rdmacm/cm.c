@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cm.h"
+#include "rocepmd_verbs.h"
 
 static TAILQ_HEAD(, cm_id) cm_ids = TAILQ_HEAD_INITIALIZER(cm_ids);
 static uint16_t cm_next_port = 49152;
@@ -115,18 +116,20 @@ cm_errno(int ret)
 
 /* ----------------------------------------------------------- events */
 
+/* An event of id c, on channel ch (c's own, or its listener's). */
 static int
-cm_event_push(struct cm_id *c, enum rdma_cm_event_type type, int status,
-	      struct cm_id *listen, const void *priv, size_t priv_len)
+cm_event_push_on(struct cm_chan *ch, struct cm_id *c,
+		 enum rdma_cm_event_type type, int status,
+		 struct cm_id *listen, const void *priv, size_t priv_len)
 {
 	struct cm_event *e;
 	const uint64_t one = 1;
 
-	if (c->chan == NULL)
+	if (ch == NULL)
 		return -ENOTCONN;	/* orphaned by its channel's destruction */
 	e = calloc(1, sizeof(*e));
 	if (e == NULL) {
-		SHIM_LOG(ERR, "cm: out of memory: event %s lost",
+		CM_LOG(ERR, "out of memory: event %s lost",
 			 rdma_event_str(type));
 		return -ENOMEM;
 	}
@@ -143,17 +146,45 @@ cm_event_push(struct cm_id *c, enum rdma_cm_event_type type, int status,
 								     255u);
 	}
 	c->events_out++;
-	TAILQ_INSERT_TAIL(&c->chan->queue, e, link);
-	if (write(c->chan->ch.fd, &one, sizeof(one)) != sizeof(one))
-		SHIM_LOG(ERR, "cm: cannot signal the event channel: %s",
+	TAILQ_INSERT_TAIL(&ch->queue, e, link);
+	if (write(ch->ch.fd, &one, sizeof(one)) != sizeof(one))
+		CM_LOG(ERR, "cannot signal the event channel: %s",
 			 strerror(errno));
 	return 0;
 }
 
-static struct cm_event *
-cm_event_last(struct cm_id *c)
+static int
+cm_event_push(struct cm_id *c, enum rdma_cm_event_type type, int status,
+	      struct cm_id *listen, const void *priv, size_t priv_len)
 {
-	return TAILQ_LAST(&c->chan->queue, cm_event_list);
+	return cm_event_push_on(c->chan, c, type, status, listen, priv,
+				priv_len);
+}
+
+static struct cm_event *
+cm_event_last(struct cm_chan *ch)
+{
+	return TAILQ_LAST(&ch->queue, cm_event_list);
+}
+
+static bool
+cm_has_event(const struct cm_chan *ch, const struct cm_id *c)
+{
+	const struct cm_event *e;
+
+	TAILQ_FOREACH(e, &ch->queue, link)
+		if (e->owner == c)
+			return true;
+	return false;
+}
+
+/* Free an event nobody will ack, and let its id be destroyed. */
+static void
+cm_event_drop(struct cm_event *e)
+{
+	if (--e->owner->events_out == 0)
+		pthread_cond_broadcast(&e->owner->acked);
+	free(e);
 }
 
 /* ------------------------------------------------------------ timers */
@@ -206,7 +237,7 @@ cm_qp_attr_rtr(const struct cm_id *c, struct ibv_qp_attr *a, int *mask)
 	a->dest_qp_num = c->remote_qpn;
 	a->rq_psn = c->qpa.rq_psn;
 	a->ah_attr.is_global = 1;
-	a->ah_attr.port_num = SHIM_PORT;
+	a->ah_attr.port_num = CM_PORT;
 	a->ah_attr.grh.dgid = c->id.route.addr.addr.ibaddr.dgid;
 	a->ah_attr.grh.sgid_index = 0;
 	a->ah_attr.grh.hop_limit = CM_HOP_LIMIT;
@@ -273,7 +304,7 @@ cm_init_qp_attr(struct cm_id *c, struct ibv_qp_attr *a, int *mask)
 	switch (want) {
 	case IBV_QPS_INIT:
 		a->qp_state = IBV_QPS_INIT;
-		a->port_num = SHIM_PORT;
+		a->port_num = CM_PORT;
 		*mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 		if (ud) {
 			a->qkey = RDMA_UDP_QKEY;
@@ -409,10 +440,13 @@ static void
 cm_attach_dev(struct cm_id *c, struct cm_dev *d)
 {
 	c->dev = d;
+	c->ucma.cma_dev = &d->ucma;
 	c->id.verbs = d->ctx;
-	c->id.port_num = SHIM_PORT;
+	if (c->id.pd == NULL)
+		c->id.pd = d->pd;	/* librdmacm: the device's own PD */
+	c->id.port_num = CM_PORT;
 	c->id.route.addr.addr.ibaddr.sgid = d->gid;
-	c->id.route.addr.addr.ibaddr.pkey = htons(SHIM_PKEY_DEFAULT);
+	c->id.route.addr.addr.ibaddr.pkey = htons(CM_PKEY_DEFAULT);
 }
 
 static int
@@ -429,7 +463,7 @@ cm_check_sin(const struct sockaddr *sa)
 
 /* ---------------------------------------------------- exported: ids */
 
-SHIM_EXPORT struct rdma_event_channel *
+CM_EXPORT struct rdma_event_channel *
 rdma_create_event_channel(void)
 {
 	struct cm_chan *ch = calloc(1, sizeof(*ch));
@@ -447,24 +481,23 @@ rdma_create_event_channel(void)
 	return &ch->ch;
 }
 
-SHIM_EXPORT void
+CM_EXPORT void
 rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
 	struct cm_chan *ch = cm_chan(channel);
 	struct cm_event *e;
+	struct cm_id *c;
 
 	if (ch == NULL)
 		return;
 	pthread_mutex_lock(&cm_lock);
 	if (ch->nr_ids != 0) {
-		struct cm_id *c;
-
 		/*
 		 * librdmacm lets the channel go with ids still on it (qperf
 		 * never destroys its listener).  Those ids are orphaned: their
 		 * events are dropped, a listener answers no more requests.
 		 */
-		SHIM_LOG(DEBUG, "cm: event channel destroyed with %u id(s) on it",
+		CM_LOG(DEBUG, "event channel destroyed with %u id(s) on it",
 			 ch->nr_ids);
 		TAILQ_FOREACH(c, &cm_ids, link) {
 			if (c->chan != ch)
@@ -476,8 +509,11 @@ rdma_destroy_event_channel(struct rdma_event_channel *channel)
 	}
 	while ((e = TAILQ_FIRST(&ch->queue)) != NULL) {
 		TAILQ_REMOVE(&ch->queue, e, link);
-		free(e);
+		cm_event_drop(e);
 	}
+	TAILQ_FOREACH(c, &cm_ids, link)
+		if (c->req_chan == ch)
+			c->req_chan = NULL;
 	ch->closing = true;
 	if (ch->readers != 0) {
 		/* A thread still waits in rdma_get_cm_event(): it frees. */
@@ -530,40 +566,48 @@ cm_id_new(struct cm_chan *ch, void *context, enum rdma_port_space ps,
 	return c;
 }
 
-SHIM_EXPORT int
-rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
-	       void *context, enum rdma_port_space ps)
+/*
+ * An id on channel, or, without one, a synchronous id on a channel of its
+ * own (librdmacm's rdma_create_id2): its calls wait for their own event.
+ */
+int
+cm_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
+	     void *context, enum rdma_port_space ps, enum ibv_qp_type qpt)
 {
+	struct rdma_event_channel *own = NULL;
 	struct cm_id *c;
-	enum ibv_qp_type qpt;
 	int ret;
 
-	if (channel == NULL || id == NULL) {
+	if (id == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
-	switch (ps) {
-	case RDMA_PS_TCP:
-		qpt = IBV_QPT_RC;
-		break;
-	case RDMA_PS_UDP:
-		qpt = IBV_QPT_UD;
-		break;
-	default:
-		/* RDMA_PS_IPOIB and RDMA_PS_IB need an IB fabric. */
+	if ((ps != RDMA_PS_TCP && ps != RDMA_PS_UDP) ||
+	    (qpt != IBV_QPT_RC && qpt != IBV_QPT_UC && qpt != IBV_QPT_UD)) {
+		/* RDMA_PS_IPOIB and RDMA_PS_IB need an IB fabric; no XRC. */
 		errno = EPROTONOSUPPORT;
 		return -1;
 	}
-	ret = shim_boot();
+	ret = rocepmd_verbs_boot();
 	if (ret < 0) {
 		errno = -ret;
 		return -1;
 	}
+	if (channel == NULL) {
+		own = rdma_create_event_channel();
+		if (own == NULL)
+			return -1;
+		channel = own;
+	}
 	pthread_mutex_lock(&cm_lock);
 	ret = cm_dev_open_all();
 	c = ret == 0 ? cm_id_new(cm_chan(channel), context, ps, qpt) : NULL;
+	if (c != NULL)
+		c->ucma.sync = own != NULL;
 	pthread_mutex_unlock(&cm_lock);
 	if (c == NULL) {
+		if (own != NULL)
+			rdma_destroy_event_channel(own);
 		errno = ret < 0 ? -ret : ENOMEM;
 		return -1;
 	}
@@ -571,36 +615,84 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 	return 0;
 }
 
+CM_EXPORT int
+rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
+	       void *context, enum rdma_port_space ps)
+{
+	return cm_create_id(channel, id, context, ps,
+			    ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC);
+}
+
+/*
+ * A synchronous id's call waits for its event (librdmacm's ucma_complete):
+ * the previous one acked, the new one left in id->event, its failure as
+ * errno.  An O_NONBLOCK channel gives EAGAIN, and the caller (rsockets)
+ * completes later.
+ */
+int
+cm_complete(struct cm_id *c)
+{
+	struct rdma_cm_event *ev;
+
+	if (!c->ucma.sync)
+		return 0;
+	if (c->id.event != NULL) {
+		rdma_ack_cm_event(c->id.event);
+		c->id.event = NULL;
+	}
+	if (rdma_get_cm_event(c->id.channel, &c->id.event) != 0)
+		return -1;
+	ev = c->id.event;
+	if (ev->status == 0)
+		return 0;
+	errno = ev->event == RDMA_CM_EVENT_REJECTED ? ECONNREFUSED :
+		ev->status < 0 ? -ev->status : ev->status;
+	return -1;
+}
+
+/* cm_errno(), then a synchronous id's wait for its event. */
+static int
+cm_errno_complete(struct cm_id *c, int ret)
+{
+	return ret < 0 ? cm_errno(ret) : cm_complete(c);
+}
+
 static void
-cm_drop_queued(struct cm_id *c)
+cm_drop_queued_on(struct cm_chan *ch, struct cm_id *c)
 {
 	struct cm_event *e, *next;
 
-	if (c->chan == NULL)
+	if (ch == NULL)
 		return;
-	for (e = TAILQ_FIRST(&c->chan->queue); e != NULL; e = next) {
+	for (e = TAILQ_FIRST(&ch->queue); e != NULL; e = next) {
 		next = TAILQ_NEXT(e, link);
 		if (e->owner == c || e->ev.id == &c->id) {
-			TAILQ_REMOVE(&c->chan->queue, e, link);
+			TAILQ_REMOVE(&ch->queue, e, link);
 			/* Its eventfd count stays: get_cm_event skips it. */
-			e->owner->events_out--;
-			free(e);
+			cm_event_drop(e);
 		}
 	}
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct cm_id *c = cm_id(id);
+	struct cm_chan *own = NULL;
 
 	if (c == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
+	/* librdmacm acks the event a synchronous call left on the id. */
+	if (id->event != NULL) {
+		rdma_ack_cm_event(id->event);
+		id->event = NULL;
+	}
 	pthread_mutex_lock(&cm_lock);
 	/* librdmacm: wait for the events already handed out to be acked. */
-	cm_drop_queued(c);
+	cm_drop_queued_on(c->chan, c);
+	cm_drop_queued_on(c->req_chan, c);
 	while (c->events_out != 0)
 		pthread_cond_wait(&c->acked, &cm_lock);
 	if ((c->state == CM_S_ESTABLISHED || c->state == CM_S_REP_SENT) &&
@@ -612,16 +704,22 @@ rdma_destroy_id(struct rdma_cm_id *id)
 	if (c->remote_guid != 0 && !c->sidr)
 		cm_stale_add(c->remote_id, c->remote_guid);
 	TAILQ_REMOVE(&cm_ids, c, link);
-	if (c->chan != NULL)
+	if (c->chan != NULL) {
 		c->chan->nr_ids--;
+		if (c->ucma.sync)
+			own = c->chan;
+	}
 	pthread_mutex_unlock(&cm_lock);
+	if (own != NULL)
+		rdma_destroy_event_channel(&own->ch);
 	pthread_cond_destroy(&c->acked);
+	free(c->ep_qp_attr);
 	free(id->route.path_rec);
 	free(c);
 	return 0;
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
 	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
@@ -651,7 +749,7 @@ rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 	return cm_errno(ret);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		  struct sockaddr *dst_addr, int timeout_ms)
 {
@@ -691,7 +789,7 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 			char a[INET_ADDRSTRLEN];
 
 			inet_ntop(AF_INET, &dst->sin_addr, a, sizeof(a));
-			SHIM_LOG(NOTICE, "cm: no rocepmd device on the subnet of %s",
+			CM_LOG(NOTICE, "no rocepmd device on the subnet of %s",
 				 a);
 			ret = cm_event_push(c, RDMA_CM_EVENT_ADDR_ERROR,
 					    -ENETUNREACH, NULL, NULL, 0);
@@ -706,10 +804,10 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		}
 	}
 	pthread_mutex_unlock(&cm_lock);
-	return cm_errno(ret);
+	return cm_errno_complete(c, ret);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 {
 	struct cm_id *c = cm_id(id);
@@ -734,7 +832,7 @@ rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 		/* RoCE: the path is the GID pair; the MTU is the device's. */
 		p->sgid = id->route.addr.addr.ibaddr.sgid;
 		p->dgid = id->route.addr.addr.ibaddr.dgid;
-		p->pkey = htons(SHIM_PKEY_DEFAULT);
+		p->pkey = htons(CM_PKEY_DEFAULT);
 		p->hop_limit = CM_HOP_LIMIT;
 		p->mtu = (uint8_t)c->dev->mtu;
 		p->mtu_selector = 2;	/* exactly */
@@ -749,10 +847,10 @@ rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 				    NULL, 0);
 	}
 	pthread_mutex_unlock(&cm_lock);
-	return cm_errno(ret);
+	return cm_errno_complete(c, ret);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_listen(struct rdma_cm_id *id, int backlog)
 {
 	struct cm_id *c = cm_id(id);
@@ -776,7 +874,49 @@ rdma_listen(struct rdma_cm_id *id, int backlog)
 
 /* ----------------------------------------------------- exported: QPs */
 
-SHIM_EXPORT int
+/*
+ * The CQs librdmacm creates for an id when the caller gives none: each on
+ * a completion channel of its own with the id as context, as
+ * rdma_get_send_comp() and rdma_get_recv_comp() of <rdma/rdma_verbs.h>
+ * expect.  rdma_destroy_qp() destroys the id's CQs and channels, whoever
+ * made them (rsockets leave theirs to it).
+ */
+static void
+cm_destroy_cqs(struct rdma_cm_id *id)
+{
+	if (id->recv_cq != NULL) {
+		ibv_destroy_cq(id->recv_cq);
+		if (id->send_cq != NULL && id->send_cq != id->recv_cq) {
+			ibv_destroy_cq(id->send_cq);
+			id->send_cq = NULL;
+		}
+		id->recv_cq = NULL;
+	}
+	if (id->recv_cq_channel != NULL) {
+		ibv_destroy_comp_channel(id->recv_cq_channel);
+		if (id->send_cq_channel != NULL &&
+		    id->send_cq_channel != id->recv_cq_channel) {
+			ibv_destroy_comp_channel(id->send_cq_channel);
+			id->send_cq_channel = NULL;
+		}
+		id->recv_cq_channel = NULL;
+	}
+}
+
+static int
+cm_create_cq(struct rdma_cm_id *id, uint32_t size, struct ibv_cq **cq,
+	     struct ibv_comp_channel **chan)
+{
+	if (size == 0)
+		return 0;
+	*chan = ibv_create_comp_channel(id->verbs);
+	if (*chan == NULL)
+		return -1;
+	*cq = ibv_create_cq(id->verbs, (int)size, id, *chan, 0);
+	return *cq != NULL ? 0 : -1;
+}
+
+CM_EXPORT int
 rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 {
 	struct cm_id *c = cm_id(id);
@@ -792,29 +932,32 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 		attr->pd = id->pd != NULL ? id->pd : c->dev->pd;
 		attr->comp_mask |= IBV_QP_INIT_ATTR_PD;
 	}
-	if (attr->pd->context != id->verbs) {
+	if (attr->pd->context != id->verbs ||
+	    (id->recv_cq != NULL && attr->recv_cq != NULL &&
+	     id->recv_cq != attr->recv_cq) ||
+	    (id->send_cq != NULL && attr->send_cq != NULL &&
+	     id->send_cq != attr->send_cq)) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (attr->send_cq == NULL || attr->recv_cq == NULL) {
-		/* librdmacm creates the CQs the caller left out. */
-		id->send_cq = attr->send_cq != NULL ? attr->send_cq :
-			ibv_create_cq(id->verbs, (int)RTE_MAX(attr->cap.max_send_wr, 1u),
-				      id, NULL, 0);
-		id->recv_cq = attr->recv_cq != NULL ? attr->recv_cq :
-			ibv_create_cq(id->verbs, (int)RTE_MAX(attr->cap.max_recv_wr, 1u),
-				      id, NULL, 0);
-		if (id->send_cq == NULL || id->recv_cq == NULL)
-			goto err_cq;
-		c->own_cqs = true;
+	if ((attr->recv_cq == NULL && id->recv_cq == NULL &&
+	     cm_create_cq(id, attr->cap.max_recv_wr, &id->recv_cq,
+			  &id->recv_cq_channel) != 0) ||
+	    (attr->send_cq == NULL && id->send_cq == NULL &&
+	     cm_create_cq(id, attr->cap.max_send_wr, &id->send_cq,
+			  &id->send_cq_channel) != 0))
+		goto err_cq;
+	if (attr->send_cq == NULL)
 		attr->send_cq = id->send_cq;
+	if (attr->recv_cq == NULL)
 		attr->recv_cq = id->recv_cq;
-	}
+	if (attr->srq == NULL)
+		attr->srq = id->srq;
 	qp = ibv_create_qp_ex(id->verbs, attr);
 	if (qp == NULL)
 		goto err_cq;
 	a.qp_state = IBV_QPS_INIT;
-	a.port_num = SHIM_PORT;
+	a.port_num = CM_PORT;
 	mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 	if (qp->qp_type == IBV_QPT_UD) {
 		a.qkey = RDMA_UDP_QKEY;
@@ -843,23 +986,17 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 		errno = ret;
 		goto err_cq;
 	}
+	id->pd = qp->pd;
 	id->qp = qp;
 	return 0;
 err_cq:
 	ret = errno;
-	if (c->own_cqs) {
-		if (id->send_cq != NULL)
-			ibv_destroy_cq(id->send_cq);
-		if (id->recv_cq != NULL && id->recv_cq != id->send_cq)
-			ibv_destroy_cq(id->recv_cq);
-		id->send_cq = id->recv_cq = NULL;
-		c->own_cqs = false;
-	}
+	cm_destroy_cqs(id);
 	errno = ret;
 	return -1;
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 	       struct ibv_qp_init_attr *qp_init_attr)
 {
@@ -883,7 +1020,7 @@ rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 	return ret;
 }
 
-SHIM_EXPORT void
+CM_EXPORT void
 rdma_destroy_qp(struct rdma_cm_id *id)
 {
 	struct cm_id *c = cm_id(id);
@@ -892,13 +1029,7 @@ rdma_destroy_qp(struct rdma_cm_id *id)
 		return;
 	ibv_destroy_qp(id->qp);
 	id->qp = NULL;
-	if (c->own_cqs) {
-		ibv_destroy_cq(id->send_cq);
-		if (id->recv_cq != id->send_cq)
-			ibv_destroy_cq(id->recv_cq);
-		id->send_cq = id->recv_cq = NULL;
-		c->own_cqs = false;
-	}
+	cm_destroy_cqs(id);
 }
 
 /* ------------------------------------------- exported: connections */
@@ -958,7 +1089,7 @@ cm_send_req(struct cm_id *c, const struct rdma_conn_param *p)
 	cm_set(m, CM_F_REQ_STARTING_PSN, c->wire.req_psn);
 	cm_set(m, CM_F_REQ_LOCAL_CM_RESP_TIMEOUT, CM_RESP_TIMEOUT_EXP);
 	cm_set(m, CM_F_REQ_RETRY_COUNT, c->wire.req_retry);
-	cm_set(m, CM_F_REQ_PKEY, SHIM_PKEY_DEFAULT);
+	cm_set(m, CM_F_REQ_PKEY, CM_PKEY_DEFAULT);
 	cm_set(m, CM_F_REQ_PATH_MTU, c->path_mtu);
 	cm_set(m, CM_F_REQ_RNR_RETRY_COUNT, c->wire.req_rnr_retry);
 	cm_set(m, CM_F_REQ_MAX_CM_RETRIES, CM_MAX_RETRIES);
@@ -992,7 +1123,7 @@ cm_send_sidr_req(struct cm_id *c, const struct rdma_conn_param *p)
 	c->tid = (uint64_t)cm_random32() << 32 | c->local_id;
 	cm_mad_init(c->mad, CM_ATTR_SIDR_REQ, c->tid);
 	cm_set(c->mad, CM_F_SIDR_REQ_REQUEST_ID, c->local_id);
-	cm_set(c->mad, CM_F_SIDR_REQ_PKEY, SHIM_PKEY_DEFAULT);
+	cm_set(c->mad, CM_F_SIDR_REQ_PKEY, CM_PKEY_DEFAULT);
 	cm_set(c->mad, CM_F_SIDR_REQ_SERVICE_ID,
 	       cm_service_id(c->id.ps, ntohs(cm_dst(c)->sin_port)));
 	cm_put_cma_hdr(c, priv);
@@ -1002,7 +1133,7 @@ cm_send_sidr_req(struct cm_id *c, const struct rdma_conn_param *p)
 	return cm_send_armed(c, &c->id.route.addr.addr.ibaddr.dgid);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
 	struct cm_id *c = cm_id(id);
@@ -1025,7 +1156,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 			c->state = CM_S_REQ_SENT;
 	}
 	pthread_mutex_unlock(&cm_lock);
-	return cm_errno(ret);
+	return cm_errno_complete(c, ret);
 }
 
 static int
@@ -1091,10 +1222,11 @@ cm_send_sidr_rep(struct cm_id *c, const struct rdma_conn_param *p,
 	return cm_send(c->dev, &c->id.route.addr.addr.ibaddr.dgid, m);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
 	struct cm_id *c = cm_id(id);
+	bool wait = false;
 	int ret;
 
 	if (c == NULL) {
@@ -1110,11 +1242,12 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		ret = cm_send_rep(c, conn_param);
 		if (ret == 0)
 			c->state = CM_S_REP_SENT;
+		wait = true;	/* for ESTABLISHED; UD has nothing to wait */
 	} else {
 		ret = -EINVAL;
 	}
 	pthread_mutex_unlock(&cm_lock);
-	return cm_errno(ret);
+	return wait ? cm_errno_complete(c, ret) : cm_errno(ret);
 }
 
 static void
@@ -1124,7 +1257,7 @@ cm_send_rej(struct cm_dev *d, const union ibv_gid *dgid, uint64_t tid,
 {
 	uint8_t m[CM_MAD_SIZE];
 
-	SHIM_LOG(INFO, "cm: sending REJ, reason %u", reason);
+	CM_LOG(INFO, "sending REJ, reason %u", reason);
 	cm_mad_init(m, CM_ATTR_REJ, tid);
 	cm_set(m, CM_F_REJ_LOCAL_COMM_ID, local_id);
 	cm_set(m, CM_F_REJ_REMOTE_COMM_ID, remote_id);
@@ -1133,10 +1266,10 @@ cm_send_rej(struct cm_dev *d, const union ibv_gid *dgid, uint64_t tid,
 	if (len != 0)
 		cm_set_bytes(m, CM_F_REJ_PRIVATE_DATA, priv, len);
 	if (cm_send(d, dgid, m) < 0)
-		SHIM_LOG(WARNING, "cm: cannot send a REJ");
+		CM_LOG(WARNING, "cannot send a REJ");
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	    uint8_t private_data_len)
 {
@@ -1175,10 +1308,11 @@ cm_build_dreq(struct cm_id *c)
 	cm_set(c->mad, CM_F_DREQ_REMOTE_QPN, c->remote_qpn);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_disconnect(struct rdma_cm_id *id)
 {
 	struct cm_id *c = cm_id(id);
+	bool wait = false;
 	int ret = 0;
 
 	if (c == NULL) {
@@ -1199,18 +1333,21 @@ rdma_disconnect(struct rdma_cm_id *id)
 		ret = cm_send_armed(c, &id->route.addr.addr.ibaddr.dgid);
 		if (ret == 0)
 			c->state = CM_S_DREQ_SENT;
+		wait = true;
 		break;
 	case CM_S_DREQ_SENT:
 	case CM_S_DISCONNECTED:
-		break;		/* already on its way */
+		/* Already on its way; a synchronous id takes its event. */
+		wait = c->chan != NULL && cm_has_event(c->chan, c);
+		break;
 	default:
 		ret = -EINVAL;
 	}
 	pthread_mutex_unlock(&cm_lock);
-	return cm_errno(ret);
+	return wait ? cm_errno_complete(c, ret) : cm_errno(ret);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_establish(struct rdma_cm_id *id)
 {
 	struct cm_id *c = cm_id(id);
@@ -1227,7 +1364,7 @@ rdma_establish(struct rdma_cm_id *id)
 	return cm_errno(ret);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 {
 	struct cm_id *c = cm_id(id);
@@ -1243,7 +1380,7 @@ rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 
 /* --------------------------------------------------- exported: events */
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_get_cm_event(struct rdma_event_channel *channel,
 		  struct rdma_cm_event **event)
 {
@@ -1288,7 +1425,7 @@ rdma_get_cm_event(struct rdma_event_channel *channel,
 	return 0;
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_ack_cm_event(struct rdma_cm_event *event)
 {
 	struct cm_event *e = (struct cm_event *)event;
@@ -1305,30 +1442,51 @@ rdma_ack_cm_event(struct rdma_cm_event *event)
 	return 0;
 }
 
-SHIM_EXPORT int
+/*
+ * To another channel, or, without one, to a channel of its own: the id
+ * becomes synchronous (rsockets' accepted ids are).  A synchronous id's
+ * own channel goes with the move.
+ */
+CM_EXPORT int
 rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
 {
 	struct cm_id *c = cm_id(id);
-	struct cm_chan *nch = cm_chan(channel);
-	int ret = 0;
+	struct rdma_event_channel *own = NULL;
+	struct cm_chan *old = NULL;
 
-	if (c == NULL || nch == NULL) {
+	if (c == NULL || (channel == NULL && c->ucma.sync)) {
 		errno = EINVAL;
 		return -1;
+	}
+	if (channel == NULL) {
+		own = rdma_create_event_channel();
+		if (own == NULL)
+			return -1;
+		channel = own;
+	}
+	if (c->ucma.sync && id->event != NULL) {
+		rdma_ack_cm_event(id->event);
+		id->event = NULL;
 	}
 	pthread_mutex_lock(&cm_lock);
 	while (c->events_out != 0)
 		pthread_cond_wait(&c->acked, &cm_lock);
-	if (c->chan != NULL)
+	if (c->chan != NULL) {
 		c->chan->nr_ids--;
-	c->chan = nch;
-	nch->nr_ids++;
+		if (c->ucma.sync)
+			old = c->chan;
+	}
+	c->chan = cm_chan(channel);
+	c->chan->nr_ids++;
+	c->ucma.sync = own != NULL;
 	id->channel = channel;
 	pthread_mutex_unlock(&cm_lock);
-	return ret;
+	if (old != NULL)
+		rdma_destroy_event_channel(&old->ch);
+	return 0;
 }
 
-SHIM_EXPORT const char *
+CM_EXPORT const char *
 rdma_event_str(enum rdma_cm_event_type event)
 {
 	static const char *const names[] = {
@@ -1355,19 +1513,47 @@ rdma_event_str(enum rdma_cm_event_type event)
 	return "UNKNOWN EVENT";
 }
 
-SHIM_EXPORT __be16
+CM_EXPORT __be16
 rdma_get_src_port(struct rdma_cm_id *id)
 {
 	return id != NULL ? id->route.addr.src_sin.sin_port : 0;
 }
 
-SHIM_EXPORT __be16
+CM_EXPORT __be16
 rdma_get_dst_port(struct rdma_cm_id *id)
 {
 	return id != NULL ? id->route.addr.dst_sin.sin_port : 0;
 }
 
 /* ------------------------------------------------- receiving MADs */
+
+/*
+ * The id of a request to listener l.  Its CONNECT_REQUEST goes on the
+ * listener's channel (req_chan); a synchronous listener's request gets a
+ * channel of its own, as librdmacm migrates it, for its own calls.
+ */
+static struct cm_id *
+cm_req_id(struct cm_id *l, enum rdma_port_space ps, enum ibv_qp_type qpt)
+{
+	struct rdma_event_channel *own = NULL;
+	struct cm_id *c;
+
+	if (l->ucma.sync) {
+		own = rdma_create_event_channel();
+		if (own == NULL)
+			return NULL;
+	}
+	c = cm_id_new(own != NULL ? cm_chan(own) : l->chan, l->id.context,
+		      ps, qpt);
+	if (c == NULL) {
+		if (own != NULL)
+			rdma_destroy_event_channel(own);
+		return NULL;
+	}
+	c->ucma.sync = own != NULL;
+	c->req_chan = l->chan;
+	return c;
+}
 
 static void
 cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
@@ -1388,7 +1574,7 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 	peer = *src;
 	if (memcmp(cm_bytes(m, CM_F_REQ_PRIMARY_LOCAL_GID, NULL), src->raw,
 		   16) != 0) {
-		SHIM_LOG(INFO, "cm: REQ whose path is not its sender: ignored");
+		CM_LOG(INFO, "REQ whose path is not its sender: ignored");
 		return;
 	}
 	c = cm_find_remote(rid, guid);
@@ -1416,7 +1602,7 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 		 * per test) may be the listener; a REJ from us would beat its
 		 * REP.  The requester times out instead (UNREACHABLE).
 		 */
-		SHIM_LOG(INFO, "cm: REQ for port %u: nobody listens in this process",
+		CM_LOG(INFO, "REQ for port %u: nobody listens in this process",
 			 (unsigned int)(uint16_t)sid);
 		return;
 	}
@@ -1433,7 +1619,7 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 			    CM_REJ_MSG_REQ, CM_REJ_INVALID_TRANSPORT, NULL, 0);
 		return;
 	}
-	c = cm_id_new(l->chan, l->id.context, RDMA_PS_TCP, qpt);
+	c = cm_req_id(l, RDMA_PS_TCP, qpt);
 	if (c == NULL) {
 		cm_send_rej(d, &peer, cm_get(m, CM_F_TID), 0, rid,
 			    CM_REJ_MSG_REQ, CM_REJ_NO_QP, NULL, 0);
@@ -1471,9 +1657,9 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 	if (c->path_mtu < IBV_MTU_256)
 		c->path_mtu = IBV_MTU_256;
 	c->state = CM_S_REQ_RCVD;
-	if (cm_event_push(c, RDMA_CM_EVENT_CONNECT_REQUEST, 0, l,
+	if (cm_event_push_on(l->chan, c, RDMA_CM_EVENT_CONNECT_REQUEST, 0, l,
 			  priv + CM_CMA_HDR_LEN, plen - CM_CMA_HDR_LEN) == 0) {
-		struct rdma_conn_param *cp = &cm_event_last(c)->ev.param.conn;
+		struct rdma_conn_param *cp = &cm_event_last(l->chan)->ev.param.conn;
 
 		/* From the passive side: ours answer the peer's. */
 		cp->responder_resources = c->wire.req_init_depth;
@@ -1518,7 +1704,7 @@ cm_recv_rep(struct cm_dev *d, const uint8_t *m)
 	c->qpa_ok = true;
 	ret = cm_qp_to_rtr_rts(c);
 	if (ret < 0) {
-		SHIM_LOG(ERR, "cm: cannot move the QP to RTS on REP: %s",
+		CM_LOG(ERR, "cannot move the QP to RTS on REP: %s",
 			 strerror(-ret));
 		cm_send_rej(d, &c->id.route.addr.addr.ibaddr.dgid, c->tid,
 			    c->local_id, c->remote_id, CM_REJ_MSG_REP,
@@ -1536,7 +1722,7 @@ cm_recv_rep(struct cm_dev *d, const uint8_t *m)
 	priv = cm_bytes(m, CM_F_REP_PRIVATE_DATA, &plen);
 	if (cm_event_push(c, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, priv,
 			  plen) == 0) {
-		struct rdma_conn_param *cp = &cm_event_last(c)->ev.param.conn;
+		struct rdma_conn_param *cp = &cm_event_last(c->chan)->ev.param.conn;
 
 		cp->responder_resources = c->qpa.max_dest_rd_atomic;
 		cp->initiator_depth = c->qpa.max_rd_atomic;
@@ -1570,7 +1756,7 @@ cm_recv_rej(const uint8_t *m)
 
 	if (c == NULL)
 		return;
-	SHIM_LOG(INFO, "cm: REJ, reason %u, for port %u", reason,
+	CM_LOG(INFO, "REJ, reason %u, for port %u", reason,
 		 (unsigned int)ntohs(cm_dst(c)->sin_port));
 	priv = cm_bytes(m, CM_F_REJ_PRIVATE_DATA, &plen);
 	if (c->state == CM_S_REQ_SENT) {
@@ -1644,7 +1830,7 @@ cm_ud_ah_attr(struct ibv_ah_attr *aa, const union ibv_gid *dgid)
 {
 	memset(aa, 0, sizeof(*aa));
 	aa->is_global = 1;
-	aa->port_num = SHIM_PORT;
+	aa->port_num = CM_PORT;
 	aa->grh.dgid = *dgid;
 	aa->grh.sgid_index = 0;
 	aa->grh.hop_limit = CM_HOP_LIMIT;
@@ -1675,7 +1861,7 @@ cm_recv_sidr_req(struct cm_dev *d, const union ibv_gid *src,
 		cm_find_listener(d, RDMA_PS_UDP, (uint16_t)sid, dst_ip) : NULL;
 	if (l == NULL)
 		return;		/* as for a REQ: maybe another process's */
-	c = cm_id_new(l->chan, l->id.context, RDMA_PS_UDP, IBV_QPT_UD);
+	c = cm_req_id(l, RDMA_PS_UDP, IBV_QPT_UD);
 	if (c == NULL) {
 		uint8_t rep[CM_MAD_SIZE];
 
@@ -1699,9 +1885,9 @@ cm_recv_sidr_req(struct cm_dev *d, const union ibv_gid *src,
 	c->remote_id = rid;
 	c->tid = cm_get(m, CM_F_TID);
 	c->state = CM_S_SIDR_REQ_RCVD;
-	if (cm_event_push(c, RDMA_CM_EVENT_CONNECT_REQUEST, 0, l,
+	if (cm_event_push_on(l->chan, c, RDMA_CM_EVENT_CONNECT_REQUEST, 0, l,
 			  priv + CM_CMA_HDR_LEN, plen - CM_CMA_HDR_LEN) == 0) {
-		struct rdma_ud_param *up = &cm_event_last(c)->ev.param.ud;
+		struct rdma_ud_param *up = &cm_event_last(l->chan)->ev.param.ud;
 
 		cm_ud_ah_attr(&up->ah_attr, &peer);
 		up->qkey = RDMA_UDP_QKEY;
@@ -1730,7 +1916,7 @@ cm_recv_sidr_rep(const uint8_t *m)
 	c->state = CM_S_ESTABLISHED;
 	if (cm_event_push(c, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, priv,
 			  plen) == 0) {
-		struct rdma_ud_param *up = &cm_event_last(c)->ev.param.ud;
+		struct rdma_ud_param *up = &cm_event_last(c->chan)->ev.param.ud;
 
 		cm_ud_ah_attr(&up->ah_attr, &c->id.route.addr.addr.ibaddr.dgid);
 		up->qp_num = (uint32_t)cm_get(m, CM_F_SIDR_REP_QPN);
@@ -1744,12 +1930,12 @@ cm_mad_recv(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 	int attr = cm_mad_check(m, CM_MAD_SIZE);
 
 	if (attr < 0) {
-		SHIM_LOG(DEBUG, "cm: ignored a MAD (class 0x%02x attr 0x%04x)",
+		CM_LOG(DEBUG, "ignored a MAD (class 0x%02x attr 0x%04x)",
 			 (unsigned int)cm_get(m, CM_F_MGMT_CLASS),
 			 (unsigned int)cm_get(m, CM_F_ATTR_ID));
 		return;
 	}
-	SHIM_LOG(DEBUG, "cm: %s received", cm_attr_name((unsigned int)attr));
+	CM_LOG(DEBUG, "%s received", cm_attr_name((unsigned int)attr));
 	switch (attr) {
 	case CM_ATTR_REQ:
 		cm_recv_req(d, src, m);
@@ -1817,7 +2003,7 @@ cm_timers_run(uint64_t now)
 				}
 				continue;
 			}
-			SHIM_LOG(DEBUG, "cm: %s retransmitted (%u)",
+			CM_LOG(DEBUG, "%s retransmitted (%u)",
 				 cm_attr_name((unsigned int)cm_get(c->mad,
 								   CM_F_ATTR_ID)),
 				 c->retries);

@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #include "cm.h"
+#include "rocepmd_verbs.h"
+
+RTE_LOG_REGISTER_SUFFIX(cm_logtype, cm, NOTICE);
 
 pthread_mutex_t cm_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -59,7 +62,7 @@ cm_agent_kick(void)
 	const uint64_t one = 1;
 
 	if (cm_wake_fd >= 0 && write(cm_wake_fd, &one, sizeof(one)) < 0)
-		SHIM_LOG(DEBUG, "cm: wake-up write failed: %s", strerror(errno));
+		CM_LOG(DEBUG, "wake-up write failed: %s", strerror(errno));
 }
 
 static int
@@ -103,7 +106,9 @@ cm_dev_close(struct cm_dev *d)
 static int
 cm_dev_open(struct cm_dev *d, struct ibv_device *ibdev)
 {
-	struct shim_context *sctx;
+	struct rocepmd_verbs_port port;
+	struct ibv_port_attr pa;
+	struct ibv_device_attr da;
 	struct ibv_qp_init_attr_ex qa = { 0 };
 	struct ibv_qp_attr a = { 0 };
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -112,20 +117,34 @@ cm_dev_open(struct cm_dev *d, struct ibv_device *ibdev)
 	d->ctx = ibv_open_device(ibdev);
 	if (d->ctx == NULL)
 		return -errno;
-	sctx = shim_ctx(d->ctx);
-	memcpy(d->gid.raw, sctx->ctl->gid, 16);
-	d->ipv4 = sctx->ctl->ipv4;
-	d->prefix_len = sctx->ctl->prefix_len;
-	d->mtu = sctx->ctl->mtu >= 4096 ? IBV_MTU_4096 :
-		 sctx->ctl->mtu >= 2048 ? IBV_MTU_2048 :
-		 sctx->ctl->mtu >= 1024 ? IBV_MTU_1024 :
-		 sctx->ctl->mtu >= 512 ? IBV_MTU_512 : IBV_MTU_256;
-	d->guid = be64toh(((struct shim_device *)ibdev)->guid);
+	ret = rocepmd_verbs_port_addr(d->ctx, &port);
+	if (ret < 0) {
+		errno = -ret;
+		goto err;
+	}
+	if (ibv_query_gid(d->ctx, CM_PORT, 0, &d->gid) != 0 ||
+	    ibv_query_port(d->ctx, CM_PORT, &pa) != 0)
+		goto err;
+	d->ipv4 = port.ipv4;
+	d->prefix_len = port.prefix_len;
+	d->mtu = pa.active_mtu;
+	d->guid = be64toh(ibv_get_device_guid(ibdev));
 
 	d->pd = ibv_alloc_pd(d->ctx);
 	d->chan = ibv_create_comp_channel(d->ctx);
-	if (d->pd == NULL || d->chan == NULL)
+	if (d->pd == NULL || d->chan == NULL ||
+	    ibv_query_device(d->ctx, &da) != 0)
 		goto err;
+	/* What the real librdmacm's rsockets read of a device. */
+	d->ucma.dev = ibdev;
+	d->ucma.verbs = d->ctx;
+	d->ucma.pd = d->pd;
+	d->ucma.guid = htobe64(d->guid);
+	d->ucma.port_cnt = 1;
+	d->ucma.refcnt = 1;
+	d->ucma.max_qpsize = da.max_qp_wr;
+	d->ucma.max_initiator_depth = (uint8_t)da.max_qp_init_rd_atom;
+	d->ucma.max_responder_resources = (uint8_t)da.max_qp_rd_atom;
 	/* Receives wake the agent; sends are reaped by cm_send() itself. */
 	d->cq = ibv_create_cq(d->ctx, CM_RECV_BUFS, d, d->chan, 0);
 	d->scq = ibv_create_cq(d->ctx, CM_SEND_DEPTH, d, NULL, 0);
@@ -147,11 +166,11 @@ cm_dev_open(struct cm_dev *d, struct ibv_device *ibdev)
 	qa.sq_sig_all = 1;
 	qa.pd = d->pd;
 	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
-	d->qp = shim_create_qp_flags(d->ctx, &qa, RP_QP_F_GSI);
+	d->qp = rocepmd_verbs_create_gsi_qp(d->ctx, &qa);
 	if (d->qp == NULL)
 		goto err;
 	a.qp_state = IBV_QPS_INIT;
-	a.port_num = SHIM_PORT;
+	a.port_num = CM_PORT;
 	a.qkey = CM_GSI_QKEY;
 	if (ibv_modify_qp(d->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_QKEY) != 0)
@@ -175,7 +194,7 @@ cm_dev_open(struct cm_dev *d, struct ibv_device *ibdev)
 	return 0;
 err:
 	ret = errno != 0 ? -errno : -EIO;
-	SHIM_LOG(ERR, "cm: %s: cannot set up the GSI (QP 1): %s",
+	CM_LOG(ERR, "%s: cannot set up the GSI (QP 1): %s",
 		 ibv_get_device_name(ibdev), strerror(-ret));
 	cm_dev_close(d);
 	return ret;
@@ -224,7 +243,7 @@ cm_dev_poll(struct cm_dev *d)
 				cm_dev_deliver(d, d->buf + wc[i].wr_id *
 					       CM_BUF_SZ);
 			else if (wc[i].status != IBV_WC_WR_FLUSH_ERR)
-				SHIM_LOG(DEBUG, "cm: dropped a %u-byte GSI receive (%s)",
+				CM_LOG(DEBUG, "dropped a %u-byte GSI receive (%s)",
 					 wc[i].byte_len,
 					 ibv_wc_status_str(wc[i].status));
 			if (wc[i].status != IBV_WC_WR_FLUSH_ERR)
@@ -256,7 +275,7 @@ cm_agent_main(void *arg)
 				uint64_t v;
 
 				if (read(cm_wake_fd, &v, sizeof(v)) < 0)
-					SHIM_LOG(DEBUG, "cm: wake-up read: %s",
+					CM_LOG(DEBUG, "wake-up read: %s",
 						 strerror(errno));
 			} else {
 				cm_dev_poll(ev[i].data.ptr);
@@ -332,10 +351,10 @@ cm_dev_open_all(void)
 	cm_pid = getpid();
 	pthread_setname_np(cm_thread, "rocepmd-cm");
 	if (atexit(cm_agent_atexit) != 0)
-		SHIM_LOG(WARNING, "cm: cannot register the exit handler");
+		CM_LOG(WARNING, "cannot register the exit handler");
 	return 0;
 err:
-	SHIM_LOG(ERR, "cm: cannot start the CM agent: %s", strerror(-ret));
+	CM_LOG(ERR, "cannot start the CM agent: %s", strerror(-ret));
 	ibv_free_device_list(list);
 	for (unsigned int i = 0; i < cm_nr_devs; i++)
 		cm_dev_close(&cm_devs[i]);
@@ -375,7 +394,7 @@ cm_ah(struct cm_dev *d, const union ibv_gid *dgid)
 {
 	struct ibv_ah_attr aa = {
 		.is_global = 1,
-		.port_num = SHIM_PORT,
+		.port_num = CM_PORT,
 		.grh = { .dgid = *dgid, .sgid_index = 0,
 			 .hop_limit = CM_HOP_LIMIT },
 	};
@@ -425,7 +444,7 @@ cm_send(struct cm_dev *d, const union ibv_gid *dgid, uint8_t *mad)
 	while ((n = ibv_poll_cq(d->scq, RTE_DIM(wc), wc)) > 0) {
 		for (int i = 0; i < n; i++)
 			if (wc[i].status != IBV_WC_SUCCESS)
-				SHIM_LOG(WARNING, "cm: MAD send failed: %s",
+				CM_LOG(WARNING, "MAD send failed: %s",
 					 ibv_wc_status_str(wc[i].status));
 		d->send_out -= (uint32_t)n;
 	}

@@ -2,8 +2,8 @@
 /*
  * The rest of librdmacm's ABI: device lists, options, rdma_init_qp_attr,
  * SRQs on an id, rdma_getaddrinfo, and the calls rocepmd does not offer
- * (endpoints, multicast, ECE), which fail cleanly here instead of reaching
- * the real librdmacm with a rocepmd object.
+ * (multicast, ECE), which fail cleanly here instead of reaching the real
+ * librdmacm with a rocepmd object.
  */
 
 #include <arpa/inet.h>
@@ -15,32 +15,17 @@
 #include <rdma/rdma_verbs.h>
 
 #include "cm.h"
+#include "rocepmd_verbs.h"
 
 static int
 cm_unsupported(const char *name)
 {
-	SHIM_LOG(NOTICE, "cm: %s is not supported by rocepmd", name);
+	CM_LOG(NOTICE, "%s is not supported by rocepmd", name);
 	errno = ENOSYS;
 	return -1;
 }
 
-SHIM_EXPORT int
-rdma_create_ep(struct rdma_cm_id **id __rte_unused,
-	       struct rdma_addrinfo *res __rte_unused,
-	       struct ibv_pd *pd __rte_unused,
-	       struct ibv_qp_init_attr *qp_init_attr __rte_unused)
-{
-	return cm_unsupported(__func__);
-}
-
-SHIM_EXPORT int
-rdma_get_request(struct rdma_cm_id *listen __rte_unused,
-		 struct rdma_cm_id **id __rte_unused)
-{
-	return cm_unsupported(__func__);
-}
-
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_join_multicast(struct rdma_cm_id *id __rte_unused,
 		    struct sockaddr *addr __rte_unused,
 		    void *context __rte_unused)
@@ -48,7 +33,7 @@ rdma_join_multicast(struct rdma_cm_id *id __rte_unused,
 	return cm_unsupported(__func__);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_join_multicast_ex(struct rdma_cm_id *id __rte_unused,
 		       struct rdma_cm_join_mc_attr_ex *attr __rte_unused,
 		       void *context __rte_unused)
@@ -56,28 +41,28 @@ rdma_join_multicast_ex(struct rdma_cm_id *id __rte_unused,
 	return cm_unsupported(__func__);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_leave_multicast(struct rdma_cm_id *id __rte_unused,
 		     struct sockaddr *addr __rte_unused)
 {
 	return cm_unsupported(__func__);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_set_local_ece(struct rdma_cm_id *id __rte_unused,
 		   struct ibv_ece *ece __rte_unused)
 {
 	return cm_unsupported(__func__);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_get_remote_ece(struct rdma_cm_id *id __rte_unused,
 		    struct ibv_ece *ece __rte_unused)
 {
 	return cm_unsupported(__func__);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_reject_ece(struct rdma_cm_id *id __rte_unused,
 		const void *private_data __rte_unused,
 		uint8_t private_data_len __rte_unused)
@@ -85,14 +70,7 @@ rdma_reject_ece(struct rdma_cm_id *id __rte_unused,
 	return cm_unsupported(__func__);
 }
 
-SHIM_EXPORT void
-rdma_destroy_ep(struct rdma_cm_id *id)
-{
-	/* rdma_create_ep never succeeds, so there is none to destroy. */
-	(void)id;
-}
-
-SHIM_EXPORT struct ibv_context **
+CM_EXPORT struct ibv_context **
 rdma_get_devices(int *num_devices)
 {
 	struct ibv_context **ctxs;
@@ -104,7 +82,7 @@ rdma_get_devices(int *num_devices)
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = shim_boot();
+	ret = rocepmd_verbs_boot();
 	if (ret == 0) {
 		pthread_mutex_lock(&cm_lock);
 		if (cm_dev_open_all() == 0)
@@ -117,14 +95,14 @@ rdma_get_devices(int *num_devices)
 	return ctxs;
 }
 
-SHIM_EXPORT void
+CM_EXPORT void
 rdma_free_devices(struct ibv_context **list)
 {
 	/* The contexts stay open: they belong to the CM agent. */
 	free(list);
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval,
 		size_t optlen)
 {
@@ -142,7 +120,7 @@ rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval,
 	return -1;
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr,
 		  int *qp_attr_mask)
 {
@@ -162,7 +140,7 @@ rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr,
 	return 0;
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_create_srq_ex(struct rdma_cm_id *id, struct ibv_srq_init_attr_ex *attr)
 {
 	struct cm_id *c = (struct cm_id *)id;
@@ -183,7 +161,7 @@ rdma_create_srq_ex(struct rdma_cm_id *id, struct ibv_srq_init_attr_ex *attr)
 	return 0;
 }
 
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
 		struct ibv_srq_init_attr *attr)
 {
@@ -207,7 +185,7 @@ rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
 	return ret;
 }
 
-SHIM_EXPORT void
+CM_EXPORT void
 rdma_destroy_srq(struct rdma_cm_id *id)
 {
 	if (id == NULL || id->srq == NULL)
@@ -220,7 +198,7 @@ rdma_destroy_srq(struct rdma_cm_id *id)
  * Name resolution only: IPv4 through getaddrinfo(3).  RAI_PASSIVE gives a
  * source address to bind; otherwise the node is the destination.
  */
-SHIM_EXPORT int
+CM_EXPORT int
 rdma_getaddrinfo(const char *node, const char *service,
 		 const struct rdma_addrinfo *hints, struct rdma_addrinfo **res)
 {
@@ -284,7 +262,7 @@ rdma_getaddrinfo(const char *node, const char *service,
 	return 0;
 }
 
-SHIM_EXPORT void
+CM_EXPORT void
 rdma_freeaddrinfo(struct rdma_addrinfo *res)
 {
 	struct rdma_addrinfo *next;

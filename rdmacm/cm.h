@@ -14,6 +14,7 @@
 #ifndef _CM_H_
 #define _CM_H_
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,11 +23,29 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include <rte_common.h>
+#include <rte_log.h>
+
 #include "cm_conn.h"
 #include "cm_mad.h"
-#include "shim.h"
+#include "rocepmd.h"
+#include "rp_log.h"
+
+extern int cm_logtype;		/* rocepmd.cm */
+
+/* Marks a definition that the version script exports. */
+#define CM_EXPORT	__attribute__((visibility("default")))
+
+/* Logging never changes errno: callers set it for the application. */
+#define CM_LOG(level, fmt, ...) do { \
+	int cm_errno_ = errno; \
+	RP_LOGT(cm_logtype, level, "cm: " fmt, ##__VA_ARGS__); \
+	errno = cm_errno_; \
+} while (0)
 
 #define CM_MAX_DEVS		RP_MAX_PORTS
+#define CM_PORT			1u	/* the one port of every device */
+#define CM_PKEY_DEFAULT		0xffffu	/* P_Key index 0 */
 #define CM_RECV_BUFS		64u
 #define CM_SEND_DEPTH		64u
 #define CM_GRH_LEN		40u
@@ -40,8 +59,43 @@
 #define CM_MIN_RNR_TIMER	12u
 #define CM_HOP_LIMIT		64u
 
+/*
+ * The real librdmacm runs its rsockets (rsocket.c) on top of this library:
+ * it calls rdma_* through the PLT, so they land here, but also three
+ * functions of its own cma.c that read librdmacm's private id behind the
+ * struct rdma_cm_id: ucma_complete() reads `sync`, ucma_max_qpsize()
+ * `cma_dev->max_qpsize`, ucma_shutdown() only public fields.  So the words
+ * after our rdma_cm_id are those of rdma-core's struct cma_id_private, and
+ * cma_dev points to the head of a struct cma_device, both as cma.c lays
+ * them out from v30 to v64 (rdma_cm.rst, rsockets).
+ */
+struct cm_ucma_dev {
+	void *dev;
+	void *entry[2];			/* struct list_node */
+	void *verbs;
+	void *pd;
+	void *xrcd;
+	void *port;
+	uint64_t guid;
+	int port_cnt;
+	int refcnt;
+	int max_qpsize;			/* read by rsockets */
+	uint8_t max_initiator_depth;
+	uint8_t max_responder_resources;
+};
+
+struct cm_ucma_id {
+	struct cm_ucma_dev *cma_dev;
+	void *connect;
+	size_t connect_len;
+	int events_completed;
+	int connect_error;
+	int sync;			/* read by ucma_complete() */
+};
+
 struct cm_dev {
 	bool up;
+	struct cm_ucma_dev ucma;	/* what rsockets read of a device */
 	struct ibv_context *ctx;	/* also every cm_id's id->verbs */
 	struct ibv_pd *pd;		/* the GSI's, and ids' default PD */
 	struct ibv_comp_channel *chan;
@@ -82,12 +136,20 @@ struct cm_chan;
 
 struct cm_id {
 	struct rdma_cm_id id;		/* first: what the application sees */
+	struct cm_ucma_id ucma;		/* second: see struct cm_ucma_dev */
 	TAILQ_ENTRY(cm_id) link;
 	struct cm_chan *chan;
+	/*
+	 * Synchronous ids (ucma.sync: created without a channel, as by
+	 * rdma_create_ep) own their channel; a request for a synchronous
+	 * listener waits on the listener's (req_chan) until
+	 * rdma_get_request() takes it.
+	 */
+	struct cm_chan *req_chan;
+	struct ibv_qp_init_attr *ep_qp_attr;	/* passive endpoint's QPs */
 	enum cm_state state;
 	struct cm_dev *dev;		/* NULL while unbound or bound to any */
 	bool bound;
-	bool own_cqs;			/* rdma_create_qp() made the CQs */
 	bool sidr;
 	uint16_t port;			/* local port, host order */
 	uint32_t local_id;		/* local communication or request ID */
@@ -149,5 +211,10 @@ void cm_mad_recv(struct cm_dev *dev, const union ibv_gid *src,
 uint64_t cm_timers_run(uint64_t now);
 /* cm.c, under cm_lock */
 int cm_init_qp_attr(struct cm_id *c, struct ibv_qp_attr *a, int *mask);
+/* cm.c, without cm_lock */
+int cm_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
+		 void *context, enum rdma_port_space ps,
+		 enum ibv_qp_type qpt);
+int cm_complete(struct cm_id *c);
 
 #endif /* _CM_H_ */

@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# check-symbols.sh LIB [LIBRDMACM]
+#
+# librocepmd-rdmacm.so interposes on librdmacm.so.1 by LD_PRELOAD: a
+# function of the real library that takes or returns a CM object and that
+# LIB does not define would be reached with a rocepmd object and crash.
+# Compare `objdump -T` of both, as symbol@VERSION of defined functions:
+#  - every rdma_* function of librdmacm's RDMACM_* nodes is exported by
+#    LIB under the same version, and LIB exports none that librdmacm
+#    lacks; rsockets (r*) stay the real library's, running on top of LIB;
+#  - LIB exports nothing else and no data.
+# Exit 77 (skipped) without objdump or a librdmacm.so.1 to compare with.
+
+set -eu
+
+lib=${1:?usage: $0 LIB [LIBRDMACM]}
+rdmacm=${2:-}
+
+if ! command -v objdump >/dev/null 2>&1; then
+	echo "SKIP: objdump not found (binutils)"
+	exit 77
+fi
+if [ -z "$rdmacm" ]; then
+	for f in /usr/lib/x86_64-linux-gnu/librdmacm.so.1 \
+		 /usr/lib64/librdmacm.so.1 /usr/lib/librdmacm.so.1; do
+		if [ -e "$f" ]; then
+			rdmacm=$f
+			break
+		fi
+	done
+fi
+if [ -z "$rdmacm" ] || [ ! -e "$rdmacm" ]; then
+	echo "SKIP: no librdmacm.so.1 to compare with"
+	exit 77
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Defined functions, default versions only: "VERSION symbol", sorted.
+funcs() {
+	objdump -T "$1" | awk '$3 == "DF" && $4 != "*UND*" &&
+		$(NF - 1) !~ /^\(/ { print $(NF - 1), $NF }' | sort -u
+}
+
+funcs "$rdmacm" | grep '^RDMACM_.* rdma_' > "$tmp/cm.pub" || true
+funcs "$lib" > "$tmp/lib.all"
+
+fail=0
+if [ ! -s "$tmp/cm.pub" ]; then
+	echo "FAIL: no RDMACM_* rdma_* function found in $rdmacm"
+	fail=1
+fi
+if ! diff -u "$tmp/cm.pub" "$tmp/lib.all" > "$tmp/diff"; then
+	echo "FAIL: exported functions differ ('-' missing from $lib, '+' not librdmacm's):"
+	cat "$tmp/diff"
+	fail=1
+fi
+if objdump -T "$lib" | awk '$3 == "DO" && $4 != "*UND*" && $4 != "*ABS*"' |
+		grep -q .; then
+	echo "FAIL: data objects exported:"
+	objdump -T "$lib" | awk '$3 == "DO" && $4 != "*UND*" && $4 != "*ABS*"'
+	fail=1
+fi
+if [ "$fail" -eq 0 ]; then
+	echo "OK: $(wc -l < "$tmp/lib.all") RDMACM_* functions match $rdmacm"
+fi
+exit "$fail"

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What librocepmd-verbs.so offers rocepmd's other components beyond
+ * libibverbs' ABI (version node ROCEPMD_VERBS_PRIVATE_1 of
+ * libibverbs.map).  The RDMA CM (librocepmd-rdmacm.so, rdmacm/) needs
+ * three things no verb gives: starting the engine, a port's IPv4 subnet,
+ * and the GSI (QP 1).  Applications never call these.
+ */
+
+#ifndef _ROCEPMD_VERBS_H_
+#define _ROCEPMD_VERBS_H_
+
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+/* Starts the engine (idempotent): 0 or a negative errno. */
+int rocepmd_verbs_boot(void);
+
+/* A device's IPv4 subnet, as configured (the GID carries the address). */
+struct rocepmd_verbs_port {
+	uint32_t ipv4;		/* network order */
+	uint32_t prefix_len;
+};
+
+/* 0 or a negative errno. */
+int rocepmd_verbs_port_addr(struct ibv_context *ctx,
+			    struct rocepmd_verbs_port *port);
+
+/*
+ * The device's GSI: a UD QP whose number is 1, which receives the MADs
+ * sent to QP 1 (IBTA 13.4.6).  NULL with errno set on failure.
+ */
+struct ibv_qp *rocepmd_verbs_create_gsi_qp(struct ibv_context *ctx,
+					   struct ibv_qp_init_attr_ex *attr);
+
+#endif /* _ROCEPMD_VERBS_H_ */
