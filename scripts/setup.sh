@@ -28,10 +28,12 @@ packages=(
 	libcmocka-dev
 	libdpdk-dev
 	libibverbs-dev
+	libopenmpi-dev
 	librdmacm-dev
 	meson
 	ninja-build
 	nftables
+	openmpi-bin
 	perftest
 	pkg-config
 	python3-pyverbs
@@ -40,6 +42,7 @@ packages=(
 	rdmacm-utils
 	tcpdump
 	tshark
+	ucx-utils
 	valgrind
 	zlib1g-dev
 )
