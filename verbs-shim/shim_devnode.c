@@ -47,38 +47,29 @@ shim_devnode_of(const char *path)
 }
 
 /*
- * The node of device `dev` into *st (a struct stat or stat64): a character
- * device, mode 0666, device number 0:<index>, which names no kernel device.
+ * stat() under the name `fn` with `type` (stat, stat64): the node of a
+ * rocepmd device is a character device, mode 0666, device number
+ * 0:<index>, which names no kernel device; every other path goes to
+ * `real` (fstatat, fstatat64).
  */
-#define SHIM_DEVNODE_FILL(st, dev) do { \
-	memset((st), 0, sizeof(*(st))); \
-	(st)->st_mode = S_IFCHR | 0666; \
-	(st)->st_nlink = 1; \
-	(st)->st_rdev = makedev(0, (unsigned int)(dev)); \
-	(st)->st_blksize = 4096; \
-} while (0)
-
-SHIM_EXPORT int
-stat(const char *restrict path, struct stat *restrict st)
-{
-	int dev = shim_devnode_of(path);
-
-	if (dev < 0)
-		return fstatat(AT_FDCWD, path, st, 0);
-	SHIM_DEVNODE_FILL(st, dev);
-	return 0;
+#define SHIM_DEVNODE_STAT(fn, type, real) \
+SHIM_EXPORT int \
+fn(const char *restrict path, struct type *restrict st) \
+{ \
+	int dev = shim_devnode_of(path); \
+ \
+	if (dev < 0) \
+		return real(AT_FDCWD, path, st, 0); \
+	memset(st, 0, sizeof(*st)); \
+	st->st_mode = S_IFCHR | 0666; \
+	st->st_nlink = 1; \
+	st->st_rdev = makedev(0, (unsigned int)dev); \
+	st->st_blksize = 4096; \
+	return 0; \
 }
 
-SHIM_EXPORT int
-stat64(const char *restrict path, struct stat64 *restrict st)
-{
-	int dev = shim_devnode_of(path);
-
-	if (dev < 0)
-		return fstatat64(AT_FDCWD, path, st, 0);
-	SHIM_DEVNODE_FILL(st, dev);
-	return 0;
-}
+SHIM_DEVNODE_STAT(stat, stat, fstatat)
+SHIM_DEVNODE_STAT(stat64, stat64, fstatat64)
 
 SHIM_EXPORT int
 access(const char *path, int mode)
