@@ -553,12 +553,16 @@ resp_ud(struct rp_qp *qp, const struct rp_pkt *pkt)
 		return;
 	}
 	/* The GRH area: for RoCEv2 over IPv4 the IPv4 header sits in its
-	 * last 20 bytes; over IPv6 it holds the IPv6 header. */
+	 * last 20 bytes; over IPv6 it holds the IPv6 header.  wc.sl says
+	 * which (RP_CQE_SL_ROCE_*). */
 	memset(grh, 0, sizeof(grh));
-	if (pkt->ipver == 4)
+	if (pkt->ipver == 4) {
 		memcpy(grh + 20, pkt->frame + pkt->l3_off, 20);
-	else
+		cqe.sl = RP_CQE_SL_ROCE_UDP | RP_CQE_SL_ROCE_IPV4;
+	} else {
 		memcpy(grh, pkt->frame + pkt->l3_off, RP_GRH_SIZE);
+		cqe.sl = RP_CQE_SL_ROCE_UDP | RP_CQE_SL_ROCE_IPV6;
+	}
 	ret = rp_sge_copy_in(qp->dev, r->pdn, r->sge, r->wqe.num_sge, 0, grh,
 			     RP_GRH_SIZE);
 	if (ret == 0 && pkt->paylen != 0)

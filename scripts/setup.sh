@@ -29,10 +29,12 @@ packages=(
 	libcmocka-dev
 	libdpdk-dev
 	libibverbs-dev
+	libopenmpi-dev
 	librdmacm-dev
 	meson
 	ninja-build
 	nftables
+	openmpi-bin
 	perftest
 	pkg-config
 	python3-pyverbs
@@ -41,6 +43,7 @@ packages=(
 	rdmacm-utils
 	tcpdump
 	tshark
+	ucx-utils
 	valgrind
 	zlib1g-dev
 )

@@ -12,6 +12,9 @@
 #    export no IBVERBS_1.* function libibverbs lacks;
 #  - whatever the shim exports from IBVERBS_PRIVATE_* must exist in
 #    libibverbs under that version;
+#  - the C library calls the shim answers for its device nodes
+#    (shim_devnode.c: access, stat, stat64) are exported under the versions
+#    libc.so.6 has them, so a program's references bind to them;
 #  - the shim exports nothing else (no rte_*, rp_*, shim_* leak) but its
 #    own ROCEPMD_VERBS_PRIVATE_* for rocepmd's other components
 #    (rocepmd_verbs.h).
@@ -43,6 +46,15 @@ if [ -z "$verbs" ] || [ ! -e "$verbs" ]; then
 	exit 77
 fi
 
+libc=
+for f in /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libc.so.6 \
+	 /lib64/libc.so.6 /usr/lib64/libc.so.6; do
+	if [ -e "$f" ]; then
+		libc=$f
+		break
+	fi
+done
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -59,7 +71,8 @@ funcs "$shim" > "$tmp/shim.all"
 grep '^IBVERBS_1\.' "$tmp/verbs.all" > "$tmp/verbs.pub" || true
 grep '^IBVERBS_1\.' "$tmp/shim.all" > "$tmp/shim.pub" || true
 grep '^IBVERBS_PRIVATE_' "$tmp/shim.all" > "$tmp/shim.priv" || true
-grep -v '^IBVERBS_\|^ROCEPMD_VERBS_PRIVATE_' "$tmp/shim.all" > "$tmp/shim.other" || true
+grep -v '^IBVERBS_\|^ROCEPMD_VERBS_PRIVATE_\|^GLIBC_' "$tmp/shim.all" > "$tmp/shim.other" || true
+grep '^GLIBC_' "$tmp/shim.all" > "$tmp/shim.libc" || true
 
 fail=0
 if [ ! -s "$tmp/verbs.pub" ]; then
@@ -79,6 +92,20 @@ if [ -s "$tmp/shim.priv" ]; then
 		fail=1
 	fi
 fi
+# The device node calls, and no other C library function.
+if [ "$(awk '{ print $2 }' "$tmp/shim.libc" | tr '\n' ' ')" != "access stat stat64 " ]; then
+	echo "FAIL: C library functions exported, expected access stat stat64:"
+	cat "$tmp/shim.libc"
+	fail=1
+fi
+if [ -n "$libc" ]; then
+	missing=$(funcs "$libc" | comm -13 - "$tmp/shim.libc")
+	if [ -n "$missing" ]; then
+		echo "FAIL: C library functions $libc lacks under these versions:"
+		echo "$missing"
+		fail=1
+	fi
+fi
 if [ -s "$tmp/shim.other" ]; then
 	echo "FAIL: functions exported outside libibverbs' versions:"
 	cat "$tmp/shim.other"
@@ -94,5 +121,6 @@ fi
 
 if [ "$fail" -eq 0 ]; then
 	echo "OK: $(wc -l < "$tmp/shim.pub") IBVERBS_1.* and $(wc -l < "$tmp/shim.priv") private functions match $verbs"
+	echo "OK: $(wc -l < "$tmp/shim.libc") C library functions${libc:+ match $libc}"
 fi
 exit "$fail"

@@ -23,6 +23,7 @@
 #include "shim.h"
 
 static struct shim_device shim_devs[RP_MAX_PORTS];
+/* Published with a release store: shim_dev_node() reads it from any thread. */
 static unsigned int shim_ndevs;
 
 /* --------------------------------------------------------------- control */
@@ -272,12 +273,29 @@ shim_dev_probe(void)
 			 "/sys/class/infiniband/%s", name);
 		d->dev = i;
 		d->guid = shim_guid_from_mac(ctl->mac);
-		shim_ndevs++;
+		rp_store_release(&shim_ndevs, shim_ndevs + 1);
 		SHIM_LOG(INFO, "%s: port %u, mtu %u, %s", d->ibv.name,
 			 ctl->port_id, ctl->mtu,
 			 rp_load_relaxed(&ctl->link_up) ? "link up" : "link down");
 	}
 	return 0;
+}
+
+/*
+ * The device whose character device node (struct ibv_device dev_name
+ * under /dev/infiniband/) is `name`, or -1: none, or the devices are not
+ * probed yet.  Never boots the engine.
+ */
+int
+shim_dev_node(const char *name)
+{
+	unsigned int n = rp_load_acquire(&shim_ndevs);
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(shim_devs[i].ibv.dev_name, name) == 0)
+			return (int)i;
+	return -1;
 }
 
 static struct shim_device *

@@ -186,7 +186,10 @@ shim_send_wqe_put(struct shim_qp *qp, const struct ibv_send_wr *wr,
 	if (inl) {
 		uint8_t *dst = (uint8_t *)(wqe + 1);
 
+		/* An empty SGE may have no address (UCX posts one). */
 		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length == 0)
+				continue;
 			memcpy(dst, (const void *)(uintptr_t)wr->sg_list[i].addr,
 			       wr->sg_list[i].length);
 			dst += wr->sg_list[i].length;
@@ -614,6 +617,8 @@ shim_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
 	}
 	dst = (uint8_t *)(wqe + 1);
 	for (i = 0; i < num_buf; i++) {
+		if (buf_list[i].length == 0)
+			continue;
 		memcpy(dst, buf_list[i].addr, buf_list[i].length);
 		dst += buf_list[i].length;
 	}

@@ -8,16 +8,20 @@
  *  - the shim is the one answering;
  *  - without ROCEPMD_CONFIG, the device list is empty, not NULL (ENODEV);
  *  - the pure functions (enum strings, rate conversions, kernel struct
- *    copies, sysfs helpers) give exactly libibverbs' results.
+ *    copies, sysfs helpers) give exactly libibverbs' results;
+ *  - stat() and access() are the shim's (shim_devnode.c) and, with no
+ *    device started, answer every path as the C library does.
  * No EAL, no engine: the unit suite.
  */
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <infiniband/sa.h>
@@ -250,6 +254,48 @@ check_sys(void)
 	CHECK(ibv_is_fork_initialized() == IBV_FORK_UNNEEDED, "fork status");
 }
 
+static void
+check_devnode(void)
+{
+	static const char *const paths[] = {
+		"/", "/proc/self/exe", "/dev/null", "/dev/infiniband/rocepmd0",
+		"/nonexistent/rocepmd0",
+	};
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	struct stat a, b;
+	unsigned int i;
+	int ra, rb, ea, eb;
+
+	CHECK(libc != NULL && dlsym(RTLD_DEFAULT, "stat") !=
+	      dlvsym(libc, "stat", "GLIBC_2.33"), "stat is not the shim's");
+	CHECK(libc != NULL && dlsym(RTLD_DEFAULT, "access") !=
+	      dlvsym(libc, "access", "GLIBC_2.2.5"),
+	      "access is not the shim's");
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		errno = 0;
+		ra = stat(paths[i], &a);
+		ea = errno;
+		errno = 0;
+		rb = fstatat(AT_FDCWD, paths[i], &b, 0);
+		eb = errno;
+		CHECK(ra == rb && ea == eb && a.st_ino == b.st_ino &&
+		      a.st_mode == b.st_mode, "stat(%s): %d/%d, fstatat %d/%d",
+		      paths[i], ra, ea, rb, eb);
+		errno = 0;
+		ra = access(paths[i], R_OK);
+		ea = errno;
+		errno = 0;
+		rb = faccessat(AT_FDCWD, paths[i], R_OK, 0);
+		eb = errno;
+		CHECK(ra == rb && ea == eb, "access(%s): %d/%d, faccessat "
+		      "%d/%d", paths[i], ra, ea, rb, eb);
+	}
+	if (libc != NULL)
+		dlclose(libc);
+}
+
 int
 main(void)
 {
@@ -264,6 +310,7 @@ main(void)
 	check_rates();
 	check_marshall();
 	check_sys();
+	check_devnode();
 	if (failures != 0) {
 		printf("%d check(s) failed\n", failures);
 		return 1;

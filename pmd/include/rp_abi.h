@@ -112,6 +112,17 @@ static_assert(sizeof(struct rp_recv_wqe) == 16, "rp_recv_wqe");
 #define RP_CQE_SOLICITED	(1u << 0)
 
 /*
+ * rp_cqe.sl of a UD receive: the RoCE packet type, which IBTA Annex 17
+ * (A17.4.5.1) puts in a RoCEv2 UD completion and ibv_wc has no other field
+ * for; encoded as mlx5 reports it in wc.sl (bit 3: UDP header, bits 2:0:
+ * the L3 header).  It says where the GRH area holds the destination
+ * address: UCX's ud_verbs reads it so (UCT_IB_CQE_SL_PKTYPE_MASK).
+ */
+#define RP_CQE_SL_ROCE_UDP	0x8u
+#define RP_CQE_SL_ROCE_IPV6	0x1u
+#define RP_CQE_SL_ROCE_IPV4	0x2u
+
+/*
  * A completion.  status/opcode/wc_flags take enum ibv_wc_status,
  * enum ibv_wc_opcode and IBV_WC_* flag values.  `owner` is written last,
  * with a release store: the entry at free-running index i is valid when

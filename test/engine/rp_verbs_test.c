@@ -1387,15 +1387,23 @@ rt_ip_csum(const uint8_t *h)
 	return (uint16_t)~sum;
 }
 
+/* wc.sl of a RoCEv2 UD receive, as mlx5 gives it: UDP (8) | L3 type. */
+#define RT_WC_SL_ROCEV2_IPV4	0xa
+#define RT_WC_SL_ROCEV2_IPV6	0x9
+
 /*
  * The 40 bytes before a UD payload.  RoCEv2 over IPv4 (rdma-core and the
  * kernel's convention): the IPv4 header in bytes 20..39; over IPv6 or an
- * IB-style GRH: version 6 and the two GIDs.
+ * IB-style GRH: version 6 and the two GIDs.  The completion says which in
+ * wc.sl (UCX's ud_verbs drops the datagram otherwise), and has no LIDs.
  */
 static void
-rt_check_grh(const uint8_t *g, const struct rt_dev *src,
-	     const struct rt_dev *dst)
+rt_check_grh(const uint8_t *g, const struct ibv_wc *wc,
+	     const struct rt_dev *src, const struct rt_dev *dst)
 {
+	RT_CHECK(wc->slid == 0 && wc->dlid_path_bits == 0, "UD receive: "
+		 "slid %u dlid_path_bits %u, RoCE has no LIDs", wc->slid,
+		 wc->dlid_path_bits);
 	if (g[20] == 0x45) {
 		const uint8_t *ip = g + 20;
 		uint32_t s = (uint32_t)ip[12] << 24 | (uint32_t)ip[13] << 16 |
@@ -1417,6 +1425,9 @@ rt_check_grh(const uint8_t *g, const struct rt_dev *src,
 		RT_CHECK(rt_ip_csum(ip) == 0, "GRH area: IPv4 header checksum "
 			 "wrong (ibv_init_ah_from_wc would not take it for "
 			 "IPv4)");
+		RT_CHECK(wc->sl == RT_WC_SL_ROCEV2_IPV4, "UD receive over "
+			 "IPv4: wc.sl 0x%x, expected 0x%x (RoCEv2 IPv4 packet "
+			 "type)", wc->sl, RT_WC_SL_ROCEV2_IPV4);
 		printf("    GRH area: IPv4 header at bytes 20..39\n");
 		return;
 	}
@@ -1427,6 +1438,9 @@ rt_check_grh(const uint8_t *g, const struct rt_dev *src,
 		 "the sender's GID");
 	RT_CHECK(memcmp(g + 24, &dst->gid, 16) == 0, "GRH area: DGID is not "
 		 "the receiver's GID");
+	RT_CHECK(wc->sl == RT_WC_SL_ROCEV2_IPV6, "UD receive over IPv6: "
+		 "wc.sl 0x%x, expected 0x%x (RoCEv2 IPv6 packet type)", wc->sl,
+		 RT_WC_SL_ROCEV2_IPV6);
 	printf("    GRH area: IPv6-style GRH\n");
 }
 
@@ -1509,7 +1523,7 @@ rt_case_ud_send(void)
 		else
 			RT_CHECK(!(wc.wc_flags & IBV_WC_WITH_IMM),
 				 "IBV_WC_WITH_IMM set without immediate");
-		rt_check_grh(dst.p, &d0, &d1);
+		rt_check_grh(dst.p, &wc, &d0, &d1);
 		rt_check_data(dst.p + RT_GRH_LEN, src.p, len, "UD payload");
 		rt_check_guard(dst.p + RT_GRH_LEN + len, RT_GUARD,
 			       "past the UD payload");
@@ -1544,7 +1558,7 @@ rt_case_ud_send(void)
 	RT_CHECK(wc.byte_len == 340 && wc.src_qp == b.qp->qp_num,
 		 "reply: byte_len %u (340) src_qp 0x%x (0x%x)", wc.byte_len,
 		 wc.src_qp, b.qp->qp_num);
-	rt_check_grh(src.p, &d1, &d0);
+	rt_check_grh(src.p, &wc, &d1, &d0);
 	rt_check_data(src.p + RT_GRH_LEN, dst.p + 4096, 300, "UD reply");
 
 	/* wrong Q_Key: dropped by the receiver, the receive stays posted */
