@@ -24,60 +24,6 @@ static const uint32_t rp_rnr_10us[32] = {
 	16384, 24576, 32768, 49152,
 };
 
-static uint32_t
-wc_opcode(uint8_t wr_opcode)
-{
-	switch (wr_opcode) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return IBV_WC_RDMA_WRITE;
-	case IBV_WR_RDMA_READ:
-		return IBV_WC_RDMA_READ;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		return IBV_WC_COMP_SWAP;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return IBV_WC_FETCH_ADD;
-	default:
-		return IBV_WC_SEND;
-	}
-}
-
-/* Complete send WQE `idx` (signaled, or any error). */
-void
-rp_comp_send_cqe(struct rp_qp *qp, uint32_t idx, uint32_t status)
-{
-	const struct rp_send_wqe *w = rp_sq_wqe(qp, idx);
-	struct rp_swqe *s = rp_swqe(qp, idx);
-	struct rp_cqe cqe;
-
-	bool signaled = qp->sq_sig_all || (w->flags & RP_WQE_SIGNALED);
-
-	s->state = RP_SWQE_DONE;
-	if (s->internal) {
-		/* The engine's own request: its owner takes the outcome. */
-		qp->int_out--;
-		rp_tm_wqe_done(qp, w, s, status);
-		return;
-	}
-	memset(&cqe, 0, sizeof(cqe));
-	cqe.wr_id = w->wr_id;
-	cqe.status = status;
-	cqe.opcode = wc_opcode(w->opcode);
-	cqe.qp_num = qp->qpn;
-	if (status == IBV_WC_SUCCESS && w->opcode == IBV_WR_RDMA_READ)
-		cqe.byte_len = s->length;
-	/*
-	 * Completions are in order: the application's slot of this WQE is
-	 * free now, and must be before the CQE is seen (it may post again).
-	 * R0: pairs with the shim's acquire of cons when its ring looks full.
-	 */
-	qp->app_cons++;
-	rp_store_release(&qp->sq->cons, qp->app_cons);
-	if (status == IBV_WC_SUCCESS && !signaled)
-		return;
-	rp_cq_post(qp->dev, qp->scq, &cqe);
-}
-
 /*
  * A requester waiting for ARP has sent nothing: its timer rounds are at
  * least Linux's address resolution timeout (rdma_addr_find_l2_eth_by_grh()
@@ -184,7 +130,7 @@ comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
 			}
 			break;
 		}
-		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+		rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
 		n++;
 	}
 	if ((int32_t)(qp->comp.tail - qp->req.head) > 0) {
@@ -376,7 +322,7 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 			qp->req.rd_out--;
 	}
 	if (k == s->npkts - 1) {
-		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+		rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
 		comp_retire(qp, qp->comp.rd_psn, false);
 	}
 	comp_progress(qp);

@@ -174,7 +174,7 @@ req_done(struct rp_qp *qp)
 	qp->req.head++;
 	if (qp->type != IBV_QPT_RC) {
 		/* Unreliable: complete as soon as it is on the wire. */
-		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+		rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
 		return;
 	}
 	if (qp->comp.deadline == 0)
@@ -354,8 +354,8 @@ rp_req_ingest(struct rp_qp *qp)
 /*
  * Queue a request of the engine's own after what is already queued:
  * `w` and `body_len` bytes of SGEs or inline data.  -ENOSPC when the
- * reserve is in use.  It completes through rp_tm_wqe_done(), never into
- * the application's CQ.
+ * reserve is in use.  It completes through the QP's wqe_done hook (struct
+ * rp_qp_ops, installed by its owner), never into the application's CQ.
  */
 int
 rp_req_post_internal(struct rp_qp *qp, const struct rp_send_wqe *w,
