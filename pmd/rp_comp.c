@@ -24,39 +24,6 @@ static const uint32_t rp_rnr_10us[32] = {
 	16384, 24576, 32768, 49152,
 };
 
-/*
- * A requester waiting for ARP has sent nothing: its timer rounds are at
- * least Linux's address resolution timeout (rdma_addr_find_l2_eth_by_grh()
- * gives ARP 1 s), so a short QP timeout does not spend its retries on a
- * peer that answers ARP slowly (a guest under emulation takes ms).
- */
-#define RP_ARP_WAIT_MS	1000u
-
-static uint64_t
-comp_timeout_cycles(const struct rp_qp *qp)
-{
-	/* 4.096 us * 2^timeout; at least 1 ms, since a soft device shares
-	 * its CPUs and must not retransmit on a scheduling hiccup. */
-	uint64_t us = (4096ull << RTE_MIN(qp->timeout, 31)) / 1000;
-
-	if (us < 1000)
-		us = 1000;
-	if (!qp->addr_ok && us < RP_ARP_WAIT_MS * 1000ull)
-		us = RP_ARP_WAIT_MS * 1000ull;
-	return us * rte_get_timer_hz() / 1000000;
-}
-
-void
-rp_comp_arm_timer(struct rp_qp *qp)
-{
-	/* Timeout 0 is "infinite" (IBTA 9.7.6.1.3). */
-	if (qp->timeout == 0 && qp->addr_ok) {
-		qp->comp.deadline = 0;
-		return;
-	}
-	qp->comp.deadline = rte_get_timer_cycles() + comp_timeout_cycles(qp);
-}
-
 static bool
 comp_outstanding(const struct rp_qp *qp)
 {
@@ -70,7 +37,7 @@ comp_progress(struct rp_qp *qp)
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
 	if (comp_outstanding(qp))
-		rp_comp_arm_timer(qp);
+		rp_req_arm_timer(qp);
 	else
 		qp->comp.deadline = 0;
 }
@@ -215,7 +182,7 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 		qp->req.rnr_wait = true;
 		qp->req.rnr_until = rte_get_timer_cycles() +
 			rte_get_timer_hz() / 100000 * rp_rnr_10us[syn & 0x1f];
-		rp_comp_arm_timer(qp);
+		rp_req_arm_timer(qp);
 		break;
 	case RP_AETH_NAK:
 		rp_stat_inc(qp->dev, RP_STAT_RX_NAK);
@@ -374,6 +341,6 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 	 * start: a large message keeps what was acknowledged of it. */
 	if (comp_outstanding(qp) && !rp_req_rewind(qp, qp->comp.una))
 		rp_req_rewind(qp, rp_swqe(qp, qp->comp.tail)->first_psn);
-	rp_comp_arm_timer(qp);
+	rp_req_arm_timer(qp);
 	return true;
 }

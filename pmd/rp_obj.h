@@ -631,11 +631,11 @@ int rp_req_post_internal(struct rp_qp *qp, const struct rp_send_wqe *w,
 			 const void *body, uint32_t body_len, uint32_t pdn,
 			 uint32_t cookie);
 bool rp_req_rewind(struct rp_qp *qp, uint32_t psn);
+void rp_req_arm_timer(struct rp_qp *qp);
 
 /* ---- rp_comp.c (completer) */
 void rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt);
 bool rp_comp_timer(struct rp_qp *qp, uint64_t now);
-void rp_comp_arm_timer(struct rp_qp *qp);
 
 /* ---- rp_resp.c (responder) */
 void rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt);

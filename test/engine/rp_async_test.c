@@ -221,6 +221,22 @@ rt_recvs_check(struct rt_ep *b, struct rt_buf *sb, struct rt_buf *rb,
 	}
 }
 
+/* Make ep's (unconnected) RC QP again, on these CQs. */
+static void
+rt_qp_again(struct rt_ep *ep, struct ibv_cq *scq, struct ibv_cq *rcq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = scq, .recv_cq = rcq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 32, .max_recv_wr = 32,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	int ret = ibv_destroy_qp(ep->qp);
+
+	RT_CHECK(ret == 0, "ibv_destroy_qp: %s", strerror(ret));
+	ep->qp = ibv_create_qp(ep->dev->pd, &ia);
+	RT_CHECK(ep->qp != NULL, "ibv_create_qp: %s", strerror(errno));
+}
+
 /* ---------------------------------------------------------------- cases */
 
 static void
@@ -243,23 +259,12 @@ rt_case_cq_overflow(void)
 	/* Swap a's send CQ for one of 4 entries before connecting: the QP
 	 * was created with the big one, so make the QP again. */
 	rt_step("RC QP whose send CQ has 4 entries");
-	ret = ibv_destroy_qp(a.qp);
-	RT_CHECK(ret == 0, "ibv_destroy_qp: %s", strerror(ret));
 	big = a.scq;
 	a.scq = ibv_create_cq(d0.ctx, 4, NULL, NULL, 0);
 	RT_CHECK(a.scq != NULL, "ibv_create_cq(4): %s", strerror(errno));
 	RT_CHECK(a.scq->cqe >= 4 && a.scq->cqe < (int)n - 1,
 		 "CQ of 4: cqe %d, the test needs 4..%u", a.scq->cqe, n - 2);
-	{
-		struct ibv_qp_init_attr ia = {
-			.send_cq = a.scq, .recv_cq = a.rcq, .qp_type = IBV_QPT_RC,
-			.cap = { .max_send_wr = 32, .max_recv_wr = 32,
-				 .max_send_sge = 1, .max_recv_sge = 1 },
-		};
-
-		a.qp = ibv_create_qp(d0.pd, &ia);
-		RT_CHECK(a.qp != NULL, "ibv_create_qp: %s", strerror(errno));
-	}
+	rt_qp_again(&a, a.scq, a.rcq);
 	ret = ibv_destroy_cq(big);
 	RT_CHECK(ret == 0, "ibv_destroy_cq: %s", strerror(ret));
 	rt_rc_connect(&a, &b, &rt_rc_default);
@@ -431,19 +436,7 @@ rt_case_flush_order(void)
 	rt_ep_create(&a, &d0, &eo);
 	rt_ep_create(&b, &d1, &eo);
 	rt_step("RC QP whose send and receive CQEs share one CQ");
-	ret = ibv_destroy_qp(a.qp);
-	RT_CHECK(ret == 0, "ibv_destroy_qp: %s", strerror(ret));
-	{
-		struct ibv_qp_init_attr ia = {
-			.send_cq = a.scq, .recv_cq = a.scq,
-			.qp_type = IBV_QPT_RC,
-			.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-				 .max_send_sge = 1, .max_recv_sge = 1 },
-		};
-
-		a.qp = ibv_create_qp(d0.pd, &ia);
-		RT_CHECK(a.qp != NULL, "ibv_create_qp: %s", strerror(errno));
-	}
+	rt_qp_again(&a, a.scq, a.scq);
 	rt_rc_connect(&a, &b, &rt_rc_default);
 	rt_buf_alloc(&lbuf, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
 	rt_buf_alloc(&rbuf, &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
