@@ -25,93 +25,6 @@ static const uint32_t rp_rnr_10us[32] = {
 	16384, 24576, 32768, 49152,
 };
 
-static uint32_t
-wc_opcode(uint8_t wr_opcode)
-{
-	switch (wr_opcode) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return IBV_WC_RDMA_WRITE;
-	case IBV_WR_RDMA_READ:
-		return IBV_WC_RDMA_READ;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		return IBV_WC_COMP_SWAP;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return IBV_WC_FETCH_ADD;
-	default:
-		return IBV_WC_SEND;
-	}
-}
-
-/* Complete send WQE `idx` (signaled, or any error). */
-void
-rp_comp_send_cqe(struct rp_qp *qp, uint32_t idx, uint32_t status)
-{
-	const struct rp_send_wqe *w = rp_sq_wqe(qp, idx);
-	struct rp_swqe *s = rp_swqe(qp, idx);
-	struct rp_cqe cqe;
-
-	bool signaled = qp->sq_sig_all || (w->flags & RP_WQE_SIGNALED);
-
-	s->state = RP_SWQE_DONE;
-	if (s->internal) {
-		/* The engine's own request: its owner takes the outcome. */
-		qp->int_out--;
-		rp_tm_wqe_done(qp, w, s, status);
-		return;
-	}
-	memset(&cqe, 0, sizeof(cqe));
-	cqe.wr_id = w->wr_id;
-	cqe.status = status;
-	cqe.opcode = wc_opcode(w->opcode);
-	cqe.qp_num = qp->qpn;
-	if (status == IBV_WC_SUCCESS && w->opcode == IBV_WR_RDMA_READ)
-		cqe.byte_len = s->length;
-	/*
-	 * Completions are in order: the application's slot of this WQE is
-	 * free now, and must be before the CQE is seen (it may post again).
-	 * R0: pairs with the shim's acquire of cons when its ring looks full.
-	 */
-	qp->app_cons++;
-	rp_store_release(&qp->sq->cons, qp->app_cons);
-	if (status == IBV_WC_SUCCESS && !signaled)
-		return;
-	rp_cq_post(qp->dev, qp->scq, &cqe);
-}
-
-/*
- * A requester waiting for ARP has sent nothing: its timer rounds are at
- * least Linux's address resolution timeout (rdma_addr_find_l2_eth_by_grh()
- * gives ARP 1 s), so a short QP timeout does not spend its retries on a
- * peer that answers ARP slowly (a guest under emulation takes ms).
- */
-#define RP_ARP_WAIT_MS	1000u
-
-static uint64_t
-comp_timeout_cycles(const struct rp_qp *qp)
-{
-	/* 4.096 us * 2^timeout; at least 1 ms, since a soft device shares
-	 * its CPUs and must not retransmit on a scheduling hiccup. */
-	uint64_t us = (4096ull << RTE_MIN(qp->timeout, 31)) / 1000;
-
-	if (us < 1000)
-		us = 1000;
-	if (!qp->addr_ok && us < RP_ARP_WAIT_MS * 1000ull)
-		us = RP_ARP_WAIT_MS * 1000ull;
-	return us * rte_get_timer_hz() / 1000000;
-}
-
-void
-rp_comp_arm_timer(struct rp_qp *qp)
-{
-	/* Timeout 0 is "infinite" (IBTA 9.7.6.1.3). */
-	if (qp->timeout == 0 && qp->addr_ok) {
-		qp->comp.deadline = 0;
-		return;
-	}
-	qp->comp.deadline = rte_get_timer_cycles() + comp_timeout_cycles(qp);
-}
-
 static bool
 comp_outstanding(const struct rp_qp *qp)
 {
@@ -125,7 +38,7 @@ comp_progress(struct rp_qp *qp)
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
 	if (comp_outstanding(qp))
-		rp_comp_arm_timer(qp);
+		rp_req_arm_timer(qp);
 	else
 		qp->comp.deadline = 0;
 }
@@ -185,7 +98,7 @@ comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
 			}
 			break;
 		}
-		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+		rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
 		n++;
 	}
 	if ((int32_t)(qp->comp.tail - qp->req.head) > 0) {
@@ -270,7 +183,7 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 		qp->req.rnr_wait = true;
 		qp->req.rnr_until = rte_get_timer_cycles() +
 			rte_get_timer_hz() / 100000 * rp_rnr_10us[syn & 0x1f];
-		rp_comp_arm_timer(qp);
+		rp_req_arm_timer(qp);
 		break;
 	case RP_AETH_NAK:
 		rp_stat_inc(qp->dev, RP_STAT_RX_NAK);
@@ -377,7 +290,7 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 			qp->req.rd_out--;
 	}
 	if (k == s->npkts - 1) {
-		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+		rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
 		comp_retire(qp, qp->comp.rd_psn, false);
 	}
 	comp_progress(qp);
@@ -430,6 +343,6 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 	 * start: a large message keeps what was acknowledged of it. */
 	if (comp_outstanding(qp) && !rp_req_rewind(qp, qp->comp.una))
 		rp_req_rewind(qp, rp_swqe(qp, qp->comp.tail)->first_psn);
-	rp_comp_arm_timer(qp);
+	rp_req_arm_timer(qp);
 	return true;
 }

@@ -51,10 +51,19 @@ RP_CTRL_ADAPT(rp_chan_create, chan)
 RP_CTRL_ADAPT(rp_chan_destroy, chan)
 RP_CTRL_ADAPT(rp_async_reg, async)
 RP_CTRL_ADAPT(rp_async_unreg, async)
-RP_CTRL_ADAPT(rp_srq_create, srq)
 RP_CTRL_ADAPT(rp_srq_modify, srq)
 RP_CTRL_ADAPT(rp_srq_query, srq)
-RP_CTRL_ADAPT(rp_srq_destroy, srq)
+/* A TM-SRQ is the tag matcher's, built on an SRQ (rp_tm.c). */
+RP_CTRL_ADAPT(rp_tm_srq_destroy, srq)
+
+static int
+ctrl_rp_srq_create(struct rp_dev *dev, struct rp_ctrl_slot *req)
+{
+	struct rp_ctrl_srq *c = &req->u.srq;
+
+	return c->type == RP_SRQ_TM ? rp_tm_srq_create(dev, c) :
+		rp_srq_create(dev, c);
+}
 
 static const rp_ctrl_fn rp_ctrl_ops[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_NOP] = ctrl_nop,
@@ -77,7 +86,7 @@ static const rp_ctrl_fn rp_ctrl_ops[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_SRQ_CREATE] = ctrl_rp_srq_create,
 	[RP_CTRL_SRQ_MODIFY] = ctrl_rp_srq_modify,
 	[RP_CTRL_SRQ_QUERY] = ctrl_rp_srq_query,
-	[RP_CTRL_SRQ_DESTROY] = ctrl_rp_srq_destroy,
+	[RP_CTRL_SRQ_DESTROY] = ctrl_rp_tm_srq_destroy,
 };
 
 int

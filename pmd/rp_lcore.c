@@ -123,6 +123,8 @@ rp_dev_poll(struct rp_dev *dev)
 		struct rp_qp *qp = dev->active[i];
 
 		if (qp->flushing) {
+			/* What the application posted since is flushed too. */
+			rp_req_ingest(qp);
 			busy |= rp_qp_flush(qp);
 			/* A NAK still owed for want of the peer's MAC. */
 			busy |= rp_resp_step(qp);

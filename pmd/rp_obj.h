@@ -54,6 +54,24 @@
 struct rp_dev;
 struct rp_cq;
 struct rp_srq;
+struct rp_qp;
+struct rp_swqe;
+
+/*
+ * Completions of what a QP does for someone else, not for its application:
+ * the tag matcher installs them on a TM-SRQ (rp_tm.c) and the QPs on it
+ * take them over, so that the CQE builder and the flush reach the tag
+ * matcher without knowing it (NULL: an ordinary QP).
+ */
+struct rp_qp_ops {
+	/* An internal send WQE retired, or was flushed, with `status`. */
+	void (*wqe_done)(struct rp_qp *qp, const struct rp_swqe *s,
+			 uint32_t status);
+	/* The message in qp->resp.rcv ended: placed in full (SUCCESS, at
+	 * its last packet `pkt`) or not (an error; pkt NULL if flushed). */
+	void (*recv_done)(struct rp_qp *qp, const struct rp_pkt *pkt,
+			  uint32_t status);
+};
 
 struct rp_mr {
 	uint32_t key;			/* lkey == rkey */
@@ -211,6 +229,7 @@ struct rp_srq {
 	uint32_t nr_qp;
 	bool err;			/* SRQ_ERR reported */
 	struct rp_tm *tm;		/* TM-SRQ, or NULL */
+	const struct rp_qp_ops *ops;	/* TM-SRQ: the tag matcher's hooks */
 };
 
 /* A rendezvous a QP is serving: READ the sender's data, then FIN. */
@@ -232,6 +251,7 @@ struct rp_qp {
 	struct rp_cq *scq;
 	struct rp_cq *rcq;		/* TM-SRQ: the SRQ's CQ */
 	struct rp_srq *srq;		/* or NULL */
+	const struct rp_qp_ops *ops;	/* the SRQ's hooks, or NULL */
 	struct rp_rndv *rndv;		/* TM-SRQ: RP_TM_RNDV_PER_QP, or NULL */
 	uint32_t nr_rndv;		/* busy entries of rndv */
 	bool sq_sig_all;
@@ -347,8 +367,9 @@ struct rp_qp {
 		bool comm_est;		/* COMM_EST reported (first in RTR) */
 	} resp;
 
-	bool flushing;			/* in ERR: flush new WQEs */
-	uint32_t err_status;		/* first error completion status */
+	bool flushing;			/* in ERR: the lcore flushes (rp_qp_flush) */
+	uint32_t err_status;		/* status of the WQE at comp.tail when
+					 * the QP entered ERR (else FLUSH_ERR) */
 	bool active;			/* in the device's active list */
 	bool sqd_notify;		/* SQD: report SQ_DRAINED when drained */
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED reported */
@@ -517,6 +538,22 @@ int rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe);
 int rp_chan_create(struct rp_dev *dev, struct rp_ctrl_chan *ch);
 int rp_chan_destroy(struct rp_dev *dev, struct rp_ctrl_chan *ch);
 
+/* ---- rp_cqe.c (every CQE is built here; rp_cq_post publishes it) */
+void rp_cqe_send(struct rp_qp *qp, uint32_t idx, uint32_t status);
+void rp_cqe_recv(struct rp_qp *qp, const struct rp_pkt *pkt, uint32_t status,
+		 uint32_t opcode, uint32_t byte_len);
+void rp_cqe_rq_flush(struct rp_qp *qp);
+void rp_cqe_from_pkt(struct rp_cqe *cqe, const struct rp_qp *qp,
+		     const struct rp_pkt *pkt);
+void rp_cqe_tm_tag(struct rp_cqe *cqe, const struct rp_qp *qp,
+		   const struct rp_tm_slot *slot);
+void rp_cqe_tm_data(struct rp_cqe *cqe, const struct rp_qp *qp,
+		    const struct rp_tm_slot *slot);
+void rp_cqe_tm_recv(struct rp_cqe *cqe, const struct rp_qp *qp,
+		    uint32_t status);
+void rp_cqe_tm_op(struct rp_srq *srq, uint64_t wr_id, uint32_t opcode,
+		  uint32_t status, uint32_t wc_flags);
+
 /* ---- rp_srq.c */
 int rp_srq_create(struct rp_dev *dev, struct rp_ctrl_srq *c);
 int rp_srq_modify(struct rp_dev *dev, struct rp_ctrl_srq *c);
@@ -527,15 +564,10 @@ bool rp_srq_take(struct rp_srq *srq, struct rp_rcv_state *r);
 void rp_srq_corrupt(struct rp_srq *srq, const char *what, uint32_t val);
 
 /* ---- rp_tm.c (TM-SRQ: list operations, matching, rendezvous) */
-int rp_tm_create(struct rp_srq *srq, struct rp_ctrl_srq *c);
-void rp_tm_destroy(struct rp_srq *srq);
+int rp_tm_srq_create(struct rp_dev *dev, struct rp_ctrl_srq *c);
+int rp_tm_srq_destroy(struct rp_dev *dev, struct rp_ctrl_srq *c);
 bool rp_tm_ops_poll(struct rp_srq *srq);
 int rp_tm_recv_first(struct rp_qp *qp, const struct rp_pkt *pkt);
-void rp_tm_recv_done(struct rp_qp *qp, const struct rp_pkt *pkt,
-		     uint32_t status);
-void rp_tm_wqe_done(struct rp_qp *qp, const struct rp_send_wqe *w,
-		    const struct rp_swqe *s, uint32_t status);
-void rp_tm_qp_abort(struct rp_qp *qp, uint32_t status);
 
 /* ---- rp_qp.c */
 int rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c);
@@ -608,20 +640,16 @@ int rp_req_post_internal(struct rp_qp *qp, const struct rp_send_wqe *w,
 			 const void *body, uint32_t body_len, uint32_t pdn,
 			 uint32_t cookie);
 bool rp_req_rewind(struct rp_qp *qp, uint32_t psn);
+void rp_req_arm_timer(struct rp_qp *qp);
 
 /* ---- rp_comp.c (completer) */
 void rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt);
 bool rp_comp_timer(struct rp_qp *qp, uint64_t now);
-void rp_comp_arm_timer(struct rp_qp *qp);
-void rp_comp_send_cqe(struct rp_qp *qp, uint32_t idx, uint32_t status);
 
 /* ---- rp_resp.c (responder) */
 void rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt);
 bool rp_resp_step(struct rp_qp *qp);
 void rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn);
-void rp_resp_abort(struct rp_qp *qp);
-void rp_resp_cqe_from_pkt(struct rp_cqe *cqe, const struct rp_qp *qp,
-			  const struct rp_pkt *pkt);
 
 /* ---- rp_lcore.c */
 int rp_lcore_launch(const struct rp_config *cfg);

@@ -161,8 +161,10 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 	qp->scq = scq;
 	qp->rcq = rcq;
 	qp->srq = srq;
+	qp->ops = srq != NULL ? srq->ops : NULL;
 	qp->sq_sig_all = c->sq_sig_all != 0;
 	qp->resp.last_op = RP_OP_SEND_ONLY;	/* not inside a message */
+	qp->err_status = IBV_WC_WR_FLUSH_ERR;
 
 	/* Grant at least what was asked; report what was granted. */
 	cap->max_send_sge = RTE_MAX(cap->max_send_sge, 1u);
@@ -238,6 +240,49 @@ err_free_qp:
 	return -ENOMEM;
 }
 
+/*
+ * The one flush path: complete what a QP holds, in order.  Busy if it
+ * completed anything.
+ *  - The message being received: an RQ WQE stays in the RQ (flushed with
+ *    it below); one taken from an SRQ (or held by UC), or a tagged buffer,
+ *    is the QP's to complete.
+ *  - Send WQEs of the private ring from the completer's tail: the first
+ *    with the status rp_qp_error() recorded, the rest with WR_FLUSH_ERR;
+ *    internal ones through their owner's hook (which ends the rendezvous
+ *    they serve).
+ *  - `app`: the application's WQEs complete (ERR), RQ included; else
+ *    (RESET, destroy) they go without completions, as ibv_modify_qp(3)
+ *    says, and only what the QP borrowed is given back.
+ */
+static bool
+qp_flush(struct rp_qp *qp, bool app)
+{
+	struct rp_rcv_state *r = &qp->resp.rcv;
+	bool busy = false;
+
+	if ((r->active && r->kind != RP_RCV_RQ) || r->held) {
+		r->active = true;
+		r->held = false;
+		rp_cqe_recv(qp, NULL, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV,
+			    r->offset);
+		busy = true;
+	}
+	r->active = false;
+	if (!app)
+		qp->err_status = IBV_WC_WR_FLUSH_ERR;
+	while (qp->comp.tail != qp->sq_prod) {
+		uint32_t idx = qp->comp.tail++;
+
+		if (app || rp_swqe(qp, idx)->internal)
+			rp_cqe_send(qp, idx, qp->err_status);
+		qp->err_status = IBV_WC_WR_FLUSH_ERR;
+		busy = true;
+	}
+	qp->req.head = qp->req.hi = qp->comp.tail;
+	qp->req.inprog = false;
+	return busy;
+}
+
 int
 rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 {
@@ -247,8 +292,7 @@ rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 		return -EINVAL;
 	/* A message being received and rendezvous in flight give their
 	 * SRQ and tagged buffers back first. */
-	rp_resp_abort(qp);
-	rp_tm_qp_abort(qp, IBV_WC_WR_FLUSH_ERR);
+	qp_flush(qp, false);
 	active_del(dev, qp);
 	dev->qp[qp->idx] = NULL;
 	dev->pd_refs[qp->pdn]--;
@@ -435,8 +479,7 @@ qp_reset(struct rp_qp *qp)
 	uint32_t sq_prod = rp_load_acquire(&qp->sq->prod);
 	uint32_t rq_prod = rp_load_acquire(&qp->rq->prod);
 
-	rp_resp_abort(qp);
-	rp_tm_qp_abort(qp, IBV_WC_WR_FLUSH_ERR);
+	qp_flush(qp, false);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	memset(&qp->resp, 0, sizeof(qp->resp));
@@ -448,6 +491,7 @@ qp_reset(struct rp_qp *qp)
 	rp_store_release(&qp->sq->cons, sq_prod);
 	rp_store_release(&qp->rq->cons, rq_prod);
 	qp->flushing = false;
+	qp->err_status = IBV_WC_WR_FLUSH_ERR;
 	qp->addr_ok = false;
 	qp->last_wqe_sent = false;
 	active_del(qp->dev, qp);
@@ -649,9 +693,10 @@ rp_qp_query(struct rp_dev *dev, struct rp_ctrl_qp *m)
 }
 
 /*
- * Move a QP to ERR.  The WQE at the completer's tail completes with
- * `status` (unless it is a flush); everything after it is flushed by
- * rp_qp_flush() from the lcore loop.
+ * Move a QP to ERR: record the state and, if the WQE at the completer's
+ * tail failed (`status` not a flush), its status.  Nothing completes
+ * here: the lcore's next pass over the QP flushes it (rp_qp_flush), in
+ * order, starting with that WQE.  Only the first error counts.
  */
 void
 rp_qp_error(struct rp_qp *qp, uint32_t status)
@@ -662,9 +707,9 @@ rp_qp_error(struct rp_qp *qp, uint32_t status)
 	qp->state = IBV_QPS_ERR;
 	qp->flushing = true;
 	qp->comp.deadline = 0;
-	rp_resp_abort(qp);
-	if (status != IBV_WC_WR_FLUSH_ERR && qp->comp.tail != qp->sq_prod)
-		rp_comp_send_cqe(qp, qp->comp.tail++, status);
+	/* No WQE outstanding: the error is the QP's, no WQE's. */
+	qp->err_status = qp->comp.tail != qp->sq_prod ? status :
+		IBV_WC_WR_FLUSH_ERR;
 	active_add(qp->dev, qp);
 }
 
@@ -700,23 +745,17 @@ rp_qp_sqd_check(struct rp_qp *qp)
 	rp_async_push(qp->dev, IBV_EVENT_SQ_DRAINED, qp->qpn);
 }
 
-/* Complete every posted WQE with IBV_WC_WR_FLUSH_ERR.  Busy if any. */
+/*
+ * The lcore, each pass over a QP in ERR (after it copied in what the
+ * application posted since): complete everything outstanding, the RQ's
+ * WQEs too.  Busy if any.
+ */
 bool
 rp_qp_flush(struct rp_qp *qp)
 {
 	uint32_t rq_prod = rp_load_acquire(&qp->rq->prod);
-	bool busy = false;
+	bool busy = qp_flush(qp, true);
 
-	/* The private ring first, then what the application posted since. */
-	do {
-		while (qp->comp.tail != qp->sq_prod) {
-			rp_comp_send_cqe(qp, qp->comp.tail++,
-					 IBV_WC_WR_FLUSH_ERR);
-			busy = true;
-		}
-	} while (rp_req_ingest(qp) > 0);
-	qp->req.head = qp->req.hi = qp->comp.tail;
-	qp->req.inprog = false;
 	if (qp->srq != NULL) {
 		/*
 		 * SRQ buffers are not the QP's to flush.  IBTA 11.6.3.1: the
@@ -732,17 +771,7 @@ rp_qp_flush(struct rp_qp *qp)
 	if (rq_prod - qp->rq_cons > qp->rq_size)
 		return busy;	/* corrupt index: nothing sane to flush */
 	while (qp->rq_cons != rq_prod) {
-		struct rp_recv_wqe *w = rp_rq_wqe(qp, qp->rq_cons);
-		struct rp_cqe cqe = {
-			.wr_id = rp_load_relaxed(&w->wr_id),
-			.status = IBV_WC_WR_FLUSH_ERR,
-			.opcode = IBV_WC_RECV,
-			.qp_num = qp->qpn,
-		};
-
-		qp->rq_cons++;
-		rp_store_release(&qp->rq->cons, qp->rq_cons);
-		rp_cq_post(qp->dev, qp->rcq, &cqe);
+		rp_cqe_rq_flush(qp);
 		busy = true;
 	}
 	return busy;

@@ -93,6 +93,43 @@ req_ud_addr(struct rp_qp *qp, uint32_t ahn, uint32_t dqpn,
 	return 0;
 }
 
+/*
+ * A requester waiting for ARP has sent nothing: its timer rounds are at
+ * least Linux's address resolution timeout (rdma_addr_find_l2_eth_by_grh()
+ * gives ARP 1 s), so a short QP timeout does not spend its retries on a
+ * peer that answers ARP slowly (a guest under emulation takes ms).
+ */
+#define RP_ARP_WAIT_MS	1000u
+
+static uint64_t
+req_timeout_cycles(const struct rp_qp *qp)
+{
+	/* 4.096 us * 2^timeout; at least 1 ms, since a soft device shares
+	 * its CPUs and must not retransmit on a scheduling hiccup. */
+	uint64_t us = (4096ull << RTE_MIN(qp->timeout, 31)) / 1000;
+
+	if (us < 1000)
+		us = 1000;
+	if (!qp->addr_ok && us < RP_ARP_WAIT_MS * 1000ull)
+		us = RP_ARP_WAIT_MS * 1000ull;
+	return us * rte_get_timer_hz() / 1000000;
+}
+
+/*
+ * (Re)start the retransmit timer: when a request goes out (here), and on
+ * progress or a retry (the completer, which runs the timer).
+ */
+void
+rp_req_arm_timer(struct rp_qp *qp)
+{
+	/* Timeout 0 is "infinite" (IBTA 9.7.6.1.3). */
+	if (qp->timeout == 0 && qp->addr_ok) {
+		qp->comp.deadline = 0;
+		return;
+	}
+	qp->comp.deadline = rte_get_timer_cycles() + req_timeout_cycles(qp);
+}
+
 static void
 req_fail(struct rp_qp *qp, uint32_t status)
 {
@@ -203,11 +240,11 @@ req_done(struct rp_qp *qp)
 	qp->req.head++;
 	if (qp->type != IBV_QPT_RC) {
 		/* Unreliable: complete as soon as it is on the wire. */
-		rp_comp_send_cqe(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+		rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
 		return;
 	}
 	if (qp->comp.deadline == 0)
-		rp_comp_arm_timer(qp);
+		rp_req_arm_timer(qp);
 }
 
 /*
@@ -392,8 +429,8 @@ rp_req_ingest(struct rp_qp *qp)
 /*
  * Queue a request of the engine's own after what is already queued:
  * `w` and `body_len` bytes of SGEs or inline data.  -ENOSPC when the
- * reserve is in use.  It completes through rp_tm_wqe_done(), never into
- * the application's CQ.
+ * reserve is in use.  It completes through the QP's wqe_done hook (struct
+ * rp_qp_ops, installed by its owner), never into the application's CQ.
  */
 int
 rp_req_post_internal(struct rp_qp *qp, const struct rp_send_wqe *w,
@@ -448,7 +485,7 @@ rp_req_step(struct rp_qp *qp)
 			 * round at least RP_ARP_WAIT_MS).  UC has no timer
 			 * and no retries: it waits, as UD does. */
 			if (qp->type == IBV_QPT_RC && qp->comp.deadline == 0)
-				rp_comp_arm_timer(qp);
+				rp_req_arm_timer(qp);
 			return false;
 		}
 	}

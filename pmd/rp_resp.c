@@ -69,8 +69,6 @@ rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
 	rp_stat_inc(qp->dev, RP_STAT_TX_ACK);
 }
 
-static void resp_complete_rwqe(struct rp_qp *qp, struct rp_cqe *cqe);
-
 /*
  * Take the next receive WQE into qp->resp.rcv; false if there is none, or
  * if the application's ring is corrupt: then the QP is in ERR (the caller
@@ -114,15 +112,11 @@ resp_take_rwqe(struct rp_qp *qp)
 	r->idx = qp->rq_cons;
 	if (r->wqe.num_sge > qp->caps.max_recv_sge) {
 		/* A malformed WQE: it completes in error, the QP with it. */
-		struct rp_cqe cqe = {
-			.status = IBV_WC_LOC_QP_OP_ERR,
-			.opcode = IBV_WC_RECV,
-		};
-
 		RP_QP_LOG(rp_logtype_resp, ERR, qp->qpn,
 			  "receive WQE %u has %u SGEs, max %u", r->idx,
 			  r->wqe.num_sge, qp->caps.max_recv_sge);
-		resp_complete_rwqe(qp, &cqe);
+		r->active = true;
+		rp_cqe_recv(qp, NULL, IBV_WC_LOC_QP_OP_ERR, IBV_WC_RECV, 0);
 		rp_qp_error_event(qp, IBV_WC_WR_FLUSH_ERR, IBV_EVENT_QP_FATAL);
 		return false;
 	}
@@ -141,82 +135,14 @@ resp_no_rwqe(const struct rp_qp *qp)
 	return qp->state == IBV_QPS_ERR ? RP_RESP_ERR_OP : RP_RESP_RNR;
 }
 
-/* Receive WQE done: post its CQE and give the slot back. */
-static void
-resp_complete_rwqe(struct rp_qp *qp, struct rp_cqe *cqe)
-{
-	struct rp_rcv_state *r = &qp->resp.rcv;
-
-	cqe->wr_id = r->wqe.wr_id;
-	cqe->qp_num = qp->qpn;
-	r->active = false;
-	if (r->kind == RP_RCV_RQ) {
-		/* Free the slot before the CQE is seen: an application that
-		 * polls it may post again at once, up to max_recv_wr.  (An
-		 * SRQ slot was freed when it was taken.) */
-		qp->rq_cons = r->idx + 1;
-		rp_store_release(&qp->rq->cons, qp->rq_cons);
-	}
-	rp_cq_post(qp->dev, qp->rcq, cqe);
-}
-
-void
-rp_resp_cqe_from_pkt(struct rp_cqe *cqe, const struct rp_qp *qp,
-		     const struct rp_pkt *pkt)
-{
-	if (pkt->mask & RP_M_IMMDT) {
-		cqe->imm_data = rp_pkt_imm(pkt);
-		cqe->wc_flags |= IBV_WC_WITH_IMM;
-	}
-	if (pkt->mask & RP_M_IETH) {
-		cqe->imm_data = rp_pkt_ieth_rkey(pkt);
-		cqe->wc_flags |= IBV_WC_WITH_INV;
-	}
-	if (pkt->se)
-		cqe->flags |= RP_CQE_SOLICITED;
-	cqe->src_qp = qp->type == IBV_QPT_UD ? rp_pkt_deth_sqp(pkt) :
-		qp->dest_qpn;
-	cqe->pkey_index = 0;
-}
-
 /*
  * The SEND in qp->resp.rcv ended: placed in full (SUCCESS, at its last
- * packet) or not (an error status; pkt NULL when the QP is going down).
+ * packet) or not (an error status).
  */
 static void
 resp_rcv_finish(struct rp_qp *qp, const struct rp_pkt *pkt, uint32_t status)
 {
-	struct rp_cqe cqe = {
-		.status = status,
-		.opcode = IBV_WC_RECV,
-		.byte_len = qp->resp.rcv.offset,
-	};
-
-	if (qp->srq != NULL && qp->srq->tm != NULL) {
-		rp_tm_recv_done(qp, pkt, status);
-		return;
-	}
-	if (pkt != NULL && status == IBV_WC_SUCCESS)
-		rp_resp_cqe_from_pkt(&cqe, qp, pkt);
-	resp_complete_rwqe(qp, &cqe);
-}
-
-/*
- * The QP leaves the message it was receiving (to ERR).  An RQ WQE stays
- * in the RQ and is flushed with it; one taken from an SRQ (or held by a
- * UC QP), or a tagged buffer, is the QP's to complete.
- */
-void
-rp_resp_abort(struct rp_qp *qp)
-{
-	struct rp_rcv_state *r = &qp->resp.rcv;
-
-	if ((r->active && r->kind != RP_RCV_RQ) || r->held) {
-		r->active = true;
-		r->held = false;
-		resp_rcv_finish(qp, NULL, IBV_WC_WR_FLUSH_ERR);
-	}
-	r->active = false;
+	rp_cqe_recv(qp, pkt, status, IBV_WC_RECV, qp->resp.rcv.offset);
 }
 
 static enum rp_resp_res
@@ -306,16 +232,9 @@ resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
 		qp->resp.wr_left -= len;
 	}
 	if (pkt->mask & RP_M_LAST) {
-		if (pkt->mask & RP_M_IMMDT) {
-			struct rp_cqe cqe = {
-				.status = IBV_WC_SUCCESS,
-				.opcode = IBV_WC_RECV_RDMA_WITH_IMM,
-				.byte_len = qp->resp.wr_total,
-			};
-
-			rp_resp_cqe_from_pkt(&cqe, qp, pkt);
-			resp_complete_rwqe(qp, &cqe);
-		}
+		if (pkt->mask & RP_M_IMMDT)
+			rp_cqe_recv(qp, pkt, IBV_WC_SUCCESS,
+				    IBV_WC_RECV_RDMA_WITH_IMM, qp->resp.wr_total);
 		qp->resp.msn++;
 	}
 	return RP_RESP_OK;
@@ -533,11 +452,6 @@ resp_ud(struct rp_qp *qp, const struct rp_pkt *pkt)
 {
 	struct rp_rcv_state *r = &qp->resp.rcv;
 	uint8_t grh[RP_GRH_SIZE];
-	struct rp_cqe cqe = {
-		.status = IBV_WC_SUCCESS,
-		.opcode = IBV_WC_RECV,
-		.wc_flags = IBV_WC_GRH,
-	};
 	int ret;
 
 	if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
@@ -554,15 +468,12 @@ resp_ud(struct rp_qp *qp, const struct rp_pkt *pkt)
 	}
 	/* The GRH area: for RoCEv2 over IPv4 the IPv4 header sits in its
 	 * last 20 bytes; over IPv6 it holds the IPv6 header.  wc.sl says
-	 * which (RP_CQE_SL_ROCE_*). */
+	 * which (RP_CQE_SL_ROCE_*, rp_cqe_recv). */
 	memset(grh, 0, sizeof(grh));
-	if (pkt->ipver == 4) {
+	if (pkt->ipver == 4)
 		memcpy(grh + 20, pkt->frame + pkt->l3_off, 20);
-		cqe.sl = RP_CQE_SL_ROCE_UDP | RP_CQE_SL_ROCE_IPV4;
-	} else {
+	else
 		memcpy(grh, pkt->frame + pkt->l3_off, RP_GRH_SIZE);
-		cqe.sl = RP_CQE_SL_ROCE_UDP | RP_CQE_SL_ROCE_IPV6;
-	}
 	ret = rp_sge_copy_in(qp->dev, r->pdn, r->sge, r->wqe.num_sge, 0, grh,
 			     RP_GRH_SIZE);
 	if (ret == 0 && pkt->paylen != 0)
@@ -574,9 +485,8 @@ resp_ud(struct rp_qp *qp, const struct rp_pkt *pkt)
 				IBV_WC_LOC_LEN_ERR : IBV_WC_LOC_PROT_ERR);
 		return;
 	}
-	cqe.byte_len = pkt->paylen + RP_GRH_SIZE;
-	rp_resp_cqe_from_pkt(&cqe, qp, pkt);
-	resp_complete_rwqe(qp, &cqe);
+	rp_cqe_recv(qp, pkt, IBV_WC_SUCCESS, IBV_WC_RECV,
+		    pkt->paylen + RP_GRH_SIZE);
 }
 
 static void

@@ -2,7 +2,7 @@
 /*
  * Shared receive queues: creation with their shared ring, the SRQ limit
  * event, and taking a receive WQE for a message of any QP attached.
- * A TM-SRQ adds tag matching (rp_tm.c).
+ * A TM-SRQ is one of these with tag matching built on it (rp_tm.c).
  */
 
 #include <errno.h>
@@ -39,8 +39,6 @@ srq_bytes(const struct rp_srq *srq)
 static void
 srq_free(struct rp_dev *dev, struct rp_srq *srq)
 {
-	if (srq->tm != NULL)
-		rp_tm_destroy(srq);
 	if (srq->wq != NULL)
 		rp_region_free(dev, srq->off, srq_bytes(srq));
 	rte_free(srq);
@@ -81,16 +79,6 @@ rp_srq_create(struct rp_dev *dev, struct rp_ctrl_srq *c)
 	srq->max_sge = RTE_MIN(srq->max_sge, RP_MAX_SGE);
 	srq->max_wr = srq->size;
 	srq->limit = c->srq_limit;
-	if (c->type == RP_SRQ_TM) {
-		srq->cq = c->cqn >= 0 ? rp_cq_get(dev, (uint32_t)c->cqn) : NULL;
-		if (srq->cq == NULL) {
-			ret = -EINVAL;	/* the CQ is mandatory (TM-2) */
-			goto err_free;
-		}
-		ret = rp_tm_create(srq, c);
-		if (ret < 0)
-			goto err_free;
-	}
 	off = rp_region_alloc(dev, srq_bytes(srq));
 	if (off < 0) {
 		ret = (int)off;
@@ -105,10 +93,6 @@ rp_srq_create(struct rp_dev *dev, struct rp_ctrl_srq *c)
 	srq->srqn = idx | (uint32_t)dev->srq_gen[idx] << 16;
 	dev->srq[idx] = srq;
 	dev->pd_refs[srq->pdn]++;
-	if (srq->tm != NULL) {
-		srq->cq->nr_qp++;	/* the CQ is in use while the SRQ is */
-		dev->tm_srq[dev->nr_tm_srq++] = srq;
-	}
 
 	c->srqn = srq->srqn;
 	c->max_wr = srq->max_wr;
@@ -165,15 +149,6 @@ rp_srq_destroy(struct rp_dev *dev, struct rp_ctrl_srq *c)
 		return -EINVAL;
 	if (srq->nr_qp != 0)
 		return -EBUSY;
-	if (srq->tm != NULL) {
-		for (uint32_t i = 0; i < dev->nr_tm_srq; i++) {
-			if (dev->tm_srq[i] == srq) {
-				dev->tm_srq[i] = dev->tm_srq[--dev->nr_tm_srq];
-				break;
-			}
-		}
-		srq->cq->nr_qp--;
-	}
 	dev->srq[srq->idx] = NULL;
 	dev->pd_refs[srq->pdn]--;
 	srq_free(dev, srq);

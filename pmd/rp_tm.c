@@ -51,8 +51,8 @@ tm_free_bytes(const struct rp_tm *tm)
 	return RP_TM_FREE_HDR_SIZE + (uint64_t)tm->free_size * sizeof(uint32_t);
 }
 
-void
-rp_tm_destroy(struct rp_srq *srq)
+static void
+tm_destroy(struct rp_srq *srq)
 {
 	struct rp_tm *tm = srq->tm;
 
@@ -68,8 +68,8 @@ rp_tm_destroy(struct rp_srq *srq)
 	srq->tm = NULL;
 }
 
-int
-rp_tm_create(struct rp_srq *srq, struct rp_ctrl_srq *c)
+static int
+tm_create(struct rp_srq *srq, struct rp_ctrl_srq *c)
 {
 	struct rp_dev *dev = srq->dev;
 	char name[32];
@@ -77,9 +77,6 @@ rp_tm_create(struct rp_srq *srq, struct rp_ctrl_srq *c)
 	int64_t off;
 	int ret;
 
-	if (c->max_num_tags == 0 || c->max_num_tags > RP_TM_MAX_TAGS ||
-	    c->max_ops == 0 || c->max_ops > RP_TM_MAX_OPS)
-		return -EINVAL;
 	tm = rte_zmalloc("rp_tm", sizeof(*tm), RTE_CACHE_LINE_SIZE);
 	if (tm == NULL)
 		return -ENOMEM;
@@ -123,8 +120,62 @@ rp_tm_create(struct rp_srq *srq, struct rp_ctrl_srq *c)
 	return 0;
 
 err:
-	rp_tm_destroy(srq);
+	tm_destroy(srq);
 	return ret;
+}
+
+static const struct rp_qp_ops rp_tm_qp_ops;
+
+/*
+ * A TM-SRQ: an SRQ (rp_srq.c), then the tag matcher's state on it, and
+ * its hooks, which the QPs created on it take over.
+ */
+int
+rp_tm_srq_create(struct rp_dev *dev, struct rp_ctrl_srq *c)
+{
+	struct rp_cq *cq = c->cqn >= 0 ? rp_cq_get(dev, (uint32_t)c->cqn) : NULL;
+	struct rp_srq *srq;
+	int ret;
+
+	if (cq == NULL)
+		return -EINVAL;	/* the CQ is mandatory (TM-2) */
+	if (c->max_num_tags == 0 || c->max_num_tags > RP_TM_MAX_TAGS ||
+	    c->max_ops == 0 || c->max_ops > RP_TM_MAX_OPS)
+		return -EINVAL;
+	ret = rp_srq_create(dev, c);
+	if (ret < 0)
+		return ret;
+	srq = rp_srq_get(dev, c->srqn);
+	ret = tm_create(srq, c);
+	if (ret < 0) {
+		rp_srq_destroy(dev, c);
+		return ret;
+	}
+	srq->cq = cq;
+	srq->ops = &rp_tm_qp_ops;
+	cq->nr_qp++;	/* the CQ is in use while the SRQ is */
+	dev->tm_srq[dev->nr_tm_srq++] = srq;
+	return 0;
+}
+
+int
+rp_tm_srq_destroy(struct rp_dev *dev, struct rp_ctrl_srq *c)
+{
+	struct rp_srq *srq = rp_srq_get(dev, c->srqn);
+
+	if (srq == NULL || srq->tm == NULL)
+		return rp_srq_destroy(dev, c);
+	if (srq->nr_qp != 0)
+		return -EBUSY;
+	for (uint32_t i = 0; i < dev->nr_tm_srq; i++) {
+		if (dev->tm_srq[i] == srq) {
+			dev->tm_srq[i] = dev->tm_srq[--dev->nr_tm_srq];
+			break;
+		}
+	}
+	srq->cq->nr_qp--;
+	tm_destroy(srq);
+	return rp_srq_destroy(dev, c);
 }
 
 /* Give a tag slot back to the application. */
@@ -190,7 +241,7 @@ static void
 tm_op_exec(struct rp_srq *srq, const struct rp_tm_op *op)
 {
 	struct rp_tm *tm = srq->tm;
-	struct rp_cqe cqe = { .wr_id = op->wr_id };
+	uint32_t opcode, status;
 	bool in_sync;
 
 	/* Every op carries the software count: explicit or inherited (D1). */
@@ -201,29 +252,28 @@ tm_op_exec(struct rp_srq *srq, const struct rp_tm_op *op)
 		rp_tm_list_sync(&tm->list);
 	switch (op->opcode) {
 	case IBV_WR_TAG_ADD:
-		cqe.opcode = IBV_WC_TM_ADD;
-		cqe.status = tm_add(srq, op, in_sync);
+		opcode = IBV_WC_TM_ADD;
+		status = tm_add(srq, op, in_sync);
 		break;
 	case IBV_WR_TAG_DEL:
-		cqe.opcode = IBV_WC_TM_DEL;
-		cqe.status = tm_del(srq, op);
+		opcode = IBV_WC_TM_DEL;
+		status = tm_del(srq, op);
 		break;
 	case IBV_WR_TAG_SYNC:
-		cqe.opcode = IBV_WC_TM_SYNC;
-		cqe.status = IBV_WC_SUCCESS;
+		opcode = IBV_WC_TM_SYNC;
+		status = IBV_WC_SUCCESS;
 		break;
 	default:
-		cqe.opcode = IBV_WC_TM_ADD;
-		cqe.status = IBV_WC_GENERAL_ERR;
+		opcode = IBV_WC_TM_ADD;
+		status = IBV_WC_GENERAL_ERR;
 		break;
 	}
 	rp_stat_inc(srq->dev, RP_STAT_TM_OPS);
 	/* Unsignalled ops complete silently, unless they fail. */
-	if (!(op->flags & IBV_OPS_SIGNALED) && cqe.status == IBV_WC_SUCCESS)
+	if (!(op->flags & IBV_OPS_SIGNALED) && status == IBV_WC_SUCCESS)
 		return;
-	if (!in_sync)
-		cqe.wc_flags |= IBV_WC_TM_SYNC_REQ;
-	rp_cq_post(srq->dev, srq->cq, &cqe);
+	rp_cqe_tm_op(srq, op->wr_id, opcode, status,
+		     in_sync ? 0 : IBV_WC_TM_SYNC_REQ);
 }
 
 /* Execute the list operations the application queued.  Busy if any. */
@@ -289,34 +339,6 @@ tmh_op(const struct rp_pkt *pkt, struct ibv_tmh *tmh, struct ibv_rvh *rvh)
 	default:
 		return IBV_TMH_NO_TAG;
 	}
-}
-
-static void
-tm_cqe_match(const struct rp_qp *qp, const struct rp_tm_slot *slot,
-	     struct rp_cqe *cqe)
-{
-	memset(cqe, 0, sizeof(*cqe));
-	cqe->wr_id = slot->recv_wr_id;
-	cqe->status = IBV_WC_SUCCESS;
-	cqe->opcode = IBV_WC_TM_RECV;
-	cqe->qp_num = qp->qpn;
-	cqe->src_qp = qp->dest_qpn;
-	cqe->tm_tag = slot->tag;
-	cqe->tm_priv = slot->priv;
-}
-
-/*
- * The second CQE of a two-CQE match: DATA_VALID alone, and no tag (the
- * MATCH CQE gave it; mlx5 and rdma-core's test report 0 here).
- */
-static void
-tm_cqe_data(const struct rp_qp *qp, const struct rp_tm_slot *slot,
-	    struct rp_cqe *cqe)
-{
-	tm_cqe_match(qp, slot, cqe);
-	cqe->wc_flags = IBV_WC_TM_DATA_VALID;
-	cqe->tm_tag = 0;
-	cqe->tm_priv = 0;
 }
 
 /* A rendezvous matched: READ the sender's buffer into the tagged one. */
@@ -433,7 +455,7 @@ rp_tm_recv_first(struct rp_qp *qp, const struct rp_pkt *pkt)
 		}
 		r->tm_rndv = true;
 		r->skip = pkt->paylen;	/* the READ brings the data */
-		tm_cqe_match(qp, slot, &cqe);
+		rp_cqe_tm_tag(&cqe, qp, slot);
 		cqe.wc_flags = IBV_WC_TM_MATCH;
 		rp_cq_post(qp->dev, qp->rcq, &cqe);
 		tm_rndv_start(qp, idx, &tmh, &rvh);
@@ -441,7 +463,7 @@ rp_tm_recv_first(struct rp_qp *qp, const struct rp_pkt *pkt)
 	}
 	if (!only) {
 		/* D2: report the match now, DATA_VALID when all is placed. */
-		tm_cqe_match(qp, slot, &cqe);
+		rp_cqe_tm_tag(&cqe, qp, slot);
 		cqe.wc_flags = IBV_WC_TM_MATCH;
 		rp_cq_post(qp->dev, qp->rcq, &cqe);
 		r->tm_match_sent = true;
@@ -451,10 +473,11 @@ rp_tm_recv_first(struct rp_qp *qp, const struct rp_pkt *pkt)
 
 /*
  * The message in qp->resp.rcv ended: placed in full (status SUCCESS, at
- * its last packet) or not (an error status; pkt may be NULL).
+ * its last packet) or not (an error status; pkt NULL when flushed).
+ * The recv_done hook (rp_cqe_recv).
  */
-void
-rp_tm_recv_done(struct rp_qp *qp, const struct rp_pkt *pkt, uint32_t status)
+static void
+tm_recv_done(struct rp_qp *qp, const struct rp_pkt *pkt, uint32_t status)
 {
 	struct rp_rcv_state *r = &qp->resp.rcv;
 	struct rp_tm *tm = qp->srq->tm;
@@ -467,7 +490,7 @@ rp_tm_recv_done(struct rp_qp *qp, const struct rp_pkt *pkt, uint32_t status)
 		/* The READ in flight owns the slot now (tm_rndv_start). */
 		if (r->tm_rndv)
 			return;
-		tm_cqe_match(qp, slot, &cqe);
+		rp_cqe_tm_tag(&cqe, qp, slot);
 		cqe.status = status;
 		cqe.byte_len = r->offset;
 		if (status == IBV_WC_SUCCESS) {
@@ -475,7 +498,7 @@ rp_tm_recv_done(struct rp_qp *qp, const struct rp_pkt *pkt, uint32_t status)
 				cqe.status = IBV_WC_TM_RNDV_INCOMPLETE;
 				cqe.wc_flags = IBV_WC_TM_MATCH;
 			} else if (r->tm_match_sent) {
-				tm_cqe_data(qp, slot, &cqe);
+				rp_cqe_tm_data(&cqe, qp, slot);
 				cqe.byte_len = r->offset;
 			} else {
 				cqe.wc_flags = IBV_WC_TM_MATCH |
@@ -485,23 +508,13 @@ rp_tm_recv_done(struct rp_qp *qp, const struct rp_pkt *pkt, uint32_t status)
 		/* Free before the CQE is seen: the slot may be reused then. */
 		tm_slot_free(tm, r->idx);
 	} else {
-		memset(&cqe, 0, sizeof(cqe));
-		cqe.wr_id = r->wqe.wr_id;
-		cqe.status = status;
-		cqe.qp_num = qp->qpn;
-		cqe.src_qp = qp->dest_qpn;
-		cqe.byte_len = r->offset;
-		if (r->kind == RP_RCV_SRQ_NO_TAG) {
-			cqe.opcode = IBV_WC_TM_NO_TAG;
-		} else {
-			/* Unexpected: no MATCH, tag 0, as mlx5 (TM-13). */
-			cqe.opcode = IBV_WC_TM_RECV;
-			if (tm->unexp - tm->sw_cnt > RP_TM_SYNC_LAG)
-				cqe.wc_flags |= IBV_WC_TM_SYNC_REQ;
-		}
+		rp_cqe_tm_recv(&cqe, qp, status);
+		if (r->kind != RP_RCV_SRQ_NO_TAG &&
+		    tm->unexp - tm->sw_cnt > RP_TM_SYNC_LAG)
+			cqe.wc_flags |= IBV_WC_TM_SYNC_REQ;
 	}
 	if (pkt != NULL && status == IBV_WC_SUCCESS)
-		rp_resp_cqe_from_pkt(&cqe, qp, pkt);
+		rp_cqe_from_pkt(&cqe, qp, pkt);
 	rp_cq_post(qp->dev, qp->rcq, &cqe);
 }
 
@@ -513,7 +526,7 @@ tm_rndv_fail(struct rp_qp *qp, struct rp_rndv *rv, uint32_t status)
 	struct rp_tm *tm = qp->srq->tm;
 	struct rp_cqe cqe;
 
-	tm_cqe_match(qp, &tm->slot[rv->tag], &cqe);
+	rp_cqe_tm_tag(&cqe, qp, &tm->slot[rv->tag]);
 	cqe.status = status;
 	tm_slot_free(tm, rv->tag);
 	rv->busy = false;
@@ -521,16 +534,18 @@ tm_rndv_fail(struct rp_qp *qp, struct rp_rndv *rv, uint32_t status)
 	rp_cq_post(qp->dev, qp->rcq, &cqe);
 }
 
-/* An internal WQE of the QP retired (rp_comp_send_cqe). */
-void
-rp_tm_wqe_done(struct rp_qp *qp, const struct rp_send_wqe *w,
-	       const struct rp_swqe *s, uint32_t status)
+/*
+ * An internal WQE of the QP retired, or was flushed: the wqe_done hook
+ * (rp_cqe_send).  Every rendezvous in flight has one (its READ, then its
+ * FIN), so the flush of the send queue ends every rendezvous too.
+ */
+static void
+tm_wqe_done(struct rp_qp *qp, const struct rp_swqe *s, uint32_t status)
 {
 	struct rp_rndv *rv;
 	struct rp_tm *tm;
 	struct rp_cqe cqe;
 
-	RTE_SET_USED(w);
 	if (qp->rndv == NULL || s->cookie >= RP_TM_RNDV_PER_QP)
 		return;
 	rv = &qp->rndv[s->cookie];
@@ -568,28 +583,13 @@ rp_tm_wqe_done(struct rp_qp *qp, const struct rp_send_wqe *w,
 		}
 	}
 	tm = qp->srq->tm;
-	tm_cqe_data(qp, &tm->slot[rv->tag], &cqe);
+	rp_cqe_tm_data(&cqe, qp, &tm->slot[rv->tag]);
 	cqe.byte_len = rv->len;
 	tm_slot_free(tm, rv->tag);
 	rp_cq_post(qp->dev, qp->rcq, &cqe);
 }
 
-/* The QP drops its queues (RESET, destroy): end every rendezvous. */
-void
-rp_tm_qp_abort(struct rp_qp *qp, uint32_t status)
-{
-	if (qp->rndv == NULL)
-		return;
-	for (uint32_t i = 0; i < RP_TM_RNDV_PER_QP; i++) {
-		struct rp_rndv *rv = &qp->rndv[i];
-
-		if (!rv->busy)
-			continue;
-		if (rv->fin) {
-			rv->busy = false;
-			qp->nr_rndv--;
-		} else {
-			tm_rndv_fail(qp, rv, status);
-		}
-	}
-}
+static const struct rp_qp_ops rp_tm_qp_ops = {
+	.wqe_done = tm_wqe_done,
+	.recv_done = tm_recv_done,
+};

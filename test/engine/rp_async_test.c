@@ -12,6 +12,8 @@
  *   cq_overflow    CQ_ERR on a CQ of 4 entries, no CQE overwritten
  *   qp_fatal       retry exceeded towards a QPN that does not exist
  *   access_err     WRITE with a bad rkey: the responder's QP_ACCESS_ERR
+ *   flush_order    the same, then every WQE of both queues flushed, in
+ *                  order, once, behind the error's own CQE
  *   comm_est       first SEND arriving at an RTR QP
  *   sq_drained     RTS -> SQD with en_sqd_async_notify
  *   nonblock       O_NONBLOCK async_fd: EAGAIN, poll() readability
@@ -91,6 +93,22 @@ rt_recvs_check(struct rt_ep *b, struct rt_buf *sb, struct rt_buf *rb,
 	}
 }
 
+/* Make ep's (unconnected) RC QP again, on these CQs. */
+static void
+rt_qp_again(struct rt_ep *ep, struct ibv_cq *scq, struct ibv_cq *rcq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = scq, .recv_cq = rcq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 32, .max_recv_wr = 32,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	int ret = ibv_destroy_qp(ep->qp);
+
+	RT_CHECK(ret == 0, "ibv_destroy_qp: %s", strerror(ret));
+	ep->qp = ibv_create_qp(ep->dev->pd, &ia);
+	RT_CHECK(ep->qp != NULL, "ibv_create_qp: %s", strerror(errno));
+}
+
 /* ---------------------------------------------------------------- cases */
 
 static void
@@ -113,23 +131,12 @@ rt_case_cq_overflow(void)
 	/* Swap a's send CQ for one of 4 entries before connecting: the QP
 	 * was created with the big one, so make the QP again. */
 	rt_step("RC QP whose send CQ has 4 entries");
-	ret = ibv_destroy_qp(a.qp);
-	RT_CHECK(ret == 0, "ibv_destroy_qp: %s", strerror(ret));
 	big = a.scq;
 	a.scq = ibv_create_cq(d0.ctx, 4, NULL, NULL, 0);
 	RT_CHECK(a.scq != NULL, "ibv_create_cq(4): %s", strerror(errno));
 	RT_CHECK(a.scq->cqe >= 4 && a.scq->cqe < (int)n - 1,
 		 "CQ of 4: cqe %d, the test needs 4..%u", a.scq->cqe, n - 2);
-	{
-		struct ibv_qp_init_attr ia = {
-			.send_cq = a.scq, .recv_cq = a.rcq, .qp_type = IBV_QPT_RC,
-			.cap = { .max_send_wr = 32, .max_recv_wr = 32,
-				 .max_send_sge = 1, .max_recv_sge = 1 },
-		};
-
-		a.qp = ibv_create_qp(d0.pd, &ia);
-		RT_CHECK(a.qp != NULL, "ibv_create_qp: %s", strerror(errno));
-	}
+	rt_qp_again(&a, a.scq, a.rcq);
 	ret = ibv_destroy_cq(big);
 	RT_CHECK(ret == 0, "ibv_destroy_cq: %s", strerror(ret));
 	rt_rc_connect(&a, &b, &rt_rc_default);
@@ -244,6 +251,128 @@ rt_case_access_err(void)
 	rt_ep_destroy(&a);
 	rt_ep_destroy(&b);
 	rt_buf_free(&lbuf);
+	rt_buf_free(&target);
+	rt_close2(&d0, &d1);
+}
+
+/*
+ * Take every CQE of cq until it stays empty for RT_IDLE_MS: each must be
+ * the next of one of the two queues' expected wr_id sequences (in order,
+ * none twice, none missing), with its status.
+ */
+static void
+rt_expect_flushes(struct ibv_cq *cq, uint32_t qpn, const uint64_t *sq,
+		  unsigned int nsq, const uint64_t *rq, unsigned int nrq,
+		  const char *what)
+{
+	unsigned int s = 0, r = 0;
+	struct ibv_wc wc;
+
+	while (rt_poll_wc(cq, &wc, RT_IDLE_MS / 1000.0)) {
+		RT_CHECK(wc.status == IBV_WC_WR_FLUSH_ERR && wc.qp_num == qpn,
+			 "%s: wr_id %" PRIu64 " status %s qp 0x%x, expected "
+			 "WR_FLUSH_ERR on qp 0x%x", what, wc.wr_id,
+			 ibv_wc_status_str(wc.status), wc.qp_num, qpn);
+		/* A flushed WQE's opcode is undefined: tell by wr_id. */
+		if (r < nrq && wc.wr_id == rq[r]) {
+			r++;
+			continue;
+		}
+		RT_CHECK(s < nsq && wc.wr_id == sq[s], "%s: CQE wr_id %" PRIu64
+			 " out of order or twice: next expected send %" PRIu64
+			 " (%u of %u flushed) or receive %" PRIu64
+			 " (%u of %u flushed)", what, wc.wr_id,
+			 s < nsq ? sq[s] : 0, s, nsq, r < nrq ? rq[r] : 0, r,
+			 nrq);
+		s++;
+	}
+	RT_CHECK(s == nsq && r == nrq, "%s: %u of %u send and %u of %u "
+		 "receive WQEs flushed", what, s, nsq, r, nrq);
+	printf("    %s: %u send and %u receive WQEs flushed, in order, once\n",
+	       what, s, r);
+}
+
+static void
+rt_case_flush_order(void)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	uint64_t sq[8], rq[8], brq[4];
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf lbuf, rbuf, target;
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+	struct ibv_sge s;
+	int ret;
+
+	rt_open2(&d0, &d1);
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	rt_step("RC QP whose send and receive CQEs share one CQ");
+	rt_qp_again(&a, a.scq, a.scq);
+	rt_rc_connect(&a, &b, &rt_rc_default);
+	rt_buf_alloc(&lbuf, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&rbuf, &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&target, &d1, 4096, RT_ACCESS_ALL);
+	rt_fill_random(lbuf.p, lbuf.len);
+
+	rt_step("5 receives on each side, then a WRITE with a bad rkey and 6 "
+		"WQEs behind it, half of them unsignaled");
+	for (unsigned int i = 0; i < 5; i++) {
+		rq[i] = 2000 + i;
+		rt_post_recv(&a, rq[i], NULL, 0);
+	}
+	for (unsigned int i = 0; i < 4; i++) {
+		brq[i] = 3000 + i;
+		s = rt_sge(&rbuf, i * 64, 64);
+		rt_post_recv(&b, brq[i], &s, 1);
+	}
+	s = rt_sge(&lbuf, 0, 64);
+	rt_post_send(&a, 1, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)target.p, target.mr->rkey ^ 0x80);
+	for (unsigned int i = 0; i < 6; i++) {
+		sq[i] = 10 + i;
+		s = rt_sge(&lbuf, 64 * (i + 1), 64);
+		rt_post_send(&a, sq[i], i % 2 ? IBV_WR_SEND : IBV_WR_RDMA_WRITE,
+			     &s, 1, i % 3 ? 0 : IBV_SEND_SIGNALED, 0,
+			     (uintptr_t)target.p, target.mr->rkey);
+	}
+	rt_step("first the WRITE's own error, before any flush");
+	rt_expect_wc(a.scq, "the bad WRITE", 1, IBV_WC_REM_ACCESS_ERR, -1);
+	rt_expect_flushes(a.scq, a.qp->qp_num, sq, 6, rq, 5,
+			  "requester in ERR");
+	rt_expect_qp_state(&a, IBV_QPS_ERR, "requester after the NAK");
+
+	rt_step("posted in ERR: flushed too, in order, once");
+	for (unsigned int i = 0; i < 2; i++) {
+		sq[i] = 100 + i;
+		rq[i] = 2100 + i;
+		s = rt_sge(&lbuf, 64 * i, 64);
+		rt_post_send(&a, sq[i], IBV_WR_SEND, &s, 1, 0, 0, 0, 0);
+		rt_post_recv(&a, rq[i], NULL, 0);
+	}
+	rt_expect_flushes(a.scq, a.qp->qp_num, sq, 2, rq, 2, "posted in ERR");
+
+	rt_step("ERR -> ERR: no event, nothing completes again");
+	ret = ibv_modify_qp(a.qp, &qa, IBV_QP_STATE);
+	RT_CHECK(ret == 0, "modify ERR -> ERR: %s", strerror(ret));
+	rt_expect_empty(a.scq, RT_IDLE_MS, "shared CQ after ERR -> ERR");
+	rt_expect_empty(a.rcq, 10, "unused CQ");
+	rt_expect_no_async(&d0, 10, "requester (a remote error: CQE only)");
+
+	rt_step("the responder: QP_ACCESS_ERR once, its receives flushed");
+	rt_expect_async(&d1, IBV_EVENT_QP_ACCESS_ERR, b.qp, true, "responder");
+	rt_expect_flushes(b.rcq, b.qp->qp_num, NULL, 0, brq, 4,
+			  "responder in ERR");
+	rt_expect_empty(b.scq, 10, "responder's send CQ");
+	ret = ibv_modify_qp(b.qp, &qa, IBV_QP_STATE);
+	RT_CHECK(ret == 0, "modify ERR -> ERR: %s", strerror(ret));
+	rt_expect_empty(b.rcq, RT_IDLE_MS, "responder after ERR -> ERR");
+	rt_expect_no_async(&d1, 10, "one QP_ACCESS_ERR");
+	rt_check_guard(target.p, target.len, "target of the rejected WRITE");
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_buf_free(&lbuf);
+	rt_buf_free(&rbuf);
 	rt_buf_free(&target);
 	rt_close2(&d0, &d1);
 }
@@ -559,6 +688,8 @@ static const struct rt_case rt_cases[] = {
 	  "retry exceeded -> QP_FATAL within 2 s" },
 	{ "access_err", rt_case_access_err, 60,
 	  "bad rkey -> responder's QP_ACCESS_ERR" },
+	{ "flush_order", rt_case_flush_order, 60,
+	  "ERR: the error CQE, then every WQE flushed in order, once" },
 	{ "comm_est", rt_case_comm_est, 60,
 	  "first request at an RTR QP -> COMM_EST, once" },
 	{ "sq_drained", rt_case_sq_drained, 60,
