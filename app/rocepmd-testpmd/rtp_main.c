@@ -40,6 +40,8 @@ static struct {
 	struct rtp_result res;
 } rtp_job;
 
+static void job_report(struct rtp_result *r);
+
 static void *
 job_main(void *arg)
 {
@@ -55,20 +57,15 @@ job_main(void *arg)
 		CPU_SET(c, &all);
 	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
 	rtp_run(rtp_job.mode, &rtp_job.set, &rtp_job.res);
+	job_report(&rtp_job.res);
 	__atomic_store_n(&rtp_job.finished, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-/* Join the run, print and keep its result: 0, or its error. */
-static int
-job_finish(void)
+/* Print and keep a run's result (in the run's thread, when it ends). */
+static void
+job_report(struct rtp_result *r)
 {
-	struct rtp_result *r = &rtp_job.res;
-
-	if (!rtp_job.running)
-		return 0;
-	pthread_join(rtp_job.thread, NULL);
-	rtp_job.running = false;
 	snprintf(r->idle, sizeof(r->idle), "%s", rp_idle_policy_name(rtp.idle));
 	rtp_report(rtp.out, rtp.params.format, r);
 	if (rtp.nb_results < RTE_DIM(rtp.results))
@@ -79,7 +76,17 @@ job_finish(void)
 			r->error_msg : strerror(-r->error));
 		rtp.status = 1;
 	}
-	return r->error;
+}
+
+/* Join the run: 0, or its error. */
+static int
+job_finish(void)
+{
+	if (!rtp_job.running)
+		return 0;
+	pthread_join(rtp_job.thread, NULL);
+	rtp_job.running = false;
+	return rtp_job.res.error;
 }
 
 bool
