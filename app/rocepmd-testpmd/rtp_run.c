@@ -376,6 +376,23 @@ pace_until(const struct rtp_run *run, uint64_t t)
 		rte_pause();
 }
 
+/*
+ * Start of the next message: paced, its intended time (latency counted
+ * from it: no coordinated omission); else now.
+ */
+static uint64_t
+pace_next(const struct rtp_run *run, uint64_t *next, uint64_t period)
+{
+	uint64_t t;
+
+	if (period == 0)
+		return rte_get_tsc_cycles();
+	pace_until(run, *next);
+	t = *next;
+	*next += period;
+	return t;
+}
+
 static void
 sample(struct rtp_run *run, uint64_t v)
 {
@@ -454,13 +471,7 @@ pingpong_phase(struct rtp_run *run, enum ibv_wr_opcode op, bool measure)
 		bool answered = false;
 		int ret;
 
-		if (period != 0) {
-			pace_until(run, next);
-			t0 = next;	/* from the intended time: no omission */
-			next += period;
-		} else {
-			t0 = rte_get_tsc_cycles();
-		}
+		t0 = pace_next(run, &next, period);
 		ret = rtp_post(s, q, op, run->set.size, i,
 			       (i % RTP_SIGNAL_EVERY) == 0, (uint32_t)i);
 		if (ret < 0)
@@ -574,13 +585,7 @@ read_lat_phase(struct rtp_run *run, bool measure)
 		int ret;
 		int n;
 
-		if (period != 0) {
-			pace_until(run, next);
-			t0 = next;
-			next += period;
-		} else {
-			t0 = rte_get_tsc_cycles();
-		}
+		t0 = pace_next(run, &next, period);
 		ret = rtp_post(s, (uint32_t)(i % s->nb_qps), IBV_WR_RDMA_READ,
 			       run->set.size, i, true, 0);
 		if (ret < 0)
