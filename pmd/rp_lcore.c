@@ -68,11 +68,17 @@ struct rp_lcore_ctx {
 	unsigned int lcore;
 	unsigned int nr_devs;
 	struct rp_dev *devs[RP_MAX_PORTS];
-	enum rp_idle_policy idle;
+	/* written by rp_engine_set_idle() at any time: relaxed loads */
+	uint32_t idle;			/* enum rp_idle_policy */
 	uint64_t idle_cycles;
 	struct timespec nap;
 	uint64_t wake_ns;		/* adaptive: longest block */
-	int wake_fd;			/* adaptive: eventfd, or -1 */
+	/*
+	 * adaptive: eventfd, or -1.  Made for every policy, since the policy
+	 * may become adaptive at run time; doorbells write it only when the
+	 * lcore raised need_wakeup, which only "adaptive" does.
+	 */
+	int wake_fd;
 	bool launched;
 	/*
 	 * Launch and stop handshakes in C11 atomics.  rte_eal_remote_launch()
@@ -293,28 +299,30 @@ lcore_main(void *arg)
 	/* Naps of a few microseconds need no timer slack. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	RP_LOG(INFO, "engine lcore %u: %u device(s), idle policy %s",
-	       lc->lcore, lc->nr_devs, rp_idle_policy_name(lc->idle));
+	       lc->lcore, lc->nr_devs,
+	       rp_idle_policy_name(rp_load_relaxed(&lc->idle)));
 	while (!rp_load_relaxed(&rp_stop)) {
 		bool busy = lcore_poll(lc);
 		uint64_t t1 = rte_get_timer_cycles();
+		uint32_t idle = rp_load_relaxed(&lc->idle);
 
 		if (busy) {
 			last_busy = t1;
-		} else if (lc->idle == RP_IDLE_YIELD &&
+		} else if (idle == RP_IDLE_YIELD &&
 			   t1 - last_busy > lc->idle_cycles) {
 			/* Give the CPU to whoever shares it (the application,
 			 * the peer's engine); a post or a packet is seen on
 			 * the next pass. */
 			lc_stat_add(lc, RP_LC_YIELDS, 1);
 			sched_yield();
-		} else if (lc->idle == RP_IDLE_SLEEP &&
+		} else if (idle == RP_IDLE_SLEEP &&
 			   t1 - last_busy > lc->idle_cycles) {
 			/* A sleeper that wakes preempts a spinning application
 			 * under CFS, where a yield would not: on shared CPUs
 			 * this bounds the latency a busy application adds. */
 			lc_stat_add(lc, RP_LC_NAPS, 1);
 			nanosleep(&lc->nap, NULL);
-		} else if (lc->idle == RP_IDLE_ADAPTIVE &&
+		} else if (idle == RP_IDLE_ADAPTIVE &&
 			   t1 - last_busy > lc->idle_cycles) {
 			/* Keep last_busy after a wake-up: a pass that finds
 			 * nothing (a timeout) blocks again at once. */
@@ -359,17 +367,15 @@ rp_lcore_launch(const struct rp_config *cfg)
 				lc->devs[lc->nr_devs++] = rp_devs[d];
 		if (lc->nr_devs == 0)
 			continue;
-		if (lc->idle == RP_IDLE_ADAPTIVE) {
-			lc->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-			if (lc->wake_fd < 0) {
-				ret = -errno;
-				RP_LOG(ERR, "lcore %u: eventfd: %s", lc->lcore,
-				       strerror(errno));
-				return ret;
-			}
-			for (unsigned int d = 0; d < lc->nr_devs; d++)
-				lc->devs[d]->wake_fd = lc->wake_fd;
+		lc->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (lc->wake_fd < 0) {
+			ret = -errno;
+			RP_LOG(ERR, "lcore %u: eventfd: %s", lc->lcore,
+			       strerror(errno));
+			return ret;
 		}
+		for (unsigned int d = 0; d < lc->nr_devs; d++)
+			lc->devs[d]->wake_fd = lc->wake_fd;
 		if (!rte_lcore_is_enabled(lc->lcore) ||
 		    lc->lcore == rte_get_main_lcore()) {
 			RP_LOG(ERR, "engine lcore %u is not an enabled worker lcore",
@@ -439,6 +445,37 @@ rp_lcore_stop(void)
 	rp_nr_lcores = 0;
 }
 
+int
+rp_engine_set_idle(enum rp_idle_policy idle)
+{
+	if ((unsigned int)idle >= RP_IDLE_MAX)
+		return -EINVAL;
+	/* The lcore reads it once per pass; nothing else depends on it. */
+	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++)
+		rp_store_relaxed(&rp_lcores[i].idle, (uint32_t)idle);
+	return 0;
+}
+
+int
+rp_lcore_stats_get(unsigned int idx, unsigned int *lcore,
+		   const char **names, uint64_t *vals, unsigned int n)
+{
+	const struct rp_lcore_ctx *lc;
+
+	if (idx >= rp_load_relaxed(&rp_nr_lcores))
+		return -ENOENT;
+	lc = &rp_lcores[idx];
+	if (lcore != NULL)
+		*lcore = lc->lcore;
+	for (unsigned int s = 0; s < RP_LC_STAT_MAX && s < n; s++) {
+		if (names != NULL)
+			names[s] = rp_lc_stat_names[s];
+		if (vals != NULL)
+			vals[s] = rp_load_relaxed(&lc->stats[s]);
+	}
+	return RP_LC_STAT_MAX;
+}
+
 /* /rocepmd/lcores: the counters of every engine lcore. */
 static int
 lcores_cmd(const char *cmd __rte_unused, const char *params __rte_unused,
@@ -456,7 +493,8 @@ lcores_cmd(const char *cmd __rte_unused, const char *params __rte_unused,
 		if (c == NULL)
 			return -ENOMEM;
 		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_string(c, "idle", rp_idle_policy_name(lc->idle));
+		rte_tel_data_add_dict_string(c, "idle",
+				rp_idle_policy_name(rp_load_relaxed(&lc->idle)));
 		for (unsigned int s = 0; s < RP_LC_STAT_MAX; s++)
 			rte_tel_data_add_dict_u64(c, rp_lc_stat_names[s],
 					rp_load_relaxed(&lc->stats[s]));

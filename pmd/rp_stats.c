@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Device counters: names, and the /rocepmd/stats telemetry command. */
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,24 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_ARP_MAC_CHANGED] = "arp_mac_changed",
 	[RP_STAT_RX_NOT_PEER] = "rx_not_from_peer",
 };
+
+int
+rp_dev_stats_get(unsigned int id, const char **names, uint64_t *vals,
+		 unsigned int n)
+{
+	const struct rp_dev *dev;
+
+	if (id >= rp_nr_devs || rp_devs[id] == NULL)
+		return -ENOENT;
+	dev = rp_devs[id];
+	for (unsigned int i = 0; i < RP_STAT_MAX && i < n; i++) {
+		if (names != NULL)
+			names[i] = rp_stat_names[i];
+		if (vals != NULL)
+			vals[i] = rp_load_relaxed(&dev->stats[i]);
+	}
+	return RP_STAT_MAX;
+}
 
 static int
 stats_cmd(const char *cmd __rte_unused, const char *params,

@@ -17,7 +17,8 @@
 #    libc.so.6 has them, so a program's references bind to them;
 #  - the shim exports nothing else (no rte_*, rp_*, shim_* leak) but its
 #    own ROCEPMD_VERBS_PRIVATE_* for rocepmd's other components
-#    (rocepmd_verbs.h).
+#    (rocepmd_verbs.h) and ROCEPMD_ENGINE_* (the engine API, rocepmd.h,
+#    for rocepmd-testpmd).
 # Exit 77 (skipped) without objdump or a libibverbs.so.1 to compare with.
 
 set -eu
@@ -71,7 +72,7 @@ funcs "$shim" > "$tmp/shim.all"
 grep '^IBVERBS_1\.' "$tmp/verbs.all" > "$tmp/verbs.pub" || true
 grep '^IBVERBS_1\.' "$tmp/shim.all" > "$tmp/shim.pub" || true
 grep '^IBVERBS_PRIVATE_' "$tmp/shim.all" > "$tmp/shim.priv" || true
-grep -v '^IBVERBS_\|^ROCEPMD_VERBS_PRIVATE_\|^GLIBC_' "$tmp/shim.all" > "$tmp/shim.other" || true
+grep -v '^IBVERBS_\|^ROCEPMD_VERBS_PRIVATE_\|^ROCEPMD_ENGINE_\|^GLIBC_' "$tmp/shim.all" > "$tmp/shim.other" || true
 grep '^GLIBC_' "$tmp/shim.all" > "$tmp/shim.libc" || true
 
 fail=0

@@ -17,6 +17,16 @@
 /* Starts the engine (idempotent): 0 or a negative errno. */
 int rocepmd_verbs_boot(void);
 
+/*
+ * For a program that starts the engine itself through the engine API
+ * (rocepmd.h, exported as ROCEPMD_ENGINE_1: rte_eal_init(), then
+ * rp_engine_start()), as rocepmd-testpmd does: the verbs calls then use
+ * that engine's devices and nothing reads ROCEPMD_CONFIG.  Call it before
+ * any verbs call.  0, -ENODEV (no device), -EALREADY (a verbs call booted
+ * the engine already).
+ */
+int rocepmd_verbs_attach(void);
+
 /* A device's IPv4 subnet, as configured (the GID carries the address). */
 struct rocepmd_verbs_port {
 	uint32_t ipv4;		/* network order */

@@ -314,6 +314,7 @@ bool shim_engine_running(void);
 /* shim_dev.c */
 int shim_dev_probe(void);
 int shim_dev_node(const char *name);
+int shim_boot_attach(void);
 int shim_ctrl(struct shim_context *ctx, struct rp_ctrl_slot *slot);
 int shim_query_port(struct ibv_context *ibctx, uint8_t port_num,
 		    struct ibv_port_attr *attr, size_t attr_len);

@@ -271,6 +271,31 @@ shim_boot_once_fn(void)
 }
 
 /*
+ * The program started the engine itself (rocepmd-testpmd: rte_eal_init(),
+ * then rp_engine_start()): take its devices, boot nothing.  Runs in place
+ * of shim_boot_once_fn() when called before any verbs call.
+ */
+static void
+shim_boot_attach_fn(void)
+{
+	if (rp_dev_count() == 0) {
+		SHIM_LOG(ERR, "rocepmd_verbs_attach: the engine has no device (call rp_engine_start first)");
+		shim_boot_status = -ENODEV;
+		return;
+	}
+	rp_store_release(&shim_running, true);
+	shim_boot_status = shim_dev_probe();
+}
+
+int
+shim_boot_attach(void)
+{
+	pthread_once(&shim_boot_once, shim_boot_attach_fn);
+	/* Too late if a verbs call booted the engine from ROCEPMD_CONFIG. */
+	return shim_boot_state.thread_up ? -EALREADY : shim_boot_status;
+}
+
+/*
  * Bring the engine up once per process.
  * @return 0 when devices may exist, or a negative errno: -EBUSY when
  *	another process owns a port of the configuration

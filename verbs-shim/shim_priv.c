@@ -11,6 +11,12 @@ rocepmd_verbs_boot(void)
 }
 
 SHIM_EXPORT int
+rocepmd_verbs_attach(void)
+{
+	return shim_boot_attach();
+}
+
+SHIM_EXPORT int
 rocepmd_verbs_port_addr(struct ibv_context *ctx,
 			struct rocepmd_verbs_port *port)
 {

@@ -177,6 +177,32 @@ int rp_engine_start(const struct rp_config *cfg);
 void rp_engine_stop(void);
 
 /**
+ * Change the idle policy of every engine lcore while it runs; it applies
+ * from the lcore's next pass.  RX interrupts are armed only when the engine
+ * started with "adaptive": an lcore made adaptive later wakes on doorbells
+ * and timers.
+ * @return 0, or -EINVAL for a value that is not a policy
+ */
+int rp_engine_set_idle(enum rp_idle_policy idle);
+
+/**
+ * Counters of a device (the /rocepmd/stats telemetry command's).
+ * @param names, vals filled for the first n counters (either may be NULL)
+ * @return the number of counters the engine has, or -ENOENT
+ */
+int rp_dev_stats_get(unsigned int dev, const char **names, uint64_t *vals,
+		     unsigned int n);
+
+/**
+ * Counters of the idx-th running engine lcore (/rocepmd/lcores): busy and
+ * idle cycles, polls, yields, naps, sleeps, wake-ups, doorbell signals.
+ * @param lcore its lcore id, if not NULL
+ * @return the number of counters, or -ENOENT past the last lcore
+ */
+int rp_lcore_stats_get(unsigned int idx, unsigned int *lcore,
+		       const char **names, uint64_t *vals, unsigned int n);
+
+/**
  * Note this process's EAL runtime directory (rte_eal_get_runtime_dir()),
  * which DPDK 22.11 creates per --file-prefix and never removes.  Call after
  * rte_eal_init(), whether it succeeded or not.

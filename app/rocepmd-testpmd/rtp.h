@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rocepmd-testpmd: shared declarations.
+ *
+ * Laid out as DPDK's app/test-pmd: rtp_main.c (testpmd.c: EAL, engine,
+ * launch), rtp_params.c (parameters.c), rtp_cmdline.c (cmdline.c), one file
+ * per traffic mode family (rtp_mode_*.c, the fwd engines) listed in one
+ * const table (rtp_mode.c), rtp_run.c (the measurement: threads, counters),
+ * rtp_wait.c (completion modes), rtp_report.c (table, JSON, CSV).
+ */
+
+#ifndef _RTP_H_
+#define _RTP_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <infiniband/verbs.h>
+
+#include "rocepmd.h"
+
+#define RTP_MAX_QPS		64
+#define RTP_MAX_DEPTH		1024
+#define RTP_MAX_SIZE		(1u << 20)
+#define RTP_MAX_SAMPLES		(1u << 22)	/* latency samples kept per run */
+#define RTP_NAME		"rocepmd-testpmd"
+
+/* How a measuring thread waits for its completions (rtp_wait.c). */
+enum rtp_wait_mode {
+	RTP_WAIT_POLL = 0,	/* busy-poll the CQ */
+	RTP_WAIT_EVENT,		/* block in ibv_get_cq_event */
+	RTP_WAIT_EPOLL,		/* epoll_wait on the non-blocking channel fd */
+	RTP_WAIT_HYBRID,	/* poll hybrid_us, then arm and block */
+	RTP_WAIT_MAX,
+};
+
+/* Output format of the results (rtp_report.c). */
+enum rtp_format {
+	RTP_FMT_TABLE = 0,
+	RTP_FMT_JSON,
+	RTP_FMT_CSV,
+};
+
+/* What the next `start` runs: options and `set` commands write it. */
+struct rtp_settings {
+	uint32_t size;		/* message bytes */
+	uint32_t depth;		/* WRs in flight per QP (bw modes) */
+	uint32_t qps;
+	uint64_t iters;		/* measured messages (0: use duration) */
+	double duration;	/* seconds, when iters == 0 */
+	uint64_t warmup;	/* messages before the measurement */
+	double rate;		/* offered messages/s, 0: as fast as possible */
+	enum rtp_wait_mode wait;
+	uint32_t hybrid_us;	/* RTP_WAIT_HYBRID: polling spell */
+	double timeout;		/* seconds without progress before failing */
+};
+
+/* Options of the command line (rtp_params.c). */
+struct rtp_params {
+	struct rtp_settings set;
+	const char *mode;		/* run it and exit (batch) */
+	const char *config;		/* --config FILE */
+	const char *cmdline_file;
+	bool interactive;
+	bool raw;			/* measure the raw limit at start */
+	enum rp_idle_policy idle;
+	bool idle_set;
+	uint32_t idle_us;
+	enum rtp_format format;
+	const char *out;		/* --json/--csv FILE, "-" stdout */
+	uint32_t stats_period;		/* seconds, 0: none */
+	uint32_t nb_ports;
+	struct {
+		char name[RP_ETHDEV_NAME_LEN];
+		char ipv4[32];
+		uint32_t mtu;
+		uint32_t lcore;
+		bool lcore_set;
+	} port[RP_MAX_PORTS];
+};
+
+/* Counter snapshot: engine lcores and devices (rtp_run.c). */
+#define RTP_MAX_COUNTERS	64
+struct rtp_counters {
+	uint64_t tsc;
+	unsigned int nb_lcores;
+	uint64_t lc[RP_MAX_ENGINE_LCORES][RTP_MAX_COUNTERS];
+	const char *lc_names[RTP_MAX_COUNTERS];
+	unsigned int nb_lc_counters;
+	unsigned int nb_devs;
+	uint64_t dev[RP_MAX_PORTS][RTP_MAX_COUNTERS];
+	const char *dev_names[RTP_MAX_COUNTERS];
+	unsigned int nb_dev_counters;
+};
+
+/* Figures of one run (rtp_report.c prints them). */
+struct rtp_result {
+	char mode[32];
+	struct rtp_settings set;
+	char idle[16];
+	bool valid;
+	int error;			/* 0, or the failure's negative errno */
+	char error_msg[128];
+	uint64_t msgs;			/* measured messages completed */
+	uint64_t posted;		/* measured messages posted */
+	uint64_t received;		/* messages the receiver took (send modes) */
+	uint64_t bytes;
+	double seconds;
+	double lat_min, lat_p50, lat_p99, lat_p999, lat_max;	/* us */
+	bool has_lat;
+	double msg_rate;		/* messages/s */
+	double gbps;			/* payload Gbit/s */
+	double cpu_us_per_msg;		/* application threads */
+	double engine_busy;		/* share of the engine lcores' cycles */
+	double signals_per_msg;		/* doorbell eventfd signals */
+	double wakeups_per_msg;		/* engine wake-ups from blocking */
+	double cqes_per_poll;
+	double events_per_msg;		/* CQ events the app took */
+	uint64_t retransmits;
+	uint64_t drops;			/* tx_dropped + timeouts + no_mbuf */
+	uint64_t wc_errors;
+	double lat_x_raw;		/* median / raw median (0: no raw) */
+	double bw_of_raw;		/* msg rate / raw msg rate (0: no raw) */
+};
+
+/* One end of a connection: what the peer needs to reach its QPs. */
+struct rtp_ep_info {
+	uint32_t qpn;
+	uint32_t psn;
+	uint32_t rkey;
+	uint32_t pad;
+	uint64_t addr;
+	union ibv_gid gid;
+};
+
+/* Per-thread completion-wait state and counters (rtp_wait.c). */
+struct rtp_waiter {
+	enum rtp_wait_mode mode;
+	uint32_t hybrid_us;
+	struct ibv_cq *cq;
+	struct ibv_comp_channel *ch;
+	int epfd;
+	bool armed;
+	uint64_t polls;
+	uint64_t cqes;
+	uint64_t events;
+	uint64_t unacked;
+};
+
+/* One end: a device, its PD, one MR over a buffer, one CQ, the QPs. */
+struct rtp_side {
+	unsigned int dev;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	size_t buf_len;
+	size_t slot;			/* bytes per QP in buf */
+	uint32_t nb_qps;
+	struct ibv_qp *qp[RTP_MAX_QPS];
+	struct rtp_ep_info local[RTP_MAX_QPS];
+	struct rtp_ep_info remote[RTP_MAX_QPS];
+	struct rtp_waiter w;
+	uint64_t cpu_ns;		/* measuring thread's CPU time */
+	uint64_t done;			/* messages this side completed */
+	uint64_t wc_errors;
+	volatile bool *stop;		/* the run is over: flushes expected */
+};
+
+struct rtp_run;
+
+/* A traffic mode: one entry of rtp_modes[] (rtp_mode.c). */
+struct rtp_mode {
+	const char *name;
+	const char *help;
+	const char *unsupported;	/* NULL, or why it cannot run */
+	/* latency: ping-pong, one message at a time; else streaming */
+	bool latency;
+	/* reported latency: the round trip divided by this (1 or 2) */
+	unsigned int lat_div;
+	/* the server side takes completions (else it only waits) */
+	bool server_active;
+	/* per QP: WRs the server keeps posted, 0: none */
+	bool server_recvs;
+	int (*client)(struct rtp_run *run);
+	int (*server)(struct rtp_run *run);
+};
+
+/* The run in progress (rtp_run.c). */
+struct rtp_run {
+	const struct rtp_mode *mode;
+	struct rtp_settings set;
+	struct rtp_side cli;
+	struct rtp_side srv;
+	volatile bool stop;		/* server: the client is done */
+	volatile bool abort;		/* `stop` command, or a failure */
+	uint64_t *samples;		/* latency samples, TSC ticks */
+	uint64_t nb_samples;
+	uint64_t posted;
+	uint64_t received;
+	uint64_t t_start, t_end;	/* TSC of the measured phase */
+	struct rtp_counters c0, c1;	/* engine counters at both ends */
+	int srv_err;
+	char err[128];
+};
+
+/* rtp_mode.c */
+extern const struct rtp_mode * const rtp_modes[];
+const struct rtp_mode *rtp_mode_find(const char *name);
+void rtp_mode_list(FILE *f);
+extern const struct rtp_mode rtp_mode_send_lat, rtp_mode_send_bw,
+	rtp_mode_write_lat, rtp_mode_write_bw, rtp_mode_read_lat,
+	rtp_mode_read_bw, rtp_mode_atomic_lat, rtp_mode_tag_eager,
+	rtp_mode_tag_rndv;
+
+/* rtp_params.c */
+void rtp_settings_default(struct rtp_settings *s);
+int rtp_params_parse(int argc, char **argv, struct rtp_params *p);
+int rtp_params_config(const struct rtp_params *p, struct rp_config *cfg,
+		      unsigned int main_lcore, int eal_argc, char **eal_argv);
+int rtp_setting_set(struct rtp_settings *s, const char *name,
+		    const char *val);
+void rtp_usage(FILE *f);
+const char *rtp_wait_name(enum rtp_wait_mode m);
+int rtp_wait_parse(const char *s, enum rtp_wait_mode *m);
+int rtp_idle_parse(const char *s, enum rp_idle_policy *idle);
+int rtp_u64_parse(const char *s, uint64_t min, uint64_t max, uint64_t *v);
+int rtp_double_parse(const char *s, double min, double max, double *v);
+
+/* rtp_wait.c */
+int rtp_waiter_init(struct rtp_waiter *w, struct rtp_side *s,
+		    enum rtp_wait_mode mode, uint32_t hybrid_us);
+void rtp_waiter_fini(struct rtp_waiter *w);
+/* Up to n completions, at least one; 0 when stop/abort was raised, or a
+ * negative errno (-ETIMEDOUT). */
+int rtp_wait_cq(struct rtp_waiter *w, struct ibv_wc *wc, int n,
+		const volatile bool *abort, double timeout);
+
+/* rtp_run.c */
+int rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
+	    struct rtp_result *res);
+void rtp_run_abort(void);
+void rtp_counters_snap(struct rtp_counters *c);
+uint64_t rtp_counter(const struct rtp_counters *c, bool lcore,
+		     const char *name);
+int rtp_post(struct rtp_side *s, uint32_t q, enum ibv_wr_opcode op,
+	     uint32_t size, uint64_t wr_id, bool signaled, uint32_t imm);
+int rtp_post_recv(struct rtp_side *s, uint32_t q, uint32_t size,
+		  uint64_t wr_id);
+int rtp_wc_check(struct rtp_side *s, const struct ibv_wc *wc,
+		 struct rtp_run *run);
+int rtp_pingpong_client(struct rtp_run *run, enum ibv_wr_opcode op);
+int rtp_pingpong_server(struct rtp_run *run, enum ibv_wr_opcode op);
+int rtp_stream_client(struct rtp_run *run, enum ibv_wr_opcode op);
+int rtp_stream_server(struct rtp_run *run);
+int rtp_read_lat_client(struct rtp_run *run);
+int rtp_passive_server(struct rtp_run *run);
+double rtp_tsc_us(uint64_t ticks);
+uint64_t rtp_thread_cpu_ns(void);
+
+/* rtp_mode_raw.c: plain UDP frames on the ports, before the engine */
+struct rtp_raw_result {
+	bool valid;
+	uint32_t size;
+	double lat_min, lat_p50, lat_p99, lat_p999, lat_max;	/* one way, us */
+	double pp_msgs;			/* ping-pong iterations */
+	double msg_rate;		/* streaming */
+	double gbps;
+	uint64_t frames_per_msg;
+	uint64_t lost;
+};
+extern struct rtp_raw_result rtp_raw;
+int rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set);
+
+/* rtp_report.c */
+void rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r);
+void rtp_report_raw(FILE *f, enum rtp_format fmt);
+void rtp_report_header(FILE *f, enum rtp_format fmt);
+void rtp_report_footer(FILE *f, enum rtp_format fmt);
+void rtp_stats_line(FILE *f, const struct rtp_counters *prev,
+		    const struct rtp_counters *cur);
+double rtp_quantile(uint64_t *v, uint64_t n, double q);
+
+/* rtp_main.c: state shared with the commands */
+struct rtp_state {
+	struct rtp_params params;
+	struct rp_config cfg;
+	enum rp_idle_policy idle;
+	struct rtp_result last;
+	unsigned int nb_results;
+	struct rtp_result results[64];
+	FILE *out;
+	int status;			/* exit status so far */
+	bool quit;
+};
+extern struct rtp_state rtp;
+int rtp_start(const char *mode);
+int rtp_start_mode(const char *name, bool async);
+int rtp_stop(void);
+bool rtp_running(void);
+int rtp_set_idle(enum rp_idle_policy idle);
+
+/* rtp_cmdline.c */
+int rtp_cmdline_interactive(void);
+int rtp_cmdline_file(const char *path);
+void rtp_show(FILE *f, const char *what, bool stats);
+
+#endif /* _RTP_H_ */

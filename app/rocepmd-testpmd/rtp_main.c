@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rocepmd-testpmd [EAL options] -- [options]   (testpmd.c)
+ *
+ * The EAL comes up first, with the program's EAL options or those of a
+ * configuration file; then the raw limit is measured on the bare ports;
+ * then the engine starts through its API (rp_engine_start) and the verbs
+ * library in this process is attached to it (rocepmd_verbs_attach), so
+ * every measurement goes through the verbs API as any program's would.
+ * Runs go in a thread of their own, so that the caller can print counters
+ * (--stats-period) or take commands (`stop`) meanwhile.
+ */
+
+#include <errno.h>
+#include <sched.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "rocepmd_verbs.h"
+#include "rtp.h"
+
+#define RTP_ARGBUF	8192
+
+struct rtp_state rtp;
+
+static struct {
+	pthread_t thread;
+	bool running;
+	volatile bool finished;
+	const struct rtp_mode *mode;
+	struct rtp_settings set;
+	struct rtp_result res;
+} rtp_job;
+
+static void job_report(struct rtp_result *r);
+
+static void *
+job_main(void *arg)
+{
+	cpu_set_t all;
+
+	(void)arg;
+	/*
+	 * Not the main lcore's CPU, which this thread inherits: the
+	 * measuring threads are scheduled as any verbs program's are.
+	 */
+	CPU_ZERO(&all);
+	for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; c++)
+		CPU_SET(c, &all);
+	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
+	rtp_run(rtp_job.mode, &rtp_job.set, &rtp_job.res);
+	job_report(&rtp_job.res);
+	__atomic_store_n(&rtp_job.finished, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Print and keep a run's result (in the run's thread, when it ends). */
+static void
+job_report(struct rtp_result *r)
+{
+	snprintf(r->idle, sizeof(r->idle), "%s", rp_idle_policy_name(rtp.idle));
+	rtp_report(rtp.out, rtp.params.format, r);
+	if (rtp.nb_results < RTE_DIM(rtp.results))
+		rtp.results[rtp.nb_results++] = *r;
+	rtp.last = *r;
+	if (r->error != 0) {
+		fprintf(stderr, "%s: %s\n", r->mode, r->error_msg[0] != '\0' ?
+			r->error_msg : strerror(-r->error));
+		rtp.status = 1;
+	}
+}
+
+/* Join the run: 0, or its error. */
+static int
+job_finish(void)
+{
+	if (!rtp_job.running)
+		return 0;
+	pthread_join(rtp_job.thread, NULL);
+	rtp_job.running = false;
+	return rtp_job.res.error;
+}
+
+bool
+rtp_running(void)
+{
+	return rtp_job.running && !rtp_job.finished;
+}
+
+/* `stop`: end the run in progress, print its figures. */
+int
+rtp_stop(void)
+{
+	if (!rtp_job.running)
+		return -ENOENT;
+	rtp_run_abort();
+	return job_finish();
+}
+
+/* Run a mode; async returns at once (interactive), else waits for it. */
+int
+rtp_start_mode(const char *name, bool async)
+{
+	const struct rtp_mode *mode = rtp_mode_find(name);
+	struct rtp_counters c0, c1;
+	uint64_t last;
+	int ret;
+
+	if (mode == NULL) {
+		fprintf(stderr, "unknown mode '%s'\n", name);
+		return -EINVAL;
+	}
+	if (rtp_job.running && !rtp_job.finished) {
+		fprintf(stderr, "a run is in progress: stop it first\n");
+		return -EBUSY;
+	}
+	job_finish();
+	rtp_job.mode = mode;
+	rtp_job.set = rtp.params.set;
+	rtp_job.finished = false;
+	ret = pthread_create(&rtp_job.thread, NULL, job_main, NULL);
+	if (ret != 0)
+		return -ret;
+	rtp_job.running = true;
+	if (async)
+		return 0;
+	rtp_counters_snap(&c0);
+	last = c0.tsc;
+	while (!__atomic_load_n(&rtp_job.finished, __ATOMIC_ACQUIRE)) {
+		usleep(10000);
+		if (rtp.params.stats_period == 0)
+			continue;
+		rtp_counters_snap(&c1);
+		if (rtp_tsc_us(c1.tsc - last) >= rtp.params.stats_period * 1e6) {
+			rtp_stats_line(stdout, &c0, &c1);
+			c0 = c1;
+			last = c1.tsc;
+		}
+	}
+	return job_finish();
+}
+
+int
+rtp_start(const char *mode)
+{
+	return rtp_start_mode(mode, false);
+}
+
+int
+rtp_set_idle(enum rp_idle_policy idle)
+{
+	int ret = rp_engine_set_idle(idle);
+
+	if (ret == 0)
+		rtp.idle = idle;
+	return ret;
+}
+
+static void
+rundir_atexit(void)
+{
+	rp_eal_rundir_remove();
+}
+
+/* EAL arguments: ours (before "--") or the configuration file's. */
+static int
+eal_args(int argc, char **argv, int *eal_argc, char ***eal_argv)
+{
+	static char *av[RP_EAL_MAX_ARGS + 1];
+	static char buf[RTP_ARGBUF];
+	char err[1024] = "";
+	int n, ret;
+
+	if (rtp.params.config == NULL) {
+		*eal_argc = argc;
+		*eal_argv = argv;
+		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "with --config, the EAL options come from its [eal] section: give none before --\n");
+		return -EINVAL;
+	}
+	ret = rp_cfg_load(rtp.params.config, &rtp.cfg, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "%s\n", err[0] != '\0' ? err : strerror(-ret));
+		return ret;
+	}
+	n = rp_cfg_eal_argv(&rtp.cfg, argv[0], av, RP_EAL_MAX_ARGS, buf,
+			    sizeof(buf));
+	if (n < 0) {
+		fprintf(stderr, "%s: EAL arguments: %s\n", rtp.params.config,
+			strerror(-n));
+		return n;
+	}
+	av[n] = NULL;
+	*eal_argc = n;
+	*eal_argv = av;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	char err[1024] = "";
+	char **eal_argv;
+	int eal_argc, sep, ret;
+
+	for (sep = 1; sep < argc; sep++)
+		if (strcmp(argv[sep], "--") == 0)
+			break;
+	if (sep == argc) {
+		fprintf(stderr, "missing '--' between the EAL options and the program's\n");
+		rtp_usage(stderr);
+		return 2;
+	}
+	ret = rtp_params_parse(argc - sep, argv + sep, &rtp.params);
+	if (ret != 0)
+		return ret > 0 ? 0 : 2;
+	if (eal_args(sep, argv, &eal_argc, &eal_argv) < 0)
+		return 2;
+	if (rtp.params.config != NULL &&
+	    rp_port_lock(&rtp.cfg, err, sizeof(err)) == -EBUSY) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	rtp.out = stdout;
+	if (rtp.params.out != NULL && strcmp(rtp.params.out, "-") != 0) {
+		rtp.out = fopen(rtp.params.out, "w");
+		if (rtp.out == NULL) {
+			fprintf(stderr, "%s: %s\n", rtp.params.out,
+				strerror(errno));
+			return 2;
+		}
+	}
+	atexit(rundir_atexit);
+	ret = rte_eal_init(eal_argc, eal_argv);
+	rp_eal_rundir_note();
+	if (ret < 0) {
+		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	if (rtp.params.config == NULL &&
+	    rtp_params_config(&rtp.params, &rtp.cfg, rte_get_main_lcore(),
+			      eal_argc, eal_argv) < 0)
+		return 2;
+	if (rtp.params.config != NULL && rtp.params.idle_set)
+		rtp.cfg.idle = rtp.params.idle;
+	rtp.idle = rtp.cfg.idle;
+	if (rtp.params.raw && rtp.cfg.nb_ports >= 2 &&
+	    rtp_raw_measure(&rtp.cfg, &rtp.params.set) < 0)
+		fprintf(stderr, "raw limit not measured: ratios will be 0\n");
+	ret = rp_engine_start(&rtp.cfg);
+	if (ret < 0) {
+		fprintf(stderr, "cannot start the engine: %s\n", strerror(-ret));
+		return 1;
+	}
+	ret = rocepmd_verbs_attach();
+	if (ret < 0) {
+		fprintf(stderr, "verbs: cannot attach to the engine: %s\n",
+			strerror(-ret));
+		rp_engine_stop();
+		return 1;
+	}
+	rtp_report_header(rtp.out, rtp.params.format);
+	rtp_report_raw(rtp.out, rtp.params.format);
+	if (rtp.params.mode != NULL)
+		rtp_start(rtp.params.mode);
+	if (rtp.params.cmdline_file != NULL &&
+	    rtp_cmdline_file(rtp.params.cmdline_file) < 0)
+		rtp.status = rtp.status != 0 ? rtp.status : 1;
+	if (rtp.params.interactive && !rtp.quit)
+		rtp_cmdline_interactive();
+	rtp_stop();
+	rtp_report_footer(rtp.out, rtp.params.format);
+	if (rtp.out != stdout)
+		fclose(rtp.out);
+	rp_engine_stop();
+	rp_port_unlock();
+	/*
+	 * No rte_eal_cleanup(), as the verbs shim at exit: DPDK 22.11 may
+	 * still run a memif callback in its interrupt thread.
+	 */
+	return rtp.status;
+}

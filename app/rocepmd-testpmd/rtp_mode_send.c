@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * send_lat: SEND ping-pong (ib_send_lat); latency is half the round trip.
+ * send_bw: streamed SENDs into receives the server keeps posted
+ * (ib_send_bw).
+ */
+
+#include "rtp.h"
+
+static int
+send_lat_client(struct rtp_run *run)
+{
+	return rtp_pingpong_client(run, IBV_WR_SEND);
+}
+
+static int
+send_lat_server(struct rtp_run *run)
+{
+	return rtp_pingpong_server(run, IBV_WR_SEND);
+}
+
+const struct rtp_mode rtp_mode_send_lat = {
+	.name = "send_lat",
+	.help = "SEND ping-pong, one-way latency (ib_send_lat)",
+	.latency = true,
+	.lat_div = 2,
+	.server_active = true,
+	.server_recvs = true,
+	.client = send_lat_client,
+	.server = send_lat_server,
+};
+
+static int
+send_bw_client(struct rtp_run *run)
+{
+	return rtp_stream_client(run, IBV_WR_SEND);
+}
+
+const struct rtp_mode rtp_mode_send_bw = {
+	.name = "send_bw",
+	.help = "streamed SENDs, depth per QP (ib_send_bw)",
+	.lat_div = 1,
+	.server_active = true,
+	.server_recvs = true,
+	.client = send_bw_client,
+	.server = rtp_stream_server,
+};

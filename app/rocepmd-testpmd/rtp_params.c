@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Command-line options (testpmd's parameters.c), and the engine
+ * configuration they make: --port options become the [port] sections of a
+ * configuration that the engine's own loader (rp_cfg_load) validates, so
+ * their values and defaults are those of the configuration file.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+
+#include "rtp.h"
+
+static const char * const rtp_wait_names[RTP_WAIT_MAX] = {
+	[RTP_WAIT_POLL] = "poll",
+	[RTP_WAIT_EVENT] = "event",
+	[RTP_WAIT_EPOLL] = "epoll",
+	[RTP_WAIT_HYBRID] = "hybrid",
+};
+
+const char *
+rtp_wait_name(enum rtp_wait_mode m)
+{
+	return (unsigned int)m < RTP_WAIT_MAX ? rtp_wait_names[m] : "invalid";
+}
+
+int
+rtp_wait_parse(const char *s, enum rtp_wait_mode *m)
+{
+	for (unsigned int i = 0; i < RTP_WAIT_MAX; i++)
+		if (strcmp(s, rtp_wait_names[i]) == 0) {
+			*m = (enum rtp_wait_mode)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int
+rtp_idle_parse(const char *s, enum rp_idle_policy *idle)
+{
+	for (unsigned int i = 0; i < RP_IDLE_MAX; i++)
+		if (strcmp(s, rp_idle_policy_name((enum rp_idle_policy)i)) == 0) {
+			*idle = (enum rp_idle_policy)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int
+rtp_u64_parse(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (s == NULL || *s == '\0' || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno != 0 || *end != '\0' || x < min || x > max)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int
+rtp_double_parse(const char *s, double min, double max, double *v)
+{
+	char *end;
+	double x;
+
+	if (s == NULL || *s == '\0')
+		return -EINVAL;
+	errno = 0;
+	x = strtod(s, &end);
+	if (errno != 0 || *end != '\0' || !isfinite(x) || x < min || x > max)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+void
+rtp_settings_default(struct rtp_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->size = 64;
+	s->depth = 64;
+	s->qps = 1;
+	s->iters = 10000;
+	s->duration = 0;
+	s->warmup = 100;
+	s->rate = 0;
+	s->wait = RTP_WAIT_POLL;
+	s->hybrid_us = 20;
+	s->timeout = 10;
+}
+
+void
+rtp_usage(FILE *f)
+{
+	fprintf(f,
+"usage: " RTP_NAME " [EAL options] -- [options]\n"
+"\n"
+"Devices (one of):\n"
+"  --port NAME,ip=A.B.C.D/P[,mtu=N][,lcore=N]\n"
+"                        a rocepmd device on DPDK port NAME (a --vdev or -a\n"
+"                        of the EAL options); repeat for each device\n"
+"  --config FILE         a rocepmd configuration file (EAL options from it)\n"
+"What to run:\n"
+"  --mode MODE           run MODE and exit\n"
+"  -i, --interactive     prompt (DPDK cmdline: completion, help)\n"
+"  --cmdline-file FILE   run the commands of FILE, then exit (or prompt, -i)\n"
+"  --list-modes          print the traffic modes\n"
+"Settings (also `set` commands):\n"
+"  --size N (64)  --depth N (64)  --qps N (1)  --iters N (10000)\n"
+"  --duration S (0: --iters)  --warmup N (100)  --rate MSGS_PER_S (0: max)\n"
+"  --wait poll|event|epoll|hybrid (poll)  --hybrid-us N (20)\n"
+"  --timeout S (10)      fail when a completion takes longer\n"
+"Engine:\n"
+"  --idle busy|yield|sleep|adaptive   idle policy (default: the config's,\n"
+"                        or yield)\n"
+"  --idle-us N           idle time before yielding or sleeping\n"
+"Raw limit:\n"
+"  --raw / --no-raw      measure plain UDP frames on the ports before the\n"
+"                        engine starts (default: on with two --port)\n"
+"Output:\n"
+"  --json, --csv         results as JSON or CSV instead of the table\n"
+"  --out FILE            write results to FILE (default stdout)\n"
+"  --stats-period N      a counter line every N seconds during a run\n"
+"  -h, --help\n");
+}
+
+enum {
+	OPT_PORT = 256, OPT_CONFIG, OPT_MODE, OPT_CMDFILE, OPT_LIST, OPT_SIZE,
+	OPT_DEPTH, OPT_QPS, OPT_ITERS, OPT_DURATION, OPT_WARMUP, OPT_RATE,
+	OPT_WAIT, OPT_HYBRID, OPT_TIMEOUT, OPT_IDLE, OPT_IDLE_US, OPT_RAW,
+	OPT_NO_RAW, OPT_JSON, OPT_CSV, OPT_OUT, OPT_STATS,
+};
+
+static const struct option rtp_opts[] = {
+	{ "port", required_argument, NULL, OPT_PORT },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "interactive", no_argument, NULL, 'i' },
+	{ "cmdline-file", required_argument, NULL, OPT_CMDFILE },
+	{ "list-modes", no_argument, NULL, OPT_LIST },
+	{ "size", required_argument, NULL, OPT_SIZE },
+	{ "depth", required_argument, NULL, OPT_DEPTH },
+	{ "qps", required_argument, NULL, OPT_QPS },
+	{ "iters", required_argument, NULL, OPT_ITERS },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "wait", required_argument, NULL, OPT_WAIT },
+	{ "hybrid-us", required_argument, NULL, OPT_HYBRID },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "idle", required_argument, NULL, OPT_IDLE },
+	{ "idle-us", required_argument, NULL, OPT_IDLE_US },
+	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "no-raw", no_argument, NULL, OPT_NO_RAW },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "out", required_argument, NULL, OPT_OUT },
+	{ "stats-period", required_argument, NULL, OPT_STATS },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* NAME,ip=A/P[,mtu=N][,lcore=N] */
+static int
+port_parse(struct rtp_params *p, const char *arg)
+{
+	char buf[RP_CFG_STR];
+	char *save = NULL, *tok;
+	uint64_t v;
+
+	if (p->nb_ports >= RP_MAX_PORTS) {
+		fprintf(stderr, "--port: at most %u ports\n", RP_MAX_PORTS);
+		return -EINVAL;
+	}
+	if (strlen(arg) >= sizeof(buf)) {
+		fprintf(stderr, "--port %s: too long\n", arg);
+		return -EINVAL;
+	}
+	strcpy(buf, arg);
+	tok = strtok_r(buf, ",", &save);
+	if (tok == NULL || strchr(tok, '=') != NULL ||
+	    strlen(tok) >= sizeof(p->port[0].name)) {
+		fprintf(stderr, "--port %s: NAME first (the DPDK port)\n", arg);
+		return -EINVAL;
+	}
+	strcpy(p->port[p->nb_ports].name, tok);
+	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
+		if (strncmp(tok, "ip=", 3) == 0 &&
+		    strlen(tok + 3) < sizeof(p->port[0].ipv4)) {
+			strcpy(p->port[p->nb_ports].ipv4, tok + 3);
+		} else if (strncmp(tok, "mtu=", 4) == 0 &&
+			   rtp_u64_parse(tok + 4, 256, 4096, &v) == 0) {
+			p->port[p->nb_ports].mtu = (uint32_t)v;
+		} else if (strncmp(tok, "lcore=", 6) == 0 &&
+			   rtp_u64_parse(tok + 6, 0, 1023, &v) == 0) {
+			p->port[p->nb_ports].lcore = (uint32_t)v;
+			p->port[p->nb_ports].lcore_set = true;
+		} else {
+			fprintf(stderr, "--port %s: bad '%s' (ip=A.B.C.D/P, mtu=256..4096, lcore=N)\n",
+				arg, tok);
+			return -EINVAL;
+		}
+	}
+	if (p->port[p->nb_ports].ipv4[0] == '\0') {
+		fprintf(stderr, "--port %s: ip=A.B.C.D/P is required\n", arg);
+		return -EINVAL;
+	}
+	p->nb_ports++;
+	return 0;
+}
+
+static int
+bad(const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "%s: bad value '%s' (%s)\n", opt, val, want);
+	return -EINVAL;
+}
+
+/* Settings shared with `set` (rtp_cmdline.c): 0, or -EINVAL printed. */
+static int
+setting_parse(struct rtp_settings *s, int opt, const char *val)
+{
+	uint64_t v;
+	double d;
+
+	switch (opt) {
+	case OPT_SIZE:
+		if (rtp_u64_parse(val, 1, RTP_MAX_SIZE, &v) < 0)
+			return bad("--size", val, "1..1048576");
+		s->size = (uint32_t)v;
+		return 0;
+	case OPT_DEPTH:
+		if (rtp_u64_parse(val, 1, RTP_MAX_DEPTH, &v) < 0)
+			return bad("--depth", val, "1..1024");
+		s->depth = (uint32_t)v;
+		return 0;
+	case OPT_QPS:
+		if (rtp_u64_parse(val, 1, RTP_MAX_QPS, &v) < 0)
+			return bad("--qps", val, "1..64");
+		s->qps = (uint32_t)v;
+		return 0;
+	case OPT_ITERS:
+		if (rtp_u64_parse(val, 1, UINT64_MAX / 2, &v) < 0)
+			return bad("--iters", val, "a positive count");
+		s->iters = v;
+		s->duration = 0;
+		return 0;
+	case OPT_DURATION:
+		if (rtp_double_parse(val, 0.001, 86400, &d) < 0)
+			return bad("--duration", val, "seconds, 0.001..86400");
+		s->duration = d;
+		s->iters = 0;
+		return 0;
+	case OPT_WARMUP:
+		if (rtp_u64_parse(val, 0, UINT64_MAX / 2, &v) < 0)
+			return bad("--warmup", val, "a count");
+		s->warmup = v;
+		return 0;
+	case OPT_RATE:
+		if (rtp_double_parse(val, 0, 1e9, &d) < 0)
+			return bad("--rate", val, "messages/s, 0 for no limit");
+		s->rate = d;
+		return 0;
+	case OPT_WAIT:
+		if (rtp_wait_parse(val, &s->wait) < 0)
+			return bad("--wait", val, "poll, event, epoll or hybrid");
+		return 0;
+	case OPT_HYBRID:
+		if (rtp_u64_parse(val, 0, 1000000, &v) < 0)
+			return bad("--hybrid-us", val, "0..1000000");
+		s->hybrid_us = (uint32_t)v;
+		return 0;
+	case OPT_TIMEOUT:
+		if (rtp_double_parse(val, 0.01, 3600, &d) < 0)
+			return bad("--timeout", val, "seconds, 0.01..3600");
+		s->timeout = d;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int
+rtp_setting_set(struct rtp_settings *s, const char *name, const char *val)
+{
+	for (unsigned int i = 0; rtp_opts[i].name != NULL; i++)
+		if (strcmp(rtp_opts[i].name, name) == 0 &&
+		    rtp_opts[i].val >= OPT_SIZE && rtp_opts[i].val <= OPT_TIMEOUT &&
+		    rtp_opts[i].val != OPT_IDLE)
+			return setting_parse(s, rtp_opts[i].val, val);
+	return -ENOENT;
+}
+
+int
+rtp_params_parse(int argc, char **argv, struct rtp_params *p)
+{
+	uint64_t v;
+	bool raw_set = false;
+	int c;
+
+	memset(p, 0, sizeof(*p));
+	rtp_settings_default(&p->set);
+	p->idle = RP_IDLE_YIELD;
+	p->idle_us = 50;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ih", rtp_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_PORT:
+			if (port_parse(p, optarg) < 0)
+				return -EINVAL;
+			break;
+		case OPT_CONFIG:
+			p->config = optarg;
+			break;
+		case OPT_MODE:
+			if (rtp_mode_find(optarg) == NULL) {
+				fprintf(stderr, "--mode: unknown mode '%s'; modes:\n",
+					optarg);
+				rtp_mode_list(stderr);
+				return -EINVAL;
+			}
+			p->mode = optarg;
+			break;
+		case 'i':
+			p->interactive = true;
+			break;
+		case OPT_CMDFILE:
+			p->cmdline_file = optarg;
+			break;
+		case OPT_LIST:
+			rtp_mode_list(stdout);
+			return 1;
+		case OPT_IDLE:
+			if (rtp_idle_parse(optarg, &p->idle) < 0)
+				return bad("--idle", optarg,
+					   "busy, yield, sleep or adaptive");
+			p->idle_set = true;
+			break;
+		case OPT_IDLE_US:
+			if (rtp_u64_parse(optarg, 0, 10000000, &v) < 0)
+				return bad("--idle-us", optarg, "0..10000000");
+			p->idle_us = (uint32_t)v;
+			break;
+		case OPT_RAW:
+			p->raw = true;
+			raw_set = true;
+			break;
+		case OPT_NO_RAW:
+			p->raw = false;
+			raw_set = true;
+			break;
+		case OPT_JSON:
+			p->format = RTP_FMT_JSON;
+			break;
+		case OPT_CSV:
+			p->format = RTP_FMT_CSV;
+			break;
+		case OPT_OUT:
+			p->out = optarg;
+			break;
+		case OPT_STATS:
+			if (rtp_u64_parse(optarg, 0, 3600, &v) < 0)
+				return bad("--stats-period", optarg, "0..3600 s");
+			p->stats_period = (uint32_t)v;
+			break;
+		case 'h':
+			rtp_usage(stdout);
+			return 1;
+		case ':':
+			fprintf(stderr, "option %s needs a value\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		case '?':
+			fprintf(stderr, "unknown option '%s' (--help lists them)\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		default:
+			if (setting_parse(&p->set, c, optarg) < 0)
+				return -EINVAL;
+			break;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if ((p->nb_ports == 0) == (p->config == NULL)) {
+		fprintf(stderr, "give the devices: --port options or --config FILE (not both)\n");
+		return -EINVAL;
+	}
+	if (p->mode == NULL && !p->interactive && p->cmdline_file == NULL) {
+		fprintf(stderr, "nothing to do: --mode MODE, -i or --cmdline-file FILE\n");
+		return -EINVAL;
+	}
+	if (!raw_set)
+		p->raw = true;
+	return 0;
+}
+
+/* The EAL option that made port NAME (--vdev NAME,... or -a NAME). */
+static const char *
+eal_device(int argc, char **argv, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if ((strcmp(a, "--vdev") == 0 || strcmp(a, "-a") == 0 ||
+		     strcmp(a, "--allow") == 0) && i + 1 < argc)
+			a = argv[++i];
+		else if (strncmp(a, "--vdev=", 7) == 0)
+			a += 7;
+		else
+			continue;
+		if (strncmp(a, name, n) == 0 && (a[n] == ',' || a[n] == '\0'))
+			return a;
+	}
+	return name;
+}
+
+/*
+ * The configuration of --port options: an INI text in a memfd, loaded by
+ * rp_cfg_load() as a file would be.  Called after rte_eal_init().
+ */
+int
+rtp_params_config(const struct rtp_params *p, struct rp_config *cfg,
+		  unsigned int main_lcore, int eal_argc, char **eal_argv)
+{
+	char err[1024] = "";
+	char path[64];
+	uint64_t lcores = 0;
+	FILE *f;
+	int fd, ret;
+
+	if (p->config != NULL) {
+		ret = rp_cfg_load(p->config, cfg, err, sizeof(err));
+		if (ret < 0)
+			fprintf(stderr, "%s\n", err[0] != '\0' ? err :
+				strerror(-ret));
+		if (ret == 0 && p->idle_set)
+			cfg->idle = p->idle;
+		return ret;
+	}
+	fd = memfd_create("rocepmd-testpmd.ini", MFD_CLOEXEC);
+	if (fd < 0 || (f = fdopen(dup(fd), "w")) == NULL) {
+		fprintf(stderr, "memfd: %s\n", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	for (unsigned int i = 0; i < p->nb_ports; i++)
+		if (p->port[i].lcore_set && p->port[i].lcore < 64)
+			lcores |= 1ull << p->port[i].lcore;
+	fprintf(f, "[engine]\nmain_lcore = %u\nidle = %s\nidle_us = %u\n",
+		main_lcore, rp_idle_policy_name(p->idle), p->idle_us);
+	if (lcores != 0) {
+		const char *sep = "";
+
+		fprintf(f, "lcores = ");
+		for (unsigned int l = 0; l < 64; l++)
+			if (lcores & (1ull << l)) {
+				fprintf(f, "%s%u", sep, l);
+				sep = ",";
+			}
+		fprintf(f, "\n");
+	}
+	for (unsigned int i = 0; i < p->nb_ports; i++) {
+		fprintf(f, "[port%u]\ndevice = %s\nipv4 = %s\n", i,
+			eal_device(eal_argc, eal_argv, p->port[i].name),
+			p->port[i].ipv4);
+		if (p->port[i].mtu != 0)
+			fprintf(f, "mtu = %u\n", p->port[i].mtu);
+		if (p->port[i].lcore_set)
+			fprintf(f, "lcore = %u\n", p->port[i].lcore);
+		fprintf(f, "region_mb = 32\n");
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ret = rp_cfg_load(path, cfg, err, sizeof(err));
+	close(fd);
+	if (ret < 0) {
+		/* The text is ours: the error names the --port value. */
+		const char *e = strchr(err, '[');
+
+		fprintf(stderr, "--port: %s\n", e != NULL ? e : strerror(-ret));
+	}
+	return ret;
+}

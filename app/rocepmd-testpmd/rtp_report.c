@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Results: one fixed table row per run (grep-able: every row starts with
+ * "RESULT"), or JSON (one object per line) or CSV with the same fields.
+ */
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "rtp.h"
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank quantile q in [0, 1]; sorts v (once: sorted stays sorted). */
+double
+rtp_quantile(uint64_t *v, uint64_t n, double q)
+{
+	uint64_t i;
+
+	if (n == 0)
+		return 0;
+	if (q == 0.0)
+		qsort(v, n, sizeof(*v), cmp_u64);
+	i = (uint64_t)(q * (double)(n - 1) + 0.5);
+	return (double)v[RTE_MIN(i, n - 1)];
+}
+
+#define RTP_FIELDS \
+	"mode,size,depth,qps,wait,idle,rate,msgs,bytes,seconds,lat_min_us," \
+	"lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,msg_rate,gbps," \
+	"cpu_us_per_msg,engine_busy,signals_per_msg,wakeups_per_msg," \
+	"cqes_per_poll,events_per_msg,retransmits,drops,wc_errors," \
+	"received,lat_x_raw,bw_of_raw,status"
+
+void
+rtp_report_header(FILE *f, enum rtp_format fmt)
+{
+	if (fmt == RTP_FMT_CSV)
+		fprintf(f, "%s\n", RTP_FIELDS);
+	else if (fmt == RTP_FMT_TABLE)
+		fprintf(f, "%-6s %-10s %7s %5s %3s %-6s %-8s %9s %8s %8s %8s %8s %10s %8s %7s %5s %6s %6s %5s %6s %4s %8s %7s %s\n",
+			"#", "mode", "size", "depth", "qps", "wait", "idle",
+			"msgs", "lat_min", "lat_p50", "lat_p99", "lat_p999",
+			"msg/s", "Gbit/s", "cpu_us", "eng%", "sig/m",
+			"wake/m", "cqe/p", "retx", "drop", "lat/raw",
+			"bw/raw", "status");
+}
+
+void
+rtp_report_footer(FILE *f, enum rtp_format fmt)
+{
+	(void)f;
+	(void)fmt;
+}
+
+static const char *
+status(const struct rtp_result *r)
+{
+	if (r->error == 0 && r->error_msg[0] == '\0')
+		return "ok";
+	return r->error_msg[0] != '\0' ? r->error_msg : strerror(-r->error);
+}
+
+void
+rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
+{
+	const struct rtp_settings *s = &r->set;
+
+	switch (fmt) {
+	case RTP_FMT_TABLE:
+		fprintf(f, "%-6s %-10s %7u %5u %3u %-6s %-8s %9" PRIu64
+			" %8.2f %8.2f %8.2f %8.2f %10.0f %8.3f %7.2f %5.1f %6.3f %6.3f %5.2f %6" PRIu64
+			" %4" PRIu64 " %8.2f %7.3f %s\n",
+			"RESULT", r->mode, s->size, s->depth, s->qps,
+			rtp_wait_name(s->wait), r->idle, r->msgs, r->lat_min,
+			r->lat_p50, r->lat_p99, r->lat_p999, r->msg_rate,
+			r->gbps, r->cpu_us_per_msg, r->engine_busy * 100,
+			r->signals_per_msg, r->wakeups_per_msg,
+			r->cqes_per_poll, r->retransmits, r->drops,
+			r->lat_x_raw, r->bw_of_raw, status(r));
+		break;
+	case RTP_FMT_JSON:
+		fprintf(f, "{\"mode\":\"%s\",\"size\":%u,\"depth\":%u,\"qps\":%u,"
+			"\"wait\":\"%s\",\"idle\":\"%s\",\"rate\":%.0f,"
+			"\"msgs\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"seconds\":%.6f,"
+			"\"lat_min_us\":%.3f,\"lat_p50_us\":%.3f,\"lat_p99_us\":%.3f,"
+			"\"lat_p999_us\":%.3f,\"lat_max_us\":%.3f,\"msg_rate\":%.1f,"
+			"\"gbps\":%.4f,\"cpu_us_per_msg\":%.4f,\"engine_busy\":%.4f,"
+			"\"signals_per_msg\":%.4f,\"wakeups_per_msg\":%.4f,"
+			"\"cqes_per_poll\":%.4f,\"events_per_msg\":%.4f,"
+			"\"retransmits\":%" PRIu64 ",\"drops\":%" PRIu64
+			",\"wc_errors\":%" PRIu64 ",\"received\":%" PRIu64
+			",\"lat_x_raw\":%.3f,\"bw_of_raw\":%.4f,\"status\":\"%s\"}\n",
+			r->mode, s->size, s->depth, s->qps, rtp_wait_name(s->wait),
+			r->idle, s->rate, r->msgs, r->bytes, r->seconds,
+			r->lat_min, r->lat_p50, r->lat_p99, r->lat_p999,
+			r->lat_max, r->msg_rate, r->gbps, r->cpu_us_per_msg,
+			r->engine_busy, r->signals_per_msg, r->wakeups_per_msg,
+			r->cqes_per_poll, r->events_per_msg, r->retransmits,
+			r->drops, r->wc_errors, r->received, r->lat_x_raw,
+			r->bw_of_raw, status(r));
+		break;
+	case RTP_FMT_CSV:
+		fprintf(f, "%s,%u,%u,%u,%s,%s,%.0f,%" PRIu64 ",%" PRIu64
+			",%.6f,%.3f,%.3f,%.3f,%.3f,%.3f,%.1f,%.4f,%.4f,%.4f,%.4f,"
+			"%.4f,%.4f,%.4f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+			PRIu64 ",%.3f,%.4f,\"%s\"\n",
+			r->mode, s->size, s->depth, s->qps, rtp_wait_name(s->wait),
+			r->idle, s->rate, r->msgs, r->bytes, r->seconds,
+			r->lat_min, r->lat_p50, r->lat_p99, r->lat_p999,
+			r->lat_max, r->msg_rate, r->gbps, r->cpu_us_per_msg,
+			r->engine_busy, r->signals_per_msg, r->wakeups_per_msg,
+			r->cqes_per_poll, r->events_per_msg, r->retransmits,
+			r->drops, r->wc_errors, r->received, r->lat_x_raw,
+			r->bw_of_raw, status(r));
+		break;
+	}
+	fflush(f);
+}
+
+/* The raw limit as a result row of its own (modes raw_pp and raw_stream). */
+void
+rtp_report_raw(FILE *f, enum rtp_format fmt)
+{
+	struct rtp_result r;
+
+	if (!rtp_raw.valid)
+		return;
+	memset(&r, 0, sizeof(r));
+	rtp_settings_default(&r.set);
+	r.set.size = rtp_raw.size;
+	r.set.depth = 1;
+	snprintf(r.idle, sizeof(r.idle), "-");
+	snprintf(r.mode, sizeof(r.mode), "raw_pp");
+	r.msgs = (uint64_t)rtp_raw.pp_msgs;
+	r.bytes = r.msgs * r.set.size;
+	r.lat_min = rtp_raw.lat_min;
+	r.lat_p50 = rtp_raw.lat_p50;
+	r.lat_p99 = rtp_raw.lat_p99;
+	r.lat_p999 = rtp_raw.lat_p999;
+	r.lat_max = rtp_raw.lat_max;
+	r.lat_x_raw = 1;
+	rtp_report(f, fmt, &r);
+	memset(&r.lat_min, 0, sizeof(double) * 5);
+	snprintf(r.mode, sizeof(r.mode), "raw_stream");
+	r.msg_rate = rtp_raw.msg_rate;
+	r.gbps = rtp_raw.gbps;
+	r.drops = rtp_raw.lost;
+	r.lat_x_raw = 0;
+	r.bw_of_raw = 1;
+	rtp_report(f, fmt, &r);
+}
+
+/* --stats-period: engine counters moved since the last line. */
+void
+rtp_stats_line(FILE *f, const struct rtp_counters *prev,
+	       const struct rtp_counters *cur)
+{
+#define D(lc, n) (rtp_counter(cur, lc, n) - rtp_counter(prev, lc, n))
+	uint64_t busy = D(true, "busy_cycles"), idle = D(true, "idle_cycles");
+
+	fprintf(f, "STATS tx_packets %" PRIu64 " rx_packets %" PRIu64
+		" retransmits %" PRIu64 " engine_busy %.1f%% wakeups %" PRIu64
+		" doorbell_signals %" PRIu64 "\n",
+		D(false, "tx_packets"), D(false, "rx_packets"),
+		D(false, "retransmits"),
+		busy + idle != 0 ? 100.0 * (double)busy / (double)(busy + idle) : 0,
+		D(true, "wakeups_doorbell") + D(true, "wakeups_rx_intr") +
+		D(true, "wakeups_timeout"), D(true, "doorbell_signals"));
+#undef D
+	fflush(f);
+}

@@ -1,0 +1,942 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One measurement: resources of both ends over the verbs API, the server
+ * thread, the client (measuring) loop, counter snapshots, the figures.
+ *
+ * Topology: one process, two devices back to back.  The client is device
+ * 0, the server device 1; each end has a PD, one MR over its buffer (one
+ * slot of depth x size per QP), one CQ on one completion channel, and qps
+ * RC QPs connected pairwise.  The server runs in its own thread; at the end
+ * of a run its QPs are moved to the error state, and the flush completions
+ * wake it whatever its completion mode.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_pause.h>
+
+#include <rte_common.h>
+
+#include "rtp.h"
+
+#define RTP_SIGNAL_EVERY	16	/* ping-pong: one signaled send in N */
+#define RTP_WC_BURST		32
+
+static struct rtp_run *volatile rtp_cur;
+
+double
+rtp_tsc_us(uint64_t ticks)
+{
+	return (double)ticks * 1e6 / (double)rte_get_tsc_hz();
+}
+
+uint64_t
+rtp_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void
+rtp_run_abort(void)
+{
+	struct rtp_run *run = rtp_cur;
+
+	if (run != NULL)
+		run->abort = true;
+}
+
+void
+rtp_counters_snap(struct rtp_counters *c)
+{
+	unsigned int lcore;
+	int n;
+
+	memset(c, 0, sizeof(*c));
+	c->tsc = rte_get_tsc_cycles();
+	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++) {
+		n = rp_lcore_stats_get(i, &lcore, c->lc_names, c->lc[i],
+				       RTP_MAX_COUNTERS);
+		if (n < 0)
+			break;
+		c->nb_lc_counters = RTE_MIN((unsigned int)n, (unsigned int)RTP_MAX_COUNTERS);
+		c->nb_lcores = i + 1;
+	}
+	for (unsigned int d = 0; d < rp_dev_count() && d < RP_MAX_PORTS; d++) {
+		n = rp_dev_stats_get(d, c->dev_names, c->dev[d],
+				     RTP_MAX_COUNTERS);
+		if (n < 0)
+			break;
+		c->nb_dev_counters = RTE_MIN((unsigned int)n, (unsigned int)RTP_MAX_COUNTERS);
+		c->nb_devs = d + 1;
+	}
+}
+
+/* Sum of a counter over the engine lcores (lcore) or the devices. */
+uint64_t
+rtp_counter(const struct rtp_counters *c, bool lcore, const char *name)
+{
+	uint64_t sum = 0;
+
+	if (lcore) {
+		for (unsigned int k = 0; k < c->nb_lc_counters; k++)
+			if (strcmp(c->lc_names[k], name) == 0)
+				for (unsigned int i = 0; i < c->nb_lcores; i++)
+					sum += c->lc[i][k];
+	} else {
+		for (unsigned int k = 0; k < c->nb_dev_counters; k++)
+			if (strcmp(c->dev_names[k], name) == 0)
+				for (unsigned int i = 0; i < c->nb_devs; i++)
+					sum += c->dev[i][k];
+	}
+	return sum;
+}
+
+static int
+run_fail(struct rtp_run *run, int err, const char *fmt, const char *what)
+{
+	if (run->err[0] == '\0')
+		snprintf(run->err, sizeof(run->err), fmt, what, strerror(-err));
+	run->abort = true;
+	return err;
+}
+
+/* ---- resources --------------------------------------------------------- */
+
+static int
+side_open(struct rtp_side *s, unsigned int dev, const struct rtp_settings *set,
+	  struct rtp_run *run)
+{
+	struct ibv_device **list;
+	struct ibv_qp_init_attr qa;
+	struct ibv_qp_attr a;
+	int nb = 0;
+	uint32_t cqe;
+
+	s->dev = dev;
+	s->stop = &run->stop;
+	list = ibv_get_device_list(&nb);
+	if (list == NULL || (int)dev >= nb) {
+		if (list != NULL)
+			ibv_free_device_list(list);
+		return run_fail(run, -ENODEV, "device %s: %s", "missing");
+	}
+	s->ctx = ibv_open_device(list[dev]);
+	ibv_free_device_list(list);
+	if (s->ctx == NULL)
+		return run_fail(run, -errno, "%s: %s", "ibv_open_device");
+	s->pd = ibv_alloc_pd(s->ctx);
+	s->ch = ibv_create_comp_channel(s->ctx);
+	if (s->pd == NULL || s->ch == NULL)
+		return run_fail(run, -errno, "%s: %s", "ibv_alloc_pd/channel");
+	cqe = set->qps * (set->depth + RTP_SIGNAL_EVERY + 1) * 2;
+	s->cq = ibv_create_cq(s->ctx, (int)cqe, NULL, s->ch, 0);
+	if (s->cq == NULL)
+		return run_fail(run, -errno, "%s: %s", "ibv_create_cq");
+	s->slot = (size_t)set->size * set->depth;
+	if (s->slot == 0)
+		s->slot = 64;
+	s->buf_len = s->slot * set->qps;
+	s->buf = aligned_alloc(4096, RTE_ALIGN_CEIL(s->buf_len, 4096));
+	if (s->buf == NULL)
+		return run_fail(run, -ENOMEM, "%s: %s", "buffer");
+	memset(s->buf, 0x5a, s->buf_len);
+	s->mr = ibv_reg_mr(s->pd, s->buf, s->buf_len, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (s->mr == NULL)
+		return run_fail(run, -errno, "%s: %s", "ibv_reg_mr");
+	s->nb_qps = set->qps;
+	for (uint32_t q = 0; q < set->qps; q++) {
+		memset(&qa, 0, sizeof(qa));
+		qa.send_cq = s->cq;
+		qa.recv_cq = s->cq;
+		qa.qp_type = IBV_QPT_RC;
+		qa.cap.max_send_wr = set->depth + RTP_SIGNAL_EVERY + 1;
+		qa.cap.max_recv_wr = set->depth + 1;
+		qa.cap.max_send_sge = 1;
+		qa.cap.max_recv_sge = 1;
+		s->qp[q] = ibv_create_qp(s->pd, &qa);
+		if (s->qp[q] == NULL)
+			return run_fail(run, -errno, "%s: %s", "ibv_create_qp");
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_INIT;
+		a.port_num = 1;
+		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE;
+		if (ibv_modify_qp(s->qp[q], &a, IBV_QP_STATE |
+				  IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				  IBV_QP_ACCESS_FLAGS) != 0)
+			return run_fail(run, -errno, "%s: %s", "QP to INIT");
+		s->local[q].qpn = s->qp[q]->qp_num;
+		s->local[q].psn = (uint32_t)lrand48() & 0xffffff;
+		s->local[q].rkey = s->mr->rkey;
+		s->local[q].addr = (uintptr_t)(s->buf + q * s->slot);
+		if (ibv_query_gid(s->ctx, 1, 0, &s->local[q].gid) != 0)
+			return run_fail(run, -errno, "%s: %s", "ibv_query_gid");
+	}
+	return 0;
+}
+
+static int
+side_connect(struct rtp_side *s, struct rtp_run *run)
+{
+	struct ibv_port_attr pa;
+	struct ibv_device_attr da;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_port(s->ctx, 1, &pa) != 0 ||
+	    ibv_query_device(s->ctx, &da) != 0)
+		return run_fail(run, -errno, "%s: %s", "ibv_query_port");
+	for (uint32_t q = 0; q < s->nb_qps; q++) {
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTR;
+		a.path_mtu = pa.active_mtu;
+		a.dest_qp_num = s->remote[q].qpn;
+		a.rq_psn = s->remote[q].psn;
+		a.max_dest_rd_atomic = (uint8_t)RTE_MIN(da.max_qp_rd_atom, (int)16);
+		a.min_rnr_timer = 12;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.dgid = s->remote[q].gid;
+		a.ah_attr.grh.sgid_index = 0;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.port_num = 1;
+		if (ibv_modify_qp(s->qp[q], &a, IBV_QP_STATE | IBV_QP_AV |
+				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				  IBV_QP_MIN_RNR_TIMER) != 0)
+			return run_fail(run, -errno, "%s: %s", "QP to RTR");
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTS;
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.sq_psn = s->local[q].psn;
+		a.max_rd_atomic = (uint8_t)RTE_MIN(da.max_qp_init_rd_atom, (int)16);
+		if (ibv_modify_qp(s->qp[q], &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+				  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) != 0)
+			return run_fail(run, -errno, "%s: %s", "QP to RTS");
+	}
+	return 0;
+}
+
+/* Error state: posted WRs flush, which wakes a blocked waiter. */
+static void
+side_flush(struct rtp_side *s)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+
+	for (uint32_t q = 0; q < s->nb_qps; q++)
+		if (s->qp[q] != NULL)
+			ibv_modify_qp(s->qp[q], &a, IBV_QP_STATE);
+}
+
+static void
+side_close(struct rtp_side *s)
+{
+	rtp_waiter_fini(&s->w);
+	for (uint32_t q = 0; q < RTP_MAX_QPS; q++)
+		if (s->qp[q] != NULL)
+			ibv_destroy_qp(s->qp[q]);
+	if (s->mr != NULL)
+		ibv_dereg_mr(s->mr);
+	if (s->cq != NULL)
+		ibv_destroy_cq(s->cq);
+	if (s->ch != NULL)
+		ibv_destroy_comp_channel(s->ch);
+	if (s->pd != NULL)
+		ibv_dealloc_pd(s->pd);
+	if (s->ctx != NULL)
+		ibv_close_device(s->ctx);
+	free(s->buf);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- posting and completions ------------------------------------------- */
+
+int
+rtp_post(struct rtp_side *s, uint32_t q, enum ibv_wr_opcode op, uint32_t size,
+	 uint64_t wr_id, bool signaled, uint32_t imm)
+{
+	uint32_t slot = (uint32_t)(wr_id % (s->slot / RTE_MAX(size, 1u)));
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(s->buf + q * s->slot + (size_t)slot * size),
+		.length = size,
+		.lkey = s->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = size != 0 ? 1 : 0,
+		.opcode = op,
+		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
+	};
+	struct ibv_send_wr *bad;
+
+	if (op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM ||
+	    op == IBV_WR_RDMA_READ) {
+		wr.wr.rdma.remote_addr = s->remote[q].addr +
+			(uint64_t)slot * size;
+		wr.wr.rdma.rkey = s->remote[q].rkey;
+	}
+	if (op == IBV_WR_RDMA_WRITE_WITH_IMM || op == IBV_WR_SEND_WITH_IMM)
+		wr.imm_data = htonl(imm);
+	return -ibv_post_send(s->qp[q], &wr, &bad);
+}
+
+int
+rtp_post_recv(struct rtp_side *s, uint32_t q, uint32_t size, uint64_t wr_id)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(s->buf + q * s->slot),
+		.length = size,
+		.lkey = s->mr->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = size != 0 ? 1 : 0,
+	};
+	struct ibv_recv_wr *bad;
+
+	return -ibv_post_recv(s->qp[q], &wr, &bad);
+}
+
+/* Index of the QP a completion belongs to. */
+static uint32_t
+wc_qp(const struct rtp_side *s, const struct ibv_wc *wc)
+{
+	for (uint32_t q = 0; q < s->nb_qps; q++)
+		if (s->qp[q]->qp_num == wc->qp_num)
+			return q;
+	return 0;
+}
+
+/*
+ * 0 for a successful completion; 1 for a flush after the end of the run;
+ * else a negative errno, with the run failed.
+ */
+int
+rtp_wc_check(struct rtp_side *s, const struct ibv_wc *wc, struct rtp_run *run)
+{
+	char what[96];
+
+	if (wc->status == IBV_WC_SUCCESS)
+		return 0;
+	if (wc->status == IBV_WC_WR_FLUSH_ERR && (run->stop || run->abort))
+		return 1;
+	s->wc_errors++;
+	snprintf(what, sizeof(what), "device %u QP %u: completion %s",
+		 s->dev, wc->qp_num, ibv_wc_status_str(wc->status));
+	return run_fail(run, -EIO, "%s (%s)", what);
+}
+
+static int
+wait_some(struct rtp_side *s, struct rtp_run *run, struct ibv_wc *wc, int n)
+{
+	int got = rtp_wait_cq(&s->w, wc, n, &run->abort, run->set.timeout);
+
+	if (got == -ETIMEDOUT)
+		return run_fail(run, got, "%s: %s",
+				"no completion within the timeout");
+	if (got < 0)
+		return run_fail(run, got, "%s: %s", "waiting for completions");
+	return got;
+}
+
+/* Wait until the TSC reaches t (offered rate): spin, or sleep if blocking. */
+static void
+pace_until(const struct rtp_run *run, uint64_t t)
+{
+	uint64_t now = rte_get_tsc_cycles();
+
+	if (now >= t)
+		return;
+	if (run->set.wait != RTP_WAIT_POLL) {
+		uint64_t ns = (t - now) * 1000000000u / rte_get_tsc_hz();
+		struct timespec ts = {
+			.tv_sec = (time_t)(ns / 1000000000u),
+			.tv_nsec = (long)(ns % 1000000000u),
+		};
+
+		if (ns > 20000)
+			nanosleep(&ts, NULL);
+	}
+	while (rte_get_tsc_cycles() < t && !run->abort)
+		rte_pause();
+}
+
+/*
+ * Start of the next message: paced, its intended time (latency counted
+ * from it: no coordinated omission); else now.
+ */
+static uint64_t
+pace_next(const struct rtp_run *run, uint64_t *next, uint64_t period)
+{
+	uint64_t t;
+
+	if (period == 0)
+		return rte_get_tsc_cycles();
+	pace_until(run, *next);
+	t = *next;
+	*next += period;
+	return t;
+}
+
+static void
+sample(struct rtp_run *run, uint64_t v)
+{
+	if (run->nb_samples < RTP_MAX_SAMPLES)
+		run->samples[run->nb_samples++] = v;
+}
+
+/* Phases: warmup (not measured), then measured until iters or duration. */
+struct phase {
+	uint64_t n;		/* messages, 0: until t_stop */
+	uint64_t t_stop;
+	bool measure;
+};
+
+static bool
+phase_over(const struct phase *p, uint64_t done)
+{
+	if (p->n != 0)
+		return done >= p->n;
+	return rte_get_tsc_cycles() >= p->t_stop;
+}
+
+static void
+phase_start(struct rtp_run *run, struct phase *p, bool measure)
+{
+	p->measure = measure;
+	if (!measure) {
+		p->n = run->set.warmup;
+		p->t_stop = 0;
+		return;
+	}
+	p->n = run->set.iters;
+	rtp_counters_snap(&run->c0);
+	run->t_start = rte_get_tsc_cycles();
+	p->t_stop = run->t_start +
+		(uint64_t)(run->set.duration * (double)rte_get_tsc_hz());
+	run->cli.cpu_ns = rtp_thread_cpu_ns();
+	run->cli.w.polls = run->cli.w.cqes = run->cli.w.events = 0;
+	run->nb_samples = 0;
+	run->posted = 0;
+	run->cli.done = 0;
+}
+
+static void
+phase_end(struct rtp_run *run)
+{
+	if (run->t_start == 0 || run->t_end != 0)
+		return;
+	run->t_end = rte_get_tsc_cycles();
+	run->cli.cpu_ns = rtp_thread_cpu_ns() - run->cli.cpu_ns;
+	rtp_counters_snap(&run->c1);
+}
+
+/* ---- traffic patterns (the modes call these) --------------------------- */
+
+/*
+ * Ping-pong: post op, wait for the peer's answer (a receive completion),
+ * one message at a time, round robin over the QPs.  Send completions are
+ * requested one in RTP_SIGNAL_EVERY, to free the send queue.
+ */
+static int
+pingpong_phase(struct rtp_run *run, enum ibv_wr_opcode op, bool measure)
+{
+	struct rtp_side *s = &run->cli;
+	struct ibv_wc wc[RTP_WC_BURST];
+	uint64_t period = run->set.rate > 0 ?
+		(uint64_t)((double)rte_get_tsc_hz() / run->set.rate) : 0;
+	uint64_t next = rte_get_tsc_cycles();
+	struct phase p;
+	uint64_t i;
+
+	phase_start(run, &p, measure);
+	for (i = 0; !phase_over(&p, i) && !run->abort; i++) {
+		uint32_t q = (uint32_t)(i % s->nb_qps);
+		uint64_t t0;
+		bool answered = false;
+		int ret;
+
+		t0 = pace_next(run, &next, period);
+		ret = rtp_post(s, q, op, run->set.size, i,
+			       (i % RTP_SIGNAL_EVERY) == 0, (uint32_t)i);
+		if (ret < 0)
+			return run_fail(run, ret, "%s: %s", "ibv_post_send");
+		run->posted++;
+		while (!answered) {
+			int n = wait_some(s, run, wc, RTP_WC_BURST);
+
+			if (n <= 0)
+				return n;
+			for (int k = 0; k < n; k++) {
+				ret = rtp_wc_check(s, &wc[k], run);
+				if (ret < 0)
+					return ret;
+				if (!(wc[k].opcode & IBV_WC_RECV))
+					continue;
+				ret = rtp_post_recv(s, wc_qp(s, &wc[k]),
+						    run->set.size, 0);
+				if (ret < 0)
+					return run_fail(run, ret, "%s: %s",
+							"ibv_post_recv");
+				answered = true;
+			}
+		}
+		s->done++;
+		if (measure)
+			sample(run, rte_get_tsc_cycles() - t0);
+	}
+	if (measure)
+		phase_end(run);
+	return 0;
+}
+
+static int
+recvs_post_all(struct rtp_side *s, struct rtp_run *run, uint32_t n)
+{
+	for (uint32_t q = 0; q < s->nb_qps; q++)
+		for (uint32_t k = 0; k < n; k++) {
+			int ret = rtp_post_recv(s, q, run->set.size, k);
+
+			if (ret < 0)
+				return run_fail(run, ret, "%s: %s",
+						"ibv_post_recv");
+		}
+	return 0;
+}
+
+int
+rtp_pingpong_client(struct rtp_run *run, enum ibv_wr_opcode op)
+{
+	int ret = recvs_post_all(&run->cli, run, 1);
+
+	if (ret == 0)
+		ret = pingpong_phase(run, op, false);
+	if (ret == 0)
+		ret = pingpong_phase(run, op, true);
+	return ret;
+}
+
+/* Answer each message with the same op on its QP, until flushed. */
+int
+rtp_pingpong_server(struct rtp_run *run, enum ibv_wr_opcode op)
+{
+	struct rtp_side *s = &run->srv;
+	struct ibv_wc wc[RTP_WC_BURST];
+	uint64_t sent = 0;
+
+	for (;;) {
+		int n = rtp_wait_cq(&s->w, wc, RTP_WC_BURST, NULL, 0);
+
+		if (n < 0)
+			return run_fail(run, n, "%s: %s", "server wait");
+		for (int k = 0; k < n; k++) {
+			int ret = rtp_wc_check(s, &wc[k], run);
+			uint32_t q;
+
+			if (ret != 0)
+				return ret < 0 ? ret : 0;
+			if (!(wc[k].opcode & IBV_WC_RECV))
+				continue;
+			run->received++;
+			q = wc_qp(s, &wc[k]);
+			ret = rtp_post_recv(s, q, run->set.size, 0);
+			if (ret == 0)
+				ret = rtp_post(s, q, op, run->set.size, sent,
+					       (sent % RTP_SIGNAL_EVERY) == 0,
+					       (uint32_t)sent);
+			sent++;
+			if (ret < 0)
+				return run_fail(run, ret, "%s: %s",
+						"server post");
+		}
+	}
+}
+
+/* Read latency: one READ at a time, the server's CPU takes no part. */
+static int
+read_lat_phase(struct rtp_run *run, bool measure)
+{
+	struct rtp_side *s = &run->cli;
+	struct ibv_wc wc[RTP_WC_BURST];
+	uint64_t period = run->set.rate > 0 ?
+		(uint64_t)((double)rte_get_tsc_hz() / run->set.rate) : 0;
+	uint64_t next = rte_get_tsc_cycles();
+	struct phase p;
+	uint64_t i;
+
+	phase_start(run, &p, measure);
+	for (i = 0; !phase_over(&p, i) && !run->abort; i++) {
+		uint64_t t0;
+		int ret;
+		int n;
+
+		t0 = pace_next(run, &next, period);
+		ret = rtp_post(s, (uint32_t)(i % s->nb_qps), IBV_WR_RDMA_READ,
+			       run->set.size, i, true, 0);
+		if (ret < 0)
+			return run_fail(run, ret, "%s: %s", "ibv_post_send");
+		run->posted++;
+		n = wait_some(s, run, wc, 1);
+		if (n <= 0)
+			return n;
+		ret = rtp_wc_check(s, &wc[0], run);
+		if (ret != 0)
+			return ret < 0 ? ret : 0;
+		s->done++;
+		if (measure)
+			sample(run, rte_get_tsc_cycles() - t0);
+	}
+	if (measure)
+		phase_end(run);
+	return 0;
+}
+
+int
+rtp_read_lat_client(struct rtp_run *run)
+{
+	int ret = read_lat_phase(run, false);
+
+	return ret == 0 ? read_lat_phase(run, true) : ret;
+}
+
+/*
+ * Streaming: keep up to depth WRs in flight per QP, every one signaled;
+ * the latency of a message is from its (intended) post to its completion.
+ */
+static int
+stream_phase(struct rtp_run *run, enum ibv_wr_opcode op, bool measure,
+	     uint64_t *t_post)
+{
+	struct rtp_side *s = &run->cli;
+	struct ibv_wc wc[RTP_WC_BURST];
+	uint32_t inflight[RTP_MAX_QPS] = { 0 };
+	uint32_t seq[RTP_MAX_QPS] = { 0 };
+	uint32_t total_inflight = 0;
+	uint32_t cap = s->nb_qps * run->set.depth;
+	uint64_t period = run->set.rate > 0 ?
+		(uint64_t)((double)rte_get_tsc_hz() / run->set.rate) : 0;
+	uint64_t next = rte_get_tsc_cycles();
+	uint64_t posted = 0;
+	struct phase p;
+	uint32_t q = 0;
+
+	phase_start(run, &p, measure);
+	while (!run->abort) {
+		bool more = !phase_over(&p, p.n != 0 ? posted : 0);
+		int n;
+
+		/* Post while there is room (and, paced, while it is time). */
+		while (more && total_inflight < cap) {
+			uint64_t now = rte_get_tsc_cycles();
+			uint32_t slot;
+			int ret;
+
+			if (period != 0 && now < next)
+				break;
+			while (inflight[q] >= run->set.depth)
+				q = (q + 1) % s->nb_qps;
+			/* in order within a QP: a slot per WR in flight */
+			slot = q * run->set.depth + seq[q]++ % run->set.depth;
+			t_post[slot] = period != 0 ? next : now;
+			next += period;
+			ret = rtp_post(s, q, op, run->set.size,
+				       slot | ((uint64_t)q << 32), true, 0);
+			if (ret < 0)
+				return run_fail(run, ret, "%s: %s",
+						"ibv_post_send");
+			inflight[q]++;
+			total_inflight++;
+			posted++;
+			if (measure)
+				run->posted++;
+			q = (q + 1) % s->nb_qps;
+			more = !phase_over(&p, p.n != 0 ? posted : 0);
+		}
+		if (!more && total_inflight == 0)
+			break;
+		if (total_inflight == 0) {
+			pace_until(run, next);
+			continue;
+		}
+		if (period != 0 && total_inflight < cap &&
+		    run->set.wait == RTP_WAIT_POLL) {
+			/* Paced and polling: look, never block past next. */
+			n = ibv_poll_cq(s->cq, RTP_WC_BURST, wc);
+			s->w.polls++;
+			if (n < 0)
+				return run_fail(run, -EIO, "%s: %s",
+						"ibv_poll_cq");
+			s->w.cqes += (uint64_t)n;
+		} else {
+			n = wait_some(s, run, wc, RTP_WC_BURST);
+			if (n <= 0)
+				return n;
+		}
+		for (int k = 0; k < n; k++) {
+			uint64_t id = wc[k].wr_id;
+			int ret = rtp_wc_check(s, &wc[k], run);
+
+			if (ret != 0)
+				return ret < 0 ? ret : 0;
+			inflight[id >> 32]--;
+			total_inflight--;
+			s->done++;
+			if (measure)
+				sample(run, rte_get_tsc_cycles() -
+				       t_post[(uint32_t)id]);
+		}
+	}
+	if (measure)
+		phase_end(run);
+	return 0;
+}
+
+int
+rtp_stream_client(struct rtp_run *run, enum ibv_wr_opcode op)
+{
+	uint64_t *t_post = calloc((size_t)run->cli.nb_qps * run->set.depth,
+				  sizeof(*t_post));
+	int ret;
+
+	if (t_post == NULL)
+		return run_fail(run, -ENOMEM, "%s: %s", "stream");
+	ret = stream_phase(run, op, false, t_post);
+	if (ret == 0)
+		ret = stream_phase(run, op, true, t_post);
+	free(t_post);
+	return ret;
+}
+
+/* Streaming receiver: keep depth receives posted per QP, until flushed. */
+int
+rtp_stream_server(struct rtp_run *run)
+{
+	struct rtp_side *s = &run->srv;
+	struct ibv_wc wc[RTP_WC_BURST];
+
+	for (;;) {
+		int n = rtp_wait_cq(&s->w, wc, RTP_WC_BURST, NULL, 0);
+
+		if (n < 0)
+			return run_fail(run, n, "%s: %s", "server wait");
+		for (int k = 0; k < n; k++) {
+			int ret = rtp_wc_check(s, &wc[k], run);
+
+			if (ret != 0)
+				return ret < 0 ? ret : 0;
+			run->received++;
+			ret = rtp_post_recv(s, wc_qp(s, &wc[k]),
+					    run->set.size, 0);
+			if (ret < 0)
+				return run_fail(run, ret, "%s: %s",
+						"server ibv_post_recv");
+		}
+	}
+}
+
+/* One-sided modes: the server's CPU does nothing; wait for the end. */
+int
+rtp_passive_server(struct rtp_run *run)
+{
+	struct timespec ms = { .tv_nsec = 1000000 };
+
+	while (!run->stop && !run->abort)
+		nanosleep(&ms, NULL);
+	return 0;
+}
+
+/* ---- the run ----------------------------------------------------------- */
+
+static volatile bool srv_ready;
+
+static void *
+server_main(void *arg)
+{
+	struct rtp_run *run = arg;
+	uint64_t cpu0 = rtp_thread_cpu_ns();
+	int ret = 0;
+
+	if (run->mode->server_recvs)
+		ret = recvs_post_all(&run->srv, run,
+				     run->mode->latency ? 1 : run->set.depth);
+	__atomic_store_n(&srv_ready, true, __ATOMIC_RELEASE);
+	if (ret == 0)
+		ret = run->mode->server(run);
+	run->srv_err = ret;
+	run->srv.cpu_ns = rtp_thread_cpu_ns() - cpu0;
+	return NULL;
+}
+
+static int
+quantiles(struct rtp_run *run, struct rtp_result *res)
+{
+	double div = (double)run->mode->lat_div;
+
+	if (run->nb_samples == 0)
+		return 0;
+	res->has_lat = true;
+	res->lat_min = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
+		run->nb_samples, 0.0)) / div;
+	res->lat_p50 = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
+		run->nb_samples, 0.5)) / div;
+	res->lat_p99 = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
+		run->nb_samples, 0.99)) / div;
+	res->lat_p999 = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
+		run->nb_samples, 0.999)) / div;
+	res->lat_max = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
+		run->nb_samples, 1.0)) / div;
+	return 0;
+}
+
+static void
+figures(struct rtp_run *run, const struct rtp_counters *c0,
+	const struct rtp_counters *c1, struct rtp_result *res)
+{
+	uint64_t busy, idle, polls, msgs;
+
+	res->msgs = run->cli.done;
+	res->posted = run->posted;
+	/* the receiver's count less the warm-up messages */
+	res->received = run->received >= run->set.warmup ?
+		run->received - run->set.warmup : 0;
+	res->bytes = res->msgs * run->set.size;
+	res->seconds = rtp_tsc_us(run->t_end - run->t_start) / 1e6;
+	msgs = RTE_MAX(res->msgs, 1u);
+	if (res->seconds > 0) {
+		res->msg_rate = (double)res->msgs / res->seconds;
+		res->gbps = (double)res->bytes * 8 / res->seconds / 1e9;
+	}
+	quantiles(run, res);
+	res->cpu_us_per_msg = (double)(run->cli.cpu_ns + run->srv.cpu_ns) /
+		1e3 / (double)msgs;
+	busy = rtp_counter(c1, true, "busy_cycles") -
+		rtp_counter(c0, true, "busy_cycles");
+	idle = rtp_counter(c1, true, "idle_cycles") -
+		rtp_counter(c0, true, "idle_cycles");
+	res->engine_busy = busy + idle != 0 ?
+		(double)busy / (double)(busy + idle) : 0;
+#define DIFF(lc, name) (rtp_counter(c1, lc, name) - rtp_counter(c0, lc, name))
+	res->signals_per_msg = (double)DIFF(true, "doorbell_signals") /
+		(double)msgs;
+	res->wakeups_per_msg = (double)(DIFF(true, "wakeups_doorbell") +
+		DIFF(true, "wakeups_rx_intr") + DIFF(true, "wakeups_timeout")) /
+		(double)msgs;
+	res->retransmits = DIFF(false, "retransmits");
+	res->drops = DIFF(false, "tx_dropped") + DIFF(false, "no_mbuf") +
+		DIFF(false, "retry_timeouts");
+#undef DIFF
+	polls = run->cli.w.polls;
+	res->cqes_per_poll = polls != 0 ?
+		(double)run->cli.w.cqes / (double)polls : 0;
+	res->events_per_msg = (double)run->cli.w.events / (double)msgs;
+	res->wc_errors = run->cli.wc_errors + run->srv.wc_errors;
+	if (rtp_raw.valid && rtp_raw.size == run->set.size) {
+		if (res->has_lat && run->mode->latency && rtp_raw.lat_p50 > 0)
+			res->lat_x_raw = res->lat_p50 * run->mode->lat_div /
+				2 / rtp_raw.lat_p50;
+		if (rtp_raw.msg_rate > 0)
+			res->bw_of_raw = res->msg_rate / rtp_raw.msg_rate;
+	}
+}
+
+int
+rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
+	struct rtp_result *res)
+{
+	struct rtp_run *run;
+	pthread_t srv;
+	bool srv_up = false;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	snprintf(res->mode, sizeof(res->mode), "%s", mode->name);
+	res->set = *set;
+	if (mode->unsupported != NULL) {
+		snprintf(res->error_msg, sizeof(res->error_msg), "%s",
+			 mode->unsupported);
+		res->error = -ENOTSUP;
+		return -ENOTSUP;
+	}
+	if (rp_dev_count() < 2) {
+		snprintf(res->error_msg, sizeof(res->error_msg),
+			 "mode %s needs two devices (two --port)", mode->name);
+		res->error = -ENODEV;
+		return -ENODEV;
+	}
+	run = calloc(1, sizeof(*run));
+	if (run == NULL)
+		return -ENOMEM;
+	run->mode = mode;
+	run->set = *set;
+	run->samples = malloc(sizeof(uint64_t) * (set->iters != 0 ?
+		RTE_MIN(set->iters, (uint64_t)RTP_MAX_SAMPLES) : RTP_MAX_SAMPLES));
+	ret = run->samples == NULL ? -ENOMEM : 0;
+	if (ret == 0)
+		ret = side_open(&run->cli, 0, set, run);
+	if (ret == 0)
+		ret = side_open(&run->srv, 1, set, run);
+	if (ret == 0) {
+		memcpy(run->cli.remote, run->srv.local, sizeof(run->cli.remote));
+		memcpy(run->srv.remote, run->cli.local, sizeof(run->srv.remote));
+		ret = side_connect(&run->cli, run);
+	}
+	if (ret == 0)
+		ret = side_connect(&run->srv, run);
+	if (ret == 0)
+		ret = rtp_waiter_init(&run->cli.w, &run->cli, set->wait,
+				      set->hybrid_us);
+	if (ret == 0)
+		ret = rtp_waiter_init(&run->srv.w, &run->srv, set->wait,
+				      set->hybrid_us);
+	if (ret < 0 && run->err[0] == '\0')
+		snprintf(run->err, sizeof(run->err), "setup: %s",
+			 strerror(-ret));
+	if (ret == 0) {
+		srv_ready = false;
+		ret = -pthread_create(&srv, NULL, server_main, run);
+		srv_up = ret == 0;
+		while (srv_up && !__atomic_load_n(&srv_ready, __ATOMIC_ACQUIRE))
+			usleep(100);
+	}
+	if (ret == 0) {
+		rtp_cur = run;
+		ret = mode->client(run);
+		phase_end(run);		/* a phase cut short */
+		rtp_cur = NULL;
+	}
+	run->stop = true;
+	if (srv_up) {
+		side_flush(&run->srv);
+		pthread_join(srv, NULL);
+		if (ret == 0 && run->srv_err < 0)
+			ret = run->srv_err;
+	}
+	side_flush(&run->cli);
+	if (ret == 0 && run->abort && run->err[0] == '\0')
+		snprintf(run->err, sizeof(run->err), "stopped");
+	if (srv_up && run->t_start != 0)
+		figures(run, &run->c0, &run->c1, res);
+	res->valid = srv_up && run->t_start != 0;
+	res->error = ret;
+	snprintf(res->error_msg, sizeof(res->error_msg), "%s", run->err);
+	side_close(&run->cli);
+	side_close(&run->srv);
+	free(run->samples);
+	free(run);
+	return ret;
+}

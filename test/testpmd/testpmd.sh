@@ -1,0 +1,193 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# testpmd.sh APP CASE: rocepmd-testpmd on two memif ports of one process,
+# back to back (test/engine/two-ports.ini.in's set-up, from --port options).
+#   modes     every runnable mode from a command file, CSV checked
+#   wait      every completion mode under two idle policies
+#   bad       bad options and commands: a clear error, a non-zero status
+#   pty       the interactive prompt through a pseudo-terminal
+set -uo pipefail
+app=${1:?usage: $0 APP CASE}
+case=${2:?usage: $0 APP CASE}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sock=/rp-tpmd-$case-$$
+
+eal=(-l 0-1 --no-huge -m 512 --no-pci --no-shconf --file-prefix="rp_tpmd_$case$$"
+     --log-level=rocepmd:warning --log-level=pmd.net.memif:error
+     --vdev "net_memif0,role=server,id=0,socket-abstract=yes,socket=$sock,mac=02:00:00:00:00:01"
+     --vdev "net_memif1,role=client,id=0,socket-abstract=yes,socket=$sock,mac=02:00:00:00:00:02")
+ports=(--port net_memif0,ip=192.0.2.1/24,mtu=1024,lcore=1
+       --port net_memif1,ip=192.0.2.2/24,mtu=1024,lcore=1)
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+# Every row: status ok, bytes = msgs x size, msgs = iterations, no
+# completion error, and for SEND modes every message received.
+check_csv() {
+	python3 - "$1" "$2" <<'PY' || exit 1
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = int(sys.argv[2])
+assert rows, "no result row"
+for r in rows:
+    m = r["mode"]
+    tag = "%s/%s/%s" % (m, r["wait"], r["idle"])
+    assert r["status"] == "ok", "%s: status %s" % (tag, r["status"])
+    msgs, size = int(r["msgs"]), int(r["size"])
+    assert int(r["bytes"]) == msgs * size, "%s: bytes != msgs x size" % tag
+    if m.startswith("raw"):
+        continue
+    assert msgs == want, "%s: %d messages, not %d" % (tag, msgs, want)
+    assert int(r["wc_errors"]) == 0, "%s: completion errors" % tag
+    if m.startswith("send"):
+        assert int(r["received"]) == msgs, \
+            "%s: %s received of %d" % (tag, r["received"], msgs)
+    assert float(r["lat_p50_us"]) > 0, "%s: no latency" % tag
+    assert float(r["msg_rate"]) > 0, "%s: no rate" % tag
+    print("ok %-10s %-6s %-8s msgs %d p50 %s us rate %s/s" %
+          (m, r["wait"], r["idle"], msgs, r["lat_p50_us"], r["msg_rate"]))
+PY
+}
+
+run() {
+	timeout 240 "$app" "${eal[@]}" -- "${ports[@]}" "$@"
+}
+
+case $case in
+modes)
+	cat > "$tmp/cmds" <<'CMD'
+set iters 300
+set warmup 10
+set depth 16
+start send_lat
+start send_bw
+start write_lat
+start write_bw
+start read_lat
+start read_bw
+set size 3000
+set qps 2
+start send_bw
+start write_bw
+start read_bw
+quit
+CMD
+	run --csv --out "$tmp/out.csv" --iters 300 --cmdline-file "$tmp/cmds" ||
+		fail "exit status $?"
+	grep -c ',raw_' "$tmp/out.csv" >/dev/null || true
+	grep -q '^raw_pp,' "$tmp/out.csv" || fail "no raw row"
+	[ "$(grep -vc '^raw_\|^mode,' "$tmp/out.csv")" -eq 9 ] || fail "not 9 runs"
+	check_csv "$tmp/out.csv" 300
+	;;
+wait)
+	{
+		echo "set iters 200"
+		echo "set warmup 10"
+		echo "set depth 8"
+		for idle in yield adaptive; do
+			echo "set idle $idle"
+			for w in poll event epoll hybrid; do
+				echo "set wait $w"
+				echo "start send_lat"
+				echo "start send_bw"
+			done
+		done
+	} > "$tmp/cmds"
+	run --no-raw --csv --out "$tmp/out.csv" --cmdline-file "$tmp/cmds" ||
+		fail "exit status $?"
+	[ "$(grep -vc '^mode,' "$tmp/out.csv")" -eq 16 ] || fail "not 16 runs"
+	check_csv "$tmp/out.csv" 200
+	# event and epoll runs take their completions from CQ events
+	python3 - "$tmp/out.csv" <<'PY' || exit 1
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["wait"] in ("event", "epoll"):
+        assert float(r["events_per_msg"]) > 0, "%s %s: no CQ event" % (r["mode"], r["wait"])
+    if r["wait"] == "poll":
+        assert float(r["events_per_msg"]) == 0, "%s poll: CQ events" % r["mode"]
+PY
+	;;
+bad)
+	expect() {	# expect STATUS PATTERN ARGS...: status and message
+		local want=$1 pat=$2
+		shift 2
+		"$app" "$@" > "$tmp/o" 2>&1
+		local got=$?
+		[ "$got" -eq "$want" ] || fail "'$*': status $got, not $want: $(tail -3 "$tmp/o")"
+		grep -q -- "$pat" "$tmp/o" || fail "'$*': no '$pat' in: $(tail -3 "$tmp/o")"
+		echo "ok: $* -> $got, '$pat'"
+	}
+	expect 2 "missing '--'" --no-huge
+	expect 2 "unknown option" -- --frob
+	expect 2 "unknown mode" -- --port a,ip=192.0.2.1/24 --mode nosuch
+	expect 2 "bad value" -- --port a,ip=192.0.2.1/24 --mode send_lat --size 0
+	expect 2 "bad value" -- --port a,ip=192.0.2.1/24 --mode send_lat --wait sometimes
+	expect 2 "ip=A.B.C.D/P is required" -- --port net_memif0 --mode send_lat
+	expect 2 "nothing to do" -- --port a,ip=192.0.2.1/24
+	expect 2 "not both" -- --mode send_lat
+	expect 0 "send_lat" -- --list-modes
+	expect 2 "ipv4" "${eal[@]}" -- --port net_memif0,ip=300.1.1.1/24 \
+		--port net_memif1,ip=192.0.2.2/24 --mode send_lat
+	expect 1 "not implement" "${eal[@]}" -- "${ports[@]}" --no-raw \
+		--mode atomic_lat
+	printf 'set iters 50\nfrobnicate\nset size 0\nstart send_lat\n' > "$tmp/cmds"
+	expect 1 "no such command: 'frobnicate'" "${eal[@]}" -- "${ports[@]}" \
+		--no-raw --cmdline-file "$tmp/cmds"
+	grep -q "'set size 0' failed" "$tmp/o" || fail "set size 0 accepted"
+	grep -q "^RESULT send_lat .* ok$" "$tmp/o" || fail "the good lines did not run"
+	;;
+pty)
+	python3 - "$app" "${eal[@]}" -- "${ports[@]}" --no-raw -i <<'PY' || exit 1
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b""
+def until(pat, t=60):
+    global out
+    end = time.time() + t
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.5)
+        if r:
+            try:
+                out += os.read(fd, 4096)
+            except OSError:
+                break
+        if pat.encode() in out:
+            return
+    sys.exit("FAIL: no %r in:\n%s" % (pat, out.decode(errors="replace")[-2000:]))
+def send(s):
+    os.write(fd, s.encode())
+until("rocepmd> ")
+send("sh\t")                    # completion: "sh" becomes "show "
+until("show ")
+send("sett\t\n")
+until("size 64 depth 64")
+send("set size 128\n")
+send("set iters 300\n")
+send("show settings\n")
+until("size 128")
+send("start send_lat\n")
+until("send_lat running")
+until("RESULT send_lat")
+send("show device\n")
+until("device rocepmd1: port net_memif1")
+send("show lcore stats\n")
+until("busy_cycles")
+send("set wait nonsense\n")
+until("Bad arguments")
+send("help\n")
+until("start MODE")
+send("quit\n")
+_, st = os.waitpid(pid, 0)
+assert os.WEXITSTATUS(st) == 0, "exit status %d" % os.WEXITSTATUS(st)
+print("ok: prompt, completion, set, show, start, help, quit")
+PY
+	;;
+*)
+	fail "unknown case $case"
+	;;
+esac
+echo "PASS: $case"
