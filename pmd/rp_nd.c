@@ -106,17 +106,17 @@ rp_nd_on_link(const struct rp_dev *dev, const uint8_t ip[16])
 	return nd_src_for(dev, ip) != dev->gid[1];
 }
 
-/* The solicited-node groups of our addresses, and all-nodes. */
+/*
+ * The solicited-node groups of our IPv6 addresses, where solicitations
+ * for them come.  Not all-nodes (ff02::1): only unsolicited
+ * advertisements go there, and the cache does without them.
+ */
 bool
 rp_nd_l2_for_us(const struct rp_dev *dev, const struct rte_ether_addr *dst)
 {
 	const uint8_t *d = dst->addr_bytes;
 
-	if (d[0] != 0x33 || d[1] != 0x33)
-		return false;
-	if (d[2] == 0 && d[3] == 0 && d[4] == 0 && d[5] == 1)
-		return true;
-	if (d[2] != 0xff)
+	if (d[0] != 0x33 || d[1] != 0x33 || d[2] != 0xff)
 		return false;
 	for (unsigned int i = 1; i < dev->nr_gid; i++)
 		if (memcmp(&dev->gid[i][13], &d[3], 3) == 0)
@@ -159,7 +159,8 @@ nd_send(struct rp_dev *dev, uint8_t type, uint8_t flags,
 	nd->opt_type = type == RP_ND_NS ? RP_ND_OPT_SLLA : RP_ND_OPT_TLLA;
 	nd->opt_len = 1;
 	memcpy(nd->opt_mac, dev->mac.addr_bytes, 6);
-	nd->cksum = rte_cpu_to_be_16((uint16_t)~nd_cksum(ip, nd, RP_ND_LEN));
+	/* One's complement sums are byte-order neutral: no swap. */
+	nd->cksum = (uint16_t)~nd_cksum(ip, nd, RP_ND_LEN);
 	rp_stat_inc(dev, RP_STAT_ND_TX);
 	rp_port_tx(dev, m);
 }

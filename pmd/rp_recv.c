@@ -69,6 +69,17 @@ l2_for_us(const struct rp_dev *dev, const struct rte_ether_addr *dst)
 }
 
 /*
+ * A RoCE packet that came to a group address must be for a group: the
+ * port listens on solicited-node groups for neighbour discovery only.
+ */
+static bool
+l2_matches_l3(const struct rte_ether_hdr *eth, const struct rp_pkt *pkt)
+{
+	return !rte_is_multicast_ether_addr(&eth->dst_addr) ||
+		rp_gid_is_mcast(pkt->dgid);
+}
+
+/*
  * Is the packet addressed to one of our GIDs, of its own IP version (an
  * IPv6 packet to ::ffff:a.b.c.d is nobody's)?
  */
@@ -151,6 +162,10 @@ recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 		rp_stat_inc(dev, RP_STAT_RX_BAD);
 		RP_LOG_RL(rp_logtype, WARNING, "%s: malformed RoCEv2 packet",
 			  dev->ctl->name);
+		return;
+	}
+	if (!l2_matches_l3(eth, &pkt)) {
+		rp_stat_inc(dev, RP_STAT_RX_NOT_FOR_US);
 		return;
 	}
 	/* Only for us: the destination GID must be the device's, or a
