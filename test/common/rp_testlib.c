@@ -401,6 +401,27 @@ rt_ah_attr(struct ibv_ah_attr *ah, const union ibv_gid *dgid)
 	ah->port_num = RT_PORT;
 }
 
+/* A signaled UD SEND of sg to qpn through ah. */
+void
+rt_post_ud(struct rt_ep *ep, uint64_t wr_id, struct ibv_sge *sg, int nsge,
+	   struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
+{
+	struct ibv_send_wr wr, *bad;
+	int ret;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = sg;
+	wr.num_sge = nsge;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qpn;
+	wr.wr.ud.remote_qkey = qkey;
+	ret = ibv_post_send(ep->qp, &wr, &bad);
+	RT_CHECK(ret == 0, "UD ibv_post_send: %s", strerror(ret));
+}
+
 int
 rt_modify(struct rt_ep *ep, struct ibv_qp_attr *a, int mask)
 {

@@ -2441,27 +2441,6 @@ static void rt_case_rc_large_lossy(void) { rt_rc_large_case(true); }
 
 /* ---------------------------------------------------------------- IPv6 */
 
-/* A signaled UD SEND of sg to qpn through ah. */
-static void
-rt_post_ud(struct rt_ep *ep, uint64_t wr_id, struct ibv_sge *sg, int nsge,
-	   struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
-{
-	struct ibv_send_wr wr, *bad;
-	int ret;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.opcode = IBV_WR_SEND;
-	wr.sg_list = sg;
-	wr.num_sge = nsge;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.ud.ah = ah;
-	wr.wr.ud.remote_qpn = qpn;
-	wr.wr.ud.remote_qkey = qkey;
-	ret = ibv_post_send(ep->qp, &wr, &bad);
-	RT_CHECK(ret == 0, "UD ibv_post_send: %s", strerror(ret));
-}
-
 /* What test/engine/two-ports.ini.in gives rocepmd0 and rocepmd1. */
 static const uint8_t rt_ipv6[2][16] = {
 	{ 0x20, 0x01, 0x0d, 0xb8, [15] = 0x01 },

@@ -795,24 +795,40 @@ wt_ah(struct rt_dev *d, const union ibv_gid *dgid, uint8_t hop_limit,
 	return ah;
 }
 
+/* `rounds` SENDs each way, then a WRITE and a READ of 8 KiB, a -> b. */
 static void
-wt_ud_send(struct rt_ep *ep, struct ibv_ah *ah, uint32_t qpn,
-	   struct ibv_sge *s, uint64_t wr_id)
+wt_rc_traffic(struct rt_ep *a, struct rt_ep *b, struct rt_buf *b0,
+	      struct rt_buf *b1, int rounds)
 {
-	struct ibv_send_wr wr, *bad;
-	int ret;
+	struct ibv_sge s, r;
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.opcode = IBV_WR_SEND;
-	wr.sg_list = s;
-	wr.num_sge = 1;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.ud.ah = ah;
-	wr.wr.ud.remote_qpn = qpn;
-	wr.wr.ud.remote_qkey = RT_QKEY;
-	ret = ibv_post_send(ep->qp, &wr, &bad);
-	RT_CHECK(ret == 0, "UD ibv_post_send: %s", strerror(ret));
+	for (int i = 0; i < rounds; i++) {
+		r = rt_sge(b1, 0, 4096);
+		rt_post_recv(b, 10, &r, 1);
+		s = rt_sge(b0, 0, 4096);
+		rt_post_send(a, 11, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0,
+			     0, 0);
+		wt_expect_wc(a->scq, "SEND a->b", 11, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wt_expect_wc(b->rcq, "RECV b", 10, IBV_WC_SUCCESS, IBV_WC_RECV);
+		r = rt_sge(b0, 8192, 100);
+		rt_post_recv(a, 12, &r, 1);
+		s = rt_sge(b1, 8192, 100);
+		rt_post_send(b, 13, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0,
+			     0, 0);
+		wt_expect_wc(b->scq, "SEND b->a", 13, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wt_expect_wc(a->rcq, "RECV a", 12, IBV_WC_SUCCESS, IBV_WC_RECV);
+	}
+	s = rt_sge(b0, 16384, 8192);
+	rt_post_send(a, 14, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)b1->p + 16384, b1->mr->rkey);
+	wt_expect_wc(a->scq, "WRITE", 14, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	s = rt_sge(b0, 32768, 8192);
+	rt_post_send(a, 15, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)b1->p + 32768, b1->mr->rkey);
+	wt_expect_wc(a->scq, "READ", 15, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(b0->p + 32768, b1->p + 32768, 8192, "READ data");
 }
 
 /* --------------------------------------------------------------- cases */
@@ -999,7 +1015,7 @@ wt_case_resp_cold(void)
 	rt_post_send(&a, 3, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
 		     (uintptr_t)rsrc.p, rsrc.mr->rkey);
 	s = rt_sge(&usrc, 0, 100);
-	wt_ud_send(&ub, ah, ua.qp->qp_num, &s, 4);
+	rt_post_ud(&ub, 4, &s, 1, ah, ua.qp->qp_num, RT_QKEY);
 	wt_expect_wc(b.rcq, "responder", 1, IBV_WC_SUCCESS, IBV_WC_RECV);
 	rt_check_data(dst.p, src.p, 512, "SEND payload");
 	held = wt.arp1_seen;
@@ -1117,33 +1133,7 @@ wt_case_fields(void)
 
 	rt_step("RC SEND both ways, WRITE and READ of 8 KiB: TTL 64, UDP "
 		"source port from the QP pair, IPv4 IDs one apart");
-	for (i = 0; i < 4; i++) {
-		r = rt_sge(&b1, 0, 4096);
-		rt_post_recv(&b, 10, &r, 1);
-		s = rt_sge(&b0, 0, 4096);
-		rt_post_send(&a, 11, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0,
-			     0, 0);
-		wt_expect_wc(a.scq, "SEND a->b", 11, IBV_WC_SUCCESS,
-			     IBV_WC_SEND);
-		wt_expect_wc(b.rcq, "RECV b", 10, IBV_WC_SUCCESS, IBV_WC_RECV);
-		r = rt_sge(&b0, 8192, 100);
-		rt_post_recv(&a, 12, &r, 1);
-		s = rt_sge(&b1, 8192, 100);
-		rt_post_send(&b, 13, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0,
-			     0, 0);
-		wt_expect_wc(b.scq, "SEND b->a", 13, IBV_WC_SUCCESS,
-			     IBV_WC_SEND);
-		wt_expect_wc(a.rcq, "RECV a", 12, IBV_WC_SUCCESS, IBV_WC_RECV);
-	}
-	s = rt_sge(&b0, 16384, 8192);
-	rt_post_send(&a, 14, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
-		     (uintptr_t)b1.p + 16384, b1.mr->rkey);
-	wt_expect_wc(a.scq, "WRITE", 14, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
-	s = rt_sge(&b0, 32768, 8192);
-	rt_post_send(&a, 15, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
-		     (uintptr_t)b1.p + 32768, b1.mr->rkey);
-	wt_expect_wc(a.scq, "READ", 15, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
-	rt_check_data(b0.p + 32768, b1.p + 32768, 8192, "READ data");
+	wt_rc_traffic(&a, &b, &b0, &b1, 4);
 
 	rt_step("UD both ways with hop limit 1, then with a flow label: TTL "
 		"64; UDP source port from the QPs, or from the flow label");
@@ -1158,7 +1148,8 @@ wt_case_fields(void)
 		r = rt_sge(&b1, 49152, RT_GRH_LEN + 64);
 		rt_post_recv(&ub, 20, &r, 1);
 		s = rt_sge(&b0, 49152, 64);
-		wt_ud_send(&ua, i == 0 ? ah : ah_fl, ub.qp->qp_num, &s, 21);
+		rt_post_ud(&ua, 21, &s, 1, i == 0 ? ah : ah_fl,
+			   ub.qp->qp_num, RT_QKEY);
 		wt_expect_wc(ua.scq, "UD sender", 21, IBV_WC_SUCCESS,
 			     IBV_WC_SEND);
 		wt_expect_wc(ub.rcq, "UD receiver", 20, IBV_WC_SUCCESS,
@@ -1179,7 +1170,7 @@ wt_case_fields(void)
 	ah_mc = wt_ah(&d0, &mgid, 5, 0);
 	nfu = wt_stat(1, "rx_not_for_us");
 	s = rt_sge(&b0, 49152, 64);
-	wt_ud_send(&ua, ah_mc, 0xffffff, &s, 22);
+	rt_post_ud(&ua, 22, &s, 1, ah_mc, 0xffffff, RT_QKEY);
 	wt_expect_wc(ua.scq, "UD multicast sender", 22, IBV_WC_SUCCESS,
 		     IBV_WC_SEND);
 	wt_expect_stat(1, "rx_not_for_us", nfu + 1);
@@ -1312,27 +1303,7 @@ wt_case_fields6(void)
 	rt_fill_random(b0.p, b0.len);
 
 	rt_step("RC SEND both ways, WRITE, READ: every IPv6 field checked");
-	r = rt_sge(&b1, 0, 4096);
-	rt_post_recv(&b, 10, &r, 1);
-	s = rt_sge(&b0, 0, 4096);
-	rt_post_send(&a, 11, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
-	wt_expect_wc(a.scq, "SEND a->b", 11, IBV_WC_SUCCESS, IBV_WC_SEND);
-	wt_expect_wc(b.rcq, "RECV b", 10, IBV_WC_SUCCESS, IBV_WC_RECV);
-	r = rt_sge(&b0, 8192, 100);
-	rt_post_recv(&a, 12, &r, 1);
-	s = rt_sge(&b1, 8192, 100);
-	rt_post_send(&b, 13, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
-	wt_expect_wc(b.scq, "SEND b->a", 13, IBV_WC_SUCCESS, IBV_WC_SEND);
-	wt_expect_wc(a.rcq, "RECV a", 12, IBV_WC_SUCCESS, IBV_WC_RECV);
-	s = rt_sge(&b0, 16384, 8192);
-	rt_post_send(&a, 14, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
-		     (uintptr_t)b1.p + 16384, b1.mr->rkey);
-	wt_expect_wc(a.scq, "WRITE", 14, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
-	s = rt_sge(&b0, 32768, 8192);
-	rt_post_send(&a, 15, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
-		     (uintptr_t)b1.p + 32768, b1.mr->rkey);
-	wt_expect_wc(a.scq, "READ", 15, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
-	rt_check_data(b0.p + 32768, b1.p + 32768, 8192, "READ data");
+	wt_rc_traffic(&a, &b, &b0, &b1, 1);
 	RT_CHECK(wt.dir[0].nd_ns >= 1 && wt.dir[1].nd_na >= 1 &&
 		 wt_stat(0, "nd_tx") >= 1 && wt_stat(1, "nd_rx") >= 1,
 		 "neighbour discovery: rocepmd0 sent %" PRIu64 " NS, rocepmd1 "
@@ -1359,7 +1330,7 @@ wt_case_fields6(void)
 		r = rt_sge(&b1, 49152, RT_GRH_LEN + 64);
 		rt_post_recv(&ub, 20, &r, 1);
 		s = rt_sge(&b0, 49152, 64);
-		wt_ud_send(&ua, ah, ub.qp->qp_num, &s, 21);
+		rt_post_ud(&ua, 21, &s, 1, ah, ub.qp->qp_num, RT_QKEY);
 		wt_expect_wc(ua.scq, "UD sender", 21, IBV_WC_SUCCESS,
 			     IBV_WC_SEND);
 		wt_expect_wc(ub.rcq, "UD receiver", 20, IBV_WC_SUCCESS,
