@@ -440,6 +440,96 @@ rp_cfg_parse_ipv4(const struct rp_cfg_key *key, const char *val, void *base,
 	return 0;
 }
 
+/* One "ADDR/N" of the ipv6 list into addr and *plen. */
+static int
+rp_cfg_parse_ipv6_one(const char *val, size_t n, uint8_t addr[16],
+		      uint8_t *plen, char *why, size_t len)
+{
+	char buf[INET6_ADDRSTRLEN + 4];
+	const char *slash;
+	uint32_t prefix;
+	struct in6_addr in;
+
+	if (n >= sizeof(buf)) {
+		snprintf(why, len, "'%.*s' is not an IPv6 address", (int)n, val);
+		return -EINVAL;
+	}
+	memcpy(buf, val, n);
+	buf[n] = '\0';
+	slash = strchr(buf, '/');
+	if (slash == NULL) {
+		snprintf(why, len, "'%s' has no prefix length", buf);
+		return -EINVAL;
+	}
+	if (rp_cfg_parse_uint(slash + 1, strlen(slash + 1), &prefix) != 0 ||
+	    prefix < 1 || prefix > 128) {
+		snprintf(why, len, "'%s' has a bad prefix length", buf);
+		return -EINVAL;
+	}
+	buf[slash - buf] = '\0';
+	if (inet_pton(AF_INET6, buf, &in) != 1) {
+		snprintf(why, len, "'%s' is not an IPv6 address", buf);
+		return -EINVAL;
+	}
+	/* The link-local address comes from the MAC (GID index 1); a GID
+	 * that reads as IPv4-mapped would be taken for an IPv4 one. */
+	if (IN6_IS_ADDR_UNSPECIFIED(&in) || IN6_IS_ADDR_LOOPBACK(&in) ||
+	    IN6_IS_ADDR_MULTICAST(&in) || IN6_IS_ADDR_LINKLOCAL(&in) ||
+	    IN6_IS_ADDR_V4MAPPED(&in) || IN6_IS_ADDR_V4COMPAT(&in)) {
+		snprintf(why, len, "%s is not a global unicast address "
+			 "(the link-local one is derived from the MAC)", buf);
+		return -EINVAL;
+	}
+	memcpy(addr, &in, 16);
+	*plen = (uint8_t)prefix;
+	return 0;
+}
+
+/* ipv6: a comma-separated list of ADDR/N, at most RP_MAX_IPV6. */
+static int
+rp_cfg_parse_ipv6(const struct rp_cfg_key *key, const char *val, void *base,
+		  char *why, size_t len)
+{
+	struct rp_port_cfg *pc = base;
+	const char *p = val;
+	uint32_t n = 0;
+
+	RTE_SET_USED(key);
+	while (*p != '\0') {
+		size_t l;
+		int rc;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		l = strcspn(p, ", \t");
+		if (n == RP_MAX_IPV6) {
+			snprintf(why, len, "more than %d addresses",
+				 RP_MAX_IPV6);
+			return -EINVAL;
+		}
+		rc = rp_cfg_parse_ipv6_one(p, l, pc->ipv6[n], &pc->ipv6_plen[n],
+					   why, len);
+		if (rc != 0)
+			return rc;
+		for (uint32_t i = 0; i < n; i++)
+			if (memcmp(pc->ipv6[i], pc->ipv6[n], 16) == 0) {
+				snprintf(why, len, "'%.*s' given twice",
+					 (int)l, p);
+				return -EINVAL;
+			}
+		n++;
+		p += l;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == ',' && *++p == '\0') {
+			snprintf(why, len, "empty address after ','");
+			return -EINVAL;
+		}
+	}
+	pc->nr_ipv6 = n;
+	return 0;
+}
+
 static int
 rp_cfg_parse_mac(const struct rp_cfg_key *key, const char *val, void *base,
 		 char *why, size_t len)
@@ -517,6 +607,12 @@ static const struct rp_cfg_type rp_cfg_type_ipv4 = {
 	.accepted = "A.B.C.D/N, a unicast host address, N 1..32",
 };
 
+static const struct rp_cfg_type rp_cfg_type_ipv6 = {
+	.parse = rp_cfg_parse_ipv6,
+	.accepted = "ADDR/N[, ADDR/N...], at most " RTE_STR(RP_MAX_IPV6)
+		" global unicast IPv6 addresses, N 1..128",
+};
+
 static const struct rp_cfg_type rp_cfg_type_mac = {
 	.parse = rp_cfg_parse_mac,
 	.accepted = "XX:XX:XX:XX:XX:XX, unicast",
@@ -589,6 +685,12 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		.min = 1, .max = 32,
 		RP_CFG_PORT(ipv4),
 		.aux_off = offsetof(struct rp_port_cfg, prefix_len),
+	},
+	{
+		/* default: none (the link-local address only) */
+		.name = "ipv6", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_ipv6,
+		RP_CFG_PORT(ipv6),
 	},
 	{
 		/* default: the port's own MAC (mac_set stays false) */

@@ -53,6 +53,8 @@ RP_CTRL_ADAPT(rp_async_reg, async)
 RP_CTRL_ADAPT(rp_async_unreg, async)
 RP_CTRL_ADAPT(rp_srq_modify, srq)
 RP_CTRL_ADAPT(rp_srq_query, srq)
+RP_CTRL_ADAPT(rp_mcast_attach, mcast)
+RP_CTRL_ADAPT(rp_mcast_detach, mcast)
 /* A TM-SRQ is the tag matcher's, built on an SRQ (rp_tm.c). */
 RP_CTRL_ADAPT(rp_tm_srq_destroy, srq)
 
@@ -87,6 +89,8 @@ static const rp_ctrl_fn rp_ctrl_ops[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_SRQ_MODIFY] = ctrl_rp_srq_modify,
 	[RP_CTRL_SRQ_QUERY] = ctrl_rp_srq_query,
 	[RP_CTRL_SRQ_DESTROY] = ctrl_rp_tm_srq_destroy,
+	[RP_CTRL_MCAST_ATTACH] = ctrl_rp_mcast_attach,
+	[RP_CTRL_MCAST_DETACH] = ctrl_rp_mcast_detach,
 };
 
 int

@@ -33,7 +33,7 @@ dev_fill_ctl(struct rp_dev *dev)
 	ctl->region_size = dev->region_size;
 	snprintf(ctl->name, sizeof(ctl->name), "rocepmd%u", dev->id);
 	memcpy(ctl->mac, m, 6);
-	memcpy(ctl->gid, dev->gid, 16);
+	memcpy(ctl->gid, dev->gid, sizeof(ctl->gid));
 	ctl->ipv4 = dev->ipv4;
 	ctl->prefix_len = dev->cfg.prefix_len;
 	ctl->mtu = dev->mtu;
@@ -62,6 +62,56 @@ dev_fill_ctl(struct rp_dev *dev)
 	ctl->sys_image_guid = (uint64_t)(m[0] ^ 2) << 56 | (uint64_t)m[1] << 48 |
 		(uint64_t)m[2] << 40 | 0xfffeull << 24 | (uint64_t)m[3] << 16 |
 		(uint64_t)m[4] << 8 | m[5];
+}
+
+/*
+ * The GID table, RoCEv2 entries only: 0 the IPv4-mapped address (as
+ * before: programs are told -g 0), 1 the link-local address, modified
+ * EUI-64 from the MAC as Linux forms it (RFC 4291 appendix A), 2.. the
+ * configured IPv6 addresses.  Needs the MAC (rp_port_init).
+ */
+static void
+dev_gid_init(struct rp_dev *dev)
+{
+	const uint8_t *m = dev->mac.addr_bytes;
+	uint8_t *ll = dev->gid[1];
+
+	memset(dev->gid, 0, sizeof(dev->gid));
+	dev->gid[0][10] = 0xff;
+	dev->gid[0][11] = 0xff;
+	memcpy(&dev->gid[0][12], &dev->ipv4, 4);
+	ll[0] = 0xfe;
+	ll[1] = 0x80;
+	ll[8] = m[0] ^ 0x02;
+	ll[9] = m[1];
+	ll[10] = m[2];
+	ll[11] = 0xff;
+	ll[12] = 0xfe;
+	ll[13] = m[3];
+	ll[14] = m[4];
+	ll[15] = m[5];
+	for (uint32_t i = 0; i < dev->cfg.nr_ipv6; i++)
+		memcpy(dev->gid[2 + i], dev->cfg.ipv6[i], 16);
+	dev->nr_gid = 2 + dev->cfg.nr_ipv6;
+}
+
+/* Index of one of our GIDs, or -1. */
+int
+rp_dev_gid_find(const struct rp_dev *dev, const uint8_t gid[16])
+{
+	for (uint32_t i = 0; i < dev->nr_gid; i++)
+		if (memcmp(dev->gid[i], gid, 16) == 0)
+			return (int)i;
+	return -1;
+}
+
+const uint8_t *
+rp_dev_sgid(const struct rp_dev *dev, uint32_t idx, const uint8_t dgid[16])
+{
+	if (idx >= dev->nr_gid || rp_gid_is_v4(dev->gid[idx]) !=
+	    rp_gid_is_v4(dgid))
+		return NULL;
+	return dev->gid[idx];
 }
 
 /* The counters that moved, at INFO level, when a device goes away. */
@@ -102,11 +152,6 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 	dev->wake_fd = -1;
 	dev->rx_intr_fd = -1;
 	dev->rx_intr_want = rx_intr;
-	/* GID index 0: the IPv4-mapped address, as Linux RoCEv2 devices. */
-	dev->gid[10] = 0xff;
-	dev->gid[11] = 0xff;
-	memcpy(&dev->gid[12], &dev->ipv4, 4);
-
 	ret = rp_region_init(dev, pc->region_mb);
 	if (ret < 0)
 		goto err_free;
@@ -116,6 +161,7 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 	ret = rp_port_init(dev);
 	if (ret < 0)
 		goto err_free;
+	dev_gid_init(dev);
 	dev_fill_ctl(dev);
 	rp_port_link_poll(dev);
 	rp_devs[id] = dev;

@@ -197,11 +197,11 @@ rp_ah_create(struct rp_dev *dev, struct rp_ctrl_ah *ah)
 {
 	if (!pd_valid(dev, ah->pdn))
 		return -EINVAL;
-	/* RoCE needs a GRH: the destination is the GID. */
-	if (!ah->av.is_global || ah->av.sgid_index != 0)
+	/* RoCE needs a GRH: the destination is the GID, the source one of
+	 * ours of the same family (req_ud_addr reads it by index). */
+	if (!ah->av.is_global ||
+	    rp_dev_sgid(dev, ah->av.sgid_index, ah->av.dgid) == NULL)
 		return -EINVAL;
-	if (!rp_gid_is_v4(ah->av.dgid))
-		return -EAFNOSUPPORT;
 	for (uint32_t i = 1; i < RP_MAX_AH; i++) {
 		struct rp_ah *a = &dev->ah[i];
 		int ret;

@@ -29,7 +29,7 @@
 #define RP_MAX_AH	4096u
 #define RP_MAX_CHAN	256u
 #define RP_MAX_RD_ATOMIC 128u	/* READs in flight per QP, each way (rxe's) */
-#define RP_ARP_ENTRIES	64u
+#define RP_NEIGH_ENTRIES 64u		/* ARP and ND share the cache */
 #define RP_BURST	32u
 #define RP_TX_MAX	64u
 /*
@@ -375,12 +375,21 @@ struct rp_qp {
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED reported */
 };
 
-struct rp_arp_entry {
-	uint32_t ip;			/* network order; 0 = free */
+/* A neighbour, IPv4 (ARP) or IPv6 (ND), keyed by its address as a GID. */
+struct rp_neigh {
+	uint8_t ip[16];			/* ::ffff:a.b.c.d or IPv6; 0 = free */
 	struct rte_ether_addr mac;
 	bool valid;
 	uint64_t last_req;		/* TSC of the last request sent */
 	uint64_t confirmed;		/* TSC the peer last said its MAC; 0: stale */
+};
+
+/* A multicast group UD QPs of the device joined (ibv_attach_mcast). */
+struct rp_mcast {
+	uint8_t gid[16];
+	struct rte_ether_addr mac;	/* its Ethernet group address */
+	uint32_t nr_qp;			/* 0: free */
+	uint32_t qpn[RP_MCAST_QPS];
 };
 
 enum rp_stat {
@@ -420,6 +429,9 @@ enum rp_stat {
 	RP_STAT_ARP_REFRESH,
 	RP_STAT_ARP_MAC_CHANGED,
 	RP_STAT_RX_NOT_PEER,
+	RP_STAT_ND_RX,
+	RP_STAT_ND_TX,
+	RP_STAT_RX_MCAST,
 	RP_STAT_MAX,
 };
 
@@ -440,7 +452,8 @@ struct rp_dev {
 	struct rte_ring *loop_ring;	/* frames to ourselves */
 	struct rte_ether_addr mac;
 	uint32_t ipv4;			/* network order */
-	uint8_t gid[16];
+	uint8_t gid[RP_GID_TBL_LEN][16];	/* as ctl->gid; zero: empty */
+	uint32_t nr_gid;		/* entries in use, from 0 */
 	uint32_t mtu;
 	uint16_t ip_id;
 
@@ -461,8 +474,9 @@ struct rp_dev {
 	struct rp_srq *tm_srq[RP_MAX_SRQ];	/* TM-SRQs: op rings to poll */
 	uint32_t nr_tm_srq;
 
-	struct rp_arp_entry arp[RP_ARP_ENTRIES];
+	struct rp_neigh neigh[RP_NEIGH_ENTRIES];
 	uint32_t arp_gen;		/* bumped when a cached MAC changes */
+	struct rp_mcast mcast[RP_MAX_MCAST];
 
 	struct {
 		bool on;
@@ -625,10 +639,39 @@ void rp_port_rx_intr_disable(struct rp_dev *dev);
 struct rte_mbuf *rp_port_alloc(struct rp_dev *dev, uint32_t frame_len,
 			       uint8_t **data);
 
+/* ---- rp_dev.c: the GID table */
+int rp_dev_gid_find(const struct rp_dev *dev, const uint8_t gid[16]);
+/* The source GID of packets from index `idx` to `dgid`, or NULL when the
+ * entry is empty or of the other family (IPv4 vs IPv6). */
+const uint8_t *rp_dev_sgid(const struct rp_dev *dev, uint32_t idx,
+			   const uint8_t dgid[16]);
+
+/* ---- rp_neigh.c (the neighbour cache; fronts rp_arp.c and rp_nd.c) */
+void rp_neigh_learn(struct rp_dev *dev, const uint8_t ip[16],
+		    const struct rte_ether_addr *mac, bool create);
+int rp_neigh_resolve(struct rp_dev *dev, const uint8_t ip[16],
+		     uint8_t mac[6]);
+void rp_neigh_probe(struct rp_dev *dev, const uint8_t ip[16]);
+
 /* ---- rp_arp.c */
 void rp_arp_input(struct rp_dev *dev, struct rte_mbuf *m);
-int rp_arp_resolve(struct rp_dev *dev, uint32_t ip, uint8_t mac[6]);
-void rp_arp_probe(struct rp_dev *dev, uint32_t ip);
+void rp_arp_solicit(struct rp_dev *dev, uint32_t ip);
+bool rp_arp_on_link(const struct rp_dev *dev, uint32_t ip);
+
+/* ---- rp_nd.c */
+bool rp_nd_input(struct rp_dev *dev, struct rte_mbuf *m);
+void rp_nd_solicit(struct rp_dev *dev, const uint8_t ip[16]);
+bool rp_nd_on_link(const struct rp_dev *dev, const uint8_t ip[16]);
+bool rp_nd_l2_for_us(const struct rp_dev *dev,
+		     const struct rte_ether_addr *dst);
+
+/* ---- rp_mcast.c */
+int rp_mcast_attach(struct rp_dev *dev, struct rp_ctrl_mcast *c);
+int rp_mcast_detach(struct rp_dev *dev, struct rp_ctrl_mcast *c);
+void rp_mcast_qp_gone(struct rp_dev *dev, uint32_t qpn);
+struct rp_mcast *rp_mcast_find(struct rp_dev *dev, const uint8_t gid[16]);
+bool rp_mcast_l2_for_us(const struct rp_dev *dev,
+			const struct rte_ether_addr *dst);
 
 /* ---- rp_recv.c */
 void rp_recv_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n);

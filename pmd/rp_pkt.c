@@ -298,8 +298,8 @@ rp_pkt_set_ip_id(uint8_t *frame, uint16_t id)
 		ip->packet_id = rte_cpu_to_be_16(id);
 }
 
-uint16_t
-rp_pkt_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
+uint32_t
+rp_pkt_flow_label(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
 {
 	uint32_t fl = flow_label & 0xfffffu;
 
@@ -311,6 +311,14 @@ rp_pkt_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
 		v ^= v >> 40;
 		fl = (uint32_t)v & 0xfffffu;
 	}
+	return fl;
+}
+
+uint16_t
+rp_pkt_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
+{
+	uint32_t fl = rp_pkt_flow_label(flow_label, lqpn, rqpn);
+
 	/* rdma_flow_label_to_udp_sport(): 20 bits folded into 14 */
 	return (uint16_t)(RP_UDP_SPORT_BASE |
 			  ((fl & 0x3fffu) ^ ((fl & 0xfc000u) >> 14)));

@@ -169,6 +169,13 @@ rp_gid_mcast_mac(const uint8_t gid[16], uint8_t mac[6])
 }
 
 /*
+ * IPv6 flow label of a QP's packets: the AV's, or one derived from both
+ * QPNs when it is 0, as the kernel's rdma_calc_flow_label() (mlx5 puts it
+ * in the IPv6 header of connected QPs; rxe sends 0 there).
+ */
+uint32_t rp_pkt_flow_label(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn);
+
+/*
  * UDP source port of a QP's packets (IBTA A17.5.3 lets it carry the flow
  * label): the AV's flow label, or one derived from both QPNs when it is 0,
  * folded into 0xc000..0xffff.  The kernel's rdma_get_udp_sport(), which rxe

@@ -294,6 +294,8 @@ rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	 * SRQ and tagged buffers back first. */
 	qp_flush(qp, false);
 	active_del(dev, qp);
+	if (qp->type == IBV_QPT_UD)
+		rp_mcast_qp_gone(dev, qp->qpn);
 	dev->qp[qp->idx] = NULL;
 	dev->pd_refs[qp->pdn]--;
 	qp->scq->nr_qp--;
@@ -415,6 +417,7 @@ static int
 qp_set_av(struct rp_qp *qp, const struct rp_av *av)
 {
 	struct rp_dev *dev = qp->dev;
+	const uint8_t *sgid;
 	int ret;
 
 	if (!av->is_global) {
@@ -422,12 +425,19 @@ qp_set_av(struct rp_qp *qp, const struct rp_av *av)
 			  "RoCE needs a GRH: set ah_attr.is_global and the GID");
 		return -EINVAL;
 	}
-	if (av->sgid_index != 0 || (av->port_num != 0 && av->port_num != 1))
+	if (av->port_num != 0 && av->port_num != 1)
 		return -EINVAL;
-	if (!rp_gid_is_v4(av->dgid)) {
+	sgid = rp_dev_sgid(dev, av->sgid_index, av->dgid);
+	if (sgid == NULL) {
 		RP_QP_LOG(rp_logtype, ERR, qp->qpn,
-			  "only IPv4-mapped GIDs are supported");
-		return -EAFNOSUPPORT;
+			  "GID index %u: empty, or not of the destination's "
+			  "family (IPv4 or IPv6)", av->sgid_index);
+		return -EINVAL;
+	}
+	if (rp_gid_is_mcast(av->dgid)) {
+		RP_QP_LOG(rp_logtype, ERR, qp->qpn,
+			  "a connected QP's peer is not a multicast group");
+		return -EINVAL;
 	}
 	/* Resolving starts now, so that the first packet need not wait;
 	 * whoever sends first and finds no MAC asks again (rp_xmit_ready). */
@@ -442,11 +452,10 @@ qp_set_av(struct rp_qp *qp, const struct rp_av *av)
 	/* What goes on the wire, reported by query as the kernel does. */
 	qp->av.hop_limit = rp_xmit_hop_limit(dev, av);
 	memcpy(qp->addr.smac, dev->mac.addr_bytes, 6);
-	memcpy(qp->addr.sgid, dev->gid, 16);
+	memcpy(qp->addr.sgid, sgid, 16);
 	memcpy(qp->addr.dgid, av->dgid, 16);
 	qp->addr.ttl = qp->av.hop_limit;
 	qp->addr.tclass = av->traffic_class;
-	qp->addr.flow_label = av->flow_label;
 	return 0;
 }
 
@@ -504,7 +513,7 @@ rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	const struct rp_qp_attr *a = &m->attr;
 	uint32_t mask = a->attr_mask;
 	struct rp_rd_resp *rd = NULL;
-	uint32_t cur, next, rd_size;
+	uint32_t cur, next, rd_size = 0;
 	int ret;
 
 	if (qp == NULL)
@@ -591,9 +600,12 @@ rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	}
 	if (mask & IBV_QP_DEST_QPN)
 		qp->dest_qpn = a->dest_qp_num;
-	if (mask & (IBV_QP_DEST_QPN | IBV_QP_AV))
-		qp->addr.sport = rp_pkt_udp_sport(qp->addr.flow_label,
-						  qp->qpn, qp->dest_qpn);
+	if (mask & (IBV_QP_DEST_QPN | IBV_QP_AV)) {
+		qp->addr.flow_label = rp_pkt_flow_label(qp->av.flow_label,
+							qp->qpn, qp->dest_qpn);
+		qp->addr.sport = rp_pkt_udp_sport(qp->av.flow_label, qp->qpn,
+						  qp->dest_qpn);
+	}
 	if (mask & IBV_QP_RQ_PSN) {
 		qp->resp.epsn = a->rq_psn & RP_PSN_MASK;
 		qp->resp.nak_sent = false;
@@ -629,10 +641,8 @@ rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 		qp_reset(qp);
 		break;
 	case IBV_QPS_INIT:
-		if (qp->type == IBV_QPT_UD) {
+		if (qp->type == IBV_QPT_UD)	/* the AH picks the GIDs */
 			memcpy(qp->addr.smac, dev->mac.addr_bytes, 6);
-			memcpy(qp->addr.sgid, dev->gid, 16);
-		}
 		active_add(dev, qp);
 		break;
 	case IBV_QPS_RTR:

@@ -55,15 +55,63 @@ from_peer(const struct rp_qp *qp, const struct rp_pkt *pkt)
 /*
  * An Ethernet NIC's address filter, which the port cannot be trusted with
  * (a configured MAC makes it promiscuous; af_packet and memif deliver
- * everything): our MAC, broadcast, or a multicast group the device joined,
- * and the device joins none (ibv_attach_mcast is not offered).  Without it
- * a peer's misaddressed frame would be taken as ours; the kernel drops it.
+ * everything): our MAC, broadcast, the IPv6 groups neighbour discovery
+ * needs (rp_nd.c), or a group a UD QP joined (rp_mcast.c).  Without it a
+ * peer's misaddressed frame would be taken as ours; the kernel drops it.
  */
 static bool
 l2_for_us(const struct rp_dev *dev, const struct rte_ether_addr *dst)
 {
-	return rte_is_same_ether_addr(dst, &dev->mac) ||
-		rte_is_broadcast_ether_addr(dst);
+	if (likely(rte_is_same_ether_addr(dst, &dev->mac)))
+		return true;
+	return rte_is_broadcast_ether_addr(dst) ||
+		rp_nd_l2_for_us(dev, dst) || rp_mcast_l2_for_us(dev, dst);
+}
+
+/*
+ * A RoCE packet that came to a group address must be for a group: the
+ * port listens on solicited-node groups for neighbour discovery only.
+ */
+static bool
+l2_matches_l3(const struct rte_ether_hdr *eth, const struct rp_pkt *pkt)
+{
+	return !rte_is_multicast_ether_addr(&eth->dst_addr) ||
+		rp_gid_is_mcast(pkt->dgid);
+}
+
+/*
+ * Is the packet addressed to one of our GIDs, of its own IP version (an
+ * IPv6 packet to ::ffff:a.b.c.d is nobody's)?
+ */
+static bool
+gid_for_us(const struct rp_dev *dev, const struct rp_pkt *pkt)
+{
+	if (pkt->ipver == 4)
+		return memcmp(pkt->dgid, dev->gid[0], 16) == 0;
+	return !rp_gid_is_v4(pkt->dgid) && rp_dev_gid_find(dev, pkt->dgid) > 0;
+}
+
+/*
+ * A datagram to a group: every UD QP attached gets it (DestQP 0xFFFFFF,
+ * IBTA 9.8.1 / C10-8), each checking its own Q_Key.
+ */
+static void
+recv_mcast(struct rp_dev *dev, const struct rp_pkt *pkt)
+{
+	const struct rp_mcast *g = rp_mcast_find(dev, pkt->dgid);
+
+	if (g == NULL || pkt->qpn != RP_QPN_MASK || !(pkt->mask & RP_M_UD) ||
+	    (pkt->ipver == 4) != rp_gid_is_v4(pkt->dgid)) {
+		rp_stat_inc(dev, RP_STAT_RX_NO_QP);
+		return;
+	}
+	rp_stat_inc(dev, RP_STAT_RX_MCAST);
+	for (uint32_t i = 0; i < g->nr_qp; i++) {
+		struct rp_qp *qp = rp_qp_get(dev, g->qpn[i]);
+
+		if (qp != NULL)
+			rp_resp_input(qp, pkt);
+	}
 }
 
 static void
@@ -91,6 +139,9 @@ recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 		rp_arp_input(dev, m);
 		return;
 	}
+	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6) &&
+	    rp_nd_input(dev, m))
+		return;
 	ret = rp_pkt_parse(rte_pktmbuf_mtod(m, const uint8_t *),
 			   rte_pktmbuf_data_len(m), true, &pkt);
 	switch (ret) {
@@ -113,15 +164,24 @@ recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 			  dev->ctl->name);
 		return;
 	}
-	/* Only for us: the destination GID must be the device's. */
-	if (memcmp(pkt.dgid, dev->gid, 16) != 0 ||
-	    (pkt.pkey & 0x7fff) != 0x7fff) {
+	if (!l2_matches_l3(eth, &pkt)) {
+		rp_stat_inc(dev, RP_STAT_RX_NOT_FOR_US);
+		return;
+	}
+	/* Only for us: the destination GID must be the device's, or a
+	 * group it joined. */
+	if ((pkt.pkey & 0x7fff) != 0x7fff ||
+	    (!gid_for_us(dev, &pkt) && !rp_gid_is_mcast(pkt.dgid))) {
 		rp_stat_inc(dev, RP_STAT_RX_NOT_ROCE);
 		return;
 	}
 	rp_stat_inc(dev, RP_STAT_RX_PKTS);
 	if (pkt.mask & RP_M_CNP)
 		return;		/* congestion notification: no DCQCN yet */
+	if (rp_gid_is_mcast(pkt.dgid)) {
+		recv_mcast(dev, &pkt);
+		return;
+	}
 	qp = rp_qp_get(dev, pkt.qpn);
 	if (qp == NULL || !transport_matches(pkt.mask, qp->type)) {
 		rp_stat_inc(dev, RP_STAT_RX_NO_QP);

@@ -85,10 +85,11 @@ req_ud_addr(struct rp_qp *qp, uint32_t ahn, uint32_t dqpn,
 		return -1;
 	*a = qp->addr;
 	memcpy(a->dmac, ah->dmac, 6);
+	memcpy(a->sgid, qp->dev->gid[ah->av.sgid_index], 16);
 	memcpy(a->dgid, ah->av.dgid, 16);
 	a->ttl = ah->av.hop_limit;
 	a->tclass = ah->av.traffic_class;
-	a->flow_label = ah->av.flow_label;
+	a->flow_label = rp_pkt_flow_label(ah->av.flow_label, qp->qpn, dqpn);
 	a->sport = rp_pkt_udp_sport(ah->av.flow_label, qp->qpn, dqpn);
 	return 0;
 }

@@ -48,6 +48,9 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_ARP_REFRESH] = "arp_refresh",
 	[RP_STAT_ARP_MAC_CHANGED] = "arp_mac_changed",
 	[RP_STAT_RX_NOT_PEER] = "rx_not_from_peer",
+	[RP_STAT_ND_RX] = "nd_rx",
+	[RP_STAT_ND_TX] = "nd_tx",
+	[RP_STAT_RX_MCAST] = "rx_multicast",
 };
 
 int

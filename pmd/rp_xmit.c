@@ -18,24 +18,19 @@
 
 /*
  * Destination MAC of packets to `dgid`: a multicast group's Ethernet
- * address, our own MAC for ourselves (the loopback ring), or the ARP
- * cache's entry for a unicast neighbour.  -EAGAIN while ARP resolves (a
- * request is out, repeated at most every RP_ARP_RETRY_MS as long as
- * someone asks), -ENETUNREACH off-link.
+ * address, our own MAC for ourselves (the loopback ring), or the
+ * neighbour cache's entry for a unicast neighbour (ARP or ND).  -EAGAIN
+ * while it resolves (a request is out, repeated at most every
+ * RP_NEIGH_RETRY_MS as long as someone asks), -ENETUNREACH off-link.
  */
 int
 rp_xmit_dmac(struct rp_dev *dev, const uint8_t dgid[16], uint8_t mac[6])
 {
-	uint32_t ip;
-
 	if (rp_gid_is_mcast(dgid)) {
 		rp_gid_mcast_mac(dgid, mac);
 		return 0;
 	}
-	if (!rp_gid_is_v4(dgid))
-		return -EAFNOSUPPORT;
-	memcpy(&ip, &dgid[12], 4);
-	return rp_arp_resolve(dev, ip, mac);
+	return rp_neigh_resolve(dev, dgid, mac);
 }
 
 /*
@@ -60,12 +55,8 @@ rp_xmit_resolve(struct rp_qp *qp)
 void
 rp_xmit_reresolve(struct rp_qp *qp)
 {
-	uint32_t ip;
-
-	if (rp_gid_is_mcast(qp->av.dgid) || !rp_gid_is_v4(qp->av.dgid))
-		return;
-	memcpy(&ip, &qp->av.dgid[12], 4);
-	rp_arp_probe(qp->dev, ip);
+	if (!rp_gid_is_mcast(qp->av.dgid))
+		rp_neigh_probe(qp->dev, qp->av.dgid);
 }
 
 /* An AH's destination, resolved once (AHs are immutable). */

@@ -54,7 +54,7 @@
 	SHIM_LOG(level, "qp 0x%06x: " fmt, (unsigned int)(qpn), ##__VA_ARGS__)
 
 #define SHIM_PORT		1u	/* the one port of every device */
-#define SHIM_GID_TBL_LEN	1	/* GID index 0 only */
+#define SHIM_GID_TBL_LEN	((int)RP_GID_TBL_LEN)	/* rp_abi.h: IPv4, LL, IPv6 */
 #define SHIM_PKEY_DEFAULT	0xffffu	/* P_Key index 0 */
 #define SHIM_NUM_COMP_VECTORS	1
 #define SHIM_FW_VER		"rocepmd 0.1"

@@ -193,6 +193,9 @@ shim_device_attr(const struct shim_context *ctx, struct ibv_device_attr *a)
 	/* The engine has no responder for atomics yet. */
 	a->atomic_cap = IBV_ATOMIC_NONE;
 	a->max_ah = shim_clamp_int(ctl->max_ah);
+	a->max_mcast_grp = RP_MAX_MCAST;
+	a->max_mcast_qp_attach = RP_MCAST_QPS;
+	a->max_total_mcast_qp_attach = RP_MAX_MCAST * RP_MCAST_QPS;
 	a->max_srq = shim_clamp_int(ctl->max_srq);
 	a->max_srq_wr = shim_clamp_int(ctl->max_srq_wr);
 	a->max_srq_sge = shim_clamp_int(ctl->max_srq_sge);
@@ -556,6 +559,7 @@ ibv_query_port(struct ibv_context *ibctx, uint8_t port_num,
 			       SHIM_COMPAT_PORT_ATTR_SZ);
 }
 
+/* An empty entry reads as the zero GID, as the kernel's sysfs shows it. */
 SHIM_EXPORT int
 ibv_query_gid(struct ibv_context *ibctx, uint8_t port_num, int index,
 	      union ibv_gid *gid)
@@ -566,15 +570,16 @@ ibv_query_gid(struct ibv_context *ibctx, uint8_t port_num, int index,
 		errno = EINVAL;
 		return -1;
 	}
-	memcpy(gid->raw, ctx->ctl->gid, sizeof(gid->raw));
+	memcpy(gid->raw, ctx->ctl->gid[index], sizeof(gid->raw));
 	return 0;
 }
 
 static void
-shim_gid_entry(const struct shim_context *ctx, struct ibv_gid_entry *e)
+shim_gid_entry(const struct shim_context *ctx, uint32_t index,
+	       struct ibv_gid_entry *e)
 {
-	memcpy(e->gid.raw, ctx->ctl->gid, sizeof(e->gid.raw));
-	e->gid_index = 0;
+	memcpy(e->gid.raw, ctx->ctl->gid[index], sizeof(e->gid.raw));
+	e->gid_index = index;
 	e->port_num = SHIM_PORT;
 	e->gid_type = IBV_GID_TYPE_ROCE_V2;
 	e->ndev_ifindex = 0;		/* DPDK port: no kernel netdev */
@@ -588,30 +593,39 @@ _ibv_query_gid_ex(struct ibv_context *ibctx, uint32_t port_num,
 	struct shim_context *ctx = shim_ctx(ibctx);
 
 	if (flags != 0 || entry_size < sizeof(*entry) ||
-	    port_num != SHIM_PORT || gid_index >= SHIM_GID_TBL_LEN)
+	    port_num != SHIM_PORT || gid_index >= (uint32_t)SHIM_GID_TBL_LEN)
 		return EINVAL;
-	if (shim_gid_empty(ctx->ctl->gid))
+	if (shim_gid_empty(ctx->ctl->gid[gid_index]))
 		return ENODATA;
 	memset(entry, 0, entry_size);
-	shim_gid_entry(ctx, entry);
+	shim_gid_entry(ctx, gid_index, entry);
 	return 0;
 }
 
+/* The entries in use, in index order; entry_size may exceed ours. */
 SHIM_EXPORT ssize_t
 _ibv_query_gid_table(struct ibv_context *ibctx, struct ibv_gid_entry *entries,
 		     size_t max_entries, uint32_t flags, size_t entry_size)
 {
 	struct shim_context *ctx = shim_ctx(ibctx);
+	size_t n = 0;
 
 	if (flags != 0 || entry_size < sizeof(*entries))
 		return -EINVAL;
-	if (shim_gid_empty(ctx->ctl->gid))
-		return 0;
-	if (max_entries < 1)
-		return -EINVAL;
-	memset(entries, 0, entry_size);
-	shim_gid_entry(ctx, entries);
-	return 1;
+	for (uint32_t i = 0; i < (uint32_t)SHIM_GID_TBL_LEN; i++) {
+		struct ibv_gid_entry *e;
+
+		if (shim_gid_empty(ctx->ctl->gid[i]))
+			continue;
+		if (n == max_entries)
+			return -EINVAL;
+		e = (struct ibv_gid_entry *)((uint8_t *)entries +
+					     n * entry_size);
+		memset(e, 0, entry_size);
+		shim_gid_entry(ctx, i, e);
+		n++;
+	}
+	return (ssize_t)n;
 }
 
 /* Provider ABI (driver.h): 1 is IBV_GID_TYPE_SYSFS_ROCE_V2. */

@@ -625,24 +625,6 @@ ibv_unimport_dm(struct ibv_dm *dm)
 }
 
 SHIM_EXPORT int
-ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
-{
-	RTE_SET_USED(qp);
-	RTE_SET_USED(gid);
-	RTE_SET_USED(lid);
-	return EOPNOTSUPP;
-}
-
-SHIM_EXPORT int
-ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
-{
-	RTE_SET_USED(qp);
-	RTE_SET_USED(gid);
-	RTE_SET_USED(lid);
-	return EOPNOTSUPP;
-}
-
-SHIM_EXPORT int
 ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	RTE_SET_USED(qp);

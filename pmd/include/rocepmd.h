@@ -27,6 +27,9 @@ extern "C" {
 #define RP_EAL_MAX_ARGS		64
 #define RP_CFG_STR		256
 #define RP_ETHDEV_NAME_LEN	64	/**< RTE_ETH_NAME_MAX_LEN */
+#define RP_MAX_IPV6		4	/**< configured IPv6 addresses per port */
+static_assert(2 + RP_MAX_IPV6 <= RP_GID_TBL_LEN,
+	      "GID table: IPv4, link-local and the configured IPv6 addresses");
 
 /** Engine idle policy of an engine lcore. */
 enum rp_idle_policy {
@@ -62,6 +65,10 @@ struct rp_port_cfg {
 	char device[RP_CFG_STR];	/**< vdev string or PCI address */
 	uint32_t ipv4;			/**< network byte order */
 	uint32_t prefix_len;
+	/** IPv6 addresses (key ipv6), GID indexes 2.. in this order */
+	uint8_t ipv6[RP_MAX_IPV6][16];
+	uint8_t ipv6_plen[RP_MAX_IPV6];	/**< their prefix lengths */
+	uint32_t nr_ipv6;
 	uint8_t mac[6];
 	bool mac_set;			/**< false: use the port's MAC */
 	uint32_t mtu;			/**< IB MTU: 256, 512, 1024, 2048, 4096 */

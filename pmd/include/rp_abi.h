@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define RP_ABI_MAGIC	0x31444d50u	/* "PMD1" */
-#define RP_ABI_VERSION	3u
+#define RP_ABI_VERSION	4u
 
 #define RP_ABI_LINE	64u
 
@@ -34,6 +34,9 @@
 #define RP_MAX_WR	16384u
 #define RP_MAX_CQE	65536u
 #define RP_CTRL_SLOTS	64u
+#define RP_GID_TBL_LEN	8u		/* 2 + RP_MAX_IPV6, rounded up */
+#define RP_MAX_MCAST	64u		/* multicast groups per device */
+#define RP_MCAST_QPS	16u		/* QPs attached to one group */
 #define RP_CHAN_EVENTS	4096u	/* event ring entries per channel */
 #define RP_MAX_SRQ_WR	16384u
 #define RP_TM_MAX_TAGS	65535u	/* tag slots of one TM-SRQ */
@@ -209,6 +212,8 @@ enum rp_ctrl_op {
 	RP_CTRL_SRQ_MODIFY,
 	RP_CTRL_SRQ_QUERY,
 	RP_CTRL_SRQ_DESTROY,
+	RP_CTRL_MCAST_ATTACH,
+	RP_CTRL_MCAST_DETACH,
 	RP_CTRL_OP_MAX,
 };
 
@@ -399,6 +404,13 @@ struct rp_ctrl_chan {
 	uint64_t off;			/* out: region offset of rp_chan_ctl */
 };
 
+/* ibv_attach_mcast / ibv_detach_mcast: a UD QP joins or leaves a group. */
+struct rp_ctrl_mcast {
+	uint32_t qpn;
+	uint32_t rsvd;
+	uint8_t gid[16];		/* IPv4-mapped 224/4 or IPv6 ff00::/8 */
+};
+
 /*
  * Register (or unregister) an eventfd for the device's asynchronous events
  * (struct rp_async_ctl).  In-process: the engine writes 1 to every
@@ -431,6 +443,7 @@ struct rp_ctrl_slot {
 		struct rp_ctrl_chan chan;
 		struct rp_ctrl_async async;
 		struct rp_ctrl_srq srq;
+		struct rp_ctrl_mcast mcast;
 		uint8_t raw[176];
 	} u;
 };
@@ -490,7 +503,9 @@ struct rp_dev_ctl {
 	char name[RP_DEV_NAME_LEN];
 	uint8_t mac[6];
 	uint8_t rsvd0[2];
-	uint8_t gid[16];		/* GID index 0: ::ffff:a.b.c.d */
+	/* RoCEv2 GIDs: 0 ::ffff:a.b.c.d, 1 the link-local fe80:: from the
+	 * MAC, 2.. the configured IPv6 addresses; all zero: empty */
+	uint8_t gid[RP_GID_TBL_LEN][16];
 	uint32_t ipv4;			/* network byte order */
 	uint32_t prefix_len;
 	uint32_t mtu;			/* IB path MTU in bytes: 256..4096 */

@@ -250,7 +250,7 @@ rt_dev_open(struct rt_dev *d, const char *name)
 	RT_CHECK(ret == 0, "ibv_query_device(%s): %s", name, strerror(ret));
 	ret = ibv_query_port(d->ctx, RT_PORT, &d->port);
 	RT_CHECK(ret == 0, "ibv_query_port(%s): %s", name, strerror(ret));
-	ret = ibv_query_gid(d->ctx, RT_PORT, RT_GID_INDEX, &d->gid);
+	ret = ibv_query_gid(d->ctx, RT_PORT, rt_gid_index, &d->gid);
 	RT_CHECK(ret == 0, "ibv_query_gid(%s): %s", name, strerror(ret));
 	d->mtu = rt_mtu_bytes(d->port.active_mtu);
 	RT_CHECK(d->mtu != 0, "%s: bad active_mtu %d", name,
@@ -311,6 +311,8 @@ rt_sge(const struct rt_buf *b, size_t off, size_t len)
 }
 
 /* ------------------------------------------------------------ endpoints */
+
+uint8_t rt_gid_index = RT_GID_INDEX;
 
 const struct rt_rc_opts rt_rc_default = {
 	.min_rnr_timer = 12,		/* 0.64 ms */
@@ -394,9 +396,30 @@ rt_ah_attr(struct ibv_ah_attr *ah, const union ibv_gid *dgid)
 	memset(ah, 0, sizeof(*ah));
 	ah->is_global = 1;
 	ah->grh.dgid = *dgid;
-	ah->grh.sgid_index = RT_GID_INDEX;
+	ah->grh.sgid_index = rt_gid_index;
 	ah->grh.hop_limit = 64;
 	ah->port_num = RT_PORT;
+}
+
+/* A signaled UD SEND of sg to qpn through ah. */
+void
+rt_post_ud(struct rt_ep *ep, uint64_t wr_id, struct ibv_sge *sg, int nsge,
+	   struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
+{
+	struct ibv_send_wr wr, *bad;
+	int ret;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = sg;
+	wr.num_sge = nsge;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qpn;
+	wr.wr.ud.remote_qkey = qkey;
+	ret = ibv_post_send(ep->qp, &wr, &bad);
+	RT_CHECK(ret == 0, "UD ibv_post_send: %s", strerror(ret));
 }
 
 int

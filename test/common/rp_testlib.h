@@ -28,7 +28,9 @@
 #define RT_CFG_MTU		IBV_MTU_1024	/* mtu = 1024 */
 
 #define RT_PORT			1
-#define RT_GID_INDEX		0
+#define RT_GID_INDEX		0		/* ::ffff:192.0.2.x */
+#define RT_GID_INDEX_LL		1		/* fe80:: from the MAC */
+#define RT_GID_INDEX_IPV6	2		/* the first ipv6 = address */
 #define RT_GRH_LEN		40
 #define RT_GUARD		64		/* guard bytes around targets */
 #define RT_GUARD_BYTE		0xa5
@@ -102,6 +104,13 @@ struct rt_dev {
 	uint32_t mtu;			/* active MTU in bytes */
 };
 
+/*
+ * The GID index devices are opened with (rt_dev_open reads dev->gid
+ * there) and AVs are made from (rt_ah_attr): RT_GID_INDEX, unless a case
+ * runs over IPv6 (RT_GID_INDEX_IPV6, RT_GID_INDEX_LL).
+ */
+extern uint8_t rt_gid_index;
+
 uint32_t rt_mtu_bytes(enum ibv_mtu mtu);
 void rt_wait_active(struct ibv_context *ctx, const char *name);
 void rt_dev_open(struct rt_dev *d, const char *name);
@@ -157,6 +166,8 @@ void rt_ep_destroy(struct rt_ep *ep);
 uint8_t rt_rd_atom(const struct rt_dev *d);
 void rt_ah_attr(struct ibv_ah_attr *ah, const union ibv_gid *dgid);
 int rt_modify(struct rt_ep *ep, struct ibv_qp_attr *a, int mask);
+void rt_post_ud(struct rt_ep *ep, uint64_t wr_id, struct ibv_sge *sg, int nsge,
+		struct ibv_ah *ah, uint32_t qpn, uint32_t qkey);
 void rt_rc_init(struct rt_ep *ep, int access);
 void rt_rc_rtr(struct rt_ep *ep, const struct rt_ep *peer,
 	       const struct rt_rc_opts *o);

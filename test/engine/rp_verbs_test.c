@@ -2439,6 +2439,367 @@ rt_rc_large_case(bool lossy)
 static void rt_case_rc_large(void) { rt_rc_large_case(false); }
 static void rt_case_rc_large_lossy(void) { rt_rc_large_case(true); }
 
+/* ---------------------------------------------------------------- IPv6 */
+
+/* What test/engine/two-ports.ini.in gives rocepmd0 and rocepmd1. */
+static const uint8_t rt_ipv6[2][16] = {
+	{ 0x20, 0x01, 0x0d, 0xb8, [15] = 0x01 },
+	{ 0x20, 0x01, 0x0d, 0xb8, [15] = 0x02 },
+};
+
+/* fe80::ff:fe00:N, the link-local address of MAC 02:00:00:00:00:0N. */
+static void
+rt_ll_of(uint8_t ll[16], uint8_t n)
+{
+	memset(ll, 0, 16);
+	ll[0] = 0xfe;
+	ll[1] = 0x80;
+	ll[11] = 0xff;
+	ll[12] = 0xfe;
+	ll[15] = n;
+}
+
+/* The GID table: IPv4-mapped, link-local, the configured address. */
+static void
+rt_check_gid_table(struct rt_dev *d, unsigned int n)
+{
+	struct ibv_gid_entry e[RT_GID_INDEX_IPV6 + 4];
+	union ibv_gid g, want[RT_GID_INDEX_IPV6 + 1];
+	ssize_t got;
+	int ret;
+
+	rt_step("%s: GID table: ::ffff:192.0.2.%u, fe80::ff:fe00:%u, "
+		"2001:db8::%u, RoCEv2; the rest empty", d->name, n + 1, n + 1,
+		n + 1);
+	rt_gid_v4(&want[0], n == 0 ? RT_IPV4_0 : RT_IPV4_1);
+	rt_ll_of(want[1].raw, (uint8_t)(n + 1));
+	memcpy(want[2].raw, rt_ipv6[n], 16);
+	RT_CHECK(d->port.gid_tbl_len > RT_GID_INDEX_IPV6 + 1, "gid_tbl_len %d",
+		 d->port.gid_tbl_len);
+	for (int i = 0; i <= RT_GID_INDEX_IPV6; i++) {
+		char a[64], b[64];
+
+		ret = ibv_query_gid(d->ctx, RT_PORT, i, &g);
+		RT_CHECK(ret == 0, "ibv_query_gid %d: %s", i, strerror(errno));
+		rt_gid_str(&g, a, sizeof(a));
+		rt_gid_str(&want[i], b, sizeof(b));
+		RT_CHECK(memcmp(&g, &want[i], 16) == 0, "GID %d is %s, expected "
+			 "%s", i, a, b);
+		ret = ibv_query_gid_ex(d->ctx, RT_PORT, (uint32_t)i, &e[0], 0);
+		RT_CHECK(ret == 0 && e[0].gid_type == IBV_GID_TYPE_ROCE_V2 &&
+			 e[0].gid_index == (uint32_t)i &&
+			 memcmp(&e[0].gid, &want[i], 16) == 0,
+			 "ibv_query_gid_ex %d: ret %d type %u index %u", i, ret,
+			 e[0].gid_type, e[0].gid_index);
+	}
+	ret = ibv_query_gid(d->ctx, RT_PORT, RT_GID_INDEX_IPV6 + 1, &g);
+	RT_CHECK(ret == 0 && memcmp(&g, &(union ibv_gid){ 0 }, 16) == 0,
+		 "an empty GID entry: ret %d, not the zero GID", ret);
+	ret = ibv_query_gid_ex(d->ctx, RT_PORT, RT_GID_INDEX_IPV6 + 1, &e[0],
+			       0);
+	RT_CHECK(ret == ENODATA, "ibv_query_gid_ex of an empty entry: %d, "
+		 "expected ENODATA", ret);
+	got = ibv_query_gid_table(d->ctx, e, sizeof(e) / sizeof(e[0]), 0);
+	RT_CHECK(got == RT_GID_INDEX_IPV6 + 1, "ibv_query_gid_table: %zd "
+		 "entries, expected %d", got, RT_GID_INDEX_IPV6 + 1);
+	for (int i = 0; i < got; i++)
+		RT_CHECK(e[i].gid_index == (uint32_t)i &&
+			 memcmp(&e[i].gid, &want[i], 16) == 0,
+			 "ibv_query_gid_table entry %d: index %u", i,
+			 e[i].gid_index);
+}
+
+/* RC over IPv6: the global addresses, then the link-local ones. */
+static void
+rt_case_ipv6_rc(void)
+{
+	struct rt_dev d0, d1;
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	rt_check_gid_table(&d0, 0);
+	rt_check_gid_table(&d1, 1);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+
+	rt_gid_index = RT_GID_INDEX_IPV6;
+	rt_step("RC over IPv6 2001:db8::1 <-> 2001:db8::2 (GID index %d)",
+		rt_gid_index);
+	rt_rc_send_case(65536);
+	rt_rc_write_case(false, false);
+	rt_rc_write_case(false, true);
+	rt_gid_index = RT_GID_INDEX_LL;
+	rt_step("RC over IPv6 link-local fe80::ff:fe00:1 <-> :2 (GID index "
+		"%d)", rt_gid_index);
+	rt_rc_send_case(1);
+}
+
+/*
+ * UD over IPv6: the GRH area holds the IPv6 header the sender built from
+ * the AH: traffic class and flow label as given, the hop limit the
+ * port's (unicast: Linux puts the route's in the AV), the GIDs.
+ */
+static void
+rt_case_ipv6_ud(void)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_UD };
+	const uint32_t fl = 0x5a5a5;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah;
+	struct ibv_sge s, r;
+	struct ibv_wc wc;
+	struct ibv_grh *g;
+	uint32_t vtf;
+
+	rt_gid_index = RT_GID_INDEX_IPV6;
+	rt_step("every UD check of ud_send over IPv6");
+	rt_case_ud_send();
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	rt_ud_up(&a);
+	rt_ud_up(&b);
+	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
+	g = (struct ibv_grh *)dst.p;
+	for (int i = 0; i < 2; i++) {
+		uint32_t want_fl = i == 0 ? fl : 0;
+
+		rt_ah_attr(&aa, &d1.gid);
+		aa.grh.flow_label = want_fl;
+		aa.grh.traffic_class = 0x48;	/* DSCP AF21 */
+		aa.grh.hop_limit = 7;
+		ah = ibv_create_ah(d0.pd, &aa);
+		RT_CHECK(ah != NULL, "ibv_create_ah: %s", strerror(errno));
+		if (i == 1) {
+			/* rdma_calc_flow_label(): from the QPNs */
+			uint64_t v = (uint64_t)a.qp->qp_num * b.qp->qp_num;
+
+			v ^= v >> 20;
+			v ^= v >> 40;
+			want_fl = (uint32_t)v & 0xfffff;
+		}
+		rt_step("UD over IPv6, AH flow label 0x%05x, traffic class "
+			"0x48, hop limit 7: the GRH says flow label 0x%05x, "
+			"class 0x48, hop limit 64", aa.grh.flow_label, want_fl);
+		memset(dst.p, RT_GUARD_BYTE, dst.len);
+		r = rt_sge(&dst, 0, RT_GRH_LEN + 100);
+		rt_post_recv(&b, 1, &r, 1);
+		rt_fill_random(src.p, 100);
+		s = rt_sge(&src, 0, 100);
+		rt_post_ud(&a, 2, &s, 1, ah, b.qp->qp_num, RT_QKEY);
+		rt_expect_wc(a.scq, "UD sender", 2, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wc = rt_expect_wc(b.rcq, "UD receiver", 1, IBV_WC_SUCCESS,
+				  IBV_WC_RECV);
+		rt_check_grh(dst.p, &wc, &d0, &d1);
+		vtf = be32toh(g->version_tclass_flow);
+		RT_CHECK(vtf >> 28 == 6 && ((vtf >> 20) & 0xff) == 0x48 &&
+			 (vtf & 0xfffff) == want_fl, "GRH: version %u class "
+			 "0x%02x flow label 0x%05x", vtf >> 28,
+			 (vtf >> 20) & 0xff, vtf & 0xfffff);
+		RT_CHECK(g->hop_limit == 64 && g->next_hdr == 17 &&
+			 be16toh(g->paylen) == 8 + 12 + 8 + 100 + 4,
+			 "GRH: hop limit %u (64) next header %u (17) payload "
+			 "length %u", g->hop_limit, g->next_hdr,
+			 be16toh(g->paylen));
+		rt_check_data(dst.p + RT_GRH_LEN, src.p, 100, "payload");
+		RT_CHECK(ibv_destroy_ah(ah) == 0, "ibv_destroy_ah");
+	}
+
+	rt_step("an AH from an IPv6 GID to an IPv4 one (or back) is refused");
+	rt_ah_attr(&aa, &d1.gid);
+	aa.grh.sgid_index = RT_GID_INDEX;
+	ah = ibv_create_ah(d0.pd, &aa);
+	RT_CHECK(ah == NULL && errno == EINVAL, "AH IPv4 GID -> IPv6 GID: "
+		 "%s", ah == NULL ? strerror(errno) : "created");
+	aa.grh.sgid_index = RT_GID_INDEX_IPV6 + 1;	/* empty */
+	ah = ibv_create_ah(d0.pd, &aa);
+	RT_CHECK(ah == NULL && errno == EINVAL, "AH from an empty GID entry: "
+		 "%s", ah == NULL ? strerror(errno) : "created");
+
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+/* ------------------------------------------------------------ multicast */
+
+#define RT_MC_QPS	3
+
+/* Post a receive on each of n endpoints (wr_id = index). */
+static void
+rt_mc_recvs(struct rt_ep *eps, struct rt_buf *bufs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct ibv_sge r = rt_sge(&bufs[i], 0, RT_GRH_LEN + 256);
+
+		memset(bufs[i].p, RT_GUARD_BYTE, bufs[i].len);
+		rt_post_recv(&eps[i], (uint64_t)i, &r, 1);
+	}
+}
+
+/* One datagram to group `grp` from a: exactly the QPs in `joined` get it. */
+static void
+rt_mc_round(struct rt_ep *a, struct rt_buf *src, struct ibv_ah *ah,
+	    const union ibv_gid *grp, struct rt_ep *eps, struct rt_buf *bufs,
+	    unsigned int joined, uint64_t wr_id)
+{
+	struct ibv_sge s = rt_sge(src, 0, 256);
+	struct ibv_wc wc;
+
+	rt_fill_random(src->p, 256);
+	rt_post_ud(a, wr_id, &s, 1, ah, 0xffffff, RT_QKEY);
+	rt_expect_wc(a->scq, "multicast sender", wr_id, IBV_WC_SUCCESS,
+		     IBV_WC_SEND);
+	for (int i = 0; i < RT_MC_QPS; i++) {
+		if (!(joined & (1u << i)))
+			continue;
+		wc = rt_expect_wc(eps[i].rcq, "group member", (uint64_t)i,
+				  IBV_WC_SUCCESS, IBV_WC_RECV);
+		RT_CHECK(wc.byte_len == RT_GRH_LEN + 256 &&
+			 wc.src_qp == a->qp->qp_num &&
+			 wc.qp_num == eps[i].qp->qp_num, "member %d: byte_len "
+			 "%u src_qp 0x%x qp_num 0x%x", i, wc.byte_len,
+			 wc.src_qp, wc.qp_num);
+		rt_check_data(bufs[i].p + RT_GRH_LEN, src->p, 256,
+			      "multicast payload");
+		if (rt_gid_index == RT_GID_INDEX)
+			RT_CHECK(memcmp(bufs[i].p + 36, &grp->raw[12], 4) == 0,
+				 "GRH area: IPv4 destination is not the "
+				 "group");
+		else
+			RT_CHECK(memcmp(bufs[i].p + 24, grp->raw, 16) == 0,
+				 "GRH area: DGID is not the group");
+	}
+	for (int i = 0; i < RT_MC_QPS; i++)
+		if (!(joined & (1u << i)))
+			rt_expect_empty(eps[i].rcq, RT_IDLE_MS,
+					"a QP not in the group");
+}
+
+static void
+rt_mc_case(uint8_t gid_index, const union ibv_gid *grp)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_UD };
+	struct rt_ep a, rc, eps[RT_MC_QPS];
+	struct rt_buf src, bufs[RT_MC_QPS];
+	struct rt_dev d0, d1;
+	struct ibv_ah_attr aa;
+	union ibv_gid uni;
+	struct ibv_ah *ah;
+	int ret;
+
+	rt_gid_index = gid_index;
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	RT_CHECK(d1.attr.max_mcast_grp > 0 && d1.attr.max_mcast_qp_attach >=
+		 RT_MC_QPS, "max_mcast_grp %d max_mcast_qp_attach %d",
+		 d1.attr.max_mcast_grp, d1.attr.max_mcast_qp_attach);
+	rt_ep_create(&a, &d0, &eo);
+	rt_ud_up(&a);
+	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	for (int i = 0; i < RT_MC_QPS; i++) {
+		rt_ep_create(&eps[i], &d1, &eo);
+		rt_ud_up(&eps[i]);
+		rt_buf_alloc(&bufs[i], &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
+	}
+	rt_ah_attr(&aa, grp);
+	aa.grh.hop_limit = 1;
+	ah = ibv_create_ah(d0.pd, &aa);
+	RT_CHECK(ah != NULL, "ibv_create_ah to the group: %s", strerror(errno));
+
+	rt_step("QPs 0 and 1 of %s join the group; a datagram to it reaches "
+		"both, not QP 2", d1.name);
+	for (int i = 0; i < 2; i++) {
+		ret = ibv_attach_mcast(eps[i].qp, grp, 0);
+		RT_CHECK(ret == 0, "ibv_attach_mcast QP %d: %s", i,
+			 strerror(ret));
+	}
+	ret = ibv_attach_mcast(eps[0].qp, grp, 0);
+	RT_CHECK(ret == 0, "attaching twice: %s (the kernel accepts it)",
+		 strerror(ret));
+	rt_mc_recvs(eps, bufs, RT_MC_QPS);
+	rt_mc_round(&a, &src, ah, grp, eps, bufs, 0x3, 10);
+
+	rt_step("QP 0 leaves: the next datagram reaches QP 1 only");
+	ret = ibv_detach_mcast(eps[0].qp, grp, 0);
+	RT_CHECK(ret == 0, "ibv_detach_mcast: %s", strerror(ret));
+	ret = ibv_detach_mcast(eps[0].qp, grp, 0);
+	RT_CHECK(ret == EINVAL, "detaching a QP not attached: %d (EINVAL)",
+		 ret);
+	/* QP 0 and 2 still hold their receives from the last round */
+	{
+		struct ibv_sge r = rt_sge(&bufs[1], 0, RT_GRH_LEN + 256);
+
+		rt_post_recv(&eps[1], 1, &r, 1);
+	}
+	rt_mc_round(&a, &src, ah, grp, eps, bufs, 0x2, 11);
+
+	rt_step("the last member leaves: the group's frames are not taken");
+	ret = ibv_detach_mcast(eps[1].qp, grp, 0);
+	RT_CHECK(ret == 0, "ibv_detach_mcast: %s", strerror(ret));
+	{
+		struct ibv_sge r = rt_sge(&bufs[1], 0, RT_GRH_LEN + 256);
+
+		rt_post_recv(&eps[1], 1, &r, 1);
+	}
+	rt_mc_round(&a, &src, ah, grp, eps, bufs, 0x0, 12);
+
+	rt_step("attach errors: a unicast GID, an RC QP");
+	uni = d1.gid;
+	ret = ibv_attach_mcast(eps[2].qp, &uni, 0);
+	RT_CHECK(ret == EINVAL, "attach to a unicast GID: %d (EINVAL)", ret);
+	{
+		const struct rt_ep_opts rco = { .type = IBV_QPT_RC };
+
+		rt_ep_create(&rc, &d1, &rco);
+		ret = ibv_attach_mcast(rc.qp, grp, 0);
+		RT_CHECK(ret == EINVAL, "attach an RC QP: %d (EINVAL)", ret);
+		rt_ep_destroy(&rc);
+	}
+	rt_step("a QP destroyed while attached leaves the group");
+	ret = ibv_attach_mcast(eps[2].qp, grp, 0);
+	RT_CHECK(ret == 0, "ibv_attach_mcast: %s", strerror(ret));
+
+	RT_CHECK(ibv_destroy_ah(ah) == 0, "ibv_destroy_ah");
+	rt_ep_destroy(&a);
+	rt_buf_free(&src);
+	for (int i = 0; i < RT_MC_QPS; i++) {
+		rt_ep_destroy(&eps[i]);
+		rt_buf_free(&bufs[i]);
+	}
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+/* UD multicast, an IPv4 group (239.1.2.3) and an IPv6 one (ff0e::db8:7). */
+static void
+rt_case_mcast(void)
+{
+	union ibv_gid g4, g6;
+
+	rt_gid_v4(&g4, 0xef010203u);
+	memset(&g6, 0, sizeof(g6));
+	g6.raw[0] = 0xff;
+	g6.raw[1] = 0x0e;
+	g6.raw[12] = 0x0d;
+	g6.raw[13] = 0xb8;
+	g6.raw[15] = 0x07;
+	rt_step("IPv4 group 239.1.2.3 (Ethernet 01:00:5e:01:02:03)");
+	rt_mc_case(RT_GID_INDEX, &g4);
+	rt_step("IPv6 group ff0e::db8:7 (Ethernet 33:33:0d:b8:00:07)");
+	rt_mc_case(RT_GID_INDEX_IPV6, &g6);
+}
+
 /* ----------------------------------------------------------------- main */
 
 static const struct rt_case rt_cases[] = {
@@ -2480,6 +2841,12 @@ static const struct rt_case rt_cases[] = {
 	  "1, 4, 16 MiB WRITE, READ, SEND through the send window" },
 	{ "rc_large_lossy", rt_case_rc_large_lossy, 240,
 	  "1, 4, 16 MiB WRITE, READ, SEND under light loss" },
+	{ "ipv6_rc", rt_case_ipv6_rc, 200,
+	  "GID table; RC SEND/WRITE/READ over IPv6, global and link-local" },
+	{ "ipv6_ud", rt_case_ipv6_ud, 120,
+	  "UD over IPv6: GRH traffic class, flow label, hop limit" },
+	{ "mcast", rt_case_mcast, 120,
+	  "UD multicast attach/detach, IPv4 and IPv6 groups" },
 };
 
 int

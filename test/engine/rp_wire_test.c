@@ -13,7 +13,9 @@
  *
  * - no frame has a zero destination MAC, and every IPv4 frame goes to the
  *   other device's MAC (or a multicast group);
- * - every IPv4 frame is a RoCEv2 packet with a correct ICRC.
+ * - every IPv4 frame is a RoCEv2 packet with a correct ICRC, and so is
+ *   every IPv6 frame that is not neighbour discovery (ICMPv6), whose
+ *   solicitations and advertisements are counted.
  *
  * Counters come from the engine's telemetry (/rocepmd/stats), read over
  * the DPDK telemetry socket of this process.
@@ -41,11 +43,13 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
 #include <infiniband/verbs.h>
 
+#include "rp_icrc.h"
 #include "rp_pkt.h"
 #include "rp_psn.h"
 #include "rp_testlib.h"
@@ -81,6 +85,8 @@ struct wt_dir {
 	uint64_t ack;
 	uint64_t nak;
 	uint64_t ud;
+	uint64_t nd_ns;			/* ICMPv6 neighbour solicitations */
+	uint64_t nd_na;			/* and advertisements */
 	bool id_seen;
 	uint16_t last_id;
 	uint64_t id_steps;		/* IPv4 IDs one more than the last */
@@ -353,13 +359,15 @@ wt_roce(int d, struct rte_mbuf *m)
 		 "RoCEv2 packet (%d)", d, rte_pktmbuf_data_len(m), ret);
 	w->roce++;
 	id = (uint16_t)(f[18] << 8 | f[19]);
-	if (w->id_seen) {
+	if (p.ipver == 6) {
+		/* no identification field */
+	} else if (w->id_seen) {
 		if (id == (uint16_t)(w->last_id + 1))
 			w->id_steps++;
 		else
 			w->id_other++;
 	}
-	w->id_seen = true;
+	w->id_seen = p.ipver == 4 || w->id_seen;
 	w->last_id = id;
 	if (p.mask & RP_M_UD)
 		w->ud++;
@@ -388,6 +396,39 @@ wt_roce(int d, struct rte_mbuf *m)
 	return true;
 }
 
+/*
+ * Neighbour discovery (ICMPv6 NS 135, NA 136): counted and forwarded;
+ * false for any other IPv6 frame.  An NS goes to the target's
+ * solicited-node group with hop limit 255 (RFC 4861).
+ */
+static bool
+wt_nd(int d, struct rte_mbuf *m)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(f + 14);
+	const uint8_t *icmp = f + 14 + 40;
+
+	if (rte_pktmbuf_data_len(m) < 14 + 40 + 24 || ip->proto != 58)
+		return false;
+	RT_CHECK(ip->hop_limits == 255, "rocepmd%d: ND hop limit %u", d,
+		 ip->hop_limits);
+	if (icmp[0] == 135) {
+		wt.dir[d].nd_ns++;
+		RT_CHECK(f[0] == 0x33 && f[1] == 0x33 && f[2] == 0xff &&
+			 memcmp(f + 3, icmp + 8 + 13, 3) == 0 &&
+			 ip->dst_addr[0] == 0xff && ip->dst_addr[1] == 0x02 &&
+			 ip->dst_addr[11] == 1 && ip->dst_addr[12] == 0xff,
+			 "rocepmd%d: NS not to the target's solicited-node "
+			 "group", d);
+	} else if (icmp[0] == 136) {
+		wt.dir[d].nd_na++;
+	} else {
+		RT_FAIL("rocepmd%d sent ICMPv6 type %u", d, icmp[0]);
+	}
+	wt_tx(1 - d, m);
+	return true;
+}
+
 static void
 wt_frame(int d, struct rte_mbuf *m)
 {
@@ -405,7 +446,9 @@ wt_frame(int d, struct rte_mbuf *m)
 	type = ntohs(eth->ether_type);
 	if (type == RTE_ETHER_TYPE_ARP)
 		kept = wt_arp(d, m);
-	else if (type == RTE_ETHER_TYPE_IPV4)
+	else if (type == RTE_ETHER_TYPE_IPV6 && wt_nd(d, m))
+		kept = true;
+	else if (type == RTE_ETHER_TYPE_IPV4 || type == RTE_ETHER_TYPE_IPV6)
 		kept = wt_roce(d, m);
 	else
 		RT_FAIL("rocepmd%d sent ether type 0x%04x", d, type);
@@ -752,24 +795,40 @@ wt_ah(struct rt_dev *d, const union ibv_gid *dgid, uint8_t hop_limit,
 	return ah;
 }
 
+/* `rounds` SENDs each way, then a WRITE and a READ of 8 KiB, a -> b. */
 static void
-wt_ud_send(struct rt_ep *ep, struct ibv_ah *ah, uint32_t qpn,
-	   struct ibv_sge *s, uint64_t wr_id)
+wt_rc_traffic(struct rt_ep *a, struct rt_ep *b, struct rt_buf *b0,
+	      struct rt_buf *b1, int rounds)
 {
-	struct ibv_send_wr wr, *bad;
-	int ret;
+	struct ibv_sge s, r;
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.opcode = IBV_WR_SEND;
-	wr.sg_list = s;
-	wr.num_sge = 1;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.ud.ah = ah;
-	wr.wr.ud.remote_qpn = qpn;
-	wr.wr.ud.remote_qkey = RT_QKEY;
-	ret = ibv_post_send(ep->qp, &wr, &bad);
-	RT_CHECK(ret == 0, "UD ibv_post_send: %s", strerror(ret));
+	for (int i = 0; i < rounds; i++) {
+		r = rt_sge(b1, 0, 4096);
+		rt_post_recv(b, 10, &r, 1);
+		s = rt_sge(b0, 0, 4096);
+		rt_post_send(a, 11, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0,
+			     0, 0);
+		wt_expect_wc(a->scq, "SEND a->b", 11, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wt_expect_wc(b->rcq, "RECV b", 10, IBV_WC_SUCCESS, IBV_WC_RECV);
+		r = rt_sge(b0, 8192, 100);
+		rt_post_recv(a, 12, &r, 1);
+		s = rt_sge(b1, 8192, 100);
+		rt_post_send(b, 13, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0,
+			     0, 0);
+		wt_expect_wc(b->scq, "SEND b->a", 13, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wt_expect_wc(a->rcq, "RECV a", 12, IBV_WC_SUCCESS, IBV_WC_RECV);
+	}
+	s = rt_sge(b0, 16384, 8192);
+	rt_post_send(a, 14, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)b1->p + 16384, b1->mr->rkey);
+	wt_expect_wc(a->scq, "WRITE", 14, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	s = rt_sge(b0, 32768, 8192);
+	rt_post_send(a, 15, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)b1->p + 32768, b1->mr->rkey);
+	wt_expect_wc(a->scq, "READ", 15, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(b0->p + 32768, b1->p + 32768, 8192, "READ data");
 }
 
 /* --------------------------------------------------------------- cases */
@@ -956,7 +1015,7 @@ wt_case_resp_cold(void)
 	rt_post_send(&a, 3, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
 		     (uintptr_t)rsrc.p, rsrc.mr->rkey);
 	s = rt_sge(&usrc, 0, 100);
-	wt_ud_send(&ub, ah, ua.qp->qp_num, &s, 4);
+	rt_post_ud(&ub, 4, &s, 1, ah, ua.qp->qp_num, RT_QKEY);
 	wt_expect_wc(b.rcq, "responder", 1, IBV_WC_SUCCESS, IBV_WC_RECV);
 	rt_check_data(dst.p, src.p, 512, "SEND payload");
 	held = wt.arp1_seen;
@@ -1074,33 +1133,7 @@ wt_case_fields(void)
 
 	rt_step("RC SEND both ways, WRITE and READ of 8 KiB: TTL 64, UDP "
 		"source port from the QP pair, IPv4 IDs one apart");
-	for (i = 0; i < 4; i++) {
-		r = rt_sge(&b1, 0, 4096);
-		rt_post_recv(&b, 10, &r, 1);
-		s = rt_sge(&b0, 0, 4096);
-		rt_post_send(&a, 11, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0,
-			     0, 0);
-		wt_expect_wc(a.scq, "SEND a->b", 11, IBV_WC_SUCCESS,
-			     IBV_WC_SEND);
-		wt_expect_wc(b.rcq, "RECV b", 10, IBV_WC_SUCCESS, IBV_WC_RECV);
-		r = rt_sge(&b0, 8192, 100);
-		rt_post_recv(&a, 12, &r, 1);
-		s = rt_sge(&b1, 8192, 100);
-		rt_post_send(&b, 13, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0,
-			     0, 0);
-		wt_expect_wc(b.scq, "SEND b->a", 13, IBV_WC_SUCCESS,
-			     IBV_WC_SEND);
-		wt_expect_wc(a.rcq, "RECV a", 12, IBV_WC_SUCCESS, IBV_WC_RECV);
-	}
-	s = rt_sge(&b0, 16384, 8192);
-	rt_post_send(&a, 14, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
-		     (uintptr_t)b1.p + 16384, b1.mr->rkey);
-	wt_expect_wc(a.scq, "WRITE", 14, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
-	s = rt_sge(&b0, 32768, 8192);
-	rt_post_send(&a, 15, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
-		     (uintptr_t)b1.p + 32768, b1.mr->rkey);
-	wt_expect_wc(a.scq, "READ", 15, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
-	rt_check_data(b0.p + 32768, b1.p + 32768, 8192, "READ data");
+	wt_rc_traffic(&a, &b, &b0, &b1, 4);
 
 	rt_step("UD both ways with hop limit 1, then with a flow label: TTL "
 		"64; UDP source port from the QPs, or from the flow label");
@@ -1115,7 +1148,8 @@ wt_case_fields(void)
 		r = rt_sge(&b1, 49152, RT_GRH_LEN + 64);
 		rt_post_recv(&ub, 20, &r, 1);
 		s = rt_sge(&b0, 49152, 64);
-		wt_ud_send(&ua, i == 0 ? ah : ah_fl, ub.qp->qp_num, &s, 21);
+		rt_post_ud(&ua, 21, &s, 1, i == 0 ? ah : ah_fl,
+			   ub.qp->qp_num, RT_QKEY);
 		wt_expect_wc(ua.scq, "UD sender", 21, IBV_WC_SUCCESS,
 			     IBV_WC_SEND);
 		wt_expect_wc(ub.rcq, "UD receiver", 20, IBV_WC_SUCCESS,
@@ -1136,7 +1170,7 @@ wt_case_fields(void)
 	ah_mc = wt_ah(&d0, &mgid, 5, 0);
 	nfu = wt_stat(1, "rx_not_for_us");
 	s = rt_sge(&b0, 49152, 64);
-	wt_ud_send(&ua, ah_mc, 0xffffff, &s, 22);
+	rt_post_ud(&ua, 22, &s, 1, ah_mc, 0xffffff, RT_QKEY);
 	wt_expect_wc(ua.scq, "UD multicast sender", 22, IBV_WC_SUCCESS,
 		     IBV_WC_SEND);
 	wt_expect_stat(1, "rx_not_for_us", nfu + 1);
@@ -1154,6 +1188,157 @@ wt_case_fields(void)
 	ibv_destroy_ah(ah_mc);
 	ibv_destroy_ah(ah_fl);
 	ibv_destroy_ah(ah);
+	wt_expect_no_zero_dmac();
+}
+
+/*
+ * IPv6 frames (GID index 2, 2001:db8::1 <-> ::2): the peer resolved by
+ * neighbour discovery, counted; the hop limit the port's; the flow label
+ * and UDP source port from the QP pair (or the AH's flow label); the
+ * traffic class the AV's; the ICRC right and blind to exactly the fields
+ * a router may change (traffic class, flow label, hop limit, UDP
+ * checksum); the UDP checksum set and right, as IPv6 requires.
+ */
+static struct {
+	uint32_t qpn[2];
+	uint32_t ud_fl;
+	uint8_t tclass;
+	uint64_t rc, ud;
+} wt_f6;
+
+static void
+wt_fields6_check(int d, const struct rp_pkt *p)
+{
+	uint8_t f[2048];
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(f + p->l3_off);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+	uint32_t fl, want_fl, l3len, vtf;
+	uint16_t want_sport, ck;
+
+	RT_CHECK(p->ipver == 6, "rocepmd%d: IPv4 packet on an IPv6 QP", d);
+	RT_CHECK(p->ttl == WT_HOP_LIMIT, "rocepmd%d: hop limit %u, expected "
+		 "the port's %u", d, p->ttl, WT_HOP_LIMIT);
+	l3len = rte_be_to_cpu_16(((const struct rte_ipv6_hdr *)
+				  (p->frame + p->l3_off))->payload_len) + 40;
+	RT_CHECK(p->l3_off + l3len <= sizeof(f), "frame too long");
+	memcpy(f, p->frame, p->l3_off + l3len);
+	vtf = rte_be_to_cpu_32(ip->vtc_flow);
+	fl = vtf & 0xfffff;
+	if (p->mask & RP_M_UD) {
+		wt_f6.ud++;
+		want_fl = rp_pkt_flow_label(wt_f6.ud_fl, rp_pkt_deth_sqp(p),
+					    p->qpn);
+		want_sport = rp_pkt_udp_sport(wt_f6.ud_fl, rp_pkt_deth_sqp(p),
+					      p->qpn);
+		RT_CHECK(p->tclass == wt_f6.tclass, "rocepmd%d: UD traffic "
+			 "class 0x%02x, the AH said 0x%02x", d, p->tclass,
+			 wt_f6.tclass);
+	} else {
+		wt_f6.rc++;
+		want_fl = rp_pkt_flow_label(0, wt_f6.qpn[d], wt_f6.qpn[1 - d]);
+		want_sport = rp_pkt_udp_sport(0, wt_f6.qpn[d],
+					      wt_f6.qpn[1 - d]);
+		RT_CHECK(p->tclass == 0, "rocepmd%d: RC traffic class 0x%02x",
+			 d, p->tclass);
+	}
+	RT_CHECK(fl == want_fl && fl != 0, "rocepmd%d: %s flow label 0x%05x, "
+		 "expected 0x%05x", d, rp_opcode[p->opcode].name, fl, want_fl);
+	RT_CHECK(p->sport == want_sport, "rocepmd%d: UDP source port %u, "
+		 "expected %u", d, p->sport, want_sport);
+
+	/* The UDP checksum: set, and right. */
+	ck = udp->dgram_cksum;
+	RT_CHECK(ck != 0, "rocepmd%d: IPv6 UDP checksum 0", d);
+	udp->dgram_cksum = 0;
+	RT_CHECK(rte_ipv6_udptcp_cksum(ip, udp) == ck, "rocepmd%d: IPv6 UDP "
+		 "checksum wrong", d);
+	udp->dgram_cksum = ck;
+
+	/* The ICRC ignores what routers rewrite, and nothing else. */
+	RT_CHECK(rp_icrc_check(f + p->l3_off, l3len - 4) == 0,
+		 "rocepmd%d: ICRC wrong", d);
+	ip->vtc_flow = rte_cpu_to_be_32((vtf & 0xf0000000u) | 0x0fffffffu);
+	ip->hop_limits = 1;
+	udp->dgram_cksum = 0x1234;
+	RT_CHECK(rp_icrc_check(f + p->l3_off, l3len - 4) == 0,
+		 "rocepmd%d: ICRC covers the traffic class, flow label, hop "
+		 "limit or UDP checksum", d);
+	ip->src_addr[15] ^= 1;
+	RT_CHECK(rp_icrc_check(f + p->l3_off, l3len - 4) != 0,
+		 "rocepmd%d: ICRC does not cover the source address", d);
+	ip->src_addr[15] ^= 1;
+	udp->src_port ^= 1;
+	RT_CHECK(rp_icrc_check(f + p->l3_off, l3len - 4) != 0,
+		 "rocepmd%d: ICRC does not cover the UDP source port", d);
+}
+
+static void
+wt_case_fields6(void)
+{
+	const struct wt_rc_opts o = { 1, 16, 14, 7 };	/* hop limit 1 */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	const struct rt_ep_opts ueo = { .type = IBV_QPT_UD };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b, ua, ub;
+	struct rt_buf b0, b1;
+	struct ibv_sge s, r;
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah;
+	int i;
+
+	rt_gid_index = RT_GID_INDEX_IPV6;
+	wt_boot(&d0, &d1);
+	RT_CHECK(d0.gid.raw[0] == 0x20 && d1.gid.raw[0] == 0x20, "GID index "
+		 "%d is not 2001:db8::x", rt_gid_index);
+	rt_step("RC pair over IPv6: rocepmd0 resolves rocepmd1 with a "
+		"neighbour solicitation, answered");
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	wt_rc_connect(&a, &b, &o);
+	wt_f6.qpn[0] = a.qp->qp_num;
+	wt_f6.qpn[1] = b.qp->qp_num;
+	wt.check = wt_fields6_check;
+	rt_buf_alloc(&b0, &d0, 65536, RT_ACCESS_ALL);
+	rt_buf_alloc(&b1, &d1, 65536, RT_ACCESS_ALL);
+	rt_fill_random(b0.p, b0.len);
+
+	rt_step("RC SEND both ways, WRITE, READ: every IPv6 field checked");
+	wt_rc_traffic(&a, &b, &b0, &b1, 1);
+	RT_CHECK(wt.dir[0].nd_ns >= 1 && wt.dir[1].nd_na >= 1 &&
+		 wt_stat(0, "nd_tx") >= 1 && wt_stat(1, "nd_rx") >= 1,
+		 "neighbour discovery: rocepmd0 sent %" PRIu64 " NS, rocepmd1 "
+		 "%" PRIu64 " NA; nd_tx %" PRIu64 ", nd_rx %" PRIu64,
+		 wt.dir[0].nd_ns, wt.dir[1].nd_na, wt_stat(0, "nd_tx"),
+		 wt_stat(1, "nd_rx"));
+	RT_CHECK(wt.dir[0].arp_req == 0 && wt.dir[1].arp_req == 0,
+		 "ARP requests on an IPv6 path");
+
+	rt_step("UD over IPv6, traffic class 0x48, flow label 0 then 0x5a5a5");
+	rt_ep_create(&ua, &d0, &ueo);
+	rt_ep_create(&ub, &d1, &ueo);
+	wt_ud_up(&ua);
+	wt_ud_up(&ub);
+	wt_f6.tclass = 0x48;
+	for (i = 0; i < 2; i++) {
+		wt_f6.ud_fl = i == 0 ? 0 : 0x5a5a5;
+		rt_ah_attr(&aa, &d1.gid);
+		aa.grh.hop_limit = 1;
+		aa.grh.flow_label = wt_f6.ud_fl;
+		aa.grh.traffic_class = wt_f6.tclass;
+		ah = ibv_create_ah(d0.pd, &aa);
+		RT_CHECK(ah != NULL, "ibv_create_ah: %s", strerror(errno));
+		r = rt_sge(&b1, 49152, RT_GRH_LEN + 64);
+		rt_post_recv(&ub, 20, &r, 1);
+		s = rt_sge(&b0, 49152, 64);
+		rt_post_ud(&ua, 21, &s, 1, ah, ub.qp->qp_num, RT_QKEY);
+		wt_expect_wc(ua.scq, "UD sender", 21, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wt_expect_wc(ub.rcq, "UD receiver", 20, IBV_WC_SUCCESS,
+			     IBV_WC_RECV);
+		ibv_destroy_ah(ah);
+	}
+	RT_CHECK(wt_f6.rc >= 6 && wt_f6.ud == 2, "checked %" PRIu64 " RC and "
+		 "%" PRIu64 " UD packets", wt_f6.rc, wt_f6.ud);
 	wt_expect_no_zero_dmac();
 }
 
@@ -1726,6 +1911,8 @@ static const struct rt_case wt_cases[] = {
 	  "ACK, READ responses, UD wait for ARP, never a zero MAC" },
 	{ "fields", wt_case_fields, 60,
 	  "TTL = hop_limit (multicast: the AH's), IPv4 ID, UDP source port" },
+	{ "fields6", wt_case_fields6, 60,
+	  "IPv6: ND, hop limit, flow label, class, UDP port, ICRC masks" },
 	{ "rd128", wt_case_rd128, 60,
 	  "128 READs in flight: limits, requester stop, responder queue" },
 	{ "rd_replay", wt_case_rd_replay, 60,

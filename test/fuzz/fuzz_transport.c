@@ -994,13 +994,13 @@ fz_setup(void)
 		IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	const uint8_t *h = fz.hdr;
 	struct rp_ctrl_srq s;
-	struct rp_arp_entry *e = &fz.dev->arp[0];
+	struct rp_neigh *e = &fz.dev->neigh[0];
 	int ret;
 
 	/* The device's state that outlives an input: the peer's MAC known,
 	 * the link checked, the clock where every input starts. */
-	memset(fz.dev->arp, 0, sizeof(fz.dev->arp));
-	e->ip = rte_cpu_to_be_32(FZ_IP_PEER);
+	memset(fz.dev->neigh, 0, sizeof(fz.dev->neigh));
+	fz_gid(e->ip, FZ_IP_PEER);
 	memcpy(e->mac.addr_bytes, fz_mac_peer, 6);
 	e->valid = true;
 	fz.clock = 1ull << 40;

@@ -305,14 +305,15 @@ rv_pair() {
 	[ "$src" -eq 0 ] || rv_fail "server exited with status $src"
 }
 
-# rv_pingpong PROG SIZE ITERS MODE [EXTRA ARGS...]: server in B, client in A.
+# rv_pingpong PROG SIZE ITERS MODE [EXTRA ARGS...]: server in B, client in A,
+# over GID index RV_GID (default 0, IPv4).
 # Both must exit 0; the client's and the server's result lines are checked.
 rv_pingpong() {
 	local prog=$1 size=$2 iters=$3 mode=$4 port=18515
 	local args
 
 	shift 4
-	args=(-d rocepmd0 -g 0 -s "$size" -n "$iters" -p "$port" "$@")
+	args=(-d rocepmd0 -g "${RV_GID:-0}" -s "$size" -n "$iters" -p "$port" "$@")
 	[ "$mode" = event ] && args+=(-e)
 	rv_pair "$port" "$prog" "${args[@]}"
 	rv_check_pingpong client "$size" "$iters"
