@@ -398,6 +398,24 @@ enum rp_stat {
 
 extern const char * const rp_stat_names[RP_STAT_MAX];
 
+/*
+ * Frames a fault holds back (reorder, delay), per direction: a fixed ring,
+ * so the hot path never allocates; a fault that finds it full lets the
+ * frame pass.
+ */
+#define RP_FAULT_HOLD	64u
+
+struct rp_fault_dir {
+	const struct rp_fault_rates *rate;
+	uint64_t n;			/* eligible frames seen */
+	uint32_t nr_held;
+	struct {
+		struct rte_mbuf *m;	/* NULL: free slot */
+		uint64_t until_n;	/* goes once n reaches it, */
+		uint64_t until_tsc;	/* or once the TSC does */
+	} hold[RP_FAULT_HOLD];
+};
+
 struct rp_dev {
 	unsigned int id;
 	uint16_t port_id;
@@ -436,11 +454,9 @@ struct rp_dev {
 
 	struct rp_arp_entry arp[RP_ARP_ENTRIES];
 
-	struct {
-		bool on;
-		uint64_t rng;
-		struct rte_mbuf *held;	/* reordered frame */
-	} fault;
+	/* Fault injection (rp_port_fault.c): [0] transmit, [1] receive */
+	bool fault_on;
+	struct rp_fault_dir fault[2];
 
 	struct rte_mbuf *tx[RP_TX_MAX];
 	uint16_t nr_tx;
@@ -570,8 +586,11 @@ void rp_port_enqueue(struct rp_dev *dev, struct rte_mbuf *m);
 
 /* ---- rp_port_fault.c */
 void rp_fault_init(struct rp_dev *dev);
+void rp_fault_fini(struct rp_dev *dev);
 void rp_fault_tx(struct rp_dev *dev, struct rte_mbuf *m);
 void rp_fault_release(struct rp_dev *dev);
+uint16_t rp_fault_rx(struct rp_dev *dev, struct rte_mbuf **in, uint16_t nb,
+		     struct rte_mbuf **out, uint16_t cap);
 bool rp_port_flush(struct rp_dev *dev);
 /* Room to queue a burst of new packets (requester backpressure). */
 static inline bool

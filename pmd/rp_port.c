@@ -332,10 +332,7 @@ rp_port_fini(struct rp_dev *dev)
 {
 	struct rte_mbuf *m;
 
-	if (dev->fault.held != NULL) {
-		rte_pktmbuf_free(dev->fault.held);
-		dev->fault.held = NULL;
-	}
+	rp_fault_fini(dev);
 	if (dev->loop_ring != NULL) {
 		while (rte_ring_sc_dequeue(dev->loop_ring, (void **)&m) == 0)
 			rte_pktmbuf_free(m);
@@ -355,8 +352,8 @@ rp_port_fini(struct rp_dev *dev)
 	}
 }
 
-uint16_t
-rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+static uint16_t
+port_rx_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 {
 	uint16_t nb;
 
@@ -364,6 +361,20 @@ rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 	if (nb < n)
 		nb += rte_eth_rx_burst(dev->port_id, 0, pkts + nb, n - nb);
 	return nb;
+}
+
+uint16_t
+rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *in[RP_BURST / 2];
+	uint16_t nb;
+
+	if (unlikely(dev->fault_on)) {
+		/* Half a burst: room for what the faults add. */
+		nb = port_rx_burst(dev, in, RTE_MIN(n / 2u, RP_BURST / 2));
+		return rp_fault_rx(dev, in, nb, pkts, n);
+	}
+	return port_rx_burst(dev, pkts, n);
 }
 
 struct rte_mbuf *
@@ -389,7 +400,7 @@ rp_port_flush(struct rp_dev *dev)
 	uint16_t sent = 0;
 	int tries = 0;
 
-	if (unlikely(dev->fault.on))
+	if (unlikely(dev->fault_on))
 		rp_fault_release(dev);
 	if (dev->nr_tx == 0)
 		return false;
@@ -407,7 +418,7 @@ rp_port_flush(struct rp_dev *dev)
 void
 rp_port_tx(struct rp_dev *dev, struct rte_mbuf *m)
 {
-	if (unlikely(dev->fault.on))
+	if (unlikely(dev->fault_on))
 		rp_fault_tx(dev, m);
 	else
 		rp_port_enqueue(dev, m);
