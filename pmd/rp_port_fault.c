@@ -140,8 +140,15 @@ fault_apply(struct rp_dev *dev, unsigned int dir, struct rte_mbuf *m,
 		return m;
 	rp_stat_inc(dev, RP_STAT_FAULT);
 	if (act & RP_FAULT_DROP) {
+		rp_stat_inc(dev, RP_STAT_FAULT_DROP);
 		rte_pktmbuf_free(m);
 		return NULL;
+	}
+	/* The copy first: a corrupted frame is never doubled. */
+	if (act & RP_FAULT_DUP) {
+		*dup = rte_pktmbuf_copy(m, dev->pool, 0, UINT32_MAX);
+		if (*dup != NULL)
+			rp_stat_inc(dev, RP_STAT_FAULT_DUP);
 	}
 	if (act & RP_FAULT_CORRUPT) {
 		/* A byte past the BTH: the length and opcode checks pass,
@@ -149,20 +156,23 @@ fault_apply(struct rp_dev *dev, unsigned int dir, struct rte_mbuf *m,
 		uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 		uint32_t span = rte_pktmbuf_data_len(m) - bth_end;
 
+		rp_stat_inc(dev, RP_STAT_FAULT_CORRUPT);
 		p[bth_end + rp_fault_hash(f->seed, dir, n, RP_FAULT_DRAW_WHERE) %
 		  span] ^= 0x5a;
 	}
-	if (act & RP_FAULT_DUP)
-		*dup = rte_pktmbuf_copy(m, dev->pool, 0, UINT32_MAX);
 	now = rte_get_timer_cycles();
 	hz_us = rte_get_timer_hz() / 1000000u;
 	if ((act & RP_FAULT_REORDER) &&
 	    fault_hold(d, m, n + 1 + f->reorder_depth,
-		       now + hz_us * RP_FAULT_REORDER_MAX_US))
+		       now + hz_us * RP_FAULT_REORDER_MAX_US)) {
+		rp_stat_inc(dev, RP_STAT_FAULT_REORDER);
 		return NULL;
+	}
 	if ((act & RP_FAULT_DELAY) &&
-	    fault_hold(d, m, UINT64_MAX, now + hz_us * f->delay_us))
+	    fault_hold(d, m, UINT64_MAX, now + hz_us * f->delay_us)) {
+		rp_stat_inc(dev, RP_STAT_FAULT_DELAY);
 		return NULL;
+	}
 	return m;
 }
 

@@ -210,4 +210,32 @@ void rt_chan_send(struct rt_ep *a, struct rt_ep *b, struct rt_buf *sbuf,
 uint64_t rt_telemetry_stat(const char *sock, unsigned int dev,
 			   const char *name);
 
+/*
+ * A counter of device `dev` of the engine in this process, whose EAL file
+ * prefix is rp_<case> (the test configurations' --file-prefix=rp_@CASE@).
+ */
+uint64_t rt_stat(unsigned int dev, const char *name);
+
+/* ------------------------------------------------------- loss counters */
+
+/* The counters that prove loss recovery ran (engine names in rp_testlib.c). */
+enum rt_loss_ctr {
+	RT_L_RETX, RT_L_TIMEOUT, RT_L_NAK_SENT, RT_L_NAK_RCVD, RT_L_OOS,
+	RT_L_DUP, RT_L_ICRC, RT_L_RNR_SENT, RT_L_RNR_RCVD,
+	RT_L_F_DROP, RT_L_F_DUP, RT_L_F_CORRUPT, RT_L_F_REORDER,
+	RT_L_F_DELAY,
+	RT_LOSS_MAX
+};
+
+#define RT_NEED(c)	(1u << (c))
+
+struct rt_loss {
+	uint64_t c[2][RT_LOSS_MAX];	/* rocepmd0, rocepmd1 */
+};
+
+/* Read (and print) the counters of rocepmd0 and rocepmd1. */
+void rt_loss_read(struct rt_loss *l);
+/* Check they agree across the two devices, and the `need` ones ran. */
+void rt_loss_check(const struct rt_loss *l, uint32_t need);
+
 #endif /* RP_TESTLIB_H */
