@@ -316,6 +316,10 @@ struct rp_qp {
 		uint32_t una;		/* oldest PSN not acknowledged */
 		bool rd_retried;	/* READ re-requested from rd_psn */
 		uint64_t deadline;	/* retransmit timer, TSC; 0 = idle */
+		uint8_t probes;		/* early resends of this stall */
+		uint32_t rtt_psn;	/* an ACK up to it ends the RTT sample */
+		uint64_t rtt_tsc;	/* its send time; 0 = no sample */
+		uint64_t srtt;		/* smoothed RTT in TSC cycles, 0: none */
 		uint32_t retry_left;
 		uint32_t rnr_left;
 		uint32_t last_nak_psn;
@@ -327,6 +331,7 @@ struct rp_qp {
 		uint32_t msn;
 		uint8_t last_op;	/* opcode of the previous request */
 		bool nak_sent;		/* sequence NAK sent for epsn */
+		uint32_t oos_psn;	/* highest PSN dropped since that NAK */
 		struct rp_rcv_state rcv;
 		/* RDMA WRITE in progress */
 		struct rp_mr *wr_mr;
@@ -398,6 +403,7 @@ enum rp_stat {
 	RP_STAT_TM_RNDV,
 	RP_STAT_RX_NOT_FOR_US,
 	RP_STAT_TX_ZERO_DMAC,
+	RP_STAT_PROBE,
 	RP_STAT_MAX,
 };
 
@@ -628,6 +634,7 @@ bool rp_req_rewind(struct rp_qp *qp, uint32_t psn);
 void rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt);
 bool rp_comp_timer(struct rp_qp *qp, uint64_t now);
 void rp_comp_arm_timer(struct rp_qp *qp);
+void rp_comp_sent(struct rp_qp *qp);
 void rp_comp_send_cqe(struct rp_qp *qp, uint32_t idx, uint32_t status);
 
 /* ---- rp_resp.c (responder) */

@@ -210,8 +210,10 @@ req_send_read(struct rp_qp *qp, const struct rp_send_wqe *w,
 		    w->remote_addr + off, w->rkey, len);
 	rp_xmit_send(qp, &qp->addr, m);
 	qp->req.psn = rp_psn_add(qp->req.psn, n);
-	if (rp_psn_diff(qp->req.psn, qp->req.max_psn) > 0)
+	if (rp_psn_diff(qp->req.psn, qp->req.max_psn) > 0) {
 		qp->req.max_psn = qp->req.psn;
+		rp_comp_sent(qp);
+	}
 	qp->req.rd_out++;
 	qp->req.pkt += n;
 	qp->req.off = (uint32_t)(off + len);
@@ -290,8 +292,11 @@ req_send_packet(struct rp_qp *qp)
 	}
 	rp_xmit_send(qp, a, m);
 	qp->req.psn = rp_psn_add(qp->req.psn, 1);
-	if (rp_psn_diff(qp->req.psn, qp->req.max_psn) > 0)
+	if (rp_psn_diff(qp->req.psn, qp->req.max_psn) > 0) {
 		qp->req.max_psn = qp->req.psn;
+		if (qp->type == IBV_QPT_RC)
+			rp_comp_sent(qp);
+	}
 	qp->req.off += chunk;
 	qp->req.pkt++;
 	if (last)
@@ -477,6 +482,7 @@ rp_req_rewind(struct rp_qp *qp, uint32_t psn)
 			qp->req.pkt = (uint32_t)d;
 		}
 		rp_stat_inc(qp->dev, RP_STAT_RETRANSMIT);
+		qp->comp.rtt_tsc = 0;	/* Karn: no sample across a resend */
 		RP_QP_LOG(rp_logtype_req, DEBUG, qp->qpn,
 			  "rewind to psn %u: wqe %u (first %u) tail %u hi %u",
 			  psn, i, s->first_psn, qp->comp.tail, qp->req.hi);

@@ -49,6 +49,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_TM_RNDV] = "tm_rendezvous",
 	[RP_STAT_RX_NOT_FOR_US] = "rx_not_for_us",
 	[RP_STAT_TX_ZERO_DMAC] = "tx_zero_dmac",
+	[RP_STAT_PROBE] = "retransmit_probes",
 };
 
 static int

@@ -807,14 +807,16 @@ rt_telemetry_stat(const char *sock, unsigned int dev, const char *name)
 	return strtoull(p + strlen(key), NULL, 10);
 }
 
+const char *rt_stat_prefix = "";
+
 uint64_t
 rt_stat(unsigned int dev, const char *name)
 {
 	const char *run = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
 	char sock[108];	/* sun_path */
 
-	snprintf(sock, sizeof(sock), "%s/dpdk/rp_%s/dpdk_telemetry.v2",
-		 run != NULL ? run : "/tmp", rt_case_name);
+	snprintf(sock, sizeof(sock), "%s/dpdk/rp_%s%s/dpdk_telemetry.v2",
+		 run != NULL ? run : "/tmp", rt_stat_prefix, rt_case_name);
 	return rt_telemetry_stat(sock, dev, name);
 }
 
@@ -823,6 +825,7 @@ rt_stat(unsigned int dev, const char *name)
 static const char *const rt_loss_names[RT_LOSS_MAX] = {
 	[RT_L_RETX] = "retransmits",
 	[RT_L_TIMEOUT] = "retry_timeouts",
+	[RT_L_PROBE] = "retransmit_probes",
 	[RT_L_NAK_SENT] = "send_nak_seq",
 	[RT_L_NAK_RCVD] = "rcvd_nak",
 	[RT_L_OOS] = "out_of_seq_request",

@@ -678,6 +678,107 @@ rt_case_destroy_waits(void)
 	rt_close2(&d0, &d1);
 }
 
+/*
+ * peer_gone: the peer of an RC QP vanishes, before the first answer and
+ * in the middle of a message larger than the send window.  The WR being
+ * sent completes with RETRY_EXC_ERR once the retries are spent, every WR
+ * after it with WR_FLUSH_ERR, in order, and QP_FATAL comes; nothing
+ * waits for ever.  A message larger than the window never finishes
+ * sending: its first window alone must start the retransmit timer (it
+ * did not, and a requester that got no answer to it waited for ever).
+ */
+static void
+rt_gone_expect(struct rt_dev *d, struct rt_ep *a, uint64_t first,
+	       const char *what)
+{
+	char step[96];
+
+	snprintf(step, sizeof(step), "%s: the WR in progress", what);
+	rt_expect_wc(a->scq, step, first, IBV_WC_RETRY_EXC_ERR, -1);
+	snprintf(step, sizeof(step), "%s: the SEND after it", what);
+	rt_expect_wc(a->scq, step, first + 1, IBV_WC_WR_FLUSH_ERR, -1);
+	snprintf(step, sizeof(step), "%s: the READ after it", what);
+	rt_expect_wc(a->scq, step, first + 2, IBV_WC_WR_FLUSH_ERR, -1);
+	rt_expect_empty(a->scq, RT_IDLE_MS, what);
+	rt_expect_async(d, IBV_EVENT_QP_FATAL, a->qp, true, what);
+	rt_expect_qp_state(a, IBV_QPS_ERR, what);
+}
+
+/* A 16 MiB WRITE, a SEND and a READ, all signaled, wr_ids first.. */
+static void
+rt_gone_post(struct rt_ep *a, struct rt_buf *src, struct rt_buf *dst,
+	     uint64_t first)
+{
+	struct ibv_sge s = rt_sge(src, 0, src->len);
+	struct ibv_sge s1 = rt_sge(src, 0, 64);
+
+	rt_post_send(a, first, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst->p, dst->mr->rkey);
+	rt_post_send(a, first + 1, IBV_WR_SEND, &s1, 1, IBV_SEND_SIGNALED, 0,
+		     0, 0);
+	rt_post_send(a, first + 2, IBV_WR_RDMA_READ, &s1, 1,
+		     IBV_SEND_SIGNALED, 0, (uintptr_t)dst->p, dst->mr->rkey);
+}
+
+static void
+rt_case_peer_gone(void)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_rc_opts o = rt_rc_default;
+	const size_t len = 16u << 20;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct rt_loss l;
+	double t0;
+
+	o.timeout = 8;		/* 1 ms (the engine's floor) */
+	o.retry_cnt = 2;
+	rt_open2(&d0, &d1);
+	rt_buf_alloc(&src, &d0, len, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, len, RT_ACCESS_ALL);
+	rt_fill_random(src.p, len);
+
+	rt_step("peer gone before the first answer: its QP destroyed after "
+		"the connection, then 16 MiB WRITE, SEND, READ");
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	rt_rc_connect(&a, &b, &o);
+	rt_ep_destroy(&b);
+	t0 = rt_now();
+	rt_gone_post(&a, &src, &dst, 10);
+	rt_gone_expect(&d0, &a, 10, "peer gone before the first answer");
+	printf("    RETRY_EXC_ERR and flushes %.1f ms after the posts\n",
+	       (rt_now() - t0) * 1e3);
+	rt_ep_destroy(&a);
+
+	rt_step("peer gone mid-message: its QP destroyed once the 16 MiB "
+		"WRITE's first bytes landed");
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	rt_rc_connect(&a, &b, &o);
+	memset(dst.p, RT_GUARD_BYTE, len);
+	rt_gone_post(&a, &src, &dst, 20);
+	t0 = rt_now();
+	while (memcmp(dst.p, src.p, 4096) != 0) {
+		RT_CHECK(rt_now() - t0 < rt_timeout_s, "the WRITE's first "
+			 "4 KiB never landed");
+		sched_yield();
+	}
+	rt_ep_destroy(&b);
+	RT_CHECK(memcmp(dst.p + len - 4096, src.p + len - 4096, 4096) != 0,
+		 "the whole WRITE landed before the peer went: not mid-message");
+	rt_gone_expect(&d0, &a, 20, "peer gone mid-message");
+	rt_loss_read(&l);
+	RT_CHECK(l.c[0][RT_L_TIMEOUT] >= 2 * (o.retry_cnt + 1u),
+		 "%" PRIu64 " retry timeouts for two retry budgets of %u",
+		 l.c[0][RT_L_TIMEOUT], o.retry_cnt);
+	rt_ep_destroy(&a);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+	rt_close2(&d0, &d1);
+}
+
 /* ----------------------------------------------------------------- main */
 
 static const struct rt_case rt_cases[] = {
@@ -695,11 +796,15 @@ static const struct rt_case rt_cases[] = {
 	  "O_NONBLOCK async_fd: EAGAIN, poll() readable while queued" },
 	{ "destroy_waits", rt_case_destroy_waits, 60,
 	  "destroy_qp/destroy_cq wait for the ack of delivered events" },
+	{ "peer_gone", rt_case_peer_gone, 60,
+	  "peer gone before the first answer and mid-message: "
+	  "RETRY_EXC_ERR, WR_FLUSH_ERR, QP_FATAL" },
 };
 
 int
 main(int argc, char **argv)
 {
+	rt_stat_prefix = "async_";	/* meson.build: CASE async_<case> */
 	return rt_main(argc, argv, rt_cases,
 		       sizeof(rt_cases) / sizeof(rt_cases[0]));
 }
