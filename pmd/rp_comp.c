@@ -407,12 +407,15 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 	 * Opcode position and size must fit the READ's requests exactly:
 	 * each starts at an RP_READ_SEG boundary or where it was asked again
 	 * (there the old request's MIDDLE may come first), and ends at the
-	 * next boundary or the READ's end.
+	 * next boundary or the READ's end.  Once asked again mid-way, a
+	 * late response to an earlier request (a FIRST where that one
+	 * started) may still come, whatever the latest restart.
 	 */
 	off = k * qp->mtu;
 	want = s->length > off ? RTE_MIN(qp->mtu, s->length - off) : 0;
 	if ((k % RP_READ_SEG == 0 ? !(pkt->mask & RP_M_FIRST) :
-	     k != s->rd_restart && (pkt->mask & RP_M_FIRST)) ||
+	     k != s->rd_restart && !s->rd_midway &&
+	     (pkt->mask & RP_M_FIRST)) ||
 	    ((pkt->mask & RP_M_LAST) != 0) !=
 	    (k == s->npkts - 1 || (k + 1) % RP_READ_SEG == 0) ||
 	    pkt->paylen != want) {

@@ -108,6 +108,7 @@ struct rp_swqe {
 	uint8_t flags;
 	bool internal;			/* engine-issued: no CQE of its own */
 	uint32_t rd_restart;		/* READ: packet re-requested mid-way */
+	bool rd_midway;			/* READ: ever re-requested mid-way */
 };
 
 enum rp_swqe_state {

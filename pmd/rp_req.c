@@ -157,6 +157,7 @@ req_start(struct rp_qp *qp, uint32_t prod)
 	s->flags = w->flags;
 	s->state = RP_SWQE_SENDING;
 	s->rd_restart = 0;
+	s->rd_midway = false;
 	qp->req.inprog = true;
 	qp->req.off = 0;
 	qp->req.pkt = 0;
@@ -477,6 +478,7 @@ rp_req_rewind(struct rp_qp *qp, uint32_t psn)
 			s->rd_restart = 0;
 		} else {
 			s->rd_restart = (uint32_t)d;
+			s->rd_midway = true;
 			qp->req.psn = psn;
 			qp->req.off = (uint32_t)d * qp->mtu;
 			qp->req.pkt = (uint32_t)d;
