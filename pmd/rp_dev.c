@@ -101,6 +101,7 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 	dev->mtu = pc->mtu;
 	dev->wake_fd = -1;
 	dev->rx_intr_fd = -1;
+	dev->if_sock = -1;
 	dev->rx_intr_want = rx_intr;
 	/* GID index 0: the IPv4-mapped address, as Linux RoCEv2 devices. */
 	dev->gid[10] = 0xff;

@@ -486,6 +486,10 @@ struct rp_dev {
 	int wake_fd;			/* serving lcore's eventfd, or -1 */
 	bool rx_intr_want;		/* ask the PMD for RX interrupts */
 	int rx_intr_fd;			/* RX queue 0 interrupt fd, or -1 */
+	/* Kernel interface behind the port (af_packet, af_xdp): its flags
+	 * say the link state, which such PMDs do not report. */
+	char if_name[16];		/* IF_NAMESIZE */
+	int if_sock;			/* socket for its ioctls, or -1 */
 	uint64_t stats[RP_STAT_MAX];	/* written by the lcore only */
 };
 
