@@ -8,8 +8,8 @@
 # IBV_EVENT_PORT_ERR / PORT_ACTIVE on both devices, ibv_query_port, and
 # the completions of the work posted meanwhile.
 #
-#   [rv-lf-<pid>]  rv<pid>a (rocepmd0, 192.0.2.1) === rv<pid>b (rocepmd1,
-#                  192.0.2.2); no addresses on the kernel side.
+#   [rv-lf<pid>]  rvlf<pid>a (rocepmd0, 192.0.2.1) === rvlf<pid>b (rocepmd1,
+#                 192.0.2.2); no addresses on the kernel side (rv_veth1).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -17,51 +17,12 @@ rv_need_env
 rv_need_root
 [ -x "${RP_ASYNC_TEST:-}" ] || rv_fail "RP_ASYNC_TEST is not set"
 
-ns=rv-lf-$$
-ifa=rvlf$$a
-ifb=rvlf$$b
-
-lf_down() {
-	ip netns delete "$ns" 2>/dev/null
-}
-trap 'rc=$?; lf_down; (exit $rc); rv_cleanup' EXIT
-
-ip netns add "$ns" || rv_fail "ip netns add $ns"
-ip -n "$ns" link add "$ifa" numrxqueues 1 numtxqueues 1 type veth \
-	peer name "$ifb" numrxqueues 1 numtxqueues 1 ||
-	rv_fail "ip link add veth"
-for i in "$ifa" "$ifb"; do
-	ip -n "$ns" link set "$i" up || rv_fail "ip link set $i up"
-done
-
+rv_veth1 "lf$(($$ % 100000))"
 cfg=$rv_tmp/link_flap.ini
-cat >"$cfg" <<EOC
-[eal]
-args = --no-huge -m 256 --no-pci --no-shconf --file-prefix=rp_async_link_flap
+rv_veth1_cfg "$cfg" rp_async_link_flap 1024
 
-[engine]
-main_lcore = 0
-lcores = 1
-idle = yield
-idle_us = 50
-
-[port0]
-device = net_af_packet0,iface=$ifa,qpairs=1
-ipv4 = 192.0.2.1/24
-mtu = 1024
-lcore = 1
-region_mb = 32
-
-[port1]
-device = net_af_packet1,iface=$ifb,qpairs=1
-ipv4 = 192.0.2.2/24
-mtu = 1024
-lcore = 1
-region_mb = 32
-EOC
-
-rv_log "namespace $ns: $ifa (rocepmd0) === $ifb (rocepmd1)"
-RP_LF_IF=$ifa ip netns exec "$ns" timeout -k 10 "$RV_TIMEOUT" \
+rv_log "namespace $RV_NS1: $RV_IF_A (rocepmd0) === $RV_IF_B (rocepmd1)"
+RP_LF_IF=$RV_IF_A ip netns exec "$RV_NS1" timeout -k 10 "$RV_TIMEOUT" \
 	"$RP_RUN" --config "$cfg" -- "$RP_ASYNC_TEST" link_flap \
 	>"$rv_tmp/link_flap.out" 2>"$rv_tmp/link_flap.err"
 st=$?
