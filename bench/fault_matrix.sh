@@ -96,7 +96,7 @@ for op in send write read; do
 				printf ' %14s |' "$r"
 			else
 				printf ' %7s (%3s%%) |' "$r" \
-					"$(awk -v a="$r" -v b="$base" 'BEGIN { printf "%d", b > 0 ? 100 * a / b : 0 }')"
+					"$(awk -v a="$r" -v b="$base" 'BEGIN { printf "%d", (b > 0 ? 100 * a / b : 0) }')"
 			fi
 		done
 		echo

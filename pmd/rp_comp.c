@@ -155,6 +155,42 @@ rp_comp_sent(struct rp_qp *qp)
 	}
 }
 
+/*
+ * The window follows loss (additive increase, multiplicative decrease):
+ * go-back-N resends everything after a lost packet, so a window of
+ * RP_WINDOW packets under 10% loss resends some 25 packets per packet
+ * delivered.  A loss (a sequence NAK, a READ response missing, an early
+ * resend or a timeout) halves it, once per window of packets sent; each
+ * window's worth of packets acknowledged widens it by one.
+ */
+#define RP_CWND_MIN	8u
+
+static void
+comp_cut(struct rp_qp *qp)
+{
+	uint32_t w = rp_comp_window(qp);
+
+	if (qp->comp.cwnd != 0 &&
+	    rp_psn_diff(qp->comp.una, qp->comp.recover_psn) < 0)
+		return;		/* this window was cut already */
+	qp->comp.cwnd = RTE_MAX(w / 2, RP_CWND_MIN);
+	qp->comp.cwnd_acc = 0;
+	qp->comp.recover_psn = qp->req.max_psn;
+}
+
+static void
+comp_grow(struct rp_qp *qp, uint32_t acked)
+{
+	if (qp->comp.cwnd == 0)
+		return;
+	qp->comp.cwnd_acc += acked;
+	while (qp->comp.cwnd_acc >= qp->comp.cwnd && qp->comp.cwnd != 0) {
+		qp->comp.cwnd_acc -= qp->comp.cwnd;
+		if (++qp->comp.cwnd >= RP_WINDOW)
+			qp->comp.cwnd = 0;
+	}
+}
+
 /* Everything before `una` is acknowledged: end a sample it covers. */
 static void
 comp_rtt_acked(struct rp_qp *qp)
@@ -200,6 +236,7 @@ comp_acked(struct rp_qp *qp, uint32_t psn)
 	if (rp_psn_diff(psn, qp->comp.una) <= 0 ||
 	    rp_psn_diff(psn, qp->req.max_psn) > 0)
 		return false;
+	comp_grow(qp, (uint32_t)rp_psn_diff(psn, qp->comp.una));
 	qp->comp.una = psn;
 	comp_rtt_acked(qp);
 	return true;
@@ -342,6 +379,7 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 			if ((comp_retire(qp, psn, false) != 0) |
 			    comp_acked(qp, psn))
 				comp_progress(qp);
+			comp_cut(qp);
 			rp_req_rewind(qp, psn);
 			break;
 		case RP_AETH_NAK_INVALID_REQ:
@@ -394,6 +432,7 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
 		if (!qp->comp.rd_retried) {
 			qp->comp.rd_retried = true;
+			comp_cut(qp);
 			rp_req_rewind(qp, comp_rd_resume(qp, s));
 		}
 		return;
@@ -481,6 +520,7 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 		/* Silence for a few round trips: resend early. */
 		qp->comp.probes++;
 		rp_stat_inc(qp->dev, RP_STAT_PROBE);
+		comp_cut(qp);
 		qp->comp.rd_retried = false;
 		if (comp_outstanding(qp) && !rp_req_rewind(qp, qp->comp.una))
 			rp_req_rewind(qp, rp_swqe(qp, qp->comp.tail)->first_psn);
@@ -500,6 +540,7 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 	}
 	qp->comp.retry_left--;
 	qp->comp.rd_retried = false;
+	comp_cut(qp);
 	/* Resume from the oldest unacknowledged PSN, not the message's
 	 * start: a large message keeps what was acknowledged of it. */
 	if (comp_outstanding(qp) && !rp_req_rewind(qp, qp->comp.una))

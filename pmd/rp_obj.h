@@ -321,6 +321,9 @@ struct rp_qp {
 		uint32_t rtt_psn;	/* an ACK up to it ends the RTT sample */
 		uint64_t rtt_tsc;	/* its send time; 0 = no sample */
 		uint64_t srtt;		/* smoothed RTT in TSC cycles, 0: none */
+		uint32_t cwnd;		/* packets in flight at most; 0: RP_WINDOW */
+		uint32_t cwnd_acc;	/* packets acked toward the next +1 */
+		uint32_t recover_psn;	/* no new cut until una passes it */
 		uint32_t retry_left;
 		uint32_t rnr_left;
 		uint32_t last_nak_psn;
@@ -640,6 +643,13 @@ void rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt);
 bool rp_comp_timer(struct rp_qp *qp, uint64_t now);
 void rp_comp_arm_timer(struct rp_qp *qp);
 void rp_comp_sent(struct rp_qp *qp);
+
+/* The requester's window: at most this many packets unacknowledged. */
+static inline uint32_t
+rp_comp_window(const struct rp_qp *qp)
+{
+	return qp->comp.cwnd != 0 ? qp->comp.cwnd : RP_WINDOW;
+}
 void rp_comp_send_cqe(struct rp_qp *qp, uint32_t idx, uint32_t status);
 
 /* ---- rp_resp.c (responder) */

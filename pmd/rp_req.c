@@ -115,8 +115,9 @@ req_fail(struct rp_qp *qp, uint32_t status)
 static inline bool
 req_window_open(const struct rp_qp *qp, uint32_t n)
 {
+	/* A READ request of n packets fits a narrower window alone. */
 	return rp_psn_diff(rp_psn_add(qp->req.psn, n - 1), qp->comp.una) <
-		(int32_t)RP_WINDOW;
+		(int32_t)RTE_MAX(rp_comp_window(qp), n);
 }
 
 /* Start the WQE at req.head; false if it cannot start now. */
