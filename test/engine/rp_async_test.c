@@ -903,6 +903,7 @@ rt_case_link_flap(void)
 	rt_ep_destroy(&b);
 
 	rt_step("a new connection works once the link is back");
+	o = rt_rc_default;	/* not the one retry above */
 	rt_ep_create(&a, &d0, &eo);
 	rt_ep_create(&b, &d1, &eo);
 	rt_rc_connect(&a, &b, &o);
