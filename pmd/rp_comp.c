@@ -25,6 +25,58 @@ static const uint32_t rp_rnr_10us[32] = {
 	16384, 24576, 32768, 49152,
 };
 
+/*
+ * The window follows loss (additive increase, multiplicative decrease):
+ * go-back-N resends everything after a lost packet, so a window of
+ * RP_WINDOW packets under 10% loss resends some 25 packets per packet
+ * delivered.  A loss (a sequence NAK, a READ response missing, an early
+ * resend or a timeout) halves it, once per window of packets sent; each
+ * window's worth of packets acknowledged widens it by one.
+ */
+#define RP_CWND_MIN	8u
+
+static void
+comp_cut(struct rp_qp *qp)
+{
+	uint32_t w = rp_qp_window(qp);
+
+	if (qp->comp.cwnd != 0 &&
+	    rp_psn_diff(qp->comp.una, qp->comp.recover_psn) < 0)
+		return;		/* this window was cut already */
+	qp->comp.cwnd = RTE_MAX(w / 2, RP_CWND_MIN);
+	qp->comp.cwnd_acc = 0;
+	qp->comp.recover_psn = qp->req.max_psn;
+}
+
+static void
+comp_grow(struct rp_qp *qp, uint32_t acked)
+{
+	if (qp->comp.cwnd == 0)
+		return;
+	qp->comp.cwnd_acc += acked;
+	while (qp->comp.cwnd_acc >= qp->comp.cwnd && qp->comp.cwnd != 0) {
+		qp->comp.cwnd_acc -= qp->comp.cwnd;
+		if (++qp->comp.cwnd >= RP_WINDOW)
+			qp->comp.cwnd = 0;
+	}
+}
+
+/* Everything before `una` is acknowledged: end a sample it covers. */
+static void
+comp_rtt_acked(struct rp_qp *qp)
+{
+	uint64_t rtt;
+
+	if (qp->comp.rtt_tsc == 0 ||
+	    rp_psn_diff(qp->comp.una, qp->comp.rtt_psn) < 0)
+		return;
+	rtt = rte_get_timer_cycles() - qp->comp.rtt_tsc;
+	qp->comp.rtt_tsc = 0;
+	/* RFC 6298's gain of 1/8 */
+	qp->comp.srtt = qp->comp.srtt == 0 ? rtt :
+		qp->comp.srtt - qp->comp.srtt / 8 + rtt / 8;
+}
+
 static bool
 comp_outstanding(const struct rp_qp *qp)
 {
@@ -37,6 +89,7 @@ comp_progress(struct rp_qp *qp)
 {
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
+	qp->comp.probes = 0;
 	if (comp_outstanding(qp))
 		rp_req_arm_timer(qp);
 	else
@@ -53,7 +106,9 @@ comp_acked(struct rp_qp *qp, uint32_t psn)
 	if (rp_psn_diff(psn, qp->comp.una) <= 0 ||
 	    rp_psn_diff(psn, qp->req.max_psn) > 0)
 		return false;
+	comp_grow(qp, (uint32_t)rp_psn_diff(psn, qp->comp.una));
 	qp->comp.una = psn;
+	comp_rtt_acked(qp);
 	return true;
 }
 
@@ -194,6 +249,7 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 			if ((comp_retire(qp, psn, false) != 0) |
 			    comp_acked(qp, psn))
 				comp_progress(qp);
+			comp_cut(qp);
 			rp_req_rewind(qp, psn);
 			break;
 		case RP_AETH_NAK_INVALID_REQ:
@@ -246,6 +302,7 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
 		if (!qp->comp.rd_retried) {
 			qp->comp.rd_retried = true;
+			comp_cut(qp);
 			rp_req_rewind(qp, comp_rd_resume(qp, s));
 		}
 		return;
@@ -259,12 +316,15 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 	 * Opcode position and size must fit the READ's requests exactly:
 	 * each starts at an RP_READ_SEG boundary or where it was asked again
 	 * (there the old request's MIDDLE may come first), and ends at the
-	 * next boundary or the READ's end.
+	 * next boundary or the READ's end.  Once asked again mid-way, a
+	 * late response to an earlier request (a FIRST where that one
+	 * started) may still come, whatever the latest restart.
 	 */
 	off = k * qp->mtu;
 	want = s->length > off ? RTE_MIN(qp->mtu, s->length - off) : 0;
 	if ((k % RP_READ_SEG == 0 ? !(pkt->mask & RP_M_FIRST) :
-	     k != s->rd_restart && (pkt->mask & RP_M_FIRST)) ||
+	     k != s->rd_restart && !s->rd_midway &&
+	     (pkt->mask & RP_M_FIRST)) ||
 	    ((pkt->mask & RP_M_LAST) != 0) !=
 	    (k == s->npkts - 1 || (k + 1) % RP_READ_SEG == 0) ||
 	    pkt->paylen != want) {
@@ -325,6 +385,18 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 	    qp->sq_prod == qp->comp.tail &&
 	    rp_load_acquire(&qp->sq->prod) == qp->app_ingest))
 		return false;
+	if (qp->comp.probes < RP_PROBE_MAX && !qp->req.rnr_wait &&
+	    qp->comp.srtt != 0 && qp->addr_ok) {
+		/* Silence for a few round trips: resend early. */
+		qp->comp.probes++;
+		rp_stat_inc(qp->dev, RP_STAT_PROBE);
+		comp_cut(qp);
+		qp->comp.rd_retried = false;
+		if (comp_outstanding(qp) && !rp_req_rewind(qp, qp->comp.una))
+			rp_req_rewind(qp, rp_swqe(qp, qp->comp.tail)->first_psn);
+		rp_req_arm_timer(qp);
+		return true;
+	}
 	rp_stat_inc(qp->dev, RP_STAT_TIMEOUT);
 	RP_QP_LOG(rp_logtype_comp, DEBUG, qp->qpn,
 		  "timeout: tail %u head %u hi %u psn %u max_psn %u retry_left %u",
@@ -339,6 +411,7 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 	qp->comp.retry_left--;
 	qp->comp.rd_retried = false;
 	rp_xmit_reresolve(qp);
+	comp_cut(qp);
 	/* Resume from the oldest unacknowledged PSN, not the message's
 	 * start: a large message keeps what was acknowledged of it. */
 	if (comp_outstanding(qp) && !rp_req_rewind(qp, qp->comp.una))

@@ -165,7 +165,8 @@ lcore_poll(struct rp_lcore_ctx *lc)
 /*
  * The earliest TSC at which a timer of the lcore's devices needs a pass:
  * retransmit and RNR timers of active QPs, the link poll.  0 when a device
- * holds frames the port refused (or a reordered one), which must not wait.
+ * holds frames the port refused (or ones a fault holds back), which must
+ * not wait.
  */
 static uint64_t
 lcore_deadline(const struct rp_lcore_ctx *lc, uint64_t limit)
@@ -175,7 +176,8 @@ lcore_deadline(const struct rp_lcore_ctx *lc, uint64_t limit)
 	for (unsigned int d = 0; d < lc->nr_devs; d++) {
 		const struct rp_dev *dev = lc->devs[d];
 
-		if (dev->nr_tx != 0 || dev->fault.held != NULL)
+		if (dev->nr_tx != 0 || dev->fault[0].nr_held != 0 ||
+		    dev->fault[1].nr_held != 0)
 			return 0;
 		dl = RTE_MIN(dl, dev->link_check);
 		for (uint32_t i = 0; i < dev->nr_active; i++) {

@@ -126,6 +126,7 @@ struct rp_swqe {
 	uint8_t flags;
 	bool internal;			/* engine-issued: no CQE of its own */
 	uint32_t rd_restart;		/* READ: packet re-requested mid-way */
+	bool rd_midway;			/* READ: ever re-requested mid-way */
 };
 
 enum rp_swqe_state {
@@ -337,6 +338,13 @@ struct rp_qp {
 		uint32_t una;		/* oldest PSN not acknowledged */
 		bool rd_retried;	/* READ re-requested from rd_psn */
 		uint64_t deadline;	/* retransmit timer, TSC; 0 = idle */
+		uint8_t probes;		/* early resends of this stall */
+		uint32_t rtt_psn;	/* an ACK up to it ends the RTT sample */
+		uint64_t rtt_tsc;	/* its send time; 0 = no sample */
+		uint64_t srtt;		/* smoothed RTT in TSC cycles, 0: none */
+		uint32_t cwnd;		/* packets in flight at most; 0: RP_WINDOW */
+		uint32_t cwnd_acc;	/* packets acked toward the next +1 */
+		uint32_t recover_psn;	/* no new cut until una passes it */
 		uint32_t retry_left;
 		uint32_t rnr_left;
 		uint32_t last_nak_psn;
@@ -348,6 +356,7 @@ struct rp_qp {
 		uint32_t msn;
 		uint8_t last_op;	/* opcode of the previous request */
 		bool nak_sent;		/* sequence NAK sent for epsn */
+		uint32_t oos_psn;	/* highest PSN dropped since that NAK */
 		struct rp_rcv_state rcv;
 		/* RDMA WRITE in progress: its rkey, looked up again for
 		 * every packet (the MR may go, or its slot be reused) */
@@ -419,6 +428,11 @@ enum rp_stat {
 	RP_STAT_EVENTS,
 	RP_STAT_LOOPBACK,
 	RP_STAT_FAULT,
+	RP_STAT_FAULT_DROP,
+	RP_STAT_FAULT_DUP,
+	RP_STAT_FAULT_REORDER,
+	RP_STAT_FAULT_CORRUPT,
+	RP_STAT_FAULT_DELAY,
 	RP_STAT_TM_OPS,
 	RP_STAT_TM_MATCHED,
 	RP_STAT_TM_UNEXPECTED,
@@ -432,10 +446,29 @@ enum rp_stat {
 	RP_STAT_ND_RX,
 	RP_STAT_ND_TX,
 	RP_STAT_RX_MCAST,
+	RP_STAT_PROBE,
 	RP_STAT_MAX,
 };
 
 extern const char * const rp_stat_names[RP_STAT_MAX];
+
+/*
+ * Frames a fault holds back (reorder, delay), per direction: a fixed ring,
+ * so the hot path never allocates; a fault that finds it full lets the
+ * frame pass.
+ */
+#define RP_FAULT_HOLD	64u
+
+struct rp_fault_dir {
+	const struct rp_fault_rates *rate;
+	uint64_t n;			/* eligible frames seen */
+	uint32_t nr_held;
+	struct {
+		struct rte_mbuf *m;	/* NULL: free slot */
+		uint64_t until_n;	/* goes once n reaches it, */
+		uint64_t until_tsc;	/* or once the TSC does */
+	} hold[RP_FAULT_HOLD];
+};
 
 struct rp_dev {
 	unsigned int id;
@@ -478,11 +511,9 @@ struct rp_dev {
 	uint32_t arp_gen;		/* bumped when a cached MAC changes */
 	struct rp_mcast mcast[RP_MAX_MCAST];
 
-	struct {
-		bool on;
-		uint64_t rng;
-		struct rte_mbuf *held;	/* reordered frame */
-	} fault;
+	/* Fault injection (rp_port_fault.c): [0] transmit, [1] receive */
+	bool fault_on;
+	struct rp_fault_dir fault[2];
 
 	struct rte_mbuf *tx[RP_TX_MAX];
 	uint16_t nr_tx;
@@ -500,6 +531,10 @@ struct rp_dev {
 	int wake_fd;			/* serving lcore's eventfd, or -1 */
 	bool rx_intr_want;		/* ask the PMD for RX interrupts */
 	int rx_intr_fd;			/* RX queue 0 interrupt fd, or -1 */
+	/* Kernel interface behind the port (af_packet, af_xdp): its flags
+	 * say the link state, which such PMDs do not report. */
+	char if_name[16];		/* IF_NAMESIZE */
+	int if_sock;			/* socket for its ioctls, or -1 */
 	uint64_t stats[RP_STAT_MAX];	/* written by the lcore only */
 };
 
@@ -624,8 +659,11 @@ void rp_port_enqueue(struct rp_dev *dev, struct rte_mbuf *m);
 
 /* ---- rp_port_fault.c */
 void rp_fault_init(struct rp_dev *dev);
+void rp_fault_fini(struct rp_dev *dev);
 void rp_fault_tx(struct rp_dev *dev, struct rte_mbuf *m);
 void rp_fault_release(struct rp_dev *dev);
+uint16_t rp_fault_rx(struct rp_dev *dev, struct rte_mbuf **in, uint16_t nb,
+		     struct rte_mbuf **out, uint16_t cap);
 bool rp_port_flush(struct rp_dev *dev);
 /* Room to queue a burst of new packets (requester backpressure). */
 static inline bool
@@ -688,6 +726,16 @@ void rp_req_arm_timer(struct rp_qp *qp);
 /* ---- rp_comp.c (completer) */
 void rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt);
 bool rp_comp_timer(struct rp_qp *qp, uint64_t now);
+
+/* Early resends of a stall before the timeout (rp_req.c, rp_comp.c). */
+#define RP_PROBE_MAX	3u
+
+/* The requester's window: at most this many packets unacknowledged. */
+static inline uint32_t
+rp_qp_window(const struct rp_qp *qp)
+{
+	return qp->comp.cwnd != 0 ? qp->comp.cwnd : RP_WINDOW;
+}
 
 /* ---- rp_resp.c (responder) */
 void rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt);

@@ -5,6 +5,7 @@
  * instead of the wire, so QPs of one device can talk to each other.
  */
 
+#include <assert.h>
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -318,6 +319,9 @@ rp_port_init(struct rp_dev *dev)
 	}
 
 	rp_port_rx_intr_setup(dev);
+	if (info.if_index != 0 &&
+	    if_indextoname(info.if_index, dev->if_name) != NULL)
+		dev->if_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	rp_fault_init(dev);
 	snprintf(name, sizeof(name), "rp_loop_%u", dev->id);
 	dev->loop_ring = rte_ring_create(name, RP_LOOP_RING, SOCKET_ID_ANY,
@@ -332,9 +336,10 @@ rp_port_fini(struct rp_dev *dev)
 {
 	struct rte_mbuf *m;
 
-	if (dev->fault.held != NULL) {
-		rte_pktmbuf_free(dev->fault.held);
-		dev->fault.held = NULL;
+	rp_fault_fini(dev);
+	if (dev->if_sock >= 0) {
+		close(dev->if_sock);
+		dev->if_sock = -1;
 	}
 	if (dev->loop_ring != NULL) {
 		while (rte_ring_sc_dequeue(dev->loop_ring, (void **)&m) == 0)
@@ -355,8 +360,8 @@ rp_port_fini(struct rp_dev *dev)
 	}
 }
 
-uint16_t
-rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+static uint16_t
+port_rx_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 {
 	uint16_t nb;
 
@@ -364,6 +369,20 @@ rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 	if (nb < n)
 		nb += rte_eth_rx_burst(dev->port_id, 0, pkts + nb, n - nb);
 	return nb;
+}
+
+uint16_t
+rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *in[RP_BURST / 2];
+	uint16_t nb;
+
+	if (unlikely(dev->fault_on)) {
+		/* Half a burst: room for what the faults add. */
+		nb = port_rx_burst(dev, in, RTE_MIN(n / 2u, RP_BURST / 2));
+		return rp_fault_rx(dev, in, nb, pkts, n);
+	}
+	return port_rx_burst(dev, pkts, n);
 }
 
 struct rte_mbuf *
@@ -389,7 +408,7 @@ rp_port_flush(struct rp_dev *dev)
 	uint16_t sent = 0;
 	int tries = 0;
 
-	if (unlikely(dev->fault.on))
+	if (unlikely(dev->fault_on))
 		rp_fault_release(dev);
 	if (dev->nr_tx == 0)
 		return false;
@@ -407,7 +426,7 @@ rp_port_flush(struct rp_dev *dev)
 void
 rp_port_tx(struct rp_dev *dev, struct rte_mbuf *m)
 {
-	if (unlikely(dev->fault.on))
+	if (unlikely(dev->fault_on))
 		rp_fault_tx(dev, m);
 	else
 		rp_port_enqueue(dev, m);
@@ -438,6 +457,29 @@ rp_port_enqueue(struct rp_dev *dev, struct rte_mbuf *m)
 	dev->tx[dev->nr_tx++] = m;
 }
 
+static_assert(sizeof(((struct rp_dev *)0)->if_name) == IF_NAMESIZE,
+	      "rp_dev.if_name holds an interface name");
+
+/*
+ * Whether the kernel interface behind the port is up and has carrier.
+ * net_af_packet (22.11) reports its link up from start to stop whatever
+ * the interface does, so the engine asks the interface itself: one ioctl
+ * per link poll (10 a second), never per packet.
+ */
+static bool
+port_kernel_link_up(const struct rp_dev *dev)
+{
+	struct ifreq ifr;
+
+	if (dev->if_sock < 0)
+		return true;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, dev->if_name, sizeof(ifr.ifr_name));
+	if (ioctl(dev->if_sock, SIOCGIFFLAGS, &ifr) < 0)
+		return true;	/* unknown: trust the PMD */
+	return (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
+}
+
 void
 rp_port_link_poll(struct rp_dev *dev)
 {
@@ -447,7 +489,7 @@ rp_port_link_poll(struct rp_dev *dev)
 
 	if (rte_eth_link_get_nowait(dev->port_id, &link) != 0)
 		return;
-	up = link.link_status ? 1u : 0u;
+	up = link.link_status && port_kernel_link_up(dev) ? 1u : 0u;
 	was = rp_load_relaxed(&dev->ctl->link_up);	/* ours: one writer */
 	rp_store_relaxed(&dev->ctl->link_up, up);
 	rp_store_relaxed(&dev->ctl->link_speed, link.link_speed);

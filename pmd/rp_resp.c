@@ -609,14 +609,24 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 
 	d = rp_psn_diff(pkt->psn, qp->resp.epsn);
 	if (d > 0) {
-		/* C9-91: a gap: one sequence NAK until the gap closes. */
+		/*
+		 * C9-91: a gap: one sequence NAK, and the rest dropped.  Once
+		 * more if the requester is seen going back (a PSN below the
+		 * highest dropped since the NAK): it took the NAK and the
+		 * resent epsn was lost again, which no later packet of its
+		 * would report.
+		 */
 		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
 		RP_DP_LOG(rp_logtype_resp, "qp 0x%06x: gap: psn %u epsn %u nak_sent %d",
 			  qp->qpn, pkt->psn, qp->resp.epsn, qp->resp.nak_sent);
-		if (!qp->resp.nak_sent) {
+		if (!qp->resp.nak_sent ||
+		    rp_psn_diff(pkt->psn, qp->resp.oos_psn) < 0) {
 			qp->resp.nak_sent = true;
+			qp->resp.oos_psn = pkt->psn;
 			rp_stat_inc(qp->dev, RP_STAT_TX_NAK_SEQ);
 			rp_resp_send_ack(qp, RP_AETH_NAK_PSN_SEQ, qp->resp.epsn);
+		} else {
+			qp->resp.oos_psn = pkt->psn;
 		}
 		return;
 	}

@@ -38,6 +38,11 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_EVENTS] = "completion_events",
 	[RP_STAT_LOOPBACK] = "loopback_packets",
 	[RP_STAT_FAULT] = "faults_injected",
+	[RP_STAT_FAULT_DROP] = "fault_dropped",
+	[RP_STAT_FAULT_DUP] = "fault_duplicated",
+	[RP_STAT_FAULT_REORDER] = "fault_reordered",
+	[RP_STAT_FAULT_CORRUPT] = "fault_corrupted",
+	[RP_STAT_FAULT_DELAY] = "fault_delayed",
 	[RP_STAT_TM_OPS] = "tm_list_ops",
 	[RP_STAT_TM_MATCHED] = "tm_matched",
 	[RP_STAT_TM_UNEXPECTED] = "tm_unexpected",
@@ -51,6 +56,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_ND_RX] = "nd_rx",
 	[RP_STAT_ND_TX] = "nd_tx",
 	[RP_STAT_RX_MCAST] = "rx_multicast",
+	[RP_STAT_PROBE] = "retransmit_probes",
 };
 
 int

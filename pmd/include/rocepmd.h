@@ -51,12 +51,30 @@ enum rp_idle_policy {
  */
 const char *rp_idle_policy_name(enum rp_idle_policy idle);
 
-/** Transmit fault injection (tests): rates in per mille, seeded PRNG. */
+/** Limits of the fault keys fault_burst and fault_reorder_depth. */
+#define RP_FAULT_BURST_MAX	64
+#define RP_FAULT_DEPTH_MAX	16
+
+/** Fault rates of one direction of a port (tests), in per mille of frames. */
+struct rp_fault_rates {
+	uint32_t drop;		/**< dropped (in bursts of rp_fault_cfg.burst) */
+	uint32_t dup;		/**< passed on twice */
+	uint32_t reorder;	/**< held back behind reorder_depth later frames */
+	uint32_t corrupt;	/**< one byte flipped: the ICRC check drops it */
+	uint32_t delay;		/**< held back delay_us microseconds */
+};
+
+/**
+ * Fault injection (tests): on transmitted and on received frames, decided
+ * per frame from (seed, direction, frame number) alone, so a plan replays
+ * whatever the timing.
+ */
 struct rp_fault_cfg {
-	uint32_t drop;
-	uint32_t dup;
-	uint32_t reorder;
-	uint32_t corrupt;
+	struct rp_fault_rates tx;
+	struct rp_fault_rates rx;
+	uint32_t burst;		/**< frames per drop burst, 1: independent */
+	uint32_t reorder_depth;	/**< later frames a reordered one waits for */
+	uint32_t delay_us;	/**< hold time of a delayed frame */
 	uint32_t seed;
 };
 
@@ -93,7 +111,7 @@ struct rp_port_cfg {
 	 * overfill
 	 */
 	uint32_t read_window;
-	struct rp_fault_cfg fault;	/**< transmit faults (tests) */
+	struct rp_fault_cfg fault;	/**< injected faults (tests) */
 	bool is_pci;			/**< device is a PCI address, else a vdev */
 	/**
 	 * Name to look the port up with rte_eth_dev_get_port_by_name(): the

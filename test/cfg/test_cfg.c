@@ -101,6 +101,15 @@ static const struct tc_kv tc_base[] = {
 	{ "port0", "fault_dup", "0" },
 	{ "port0", "fault_reorder", "0" },
 	{ "port0", "fault_corrupt", "0" },
+	{ "port0", "fault_delay", "0" },
+	{ "port0", "fault_rx_drop", "0" },
+	{ "port0", "fault_rx_dup", "0" },
+	{ "port0", "fault_rx_reorder", "0" },
+	{ "port0", "fault_rx_corrupt", "0" },
+	{ "port0", "fault_rx_delay", "0" },
+	{ "port0", "fault_burst", "1" },
+	{ "port0", "fault_reorder_depth", "1" },
+	{ "port0", "fault_delay_us", "1000" },
 	{ "port0", "fault_seed", "1" },
 };
 
@@ -237,6 +246,18 @@ static const struct tc_kv tc_bad[] = {
 	{ "port0", "fault_dup", "-1" },
 	{ "port0", "fault_reorder", "5%" },
 	{ "port0", "fault_corrupt", "x" },
+	{ "port0", "fault_delay", "1001" },
+	{ "port0", "fault_rx_drop", "1001" },
+	{ "port0", "fault_rx_dup", "-1" },
+	{ "port0", "fault_rx_reorder", "5%" },
+	{ "port0", "fault_rx_corrupt", "x" },
+	{ "port0", "fault_rx_delay", "2000" },
+	{ "port0", "fault_burst", "0" },
+	{ "port0", "fault_burst", "65" },
+	{ "port0", "fault_reorder_depth", "0" },
+	{ "port0", "fault_reorder_depth", "17" },
+	{ "port0", "fault_delay_us", "0" },
+	{ "port0", "fault_delay_us", "100001" },
 	{ "port0", "fault_seed", "4294967296" },
 };
 
@@ -412,6 +433,16 @@ test_defaults(void **state)
 	assert_int_equal(p->lcore, 1);
 	assert_int_equal(p->region_mb, 64);
 	assert_int_equal(p->hop_limit, 64);
+	assert_int_equal(p->fault.tx.drop + p->fault.tx.dup +
+			 p->fault.tx.reorder + p->fault.tx.corrupt +
+			 p->fault.tx.delay, 0);
+	assert_int_equal(p->fault.rx.drop + p->fault.rx.dup +
+			 p->fault.rx.reorder + p->fault.rx.corrupt +
+			 p->fault.rx.delay, 0);
+	assert_int_equal(p->fault.burst, 1);
+	assert_int_equal(p->fault.reorder_depth, 1);
+	assert_int_equal(p->fault.delay_us, 1000);
+	assert_int_equal(p->fault.seed, 1);
 	assert_false(p->is_pci);
 	assert_string_equal(p->ethdev_name, "net_ring0");
 }

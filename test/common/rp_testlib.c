@@ -956,6 +956,8 @@ rt_telemetry_stat(const char *sock, unsigned int dev, const char *name)
 	return strtoull(p + strlen(key), NULL, 10);
 }
 
+const char *rt_stat_prefix = "";
+
 /*
  * A counter of device `dev` from /rocepmd/stats, over the telemetry
  * socket of the engine in this process.  These programs do not link DPDK:
@@ -968,7 +970,80 @@ rt_stat(unsigned int dev, const char *name)
 	const char *run = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
 	char sock[108];	/* sun_path */
 
-	snprintf(sock, sizeof(sock), "%s/dpdk/rp_%s/dpdk_telemetry.v2",
-		 run != NULL ? run : "/tmp", rt_case_name);
+	snprintf(sock, sizeof(sock), "%s/dpdk/rp_%s%s/dpdk_telemetry.v2",
+		 run != NULL ? run : "/tmp", rt_stat_prefix, rt_case_name);
 	return rt_telemetry_stat(sock, dev, name);
+}
+
+/* ------------------------------------------------------- loss counters */
+
+static const char *const rt_loss_names[RT_LOSS_MAX] = {
+	[RT_L_RETX] = "retransmits",
+	[RT_L_TIMEOUT] = "retry_timeouts",
+	[RT_L_PROBE] = "retransmit_probes",
+	[RT_L_NAK_SENT] = "send_nak_seq",
+	[RT_L_NAK_RCVD] = "rcvd_nak",
+	[RT_L_OOS] = "out_of_seq_request",
+	[RT_L_DUP] = "duplicate_request",
+	[RT_L_ICRC] = "rx_bad_icrc",
+	[RT_L_RNR_SENT] = "send_rnr_nak",
+	[RT_L_RNR_RCVD] = "rcvd_rnr_nak",
+	[RT_L_F_DROP] = "fault_dropped",
+	[RT_L_F_DUP] = "fault_duplicated",
+	[RT_L_F_CORRUPT] = "fault_corrupted",
+	[RT_L_F_REORDER] = "fault_reordered",
+	[RT_L_F_DELAY] = "fault_delayed",
+};
+
+void
+rt_loss_read(struct rt_loss *l)
+{
+	for (unsigned int d = 0; d < 2; d++) {
+		fprintf(stderr, "    rocepmd%u:", d);
+		for (unsigned int i = 0; i < RT_LOSS_MAX; i++) {
+			l->c[d][i] = rt_stat(d, rt_loss_names[i]);
+			fprintf(stderr, " %s %" PRIu64, rt_loss_names[i],
+				l->c[d][i]);
+		}
+		fprintf(stderr, "\n");
+	}
+}
+
+/*
+ * The counters of two devices that only talk to each other, where the
+ * only NAKs are sequence and RNR NAKs: what one side received the other
+ * sent (or a fault doubled on the way), a sequence NAK answers an
+ * out-of-sequence request, and a bad ICRC is a frame a fault corrupted
+ * (or the copy of one a receive fault doubled).  `need` (bits of 1 <<
+ * enum rt_loss_ctr) lists the counters that must be nonzero, summed over
+ * both devices: the mechanism they count ran.
+ */
+void
+rt_loss_check(const struct rt_loss *l, uint32_t need)
+{
+	for (unsigned int d = 0; d < 2; d++) {
+		const uint64_t *c = l->c[d], *o = l->c[1 - d];
+		uint64_t dups = c[RT_L_F_DUP] + o[RT_L_F_DUP];
+
+		RT_CHECK(c[RT_L_NAK_RCVD] <= o[RT_L_NAK_SENT] + dups,
+			 "rocepmd%u received %" PRIu64 " NAKs, rocepmd%u sent "
+			 "%" PRIu64 " (and %" PRIu64 " frames doubled)", d,
+			 c[RT_L_NAK_RCVD], 1 - d, o[RT_L_NAK_SENT], dups);
+		RT_CHECK(c[RT_L_RNR_RCVD] <= o[RT_L_RNR_SENT] + dups,
+			 "rocepmd%u received %" PRIu64 " RNR NAKs, rocepmd%u "
+			 "sent %" PRIu64 " (and %" PRIu64 " frames doubled)", d,
+			 c[RT_L_RNR_RCVD], 1 - d, o[RT_L_RNR_SENT], dups);
+		RT_CHECK(c[RT_L_NAK_SENT] <= c[RT_L_OOS], "rocepmd%u sent %"
+			 PRIu64 " sequence NAKs for %" PRIu64 " out-of-sequence "
+			 "requests", d, c[RT_L_NAK_SENT], c[RT_L_OOS]);
+		RT_CHECK(c[RT_L_ICRC] <= o[RT_L_F_CORRUPT] +
+			 c[RT_L_F_CORRUPT] + c[RT_L_F_DUP], "rocepmd%u dropped "
+			 "%" PRIu64 " bad ICRCs, %" PRIu64 " frames corrupted "
+			 "on their way to it", d, c[RT_L_ICRC],
+			 o[RT_L_F_CORRUPT] + c[RT_L_F_CORRUPT]);
+	}
+	for (unsigned int i = 0; i < RT_LOSS_MAX; i++)
+		RT_CHECK(!(need & (1u << i)) || l->c[0][i] + l->c[1][i] != 0,
+			 "counter %s is 0 on both devices: the mechanism it "
+			 "counts never ran", rt_loss_names[i]);
 }

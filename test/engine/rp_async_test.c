@@ -679,6 +679,251 @@ rt_case_destroy_waits(void)
 	rt_close2(&d0, &d1);
 }
 
+/*
+ * peer_gone: the peer of an RC QP vanishes, before the first answer and
+ * in the middle of a message larger than the send window.  The WR being
+ * sent completes with RETRY_EXC_ERR once the retries are spent, every WR
+ * after it with WR_FLUSH_ERR, in order, and QP_FATAL comes; nothing
+ * waits for ever.  A message larger than the window never finishes
+ * sending: its first window alone must start the retransmit timer (it
+ * did not, and a requester that got no answer to it waited for ever).
+ */
+static void
+rt_gone_expect(struct rt_dev *d, struct rt_ep *a, uint64_t first,
+	       const char *what)
+{
+	char step[96];
+
+	snprintf(step, sizeof(step), "%s: the WR in progress", what);
+	rt_expect_wc(a->scq, step, first, IBV_WC_RETRY_EXC_ERR, -1);
+	snprintf(step, sizeof(step), "%s: the SEND after it", what);
+	rt_expect_wc(a->scq, step, first + 1, IBV_WC_WR_FLUSH_ERR, -1);
+	snprintf(step, sizeof(step), "%s: the READ after it", what);
+	rt_expect_wc(a->scq, step, first + 2, IBV_WC_WR_FLUSH_ERR, -1);
+	rt_expect_empty(a->scq, RT_IDLE_MS, what);
+	rt_expect_async(d, IBV_EVENT_QP_FATAL, a->qp, true, what);
+	rt_expect_qp_state(a, IBV_QPS_ERR, what);
+}
+
+/* A 16 MiB WRITE, a SEND and a READ, all signaled, wr_ids first.. */
+static void
+rt_gone_post(struct rt_ep *a, struct rt_buf *src, struct rt_buf *dst,
+	     uint64_t first)
+{
+	struct ibv_sge s = rt_sge(src, 0, src->len);
+	struct ibv_sge s1 = rt_sge(src, 0, 64);
+
+	rt_post_send(a, first, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst->p, dst->mr->rkey);
+	rt_post_send(a, first + 1, IBV_WR_SEND, &s1, 1, IBV_SEND_SIGNALED, 0,
+		     0, 0);
+	rt_post_send(a, first + 2, IBV_WR_RDMA_READ, &s1, 1,
+		     IBV_SEND_SIGNALED, 0, (uintptr_t)dst->p, dst->mr->rkey);
+}
+
+static void
+rt_case_peer_gone(void)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_rc_opts o = rt_rc_default;
+	const size_t len = 16u << 20;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct rt_loss l;
+	double t0;
+
+	o.timeout = 8;		/* 1 ms (the engine's floor) */
+	o.retry_cnt = 2;
+	rt_open2(&d0, &d1);
+	rt_buf_alloc(&src, &d0, len, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, len, RT_ACCESS_ALL);
+	rt_fill_random(src.p, len);
+
+	rt_step("peer gone before the first answer: its QP destroyed after "
+		"the connection, then 16 MiB WRITE, SEND, READ");
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	rt_rc_connect(&a, &b, &o);
+	rt_ep_destroy(&b);
+	t0 = rt_now();
+	rt_gone_post(&a, &src, &dst, 10);
+	rt_gone_expect(&d0, &a, 10, "peer gone before the first answer");
+	printf("    RETRY_EXC_ERR and flushes %.1f ms after the posts\n",
+	       (rt_now() - t0) * 1e3);
+	rt_ep_destroy(&a);
+
+	rt_step("peer gone mid-message: its QP destroyed once the 16 MiB "
+		"WRITE's first bytes landed");
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	rt_rc_connect(&a, &b, &o);
+	memset(dst.p, RT_GUARD_BYTE, len);
+	rt_gone_post(&a, &src, &dst, 20);
+	t0 = rt_now();
+	while (memcmp(dst.p, src.p, 4096) != 0) {
+		RT_CHECK(rt_now() - t0 < rt_timeout_s, "the WRITE's first "
+			 "4 KiB never landed");
+		sched_yield();
+	}
+	rt_ep_destroy(&b);
+	RT_CHECK(memcmp(dst.p + len - 4096, src.p + len - 4096, 4096) != 0,
+		 "the whole WRITE landed before the peer went: not mid-message");
+	rt_gone_expect(&d0, &a, 20, "peer gone mid-message");
+	rt_loss_read(&l);
+	RT_CHECK(l.c[0][RT_L_TIMEOUT] >= 2 * (o.retry_cnt + 1u),
+		 "%" PRIu64 " retry timeouts for two retry budgets of %u",
+		 l.c[0][RT_L_TIMEOUT], o.retry_cnt);
+	rt_ep_destroy(&a);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+	rt_close2(&d0, &d1);
+}
+
+/*
+ * link_flap (test/verbs/link_flap.sh: two af_packet ports on the two ends
+ * of a veth, RP_LF_IF the one of rocepmd0): the link goes down and up.
+ * Each device reports IBV_EVENT_PORT_ERR, then PORT_ACTIVE, and
+ * ibv_query_port follows; work posted while the link is down completes
+ * once it is up again, data intact, if the retries last that long, and
+ * with RETRY_EXC_ERR for the WR in progress and WR_FLUSH_ERR for the rest
+ * if they do not.  Nothing waits for ever.
+ */
+static void
+rt_link_set(const char *state)
+{
+	const char *ifn = getenv("RP_LF_IF");
+	char cmd[128];
+
+	RT_CHECK(ifn != NULL, "RP_LF_IF is not set (run by link_flap.sh)");
+	snprintf(cmd, sizeof(cmd), "ip link set dev %s %s", ifn, state);
+	RT_CHECK(system(cmd) == 0, "%s failed", cmd);
+}
+
+static void
+rt_port_state(struct rt_dev *d, enum ibv_port_state want, const char *what)
+{
+	struct ibv_port_attr pa;
+	int ret = ibv_query_port(d->ctx, RT_PORT, &pa);
+
+	RT_CHECK(ret == 0, "ibv_query_port(%s): %s", d->name, strerror(ret));
+	RT_CHECK(pa.state == want, "%s: %s port state %s, expected %s", what,
+		 d->name, ibv_port_state_str(pa.state),
+		 ibv_port_state_str(want));
+}
+
+static void
+rt_link_down(struct rt_dev *d0, struct rt_dev *d1)
+{
+	rt_link_set("down");
+	rt_expect_async(d0, IBV_EVENT_PORT_ERR, NULL, true, "link down");
+	rt_expect_async(d1, IBV_EVENT_PORT_ERR, NULL, true,
+			"link down (the peer's carrier)");
+	rt_port_state(d0, IBV_PORT_DOWN, "link down");
+	rt_port_state(d1, IBV_PORT_DOWN, "link down");
+}
+
+static void
+rt_link_up(struct rt_dev *d0, struct rt_dev *d1)
+{
+	rt_link_set("up");
+	rt_expect_async(d0, IBV_EVENT_PORT_ACTIVE, NULL, true, "link up");
+	rt_expect_async(d1, IBV_EVENT_PORT_ACTIVE, NULL, true, "link up");
+	rt_port_state(d0, IBV_PORT_ACTIVE, "link up");
+	rt_port_state(d1, IBV_PORT_ACTIVE, "link up");
+}
+
+static void
+rt_case_link_flap(void)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_rc_opts o = rt_rc_default;
+	const size_t len = 1u << 20;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst, rd;
+	struct ibv_sge s, r, sr;
+	struct ibv_wc wc;
+
+	rt_open2(&d0, &d1);
+	rt_port_state(&d0, IBV_PORT_ACTIVE, "after the open");
+	rt_buf_alloc(&src, &d0, len, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&rd, &d0, len, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, 2 * len, RT_ACCESS_ALL);
+	rt_fill_random(src.p, len);
+	rt_fill_random(dst.p + len, len);
+
+	rt_step("link down and up within the retries (timeout 14, "
+		"retry_cnt 7): WRITE, SEND, READ posted while down complete");
+	o.timeout = 14;
+	o.retry_cnt = 7;
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	rt_rc_connect(&a, &b, &o);
+	rt_link_down(&d0, &d1);
+	s = rt_sge(&src, 0, len);
+	rt_post_send(&a, 1, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst.p, dst.mr->rkey);
+	r = rt_sge(&dst, len - 4096, 4096);
+	rt_post_recv(&b, 2, &r, 1);
+	sr = rt_sge(&src, 0, 4096);
+	rt_post_send(&a, 2, IBV_WR_SEND, &sr, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	sr = rt_sge(&rd, 0, len);
+	rt_post_send(&a, 3, IBV_WR_RDMA_READ, &sr, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)(dst.p + len), dst.mr->rkey);
+	rt_sleep_ms(200);
+	rt_expect_empty(a.scq, 0, "nothing completes while the link is down");
+	rt_link_up(&d0, &d1);
+	rt_expect_wc(a.scq, "WRITE after the link came back", 1,
+		     IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	rt_expect_wc(a.scq, "SEND after the link came back", 2,
+		     IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = rt_expect_wc(a.scq, "READ after the link came back", 3,
+			  IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	RT_CHECK(wc.byte_len == len, "READ byte_len %u", wc.byte_len);
+	wc = rt_expect_wc(b.rcq, "receive", 2, IBV_WC_SUCCESS, IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == 4096, "receive byte_len %u", wc.byte_len);
+	rt_check_data(dst.p + len - 4096, src.p, 4096, "SEND payload");
+	rt_check_data(dst.p, src.p, len - 4096, "written data");
+	rt_check_data(rd.p, dst.p + len, len, "read data");
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+
+	rt_step("link down longer than the retries (timeout 8, retry_cnt 1): "
+		"RETRY_EXC_ERR, then WR_FLUSH_ERR, QP_FATAL");
+	o.timeout = 8;
+	o.retry_cnt = 1;
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	rt_rc_connect(&a, &b, &o);
+	rt_link_down(&d0, &d1);
+	rt_gone_post(&a, &src, &dst, 10);
+	rt_gone_expect(&d0, &a, 10, "link down");
+	rt_link_up(&d0, &d1);
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+
+	rt_step("a new connection works once the link is back");
+	o = rt_rc_default;	/* not the one retry above */
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	rt_rc_connect(&a, &b, &o);
+	r = rt_sge(&dst, 0, 4096);
+	rt_post_recv(&b, 5, &r, 1);
+	sr = rt_sge(&src, 4096, 4096);
+	rt_post_send(&a, 5, IBV_WR_SEND, &sr, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	rt_expect_wc(a.scq, "SEND on a new QP", 5, IBV_WC_SUCCESS, IBV_WC_SEND);
+	rt_expect_wc(b.rcq, "receive on a new QP", 5, IBV_WC_SUCCESS,
+		     IBV_WC_RECV);
+	rt_check_data(dst.p, src.p + 4096, 4096, "SEND payload");
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_buf_free(&src);
+	rt_buf_free(&rd);
+	rt_buf_free(&dst);
+	rt_close2(&d0, &d1);
+}
+
 /* ----------------------------------------------------------------- main */
 
 static const struct rt_case rt_cases[] = {
@@ -698,11 +943,17 @@ static const struct rt_case rt_cases[] = {
 	  "O_NONBLOCK async_fd: EAGAIN, poll() readable while queued" },
 	{ "destroy_waits", rt_case_destroy_waits, 60,
 	  "destroy_qp/destroy_cq wait for the ack of delivered events" },
+	{ "link_flap", rt_case_link_flap, 60,
+	  "link down/up: PORT_ERR, PORT_ACTIVE, query_port, completions" },
+	{ "peer_gone", rt_case_peer_gone, 60,
+	  "peer gone before the first answer and mid-message: "
+	  "RETRY_EXC_ERR, WR_FLUSH_ERR, QP_FATAL" },
 };
 
 int
 main(int argc, char **argv)
 {
+	rt_stat_prefix = "async_";	/* meson.build: CASE async_<case> */
 	return rt_main(argc, argv, rt_cases,
 		       sizeof(rt_cases) / sizeof(rt_cases[0]));
 }

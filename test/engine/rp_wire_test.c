@@ -115,6 +115,9 @@ static struct {
 	bool alias_on;
 	struct rte_ether_addr alias1;
 	uint64_t to_stale1;
+	/* rocepmd0's request with this PSN dropped drop_left more times */
+	uint32_t drop_psn;
+	unsigned int drop_left;
 	/* RoCE frames from device d kept back while hold[d] (rd_replay) */
 	bool hold[2];
 	struct rte_mbuf *held[2][WT_HOLD_MAX];
@@ -385,6 +388,11 @@ wt_roce(int d, struct rte_mbuf *m)
 			 "frames of rocepmd%d held", WT_HOLD_MAX, d);
 		wt.held[d][wt.n_held[d]++] = m;
 		return true;
+	}
+	if (d == 0 && wt.drop_left != 0 && (p.mask & RP_M_REQ) &&
+	    p.psn == wt.drop_psn) {
+		wt.drop_left--;
+		return false;
 	}
 	if (d == 0 && wt.hold_req0 && (p.mask & RP_M_REQ)) {
 		if (wt.req0 != NULL)
@@ -1904,6 +1912,53 @@ wt_case_arp_new_mac(void)
 	wt_expect_no_zero_dmac();
 }
 
+/*
+ * renak: packet 4 of a 16-packet SEND is lost, and lost again when the
+ * requester resends it on the responder's sequence NAK.  The responder
+ * sees the requester go back (packets 5.. again, below the highest it
+ * dropped) and NAKs the gap a second time, at once: nothing else would
+ * report that loss before a timer.  The QP timeout is 1 s, and the
+ * message must complete, with two NAKs on the wire and no timeout.
+ */
+static void
+wt_case_renak(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1.07 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	enum { LEN = 16 * 1024 };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_sge s, r;
+	struct ibv_wc wc;
+
+	wt_boot(&d0, &d1);
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	wt_rc_connect(&a, &b, &o);
+	rt_buf_alloc(&src, &d0, LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, LEN);
+
+	rt_step("SEND of 16 packets, packet 4 dropped twice");
+	wt.drop_psn = (a.psn + 4) & 0xffffff;
+	wt.drop_left = 2;
+	r = rt_sge(&dst, 0, LEN);
+	rt_post_recv(&b, 1, &r, 1);
+	s = rt_sge(&src, 0, LEN);
+	rt_post_send(&a, 1, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	wt_expect_wc(a.scq, "SEND", 1, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = wt_expect_wc(b.rcq, "receive", 1, IBV_WC_SUCCESS, IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == LEN, "byte_len %u", wc.byte_len);
+	rt_check_data(dst.p, src.p, LEN, "SEND payload");
+	RT_CHECK(wt.drop_left == 0, "packet 4 was not sent twice");
+	RT_CHECK(wt.dir[1].nak == 2, "rocepmd1 sent %" PRIu64 " NAKs, "
+		 "expected 2: one per loss of packet 4", wt.dir[1].nak);
+	wt_expect_stat(1, "send_nak_seq", 2);
+	wt_expect_stat(0, "retry_timeouts", 0);
+	wt_expect_no_zero_dmac();
+}
+
 static const struct rt_case wt_cases[] = {
 	{ "not_for_us", wt_case_not_for_us, 60,
 	  "frames to another MAC or an unjoined group dropped and counted" },
@@ -1925,7 +1980,8 @@ static const struct rt_case wt_cases[] = {
 	  "READ responses whose MR goes mid-message: LOC_PROT_ERR" },
 	{ "arp_new_mac", wt_case_arp_new_mac, 60,
 	  "a peer back with a new MAC: ARP again on timeouts and when aged" },
-};
+	{ "renak", wt_case_renak, 60,
+	  "a resent packet lost again is NAKed again at once" },};
 
 int
 main(int argc, char **argv)

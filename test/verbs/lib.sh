@@ -93,6 +93,9 @@ rv_cleanup() {
 			[ "$rc" -eq 0 ] && rc=1
 		fi
 	fi
+	if [ -n "${rv_ns1:-}" ]; then
+		ip netns delete "$rv_ns1" 2>/dev/null
+	fi
 	if [ -n "${rv_tmp:-}" ] && [ -d "$rv_tmp" ]; then
 		if [ "$rv_keep" = 1 ]; then
 			echo "$rv_prog: kept $rv_tmp"
@@ -318,4 +321,132 @@ rv_pingpong() {
 	rv_pair "$port" "$prog" "${args[@]}"
 	rv_check_pingpong client "$size" "$iters"
 	rv_check_pingpong server "$size" "$iters"
+}
+
+# rv_veth1 TAG [bridge]: one namespace rv-<tag> holding both ends
+# rv<tag>a/b of a veth pair (MTU 9000, no addresses), for one process with
+# two af_packet devices; removed on exit.  With "bridge", rv<tag>a and
+# rv<tag>b are two veth pairs instead, whose other ends (rv<tag>am/bm)
+# a bridge rv<tag>br joins: frames cross the kernel's forwarding path,
+# where rv_nft_loss_bridge drops them for real.  Sets RV_NS1, RV_IF_A,
+# RV_IF_B.
+rv_veth1() {
+	local i br=rv${1}br
+
+	RV_NS1=rv-$1
+	RV_IF_A=rv${1}a
+	RV_IF_B=rv${1}b
+	ip netns delete "$RV_NS1" 2>/dev/null
+	ip netns add "$RV_NS1" || rv_fail "ip netns add $RV_NS1"
+	rv_ns1=$RV_NS1
+	if [ "${2:-}" != bridge ]; then
+		ip -n "$RV_NS1" link add "$RV_IF_A" numrxqueues 1 \
+			numtxqueues 1 type veth peer name "$RV_IF_B" \
+			numrxqueues 1 numtxqueues 1 ||
+			rv_fail "ip link add veth $RV_IF_A/$RV_IF_B"
+		set -- "$RV_IF_A" "$RV_IF_B"
+	else
+		ip -n "$RV_NS1" link add "$br" type bridge ||
+			rv_fail "ip link add bridge $br"
+		ip -n "$RV_NS1" link set "$br" mtu 9000 up
+		for i in "$RV_IF_A" "$RV_IF_B"; do
+			ip -n "$RV_NS1" link add "$i" numrxqueues 1 \
+				numtxqueues 1 type veth peer name "${i}m" ||
+				rv_fail "ip link add veth $i/${i}m"
+			ip -n "$RV_NS1" link set "${i}m" master "$br" ||
+				rv_fail "ip link set ${i}m master $br"
+		done
+		set -- "$RV_IF_A" "$RV_IF_B" "${RV_IF_A}m" "${RV_IF_B}m"
+	fi
+	for i in "$@"; do
+		ip -n "$RV_NS1" link set "$i" mtu 9000 up ||
+			rv_fail "ip link set $i up"
+	done
+}
+
+# rv_veth1_cfg FILE PREFIX MTU [DEVARGS]: a configuration of two devices
+# of one process on the ends of rv_veth1's veth: rocepmd0 = 192.0.2.1 on
+# RV_IF_A, rocepmd1 = 192.0.2.2 on RV_IF_B, EAL file prefix PREFIX, IB MTU
+# MTU; DEVARGS are added to both af_packet ports.
+rv_veth1_cfg() {
+	local f=$1 prefix=$2 mtu=$3 extra=${4:-} p
+
+	cat >"$f" <<-EOC
+	[eal]
+	args = --no-huge -m 512 --no-pci --no-shconf --file-prefix=$prefix
+
+	[engine]
+	main_lcore = 0
+	lcores = 1
+	idle = yield
+	idle_us = 50
+	EOC
+	for p in 0 1; do
+		local ifn=$RV_IF_A
+		[ "$p" = 1 ] && ifn=$RV_IF_B
+		cat >>"$f" <<-EOC
+
+		[port$p]
+		device = net_af_packet$p,iface=$ifn,qpairs=1,framesz=5120,blocksz=20480$extra
+		ipv4 = 192.0.2.$((p + 1))/24
+		mtu = $mtu
+		lcore = 1
+		region_mb = 64
+		EOC
+	done
+}
+
+# rv_nft_loss NS PERMILLE IFACE...: drop PERMILLE per mille of the RoCEv2
+# frames each IFACE sends, at random, in the netdev family's egress hook
+# (table netdev rvloss in NS).  An af_packet port's frames pass that hook
+# only with qdisc_bypass=0 in its devargs (a packet socket's frames
+# otherwise skip it), and on receive af_packet sees a frame before the
+# ingress hook could drop it.  Beware: a frame of a packet socket's TX
+# ring (net_af_packet) that the hook drops is not lost, the kernel puts it
+# back in the ring and sends it again on the socket's next sendto(); for
+# loss between two af_packet ports use rv_nft_loss_bridge.
+rv_nft_loss() {
+	local ns=$1 pm=$2 i
+
+	shift 2
+	{
+		echo "table netdev rvloss {"
+		for i in "$@"; do
+			echo "  chain eg_$i {"
+			echo "    type filter hook egress device \"$i\" priority 0;"
+			echo "    udp dport 4791 numgen random mod 1000 < $pm counter drop"
+			echo "  }"
+		done
+		echo "}"
+	} >"$rv_tmp/loss-$ns.nft"
+	ip netns exec "$ns" nft -f "$rv_tmp/loss-$ns.nft" ||
+		rv_fail "nft -f loss-$ns.nft failed (a kernel without netdev egress?)"
+}
+
+# rv_nft_loss_bridge NS PERMILLE: drop PERMILLE per mille of the RoCEv2
+# frames the bridge of rv_veth1 ... bridge forwards, each way, at random
+# (table bridge rvloss in NS): real loss, whatever the senders.
+rv_nft_loss_bridge() {
+	cat >"$rv_tmp/loss-$1.nft" <<-EOF
+	table bridge rvloss {
+	  chain loss {
+	    type filter hook forward priority 0;
+	    udp dport 4791 numgen random mod 1000 < $2 counter drop
+	  }
+	}
+	EOF
+	ip netns exec "$1" nft -f "$rv_tmp/loss-$1.nft" ||
+		rv_fail "nft -f loss-$1.nft failed"
+}
+
+# rv_nft_loss_off NS: remove rv_nft_loss's table, printing its counters.
+rv_nft_loss_off() {
+	local fam
+
+	for fam in netdev bridge; do
+		ip netns exec "$1" nft list table $fam rvloss 2>/dev/null |
+			grep -o 'counter packets [0-9]*' |
+			sed "s/^/  $1 nft dropped: /"
+		ip netns exec "$1" nft delete table $fam rvloss 2>/dev/null
+	done
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# perftest_bw.sh PROG SIZE [ITERS, default 200]: unmodified perftest (ib_write_bw,
+# perftest_bw.sh PROG SIZE [ITERS, default 200] [LOSS]: unmodified perftest (ib_write_bw,
 # ib_read_bw or ib_send_bw) over rocepmd between two network namespaces,
 # with messages far larger than the requester's send window (issue 9:
 # 8 MiB failed with RETRY_EXC_ERR, the whole message sent back to back
@@ -11,6 +11,12 @@
 #                  -s SIZE -n ITERS -F -p PORT
 #   [rv-<tag>-a] rocepmd-run --config netns-a.ini -- PROG ... 192.0.2.2
 #
+# LOSS (per mille): nftables drops that share of the RoCEv2 frames each
+# veth end sends, in the netdev egress hook, the af_packet ports with
+# qdisc_bypass=0 so that their frames pass it (issue 9's recipe; see
+# test/verbs/lib.sh rv_nft_loss for what such a drop does to an af_packet
+# sender).
+#
 # Passes when both exit 0 and the client printed its result line for SIZE
 # with ITERS iterations and a positive bandwidth.
 
@@ -19,6 +25,7 @@
 prog=${1:?usage: perftest_bw.sh ib_write_bw|ib_read_bw|ib_send_bw SIZE [ITERS]}
 size=${2:?usage: perftest_bw.sh PROG SIZE [ITERS]}
 iters=${3:-200}
+loss=${4:-0}
 port=18520
 
 case $prog in
@@ -32,7 +39,18 @@ rv_need_prog "$prog" perftest
 rv_need_prog nft nftables
 
 p=${prog#ib_}
-rv_topology "pf${p:0:1}$((size / 1048576))m"
+rv_topology "pf${p:0:1}$((size / 1048576))m$loss"
+if [ "$loss" != 0 ]; then
+	sed -i "s/^\(device = net_af_packet[^ ]*\)/\1,qdisc_bypass=0/" \
+		"$RV_CFG_A" "$RV_CFG_B"
+	grep -q "qdisc_bypass=0" "$RV_CFG_A" ||
+		rv_fail "config/netns-a.ini: no af_packet device to add qdisc_bypass=0 to"
+	rv_nft_loss "$RP_NS_A" "$loss" "$RP_VETH_A"
+	rv_nft_loss "$RP_NS_B" "$loss" "$RP_VETH_B"
+	# The engines' counters print at exit: the recovery that ran.
+	sed -i "s/^;args = .*/args = --log-level=rocepmd:info/" \
+		"$RV_CFG_A" "$RV_CFG_B"
+fi
 args=(-d rocepmd0 -x 0 -s "$size" -n "$iters" -F -p "$port")
 rv_pair "$port" "$prog" "${args[@]}"
 if grep -qiE 'RETRY_EXC|error|failed' "$rv_tmp/client.out" \
@@ -52,4 +70,8 @@ else
 	awk -v l="$line" 'BEGIN { split(l, f); exit !(f[4] + 0 > 0) }' ||
 		rv_fail "$prog: no positive average bandwidth in '$line'"
 fi
-rv_log "PASS: $prog -s $size -n $iters: $line"
+if [ "$loss" != 0 ]; then
+	rv_nft_loss_off "$RP_NS_A"
+	rv_nft_loss_off "$RP_NS_B"
+fi
+rv_log "PASS: $prog -s $size -n $iters${4:+ loss $loss/1000}: $line"

@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# bench/fault_matrix.sh: what loss and faults cost (issue 9).  A benchmark
+# that prints figures, not a test: it fails only if a run does (a byte
+# that differs, a completion missing or wrong, a hang).
+#
+# Runs test/engine/rp_fault_matrix (SEND, RDMA WRITE, RDMA READ of 64 B
+# to 1 MiB, every byte compared, every completion accounted for) between
+# two af_packet devices of one process on the two ends of a veth, under:
+#   lossless   no fault
+#   loss1      nftables drops 1% of the RoCEv2 frames each way
+#   loss10     the same, 10%
+#   faults     the engine's faults on rocepmd0, both ways: 2% duplicated,
+#              2% reordered (depth 3), 1% corrupted, 1% delayed 300 us
+# The two af_packet ports sit on two veth pairs joined by a bridge, and
+# the loss rule drops in the bridge's forward hook (test/verbs/lib.sh
+# rv_nft_loss_bridge): a frame dropped in an af_packet port's own egress
+# hook is not lost but put back in its TX ring (rv_nft_loss).
+# Prints a table: MB/s per cell and its ratio to the lossless run.  With
+# FM_REPS > 1 the conditions run in turn that many times and each cell
+# keeps its best rate: on a shared machine a run's rates follow the load
+# of the moment more than its condition.
+#
+# Needs root, iproute2, nftables (kernel with netdev egress), a build in
+# build/ (or RP_BUILD).
+#
+# Environment:
+#   FM_MB      MB per cell (200); FM_MSGS  messages per cell at most
+#              (100000: the 64 B cells)
+#   FM_SIZES   message sizes (64,4096,65536,1048576)
+#   FM_CONDS   conditions ("lossless loss1 loss10 faults")
+#   FM_MTU     IB MTU (4096; the veth MTU is 9000)
+#   FM_REPS    rounds of all the conditions (1)
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${RP_BUILD:-$src/build}
+export RP_SRC_ROOT=$src RP_RUN=$build/tools/rocepmd-run
+fm=$build/test/engine/rp_fault_matrix
+. "$src/test/verbs/lib.sh"
+
+MB=${FM_MB:-200}
+MSGS=${FM_MSGS:-100000}
+SIZES=${FM_SIZES:-64,4096,65536,1048576}
+CONDS=${FM_CONDS:-lossless loss1 loss10 faults}
+MTU=${FM_MTU:-4096}
+REPS=${FM_REPS:-1}
+
+rv_need_root
+rv_need_prog nft nftables
+[ -x "$fm" ] && [ -x "$RP_RUN" ] || rv_fail "no build at $build"
+
+rv_veth1 "fm$(($$ % 100000))" bridge
+declare -A rate
+for ((rep = 1; rep <= REPS; rep++)); do
+	for cond in $CONDS; do
+		cfg=$rv_tmp/$cond.ini
+		rv_veth1_cfg "$cfg" rp_fm_bench "$MTU"
+		case $cond in
+		lossless) ;;
+		loss1) rv_nft_loss_bridge "$RV_NS1" 10 ;;
+		loss10) rv_nft_loss_bridge "$RV_NS1" 100 ;;
+		faults)
+			sed -i '/^\[port0\]/a fault_dup = 20\nfault_reorder = 20\nfault_corrupt = 10\nfault_delay = 10\nfault_rx_dup = 20\nfault_rx_reorder = 20\nfault_rx_corrupt = 10\nfault_rx_delay = 10\nfault_reorder_depth = 3\nfault_delay_us = 300' "$cfg"
+			;;
+		*) rv_fail "unknown condition $cond" ;;
+		esac
+		rv_log "$rep/$REPS $cond: $MB MB per cell (at most $MSGS messages)"
+		RP_FM_KB=$((MB * 1024)) RP_FM_MSGS=$MSGS RP_FM_SIZES=$SIZES \
+			RP_TEST_TIMEOUT=60 ip netns exec "$RV_NS1" \
+			"$RP_RUN" --config "$cfg" -- "$fm" fm_bench \
+			>"$rv_tmp/$cond.out" 2>"$rv_tmp/$cond.err"
+		st=$?
+		rv_nft_loss_off "$RV_NS1"
+		grep '^ *rocepmd[01]:' "$rv_tmp/$cond.err" | cut -c1-160
+		if [ "$st" -ne 0 ]; then
+			rv_show "$cond"
+			rv_fail "$cond: rp_fault_matrix exited $st"
+		fi
+		while read -r _ op size n bytes secs mbps; do
+			rv_log "$rep/$REPS $cond $op $size: $n x, $secs s, $mbps MB/s"
+			best=${rate[$cond,$op,$size]:-0}
+			awk -v a="$mbps" -v b="$best" 'BEGIN { exit !(a > b) }' &&
+				rate[$cond,$op,$size]=$mbps
+		done < <(grep '^cell ' "$rv_tmp/$cond.out")
+	done
+done
+echo
+printf '| op    |    size |'
+for cond in $CONDS; do printf ' %14s |' "$cond"; done
+echo
+printf '|-------|--------:|'
+for cond in $CONDS; do printf '%s|' '---------------:'; done
+echo
+for op in send write read; do
+	for size in ${SIZES//,/ }; do
+		base=${rate[lossless,$op,$size]:-}
+		printf '| %-5s | %7s |' "$op" "$size"
+		for cond in $CONDS; do
+			r=${rate[$cond,$op,$size]:-}
+			if [ -z "$r" ]; then
+				printf ' %14s |' -
+			elif [ "$cond" = lossless ] || [ -z "$base" ]; then
+				printf ' %14s |' "$r"
+			else
+				printf ' %7s (%3s%%) |' "$r" \
+					"$(awk -v a="$r" -v b="$base" 'BEGIN { printf "%d", (b > 0 ? 100 * a / b : 0) }')"
+			fi
+		done
+		echo
+	done
+done
