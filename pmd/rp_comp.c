@@ -385,8 +385,14 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 	    qp->sq_prod == qp->comp.tail &&
 	    rp_load_acquire(&qp->sq->prod) == qp->app_ingest))
 		return false;
-	if (qp->comp.probes < RP_PROBE_MAX && !qp->req.rnr_wait &&
-	    qp->comp.srtt != 0 && qp->addr_ok) {
+	if (qp->req.rnr_wait) {
+		/* The responder asked for this silence (RNR NAK): the
+		 * requester resends when it ends, the timer runs again. */
+		rp_req_arm_timer(qp);
+		return false;
+	}
+	if (qp->comp.probes < RP_PROBE_MAX && qp->comp.srtt != 0 &&
+	    qp->addr_ok) {
 		/* Silence for a few round trips: resend early. */
 		qp->comp.probes++;
 		rp_stat_inc(qp->dev, RP_STAT_PROBE);

@@ -154,8 +154,9 @@ rp_req_arm_timer(struct rp_qp *qp)
 		return;
 	}
 	t = req_timeout_cycles(qp);
+	/* Not while an RNR NAK makes it wait: that silence is asked for. */
 	if (qp->comp.probes < RP_PROBE_MAX && qp->comp.srtt != 0 &&
-	    qp->addr_ok)
+	    qp->addr_ok && !qp->req.rnr_wait)
 		t = RTE_MIN(t, req_probe_cycles(qp));
 	qp->comp.deadline = rte_get_timer_cycles() + t;
 }
