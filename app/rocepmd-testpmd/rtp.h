@@ -70,6 +70,9 @@ struct rtp_params {
 	enum rtp_format format;
 	const char *out;		/* --json/--csv FILE, "-" stdout */
 	uint32_t stats_period;		/* seconds, 0: none */
+	bool server;			/* --server: serve remote clients */
+	const char *client;		/* --client HOST: the server's host */
+	uint16_t oob_port;		/* TCP port of the exchange */
 	uint32_t nb_ports;
 	struct {
 		char name[RP_ETHDEV_NAME_LEN];
@@ -207,6 +210,29 @@ struct rtp_run {
 	char err[128];
 };
 
+/* Out-of-band messages of the two-process topology (rtp_oob.c). */
+#define RTP_OOB_MAGIC		0x31505452u	/* "RTP1" */
+#define RTP_OOB_PORT		18515		/* perftest's */
+struct rtp_oob_hello {		/* client -> server: the run */
+	uint32_t magic;
+	char mode[32];
+	uint32_t size, depth, qps, wait, hybrid_us;
+	double timeout;
+	struct rtp_ep_info ep[RTP_MAX_QPS];
+};
+struct rtp_oob_reply {		/* server -> client: its QPs, ready */
+	uint32_t magic;
+	int32_t status;
+	char msg[128];
+	struct rtp_ep_info ep[RTP_MAX_QPS];
+};
+struct rtp_oob_done {		/* both ways at the end */
+	uint32_t magic;
+	int32_t status;
+	uint64_t received;		/* messages the server took */
+	uint64_t cpu_ns;		/* the server thread's CPU time */
+};
+
 /* rtp_mode.c */
 extern const struct rtp_mode * const rtp_modes[];
 const struct rtp_mode *rtp_mode_find(const char *name);
@@ -239,7 +265,17 @@ void rtp_waiter_fini(struct rtp_waiter *w);
 int rtp_wait_cq(struct rtp_waiter *w, struct ibv_wc *wc, int n,
 		const volatile bool *abort, double timeout);
 
+/* rtp_oob.c */
+int rtp_oob_listen(uint16_t port);
+int rtp_oob_accept(int lfd);
+int rtp_oob_connect(const char *host, uint16_t port, double timeout);
+int rtp_oob_send(int fd, const void *buf, size_t len);
+int rtp_oob_recv(int fd, void *buf, size_t len, double timeout);
+int rtp_oob_hello_check(struct rtp_oob_hello *h, const struct rtp_mode **mode,
+			struct rtp_settings *set, char *err, size_t len);
+
 /* rtp_run.c */
+int rtp_serve_one(int fd, const volatile bool *quit);
 int rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 	    struct rtp_result *res);
 void rtp_run_abort(void);
@@ -302,6 +338,7 @@ int rtp_start_mode(const char *name, bool async);
 int rtp_stop(void);
 bool rtp_running(void);
 int rtp_set_idle(enum rp_idle_policy idle);
+void rtp_unpin_thread(void);
 
 /* rtp_cmdline.c */
 int rtp_cmdline_interactive(void);
