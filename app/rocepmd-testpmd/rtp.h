@@ -188,6 +188,8 @@ struct rtp_mode {
 	bool server_active;
 	/* per QP: WRs the server keeps posted, 0: none */
 	bool server_recvs;
+	/* the mode opens both ends itself (client only, one process) */
+	bool own_resources;
 	int (*client)(struct rtp_run *run);
 	int (*server)(struct rtp_run *run);
 };
@@ -288,6 +290,10 @@ int rtp_post_recv(struct rtp_side *s, uint32_t q, uint32_t size,
 		  uint64_t wr_id);
 int rtp_wc_check(struct rtp_side *s, const struct ibv_wc *wc,
 		 struct rtp_run *run);
+int rtp_fail(struct rtp_run *run, int err, const char *what);
+uint64_t rtp_measure_begin(struct rtp_run *run);
+void rtp_measure_end(struct rtp_run *run);
+void rtp_sample(struct rtp_run *run, uint64_t v);
 int rtp_pingpong_client(struct rtp_run *run, enum ibv_wr_opcode op);
 int rtp_pingpong_server(struct rtp_run *run, enum ibv_wr_opcode op);
 int rtp_stream_client(struct rtp_run *run, enum ibv_wr_opcode op);

@@ -115,6 +115,13 @@ run_fail(struct rtp_run *run, int err, const char *fmt, const char *what)
 	return err;
 }
 
+/* A mode's failure: "WHAT: strerror", the run aborted; returns err. */
+int
+rtp_fail(struct rtp_run *run, int err, const char *what)
+{
+	return run_fail(run, err, "%s: %s", what);
+}
+
 /* ---- resources --------------------------------------------------------- */
 
 static int
@@ -399,8 +406,8 @@ pace_next(const struct rtp_run *run, uint64_t *next, uint64_t period)
 	return t;
 }
 
-static void
-sample(struct rtp_run *run, uint64_t v)
+void
+rtp_sample(struct rtp_run *run, uint64_t v)
 {
 	if (run->nb_samples < RTP_MAX_SAMPLES)
 		run->samples[run->nb_samples++] = v;
@@ -431,15 +438,30 @@ phase_start(struct rtp_run *run, struct phase *p, bool measure)
 		return;
 	}
 	p->n = run->set.iters;
+	p->t_stop = rtp_measure_begin(run);
+}
+
+static void phase_end(struct rtp_run *run);
+
+/* The measured phase starts: counters zeroed; its end TSC by duration. */
+uint64_t
+rtp_measure_begin(struct rtp_run *run)
+{
 	rtp_counters_snap(&run->c0);
 	run->t_start = rte_get_tsc_cycles();
-	p->t_stop = run->t_start +
-		(uint64_t)(run->set.duration * (double)rte_get_tsc_hz());
 	run->cli.cpu_ns = rtp_thread_cpu_ns();
 	run->cli.w.polls = run->cli.w.cqes = run->cli.w.events = 0;
 	run->nb_samples = 0;
 	run->posted = 0;
 	run->cli.done = 0;
+	return run->t_start +
+		(uint64_t)(run->set.duration * (double)rte_get_tsc_hz());
+}
+
+void
+rtp_measure_end(struct rtp_run *run)
+{
+	phase_end(run);
 }
 
 static void
@@ -504,7 +526,7 @@ pingpong_phase(struct rtp_run *run, enum ibv_wr_opcode op, bool measure)
 		}
 		s->done++;
 		if (measure)
-			sample(run, rte_get_tsc_cycles() - t0);
+			rtp_sample(run, rte_get_tsc_cycles() - t0);
 	}
 	if (measure)
 		phase_end(run);
@@ -605,7 +627,7 @@ read_lat_phase(struct rtp_run *run, bool measure)
 			return ret < 0 ? ret : 0;
 		s->done++;
 		if (measure)
-			sample(run, rte_get_tsc_cycles() - t0);
+			rtp_sample(run, rte_get_tsc_cycles() - t0);
 	}
 	if (measure)
 		phase_end(run);
@@ -703,7 +725,7 @@ stream_phase(struct rtp_run *run, enum ibv_wr_opcode op, bool measure,
 			total_inflight--;
 			s->done++;
 			if (measure)
-				sample(run, rte_get_tsc_cycles() -
+				rtp_sample(run, rte_get_tsc_cycles() -
 				       t_post[(uint32_t)id]);
 		}
 	}
@@ -1028,6 +1050,20 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 	run->samples = malloc(sizeof(uint64_t) * (set->iters != 0 ?
 		RTE_MIN(set->iters, (uint64_t)RTP_MAX_SAMPLES) : RTP_MAX_SAMPLES));
 	ret = run->samples == NULL ? -ENOMEM : 0;
+	if (ret == 0 && mode->own_resources) {
+		/* both ends are the mode's, driven by its one thread */
+		if (remote)
+			ret = run_fail(run, -ENOTSUP, "%s: %s",
+				       "one process only");
+		rtp_cur = run;
+		if (ret == 0)
+			ret = mode->client(run);
+		phase_end(run);
+		rtp_cur = NULL;
+		srv_up = ret == 0 || run->t_start != 0;
+		run->stop = true;
+		goto done;
+	}
 	if (ret == 0)
 		ret = side_open(&run->cli, 0, set, run);
 	if (ret == 0 && remote) {
@@ -1081,6 +1117,7 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 			ret = run->srv_err;
 	}
 	side_flush(&run->cli);
+done:
 	if (ret == 0 && run->abort && run->err[0] == '\0')
 		snprintf(run->err, sizeof(run->err), "stopped");
 	if (srv_up && run->t_start != 0)

@@ -42,7 +42,7 @@ for r in rows:
         continue
     assert msgs == want, "%s: %d messages, not %d" % (tag, msgs, want)
     assert int(r["wc_errors"]) == 0, "%s: completion errors" % tag
-    if m.startswith("send"):
+    if m.startswith(("send", "tag")):
         assert int(r["received"]) == msgs, \
             "%s: %s received of %d" % (tag, r["received"], msgs)
     assert float(r["lat_p50_us"]) > 0, "%s: no latency" % tag
@@ -68,18 +68,21 @@ start write_lat
 start write_bw
 start read_lat
 start read_bw
+start tag_eager
+start tag_rndv
 set size 3000
 set qps 2
 start send_bw
 start write_bw
 start read_bw
+start tag_rndv
 quit
 CMD
 	run --csv --out "$tmp/out.csv" --iters 300 --cmdline-file "$tmp/cmds" ||
 		fail "exit status $?"
 	grep -c ',raw_' "$tmp/out.csv" >/dev/null || true
 	grep -q '^raw_pp,' "$tmp/out.csv" || fail "no raw row"
-	[ "$(grep -vc '^raw_\|^mode,' "$tmp/out.csv")" -eq 9 ] || fail "not 9 runs"
+	[ "$(grep -vc '^raw_\|^mode,' "$tmp/out.csv")" -eq 12 ] || fail "not 12 runs"
 	check_csv "$tmp/out.csv" 300
 	;;
 wait)
@@ -133,6 +136,8 @@ bad)
 		--port net_memif1,ip=192.0.2.2/24 --mode send_lat
 	expect 1 "not implement" "${eal[@]}" -- "${ports[@]}" --no-raw \
 		--mode atomic_lat
+	expect 1 "tag modes poll" "${eal[@]}" -- "${ports[@]}" --no-raw \
+		--mode tag_eager --wait event
 	printf 'set iters 50\nfrobnicate\nset size 0\nstart send_lat\n' > "$tmp/cmds"
 	expect 1 "no such command: 'frobnicate'" "${eal[@]}" -- "${ports[@]}" \
 		--no-raw --cmdline-file "$tmp/cmds"
