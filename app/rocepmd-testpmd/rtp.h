@@ -291,6 +291,8 @@ int rtp_post_recv(struct rtp_side *s, uint32_t q, uint32_t size,
 int rtp_wc_check(struct rtp_side *s, const struct ibv_wc *wc,
 		 struct rtp_run *run);
 int rtp_fail(struct rtp_run *run, int err, const char *what);
+int rtp_qp_connect(struct ibv_context *ctx, struct ibv_qp *qp,
+		   const struct rtp_ep_info *remote, uint32_t sq_psn);
 uint64_t rtp_measure_begin(struct rtp_run *run);
 void rtp_measure_end(struct rtp_run *run);
 void rtp_sample(struct rtp_run *run, uint64_t v);

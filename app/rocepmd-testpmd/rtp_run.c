@@ -198,45 +198,61 @@ side_open(struct rtp_side *s, unsigned int dev, const struct rtp_settings *set,
 	return 0;
 }
 
-static int
-side_connect(struct rtp_side *s, struct rtp_run *run)
+/*
+ * A QP in INIT to RTS towards the remote end: path MTU of the port, up to
+ * 16 RDMA READs in flight each way.  0, or a negative errno.
+ */
+int
+rtp_qp_connect(struct ibv_context *ctx, struct ibv_qp *qp,
+	       const struct rtp_ep_info *remote, uint32_t sq_psn)
 {
 	struct ibv_port_attr pa;
 	struct ibv_device_attr da;
 	struct ibv_qp_attr a;
 
-	if (ibv_query_port(s->ctx, 1, &pa) != 0 ||
-	    ibv_query_device(s->ctx, &da) != 0)
-		return run_fail(run, -errno, "%s: %s", "ibv_query_port");
+	if (ibv_query_port(ctx, 1, &pa) != 0 ||
+	    ibv_query_device(ctx, &da) != 0)
+		return -EIO;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = pa.active_mtu;
+	a.dest_qp_num = remote->qpn;
+	a.rq_psn = remote->psn;
+	a.max_dest_rd_atomic = (uint8_t)RTE_MIN(da.max_qp_rd_atom, (int)16);
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = remote->gid;
+	a.ah_attr.grh.sgid_index = 0;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			  IBV_QP_MIN_RNR_TIMER) != 0)
+		return -EIO;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = sq_psn;
+	a.max_rd_atomic = (uint8_t)RTE_MIN(da.max_qp_init_rd_atom, (int)16);
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) != 0)
+		return -EIO;
+	return 0;
+}
+
+static int
+side_connect(struct rtp_side *s, struct rtp_run *run)
+{
 	for (uint32_t q = 0; q < s->nb_qps; q++) {
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = pa.active_mtu;
-		a.dest_qp_num = s->remote[q].qpn;
-		a.rq_psn = s->remote[q].psn;
-		a.max_dest_rd_atomic = (uint8_t)RTE_MIN(da.max_qp_rd_atom, (int)16);
-		a.min_rnr_timer = 12;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = s->remote[q].gid;
-		a.ah_attr.grh.sgid_index = 0;
-		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.port_num = 1;
-		if (ibv_modify_qp(s->qp[q], &a, IBV_QP_STATE | IBV_QP_AV |
-				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER) != 0)
-			return run_fail(run, -errno, "%s: %s", "QP to RTR");
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTS;
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.sq_psn = s->local[q].psn;
-		a.max_rd_atomic = (uint8_t)RTE_MIN(da.max_qp_init_rd_atom, (int)16);
-		if (ibv_modify_qp(s->qp[q], &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-				  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) != 0)
-			return run_fail(run, -errno, "%s: %s", "QP to RTS");
+		int ret = rtp_qp_connect(s->ctx, s->qp[q], &s->remote[q],
+					 s->local[q].psn);
+
+		if (ret < 0)
+			return run_fail(run, ret, "%s: %s", "QP to RTR/RTS");
 	}
 	return 0;
 }
