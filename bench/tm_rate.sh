@@ -2,38 +2,43 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # bench/tm_rate.sh: tag-matched message rate and bandwidth (EAGER and
-# RNDV through a TM-SRQ) against plain RC SEND, measured in the same run.
-# A benchmark that prints figures, not a test.
+# RNDV through a TM-SRQ, rocepmd-testpmd's tag_eager and tag_rndv) against
+# plain RC SEND (send_bw), measured in the same run.  A benchmark that
+# prints figures, not a test.
 #
-# Builds bench/tm_rate.c and runs it through build/tools/rocepmd-run on two
-# rocepmd devices back to back over memif in one process (no network
-# namespace, no root needed beyond what DPDK wants), one engine lcore
-# serving both devices.
+# Two rocepmd devices back to back over memif in one process, one engine
+# lcore serving both; 1024 other tags posted on the TM-SRQ.
 #
 # Environment:
 #   BENCH_MSGS     messages per measurement          (20000)
-#   BENCH_WINDOW   messages in flight                (16)
+#   BENCH_WINDOW   messages in flight (depth)        (16)
 #   BENCH_SIZES    message sizes, comma-separated    (64,1024,4096,16384)
-#   BENCH_TAGS     extra tags posted (never matched) (1024)
 #   BENCH_IDLE     engine idle policy                (busy)
 
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
-run=$src/build/tools/rocepmd-run
-[ -x "$run" ] || { echo "tm_rate.sh: build first (scripts/rocepmd-build)" >&2; exit 1; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rp-tm-rate-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$tmp/tm_rate" \
-	"$src/bench/tm_rate.c" -libverbs
-
-tag=tmrate$$
-sed -e "s/@CASE@/$tag/g" \
-	-e "s/^idle = .*/idle = ${BENCH_IDLE:-busy}/" \
-	-e "s/^region_mb = .*/region_mb = 64/" \
-	"$src/test/engine/two-ports.ini.in" >"$tmp/tm_rate.ini"
-
-"$run" --config "$tmp/tm_rate.ini" -- "$tmp/tm_rate" \
-	-n "${BENCH_MSGS:-20000}" -w "${BENCH_WINDOW:-16}" \
-	-s "${BENCH_SIZES:-64,1024,4096,16384}" -t "${BENCH_TAGS:-1024}"
+app=$src/build/app/rocepmd-testpmd/rocepmd-testpmd
+[ -x "$app" ] || { echo "tm_rate.sh: build first (scripts/rocepmd-build)" >&2; exit 1; }
+cmds=$(mktemp "${TMPDIR:-/tmp}/rp-tm-rate-XXXXXX")
+trap 'rm -f "$cmds"' EXIT
+{
+	echo "set iters ${BENCH_MSGS:-20000}"
+	echo "set depth ${BENCH_WINDOW:-16}"
+	IFS=, read -ra sizes <<<"${BENCH_SIZES:-64,1024,4096,16384}"
+	for s in "${sizes[@]}"; do
+		echo "set size $s"
+		echo "start send_bw"
+		echo "start tag_eager"
+		echo "start tag_rndv"
+	done
+} >"$cmds"
+sock=/rp-tm-rate-$$
+exec "$app" -l 0-1 --no-huge -m 1024 --no-pci --no-shconf \
+	--file-prefix="rp_tm_rate$$" --log-level=rocepmd:warning \
+	--log-level=pmd.net.memif:error \
+	--vdev "net_memif0,role=server,id=0,socket-abstract=yes,socket=$sock,mac=02:00:00:00:00:01" \
+	--vdev "net_memif1,role=client,id=0,socket-abstract=yes,socket=$sock,mac=02:00:00:00:00:02" \
+	-- --port net_memif0,ip=192.0.2.1/24,mtu=1024,lcore=1 \
+	--port net_memif1,ip=192.0.2.2/24,mtu=1024,lcore=1 \
+	--idle "${BENCH_IDLE:-busy}" --no-raw --cmdline-file "$cmds"

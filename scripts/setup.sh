@@ -37,6 +37,7 @@ packages=(
 	openmpi-bin
 	perftest
 	pkg-config
+	python3-matplotlib
 	python3-pyverbs
 	qperf
 	rdma-core

@@ -70,6 +70,9 @@ struct rtp_params {
 	enum rtp_format format;
 	const char *out;		/* --json/--csv FILE, "-" stdout */
 	uint32_t stats_period;		/* seconds, 0: none */
+	bool server;			/* --server: serve remote clients */
+	const char *client;		/* --client HOST: the server's host */
+	uint16_t oob_port;		/* TCP port of the exchange */
 	uint32_t nb_ports;
 	struct {
 		char name[RP_ETHDEV_NAME_LEN];
@@ -185,6 +188,8 @@ struct rtp_mode {
 	bool server_active;
 	/* per QP: WRs the server keeps posted, 0: none */
 	bool server_recvs;
+	/* the mode opens both ends itself (client only, one process) */
+	bool own_resources;
 	int (*client)(struct rtp_run *run);
 	int (*server)(struct rtp_run *run);
 };
@@ -205,6 +210,29 @@ struct rtp_run {
 	struct rtp_counters c0, c1;	/* engine counters at both ends */
 	int srv_err;
 	char err[128];
+};
+
+/* Out-of-band messages of the two-process topology (rtp_oob.c). */
+#define RTP_OOB_MAGIC		0x31505452u	/* "RTP1" */
+#define RTP_OOB_PORT		18515		/* perftest's */
+struct rtp_oob_hello {		/* client -> server: the run */
+	uint32_t magic;
+	char mode[32];
+	uint32_t size, depth, qps, wait, hybrid_us;
+	double timeout;
+	struct rtp_ep_info ep[RTP_MAX_QPS];
+};
+struct rtp_oob_reply {		/* server -> client: its QPs, ready */
+	uint32_t magic;
+	int32_t status;
+	char msg[128];
+	struct rtp_ep_info ep[RTP_MAX_QPS];
+};
+struct rtp_oob_done {		/* both ways at the end */
+	uint32_t magic;
+	int32_t status;
+	uint64_t received;		/* messages the server took */
+	uint64_t cpu_ns;		/* the server thread's CPU time */
 };
 
 /* rtp_mode.c */
@@ -239,7 +267,17 @@ void rtp_waiter_fini(struct rtp_waiter *w);
 int rtp_wait_cq(struct rtp_waiter *w, struct ibv_wc *wc, int n,
 		const volatile bool *abort, double timeout);
 
+/* rtp_oob.c */
+int rtp_oob_listen(uint16_t port);
+int rtp_oob_accept(int lfd);
+int rtp_oob_connect(const char *host, uint16_t port, double timeout);
+int rtp_oob_send(int fd, const void *buf, size_t len);
+int rtp_oob_recv(int fd, void *buf, size_t len, double timeout);
+int rtp_oob_hello_check(struct rtp_oob_hello *h, const struct rtp_mode **mode,
+			struct rtp_settings *set, char *err, size_t len);
+
 /* rtp_run.c */
+int rtp_serve_one(int fd, const volatile bool *quit);
 int rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 	    struct rtp_result *res);
 void rtp_run_abort(void);
@@ -252,6 +290,12 @@ int rtp_post_recv(struct rtp_side *s, uint32_t q, uint32_t size,
 		  uint64_t wr_id);
 int rtp_wc_check(struct rtp_side *s, const struct ibv_wc *wc,
 		 struct rtp_run *run);
+int rtp_fail(struct rtp_run *run, int err, const char *what);
+int rtp_qp_connect(struct ibv_context *ctx, struct ibv_qp *qp,
+		   const struct rtp_ep_info *remote, uint32_t sq_psn);
+uint64_t rtp_measure_begin(struct rtp_run *run);
+void rtp_measure_end(struct rtp_run *run);
+void rtp_sample(struct rtp_run *run, uint64_t v);
 int rtp_pingpong_client(struct rtp_run *run, enum ibv_wr_opcode op);
 int rtp_pingpong_server(struct rtp_run *run, enum ibv_wr_opcode op);
 int rtp_stream_client(struct rtp_run *run, enum ibv_wr_opcode op);
@@ -302,6 +346,7 @@ int rtp_start_mode(const char *name, bool async);
 int rtp_stop(void);
 bool rtp_running(void);
 int rtp_set_idle(enum rp_idle_policy idle);
+void rtp_unpin_thread(void);
 
 /* rtp_cmdline.c */
 int rtp_cmdline_interactive(void);

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,20 +43,26 @@ static struct {
 
 static void job_report(struct rtp_result *r);
 
-static void *
-job_main(void *arg)
+/*
+ * Not the main lcore's CPU, which a thread inherits: the measuring threads
+ * are scheduled as any verbs program's are.
+ */
+void
+rtp_unpin_thread(void)
 {
 	cpu_set_t all;
 
-	(void)arg;
-	/*
-	 * Not the main lcore's CPU, which this thread inherits: the
-	 * measuring threads are scheduled as any verbs program's are.
-	 */
 	CPU_ZERO(&all);
 	for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; c++)
 		CPU_SET(c, &all);
 	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
+}
+
+static void *
+job_main(void *arg)
+{
+	(void)arg;
+	rtp_unpin_thread();
 	rtp_run(rtp_job.mode, &rtp_job.set, &rtp_job.res);
 	job_report(&rtp_job.res);
 	__atomic_store_n(&rtp_job.finished, true, __ATOMIC_RELEASE);
@@ -164,6 +171,42 @@ rtp_set_idle(enum rp_idle_policy idle)
 	return ret;
 }
 
+static volatile bool rtp_quit_signal;
+
+static void
+quit_signal(int sig)
+{
+	(void)sig;
+	rtp_quit_signal = true;
+}
+
+/* --server: one client at a time, until SIGINT or SIGTERM. */
+static int
+serve(void)
+{
+	struct sigaction sa = { .sa_handler = quit_signal };
+	int lfd = rtp_oob_listen(rtp.params.oob_port);
+
+	if (lfd < 0) {
+		fprintf(stderr, "--server: TCP port %u: %s\n",
+			rtp.params.oob_port, strerror(-lfd));
+		return 1;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rtp_unpin_thread();
+	printf("%s: serving on TCP port %u\n", RTP_NAME, rtp.params.oob_port);
+	fflush(stdout);
+	while (!rtp_quit_signal) {
+		int fd = rtp_oob_accept(lfd);
+
+		if (fd > 0)
+			rtp_serve_one(fd, &rtp_quit_signal);
+	}
+	close(lfd);
+	return 0;
+}
+
 static void
 rundir_atexit(void)
 {
@@ -268,6 +311,12 @@ main(int argc, char **argv)
 			strerror(-ret));
 		rp_engine_stop();
 		return 1;
+	}
+	if (rtp.params.server) {
+		rtp.status = serve();
+		rp_engine_stop();
+		rp_port_unlock();
+		return rtp.status;
 	}
 	rtp_report_header(rtp.out, rtp.params.format);
 	rtp_report_raw(rtp.out, rtp.params.format);

@@ -113,6 +113,10 @@ rtp_usage(FILE *f)
 "                        a rocepmd device on DPDK port NAME (a --vdev or -a\n"
 "                        of the EAL options); repeat for each device\n"
 "  --config FILE         a rocepmd configuration file (EAL options from it)\n"
+"Two processes (one device each, perftest's way):\n"
+"  --server              serve the runs of clients until SIGINT/SIGTERM\n"
+"  --client HOST         run each mode against the server on HOST\n"
+"  --oob-port N          TCP port of the exchange (18515)\n"
 "What to run:\n"
 "  --mode MODE           run MODE and exit\n"
 "  -i, --interactive     prompt (DPDK cmdline: completion, help)\n"
@@ -141,7 +145,8 @@ enum {
 	OPT_PORT = 256, OPT_CONFIG, OPT_MODE, OPT_CMDFILE, OPT_LIST, OPT_SIZE,
 	OPT_DEPTH, OPT_QPS, OPT_ITERS, OPT_DURATION, OPT_WARMUP, OPT_RATE,
 	OPT_WAIT, OPT_HYBRID, OPT_TIMEOUT, OPT_IDLE, OPT_IDLE_US, OPT_RAW,
-	OPT_NO_RAW, OPT_JSON, OPT_CSV, OPT_OUT, OPT_STATS,
+	OPT_NO_RAW, OPT_JSON, OPT_CSV, OPT_OUT, OPT_STATS, OPT_SERVER,
+	OPT_CLIENT, OPT_OOB_PORT,
 };
 
 static const struct option rtp_opts[] = {
@@ -169,6 +174,9 @@ static const struct option rtp_opts[] = {
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "out", required_argument, NULL, OPT_OUT },
 	{ "stats-period", required_argument, NULL, OPT_STATS },
+	{ "server", no_argument, NULL, OPT_SERVER },
+	{ "client", required_argument, NULL, OPT_CLIENT },
+	{ "oob-port", required_argument, NULL, OPT_OOB_PORT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -314,6 +322,7 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 	rtp_settings_default(&p->set);
 	p->idle = RP_IDLE_YIELD;
 	p->idle_us = 50;
+	p->oob_port = RTP_OOB_PORT;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ih", rtp_opts, NULL)) != -1) {
@@ -376,6 +385,17 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 				return bad("--stats-period", optarg, "0..3600 s");
 			p->stats_period = (uint32_t)v;
 			break;
+		case OPT_SERVER:
+			p->server = true;
+			break;
+		case OPT_CLIENT:
+			p->client = optarg;
+			break;
+		case OPT_OOB_PORT:
+			if (rtp_u64_parse(optarg, 1, 65535, &v) < 0)
+				return bad("--oob-port", optarg, "1..65535");
+			p->oob_port = (uint16_t)v;
+			break;
 		case 'h':
 			rtp_usage(stdout);
 			return 1;
@@ -401,8 +421,18 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 		fprintf(stderr, "give the devices: --port options or --config FILE (not both)\n");
 		return -EINVAL;
 	}
-	if (p->mode == NULL && !p->interactive && p->cmdline_file == NULL) {
-		fprintf(stderr, "nothing to do: --mode MODE, -i or --cmdline-file FILE\n");
+	if (p->server && p->client != NULL) {
+		fprintf(stderr, "--server or --client HOST, not both\n");
+		return -EINVAL;
+	}
+	if (p->server && (p->mode != NULL || p->interactive ||
+			  p->cmdline_file != NULL)) {
+		fprintf(stderr, "--server takes its runs from the clients: no --mode, -i or --cmdline-file\n");
+		return -EINVAL;
+	}
+	if (p->mode == NULL && !p->interactive && p->cmdline_file == NULL &&
+	    !p->server) {
+		fprintf(stderr, "nothing to do: --mode MODE, -i, --cmdline-file FILE or --server\n");
 		return -EINVAL;
 	}
 	if (!raw_set)

@@ -9,11 +9,15 @@
  * RC QPs connected pairwise.  The server runs in its own thread; at the end
  * of a run its QPs are moved to the error state, and the flush completions
  * wake it whatever its completion mode.
+ * Or two processes (--server, --client HOST), each with one device: the
+ * ends meet over TCP (rtp_oob.c) and the server's thread is in the other
+ * process (rtp_serve_one), the rest is the same.
  */
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +115,13 @@ run_fail(struct rtp_run *run, int err, const char *fmt, const char *what)
 	return err;
 }
 
+/* A mode's failure: "WHAT: strerror", the run aborted; returns err. */
+int
+rtp_fail(struct rtp_run *run, int err, const char *what)
+{
+	return run_fail(run, err, "%s: %s", what);
+}
+
 /* ---- resources --------------------------------------------------------- */
 
 static int
@@ -187,45 +198,61 @@ side_open(struct rtp_side *s, unsigned int dev, const struct rtp_settings *set,
 	return 0;
 }
 
-static int
-side_connect(struct rtp_side *s, struct rtp_run *run)
+/*
+ * A QP in INIT to RTS towards the remote end: path MTU of the port, up to
+ * 16 RDMA READs in flight each way.  0, or a negative errno.
+ */
+int
+rtp_qp_connect(struct ibv_context *ctx, struct ibv_qp *qp,
+	       const struct rtp_ep_info *remote, uint32_t sq_psn)
 {
 	struct ibv_port_attr pa;
 	struct ibv_device_attr da;
 	struct ibv_qp_attr a;
 
-	if (ibv_query_port(s->ctx, 1, &pa) != 0 ||
-	    ibv_query_device(s->ctx, &da) != 0)
-		return run_fail(run, -errno, "%s: %s", "ibv_query_port");
+	if (ibv_query_port(ctx, 1, &pa) != 0 ||
+	    ibv_query_device(ctx, &da) != 0)
+		return -EIO;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = pa.active_mtu;
+	a.dest_qp_num = remote->qpn;
+	a.rq_psn = remote->psn;
+	a.max_dest_rd_atomic = (uint8_t)RTE_MIN(da.max_qp_rd_atom, (int)16);
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = remote->gid;
+	a.ah_attr.grh.sgid_index = 0;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			  IBV_QP_MIN_RNR_TIMER) != 0)
+		return -EIO;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = sq_psn;
+	a.max_rd_atomic = (uint8_t)RTE_MIN(da.max_qp_init_rd_atom, (int)16);
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) != 0)
+		return -EIO;
+	return 0;
+}
+
+static int
+side_connect(struct rtp_side *s, struct rtp_run *run)
+{
 	for (uint32_t q = 0; q < s->nb_qps; q++) {
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = pa.active_mtu;
-		a.dest_qp_num = s->remote[q].qpn;
-		a.rq_psn = s->remote[q].psn;
-		a.max_dest_rd_atomic = (uint8_t)RTE_MIN(da.max_qp_rd_atom, (int)16);
-		a.min_rnr_timer = 12;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = s->remote[q].gid;
-		a.ah_attr.grh.sgid_index = 0;
-		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.port_num = 1;
-		if (ibv_modify_qp(s->qp[q], &a, IBV_QP_STATE | IBV_QP_AV |
-				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER) != 0)
-			return run_fail(run, -errno, "%s: %s", "QP to RTR");
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTS;
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.sq_psn = s->local[q].psn;
-		a.max_rd_atomic = (uint8_t)RTE_MIN(da.max_qp_init_rd_atom, (int)16);
-		if (ibv_modify_qp(s->qp[q], &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-				  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) != 0)
-			return run_fail(run, -errno, "%s: %s", "QP to RTS");
+		int ret = rtp_qp_connect(s->ctx, s->qp[q], &s->remote[q],
+					 s->local[q].psn);
+
+		if (ret < 0)
+			return run_fail(run, ret, "%s: %s", "QP to RTR/RTS");
 	}
 	return 0;
 }
@@ -244,7 +271,9 @@ side_flush(struct rtp_side *s)
 static void
 side_close(struct rtp_side *s)
 {
-	rtp_waiter_fini(&s->w);
+	/* a waiter never set up is all zeroes: its epfd 0 is not ours */
+	if (s->w.cq != NULL)
+		rtp_waiter_fini(&s->w);
 	for (uint32_t q = 0; q < RTP_MAX_QPS; q++)
 		if (s->qp[q] != NULL)
 			ibv_destroy_qp(s->qp[q]);
@@ -393,8 +422,8 @@ pace_next(const struct rtp_run *run, uint64_t *next, uint64_t period)
 	return t;
 }
 
-static void
-sample(struct rtp_run *run, uint64_t v)
+void
+rtp_sample(struct rtp_run *run, uint64_t v)
 {
 	if (run->nb_samples < RTP_MAX_SAMPLES)
 		run->samples[run->nb_samples++] = v;
@@ -425,15 +454,30 @@ phase_start(struct rtp_run *run, struct phase *p, bool measure)
 		return;
 	}
 	p->n = run->set.iters;
+	p->t_stop = rtp_measure_begin(run);
+}
+
+static void phase_end(struct rtp_run *run);
+
+/* The measured phase starts: counters zeroed; its end TSC by duration. */
+uint64_t
+rtp_measure_begin(struct rtp_run *run)
+{
 	rtp_counters_snap(&run->c0);
 	run->t_start = rte_get_tsc_cycles();
-	p->t_stop = run->t_start +
-		(uint64_t)(run->set.duration * (double)rte_get_tsc_hz());
 	run->cli.cpu_ns = rtp_thread_cpu_ns();
 	run->cli.w.polls = run->cli.w.cqes = run->cli.w.events = 0;
 	run->nb_samples = 0;
 	run->posted = 0;
 	run->cli.done = 0;
+	return run->t_start +
+		(uint64_t)(run->set.duration * (double)rte_get_tsc_hz());
+}
+
+void
+rtp_measure_end(struct rtp_run *run)
+{
+	phase_end(run);
 }
 
 static void
@@ -498,7 +542,7 @@ pingpong_phase(struct rtp_run *run, enum ibv_wr_opcode op, bool measure)
 		}
 		s->done++;
 		if (measure)
-			sample(run, rte_get_tsc_cycles() - t0);
+			rtp_sample(run, rte_get_tsc_cycles() - t0);
 	}
 	if (measure)
 		phase_end(run);
@@ -599,7 +643,7 @@ read_lat_phase(struct rtp_run *run, bool measure)
 			return ret < 0 ? ret : 0;
 		s->done++;
 		if (measure)
-			sample(run, rte_get_tsc_cycles() - t0);
+			rtp_sample(run, rte_get_tsc_cycles() - t0);
 	}
 	if (measure)
 		phase_end(run);
@@ -697,7 +741,7 @@ stream_phase(struct rtp_run *run, enum ibv_wr_opcode op, bool measure,
 			total_inflight--;
 			s->done++;
 			if (measure)
-				sample(run, rte_get_tsc_cycles() -
+				rtp_sample(run, rte_get_tsc_cycles() -
 				       t_post[(uint32_t)id]);
 		}
 	}
@@ -854,13 +898,148 @@ figures(struct rtp_run *run, const struct rtp_counters *c0,
 	}
 }
 
+/* ---- two processes: the client's half of the exchange ------------------ */
+
+static int
+remote_hello(struct rtp_run *run, int fd)
+{
+	struct rtp_oob_hello h = {
+		.magic = RTP_OOB_MAGIC,
+		.size = run->set.size,
+		.depth = run->set.depth,
+		.qps = run->set.qps,
+		.wait = run->set.wait,
+		.hybrid_us = run->set.hybrid_us,
+		.timeout = run->set.timeout,
+	};
+	struct rtp_oob_reply r;
+	int ret;
+
+	snprintf(h.mode, sizeof(h.mode), "%s", run->mode->name);
+	memcpy(h.ep, run->cli.local, sizeof(h.ep));
+	ret = rtp_oob_send(fd, &h, sizeof(h));
+	if (ret == 0)
+		ret = rtp_oob_recv(fd, &r, sizeof(r), run->set.timeout);
+	if (ret < 0)
+		return run_fail(run, ret, "%s: %s", "exchange with the server");
+	r.msg[sizeof(r.msg) - 1] = '\0';
+	if (r.magic != RTP_OOB_MAGIC)
+		return run_fail(run, -EPROTO, "%s: %s", "server reply");
+	if (r.status < 0) {
+		snprintf(run->err, sizeof(run->err), "server: %.100s", r.msg);
+		return run_fail(run, r.status, "%s: %s", "server");
+	}
+	memcpy(run->cli.remote, r.ep, sizeof(run->cli.remote));
+	return 0;
+}
+
+/* The run is over: the server stops and says what it counted. */
+static int
+remote_done(struct rtp_run *run, int fd, int status)
+{
+	struct rtp_oob_done d = { .magic = RTP_OOB_MAGIC, .status = status };
+	int ret = rtp_oob_send(fd, &d, sizeof(d));
+
+	if (ret == 0)
+		ret = rtp_oob_recv(fd, &d, sizeof(d), run->set.timeout);
+	if (ret == 0 && d.magic != RTP_OOB_MAGIC)
+		ret = -EPROTO;
+	if (ret < 0)
+		return run_fail(run, ret, "%s: %s", "end of run with the server");
+	run->received = d.received;
+	run->srv.cpu_ns = d.cpu_ns;
+	return d.status < 0 ? run_fail(run, d.status, "%s: %s", "server") : 0;
+}
+
+/*
+ * Serve one client (--server): the settings it sends, our QPs back, the
+ * server thread of its mode until it says it is done (or quit is raised).
+ */
+int
+rtp_serve_one(int fd, const volatile bool *quit)
+{
+	struct rtp_oob_reply r = { .magic = RTP_OOB_MAGIC };
+	struct rtp_oob_hello h = { .magic = 0 };
+	struct rtp_oob_done d;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct rtp_run *run = calloc(1, sizeof(*run));
+	const struct rtp_mode *mode = NULL;
+	struct rtp_settings set;
+	pthread_t srv;
+	bool srv_up = false;
+	int ret = run == NULL ? -ENOMEM : 0;
+
+	if (ret == 0)
+		ret = rtp_oob_recv(fd, &h, sizeof(h), 10);
+	if (ret == 0)
+		ret = rtp_oob_hello_check(&h, &mode, &set, r.msg,
+					  sizeof(r.msg));
+	if (ret == 0) {
+		run->mode = mode;
+		run->set = set;
+		ret = side_open(&run->srv, 0, &set, run);
+	}
+	if (ret == 0) {
+		memcpy(run->srv.remote, h.ep, sizeof(run->srv.remote));
+		ret = side_connect(&run->srv, run);
+	}
+	if (ret == 0)
+		ret = rtp_waiter_init(&run->srv.w, &run->srv, set.wait,
+				      set.hybrid_us);
+	if (ret == 0) {
+		srv_ready = false;
+		ret = -pthread_create(&srv, NULL, server_main, run);
+		srv_up = ret == 0;
+		while (srv_up && !__atomic_load_n(&srv_ready, __ATOMIC_ACQUIRE))
+			usleep(100);
+	}
+	if (run != NULL && r.msg[0] == '\0')
+		snprintf(r.msg, sizeof(r.msg), "%s", run->err);
+	r.status = ret;
+	if (srv_up)
+		memcpy(r.ep, run->srv.local, sizeof(r.ep));
+	if (ret != -ECONNRESET && ret != -ETIMEDOUT)
+		rtp_oob_send(fd, &r, sizeof(r));
+	if (srv_up) {
+		while (!*quit && poll(&p, 1, 200) == 0)
+			;
+		if (!*quit)
+			rtp_oob_recv(fd, &d, sizeof(d), set.timeout);
+		run->stop = true;
+		side_flush(&run->srv);
+		pthread_join(srv, NULL);
+		d = (struct rtp_oob_done){
+			.magic = RTP_OOB_MAGIC,
+			.status = run->srv_err,
+			.received = run->received,
+			.cpu_ns = run->srv.cpu_ns,
+		};
+		rtp_oob_send(fd, &d, sizeof(d));
+		ret = run->srv_err;
+	}
+	printf("SERVED %s size %u qps %u received %" PRIu64 " %s%s\n",
+	       mode != NULL ? mode->name : "-", h.size, h.qps,
+	       run != NULL ? run->received : 0,
+	       ret == 0 ? "ok" : "error: ", ret == 0 ? "" :
+	       (r.msg[0] != '\0' ? r.msg : strerror(-ret)));
+	fflush(stdout);
+	if (run != NULL) {
+		side_close(&run->srv);
+		free(run);
+	}
+	close(fd);
+	return ret;
+}
+
 int
 rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 	struct rtp_result *res)
 {
 	struct rtp_run *run;
+	const bool remote = rtp.params.client != NULL;
 	pthread_t srv;
 	bool srv_up = false;
+	int oob = -1;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -872,9 +1051,10 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 		res->error = -ENOTSUP;
 		return -ENOTSUP;
 	}
-	if (rp_dev_count() < 2) {
+	if (rp_dev_count() < (remote ? 1u : 2u)) {
 		snprintf(res->error_msg, sizeof(res->error_msg),
-			 "mode %s needs two devices (two --port)", mode->name);
+			 "mode %s needs two devices (two --port), or --client",
+			 mode->name);
 		res->error = -ENODEV;
 		return -ENODEV;
 	}
@@ -886,27 +1066,49 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 	run->samples = malloc(sizeof(uint64_t) * (set->iters != 0 ?
 		RTE_MIN(set->iters, (uint64_t)RTP_MAX_SAMPLES) : RTP_MAX_SAMPLES));
 	ret = run->samples == NULL ? -ENOMEM : 0;
-	if (ret == 0)
-		ret = side_open(&run->cli, 0, set, run);
-	if (ret == 0)
-		ret = side_open(&run->srv, 1, set, run);
-	if (ret == 0) {
-		memcpy(run->cli.remote, run->srv.local, sizeof(run->cli.remote));
-		memcpy(run->srv.remote, run->cli.local, sizeof(run->srv.remote));
-		ret = side_connect(&run->cli, run);
+	if (ret == 0 && mode->own_resources) {
+		/* both ends are the mode's, driven by its one thread */
+		if (remote)
+			ret = run_fail(run, -ENOTSUP, "%s: %s",
+				       "one process only");
+		rtp_cur = run;
+		if (ret == 0)
+			ret = mode->client(run);
+		phase_end(run);
+		rtp_cur = NULL;
+		srv_up = ret == 0 || run->t_start != 0;
+		run->stop = true;
+		goto done;
 	}
 	if (ret == 0)
+		ret = side_open(&run->cli, 0, set, run);
+	if (ret == 0 && remote) {
+		oob = rtp_oob_connect(rtp.params.client, rtp.params.oob_port,
+				      set->timeout);
+		ret = oob < 0 ? run_fail(run, oob, "%s: %s",
+					 "cannot reach the server") : 0;
+		if (ret == 0)
+			ret = remote_hello(run, oob);
+		srv_up = ret == 0;
+	} else if (ret == 0) {
+		ret = side_open(&run->srv, 1, set, run);
+		memcpy(run->cli.remote, run->srv.local, sizeof(run->cli.remote));
+		memcpy(run->srv.remote, run->cli.local, sizeof(run->srv.remote));
+	}
+	if (ret == 0)
+		ret = side_connect(&run->cli, run);
+	if (ret == 0 && !remote)
 		ret = side_connect(&run->srv, run);
 	if (ret == 0)
 		ret = rtp_waiter_init(&run->cli.w, &run->cli, set->wait,
 				      set->hybrid_us);
-	if (ret == 0)
+	if (ret == 0 && !remote)
 		ret = rtp_waiter_init(&run->srv.w, &run->srv, set->wait,
 				      set->hybrid_us);
 	if (ret < 0 && run->err[0] == '\0')
 		snprintf(run->err, sizeof(run->err), "setup: %s",
 			 strerror(-ret));
-	if (ret == 0) {
+	if (ret == 0 && !remote) {
 		srv_ready = false;
 		ret = -pthread_create(&srv, NULL, server_main, run);
 		srv_up = ret == 0;
@@ -920,13 +1122,18 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 		rtp_cur = NULL;
 	}
 	run->stop = true;
-	if (srv_up) {
+	if (srv_up && remote) {
+		int r = remote_done(run, oob, ret);
+
+		ret = ret != 0 ? ret : r;
+	} else if (srv_up) {
 		side_flush(&run->srv);
 		pthread_join(srv, NULL);
 		if (ret == 0 && run->srv_err < 0)
 			ret = run->srv_err;
 	}
 	side_flush(&run->cli);
+done:
 	if (ret == 0 && run->abort && run->err[0] == '\0')
 		snprintf(run->err, sizeof(run->err), "stopped");
 	if (srv_up && run->t_start != 0)
@@ -936,6 +1143,8 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 	snprintf(res->error_msg, sizeof(res->error_msg), "%s", run->err);
 	side_close(&run->cli);
 	side_close(&run->srv);
+	if (oob >= 0)
+		close(oob);
 	free(run->samples);
 	free(run);
 	return ret;

@@ -7,6 +7,7 @@
 #   wait      every completion mode under two idle policies
 #   bad       bad options and commands: a clear error, a non-zero status
 #   pty       the interactive prompt through a pseudo-terminal
+#   sweep     bench/sweep.py on a tiny grid: CSV rows, plots, summary
 set -uo pipefail
 app=${1:?usage: $0 APP CASE}
 case=${2:?usage: $0 APP CASE}
@@ -41,7 +42,7 @@ for r in rows:
         continue
     assert msgs == want, "%s: %d messages, not %d" % (tag, msgs, want)
     assert int(r["wc_errors"]) == 0, "%s: completion errors" % tag
-    if m.startswith("send"):
+    if m.startswith(("send", "tag")):
         assert int(r["received"]) == msgs, \
             "%s: %s received of %d" % (tag, r["received"], msgs)
     assert float(r["lat_p50_us"]) > 0, "%s: no latency" % tag
@@ -67,18 +68,21 @@ start write_lat
 start write_bw
 start read_lat
 start read_bw
+start tag_eager
+start tag_rndv
 set size 3000
 set qps 2
 start send_bw
 start write_bw
 start read_bw
+start tag_rndv
 quit
 CMD
 	run --csv --out "$tmp/out.csv" --iters 300 --cmdline-file "$tmp/cmds" ||
 		fail "exit status $?"
 	grep -c ',raw_' "$tmp/out.csv" >/dev/null || true
 	grep -q '^raw_pp,' "$tmp/out.csv" || fail "no raw row"
-	[ "$(grep -vc '^raw_\|^mode,' "$tmp/out.csv")" -eq 9 ] || fail "not 9 runs"
+	[ "$(grep -vc '^raw_\|^mode,' "$tmp/out.csv")" -eq 12 ] || fail "not 12 runs"
 	check_csv "$tmp/out.csv" 300
 	;;
 wait)
@@ -132,6 +136,8 @@ bad)
 		--port net_memif1,ip=192.0.2.2/24 --mode send_lat
 	expect 1 "not implement" "${eal[@]}" -- "${ports[@]}" --no-raw \
 		--mode atomic_lat
+	expect 1 "tag modes poll" "${eal[@]}" -- "${ports[@]}" --no-raw \
+		--mode tag_eager --wait event
 	printf 'set iters 50\nfrobnicate\nset size 0\nstart send_lat\n' > "$tmp/cmds"
 	expect 1 "no such command: 'frobnicate'" "${eal[@]}" -- "${ports[@]}" \
 		--no-raw --cmdline-file "$tmp/cmds"
@@ -185,6 +191,41 @@ _, st = os.waitpid(pid, 0)
 assert os.WEXITSTATUS(st) == 0, "exit status %d" % os.WEXITSTATUS(st)
 print("ok: prompt, completion, set, show, start, help, quit")
 PY
+	;;
+sweep)
+	sweep=$(dirname "$0")/../../bench/sweep.py
+	timeout 240 "$sweep" --app "$app" --out "$tmp/sw" --sizes 64 \
+		--loads 5000,0 --waits poll,event --idles yield --duration 0.2 \
+		> "$tmp/summary" || fail "sweep.py exit status $?"
+	cat "$tmp/summary"
+	python3 - "$tmp/sw" <<'PY' || exit 1
+import csv, os, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/sweep.csv")))
+raw = [r for r in rows if r["mode"].startswith("raw")]
+runs = [r for r in rows if not r["mode"].startswith("raw")]
+assert {r["mode"] for r in raw} == {"raw_pp", "raw_stream"}, "raw rows"
+grid = sorted((r["wait"], r["idle"], r["rate"]) for r in runs)
+want = sorted((w, "yield", l) for w in ("poll", "event") for l in ("5000", "0"))
+assert [g[:2] for g in grid] == [w[:2] for w in want], "grid %s" % grid
+for r in runs:
+    assert r["status"] == "ok" and int(r["wc_errors"]) == 0, r
+    msgs = int(r["msgs"])
+    assert msgs > 0 and int(r["bytes"]) == msgs * 64, "counts %s" % r
+    assert int(r["received"]) == msgs, "received %s" % r
+    if r["rate"] != "0":
+        # paced: it cannot beat its offered load (1% for rounding)
+        assert float(r["msg_rate"]) <= float(r["rate"]) * 1.01, r
+for p in ("latency", "cpu", "crossover"):
+    png = open("%s/%s-64.png" % (d, p), "rb").read()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n", "%s png" % p
+    svg = open("%s/%s-64.svg" % (d, p)).read()
+    assert "<svg" in svg, "%s svg" % p
+    print("ok plot %s: png %d bytes, svg %d bytes" % (p, len(png), len(svg)))
+s = open(d + "/summary.txt").read()
+assert "crossover, idle yield" in s and "raw one-way" in s, s
+PY
+	grep -q "^crossover, idle yield" "$tmp/summary" || fail "no summary"
 	;;
 *)
 	fail "unknown case $case"

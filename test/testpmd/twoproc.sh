@@ -1,0 +1,207 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# twoproc.sh APP CASE: rocepmd-testpmd as two processes on the two test hosts
+# (network namespaces, test/verbs/lib.sh), the ends meeting over TCP.
+#   twoproc   --server in B, --client in A: send/write/read, lat and bw;
+#             the figures checked for consistency, the server's counts
+#             against the client's; a bad exchange refused by the server,
+#             which then serves the next client; no server: a clear error
+#   perftest  the same patterns with perftest (ib_send_lat -e with
+#             events, ib_write_bw polled) between the same hosts: message counts and bytes
+#             equal; latency medians within a factor of 5, message rates
+#             within 10 (a short streaming run is the noisiest figure:
+#             4x between two runs seen here).  Noise on the shared
+#             two-CPU machine stays well inside; a real disagreement (a
+#             unit, a halving, a lost message) does not.  Not a timed test.
+app=${1:?usage: $0 APP CASE}
+case=${2:?usage: $0 APP CASE}
+# shellcheck source=../verbs/lib.sh
+. "$RP_SRC_ROOT/test/verbs/lib.sh"
+
+rv_need_env
+rv_need_root
+rv_need_prog nft nftables
+port=18530
+iters=2000
+
+rv_topology "tp$case"
+srv_log=$rv_tmp/server.out
+
+# The testpmd server in B, until the EXIT trap stops it (SIGTERM).
+server_start() {
+	ip netns exec "$RP_NS_B" timeout -k 10 "$RV_TIMEOUT" "$app" -- \
+		--config "$RV_CFG_B" --server --oob-port "$port" \
+		>"$srv_log" 2>"$rv_tmp/server.err" &
+	rv_last_pid=$!
+	rv_pids+=("$rv_last_pid")
+	rv_wait_listen "$RP_NS_B" "$port" "$rv_last_pid" server
+}
+
+# client OUT ARGS...: the testpmd client in A, CSV in OUT.
+client() {
+	local out=$1
+
+	shift
+	ip netns exec "$RP_NS_A" timeout -k 10 "$RV_TIMEOUT" "$app" -- \
+		--config "$RV_CFG_A" --client "$RV_IP_B" --oob-port "$port" \
+		--csv --out "$out" "$@"
+}
+
+# Consistency of every row: counts, bytes, rates and latencies agree.
+check_rows() {
+	python3 - "$1" "$2" "$srv_log" <<'PY' || exit 1
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+n = int(sys.argv[2])
+served = re.findall(r"^SERVED (\S+) size \d+ qps \d+ received (\d+) ok$",
+                    open(sys.argv[3]).read(), re.M)
+assert len(rows) == 6, "%d rows, not 6" % len(rows)
+assert [s[0] for s in served] == [r["mode"] for r in rows], \
+    "server served %s" % served
+for r, s in zip(rows, served):
+    m, lat = r["mode"], r["mode"].endswith("_lat")
+    assert r["status"] == "ok", "%s: %s" % (m, r["status"])
+    msgs, size = int(r["msgs"]), int(r["size"])
+    assert msgs == n, "%s: %d messages, not %d" % (m, msgs, n)
+    assert int(r["bytes"]) == msgs * size, "%s: bytes != msgs x size" % m
+    assert int(r["wc_errors"]) == 0, "%s: completion errors" % m
+    if m.startswith(("send", "write_lat")):
+        # the server's own count (50 warm-up messages included)
+        assert int(s[1]) == msgs + 50, \
+            "%s: server received %s" % (m, s[1])
+        assert int(r["received"]) == msgs, "%s: received %s" % (m, r["received"])
+    secs, rate = float(r["seconds"]), float(r["msg_rate"])
+    assert abs(rate * secs - msgs) <= 0.01 * msgs, "%s: rate x time != msgs" % m
+    gbps = msgs * size * 8 / secs / 1e9
+    assert abs(float(r["gbps"]) - gbps) <= 0.01 * gbps + 1e-4, "%s: Gbit/s" % m
+    q = [float(r[k]) for k in ("lat_min_us", "lat_p50_us", "lat_p99_us",
+                               "lat_p999_us", "lat_max_us")]
+    assert 0 < q[0] and q == sorted(q), "%s: quantiles %s" % (m, q)
+    if lat:
+        # one message at a time: none faster than the fastest round trip
+        rt = q[0] * (2 if m != "read_lat" else 1)
+        assert rate * rt / 1e6 <= 1.02, "%s: %g msg/s beats min %g us" % (m, rate, rt)
+    print("ok %-9s msgs %d p50 %s us rate %.0f/s" % (m, msgs, r["lat_p50_us"], rate))
+PY
+}
+
+case $case in
+twoproc)
+	server_start
+	{
+		echo "set iters $iters"
+		echo "set warmup 50"
+		echo "set depth 16"
+		# events: two polling threads beside two engine lcores on two
+		# CPUs can starve an engine past the retry budget (see perftest)
+		echo "set wait event"
+		for m in send_lat send_bw write_lat write_bw read_lat read_bw; do
+			echo "start $m"
+		done
+	} >"$rv_tmp/cmds"
+	client "$rv_tmp/out.csv" --cmdline-file "$rv_tmp/cmds" ||
+		{ rv_show server; rv_fail "client: exit status $?"; }
+	check_rows "$rv_tmp/out.csv" "$iters"
+	# A hello out of range (qps 1000) is refused with a reason; a hello
+	# that is not ours (bad magic) too; the server then serves on.
+	ip netns exec "$RP_NS_A" python3 - "$RV_IP_B" "$port" <<'PY' ||
+import socket, struct, sys
+def hello(magic, qps):
+    h = struct.pack("<I32s5Id", magic, b"send_lat", 64, 16, qps, 0, 20, 10.0)
+    return h + bytes(64 * 40)
+for magic, qps, want in ((0x31505452, 1000, b"out of range"),
+                         (0xdeadbeef, 1, b"bad magic")):
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=20)
+    s.sendall(hello(magic, qps))
+    r = b""
+    while len(r) < 136:
+        d = s.recv(136 - len(r))
+        assert d, "connection closed without a reply"
+        r += d
+    m, st = struct.unpack("<Ii", r[:8])
+    assert st < 0 and want in r[8:136], "reply %d %r" % (st, r[8:136])
+    print("ok: refused (%d): %s" % (st, r[8:136].split(b"\0")[0].decode()))
+PY
+		rv_fail "bad hellos"
+	grep -q "^SERVED send_lat .* error: settings out of range" "$srv_log" ||
+		rv_fail "server did not log the refusal"
+	client "$rv_tmp/again.csv" --mode send_lat --iters 200 --wait event ||
+		rv_fail "no run after the bad hellos"
+	grep -q '"ok"$' "$rv_tmp/again.csv" || rv_fail "run after bad hellos"
+	rv_stop_pids
+	# no server: a clear error, a non-zero status, within the timeout
+	client "$rv_tmp/none.csv" --mode send_lat --timeout 1 \
+		2>"$rv_tmp/none.err" && rv_fail "client without server exit 0"
+	grep -q "cannot reach the server" "$rv_tmp/none.err" ||
+		rv_fail "no clear error: $(cat "$rv_tmp/none.err")"
+	rv_log "ok: no server: $(tail -1 "$rv_tmp/none.err")"
+	;;
+perftest)
+	rv_need_prog ib_send_lat perftest
+	server_start
+	{
+		echo "set iters $iters"
+		echo "set warmup 50"
+		echo "set depth 16"
+		echo "set wait event"
+		echo "start send_lat"
+		echo "set wait poll"
+		echo "start write_bw"
+	} >"$rv_tmp/cmds"
+	client "$rv_tmp/tp.csv" --cmdline-file "$rv_tmp/cmds" ||
+		rv_fail "client: exit status $?"
+	rv_stop_pids
+	# At most one spinning thread per run, in both programs: a polled
+	# ping-pong is two threads busy-polling beside two engine lcores on
+	# two CPUs, which on a loaded machine starves an engine past the
+	# retry budget (ib_send_lat itself then fails with RETRY_EXC_ERR).
+	# So SEND latency with completion events (-e), WRITE streaming polled
+	# by the client alone (the server's CPU takes no part); ib_write_lat
+	# has no events (it polls memory) and is left out.
+	pf=(-d rocepmd0 -x 0 -s 64 -n "$iters" -F -p $((port + 1)))
+	rv_pair $((port + 1)) ib_send_lat "${pf[@]}" -e
+	cp "$rv_tmp/client.out" "$rv_tmp/send_lat.pf"
+	rv_pair $((port + 1)) ib_write_bw "${pf[@]}" -t 16
+	cp "$rv_tmp/client.out" "$rv_tmp/write_bw.pf"
+	python3 - "$rv_tmp" "$iters" <<'PY' || exit 1
+import csv, sys
+d, n = sys.argv[1], int(sys.argv[2])
+tp = {r["mode"]: r for r in csv.DictReader(open(d + "/tp.csv"))}
+def pf_line(name):
+    # the result line: "#bytes #iterations ..." with our size and count
+    for l in open("%s/%s.pf" % (d, name)):
+        f = l.split()
+        if len(f) > 4 and f[0] == "64" and f[1] == str(n):
+            return [float(x) for x in f]
+    sys.exit("FAIL: %s printed no result line for 64 x %d" % (name, n))
+def close(what, a, b, factor):
+    assert a > 0 and b > 0, "%s: %g vs %g" % (what, a, b)
+    r = max(a, b) / min(a, b)
+    assert r <= factor, "%s: testpmd %g, perftest %g: %.1fx apart" % (what, a, b, r)
+    print("ok %s: testpmd %g, perftest %g (%.2fx, within %gx)" % (what, a, b, r, factor))
+for m in ("send_lat", "write_bw"):
+    r = tp[m]
+    assert r["status"] == "ok", m
+    assert int(r["msgs"]) == n and int(r["bytes"]) == 64 * n, "%s: counts" % m
+# ib_*_lat: bytes iters t_min t_max t_typical(median) t_avg ...
+for m in ("send_lat",):
+    l = pf_line(m)
+    assert int(l[1]) == int(tp[m]["msgs"]), "%s: message counts" % m
+    assert int(l[0]) * int(l[1]) == int(tp[m]["bytes"]), "%s: bytes" % m
+    close(m + " median us", float(tp[m]["lat_p50_us"]), l[4], 5.0)
+# ib_write_bw: bytes iters BW_peak BW_avg(MB/s) MsgRate(Mpps)
+l = pf_line("write_bw")
+assert int(l[1]) == int(tp["write_bw"]["msgs"]), "write_bw: message counts"
+assert int(l[0]) * int(l[1]) == int(tp["write_bw"]["bytes"]), "write_bw: bytes"
+if l[4] == 0:
+    print("perftest could not fit its clock (r^2): write_bw rate not compared")
+else:
+    close("write_bw msg/s", float(tp["write_bw"]["msg_rate"]), l[4] * 1e6, 10.0)
+PY
+	;;
+*)
+	rv_fail "unknown case $case"
+	;;
+esac
+rv_log "PASS: $case"
