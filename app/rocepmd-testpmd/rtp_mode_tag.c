@@ -200,6 +200,22 @@ tag_recv(struct tag_side *s, uint32_t w, size_t off, size_t len)
 }
 
 /* ADD tag `tag` for slot w (unsignaled: only the data completes). */
+/* One list operation; ENOMEM (max_ops outstanding) is waited out: the
+ * engine retires operations quickly. */
+static int
+tag_post_op(struct tag_run *t, struct ibv_srq *srq, struct ibv_ops_wr *op)
+{
+	uint64_t end = rte_get_tsc_cycles() +
+		(uint64_t)(t->run->set.timeout * (double)rte_get_tsc_hz());
+	struct ibv_ops_wr *bad;
+	int ret;
+
+	while ((ret = ibv_post_srq_ops(srq, op, &bad)) == ENOMEM &&
+	       rte_get_tsc_cycles() < end && !t->run->abort)
+		;
+	return -ret;
+}
+
 static int
 tag_add(struct tag_run *t, uint32_t w, uint64_t tag, size_t len)
 {
@@ -220,16 +236,8 @@ tag_add(struct tag_run *t, uint32_t w, uint64_t tag, size_t len)
 			.mask = UINT64_MAX,
 		},
 	};
-	struct ibv_ops_wr *bad;
-	uint64_t end = rte_get_tsc_cycles() +
-		(uint64_t)(t->run->set.timeout * (double)rte_get_tsc_hz());
-	int ret;
 
-	/* ENOMEM: max_ops outstanding; the engine retires them quickly. */
-	while ((ret = ibv_post_srq_ops(s->srq, &op, &bad)) == ENOMEM &&
-	       rte_get_tsc_cycles() < end && !t->run->abort)
-		;
-	return -ret;
+	return tag_post_op(t, s->srq, &op);
 }
 
 /* Message w of the sender: headers, a pattern naming w at both ends. */
@@ -284,7 +292,6 @@ tag_setup(struct tag_run *t)
 		.opcode = IBV_WR_TAG_SYNC,
 		.flags = IBV_OPS_SIGNALED | IBV_OPS_TM_SYNC,
 	};
-	struct ibv_ops_wr *bad;
 	struct ibv_wc wc;
 	uint64_t end;
 	int ret = 0;
@@ -299,7 +306,7 @@ tag_setup(struct tag_run *t)
 			ret = tag_recv(&t->snd, w, FIN_OFF(&t->snd), 32);
 	}
 	if (ret == 0)
-		ret = -ibv_post_srq_ops(t->rcv.srq, &op, &bad);
+		ret = tag_post_op(t, t->rcv.srq, &op);
 	if (ret < 0)
 		return ret;
 	end = rte_get_tsc_cycles() +
