@@ -76,6 +76,12 @@ static_assert(sizeof(struct rp_sge) == 16, "rp_sge");
  * Send WQE.  `opcode` takes enum ibv_wr_opcode values.  It is followed by
  * num_sge struct rp_sge, or by `length` bytes of inline data when
  * RP_WQE_INLINE is set.
+ *
+ * IBV_WR_SEND_WITH_INV and IBV_WR_LOCAL_INV: imm_data is the rkey to
+ * invalidate, in host order.  IBV_WR_BIND_MW (no SGE): rkey is the
+ * window's new rkey (its index bits name the window), imm_data the lkey of
+ * the MR it is bound to, remote_addr and compare_add the range (address,
+ * length), swap the window's IBV_ACCESS_* flags.
  */
 struct rp_send_wqe {
 	uint64_t wr_id;
@@ -209,6 +215,9 @@ enum rp_ctrl_op {
 	RP_CTRL_SRQ_MODIFY,
 	RP_CTRL_SRQ_QUERY,
 	RP_CTRL_SRQ_DESTROY,
+	RP_CTRL_MR_REREG,
+	RP_CTRL_MW_ALLOC,
+	RP_CTRL_MW_DEALLOC,
 	RP_CTRL_OP_MAX,
 };
 
@@ -222,8 +231,18 @@ struct rp_ctrl_mr {
 	uint64_t addr;			/* where the application's buffer is */
 	uint64_t length;
 	uint64_t iova;			/* what remote and local keys address */
-	uint32_t lkey;			/* out; in for DEREG */
+	uint32_t lkey;			/* out; in for DEREG and REREG */
 	uint32_t rkey;			/* out */
+	uint32_t flags;			/* REREG: IBV_REREG_MR_CHANGE_* */
+	uint32_t rsvd;
+};
+
+/* A memory window (ibv_alloc_mw): a key of the MR table, bound later. */
+struct rp_ctrl_mw {
+	uint32_t pdn;
+	uint32_t type;			/* IBV_MW_TYPE_1 or IBV_MW_TYPE_2 */
+	uint32_t rkey;			/* out; in for DEALLOC */
+	uint32_t rsvd;
 };
 
 struct rp_ctrl_cq {
@@ -431,6 +450,7 @@ struct rp_ctrl_slot {
 		struct rp_ctrl_chan chan;
 		struct rp_ctrl_async async;
 		struct rp_ctrl_srq srq;
+		struct rp_ctrl_mw mw;
 		uint8_t raw[176];
 	} u;
 };
