@@ -151,7 +151,7 @@ rp_mr_rereg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
 	uint64_t addr, length, iova;
 	int ret;
 
-	if (m == NULL || mr->flags == 0 ||
+	if (m == NULL ||
 	    (mr->flags & ~(uint32_t)(IBV_REREG_MR_CHANGE_TRANSLATION |
 				     IBV_REREG_MR_CHANGE_PD |
 				     IBV_REREG_MR_CHANGE_ACCESS)) != 0)
