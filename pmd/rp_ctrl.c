@@ -42,6 +42,7 @@ RP_CTRL_ADAPT(rp_mr_dereg, mr)
 RP_CTRL_ADAPT(rp_mr_rereg, mr)
 RP_CTRL_ADAPT(rp_mw_alloc, mw)
 RP_CTRL_ADAPT(rp_mw_dealloc, mw)
+RP_CTRL_ADAPT(rp_cq_resize, cq)
 RP_CTRL_ADAPT(rp_cq_create, cq)
 RP_CTRL_ADAPT(rp_cq_destroy, cq)
 RP_CTRL_ADAPT(rp_qp_create, qp_create)
@@ -93,6 +94,7 @@ static const rp_ctrl_fn rp_ctrl_ops[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_MR_REREG] = ctrl_rp_mr_rereg,
 	[RP_CTRL_MW_ALLOC] = ctrl_rp_mw_alloc,
 	[RP_CTRL_MW_DEALLOC] = ctrl_rp_mw_dealloc,
+	[RP_CTRL_CQ_RESIZE] = ctrl_rp_cq_resize,
 };
 
 int

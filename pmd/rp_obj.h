@@ -561,6 +561,7 @@ int rp_key_invalidate(struct rp_qp *qp, uint32_t rkey);
 /* ---- rp_cq.c */
 int rp_cq_create(struct rp_dev *dev, struct rp_ctrl_cq *cq);
 int rp_cq_destroy(struct rp_dev *dev, struct rp_ctrl_cq *cq);
+int rp_cq_resize(struct rp_dev *dev, struct rp_ctrl_cq *cq);
 struct rp_cq *rp_cq_get(struct rp_dev *dev, uint32_t cqn);
 int rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe);
 int rp_chan_create(struct rp_dev *dev, struct rp_ctrl_chan *ch);

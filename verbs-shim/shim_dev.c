@@ -49,6 +49,7 @@ static const char *const shim_ctrl_op_name[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_MR_REREG] = "MR_REREG",
 	[RP_CTRL_MW_ALLOC] = "MW_ALLOC",
 	[RP_CTRL_MW_DEALLOC] = "MW_DEALLOC",
+	[RP_CTRL_CQ_RESIZE] = "CQ_RESIZE",
 };
 
 /*

@@ -534,14 +534,6 @@ shim_dummy_ops_set(struct verbs_context *vctx)
 
 /* ------------------------------------------------------ exported stubs */
 
-SHIM_EXPORT int
-ibv_resize_cq(struct ibv_cq *cq, int cqe)
-{
-	RTE_SET_USED(cq);
-	RTE_SET_USED(cqe);
-	return EOPNOTSUPP;
-}
-
 SHIM_EXPORT struct ibv_mr *
 ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 		  uint64_t iova, int fd, int access)

@@ -218,6 +218,7 @@ enum rp_ctrl_op {
 	RP_CTRL_MR_REREG,
 	RP_CTRL_MW_ALLOC,
 	RP_CTRL_MW_DEALLOC,
+	RP_CTRL_CQ_RESIZE,
 	RP_CTRL_OP_MAX,
 };
 
@@ -245,6 +246,7 @@ struct rp_ctrl_mw {
 	uint32_t rsvd;
 };
 
+/* CQ_RESIZE: cqn and cqe in, a new ring out (size, off). */
 struct rp_ctrl_cq {
 	uint32_t cqe;			/* in: requested entries */
 	int32_t chan;			/* in: channel number or -1 */
