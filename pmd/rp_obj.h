@@ -290,6 +290,7 @@ struct rp_qp {
 	uint8_t max_rd_atomic;
 	uint8_t max_dest_rd_atomic;
 	uint8_t sq_draining;
+	uint8_t en_sqd_async_notify;	/* as the last move to SQD set it */
 	struct rp_av av;		/* hop_limit: what is sent */
 	struct rp_pkt_addr addr;	/* L2-L4 of outgoing packets (RC, UC) */
 	bool addr_ok;			/* addr.dmac resolved (rp_xmit_ready) */

@@ -647,6 +647,7 @@ rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 		qp->sq_draining = 1;
 		qp->sqd_notify = (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY) &&
 			a->en_sqd_async_notify;
+		qp->en_sqd_async_notify = qp->sqd_notify;	/* for query */
 		qp->state = next;
 		rp_qp_sqd_check(qp);	/* nothing outstanding: drained now */
 		return 0;
@@ -687,6 +688,7 @@ rp_qp_query(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	a->max_rd_atomic = qp->max_rd_atomic;
 	a->max_dest_rd_atomic = qp->max_dest_rd_atomic;
 	a->sq_draining = qp->sq_draining;
+	a->en_sqd_async_notify = qp->en_sqd_async_notify;
 	a->av = qp->av;
 	a->cap = qp->caps;
 	return 0;

@@ -157,6 +157,7 @@ void rt_ep_destroy(struct rt_ep *ep);
 uint8_t rt_rd_atom(const struct rt_dev *d);
 void rt_ah_attr(struct ibv_ah_attr *ah, const union ibv_gid *dgid);
 int rt_modify(struct rt_ep *ep, struct ibv_qp_attr *a, int mask);
+void rt_ud_up(struct rt_ep *ep);
 void rt_rc_init(struct rt_ep *ep, int access);
 void rt_rc_rtr(struct rt_ep *ep, const struct rt_ep *peer,
 	       const struct rt_rc_opts *o);
