@@ -542,7 +542,7 @@ shim_query_device_ex(struct ibv_context *ibctx,
 	full.odp_caps.general_caps = IBV_ODP_SUPPORT;
 	full.odp_caps.per_transport_caps.rc_odp_caps = IBV_ODP_SUPPORT_SEND |
 		IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_WRITE |
-		IBV_ODP_SUPPORT_READ |
+		IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_SRQ_RECV |
 		(full.orig_attr.atomic_cap != IBV_ATOMIC_NONE ?
 		 IBV_ODP_SUPPORT_ATOMIC : 0);
 	full.odp_caps.per_transport_caps.uc_odp_caps = IBV_ODP_SUPPORT_SEND |

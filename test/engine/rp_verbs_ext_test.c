@@ -70,7 +70,8 @@ rt_case_dev_ids(void)
 	RT_CHECK(!(ax.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT),
 		 "implicit ODP advertised");
 	rc = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
-		IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ;
+		IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
+		IBV_ODP_SUPPORT_SRQ_RECV;
 	RT_CHECK((ax.odp_caps.per_transport_caps.rc_odp_caps & rc) == rc,
 		 "rc_odp_caps 0x%x", ax.odp_caps.per_transport_caps.rc_odp_caps);
 	rc = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV;
