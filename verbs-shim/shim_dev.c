@@ -417,6 +417,7 @@ shim_ops_set(struct verbs_context *vctx)
 	ops->bind_mw = shim_bind_mw;
 
 	vctx->query_port = shim_query_port;
+	vctx->advise_mr = shim_advise_mr;
 	vctx->query_device_ex = shim_query_device_ex;
 	vctx->create_qp_ex = shim_create_qp_ex;
 	vctx->create_cq_ex = shim_create_cq_ex;

@@ -203,6 +203,26 @@ ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr,
 	return 0;
 }
 
+/*
+ * vctx->advise_mr, behind ibv_advise_mr(): prefetching an ODP range has
+ * nothing to do, since the engine reads the application's memory through
+ * its own mapping and no page is ever missing from a device's table.  The
+ * advice is checked and accepted (ibv_advise_mr(3): a hint).
+ */
+int
+shim_advise_mr(struct ibv_pd *ibpd, enum ibv_advise_mr_advice advice,
+	       uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sges)
+{
+	RTE_SET_USED(ibpd);
+	if ((advice != IBV_ADVISE_MR_ADVICE_PREFETCH &&
+	     advice != IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
+	     advice != IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT) ||
+	    (flags & ~(uint32_t)IBV_ADVISE_MR_FLAG_FLUSH) != 0 ||
+	    sg_list == NULL || num_sges == 0)
+		return EINVAL;
+	return 0;
+}
+
 /* ------------------------------------------------------ memory windows */
 
 /* context->ops.alloc_mw, behind ibv_alloc_mw(). */

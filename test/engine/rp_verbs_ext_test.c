@@ -115,6 +115,18 @@ rt_case_dev_ids(void)
 			     IBV_WC_RDMA_READ);
 		rt_check_data(src.p, dst.p, 4000, "READ from an ODP MR");
 	}
+	rt_step("ibv_advise_mr PREFETCH_WRITE of an ODP range: accepted");
+	{
+		struct ibv_sge s = rt_sge(&dst, 0, 8192);
+
+		ret = ibv_advise_mr(d1.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+				    IBV_ADVISE_MR_FLAG_FLUSH, &s, 1);
+		RT_CHECK(ret == 0, "ibv_advise_mr: %s", strerror(ret));
+		ret = ibv_advise_mr(d1.pd, (enum ibv_advise_mr_advice)77, 0,
+				    &s, 1);
+		RT_CHECK(ret == EINVAL, "ibv_advise_mr(bad advice): %s",
+			 strerror(ret));
+	}
 	rt_ep_destroy(&a);
 	rt_ep_destroy(&b);
 	rt_buf_free(&src);
