@@ -69,15 +69,14 @@ mr_check(const struct rp_dev *dev, uint32_t pdn, uint32_t access,
 	return 0;
 }
 
-int
-rp_mr_reg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
+/*
+ * A free entry of the key table (MRs and windows), with a new key: the
+ * slot's index, and a generation that changes at every use of the slot.
+ * The PD is referenced; the caller fills the rest.
+ */
+struct rp_mr *
+rp_key_alloc(struct rp_dev *dev, uint8_t kind, uint32_t pdn)
 {
-	int ret;
-
-	ret = mr_check(dev, mr->pdn, mr->access, mr->addr, mr->length,
-		       mr->iova);
-	if (ret < 0)
-		return ret;
 	for (uint32_t i = 1; i < RP_MAX_MR; i++) {
 		struct rp_mr *m = &dev->mr[i];
 
@@ -86,19 +85,35 @@ rp_mr_reg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
 		dev->mr_gen[i]++;
 		memset(m, 0, sizeof(*m));
 		m->key = i << 8 | dev->mr_gen[i];
-		m->kind = RP_KEY_MR;
-		m->pdn = mr->pdn;
-		m->access = mr->access;
-		m->addr = (uint8_t *)(uintptr_t)mr->addr;
-		m->iova = mr->iova;
-		m->length = mr->length;
+		m->kind = kind;
+		m->pdn = pdn;
 		m->valid = true;
-		dev->pd_refs[mr->pdn]++;
-		mr->lkey = m->key;
-		mr->rkey = m->key;
-		return 0;
+		dev->pd_refs[pdn]++;
+		return m;
 	}
-	return -ENOMEM;
+	return NULL;
+}
+
+int
+rp_mr_reg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
+{
+	struct rp_mr *m;
+	int ret;
+
+	ret = mr_check(dev, mr->pdn, mr->access, mr->addr, mr->length,
+		       mr->iova);
+	if (ret < 0)
+		return ret;
+	m = rp_key_alloc(dev, RP_KEY_MR, mr->pdn);
+	if (m == NULL)
+		return -ENOMEM;
+	m->access = mr->access;
+	m->addr = (uint8_t *)(uintptr_t)mr->addr;
+	m->iova = mr->iova;
+	m->length = mr->length;
+	mr->lkey = m->key;
+	mr->rkey = m->key;
+	return 0;
 }
 
 /* The valid entry of the key table `key` names (MR or window), or NULL. */

@@ -13,7 +13,6 @@
  */
 
 #include <errno.h>
-#include <string.h>
 
 #include <infiniband/verbs.h>
 
@@ -25,26 +24,18 @@
 int
 rp_mw_alloc(struct rp_dev *dev, struct rp_ctrl_mw *mw)
 {
+	struct rp_mr *m;
+
 	if (mw->pdn >= RP_MAX_PD || !dev->pd_used[mw->pdn])
 		return -EINVAL;
 	if (mw->type != IBV_MW_TYPE_1 && mw->type != IBV_MW_TYPE_2)
 		return -EINVAL;
-	for (uint32_t i = 1; i < RP_MAX_MR; i++) {
-		struct rp_mr *m = &dev->mr[i];
-
-		if (m->valid)
-			continue;
-		dev->mr_gen[i]++;
-		memset(m, 0, sizeof(*m));
-		m->key = i << 8 | dev->mr_gen[i];
-		m->kind = mw->type == IBV_MW_TYPE_1 ? RP_KEY_MW1 : RP_KEY_MW2;
-		m->pdn = mw->pdn;
-		m->valid = true;
-		dev->pd_refs[mw->pdn]++;
-		mw->rkey = m->key;
-		return 0;
-	}
-	return -ENOMEM;
+	m = rp_key_alloc(dev, mw->type == IBV_MW_TYPE_1 ? RP_KEY_MW1 :
+			 RP_KEY_MW2, mw->pdn);
+	if (m == NULL)
+		return -ENOMEM;
+	mw->rkey = m->key;
+	return 0;
 }
 
 /* Unbind a window: its MR may be deregistered again. */

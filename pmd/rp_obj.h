@@ -550,6 +550,7 @@ int rp_sge_check(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 		 uint32_t nsge, uint32_t access, uint64_t *total);
 int rp_mr_rereg(struct rp_dev *dev, struct rp_ctrl_mr *mr);
 struct rp_mr *rp_key_entry(struct rp_dev *dev, uint32_t key);
+struct rp_mr *rp_key_alloc(struct rp_dev *dev, uint8_t kind, uint32_t pdn);
 
 /* ---- rp_mw.c */
 int rp_mw_alloc(struct rp_dev *dev, struct rp_ctrl_mw *mw);

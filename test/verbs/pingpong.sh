@@ -16,16 +16,7 @@ prog=${1:?usage: pingpong.sh PROG SIZE poll|event [ARG...]}
 size=${2:?usage: pingpong.sh PROG SIZE poll|event [ARG...]}
 mode=${3:?usage: pingpong.sh PROG SIZE poll|event [ARG...]}
 shift 3
-# Polling: every round trip waits for a scheduler slice (rc_pingpong.sh).
-if [ "$mode" = poll ]; then
-	iters=${RV_ITERS:-3000}
-else
-	iters=${RV_ITERS:-10000}
-fi
-case $mode in
-poll|event) ;;
-*) rv_fail "MODE must be poll or event, not '$mode'" ;;
-esac
+iters=$(rv_pp_iters "$mode") || exit 1
 
 rv_need_env
 rv_need_root
