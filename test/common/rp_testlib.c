@@ -532,7 +532,11 @@ rt_try_send(struct rt_ep *ep, uint64_t wr_id, enum ibv_wr_opcode op,
 	wr.sg_list = sg;
 	wr.num_sge = nsge;
 	wr.send_flags = flags;
-	wr.imm_data = htobe32(imm);
+	/* The same word: immediate data, or the rkey to invalidate. */
+	if (op == IBV_WR_SEND_WITH_INV || op == IBV_WR_LOCAL_INV)
+		wr.invalidate_rkey = imm;
+	else
+		wr.imm_data = htobe32(imm);
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
 	ret = ibv_post_send(ep->qp, &wr, &bad);

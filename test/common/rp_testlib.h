@@ -169,6 +169,7 @@ void rt_rc_pair(struct rt_ep *a, struct rt_dev *da, struct rt_ep *b,
 
 /* ---------------------------------------------------------- work requests */
 
+/* imm: immediate data, or for SEND_WITH_INV and LOCAL_INV the rkey. */
 int rt_try_send(struct rt_ep *ep, uint64_t wr_id, enum ibv_wr_opcode op,
 		struct ibv_sge *sg, int nsge, unsigned int flags, uint32_t imm,
 		uint64_t raddr, uint32_t rkey);

@@ -222,16 +222,8 @@ mw_bind2(struct mw_env *e, struct ibv_mw *mw, uint32_t rkey,
 static void
 mw_local_inv(struct rt_ep *ep, uint32_t rkey, enum ibv_wc_status st)
 {
-	struct ibv_send_wr wr, *bad = NULL;
-	int ret;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 42;
-	wr.opcode = IBV_WR_LOCAL_INV;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.invalidate_rkey = rkey;
-	ret = ibv_post_send(ep->qp, &wr, &bad);
-	RT_CHECK(ret == 0, "ibv_post_send(LOCAL_INV): %s", strerror(ret));
+	rt_post_send(ep, 42, IBV_WR_LOCAL_INV, NULL, 0, IBV_SEND_SIGNALED, rkey,
+		     0, 0);
 	rt_expect_wc(ep->scq, "LOCAL_INV", 42, st,
 		     st == IBV_WC_SUCCESS ? IBV_WC_LOCAL_INV : -1);
 }
@@ -480,24 +472,6 @@ rt_case_mw_wr_api(void)
 	mw_close(&e);
 }
 
-static void
-mw_send_inv(struct rt_ep *ep, uint64_t wr_id, struct ibv_sge *s,
-	    uint32_t rkey)
-{
-	struct ibv_send_wr wr, *bad = NULL;
-	int ret;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.opcode = IBV_WR_SEND_WITH_INV;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.sg_list = s;
-	wr.num_sge = 1;
-	wr.invalidate_rkey = rkey;
-	ret = ibv_post_send(ep->qp, &wr, &bad);
-	RT_CHECK(ret == 0, "ibv_post_send(SEND_WITH_INV): %s", strerror(ret));
-}
-
 /* SEND with Invalidate: the responder's key goes, its CQE says which. */
 static void
 rt_case_send_inv(void)
@@ -521,7 +495,8 @@ rt_case_send_inv(void)
 	rt_post_recv(&e.b, 60, &s, 1);
 	rt_fill_random(e.src.p, 100);
 	s = rt_sge(&e.src, 0, 100);
-	mw_send_inv(&e.a, 61, &s, k);
+	rt_post_send(&e.a, 61, IBV_WR_SEND_WITH_INV, &s, 1, IBV_SEND_SIGNALED,
+		     k, 0, 0);
 	rt_expect_wc(e.a.scq, "SEND_WITH_INV", 61, IBV_WC_SUCCESS,
 		     IBV_WC_SEND);
 	wc = rt_expect_wc(e.b.rcq, "receive of SEND_WITH_INV", 60,
@@ -542,7 +517,8 @@ rt_case_send_inv(void)
 	s = rt_sge(&rbuf, 0, 4096);
 	rt_post_recv(&e.b, 62, &s, 1);
 	s = rt_sge(&e.src, 0, 8);
-	mw_send_inv(&e.a, 63, &s, e.tgt.mr->rkey);
+	rt_post_send(&e.a, 63, IBV_WR_SEND_WITH_INV, &s, 1, IBV_SEND_SIGNALED,
+		     e.tgt.mr->rkey, 0, 0);
 	rt_expect_wc(e.a.scq, "SEND_WITH_INV of an MR", 63,
 		     IBV_WC_REM_INV_REQ_ERR, -1);
 	rt_expect_wc(e.b.rcq, "its receive", 62, IBV_WC_REM_INV_REQ_ERR, -1);
