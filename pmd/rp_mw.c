@@ -160,3 +160,20 @@ rp_key_invalidate(struct rp_qp *qp, uint32_t rkey)
 	mw_unbind(qp->dev, win);
 	return 0;
 }
+
+/*
+ * A QP is destroyed: the type 2 windows bound through it can serve no
+ * one any more.  They are invalidated (free again, their MRs deregistrable)
+ * rather than left pointing at a QPN a later QP may take.
+ */
+void
+rp_mw_qp_gone(struct rp_dev *dev, uint32_t qpn)
+{
+	for (uint32_t i = 1; i < RP_MAX_MR; i++) {
+		struct rp_mr *w = &dev->mr[i];
+
+		if (w->valid && w->kind == RP_KEY_MW2 && w->bound &&
+		    w->qpn == qpn)
+			mw_unbind(dev, w);
+	}
+}

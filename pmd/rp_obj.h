@@ -559,6 +559,7 @@ struct rp_mr *rp_rkey_lookup(struct rp_qp *qp, uint32_t rkey, uint64_t va,
 			     uint64_t len, uint32_t access);
 uint32_t rp_mw_bind(struct rp_qp *qp, const struct rp_send_wqe *w);
 int rp_key_invalidate(struct rp_qp *qp, uint32_t rkey);
+void rp_mw_qp_gone(struct rp_dev *dev, uint32_t qpn);
 
 /* ---- rp_cq.c */
 int rp_cq_create(struct rp_dev *dev, struct rp_ctrl_cq *cq);

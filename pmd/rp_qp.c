@@ -293,6 +293,7 @@ rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	/* A message being received and rendezvous in flight give their
 	 * SRQ and tagged buffers back first. */
 	qp_flush(qp, false);
+	rp_mw_qp_gone(dev, qp->qpn);
 	active_del(dev, qp);
 	dev->qp[qp->idx] = NULL;
 	dev->pd_refs[qp->pdn]--;

@@ -340,9 +340,25 @@ rt_case_mw_type2(void)
 	mw_refused(&e, IBV_WR_RDMA_READ, win, k1, 64,
 		   "READ with the window's previous rkey");
 
-	/* Bound through a QP that is gone (mw_refused made a new pair). */
+	/* Only the QP that bound it reaches it: a second pair is refused. */
+	k2 = ibv_inc_rkey(k2);
+	mw_bind2(&e, mw, k2, MW_RW);
+	{
+		struct mw_env o = e;
+
+		rt_rc_pair(&o.a, &e.d0, &o.b, &e.d1, NULL);
+		mw_refused(&o, IBV_WR_RDMA_WRITE, win, k2, 64,
+			   "WRITE to a type 2 window bound through another QP");
+		mw_unpair(&o);
+	}
+	mw_write_ok(&e, k2, 0, 64);
+
+	/* Destroying that QP frees the window: it binds again. */
+	mw_unpair(&e);
+	mw_pair(&e);
+	mw_bind2(&e, mw, ibv_inc_rkey(k2), MW_RW);
 	mw_refused(&e, IBV_WR_RDMA_WRITE, win, k2, 64,
-		   "WRITE to a type 2 window bound through another QP");
+		   "WRITE with the key of before the QP was destroyed");
 	mw_dealloc(mw);
 	mw_close(&e);
 }
