@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define RP_ABI_MAGIC	0x31444d50u	/* "PMD1" */
-#define RP_ABI_VERSION	3u
+#define RP_ABI_VERSION	4u
 
 #define RP_ABI_LINE	64u
 
