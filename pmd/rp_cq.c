@@ -107,6 +107,56 @@ rp_cq_destroy(struct rp_dev *dev, struct rp_ctrl_cq *c)
 	return 0;
 }
 
+/*
+ * ibv_resize_cq(): a new ring of at least c->cqe entries, into which the
+ * CQEs the application has not consumed move, in order, from index 0; the
+ * old ring is freed.  The shim holds the CQ's poll lock meanwhile, and
+ * this lcore posts no CQE during the move.  -EINVAL if they do not fit.
+ */
+int
+rp_cq_resize(struct rp_dev *dev, struct rp_ctrl_cq *c)
+{
+	struct rp_cq *cq = rp_cq_get(dev, c->cqn);
+	struct rp_cq_ctl *ctl;
+	struct rp_cqe *ring;
+	uint32_t size, cons, pending;
+	int64_t off;
+
+	if (cq == NULL || c->cqe == 0 || c->cqe >= RP_MAX_CQE)
+		return -EINVAL;
+	/* Untrusted: a cons ahead of prod or a lap behind is "full". */
+	cons = rp_load_acquire(&cq->ctl->cons);
+	pending = RTE_MIN(cq->prod - cons, cq->size);
+	cons = cq->prod - pending;
+	size = rte_align32pow2(c->cqe + 1);
+	if (pending >= size)
+		return -EINVAL;
+	off = rp_region_alloc(dev, RP_CQ_HDR_SIZE +
+			      (uint64_t)size * sizeof(struct rp_cqe));
+	if (off < 0)
+		return (int)off;
+	ctl = rp_region_ptr(dev, off);
+	ring = (struct rp_cqe *)((uint8_t *)ctl + RP_CQ_HDR_SIZE);
+	memset(ctl, 0, RP_CQ_HDR_SIZE + (size_t)size * sizeof(struct rp_cqe));
+	for (uint32_t i = 0; i < pending; i++) {
+		ring[i] = cq->ring[(cons + i) & (cq->size - 1)];
+		ring[i].owner = 1;	/* lap 0 of the new ring */
+	}
+	ctl->prod = pending;
+	ctl->arm = rp_load_relaxed(&cq->ctl->arm);
+	rp_region_free(dev, cq->off, RP_CQ_HDR_SIZE +
+		       (uint64_t)cq->size * sizeof(struct rp_cqe));
+	cq->off = off;
+	cq->ctl = ctl;
+	cq->ring = ring;
+	cq->size = size;
+	cq->log2_size = rte_log2_u32(size);
+	cq->prod = pending;
+	c->size = size;
+	c->off = off;
+	return 0;
+}
+
 /* Queue the CQ's event on its channel and wake the channel's readers. */
 static void
 chan_fire(struct rp_dev *dev, struct rp_cq *cq)

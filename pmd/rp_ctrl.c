@@ -39,6 +39,10 @@ RP_CTRL_ADAPT(rp_pd_alloc, pd)
 RP_CTRL_ADAPT(rp_pd_free, pd)
 RP_CTRL_ADAPT(rp_mr_reg, mr)
 RP_CTRL_ADAPT(rp_mr_dereg, mr)
+RP_CTRL_ADAPT(rp_mr_rereg, mr)
+RP_CTRL_ADAPT(rp_mw_alloc, mw)
+RP_CTRL_ADAPT(rp_mw_dealloc, mw)
+RP_CTRL_ADAPT(rp_cq_resize, cq)
 RP_CTRL_ADAPT(rp_cq_create, cq)
 RP_CTRL_ADAPT(rp_cq_destroy, cq)
 RP_CTRL_ADAPT(rp_qp_create, qp_create)
@@ -91,6 +95,10 @@ static const rp_ctrl_fn rp_ctrl_ops[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_SRQ_DESTROY] = ctrl_rp_tm_srq_destroy,
 	[RP_CTRL_MCAST_ATTACH] = ctrl_rp_mcast_attach,
 	[RP_CTRL_MCAST_DETACH] = ctrl_rp_mcast_detach,
+	[RP_CTRL_MR_REREG] = ctrl_rp_mr_rereg,
+	[RP_CTRL_MW_ALLOC] = ctrl_rp_mw_alloc,
+	[RP_CTRL_MW_DEALLOC] = ctrl_rp_mw_dealloc,
+	[RP_CTRL_CQ_RESIZE] = ctrl_rp_cq_resize,
 };
 
 int

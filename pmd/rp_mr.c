@@ -14,8 +14,6 @@
 #include "rp_obj.h"
 #include "rp_xmit.h"
 
-#define RP_KEY_IDX(k)	((k) >> 8)
-
 int
 rp_pd_alloc(struct rp_dev *dev, struct rp_ctrl_pd *pd)
 {
@@ -52,72 +50,172 @@ rp_pd_free(struct rp_dev *dev, struct rp_ctrl_pd *pd)
 	IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | IBV_ACCESS_ON_DEMAND | \
 	IBV_ACCESS_HUGETLB | IBV_ACCESS_RELAXED_ORDERING)
 
-int
-rp_mr_reg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
+/* What a registration (or a change of one) must satisfy. */
+static int
+mr_check(const struct rp_dev *dev, uint32_t pdn, uint32_t access,
+	 uint64_t addr, uint64_t length, uint64_t iova)
 {
 	uint32_t remote = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
 
-	if (!pd_valid(dev, mr->pdn) || (mr->access & ~RP_ACCESS_ALL) != 0)
+	if (!pd_valid(dev, pdn) || (access & ~RP_ACCESS_ALL) != 0)
 		return -EINVAL;
 	/* IB 10.6.3.1: remote write or atomic needs local write. */
-	if ((mr->access & remote) && !(mr->access & IBV_ACCESS_LOCAL_WRITE))
+	if ((access & remote) && !(access & IBV_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
-	if (mr->addr == 0 && mr->length != 0)
+	if (addr == 0 && length != 0)
 		return -EINVAL;
-	if (mr->length > (1ull << 40) || mr->iova + mr->length < mr->iova)
+	if (length > (1ull << 40) || iova + length < iova)
 		return -EINVAL;
+	return 0;
+}
+
+/*
+ * A free entry of the key table (MRs and windows), with a new key: the
+ * slot's index, and a generation that changes at every use of the slot.
+ * The PD is referenced; the caller fills the rest.
+ */
+struct rp_mr *
+rp_key_alloc(struct rp_dev *dev, uint8_t kind, uint32_t pdn)
+{
 	for (uint32_t i = 1; i < RP_MAX_MR; i++) {
 		struct rp_mr *m = &dev->mr[i];
 
 		if (m->valid)
 			continue;
 		dev->mr_gen[i]++;
+		memset(m, 0, sizeof(*m));
 		m->key = i << 8 | dev->mr_gen[i];
-		m->pdn = mr->pdn;
-		m->access = mr->access;
-		m->addr = (uint8_t *)(uintptr_t)mr->addr;
-		m->iova = mr->iova;
-		m->length = mr->length;
+		m->kind = kind;
+		m->pdn = pdn;
 		m->valid = true;
-		dev->pd_refs[mr->pdn]++;
-		mr->lkey = m->key;
-		mr->rkey = m->key;
-		return 0;
+		dev->pd_refs[pdn]++;
+		return m;
 	}
-	return -ENOMEM;
+	return NULL;
+}
+
+int
+rp_mr_reg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
+{
+	struct rp_mr *m;
+	int ret;
+
+	ret = mr_check(dev, mr->pdn, mr->access, mr->addr, mr->length,
+		       mr->iova);
+	if (ret < 0)
+		return ret;
+	m = rp_key_alloc(dev, RP_KEY_MR, mr->pdn);
+	if (m == NULL)
+		return -ENOMEM;
+	m->access = mr->access;
+	m->addr = (uint8_t *)(uintptr_t)mr->addr;
+	m->iova = mr->iova;
+	m->length = mr->length;
+	mr->lkey = m->key;
+	mr->rkey = m->key;
+	return 0;
+}
+
+/* The valid entry of the key table `key` names (MR or window), or NULL. */
+struct rp_mr *
+rp_key_entry(struct rp_dev *dev, uint32_t key)
+{
+	uint32_t idx = RP_KEY_IDX(key);
+
+	if (idx == 0 || idx >= RP_MAX_MR || !dev->mr[idx].valid ||
+	    dev->mr[idx].key != key)
+		return NULL;
+	return &dev->mr[idx];
+}
+
+/* The MR (not window) `lkey` names, or NULL. */
+static struct rp_mr *
+mr_entry(struct rp_dev *dev, uint32_t lkey)
+{
+	struct rp_mr *m = rp_key_entry(dev, lkey);
+
+	return m != NULL && m->kind == RP_KEY_MR ? m : NULL;
 }
 
 int
 rp_mr_dereg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
 {
-	uint32_t idx = RP_KEY_IDX(mr->lkey);
-	struct rp_mr *m;
+	struct rp_mr *m = mr_entry(dev, mr->lkey);
 
-	if (idx == 0 || idx >= RP_MAX_MR)
+	if (m == NULL)
 		return -EINVAL;
-	m = &dev->mr[idx];
-	if (!m->valid || m->key != mr->lkey)
-		return -EINVAL;
+	/* Not while windows are bound to it (unbind them first). */
+	if (m->nr_mw != 0)
+		return -EBUSY;
 	m->valid = false;
 	dev->pd_refs[m->pdn]--;
 	return 0;
 }
 
 /*
- * The MR behind a key that covers [va, va + len) with the access asked for
- * (0 for local read), or NULL.
+ * ibv_rereg_mr(): change the translation, PD or access of an MR in place;
+ * its keys stay.  Everything is checked before anything changes, so a
+ * refused request leaves the MR as it was.  Deregistration and this run
+ * on the lcore between packets: a request sees the MR before or after.
+ */
+int
+rp_mr_rereg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
+{
+	struct rp_mr *m = mr_entry(dev, mr->lkey);
+	uint32_t pdn, access;
+	uint64_t addr, length, iova;
+	int ret;
+
+	if (m == NULL ||
+	    (mr->flags & ~(uint32_t)(IBV_REREG_MR_CHANGE_TRANSLATION |
+				     IBV_REREG_MR_CHANGE_PD |
+				     IBV_REREG_MR_CHANGE_ACCESS)) != 0)
+		return -EINVAL;
+	if (m->nr_mw != 0)
+		return -EBUSY;
+	pdn = (mr->flags & IBV_REREG_MR_CHANGE_PD) ? mr->pdn : m->pdn;
+	access = (mr->flags & IBV_REREG_MR_CHANGE_ACCESS) ? mr->access :
+		m->access;
+	if (mr->flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		addr = mr->addr;
+		length = mr->length;
+		iova = mr->iova;
+	} else {
+		addr = (uintptr_t)m->addr;
+		length = m->length;
+		iova = m->iova;
+	}
+	ret = mr_check(dev, pdn, access, addr, length, iova);
+	if (ret < 0)
+		return ret;
+	dev->pd_refs[m->pdn]--;
+	dev->pd_refs[pdn]++;
+	m->pdn = pdn;
+	m->access = access;
+	m->addr = (uint8_t *)(uintptr_t)addr;
+	m->length = length;
+	m->iova = iova;
+	mr->rkey = m->key;
+	return 0;
+}
+
+/*
+ * The entry behind a key that covers [va, va + len) with the access asked
+ * for (0 for local read), or NULL.  A window's rkey serves remote access
+ * only (rp_rkey_lookup() adds the checks of a type 2 window); an unbound
+ * window covers nothing.
  */
 struct rp_mr *
 rp_mr_lookup(struct rp_dev *dev, uint32_t key, uint32_t pdn, uint64_t va,
 	     uint64_t len, uint32_t access)
 {
-	uint32_t idx = RP_KEY_IDX(key);
-	struct rp_mr *m;
+	const uint32_t remote = IBV_ACCESS_REMOTE_READ |
+		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
+	struct rp_mr *m = rp_key_entry(dev, key);
 
-	if (idx == 0 || idx >= RP_MAX_MR)
+	if (m == NULL || m->pdn != pdn)
 		return NULL;
-	m = &dev->mr[idx];
-	if (!m->valid || m->key != key || m->pdn != pdn)
+	if (m->kind != RP_KEY_MR && (!m->bound || !(access & remote)))
 		return NULL;
 	if ((m->access & access) != access)
 		return NULL;

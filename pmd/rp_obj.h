@@ -25,6 +25,7 @@
 #define RP_QP_IDX_BITS	10
 #define RP_MAX_CQ	1024u
 #define RP_MAX_MR	4096u		/* key = index << 8 | generation */
+#define RP_KEY_IDX(k)	((k) >> 8)
 #define RP_MAX_PD	1024u
 #define RP_MAX_AH	4096u
 #define RP_MAX_CHAN	256u
@@ -73,14 +74,31 @@ struct rp_qp_ops {
 			  uint32_t status);
 };
 
+/* rp_mr.kind: what a key of the MR table names */
+enum rp_key_kind {
+	RP_KEY_MR = 0,			/* a memory region: lkey == rkey */
+	RP_KEY_MW1,			/* a type 1 memory window (rkey only) */
+	RP_KEY_MW2,			/* a type 2 memory window (rkey only) */
+};
+
+/*
+ * An entry of the key table: a memory region, or a memory window
+ * (rp_mw.c).  A bound window holds the view it gives of its MR (addr,
+ * iova, length, access), so a remote access resolves it as an MR's.
+ */
 struct rp_mr {
-	uint32_t key;			/* lkey == rkey */
+	uint32_t key;			/* lkey == rkey; a window: its rkey */
 	uint32_t pdn;
 	uint32_t access;		/* IBV_ACCESS_* */
 	bool valid;
+	uint8_t kind;			/* enum rp_key_kind */
+	bool bound;			/* window: bound (a view below) */
 	uint8_t *addr;			/* application mapping of the buffer */
 	uint64_t iova;			/* what keys address */
 	uint64_t length;
+	uint32_t nr_mw;			/* MR: windows bound to it */
+	uint32_t mr_idx;		/* window: index of its MR */
+	uint32_t qpn;			/* type 2 window: QP it is bound to */
 };
 
 struct rp_ah {
@@ -273,6 +291,7 @@ struct rp_qp {
 	uint8_t max_rd_atomic;
 	uint8_t max_dest_rd_atomic;
 	uint8_t sq_draining;
+	uint8_t en_sqd_async_notify;	/* as the last move to SQD set it */
 	struct rp_av av;		/* hop_limit: what is sent */
 	struct rp_pkt_addr addr;	/* L2-L4 of outgoing packets (RC, UC) */
 	bool addr_ok;			/* addr.dmac resolved (rp_xmit_ready) */
@@ -578,10 +597,23 @@ int rp_sge_copy_in(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 		   uint32_t nsge, uint32_t off, const uint8_t *src, uint32_t len);
 int rp_sge_check(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 		 uint32_t nsge, uint32_t access, uint64_t *total);
+int rp_mr_rereg(struct rp_dev *dev, struct rp_ctrl_mr *mr);
+struct rp_mr *rp_key_entry(struct rp_dev *dev, uint32_t key);
+struct rp_mr *rp_key_alloc(struct rp_dev *dev, uint8_t kind, uint32_t pdn);
+
+/* ---- rp_mw.c */
+int rp_mw_alloc(struct rp_dev *dev, struct rp_ctrl_mw *mw);
+int rp_mw_dealloc(struct rp_dev *dev, struct rp_ctrl_mw *mw);
+struct rp_mr *rp_rkey_lookup(struct rp_qp *qp, uint32_t rkey, uint64_t va,
+			     uint64_t len, uint32_t access);
+uint32_t rp_mw_bind(struct rp_qp *qp, const struct rp_send_wqe *w);
+int rp_key_invalidate(struct rp_qp *qp, uint32_t rkey);
+void rp_mw_qp_gone(struct rp_dev *dev, uint32_t qpn);
 
 /* ---- rp_cq.c */
 int rp_cq_create(struct rp_dev *dev, struct rp_ctrl_cq *cq);
 int rp_cq_destroy(struct rp_dev *dev, struct rp_ctrl_cq *cq);
+int rp_cq_resize(struct rp_dev *dev, struct rp_ctrl_cq *cq);
 struct rp_cq *rp_cq_get(struct rp_dev *dev, uint32_t cqn);
 int rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe);
 int rp_chan_create(struct rp_dev *dev, struct rp_ctrl_chan *ch);

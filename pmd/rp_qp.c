@@ -293,6 +293,7 @@ rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	/* A message being received and rendezvous in flight give their
 	 * SRQ and tagged buffers back first. */
 	qp_flush(qp, false);
+	rp_mw_qp_gone(dev, qp->qpn);
 	active_del(dev, qp);
 	if (qp->type == IBV_QPT_UD)
 		rp_mcast_qp_gone(dev, qp->qpn);
@@ -657,6 +658,7 @@ rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 		qp->sq_draining = 1;
 		qp->sqd_notify = (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY) &&
 			a->en_sqd_async_notify;
+		qp->en_sqd_async_notify = qp->sqd_notify;	/* for query */
 		qp->state = next;
 		rp_qp_sqd_check(qp);	/* nothing outstanding: drained now */
 		return 0;
@@ -697,6 +699,7 @@ rp_qp_query(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	a->max_rd_atomic = qp->max_rd_atomic;
 	a->max_dest_rd_atomic = qp->max_dest_rd_atomic;
 	a->sq_draining = qp->sq_draining;
+	a->en_sqd_async_notify = qp->en_sqd_async_notify;
 	a->av = qp->av;
 	a->cap = qp->caps;
 	return 0;

@@ -233,20 +233,65 @@ req_read_room(const struct rp_qp *qp, uint32_t n)
 	return sum <= dev->cfg.read_window;
 }
 
+/*
+ * A local operation (BIND_MW, LOCAL_INV) sends nothing: it runs once every
+ * WQE before it has completed, so it takes effect after them and before
+ * any after it, and completes in order at once.  False while it waits.
+ */
+static bool
+req_local(struct rp_qp *qp, const struct rp_send_wqe *w)
+{
+	uint32_t status;
+
+	if (qp->comp.tail != qp->req.head)
+		return false;
+	if (w->opcode == IBV_WR_BIND_MW)
+		status = rp_mw_bind(qp, w);
+	else
+		status = rp_key_invalidate(qp, w->imm_data) == 0 ?
+			IBV_WC_SUCCESS : IBV_WC_MW_BIND_ERR;
+	if (status != IBV_WC_SUCCESS) {
+		req_fail(qp, status);
+		return false;
+	}
+	rp_swqe(qp, qp->req.head)->opcode = w->opcode;
+	qp->req.head++;
+	if ((int32_t)(qp->req.head - qp->req.hi) > 0)
+		qp->req.hi = qp->req.head;
+	rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+	return true;
+}
+
+static inline bool
+req_is_local(uint8_t opcode)
+{
+	return opcode == IBV_WR_BIND_MW || opcode == IBV_WR_LOCAL_INV;
+}
+
 /* Start the WQE at req.head; false if it cannot start now. */
 static bool
 req_start(struct rp_qp *qp, uint32_t prod)
 {
-	const struct rp_send_wqe *w = rp_sq_wqe(qp, qp->req.head);
-	const struct rp_sge *sge = (const struct rp_sge *)(w + 1);
-	struct rp_swqe *s = rp_swqe(qp, qp->req.head);
+	const struct rp_send_wqe *w;
+	const struct rp_sge *sge;
+	struct rp_swqe *s;
 	uint32_t len = 0;
 	int status;
 
-	/* SQD: resend what go-back-N rewound, start nothing new. */
-	if (qp->req.head == prod ||
-	    (qp->sq_draining && (int32_t)(qp->req.head - qp->req.hi) >= 0))
-		return false;
+	for (;;) {
+		/* SQD: resend what go-back-N rewound, start nothing new. */
+		if (qp->req.head == prod ||
+		    (qp->sq_draining &&
+		     (int32_t)(qp->req.head - qp->req.hi) >= 0))
+			return false;
+		w = rp_sq_wqe(qp, qp->req.head);
+		if (!req_is_local(w->opcode) || qp->type == IBV_QPT_UD)
+			break;
+		if (!req_local(qp, w))
+			return false;
+	}
+	sge = (const struct rp_sge *)(w + 1);
+	s = rp_swqe(qp, qp->req.head);
 	/* The engine's private copy: nobody else writes it. */
 	status = req_validate(qp, w, sge, s->pdn, &len);
 	if (status != IBV_WC_SUCCESS) {
@@ -386,8 +431,7 @@ req_send_packet(struct rp_qp *qp)
 	if (rp_opcode[op].mask & RP_M_IMMDT)
 		rp_immdt_set(rp_xmit_hdr(bth, op, RP_HDR_IMMDT), w->imm_data);
 	if (rp_opcode[op].mask & RP_M_IETH)
-		rp_ieth_set(rp_xmit_hdr(bth, op, RP_HDR_IETH),
-			    rte_be_to_cpu_32(w->imm_data));
+		rp_ieth_set(rp_xmit_hdr(bth, op, RP_HDR_IETH), w->imm_data);
 	if (rp_opcode[op].mask & RP_M_DETH) {
 		/* C10-15: a Q_Key with the high bit set means "use the QP's". */
 		uint32_t qkey = (w->remote_qkey & 0x80000000u) ? qp->qkey :

@@ -178,6 +178,10 @@ resp_send(struct rp_qp *qp, const struct rp_pkt *pkt)
 	}
 	r->offset += len - skip;
 	if (pkt->mask & RP_M_LAST) {
+		/* SEND with Invalidate: the key goes before the CQE says so. */
+		if ((pkt->mask & RP_M_IETH) &&
+		    rp_key_invalidate(qp, rp_pkt_ieth_rkey(pkt)) < 0)
+			return RP_RESP_ERR_INV_REQ;
 		resp_rcv_finish(qp, pkt, IBV_WC_SUCCESS);
 		qp->resp.msn++;
 	}
@@ -197,8 +201,8 @@ resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
 		if (!(qp->access & IBV_ACCESS_REMOTE_WRITE))
 			return RP_RESP_ERR_ACCESS;
 		if (dlen != 0 &&
-		    rp_mr_lookup(qp->dev, rp_pkt_reth_rkey(pkt), qp->pdn, va,
-				 dlen, IBV_ACCESS_REMOTE_WRITE) == NULL)
+		    rp_rkey_lookup(qp, rp_pkt_reth_rkey(pkt), va, dlen,
+				   IBV_ACCESS_REMOTE_WRITE) == NULL)
 			return RP_RESP_ERR_ACCESS;
 		qp->resp.wr_rkey = rp_pkt_reth_rkey(pkt);
 		qp->resp.wr_va = va;
@@ -222,8 +226,8 @@ resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
 		 * the FIRST, the rest is refused.  Deregistration runs on
 		 * this lcore, between packets: no lock needed.
 		 */
-		mr = rp_mr_lookup(qp->dev, qp->resp.wr_rkey, qp->pdn,
-				  qp->resp.wr_va, len, IBV_ACCESS_REMOTE_WRITE);
+		mr = rp_rkey_lookup(qp, qp->resp.wr_rkey, qp->resp.wr_va, len,
+				    IBV_ACCESS_REMOTE_WRITE);
 		if (mr == NULL)
 			return RP_RESP_ERR_ACCESS;
 		memcpy(mr->addr + (qp->resp.wr_va - mr->iova),
@@ -253,8 +257,8 @@ resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 	if (len > (1u << 31) || qp->rd == NULL)
 		return RP_RESP_ERR_INV_REQ;
 	if (len != 0) {
-		mr = rp_mr_lookup(qp->dev, rp_pkt_reth_rkey(pkt), qp->pdn, va, len,
-				  IBV_ACCESS_REMOTE_READ);
+		mr = rp_rkey_lookup(qp, rp_pkt_reth_rkey(pkt), va, len,
+				    IBV_ACCESS_REMOTE_READ);
 		if (mr == NULL)
 			return RP_RESP_ERR_ACCESS;
 	}
@@ -380,8 +384,8 @@ rp_resp_step(struct rp_qp *qp)
 			last ? RP_OP_READ_RESP_LAST : RP_OP_READ_RESP_MIDDLE;
 		/* The MR as it is now, for every packet (as a WRITE's). */
 		if (chunk != 0)
-			rd->mr = rp_mr_lookup(qp->dev, rd->key, qp->pdn, rd->va,
-					      chunk, IBV_ACCESS_REMOTE_READ);
+			rd->mr = rp_rkey_lookup(qp, rd->key, rd->va, chunk,
+						IBV_ACCESS_REMOTE_READ);
 		if (chunk != 0 && rd->mr == NULL) {
 			/* Deregistered under the READ: stop answering it. */
 			rp_resp_send_ack(qp, RP_AETH_NAK_REM_ACCESS, rd->psn);

@@ -355,6 +355,14 @@ int shim_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 void shim_cq_ex_ops_set(struct shim_cq *cq);
 
 /* shim_post.c */
+int shim_post_send_wr(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr, bool type1);
+int shim_advise_mr(struct ibv_pd *ibpd, enum ibv_advise_mr_advice advice,
+		   uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sges);
+struct ibv_mw *shim_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type);
+int shim_dealloc_mw(struct ibv_mw *mw);
+int shim_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *bind);
 int shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int shim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,

@@ -200,6 +200,34 @@ shim_create_cq_ex(struct ibv_context *ibctx, struct ibv_cq_init_attr_ex *attr)
 	return &cq->ibvx;
 }
 
+/*
+ * ibv_resize_cq(3): the engine moves the CQEs not yet polled into a new
+ * ring, in order; polling waits on the CQ's lock meanwhile.  Asking for
+ * fewer entries than are waiting fails with EINVAL, the CQ unchanged.
+ */
+SHIM_EXPORT int
+ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct shim_cq *cq = shim_cq(ibcq);
+	struct rp_ctrl_slot s = { .op = RP_CTRL_CQ_RESIZE };
+	int ret;
+
+	if (cqe < 1 || (uint32_t)cqe > cq->ctx->ctl->max_cqe)
+		return EINVAL;
+	rte_spinlock_lock(&cq->lock);
+	/* The engine moves what we have not consumed: say how far we are. */
+	rp_store_release(&cq->ctl->cons, cq->cons);
+	s.u.cq.cqn = cq->cqn;
+	s.u.cq.cqe = (uint32_t)cqe;
+	ret = shim_ctrl(cq->ctx, &s);
+	if (ret == 0)
+		ret = shim_cq_map(cq->ctx, cq, &s.u.cq, (uint32_t)cqe);
+	if (ret == 0)
+		ibcq->cqe = (int)(cq->size - 1);
+	rte_spinlock_unlock(&cq->lock);
+	return -ret;
+}
+
 SHIM_EXPORT int
 ibv_destroy_cq(struct ibv_cq *ibcq)
 {

@@ -46,6 +46,10 @@ static const char *const shim_ctrl_op_name[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_CHAN_DESTROY] = "CHAN_DESTROY",
 	[RP_CTRL_ASYNC_REG] = "ASYNC_REG",
 	[RP_CTRL_ASYNC_UNREG] = "ASYNC_UNREG",
+	[RP_CTRL_MR_REREG] = "MR_REREG",
+	[RP_CTRL_MW_ALLOC] = "MW_ALLOC",
+	[RP_CTRL_MW_DEALLOC] = "MW_DEALLOC",
+	[RP_CTRL_CQ_RESIZE] = "CQ_RESIZE",
 };
 
 /*
@@ -170,19 +174,27 @@ shim_device_attr(const struct shim_context *ctx, struct ibv_device_attr *a)
 			    htobe64(ctl->sys_image_guid) : a->node_guid;
 	a->max_mr_size = UINT64_MAX;
 	a->page_size_cap = 0xfffff000;	/* any power of two from 4 KiB */
-	a->vendor_id = 0;
+	/* As rxe reports a soft device: IBTA A3.3.1's "no vendor" ID. */
+	a->vendor_id = 0xffffff;
 	a->vendor_part_id = 0;
 	a->hw_ver = 0;
 	a->max_qp = shim_clamp_int(ctl->max_qp);
 	a->max_qp_wr = shim_clamp_int(ctl->max_qp_wr);
+	/*
+	 * Memory windows of both types; not MEM_MGT_EXTENSIONS, which also
+	 * promises fast registration and the reserved lkey (neither exists).
+	 */
 	a->device_cap_flags = IBV_DEVICE_SYS_IMAGE_GUID |
-			      IBV_DEVICE_RC_RNR_NAK_GEN;
+			      IBV_DEVICE_RC_RNR_NAK_GEN |
+			      IBV_DEVICE_MEM_WINDOW |
+			      IBV_DEVICE_MEM_WINDOW_TYPE_2B;
 	a->max_sge = shim_clamp_int(ctl->max_sge);
 	a->max_sge_rd = shim_clamp_int(ctl->max_sge);
 	a->max_cq = shim_clamp_int(ctl->max_cq);
 	a->max_cqe = shim_clamp_int(ctl->max_cqe);
 	a->max_mr = shim_clamp_int(ctl->max_mr);
 	a->max_pd = shim_clamp_int(ctl->max_pd);
+	a->max_mw = shim_clamp_int(ctl->max_mr);	/* one key table */
 	/* As rxe: a QP can have this many READs in flight, as requester
 	 * (max_rd_atomic) and as responder (max_dest_rd_atomic). */
 	a->max_qp_rd_atom = shim_clamp_int(ctl->max_rd_atom);
@@ -403,8 +415,12 @@ shim_ops_set(struct verbs_context *vctx)
 	ops->post_send = shim_post_send;
 	ops->post_recv = shim_post_recv;
 	ops->post_srq_recv = shim_post_srq_recv;
+	ops->alloc_mw = shim_alloc_mw;
+	ops->dealloc_mw = shim_dealloc_mw;
+	ops->bind_mw = shim_bind_mw;
 
 	vctx->query_port = shim_query_port;
+	vctx->advise_mr = shim_advise_mr;
 	vctx->query_device_ex = shim_query_device_ex;
 	vctx->create_qp_ex = shim_create_qp_ex;
 	vctx->create_cq_ex = shim_create_cq_ex;
@@ -520,6 +536,23 @@ shim_query_device_ex(struct ibv_context *ibctx,
 	full.tm_caps.flags = ctx->ctl->tm_flags;
 	full.tm_caps.max_ops = ctx->ctl->tm_max_ops;
 	full.tm_caps.max_sge = ctx->ctl->tm_max_sge;
+	/*
+	 * On-demand paging: the engine reaches registered memory through
+	 * the application's own mapping and pins nothing, so every MR is
+	 * "on demand".  Not implicit ODP: a key over the whole address space
+	 * would let a peer name unmapped memory, which the engine would
+	 * fault on instead of NAKing (doc/guides/verbs_apps.rst).
+	 */
+	full.odp_caps.general_caps = IBV_ODP_SUPPORT;
+	full.odp_caps.per_transport_caps.rc_odp_caps = IBV_ODP_SUPPORT_SEND |
+		IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_WRITE |
+		IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_SRQ_RECV |
+		(full.orig_attr.atomic_cap != IBV_ATOMIC_NONE ?
+		 IBV_ODP_SUPPORT_ATOMIC : 0);
+	full.odp_caps.per_transport_caps.uc_odp_caps = IBV_ODP_SUPPORT_SEND |
+		IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_WRITE;
+	full.odp_caps.per_transport_caps.ud_odp_caps = IBV_ODP_SUPPORT_SEND |
+		IBV_ODP_SUPPORT_RECV;
 
 	memcpy(attr, &full, RTE_MIN(attr_size, sizeof(full)));
 	if (attr_size > sizeof(full))

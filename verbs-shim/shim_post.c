@@ -39,7 +39,9 @@ static const uint32_t shim_wr_qpts[] = {
 	[IBV_WR_ATOMIC_CMP_AND_SWP] = SHIM_RC,
 	[IBV_WR_ATOMIC_FETCH_AND_ADD] = SHIM_RC,
 	[IBV_WR_SEND_WITH_INV] = SHIM_RC,
-	/* LOCAL_INV, BIND_MW, TSO, DRIVER1, ATOMIC_WRITE: none */
+	[IBV_WR_LOCAL_INV] = SHIM_RC | SHIM_UC,
+	[IBV_WR_BIND_MW] = SHIM_RC | SHIM_UC,
+	/* TSO, DRIVER1, ATOMIC_WRITE: none */
 };
 
 static inline bool
@@ -61,7 +63,34 @@ shim_wr_is_atomic(enum ibv_wr_opcode opcode)
 static inline bool
 shim_wr_inline_ok(enum ibv_wr_opcode opcode)
 {
-	return opcode != IBV_WR_RDMA_READ && !shim_wr_is_atomic(opcode);
+	return opcode != IBV_WR_RDMA_READ && !shim_wr_is_atomic(opcode) &&
+	       opcode != IBV_WR_BIND_MW && opcode != IBV_WR_LOCAL_INV;
+}
+
+/*
+ * The fields of a BIND_MW WQE (rp_abi.h).  The new rkey must keep the
+ * window's index (only its low 8 bits are the consumer's); a type 1
+ * window is bound only through ibv_bind_mw() (`type1`).
+ */
+static int
+shim_bind_put(const struct shim_qp *qp, struct rp_send_wqe *h,
+	      const struct ibv_mw *mw, uint32_t rkey,
+	      const struct ibv_mw_bind_info *bi, bool type1)
+{
+	if (mw == NULL || mw->context != qp->qpx.qp_base.context ||
+	    (mw->type == IBV_MW_TYPE_1 && !type1) ||
+	    (rkey >> 8) != (mw->rkey >> 8) ||
+	    (bi->mr != NULL && bi->mr->context != mw->context) ||
+	    (bi->mr == NULL && (bi->addr != 0 || bi->length != 0)))
+		return EINVAL;
+	h->rkey = rkey;
+	h->imm_data = bi->mr != NULL ? bi->mr->lkey : 0;
+	h->remote_addr = bi->addr;
+	h->compare_add = bi->length;
+	h->swap = bi->mw_access_flags;
+	h->num_sge = 0;
+	h->length = 0;
+	return 0;
 }
 
 static inline void *
@@ -123,7 +152,7 @@ shim_sge_put(struct rp_sge *dst, const struct ibv_sge *src)
  */
 static int
 shim_send_wqe_put(struct shim_qp *qp, const struct ibv_send_wr *wr,
-		  struct rp_send_wqe *wqe)
+		  struct rp_send_wqe *wqe, bool type1)
 {
 	const enum ibv_qp_type qpt = qp->qpx.qp_base.qp_type;
 	const bool inl = (wr->send_flags & IBV_SEND_INLINE) != 0;
@@ -170,6 +199,16 @@ shim_send_wqe_put(struct shim_qp *qp, const struct ibv_send_wr *wr,
 		h.compare_add = wr->wr.atomic.compare_add;
 		h.swap = wr->wr.atomic.swap;
 		break;
+	case IBV_WR_LOCAL_INV:
+		h.num_sge = 0;		/* imm_data: the rkey (union) */
+		h.length = 0;
+		break;
+	case IBV_WR_BIND_MW:
+		if (inl || shim_bind_put(qp, &h, wr->bind_mw.mw,
+					 wr->bind_mw.rkey,
+					 &wr->bind_mw.bind_info, type1) != 0)
+			return EINVAL;
+		break;
 	default:
 		break;
 	}
@@ -197,15 +236,16 @@ shim_send_wqe_put(struct shim_qp *qp, const struct ibv_send_wr *wr,
 	} else {
 		struct rp_sge *sge = (struct rp_sge *)(wqe + 1);
 
-		for (i = 0; i < wr->num_sge; i++)
+		for (i = 0; i < h.num_sge; i++)
 			shim_sge_put(&sge[i], &wr->sg_list[i]);
 	}
 	return 0;
 }
 
+/* ibv_post_send(); `type1`: ibv_bind_mw() posts a type 1 window's bind. */
 int
-shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-	       struct ibv_send_wr **bad_wr)
+shim_post_send_wr(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr, bool type1)
 {
 	struct shim_qp *qp = shim_qp(ibqp);
 	struct shim_wq *sq = &qp->sq;
@@ -223,7 +263,8 @@ shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			ret = ENOMEM;
 			break;
 		}
-		ret = shim_send_wqe_put(qp, wr, shim_wq_slot(sq, sq->prod));
+		ret = shim_send_wqe_put(qp, wr, shim_wq_slot(sq, sq->prod),
+					type1);
 		if (ret != 0)
 			break;
 		sq->prod++;
@@ -238,6 +279,13 @@ shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (ret != 0)
 		*bad_wr = wr;
 	return ret;
+}
+
+int
+shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+	       struct ibv_send_wr **bad_wr)
+{
+	return shim_post_send_wr(ibqp, wr, bad_wr, false);
 }
 
 /* ----------------------------------------------------------- post recv */
@@ -489,21 +537,27 @@ shim_wr_unsupported(struct ibv_qp_ex *qpx)
 	shim_wr_fail(qp, EOPNOTSUPP);
 }
 
+/* A type 2 window (a type 1 is bound through ibv_bind_mw()). */
 static void
 shim_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
 		const struct ibv_mw_bind_info *bind_info)
 {
-	RTE_SET_USED(mw);
-	RTE_SET_USED(rkey);
-	RTE_SET_USED(bind_info);
-	shim_wr_unsupported(qpx);
+	struct shim_qp *qp = shim_qpx(qpx);
+	struct rp_send_wqe *wqe = shim_wr_begin(qp, IBV_WR_BIND_MW);
+
+	if (wqe != NULL &&
+	    shim_bind_put(qp, wqe, mw, rkey, bind_info, false) != 0)
+		shim_wr_fail(qp, EINVAL);
 }
 
 static void
 shim_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 {
-	RTE_SET_USED(invalidate_rkey);
-	shim_wr_unsupported(qpx);
+	struct rp_send_wqe *wqe = shim_wr_begin(shim_qpx(qpx),
+						IBV_WR_LOCAL_INV);
+
+	if (wqe != NULL)
+		wqe->imm_data = invalidate_rkey;
 }
 
 static void

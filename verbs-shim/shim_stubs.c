@@ -534,29 +534,6 @@ shim_dummy_ops_set(struct verbs_context *vctx)
 
 /* ------------------------------------------------------ exported stubs */
 
-SHIM_EXPORT int
-ibv_resize_cq(struct ibv_cq *cq, int cqe)
-{
-	RTE_SET_USED(cq);
-	RTE_SET_USED(cqe);
-	return EOPNOTSUPP;
-}
-
-/* Nothing changed: the old MR stays valid (IBV_REREG_MR_ERR_INPUT). */
-SHIM_EXPORT int
-ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
-	     size_t length, int access)
-{
-	RTE_SET_USED(mr);
-	RTE_SET_USED(flags);
-	RTE_SET_USED(pd);
-	RTE_SET_USED(addr);
-	RTE_SET_USED(length);
-	RTE_SET_USED(access);
-	errno = EOPNOTSUPP;
-	return IBV_REREG_MR_ERR_INPUT;
-}
-
 SHIM_EXPORT struct ibv_mr *
 ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 		  uint64_t iova, int fd, int access)

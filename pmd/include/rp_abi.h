@@ -79,6 +79,12 @@ static_assert(sizeof(struct rp_sge) == 16, "rp_sge");
  * Send WQE.  `opcode` takes enum ibv_wr_opcode values.  It is followed by
  * num_sge struct rp_sge, or by `length` bytes of inline data when
  * RP_WQE_INLINE is set.
+ *
+ * IBV_WR_SEND_WITH_INV and IBV_WR_LOCAL_INV: imm_data is the rkey to
+ * invalidate, in host order.  IBV_WR_BIND_MW (no SGE): rkey is the
+ * window's new rkey (its index bits name the window), imm_data the lkey of
+ * the MR it is bound to, remote_addr and compare_add the range (address,
+ * length), swap the window's IBV_ACCESS_* flags.
  */
 struct rp_send_wqe {
 	uint64_t wr_id;
@@ -214,6 +220,10 @@ enum rp_ctrl_op {
 	RP_CTRL_SRQ_DESTROY,
 	RP_CTRL_MCAST_ATTACH,
 	RP_CTRL_MCAST_DETACH,
+	RP_CTRL_MR_REREG,
+	RP_CTRL_MW_ALLOC,
+	RP_CTRL_MW_DEALLOC,
+	RP_CTRL_CQ_RESIZE,
 	RP_CTRL_OP_MAX,
 };
 
@@ -227,10 +237,21 @@ struct rp_ctrl_mr {
 	uint64_t addr;			/* where the application's buffer is */
 	uint64_t length;
 	uint64_t iova;			/* what remote and local keys address */
-	uint32_t lkey;			/* out; in for DEREG */
+	uint32_t lkey;			/* out; in for DEREG and REREG */
 	uint32_t rkey;			/* out */
+	uint32_t flags;			/* REREG: IBV_REREG_MR_CHANGE_* */
+	uint32_t rsvd;
 };
 
+/* A memory window (ibv_alloc_mw): a key of the MR table, bound later. */
+struct rp_ctrl_mw {
+	uint32_t pdn;
+	uint32_t type;			/* IBV_MW_TYPE_1 or IBV_MW_TYPE_2 */
+	uint32_t rkey;			/* out; in for DEALLOC */
+	uint32_t rsvd;
+};
+
+/* CQ_RESIZE: cqn and cqe in, a new ring out (size, off). */
 struct rp_ctrl_cq {
 	uint32_t cqe;			/* in: requested entries */
 	int32_t chan;			/* in: channel number or -1 */
@@ -444,6 +465,7 @@ struct rp_ctrl_slot {
 		struct rp_ctrl_async async;
 		struct rp_ctrl_srq srq;
 		struct rp_ctrl_mcast mcast;
+		struct rp_ctrl_mw mw;
 		uint8_t raw[176];
 	} u;
 };

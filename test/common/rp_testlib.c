@@ -428,6 +428,32 @@ rt_modify(struct rt_ep *ep, struct ibv_qp_attr *a, int mask)
 	return ibv_modify_qp(ep->qp, a, mask);
 }
 
+/* A UD QP from RESET to RTS, with RT_QKEY. */
+void
+rt_ud_up(struct rt_ep *ep)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = RT_PORT,
+		.qkey = RT_QKEY,
+	};
+	int ret;
+
+	ret = rt_modify(ep, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			IBV_QP_PORT | IBV_QP_QKEY);
+	RT_CHECK(ret == 0, "modify UD QP RESET->INIT: %s", strerror(ret));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	ret = rt_modify(ep, &a, IBV_QP_STATE);
+	RT_CHECK(ret == 0, "modify UD QP INIT->RTR: %s", strerror(ret));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = ep->psn;
+	ret = rt_modify(ep, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	RT_CHECK(ret == 0, "modify UD QP RTR->RTS: %s", strerror(ret));
+}
+
 void
 rt_rc_init(struct rt_ep *ep, int access)
 {
@@ -529,7 +555,11 @@ rt_try_send(struct rt_ep *ep, uint64_t wr_id, enum ibv_wr_opcode op,
 	wr.sg_list = sg;
 	wr.num_sge = nsge;
 	wr.send_flags = flags;
-	wr.imm_data = htobe32(imm);
+	/* The same word: immediate data, or the rkey to invalidate. */
+	if (op == IBV_WR_SEND_WITH_INV || op == IBV_WR_LOCAL_INV)
+		wr.invalidate_rkey = imm;
+	else
+		wr.imm_data = htobe32(imm);
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
 	ret = ibv_post_send(ep->qp, &wr, &bad);

@@ -168,6 +168,7 @@ void rt_ah_attr(struct ibv_ah_attr *ah, const union ibv_gid *dgid);
 int rt_modify(struct rt_ep *ep, struct ibv_qp_attr *a, int mask);
 void rt_post_ud(struct rt_ep *ep, uint64_t wr_id, struct ibv_sge *sg, int nsge,
 		struct ibv_ah *ah, uint32_t qpn, uint32_t qkey);
+void rt_ud_up(struct rt_ep *ep);
 void rt_rc_init(struct rt_ep *ep, int access);
 void rt_rc_rtr(struct rt_ep *ep, const struct rt_ep *peer,
 	       const struct rt_rc_opts *o);
@@ -179,6 +180,7 @@ void rt_rc_pair(struct rt_ep *a, struct rt_dev *da, struct rt_ep *b,
 
 /* ---------------------------------------------------------- work requests */
 
+/* imm: immediate data, or for SEND_WITH_INV and LOCAL_INV the rkey. */
 int rt_try_send(struct rt_ep *ep, uint64_t wr_id, enum ibv_wr_opcode op,
 		struct ibv_sge *sg, int nsge, unsigned int flags, uint32_t imm,
 		uint64_t raddr, uint32_t rkey);

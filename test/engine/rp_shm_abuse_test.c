@@ -20,6 +20,8 @@
  *   sq_bad_wqe    bad opcode (unknown, atomic, RDMA on UD), SGE count,
  *                 total length over 2^31, lkey, inline length, UD address
  *                 handle: the WQE's error completion and QP_FATAL
+ *   bind_mw_bad   BIND_MW and LOCAL_INV WQEs with bad keys, ranges and
+ *                 access: MW_BIND_ERR and QP_FATAL, no window bound
  *   rq_prod_far   RQ producer beyond the ring: QP_FATAL, the sender's
  *                 SEND ends with REM_OP_ERR (was an endless RNR)
  *   rq_bad_sge    receive WQE with more SGEs than the RQ allows:
@@ -435,6 +437,81 @@ rt_case_sq_bad_wqe(void)
 }
 
 /*
+ * BIND_MW and LOCAL_INV WQEs with fields the shim never writes: a window
+ * index out of the table or naming an MR, an MR lkey that is not one, a
+ * range that wraps or runs past the MR, access bits that are no window's.
+ * Each completes with MW_BIND_ERR (QP_FATAL), and no window is bound.
+ */
+static void
+rt_case_bind_mw_bad(void)
+{
+	struct rt_dev d0, d1;
+	struct bystander by;
+	struct rt_buf buf;
+	struct ibv_mw *mw;
+	uint32_t mwk, mrk;
+	struct {
+		const char *what;
+		uint8_t opcode;
+		uint32_t rkey;		/* 0: the window's next key */
+		uint32_t lkey;		/* 0: the MR's */
+		uint64_t off, len;
+		uint64_t access;
+	} c[] = {
+		{ "window index 0", IBV_WR_BIND_MW, 0x17, 0, 0, 64, 2 },
+		{ "window index past the table", IBV_WR_BIND_MW, 0xffffff00u,
+		  0, 0, 64, 2 },
+		{ "an MR's key as the window", IBV_WR_BIND_MW, 1, 0, 0, 64, 2 },
+		{ "lkey naming nothing", IBV_WR_BIND_MW, 0, 0xfffffe01u, 0, 64,
+		  2 },
+		{ "the window's own key as the MR", IBV_WR_BIND_MW, 0, 2, 0, 64,
+		  2 },
+		{ "range wrapping past 2^64", IBV_WR_BIND_MW, 0, 0, 100,
+		  UINT64_MAX - 50, 2 },
+		{ "range past the MR", IBV_WR_BIND_MW, 0, 0, 4000, 200, 2 },
+		{ "access bits no window has", IBV_WR_BIND_MW, 0, 0, 0, 64,
+		  0xffffffffffffull },
+		{ "LOCAL_INV of key 0xffffffff", IBV_WR_LOCAL_INV, 0xffffffffu,
+		  0, 0, 0, 0 },
+	};
+
+	by_start(&by, &d0, &d1);
+	rt_buf_alloc(&buf, &d0, 4096, RT_ACCESS_ALL | IBV_ACCESS_MW_BIND);
+	mw = ibv_alloc_mw(d0.pd, IBV_MW_TYPE_2);
+	RT_CHECK(mw != NULL, "ibv_alloc_mw: %s", strerror(errno));
+	mwk = ibv_inc_rkey(mw->rkey);
+	mrk = buf.mr->lkey;
+	for (size_t i = 0; i < RTE_DIM(c); i++) {
+		struct rp_send_wqe w;
+		struct rt_ep v;
+
+		victim_rc(&v, &d0, &by.b, false, &rt_rc_default);
+		memset(&w, 0, sizeof(w));
+		w.wr_id = 78;
+		w.opcode = c[i].opcode;
+		w.flags = RP_WQE_SIGNALED;
+		w.rkey = c[i].rkey == 0 ? mwk : c[i].rkey == 1 ? mrk :
+			c[i].rkey;
+		w.imm_data = c[i].lkey == 0 ? mrk : c[i].lkey == 2 ? mwk :
+			c[i].lkey;
+		if (c[i].opcode == IBV_WR_LOCAL_INV)
+			w.imm_data = c[i].rkey;
+		w.remote_addr = (uintptr_t)buf.p + c[i].off;
+		w.compare_add = c[i].len;
+		w.swap = c[i].access;
+		rt_step("RC QP 0x%x: %s", v.qp->qp_num, c[i].what);
+		wq_raw_post(&shim_qp(v.qp)->sq, &w, sizeof(w));
+		rt_expect_wc(v.scq, c[i].what, 78, IBV_WC_MW_BIND_ERR, -1);
+		expect_fatal(&d0, &v, c[i].what);
+		rt_ep_destroy(&v);
+	}
+	rt_step("the window was never bound: ibv_dereg_mr of its MR succeeds");
+	rt_buf_free(&buf);
+	RT_CHECK(ibv_dealloc_mw(mw) == 0, "ibv_dealloc_mw");
+	by_finish(&by, &d0, &d1);
+}
+
+/*
  * A SEND from a (rocepmd0) to the victim b (rocepmd1) whose receive side
  * was corrupted: b fails, a's SEND ends with REM_OP_ERR.
  */
@@ -712,6 +789,8 @@ static const struct rt_case cases[] = {
 	  "SQ producer beyond the ring or behind it: QP_FATAL" },
 	{ "sq_bad_wqe", rt_case_sq_bad_wqe, 90,
 	  "bad opcode, SGE count, length, lkey, inline, AH: error CQE" },
+	{ "bind_mw_bad", rt_case_bind_mw_bad, 90,
+	  "BIND_MW, LOCAL_INV with bad keys, range, access: MW_BIND_ERR" },
 	{ "rq_prod_far", rt_case_rq_prod_far, 60,
 	  "RQ producer beyond the ring: QP_FATAL, sender REM_OP_ERR" },
 	{ "rq_bad_sge", rt_case_rq_bad_sge, 60,

@@ -98,31 +98,6 @@ rt_rc_pair_wrap(struct rt_ep *a, struct rt_dev *da, struct rt_ep *b,
 	rt_rc_connect(a, b, o != NULL ? o : &rt_rc_default);
 }
 
-static void
-rt_ud_up(struct rt_ep *ep)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.pkey_index = 0,
-		.port_num = RT_PORT,
-		.qkey = RT_QKEY,
-	};
-	int ret;
-
-	ret = rt_modify(ep, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			IBV_QP_PORT | IBV_QP_QKEY);
-	RT_CHECK(ret == 0, "modify UD QP RESET->INIT: %s", strerror(ret));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	ret = rt_modify(ep, &a, IBV_QP_STATE);
-	RT_CHECK(ret == 0, "modify UD QP INIT->RTR: %s", strerror(ret));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = ep->psn;
-	ret = rt_modify(ep, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-	RT_CHECK(ret == 0, "modify UD QP RTR->RTS: %s", strerror(ret));
-}
-
 /* ---------------------------------------------------------- RC data path */
 
 /* SEND a -> b of len bytes: every variant, checked byte for byte. */

@@ -721,30 +721,6 @@ wt_rc_connect(struct rt_ep *a, struct rt_ep *b, const struct wt_rc_opts *o)
 	}
 }
 
-static void
-wt_ud_up(struct rt_ep *ep)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = RT_PORT,
-		.qkey = RT_QKEY,
-	};
-	int ret;
-
-	ret = rt_modify(ep, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			IBV_QP_PORT | IBV_QP_QKEY);
-	RT_CHECK(ret == 0, "modify UD QP RESET->INIT: %s", strerror(ret));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	ret = rt_modify(ep, &a, IBV_QP_STATE);
-	RT_CHECK(ret == 0, "modify UD QP INIT->RTR: %s", strerror(ret));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = ep->psn;
-	ret = rt_modify(ep, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-	RT_CHECK(ret == 0, "modify UD QP RTR->RTS: %s", strerror(ret));
-}
-
 /* RESET -> RTS for a UC pair a <-> b. */
 static void
 wt_uc_connect(struct rt_ep *a, struct rt_ep *b)
@@ -983,8 +959,8 @@ wt_case_resp_cold(void)
 	wt_rc_connect(&a, &b, &o);
 	rt_ep_create(&ua, &d0, &ueo);
 	rt_ep_create(&ub, &d1, &ueo);
-	wt_ud_up(&ua);
-	wt_ud_up(&ub);
+	rt_ud_up(&ua);
+	rt_ud_up(&ub);
 	/* Requesters on rocepmd1: RC with a 1 ms timer and 1 retry, UC. */
 	rt_ep_create(&qa, &d0, &eo);
 	rt_ep_create(&qb, &d1, &eo);
@@ -1147,8 +1123,8 @@ wt_case_fields(void)
 		"64; UDP source port from the QPs, or from the flow label");
 	rt_ep_create(&ua, &d0, &ueo);
 	rt_ep_create(&ub, &d1, &ueo);
-	wt_ud_up(&ua);
-	wt_ud_up(&ub);
+	rt_ud_up(&ua);
+	rt_ud_up(&ub);
 	ah = wt_ah(&d0, &d1.gid, 1, 0);
 	ah_fl = wt_ah(&d0, &d1.gid, 1, 0x5a5a5);
 	for (i = 0; i < 2; i++) {
@@ -1324,8 +1300,8 @@ wt_case_fields6(void)
 	rt_step("UD over IPv6, traffic class 0x48, flow label 0 then 0x5a5a5");
 	rt_ep_create(&ua, &d0, &ueo);
 	rt_ep_create(&ub, &d1, &ueo);
-	wt_ud_up(&ua);
-	wt_ud_up(&ub);
+	rt_ud_up(&ua);
+	rt_ud_up(&ub);
 	wt_f6.tclass = 0x48;
 	for (i = 0; i < 2; i++) {
 		wt_f6.ud_fl = i == 0 ? 0 : 0x5a5a5;
@@ -1586,7 +1562,7 @@ wt_case_peer_only(void)
 	rt_ep_create(&cb, &d1, &ceo);
 	wt_uc_connect(&ca, &cb);
 	rt_ep_create(&ua, &d0, &ueo);
-	wt_ud_up(&ua);
+	rt_ud_up(&ua);
 	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
 	rt_buf_alloc(&mem, &d0, 16384, RT_ACCESS_ALL);
 	rt_buf_alloc(&dst, &d1, 4096, RT_ACCESS_ALL);
