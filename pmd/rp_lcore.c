@@ -140,6 +140,9 @@ rp_dev_poll(struct rp_dev *dev)
 		busy |= rp_resp_step(qp);
 		if (qp->comp.deadline != 0 && now >= qp->comp.deadline)
 			busy |= rp_comp_timer(qp, now);
+		/* An error recorded in this pass is flushed in the next one:
+		 * the lcore must not nap (or block) before it. */
+		busy |= qp->flushing;
 	}
 	busy |= rp_port_flush(dev);
 	if (now >= dev->link_check) {
