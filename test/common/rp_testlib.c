@@ -507,8 +507,17 @@ rt_try_send(struct rt_ep *ep, uint64_t wr_id, enum ibv_wr_opcode op,
 	wr.num_sge = nsge;
 	wr.send_flags = flags;
 	wr.imm_data = htobe32(imm);
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
+	if (op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	    op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		/* wr.atomic lays rkey out elsewhere than wr.rdma; the
+		 * compare/add value is imm (swap 0). */
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = imm;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
 	ret = ibv_post_send(ep->qp, &wr, &bad);
 	if (ret != 0)
 		RT_CHECK(bad == &wr, "ibv_post_send failed (%s) without "

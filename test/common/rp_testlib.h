@@ -168,6 +168,7 @@ void rt_rc_pair(struct rt_ep *a, struct rt_dev *da, struct rt_ep *b,
 
 /* ---------------------------------------------------------- work requests */
 
+/* RDMA opcodes take raddr/rkey; atomics too, with imm as compare/add. */
 int rt_try_send(struct rt_ep *ep, uint64_t wr_id, enum ibv_wr_opcode op,
 		struct ibv_sge *sg, int nsge, unsigned int flags, uint32_t imm,
 		uint64_t raddr, uint32_t rkey);
