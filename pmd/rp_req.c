@@ -54,10 +54,14 @@ req_validate(struct rp_qp *qp, const struct rp_send_wqe *w,
 	}
 	if (total > (1u << 31))
 		return IBV_WC_LOC_LEN_ERR;
-	/* An atomic returns 8 bytes (the target's alignment is the
-	 * responder's to check: it NAKs a misaligned one). */
-	if (rp_wr_is_atomic(w->opcode) && total != sizeof(uint64_t))
-		return IBV_WC_LOC_LEN_ERR;
+	/* An atomic returns 8 bytes, into the start of its SGEs (the
+	 * target's alignment is the responder's to check: it NAKs a
+	 * misaligned one). */
+	if (rp_wr_is_atomic(w->opcode)) {
+		if (total < sizeof(uint64_t))
+			return IBV_WC_LOC_LEN_ERR;
+		total = sizeof(uint64_t);
+	}
 	if (qp->type == IBV_QPT_UD) {
 		const struct rp_ah *ah;
 

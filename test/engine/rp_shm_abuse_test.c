@@ -17,10 +17,10 @@
  *                 WQEs: QP_FATAL, every WQE flushed (was a 2^32 loop)
  *   sq_prod_far   SQ producer beyond the ring, or behind its consumer:
  *                 QP_FATAL
- *   sq_bad_wqe    bad opcode (unknown, RDMA on UD), atomic not of 8
- *                 bytes, SGE count, total length over 2^31, lkey, inline
- *                 length, UD address handle: the WQE's error completion
- *                 and QP_FATAL
+ *   sq_bad_wqe    bad opcode (unknown, RDMA on UD), atomic under 8
+ *                 bytes or inline, SGE count, total length over 2^31,
+ *                 lkey, inline length, UD address handle: the WQE's
+ *                 error completion and QP_FATAL
  *   rq_prod_far   RQ producer beyond the ring: QP_FATAL, the sender's
  *                 SEND ends with REM_OP_ERR (was an endless RNR)
  *   rq_bad_sge    receive WQE with more SGEs than the RQ allows:
@@ -391,8 +391,8 @@ rt_case_sq_bad_wqe(void)
 	static const struct bad_wqe c[] = {
 		{ "unknown opcode 0x7f", IBV_QPT_RC, 0x7f, 0, 1, false, false,
 		  0, 0, IBV_WC_LOC_QP_OP_ERR },
-		{ "atomic with a 64-byte SGE (8 come back)", IBV_QPT_RC,
-		  IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 1, false, false, 0, 0,
+		{ "atomic with no SGE (8 bytes come back)", IBV_QPT_RC,
+		  IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 0, false, false, 0, 0,
 		  IBV_WC_LOC_LEN_ERR },
 		{ "atomic with inline data", IBV_QPT_RC,
 		  IBV_WR_ATOMIC_CMP_AND_SWP, RP_WQE_INLINE, 0, false, false, 8,

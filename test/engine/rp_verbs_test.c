@@ -2709,7 +2709,8 @@ rt_case_rc_atomic(void)
 
 /*
  * Atomics the responder refuses (NAK and the requester's completion),
- * and the ones the post refuses (EINVAL): an SGE that is not 8 bytes.
+ * the ones the post refuses (EINVAL: SGEs of less than 8 bytes), and
+ * SGEs of more, which take the 8 bytes at their start (as rxe).
  */
 static void
 rt_case_rc_atomic_err(void)
@@ -2720,6 +2721,7 @@ rt_case_rc_atomic_err(void)
 	struct rt_buf res, tgt;
 	struct rt_ep a, b;
 	struct ibv_sge s[2];
+	struct ibv_wc wc;
 	int ret;
 
 	rt_dev_open(&d0, RT_DEV0);
@@ -2743,7 +2745,8 @@ rt_case_rc_atomic_err(void)
 		       IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 8, 4096, 0, 0,
 		       RT_ACCESS_ALL, IBV_WC_REM_ACCESS_ERR);
 
-	rt_step("an atomic whose SGE is not 8 bytes: EINVAL, both APIs");
+	rt_step("an atomic whose SGEs hold less than 8 bytes: EINVAL, both "
+		"APIs");
 	o.access = RT_ACCESS_ATOMIC;
 	rt_ep_create_ex(&a, &d0);
 	rt_ep_create_ex(&b, &d1);
@@ -2758,13 +2761,37 @@ rt_case_rc_atomic_err(void)
 			 ex ? "ibv_wr_complete" : "ibv_post_send",
 			 strerror(ret));
 	}
-	s[0] = rt_sge(&res, 0, 4);
-	s[1] = rt_sge(&res, 4, 4);
-	ret = rt_try_send(&a, 2, IBV_WR_ATOMIC_FETCH_AND_ADD, s, 2, 0, 1,
-			  (uintptr_t)tgt.p, tgt.mr->rkey);
-	RT_CHECK(ret == EINVAL, "ibv_post_send: two 4-byte SGEs: %s, expected "
-		 "EINVAL", strerror(ret));
 	rt_expect_empty(a.scq, 50, "nothing posted");
+
+	/* As rxe: more than 8 bytes of SGEs take the 8 at their start. */
+	rt_step("8 bytes over two 4-byte SGEs, and a 16-byte SGE: the "
+		"original value at their start, nothing after");
+	memset(res.p, RT_GUARD_BYTE, res.len);
+	memcpy(tgt.p, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+	s[0] = rt_sge(&res, 0, 4);
+	s[1] = rt_sge(&res, 32, 4);
+	ret = rt_try_send(&a, 2, IBV_WR_ATOMIC_FETCH_AND_ADD, s, 2,
+			  IBV_SEND_SIGNALED, 0, (uintptr_t)tgt.p,
+			  tgt.mr->rkey);
+	RT_CHECK(ret == 0, "ibv_post_send: two 4-byte SGEs: %s",
+		 strerror(ret));
+	rt_expect_wc(a.scq, "FETCH_AND_ADD into two SGEs", 2, IBV_WC_SUCCESS,
+		     IBV_WC_FETCH_ADD);
+	RT_CHECK(memcmp(res.p, tgt.p, 4) == 0 &&
+		 memcmp(res.p + 32, tgt.p + 4, 4) == 0, "the original value "
+		 "split over two SGEs differs");
+	rt_check_guard(res.p + 4, 28, "between the SGEs");
+	rt_check_guard(res.p + 36, 28, "after the second SGE");
+	memset(res.p, RT_GUARD_BYTE, res.len);
+	s[0] = rt_sge(&res, 0, 16);
+	rt_atomic_post(&a, false, 3, IBV_WR_ATOMIC_CMP_AND_SWP, s,
+		       (uintptr_t)tgt.p, tgt.mr->rkey, 0, 0);
+	wc = rt_expect_wc(a.scq, "CMP_AND_SWP into 16 bytes", 3,
+			  IBV_WC_SUCCESS, IBV_WC_COMP_SWAP);
+	RT_CHECK(wc.byte_len == 8, "byte_len %u, expected 8", wc.byte_len);
+	RT_CHECK(memcmp(res.p, tgt.p, 8) == 0, "CMP_AND_SWP: original value "
+		 "differs");
+	rt_check_guard(res.p + 8, res.len - 8, "after the 8 bytes");
 	rt_atomic_checks(&a, &b, false);
 	rt_ep_destroy(&a);
 	rt_ep_destroy(&b);
