@@ -220,37 +220,54 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 	}
 }
 
+/*
+ * The WQE a READ response (or an ATOMIC ACKNOWLEDGE, `atomic`) answers:
+ * the oldest, a READ (an atomic) that expects this PSN.  NULL for a
+ * response to nothing outstanding, a duplicate (counted), or one past a
+ * lost response, which is then asked for again, once per gap (the rest of
+ * a burst still arriving says the same).
+ */
+static struct rp_swqe *
+comp_resp_wqe(struct rp_qp *qp, const struct rp_pkt *pkt, bool atomic)
+{
+	struct rp_swqe *s;
+	int32_t d;
+
+	/* Responses come in order: anything before this one is acked. */
+	comp_retire(qp, pkt->psn, false);
+	if (qp->comp.tail == qp->req.hi)
+		return NULL;
+	s = rp_swqe(qp, qp->comp.tail);
+	if ((atomic ? !rp_wr_is_atomic(s->opcode) :
+	     s->opcode != IBV_WR_RDMA_READ) || s->state == RP_SWQE_NEW ||
+	    s->state == RP_SWQE_DONE)
+		return NULL;
+	d = rp_psn_diff(pkt->psn, qp->comp.rd_psn);
+	if (d < 0) {
+		rp_stat_inc(qp->dev, RP_STAT_RX_DUP);
+		return NULL;
+	}
+	if (d > 0) {
+		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
+		if (!qp->comp.rd_retried) {
+			qp->comp.rd_retried = true;
+			rp_req_rewind(qp, comp_rd_resume(qp, s));
+		}
+		return NULL;
+	}
+	return s;
+}
+
 static void
 comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 {
 	const struct rp_send_wqe *w;
 	struct rp_swqe *s;
 	uint32_t off, k, want;
-	int32_t d;
 
-	/* Responses come in order: anything before this READ is acked. */
-	comp_retire(qp, pkt->psn, false);
-	if (qp->comp.tail == qp->req.hi)
+	s = comp_resp_wqe(qp, pkt, false);
+	if (s == NULL)
 		return;
-	s = rp_swqe(qp, qp->comp.tail);
-	if (s->opcode != IBV_WR_RDMA_READ || s->state == RP_SWQE_NEW ||
-	    s->state == RP_SWQE_DONE)
-		return;
-	d = rp_psn_diff(pkt->psn, qp->comp.rd_psn);
-	if (d < 0) {
-		rp_stat_inc(qp->dev, RP_STAT_RX_DUP);
-		return;
-	}
-	if (d > 0) {
-		/* A response was lost: ask again from it, once per gap (the
-		 * rest of the burst still arriving says the same). */
-		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
-		if (!qp->comp.rd_retried) {
-			qp->comp.rd_retried = true;
-			rp_req_rewind(qp, comp_rd_resume(qp, s));
-		}
-		return;
-	}
 	k = (uint32_t)rp_psn_diff(pkt->psn, s->first_psn);
 	if (k >= s->npkts) {
 		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
@@ -307,30 +324,12 @@ comp_atomic_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 	const struct rp_send_wqe *w;
 	struct rp_swqe *s;
 	uint64_t orig;
-	int32_t d;
 
-	/* Responses come in order: anything before this atomic is acked. */
-	comp_retire(qp, pkt->psn, false);
-	if (qp->comp.tail == qp->req.hi)
+	/* An atomic at the tail expects its answer at comp.rd_psn, its only
+	 * PSN; a later atomic's answer says this one's was lost. */
+	s = comp_resp_wqe(qp, pkt, true);
+	if (s == NULL)
 		return;
-	s = rp_swqe(qp, qp->comp.tail);
-	if (!rp_wr_is_atomic(s->opcode) || s->state == RP_SWQE_NEW ||
-	    s->state == RP_SWQE_DONE)
-		return;
-	d = rp_psn_diff(pkt->psn, s->first_psn);
-	if (d < 0) {
-		rp_stat_inc(qp->dev, RP_STAT_RX_DUP);
-		return;
-	}
-	if (d > 0) {
-		/* A later atomic's answer: this one's was lost. */
-		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
-		if (!qp->comp.rd_retried) {
-			qp->comp.rd_retried = true;
-			rp_req_rewind(qp, s->first_psn);
-		}
-		return;
-	}
 	if ((rp_pkt_aeth_syn(pkt) & RP_AETH_TYPE_MASK) != RP_AETH_ACK) {
 		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
 		return;

@@ -2456,57 +2456,6 @@ static void rt_case_rc_large_lossy(void) { rt_rc_large_case(true); }
 
 #define RT_ACCESS_ATOMIC	(RT_ACCESS_ALL | IBV_ACCESS_REMOTE_ATOMIC)
 
-/*
- * Post one atomic: through ibv_post_send, or (ex) through the extended
- * QP API (ibv_wr_atomic_cmp_swp / ibv_wr_atomic_fetch_add).  cmp_add is
- * the compare value of a CMP_AND_SWP, the addend of a FETCH_AND_ADD.
- */
-static int
-rt_atomic_try(struct rt_ep *ep, bool ex, uint64_t wr_id,
-	      enum ibv_wr_opcode op, struct ibv_sge *sg, uint64_t raddr,
-	      uint32_t rkey, uint64_t cmp_add, uint64_t swap)
-{
-	struct ibv_send_wr wr, *bad = NULL;
-	struct ibv_qp_ex *qpx;
-
-	if (ex) {
-		qpx = ibv_qp_to_qp_ex(ep->qp);
-		RT_CHECK(qpx != NULL, "ibv_qp_to_qp_ex: NULL");
-		ibv_wr_start(qpx);
-		qpx->wr_id = wr_id;
-		qpx->wr_flags = IBV_SEND_SIGNALED;
-		if (op == IBV_WR_ATOMIC_CMP_AND_SWP)
-			ibv_wr_atomic_cmp_swp(qpx, rkey, raddr, cmp_add, swap);
-		else
-			ibv_wr_atomic_fetch_add(qpx, rkey, raddr, cmp_add);
-		ibv_wr_set_sge(qpx, sg->lkey, sg->addr, sg->length);
-		return ibv_wr_complete(qpx);
-	}
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.opcode = op;
-	wr.sg_list = sg;
-	wr.num_sge = 1;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.atomic.remote_addr = raddr;
-	wr.wr.atomic.rkey = rkey;
-	wr.wr.atomic.compare_add = cmp_add;
-	wr.wr.atomic.swap = swap;
-	return ibv_post_send(ep->qp, &wr, &bad);
-}
-
-static void
-rt_atomic_post(struct rt_ep *ep, bool ex, uint64_t wr_id,
-	       enum ibv_wr_opcode op, struct ibv_sge *sg, uint64_t raddr,
-	       uint32_t rkey, uint64_t cmp_add, uint64_t swap)
-{
-	int ret = rt_atomic_try(ep, ex, wr_id, op, sg, raddr, rkey, cmp_add,
-				swap);
-
-	RT_CHECK(ret == 0, "post atomic (%s API): %s", ex ? "ibv_wr_*" :
-		 "ibv_post_send", strerror(ret));
-}
-
 /* An RC endpoint whose QP takes the ibv_wr_* API for atomics. */
 static void
 rt_ep_create_ex(struct rt_ep *ep, struct rt_dev *d)
@@ -2566,7 +2515,7 @@ rt_atomic_checks(struct rt_ep *a, struct rt_ep *b, bool ex)
 	*t = v;
 
 	rt_step("%s: FETCH_AND_ADD 0x%" PRIx64 " to 0x%" PRIx64, api, x, v);
-	rt_atomic_post(a, ex, 1, IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
+	rt_post_atomic(a, ex, 1, IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
 		       (uintptr_t)t, tgt.mr->rkey, x, 0);
 	wc = rt_expect_wc(a->scq, "FETCH_AND_ADD", 1, IBV_WC_SUCCESS,
 			  IBV_WC_FETCH_ADD);
@@ -2580,7 +2529,7 @@ rt_atomic_checks(struct rt_ep *a, struct rt_ep *b, bool ex)
 
 	rt_step("%s: CMP_AND_SWP that matches: 0x%" PRIx64 " -> 0x%" PRIx64,
 		api, v, y);
-	rt_atomic_post(a, ex, 2, IBV_WR_ATOMIC_CMP_AND_SWP, &s,
+	rt_post_atomic(a, ex, 2, IBV_WR_ATOMIC_CMP_AND_SWP, &s,
 		       (uintptr_t)t, tgt.mr->rkey, v, y);
 	wc = rt_expect_wc(a->scq, "CMP_AND_SWP", 2, IBV_WC_SUCCESS,
 			  IBV_WC_COMP_SWAP);
@@ -2592,7 +2541,7 @@ rt_atomic_checks(struct rt_ep *a, struct rt_ep *b, bool ex)
 		 " (expected 0x%" PRIx64 ")", *r, v, got, y);
 
 	rt_step("%s: CMP_AND_SWP that does not match: target kept", api);
-	rt_atomic_post(a, ex, 3, IBV_WR_ATOMIC_CMP_AND_SWP, &s,
+	rt_post_atomic(a, ex, 3, IBV_WR_ATOMIC_CMP_AND_SWP, &s,
 		       (uintptr_t)t, tgt.mr->rkey, ~y, v);
 	rt_expect_wc(a->scq, "CMP_AND_SWP", 3, IBV_WC_SUCCESS,
 		     IBV_WC_COMP_SWAP);
@@ -2603,7 +2552,7 @@ rt_atomic_checks(struct rt_ep *a, struct rt_ep *b, bool ex)
 
 	rt_step("%s: FETCH_AND_ADD wrapping past 2^64", api);
 	__atomic_store_n(t, UINT64_MAX - 1, __ATOMIC_RELEASE);
-	rt_atomic_post(a, ex, 4, IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
+	rt_post_atomic(a, ex, 4, IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
 		       (uintptr_t)t, tgt.mr->rkey, 3, 0);
 	rt_expect_wc(a->scq, "FETCH_AND_ADD", 4, IBV_WC_SUCCESS,
 		     IBV_WC_FETCH_ADD);
@@ -2644,7 +2593,7 @@ rt_atomic_mixed(struct rt_ep *a, struct rt_ep *b, bool ex)
 	for (uint32_t i = 0; i < RT_ATOM_MIX; i++) {
 		s = rt_sge(&res, (size_t)i * 64, i % 2 == 0 ? 8 : 64);
 		if (i % 2 == 0)
-			rt_atomic_post(a, ex, 100 + i,
+			rt_post_atomic(a, ex, 100 + i,
 				       IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
 				       (uintptr_t)t, tgt.mr->rkey, 1, 0);
 		else
@@ -2715,7 +2664,33 @@ rt_case_rc_atomic(void)
 static void
 rt_case_rc_atomic_err(void)
 {
-	const int ra = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
+	enum { ra = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC };
+	static const struct {
+		const char *what;
+		enum ibv_wr_opcode op;
+		int mr_access;
+		long offset;
+		uint32_t rkey_xor;
+		int qp_access;
+		enum ibv_wc_status status;
+	} bad[] = {
+		{ "FETCH_AND_ADD at a misaligned address (target + 4): NAK "
+		  "invalid request", IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 4, 0,
+		  RT_ACCESS_ATOMIC, IBV_WC_REM_INV_REQ_ERR },
+		{ "CMP_AND_SWP into an MR without IBV_ACCESS_REMOTE_ATOMIC: NAK "
+		  "remote access error", IBV_WR_ATOMIC_CMP_AND_SWP,
+		  RT_ACCESS_ALL, 0, 0, RT_ACCESS_ATOMIC,
+		  IBV_WC_REM_ACCESS_ERR },
+		{ "FETCH_AND_ADD with a wrong rkey",
+		  IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 0, 0x80, RT_ACCESS_ATOMIC,
+		  IBV_WC_REM_ACCESS_ERR },
+		{ "FETCH_AND_ADD just past the end of the MR",
+		  IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 4096, 0, RT_ACCESS_ATOMIC,
+		  IBV_WC_REM_ACCESS_ERR },
+		{ "FETCH_AND_ADD to a QP without IBV_ACCESS_REMOTE_ATOMIC: NAK "
+		  "remote access error", IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 0, 0,
+		  RT_ACCESS_ALL, IBV_WC_REM_ACCESS_ERR },
+	};
 	struct rt_rc_opts o = rt_rc_default;
 	struct rt_dev d0, d1;
 	struct rt_buf res, tgt;
@@ -2726,24 +2701,10 @@ rt_case_rc_atomic_err(void)
 
 	rt_dev_open(&d0, RT_DEV0);
 	rt_dev_open(&d1, RT_DEV1);
-	rt_bad_request(&d0, &d1, "FETCH_AND_ADD at a misaligned address "
-		       "(target + 4): NAK invalid request",
-		       IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 8, 4096, 4, 0,
-		       RT_ACCESS_ATOMIC, IBV_WC_REM_INV_REQ_ERR);
-	rt_bad_request(&d0, &d1, "CMP_AND_SWP into an MR without "
-		       "IBV_ACCESS_REMOTE_ATOMIC: NAK remote access error",
-		       IBV_WR_ATOMIC_CMP_AND_SWP, RT_ACCESS_ALL, 8, 4096, 0, 0,
-		       RT_ACCESS_ATOMIC, IBV_WC_REM_ACCESS_ERR);
-	rt_bad_request(&d0, &d1, "FETCH_AND_ADD with a wrong rkey",
-		       IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 8, 4096, 0, 0x80,
-		       RT_ACCESS_ATOMIC, IBV_WC_REM_ACCESS_ERR);
-	rt_bad_request(&d0, &d1, "FETCH_AND_ADD just past the end of the MR",
-		       IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 8, 4096, 4096, 0,
-		       RT_ACCESS_ATOMIC, IBV_WC_REM_ACCESS_ERR);
-	rt_bad_request(&d0, &d1, "FETCH_AND_ADD to a QP without "
-		       "IBV_ACCESS_REMOTE_ATOMIC: NAK remote access error",
-		       IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 8, 4096, 0, 0,
-		       RT_ACCESS_ALL, IBV_WC_REM_ACCESS_ERR);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		rt_bad_request(&d0, &d1, bad[i].what, bad[i].op,
+			       bad[i].mr_access, 8, 4096, bad[i].offset,
+			       bad[i].rkey_xor, bad[i].qp_access, bad[i].status);
 
 	rt_step("an atomic whose SGEs hold less than 8 bytes: EINVAL, both "
 		"APIs");
@@ -2755,7 +2716,7 @@ rt_case_rc_atomic_err(void)
 	rt_buf_alloc(&tgt, &d1, 64, ra);
 	for (int ex = 0; ex < 2; ex++) {
 		s[0] = rt_sge(&res, 0, 4);
-		ret = rt_atomic_try(&a, ex, 1, IBV_WR_ATOMIC_FETCH_AND_ADD, s,
+		ret = rt_try_atomic(&a, ex, 1, IBV_WR_ATOMIC_FETCH_AND_ADD, s,
 				    (uintptr_t)tgt.p, tgt.mr->rkey, 1, 0);
 		RT_CHECK(ret == EINVAL, "%s: 4-byte SGE: %s, expected EINVAL",
 			 ex ? "ibv_wr_complete" : "ibv_post_send",
@@ -2784,7 +2745,7 @@ rt_case_rc_atomic_err(void)
 	rt_check_guard(res.p + 36, 28, "after the second SGE");
 	memset(res.p, RT_GUARD_BYTE, res.len);
 	s[0] = rt_sge(&res, 0, 16);
-	rt_atomic_post(&a, false, 3, IBV_WR_ATOMIC_CMP_AND_SWP, s,
+	rt_post_atomic(&a, false, 3, IBV_WR_ATOMIC_CMP_AND_SWP, s,
 		       (uintptr_t)tgt.p, tgt.mr->rkey, 0, 0);
 	wc = rt_expect_wc(a.scq, "CMP_AND_SWP into 16 bytes", 3,
 			  IBV_WC_SUCCESS, IBV_WC_COMP_SWAP);
@@ -2864,7 +2825,7 @@ rt_case_rc_atomic_race(void)
 				struct ibv_sge s = rt_sge(&res[i],
 							  posted[i] * 8u, 8);
 
-				rt_atomic_post(&req[i], false, posted[i],
+				rt_post_atomic(&req[i], false, posted[i],
 					       IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
 					       (uintptr_t)c, i == 0 ?
 					       mr1->rkey : cnt.mr->rkey, 1, 0);

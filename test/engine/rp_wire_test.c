@@ -1815,28 +1815,6 @@ wt_atomic_check(int d, const struct rp_pkt *p)
 	}
 }
 
-/* Post an atomic on a to the target, with ibv_post_send. */
-static void
-wt_atomic_post(struct rt_ep *a, uint64_t wr_id, enum ibv_wr_opcode op,
-	       struct ibv_sge *s, uint64_t cmp_add, uint64_t swap)
-{
-	struct ibv_send_wr wr, *bad;
-	int ret;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.opcode = op;
-	wr.sg_list = s;
-	wr.num_sge = 1;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.atomic.remote_addr = wt_a.va;
-	wr.wr.atomic.rkey = wt_a.rkey;
-	wr.wr.atomic.compare_add = cmp_add;
-	wr.wr.atomic.swap = swap;
-	ret = ibv_post_send(a->qp, &wr, &bad);
-	RT_CHECK(ret == 0, "ibv_post_send(atomic): %s", strerror(ret));
-}
-
 /*
  * Atomics on the wire, laid out as rxe's, and replayed (IBTA 9.7.5.3):
  * an ATOMIC ACKNOWLEDGE lost, the request resent on timeout, the
@@ -1875,7 +1853,8 @@ wt_case_atomic_replay(void)
 
 	rt_step("FETCH_AND_ADD 5: request and ATOMIC ACK as rxe's");
 	s = rt_sge(&res, 0, 8);
-	wt_atomic_post(&a, 1, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, 5, 0);
+	rt_post_atomic(&a, false, 1, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, wt_a.va,
+		       wt_a.rkey, 5, 0);
 	wt_expect_wc(a.scq, "FETCH_AND_ADD", 1, IBV_WC_SUCCESS,
 		     IBV_WC_FETCH_ADD);
 	RT_CHECK(*r == v && *t == v + 5 && wt_a.req == 1 && wt_a.ack == 1,
@@ -1889,7 +1868,8 @@ wt_case_atomic_replay(void)
 	dup = wt_stat(1, "duplicate_request");
 	req = wt_a.req;
 	wt.drop_atmack = 1;
-	wt_atomic_post(&a, 2, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, 7, 0);
+	rt_post_atomic(&a, false, 2, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, wt_a.va,
+		       wt_a.rkey, 7, 0);
 	wt_expect_wc(a.scq, "FETCH_AND_ADD", 2, IBV_WC_SUCCESS,
 		     IBV_WC_FETCH_ADD);
 	RT_CHECK(wt.drop_atmack == 0, "no ATOMIC ACK was dropped");
@@ -1906,7 +1886,8 @@ wt_case_atomic_replay(void)
 		"replay returns the original, not the swapped value");
 	dup = wt_stat(1, "duplicate_request");
 	wt.drop_atmack = 1;
-	wt_atomic_post(&a, 3, IBV_WR_ATOMIC_CMP_AND_SWP, &s, v, ~v);
+	rt_post_atomic(&a, false, 3, IBV_WR_ATOMIC_CMP_AND_SWP, &s, wt_a.va,
+		       wt_a.rkey, v, ~v);
 	wt_expect_wc(a.scq, "CMP_AND_SWP", 3, IBV_WC_SUCCESS,
 		     IBV_WC_COMP_SWAP);
 	RT_CHECK(*r == v && *t == ~v, "returned 0x%" PRIx64 " (original "
@@ -1920,9 +1901,11 @@ wt_case_atomic_replay(void)
 		"second's reveals the loss, both resent, each added once");
 	dup = wt_stat(1, "duplicate_request");
 	wt.drop_atmack = 1;
-	wt_atomic_post(&a, 4, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, 1, 0);
+	rt_post_atomic(&a, false, 4, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, wt_a.va,
+		       wt_a.rkey, 1, 0);
 	s = rt_sge(&res, 8, 8);
-	wt_atomic_post(&a, 5, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, 1, 0);
+	rt_post_atomic(&a, false, 5, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, wt_a.va,
+		       wt_a.rkey, 1, 0);
 	wt_expect_wc(a.scq, "first FETCH_AND_ADD", 4, IBV_WC_SUCCESS,
 		     IBV_WC_FETCH_ADD);
 	wt_expect_wc(a.scq, "second FETCH_AND_ADD", 5, IBV_WC_SUCCESS,
