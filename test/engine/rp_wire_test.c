@@ -1922,6 +1922,90 @@ wt_case_atomic_replay(void)
 	wt_expect_no_zero_dmac();
 }
 
+/*
+ * READs and atomics share max_rd_atomic: with 4, of 3 READs then 3
+ * FETCH_AND_ADDs posted at once exactly 4 requests go out (3 READs, 1
+ * atomic) while rocepmd1 cannot answer (its ARP kept from rocepmd0);
+ * then all 6 complete in order, the additions in order, with no NAK.
+ */
+static void
+wt_case_rd_atomic(void)
+{
+	const struct wt_rc_opts o = { 64, 4, 18, 7,	/* 1 s timer */
+		RT_ACCESS_ALL | IBV_ACCESS_REMOTE_ATOMIC };
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf res, tgt;
+	uint64_t v, *r;
+	struct ibv_sge s;
+	double end;
+	int i;
+
+	wt.proxy_arp0 = true;
+	wt.hold_arp1 = true;
+	wt_boot(&d0, &d1);
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	wt_rc_connect(&a, &b, &o);
+	rt_buf_alloc(&res, &d0, 6 * 64, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&tgt, &d1, 4096, RT_ACCESS_ALL | IBV_ACCESS_REMOTE_ATOMIC);
+	rt_fill_random(tgt.p, tgt.len);
+	v = *(uint64_t *)tgt.p;
+	wt_a.rkey = tgt.mr->rkey;
+	wt_a.va = (uintptr_t)tgt.p;
+	wt.check = wt_atomic_check;
+
+	rt_step("3 READs then 3 FETCH_AND_ADDs posted, max_rd_atomic 4: "
+		"4 requests go out");
+	for (i = 0; i < 6; i++) {
+		s = rt_sge(&res, (size_t)i * 64, i < 3 ? 64 : 8);
+		if (i < 3)
+			rt_post_send(&a, 10 + i, IBV_WR_RDMA_READ, &s, 1,
+				     IBV_SEND_SIGNALED, 0,
+				     (uintptr_t)tgt.p + 64, tgt.mr->rkey);
+		else
+			rt_post_atomic(&a, false, 10 + i,
+				       IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
+				       wt_a.va, wt_a.rkey, 1, 0);
+	}
+	end = rt_now() + rt_timeout_s;
+	while (wt.dir[0].read_req + wt_a.req < 4) {
+		RT_CHECK(rt_now() < end, "%" PRIu64 " READ and %" PRIu64
+			 " atomic requests in %.0f s", wt.dir[0].read_req,
+			 wt_a.req, rt_timeout_s);
+		wt_pump_ms(1);
+	}
+	wt_expect_no_wc(a.scq, 150, "requester before any response");
+	RT_CHECK(wt.dir[0].read_req == 3 && wt_a.req == 1, "%" PRIu64
+		 " READ and %" PRIu64 " atomic requests outstanding, "
+		 "max_rd_atomic is 4", wt.dir[0].read_req, wt_a.req);
+
+	rt_step("rocepmd1 learns rocepmd0's MAC: all 6 complete in order");
+	wt_release_arp1();
+	for (i = 0; i < 6; i++)
+		wt_expect_wc(a.scq, i < 3 ? "READ" : "FETCH_AND_ADD",
+			     10 + i, IBV_WC_SUCCESS, i < 3 ?
+			     IBV_WC_RDMA_READ : IBV_WC_FETCH_ADD);
+	for (i = 0; i < 6; i++) {
+		r = (uint64_t *)(res.p + (size_t)i * 64);
+		if (i < 3)
+			rt_check_data(r, tgt.p + 64, 64, "READ");
+		else
+			RT_CHECK(*r == v + (uint64_t)i - 3, "FETCH_AND_ADD %d "
+				 "returned 0x%" PRIx64 ", expected 0x%" PRIx64,
+				 i, *r, v + (uint64_t)i - 3);
+	}
+	RT_CHECK(*(uint64_t *)tgt.p == v + 3 && wt_a.req == 3 &&
+		 wt.dir[0].read_req == 3 && wt.dir[1].nak == 0, "target 0x%"
+		 PRIx64 " (expected 0x%" PRIx64 "), %" PRIu64 " atomic and %"
+		 PRIu64 " READ requests, %" PRIu64 " NAKs",
+		 *(uint64_t *)tgt.p, v + 3, wt_a.req, wt.dir[0].read_req,
+		 wt.dir[1].nak);
+	wt.check = NULL;
+	wt_expect_no_zero_dmac();
+}
+
 static const struct rt_case wt_cases[] = {
 	{ "not_for_us", wt_case_not_for_us, 60,
 	  "frames to another MAC or an unjoined group dropped and counted" },
@@ -1939,6 +2023,8 @@ static const struct rt_case wt_cases[] = {
 	  "a WRITE whose MR goes mid-message: NAK, nothing more lands" },
 	{ "mr_gone_read", wt_case_mr_gone_read, 60,
 	  "READ responses whose MR goes mid-message: LOC_PROT_ERR" },
+	{ "rd_atomic", wt_case_rd_atomic, 60,
+	  "READs and atomics together within max_rd_atomic" },
 	{ "atomic_replay", wt_case_atomic_replay, 60,
 	  "atomics as rxe's; a lost ATOMIC ACK: replayed, executed once" },
 	{ "arp_new_mac", wt_case_arp_new_mac, 60,
