@@ -176,7 +176,7 @@ struct rp_rd_resp {
 /*
  * The result of an atomic the responder executed, kept so that a
  * duplicate of its request is answered again without executing twice
- * (IBTA 9.7.5.3, C9-105).  The last rd_size atomics are kept: a requester
+ * (IBTA 9.7.5.3).  The last rd_size atomics are kept: a requester
  * has at most max_rd_atomic <= max_dest_rd_atomic of them outstanding.
  */
 struct rp_atom_res {

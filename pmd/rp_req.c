@@ -554,7 +554,8 @@ req_rd_segs(const struct rp_swqe *s, uint32_t k0)
 /*
  * Go back to `psn`: the next packet sent is the one with that PSN.  A READ
  * is re-requested from that PSN on, an atomic sent again (the responder
- * treats both as duplicates: an atomic is answered from its replay cache).  False if no WQE in flight holds `psn`.
+ * treats both as duplicates: an atomic is answered from its replay
+ * cache).  False if no WQE in flight holds `psn`.
  */
 bool
 rp_req_rewind(struct rp_qp *qp, uint32_t psn)

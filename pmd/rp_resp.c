@@ -370,7 +370,7 @@ resp_atomic_ack(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 }
 
 /*
- * An atomic (IBTA 9.4.5): an 8-byte aligned target under an rkey with
+ * An atomic: an 8-byte aligned target under an rkey with
  * REMOTE_ATOMIC, executed with the CPU's atomic instructions, so that it
  * is atomic against every other atomic on it: other QPs and devices (their
  * lcores) and the application's own __atomic operations.  The original
@@ -425,8 +425,8 @@ resp_atomic(struct rp_qp *qp, const struct rp_pkt *pkt)
 
 /*
  * A duplicate atomic: answered again from the replay cache, never
- * executed again (IBTA 9.7.5.3).  One no longer in the cache is dropped (the
- * requester, which completed it, no longer waits for it).
+ * executed again (IBTA 9.7.5.3).  One no longer in the cache is dropped
+ * (the requester, which completed it, no longer waits for it).
  */
 static void
 resp_atomic_dup(struct rp_qp *qp, const struct rp_pkt *pkt)
