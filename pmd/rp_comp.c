@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Completer: consumes ACKs, NAKs and READ responses for a requester,
- * retires send WQEs in order into the send CQ, and drives recovery:
- * go-back-N on a sequence NAK or a timeout, a delayed retry on an RNR NAK,
- * an error completion when the retry counts run out.
+ * Completer: consumes ACKs, NAKs, READ responses and ATOMIC ACKNOWLEDGEs
+ * for a requester, retires send WQEs in order into the send CQ, and
+ * drives recovery: go-back-N on a sequence NAK or a timeout, a delayed
+ * retry on an RNR NAK, an error completion when the retry counts run out.
  */
 
 #include <string.h>
@@ -143,10 +143,11 @@ comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
 		if (s->state == RP_SWQE_NEW || s->state == RP_SWQE_DONE ||
 		    (inclusive ? d < 0 : d <= 0))
 			break;
-		if (s->opcode == IBV_WR_RDMA_READ) {
-			/* An ACK past an unanswered READ: its responses were
-			 * lost (implicit NAK, IBTA 9.7.5.1.5).  Ask once from
-			 * the first missing one; later ACKs say the same. */
+		if (rp_wr_is_rd_atomic(s->opcode)) {
+			/* An ACK past an unanswered READ or atomic: its
+			 * responses were lost (implicit NAK, IBTA 9.7.5.1.5).
+			 * Ask once from the first missing one; later ACKs say
+			 * the same. */
 			if (!qp->comp.rd_retried) {
 				qp->comp.rd_retried = true;
 				rp_req_rewind(qp, comp_rd_resume(qp, s));
@@ -172,7 +173,7 @@ comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
 	if (qp->comp.tail != qp->req.hi) {
 		struct rp_swqe *s = rp_swqe(qp, qp->comp.tail);
 
-		if (s->opcode == IBV_WR_RDMA_READ &&
+		if (rp_wr_is_rd_atomic(s->opcode) &&
 		    rp_psn_diff(qp->comp.rd_psn, s->first_psn) < 0)
 			qp->comp.rd_psn = s->first_psn;
 		if (s->state != RP_SWQE_NEW)
@@ -275,26 +276,32 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 	}
 }
 
-static void
-comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
+/*
+ * The WQE a READ response (or an ATOMIC ACKNOWLEDGE, `atomic`) answers:
+ * the oldest, a READ (an atomic) that expects this PSN.  NULL for a
+ * response to nothing outstanding, a duplicate (counted), or one past a
+ * lost response, which is then asked for again, once per gap (the rest of
+ * a burst still arriving says the same).
+ */
+static struct rp_swqe *
+comp_resp_wqe(struct rp_qp *qp, const struct rp_pkt *pkt, bool atomic)
 {
-	const struct rp_send_wqe *w;
 	struct rp_swqe *s;
-	uint32_t off, k, want;
 	int32_t d;
 
-	/* Responses come in order: anything before this READ is acked. */
+	/* Responses come in order: anything before this one is acked. */
 	comp_retire(qp, pkt->psn, false);
 	if (qp->comp.tail == qp->req.hi)
-		return;
+		return NULL;
 	s = rp_swqe(qp, qp->comp.tail);
-	if (s->opcode != IBV_WR_RDMA_READ || s->state == RP_SWQE_NEW ||
+	if ((atomic ? !rp_wr_is_atomic(s->opcode) :
+	     s->opcode != IBV_WR_RDMA_READ) || s->state == RP_SWQE_NEW ||
 	    s->state == RP_SWQE_DONE)
-		return;
+		return NULL;
 	d = rp_psn_diff(pkt->psn, qp->comp.rd_psn);
 	if (d < 0) {
 		rp_stat_inc(qp->dev, RP_STAT_RX_DUP);
-		return;
+		return NULL;
 	}
 	if (d > 0) {
 		/* A response was lost: ask again from it, once per gap (the
@@ -305,8 +312,21 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 			comp_cut(qp);
 			rp_req_rewind(qp, comp_rd_resume(qp, s));
 		}
-		return;
+		return NULL;
 	}
+	return s;
+}
+
+static void
+comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	const struct rp_send_wqe *w;
+	struct rp_swqe *s;
+	uint32_t off, k, want;
+
+	s = comp_resp_wqe(qp, pkt, false);
+	if (s == NULL)
+		return;
 	k = (uint32_t)rp_psn_diff(pkt->psn, s->first_psn);
 	if (k >= s->npkts) {
 		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
@@ -356,6 +376,44 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 	comp_progress(qp);
 }
 
+/*
+ * An ATOMIC ACKNOWLEDGE: the original value goes into the WQE's local SGE
+ * (8 bytes, host order, as rxe writes it) and the atomic completes.
+ */
+static void
+comp_atomic_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	const struct rp_send_wqe *w;
+	struct rp_swqe *s;
+	uint64_t orig;
+
+	/* An atomic at the tail expects its answer at comp.rd_psn, its only
+	 * PSN; a later atomic's answer says this one's was lost. */
+	s = comp_resp_wqe(qp, pkt, true);
+	if (s == NULL)
+		return;
+	if ((rp_pkt_aeth_syn(pkt) & RP_AETH_TYPE_MASK) != RP_AETH_ACK) {
+		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
+		return;
+	}
+	w = rp_sq_wqe(qp, qp->comp.tail);
+	orig = rp_pkt_atmack_orig(pkt);
+	if (rp_sge_copy_in(qp->dev, s->pdn, (const struct rp_sge *)(w + 1),
+			   w->num_sge, 0, (const uint8_t *)&orig,
+			   sizeof(orig)) != 0) {
+		comp_error(qp, pkt->psn, IBV_WC_LOC_PROT_ERR);
+		return;
+	}
+	qp->comp.rd_psn = rp_psn_add(pkt->psn, 1);
+	qp->comp.rd_retried = false;
+	comp_acked(qp, qp->comp.rd_psn);
+	if (qp->req.rd_out > 0)
+		qp->req.rd_out--;
+	rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+	comp_retire(qp, qp->comp.rd_psn, false);
+	comp_progress(qp);
+}
+
 void
 rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 {
@@ -369,9 +427,10 @@ rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	}
 	if (pkt->mask & RP_M_READ)
 		comp_read_resp(qp, pkt);
+	else if (pkt->mask & RP_M_ATOMIC)
+		comp_atomic_ack(qp, pkt);
 	else if (pkt->opcode == RP_OP_ACK)
 		comp_ack(qp, pkt);
-	/* Atomic ACKs: atomics are not offered (atomic_cap NONE). */
 }
 
 /* Retransmit timer.  Returns true if it did something. */

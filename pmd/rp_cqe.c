@@ -65,7 +65,8 @@ rp_cqe_send(struct rp_qp *qp, uint32_t idx, uint32_t status)
 	cqe.status = status;
 	cqe.opcode = wc_opcode(w->opcode);
 	cqe.qp_num = qp->qpn;
-	if (status == IBV_WC_SUCCESS && w->opcode == IBV_WR_RDMA_READ)
+	/* What landed in the SGEs: READ data, an atomic's 8 bytes. */
+	if (status == IBV_WC_SUCCESS && rp_wr_is_rd_atomic(w->opcode))
 		cqe.byte_len = s->length;
 	/*
 	 * Completions are in order: the application's slot of this WQE is

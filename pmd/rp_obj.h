@@ -16,6 +16,8 @@
 #include <rte_memzone.h>
 #include <rte_ring.h>
 
+#include <infiniband/verbs.h>
+
 #include "rocepmd.h"
 #include "rp_abi.h"
 #include "rp_pkt.h"
@@ -147,6 +149,21 @@ struct rp_swqe {
 	bool rd_midway;			/* READ: ever re-requested mid-way */
 };
 
+static inline bool
+rp_wr_is_atomic(uint8_t wr_opcode)
+{
+	return wr_opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* READ and atomic requests: answered by responses, counted against
+ * max_rd_atomic. */
+static inline bool
+rp_wr_is_rd_atomic(uint8_t wr_opcode)
+{
+	return wr_opcode == IBV_WR_RDMA_READ || rp_wr_is_atomic(wr_opcode);
+}
+
 enum rp_swqe_state {
 	RP_SWQE_NEW = 0,
 	RP_SWQE_SENDING,
@@ -154,7 +171,11 @@ enum rp_swqe_state {
 	RP_SWQE_DONE,
 };
 
-/* A READ the responder still owes response packets for. */
+/*
+ * A READ or an atomic the responder still owes response packets for (IBTA
+ * 9.7.5.3: they share the max_dest_rd_atomic resources).  An atomic owes
+ * one ATOMIC ACKNOWLEDGE carrying `orig`.
+ */
 struct rp_rd_resp {
 	uint32_t psn;			/* PSN of the next response */
 	uint32_t npkts_left;
@@ -167,6 +188,20 @@ struct rp_rd_resp {
 	uint32_t key;			/* mr->key when queued */
 	bool valid;
 	bool replay;			/* queued again by a duplicate */
+	bool atomic;			/* an ATOMIC ACKNOWLEDGE, of orig */
+	uint64_t orig;
+};
+
+/*
+ * The result of an atomic the responder executed, kept so that a
+ * duplicate of its request is answered again without executing twice
+ * (IBTA 9.7.5.3).  The last rd_size atomics are kept: a requester
+ * has at most max_rd_atomic <= max_dest_rd_atomic of them outstanding.
+ */
+struct rp_atom_res {
+	uint32_t psn;
+	bool valid;
+	uint64_t orig;
 };
 
 /* Where the message being received lands. */
@@ -304,6 +339,7 @@ struct rp_qp {
 	 */
 	struct rp_rd_resp *rd;
 	uint32_t rd_size;
+	struct rp_atom_res *atom;	/* rd_size, in rd's allocation */
 
 	/*
 	 * Send queue.  The application's ring (shared) is copied in order
@@ -345,7 +381,7 @@ struct rp_qp {
 		bool inprog;		/* head is partly sent */
 		uint32_t off;		/* bytes of head already sent */
 		uint32_t pkt;		/* packets of head already sent */
-		uint32_t rd_out;	/* outstanding READs */
+		uint32_t rd_out;	/* outstanding READs and atomics */
 		uint64_t rnr_until;	/* TSC: no sending before */
 		bool rnr_wait;
 	} req;
@@ -383,9 +419,10 @@ struct rp_qp {
 		uint64_t wr_va;
 		uint32_t wr_left;
 		uint32_t wr_total;
-		/* READs owed: qp->rd[] */
+		/* READs and atomics owed: qp->rd[] */
 		uint32_t rd_head;
 		uint32_t rd_tail;
+		uint32_t atom_next;	/* next slot of qp->atom[] */
 		/* An ACK waits for the READ responses queued before it
 		 * (IBTA 9.7.5.1: responses go in PSN order), and an ACK or
 		 * NAK for the peer's MAC (ARP); the latest says it all. */

@@ -461,9 +461,11 @@ qp_set_av(struct rp_qp *qp, const struct rp_av *av)
 }
 
 /*
- * The responder's READ FIFO for max_dest_rd_atomic READs (at least one, as
- * before any is allowed), or NULL with *size unchanged when the present
- * one has the right size.  Set only in INIT->RTR, where it is empty.
+ * The responder's FIFO for max_dest_rd_atomic READs and atomics (at least
+ * one, as before any is allowed), followed in the same allocation by as
+ * many atomic results (qp->atom), or NULL with *size unchanged when the
+ * present one has the right size.  Set only in INIT->RTR, where it is
+ * empty.
  */
 static int
 qp_rd_alloc(const struct rp_qp *qp, uint32_t max_dest, struct rp_rd_resp **rd,
@@ -475,7 +477,8 @@ qp_rd_alloc(const struct rp_qp *qp, uint32_t max_dest, struct rp_rd_resp **rd,
 	*size = qp->rd_size;
 	if (n == qp->rd_size)
 		return 0;
-	*rd = rte_zmalloc("rp_rd", sizeof(**rd) * n, 0);
+	*rd = rte_zmalloc("rp_rd", (sizeof(**rd) +
+			  sizeof(struct rp_atom_res)) * n, 0);
 	if (*rd == NULL)
 		return -ENOMEM;
 	*size = n;
@@ -494,6 +497,9 @@ qp_reset(struct rp_qp *qp)
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.last_op = RP_OP_SEND_ONLY;	/* not inside a message */
+	/* The next connection's PSNs must not find this one's atomics. */
+	if (qp->atom != NULL)
+		memset(qp->atom, 0, sizeof(*qp->atom) * qp->rd_size);
 	qp->req.head = qp->req.hi = qp->comp.tail = qp->sq_prod;
 	qp->int_out = 0;
 	qp->app_ingest = qp->app_cons = sq_prod;
@@ -585,6 +591,7 @@ rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 		rte_free(qp->rd);
 		qp->rd = rd;
 		qp->rd_size = rd_size;
+		qp->atom = (struct rp_atom_res *)(rd + rd_size);
 	}
 
 	if (mask & IBV_QP_ACCESS_FLAGS)

@@ -38,24 +38,30 @@ req_validate(struct rp_qp *qp, const struct rp_send_wqe *w,
 
 	if (rp_next_opcode(w->opcode, qp->type, 1, 1) < 0)
 		return IBV_WC_LOC_QP_OP_ERR;
-	if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	    w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)
-		return IBV_WC_LOC_QP_OP_ERR;	/* atomic_cap is NONE */
 	if (w->flags & RP_WQE_INLINE) {
 		if (w->length > qp->caps.max_inline_data ||
-		    w->opcode == IBV_WR_RDMA_READ)
+		    rp_wr_is_rd_atomic(w->opcode))
 			return IBV_WC_LOC_LEN_ERR;
 		total = w->length;
 	} else {
 		if (w->num_sge > qp->caps.max_send_sge)
 			return IBV_WC_LOC_LEN_ERR;
+		/* READ and atomic responses are written into the SGEs. */
 		if (rp_sge_check(qp->dev, pdn, sge, w->num_sge,
-				 w->opcode == IBV_WR_RDMA_READ ?
+				 rp_wr_is_rd_atomic(w->opcode) ?
 				 IBV_ACCESS_LOCAL_WRITE : 0, &total) < 0)
 			return IBV_WC_LOC_PROT_ERR;
 	}
 	if (total > (1u << 31))
 		return IBV_WC_LOC_LEN_ERR;
+	/* An atomic returns 8 bytes, into the start of its SGEs (the
+	 * target's alignment is the responder's to check: it NAKs a
+	 * misaligned one). */
+	if (rp_wr_is_atomic(w->opcode)) {
+		if (total < sizeof(uint64_t))
+			return IBV_WC_LOC_LEN_ERR;
+		total = sizeof(uint64_t);
+	}
 	if (qp->type == IBV_QPT_UD) {
 		const struct rp_ah *ah;
 
@@ -303,7 +309,7 @@ req_start(struct rp_qp *qp, uint32_t prod)
 			return false;
 		if ((w->flags & RP_WQE_FENCE) && qp->req.rd_out != 0)
 			return false;
-		if (w->opcode == IBV_WR_RDMA_READ &&
+		if (rp_wr_is_rd_atomic(w->opcode) &&
 		    qp->req.rd_out >= qp->max_rd_atomic)
 			return false;
 	}
@@ -383,6 +389,41 @@ req_send_read(struct rp_qp *qp, const struct rp_send_wqe *w,
 	return true;
 }
 
+/*
+ * Send the atomic request of the WQE at req.head (one packet, AckReq set
+ * as rxe sets it): its ATOMIC ACKNOWLEDGE completes it.
+ */
+static bool
+req_send_atomic(struct rp_qp *qp, const struct rp_send_wqe *w)
+{
+	int op = rp_next_opcode(w->opcode, qp->type, 1, 1);
+	struct rte_mbuf *m;
+	uint8_t *bth;
+
+	if (!req_window_open(qp, 1))
+		return false;
+	m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, (uint8_t)op, 0, 1,
+			  qp->req.psn, 0, &bth);
+	if (m == NULL)
+		return false;
+	/* AtomicETH: CmpSwap carries swap and compare, FetchAdd its add
+	 * in the swap/add field and a zero compare (as rxe sends it). */
+	if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP)
+		rp_atmeth_set(rp_xmit_hdr(bth, (uint8_t)op, RP_HDR_ATMETH),
+			      w->remote_addr, w->rkey, w->swap, w->compare_add);
+	else
+		rp_atmeth_set(rp_xmit_hdr(bth, (uint8_t)op, RP_HDR_ATMETH),
+			      w->remote_addr, w->rkey, w->compare_add, 0);
+	rp_xmit_send(qp, &qp->addr, m);
+	qp->req.psn = rp_psn_add(qp->req.psn, 1);
+	if (rp_psn_diff(qp->req.psn, qp->req.max_psn) > 0)
+		qp->req.max_psn = qp->req.psn;
+	qp->req.rd_out++;
+	qp->req.pkt = 1;
+	req_done(qp);
+	return true;
+}
+
 /* Send the next packet of the WQE at req.head. */
 static bool
 req_send_packet(struct rp_qp *qp)
@@ -398,6 +439,8 @@ req_send_packet(struct rp_qp *qp)
 
 	if (s->opcode == IBV_WR_RDMA_READ)
 		return req_send_read(qp, w, s);
+	if (rp_wr_is_atomic(s->opcode))
+		return req_send_atomic(qp, w);
 	if (qp->type == IBV_QPT_RC && !req_window_open(qp, 1))
 		return false;	/* at the window edge: ACKs reopen it */
 
@@ -608,8 +651,9 @@ req_rd_segs(const struct rp_swqe *s, uint32_t k0)
 
 /*
  * Go back to `psn`: the next packet sent is the one with that PSN.  A READ
- * is re-requested from that PSN on (the responder treats it as a
- * duplicate).  False if no WQE in flight holds `psn`.
+ * is re-requested from that PSN on, an atomic sent again (the responder
+ * treats both as duplicates: an atomic is answered from its replay
+ * cache).  False if no WQE in flight holds `psn`.
  */
 bool
 rp_req_rewind(struct rp_qp *qp, uint32_t psn)
@@ -630,6 +674,8 @@ rp_req_rewind(struct rp_qp *qp, uint32_t psn)
 						  k0 > 0 &&
 						  k0 < (int32_t)s->npkts ?
 						  (uint32_t)k0 : 0);
+			} else if (rp_wr_is_atomic(s->opcode)) {
+				rd++;	/* its ATOMIC ACK still owed */
 			}
 			continue;
 		}

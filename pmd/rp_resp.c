@@ -2,7 +2,8 @@
 /*
  * Responder: executes incoming requests.  RC: PSN check (duplicate,
  * in order, ahead), opcode sequence check, SEND into receive WQEs, RDMA
- * WRITE and READ against rkeys, ACK/NAK generation and READ responses.
+ * WRITE, READ and atomics against rkeys, ACK/NAK generation, READ
+ * responses and ATOMIC ACKNOWLEDGEs (atomics replayed from a cache).
  * UD: Q_Key check and delivery with the 40-byte GRH area.
  */
 
@@ -244,30 +245,22 @@ resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
 	return RP_RESP_OK;
 }
 
-static enum rp_resp_res
-resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
+/*
+ * A slot of the responder's resources (qp->rd[]) for the READ or atomic
+ * request `pkt`, or NULL with *res saying why not.
+ */
+static struct rp_rd_resp *
+resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
+	     enum rp_resp_res *res)
 {
-	uint64_t va = rp_pkt_reth_va(pkt);
-	uint32_t len = rp_pkt_reth_len(pkt);
 	struct rp_rd_resp *rd;
-	struct rp_mr *mr = NULL;
 
-	if (!(qp->access & IBV_ACCESS_REMOTE_READ))
-		return RP_RESP_ERR_ACCESS;
-	if (len > (1u << 31) || qp->rd == NULL)
-		return RP_RESP_ERR_INV_REQ;
-	if (len != 0) {
-		mr = rp_rkey_lookup(qp, rp_pkt_reth_rkey(pkt), va, len,
-				    IBV_ACCESS_REMOTE_READ);
-		if (mr == NULL)
-			return RP_RESP_ERR_ACCESS;
-	}
 	if (dup) {
 		/*
-		 * The requester went back to this READ (go-back-N): the
+		 * The requester went back to this request (go-back-N): the
 		 * responses still owed from it on will be asked for again, so
 		 * they must not fill the queue twice (C9-100).  That includes
-		 * a request it resumes mid-way: it has every response before
+		 * a READ it resumes mid-way: it has every response before
 		 * this PSN.
 		 */
 		while (qp->resp.rd_head != qp->resp.rd_tail) {
@@ -284,7 +277,8 @@ resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 	    RTE_MAX(qp->max_dest_rd_atomic, 1u)) {
 		if (dup) {
 			/* A duplicate can wait for the requester's next retry. */
-			return RP_RESP_DROP;
+			*res = RP_RESP_DROP;
+			return NULL;
 		}
 		/*
 		 * A READ queued again for a duplicate request may be one the
@@ -293,25 +287,55 @@ resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 		 * max_rd_atomic, and its next new READ finds the queue full.
 		 * Such stale entries are the oldest, since the requester
 		 * completes in order and no first execution can precede them.
-		 * Give up the oldest replay; only a queue full of READs the
+		 * Give up the oldest replay; only a queue full of requests the
 		 * requester really has outstanding is its error.
 		 */
 		rd = &qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)];
 		if (!rd->replay) {
 			RP_QP_LOG(rp_logtype_resp, INFO, qp->qpn,
-				  "READ psn %u: %u READs queued already",
-				  pkt->psn, qp->resp.rd_head - qp->resp.rd_tail);
-			return RP_RESP_ERR_INV_REQ;
+				  "op 0x%02x psn %u: %u READs/atomics queued "
+				  "already", pkt->opcode, pkt->psn,
+				  qp->resp.rd_head - qp->resp.rd_tail);
+			*res = RP_RESP_ERR_INV_REQ;
+			return NULL;
 		}
 		RP_QP_LOG(rp_logtype_resp, DEBUG, qp->qpn,
-			  "READ psn %u: queue full, replay psn %u given up",
-			  pkt->psn, rd->first_psn);
+			  "op 0x%02x psn %u: queue full, replay psn %u given up",
+			  pkt->opcode, pkt->psn, rd->first_psn);
 		rd->valid = false;
 		qp->resp.rd_tail++;
 	}
 	rd = &qp->rd[qp->resp.rd_head++ & (qp->rd_size - 1)];
 	rd->psn = pkt->psn;
 	rd->first_psn = pkt->psn;
+	rd->valid = true;
+	rd->replay = dup;
+	rd->atomic = false;
+	return rd;
+}
+
+static enum rp_resp_res
+resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
+{
+	uint64_t va = rp_pkt_reth_va(pkt);
+	uint32_t len = rp_pkt_reth_len(pkt);
+	enum rp_resp_res res;
+	struct rp_rd_resp *rd;
+	struct rp_mr *mr = NULL;
+
+	if (!(qp->access & IBV_ACCESS_REMOTE_READ))
+		return RP_RESP_ERR_ACCESS;
+	if (len > (1u << 31) || qp->rd == NULL)
+		return RP_RESP_ERR_INV_REQ;
+	if (len != 0) {
+		mr = rp_rkey_lookup(qp, rp_pkt_reth_rkey(pkt), va, len,
+				    IBV_ACCESS_REMOTE_READ);
+		if (mr == NULL)
+			return RP_RESP_ERR_ACCESS;
+	}
+	rd = resp_rd_slot(qp, pkt, dup, &res);
+	if (rd == NULL)
+		return res;
 	rd->npkts_left = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
 	rd->last_psn = rp_psn_add(pkt->psn, rd->npkts_left - 1);
 	rd->va = va;
@@ -319,13 +343,111 @@ resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 	rd->total = len;
 	rd->mr = mr;
 	rd->key = mr != NULL ? mr->key : 0;
-	rd->valid = true;
-	rd->replay = dup;
 	if (!dup) {
 		qp->resp.epsn = rp_psn_add(pkt->psn, rd->npkts_left - 1);
 		qp->resp.msn++;
 	}
 	return RP_RESP_OK;
+}
+
+/* Queue the ATOMIC ACKNOWLEDGE of `orig` for the atomic request pkt. */
+static enum rp_resp_res
+resp_atomic_ack(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
+		uint64_t orig)
+{
+	enum rp_resp_res res;
+	struct rp_rd_resp *rd;
+
+	rd = resp_rd_slot(qp, pkt, dup, &res);
+	if (rd == NULL)
+		return res;
+	rd->npkts_left = 1;
+	rd->last_psn = pkt->psn;
+	rd->va = 0;
+	rd->left = 0;
+	rd->total = 0;
+	rd->mr = NULL;
+	rd->key = 0;
+	rd->atomic = true;
+	rd->orig = orig;
+	return RP_RESP_OK;
+}
+
+/*
+ * An atomic: an 8-byte aligned target under an rkey with
+ * REMOTE_ATOMIC, executed with the CPU's atomic instructions, so that it
+ * is atomic against every other atomic on it: other QPs and devices (their
+ * lcores) and the application's own __atomic operations.  The original
+ * value goes back in the ATOMIC ACKNOWLEDGE and into the replay cache.
+ * Every check comes first, the room for the response too (a peer beyond
+ * its max_rd_atomic gets "invalid request"): once executed, the response
+ * is owed.
+ */
+static enum rp_resp_res
+resp_atomic(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	uint64_t va = rp_pkt_atmeth_va(pkt);
+	struct rp_atom_res *ar;
+	struct rp_mr *mr;
+	uint64_t *p, orig;
+
+	if (!(qp->access & IBV_ACCESS_REMOTE_ATOMIC))
+		return RP_RESP_ERR_ACCESS;
+	if (qp->rd == NULL)
+		return RP_RESP_ERR_INV_REQ;
+	/* A misaligned target: NAK invalid request (as rxe answers it). */
+	if ((va & (sizeof(uint64_t) - 1)) != 0)
+		return RP_RESP_ERR_INV_REQ;
+	mr = rp_rkey_lookup(qp, rp_pkt_atmeth_rkey(pkt), va, sizeof(uint64_t),
+			    IBV_ACCESS_REMOTE_ATOMIC);
+	if (mr == NULL)
+		return RP_RESP_ERR_ACCESS;
+	p = (uint64_t *)(mr->addr + (va - mr->iova));
+	if (((uintptr_t)p & (sizeof(uint64_t) - 1)) != 0)
+		return RP_RESP_ERR_INV_REQ;	/* iova and address disagree */
+	if (qp->resp.rd_head - qp->resp.rd_tail >=
+	    RTE_MAX(qp->max_dest_rd_atomic, 1u) &&
+	    !qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)].replay)
+		return RP_RESP_ERR_INV_REQ;
+	if (pkt->opcode == RP_OP_CMP_SWAP) {
+		orig = rp_pkt_atmeth_comp(pkt);
+		/* On a mismatch orig becomes the value found. */
+		__atomic_compare_exchange_n(p, &orig,
+					    rp_pkt_atmeth_swap_add(pkt), false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(p, rp_pkt_atmeth_swap_add(pkt),
+					  __ATOMIC_SEQ_CST);
+	}
+	ar = &qp->atom[qp->resp.atom_next++ & (qp->rd_size - 1)];
+	ar->psn = pkt->psn;
+	ar->orig = orig;
+	ar->valid = true;
+	qp->resp.msn++;
+	return resp_atomic_ack(qp, pkt, false, orig);
+}
+
+/*
+ * A duplicate atomic: answered again from the replay cache, never
+ * executed again (IBTA 9.7.5.3).  One no longer in the cache is dropped
+ * (the requester, which completed it, no longer waits for it).
+ */
+static void
+resp_atomic_dup(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	if (qp->atom == NULL)
+		return;
+	for (uint32_t i = 0; i < qp->rd_size; i++) {
+		const struct rp_atom_res *ar = &qp->atom[i];
+
+		if (ar->valid && ar->psn == pkt->psn) {
+			(void)resp_atomic_ack(qp, pkt, true, ar->orig);
+			return;
+		}
+	}
+	RP_QP_LOG(rp_logtype_resp, DEBUG, qp->qpn,
+		  "duplicate atomic psn %u: no longer cached, dropped",
+		  pkt->psn);
 }
 
 /*
@@ -344,10 +466,10 @@ resp_ack(struct rp_qp *qp, uint32_t psn)
 }
 
 /*
- * Send up to a budget of owed READ response packets, then an owed ACK or
- * NAK.  Busy if any.  Nothing leaves before the peer's MAC is known.  In
- * the error state only an owed NAK still goes (the one that tells the
- * peer why), READ responses never.
+ * Send up to a budget of owed READ response packets and ATOMIC
+ * ACKNOWLEDGEs, then an owed ACK or NAK.  Busy if any.  Nothing leaves
+ * before the peer's MAC is known.  In the error state only an owed NAK
+ * still goes (the one that tells the peer why), responses never.
  */
 bool
 rp_resp_step(struct rp_qp *qp)
@@ -379,7 +501,8 @@ rp_resp_step(struct rp_qp *qp)
 		uint8_t *bth;
 		uint8_t op;
 
-		op = first && last ? RP_OP_READ_RESP_ONLY :
+		op = rd->atomic ? RP_OP_ATOMIC_ACK :
+			first && last ? RP_OP_READ_RESP_ONLY :
 			first ? RP_OP_READ_RESP_FIRST :
 			last ? RP_OP_READ_RESP_LAST : RP_OP_READ_RESP_MIDDLE;
 		/* The MR as it is now, for every packet (as a WRITE's). */
@@ -399,6 +522,9 @@ rp_resp_step(struct rp_qp *qp)
 		if (rp_opcode[op].mask & RP_M_AETH)
 			rp_aeth_set(rp_xmit_hdr(bth, op, RP_HDR_AETH),
 				    RP_AETH_CREDIT_INVALID, qp->resp.msn);
+		if (rd->atomic)
+			rp_atmack_set(rp_xmit_hdr(bth, op, RP_HDR_ATMACK),
+				      rd->orig);
 		if (chunk != 0)
 			memcpy(rp_xmit_hdr(bth, op, RP_HDR_PAYLOAD),
 			       rd->mr->addr + (rd->va - rd->mr->iova), chunk);
@@ -635,10 +761,13 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 		return;
 	}
 	if (d < 0) {
-		/* C9-98..C9-102: duplicates are ACKed; READs re-executed. */
+		/* C9-98..C9-102: duplicates are ACKed; READs re-executed,
+		 * atomics answered from the replay cache. */
 		rp_stat_inc(qp->dev, RP_STAT_RX_DUP);
 		if (pkt->mask & RP_M_READ)
 			(void)resp_read(qp, pkt, true);
+		else if (pkt->mask & RP_M_ATOMIC)
+			resp_atomic_dup(qp, pkt);
 		else
 			resp_ack(qp, rp_psn_add(qp->resp.epsn, RP_PSN_MASK));
 		return;
@@ -655,7 +784,7 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	else if (pkt->mask & RP_M_READ)
 		res = resp_read(qp, pkt, false);
 	else
-		res = RP_RESP_ERR_INV_REQ;	/* atomics are not offered */
+		res = resp_atomic(qp, pkt);
 	if (res != RP_RESP_OK) {
 		resp_fail(qp, pkt, res);
 		return;
@@ -664,6 +793,7 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	qp->resp.epsn = rp_psn_add(qp->resp.epsn, 1);
 	qp->resp.nak_sent = false;
 	resp_comm_est(qp);
-	if (pkt->ackreq && !(pkt->mask & RP_M_READ))
+	/* READs and atomics are acknowledged by their responses. */
+	if (pkt->ackreq && !(pkt->mask & (RP_M_READ | RP_M_ATOMIC)))
 		resp_ack(qp, pkt->psn);
 }

@@ -195,15 +195,17 @@ shim_device_attr(const struct shim_context *ctx, struct ibv_device_attr *a)
 	a->max_mr = shim_clamp_int(ctl->max_mr);
 	a->max_pd = shim_clamp_int(ctl->max_pd);
 	a->max_mw = shim_clamp_int(ctl->max_mr);	/* one key table */
-	/* As rxe: a QP can have this many READs in flight, as requester
-	 * (max_rd_atomic) and as responder (max_dest_rd_atomic). */
+	/* As rxe: a QP can have this many READs and atomics in flight, as
+	 * requester (max_rd_atomic) and as responder (max_dest_rd_atomic). */
 	a->max_qp_rd_atom = shim_clamp_int(ctl->max_rd_atom);
 	a->max_qp_init_rd_atom = shim_clamp_int(ctl->max_rd_atom);
 	res_rd_atom = (uint64_t)ctl->max_qp * ctl->max_rd_atom;
 	a->max_res_rd_atom = res_rd_atom > INT32_MAX ? INT32_MAX :
 			     (int)res_rd_atom;
-	/* The engine has no responder for atomics yet. */
-	a->atomic_cap = IBV_ATOMIC_NONE;
+	/* As rxe: atomics are atomic with respect to every other atomic of
+	 * the device (the responder executes them with the CPU's atomic
+	 * instructions, so the application's own are safe too). */
+	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_ah = shim_clamp_int(ctl->max_ah);
 	a->max_mcast_grp = RP_MAX_MCAST;
 	a->max_mcast_qp_attach = RP_MCAST_QPS;

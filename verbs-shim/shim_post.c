@@ -191,8 +191,10 @@ shim_send_wqe_put(struct shim_qp *qp, const struct ibv_send_wr *wr,
 		break;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		if (wr->num_sge != 1 || length != 8 ||
-		    (wr->wr.atomic.remote_addr & 7) != 0)
+		/* 8 bytes come back into the SGEs (at least 8, as rxe).  A
+		 * misaligned remote_addr is the responder's to refuse (NAK,
+		 * IBV_WC_REM_INV_REQ_ERR), as hardware does. */
+		if (length < 8)
 			return EINVAL;
 		h.remote_addr = wr->wr.atomic.remote_addr;
 		h.rkey = wr->wr.atomic.rkey;
@@ -380,7 +382,7 @@ shim_wr_finish(struct shim_qp *qp)
 	if (wqe == NULL)
 		return;
 	if (shim_wr_is_atomic((enum ibv_wr_opcode)wqe->opcode) &&
-	    (wqe->num_sge != 1 || wqe->length != 8))
+	    wqe->length < 8)
 		shim_wr_fail(qp, EINVAL);
 	else if (qp->qpx.qp_base.qp_type == IBV_QPT_UD && !qp->wr_ud_addr)
 		shim_wr_fail(qp, EINVAL);	/* no wr_set_ud_addr() */
@@ -494,15 +496,8 @@ shim_wr_atomic(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode,
 	       uint32_t rkey, uint64_t remote_addr, uint64_t compare_add,
 	       uint64_t swap)
 {
-	struct shim_qp *qp = shim_qpx(qpx);
-	struct rp_send_wqe *wqe;
+	struct rp_send_wqe *wqe = shim_wr_begin(shim_qpx(qpx), opcode);
 
-	if ((remote_addr & 7) != 0) {
-		shim_wr_finish(qp);
-		shim_wr_fail(qp, EINVAL);
-		return;
-	}
-	wqe = shim_wr_begin(qp, opcode);
 	if (wqe == NULL)
 		return;
 	wqe->rkey = rkey;

@@ -560,8 +560,17 @@ rt_try_send(struct rt_ep *ep, uint64_t wr_id, enum ibv_wr_opcode op,
 		wr.invalidate_rkey = imm;
 	else
 		wr.imm_data = htobe32(imm);
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
+	if (op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	    op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		/* wr.atomic lays rkey out elsewhere than wr.rdma; the
+		 * compare/add value is imm (swap 0). */
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = imm;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
 	ret = ibv_post_send(ep->qp, &wr, &bad);
 	if (ret != 0)
 		RT_CHECK(bad == &wr, "ibv_post_send failed (%s) without "
@@ -580,6 +589,52 @@ rt_post_send(struct rt_ep *ep, uint64_t wr_id, enum ibv_wr_opcode op,
 	RT_CHECK(ret == 0, "ibv_post_send(qp 0x%x, wr_id %" PRIu64
 		 ", opcode %d, %d sge): %s", ep->qp->qp_num, wr_id, (int)op,
 		 nsge, strerror(ret));
+}
+
+int
+rt_try_atomic(struct rt_ep *ep, bool ex, uint64_t wr_id,
+	      enum ibv_wr_opcode op, struct ibv_sge *sg, uint64_t raddr,
+	      uint32_t rkey, uint64_t cmp_add, uint64_t swap)
+{
+	struct ibv_send_wr wr, *bad = NULL;
+	struct ibv_qp_ex *qpx;
+
+	if (ex) {
+		qpx = ibv_qp_to_qp_ex(ep->qp);
+		RT_CHECK(qpx != NULL, "ibv_qp_to_qp_ex: NULL");
+		ibv_wr_start(qpx);
+		qpx->wr_id = wr_id;
+		qpx->wr_flags = IBV_SEND_SIGNALED;
+		if (op == IBV_WR_ATOMIC_CMP_AND_SWP)
+			ibv_wr_atomic_cmp_swp(qpx, rkey, raddr, cmp_add, swap);
+		else
+			ibv_wr_atomic_fetch_add(qpx, rkey, raddr, cmp_add);
+		ibv_wr_set_sge(qpx, sg->lkey, sg->addr, sg->length);
+		return ibv_wr_complete(qpx);
+	}
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = op;
+	wr.sg_list = sg;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.compare_add = cmp_add;
+	wr.wr.atomic.swap = swap;
+	return ibv_post_send(ep->qp, &wr, &bad);
+}
+
+void
+rt_post_atomic(struct rt_ep *ep, bool ex, uint64_t wr_id,
+	       enum ibv_wr_opcode op, struct ibv_sge *sg, uint64_t raddr,
+	       uint32_t rkey, uint64_t cmp_add, uint64_t swap)
+{
+	int ret = rt_try_atomic(ep, ex, wr_id, op, sg, raddr, rkey, cmp_add,
+				swap);
+
+	RT_CHECK(ret == 0, "post atomic (%s API): %s", ex ? "ibv_wr_*" :
+		 "ibv_post_send", strerror(ret));
 }
 
 void

@@ -180,13 +180,26 @@ void rt_rc_pair(struct rt_ep *a, struct rt_dev *da, struct rt_ep *b,
 
 /* ---------------------------------------------------------- work requests */
 
-/* imm: immediate data, or for SEND_WITH_INV and LOCAL_INV the rkey. */
+/* imm: immediate data, or for SEND_WITH_INV and LOCAL_INV the rkey; RDMA
+ * opcodes take raddr/rkey, atomics too, with imm as compare/add. */
 int rt_try_send(struct rt_ep *ep, uint64_t wr_id, enum ibv_wr_opcode op,
 		struct ibv_sge *sg, int nsge, unsigned int flags, uint32_t imm,
 		uint64_t raddr, uint32_t rkey);
 void rt_post_send(struct rt_ep *ep, uint64_t wr_id, enum ibv_wr_opcode op,
 		  struct ibv_sge *sg, int nsge, unsigned int flags,
 		  uint32_t imm, uint64_t raddr, uint32_t rkey);
+/*
+ * One signaled atomic with one SGE: through ibv_post_send, or (ex)
+ * through the extended QP API (ibv_wr_atomic_cmp_swp, _fetch_add).
+ * cmp_add: the compare value of a CMP_AND_SWP, the addend of a
+ * FETCH_AND_ADD.
+ */
+int rt_try_atomic(struct rt_ep *ep, bool ex, uint64_t wr_id,
+		  enum ibv_wr_opcode op, struct ibv_sge *sg, uint64_t raddr,
+		  uint32_t rkey, uint64_t cmp_add, uint64_t swap);
+void rt_post_atomic(struct rt_ep *ep, bool ex, uint64_t wr_id,
+		    enum ibv_wr_opcode op, struct ibv_sge *sg, uint64_t raddr,
+		    uint32_t rkey, uint64_t cmp_add, uint64_t swap);
 void rt_post_recv(struct rt_ep *ep, uint64_t wr_id, struct ibv_sge *sg,
 		  int nsge);
 

@@ -17,9 +17,10 @@
  *                 WQEs: QP_FATAL, every WQE flushed (was a 2^32 loop)
  *   sq_prod_far   SQ producer beyond the ring, or behind its consumer:
  *                 QP_FATAL
- *   sq_bad_wqe    bad opcode (unknown, atomic, RDMA on UD), SGE count,
- *                 total length over 2^31, lkey, inline length, UD address
- *                 handle: the WQE's error completion and QP_FATAL
+ *   sq_bad_wqe    bad opcode (unknown, RDMA on UD), atomic under 8
+ *                 bytes or inline, SGE count, total length over 2^31,
+ *                 lkey, inline length, UD address handle: the WQE's
+ *                 error completion and QP_FATAL
  *   bind_mw_bad   BIND_MW and LOCAL_INV WQEs with bad keys, ranges and
  *                 access: MW_BIND_ERR and QP_FATAL, no window bound
  *   rq_prod_far   RQ producer beyond the ring: QP_FATAL, the sender's
@@ -392,8 +393,12 @@ rt_case_sq_bad_wqe(void)
 	static const struct bad_wqe c[] = {
 		{ "unknown opcode 0x7f", IBV_QPT_RC, 0x7f, 0, 1, false, false,
 		  0, 0, IBV_WC_LOC_QP_OP_ERR },
-		{ "atomic (not offered)", IBV_QPT_RC, IBV_WR_ATOMIC_FETCH_AND_ADD,
-		  0, 1, false, false, 0, 0, IBV_WC_LOC_QP_OP_ERR },
+		{ "atomic with no SGE (8 bytes come back)", IBV_QPT_RC,
+		  IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 0, false, false, 0, 0,
+		  IBV_WC_LOC_LEN_ERR },
+		{ "atomic with inline data", IBV_QPT_RC,
+		  IBV_WR_ATOMIC_CMP_AND_SWP, RP_WQE_INLINE, 0, false, false, 8,
+		  0, IBV_WC_LOC_LEN_ERR },
 		{ "RDMA WRITE on UD", IBV_QPT_UD, IBV_WR_RDMA_WRITE, 0, 1, false,
 		  false, 0, 0, IBV_WC_LOC_QP_OP_ERR },
 		{ "200 SGEs", IBV_QPT_RC, IBV_WR_SEND, 0, 200, false, false, 0,

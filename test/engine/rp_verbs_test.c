@@ -738,22 +738,26 @@ rt_case_rc_loopback(void)
 
 /*
  * One bad-access scenario: WR 1 (the bad one, opcode op at raddr/rkey,
- * len bytes) then three SENDs, posted together.  WR 1 fails with
- * IBV_WC_REM_ACCESS_ERR, the SENDs flush, both QPs end in ERR and flush
- * their receive queues, and the target memory is untouched.
+ * len bytes) then three SENDs, posted together, the responder QP with
+ * qp_access.  WR 1 fails with `status` (the NAK's), the SENDs flush, both
+ * QPs end in ERR and flush their receive queues, and the target memory is
+ * untouched.
  */
 static void
-rt_bad_access(struct rt_dev *d0, struct rt_dev *d1, const char *what,
-	      enum ibv_wr_opcode op, int target_access, size_t len,
-	      size_t target_len, long offset, uint32_t rkey_xor)
+rt_bad_request(struct rt_dev *d0, struct rt_dev *d1, const char *what,
+	       enum ibv_wr_opcode op, int target_access, size_t len,
+	       size_t target_len, long offset, uint32_t rkey_xor,
+	       int qp_access, enum ibv_wc_status status)
 {
+	struct rt_rc_opts o = rt_rc_default;
 	struct rt_ep a, b;
 	struct rt_buf lbuf, target;
 	struct ibv_sge s;
 	int i;
 
 	rt_step("%s", what);
-	rt_rc_pair(&a, d0, &b, d1, NULL);
+	o.access = qp_access;
+	rt_rc_pair(&a, d0, &b, d1, &o);
 	rt_buf_alloc(&lbuf, d0, len + 4096, IBV_ACCESS_LOCAL_WRITE);
 	rt_buf_alloc(&target, d1, target_len, target_access);
 	rt_fill_random(lbuf.p, lbuf.len);
@@ -771,16 +775,14 @@ rt_bad_access(struct rt_dev *d0, struct rt_dev *d1, const char *what,
 		rt_post_send(&a, 820 + (uint64_t)i, IBV_WR_SEND, &s, 1,
 			     IBV_SEND_SIGNALED, 0, 0, 0);
 	}
-	rt_expect_wc(a.scq, "requester, the bad WR", 820,
-		     IBV_WC_REM_ACCESS_ERR, -1);
+	rt_expect_wc(a.scq, "requester, the bad WR", 820, status, -1);
 	for (i = 1; i < 4; i++)
 		rt_expect_wc(a.scq, "requester, WR after the bad one",
 			     820 + (uint64_t)i, IBV_WC_WR_FLUSH_ERR, -1);
 	for (i = 0; i < 2; i++)
 		rt_expect_wc(a.rcq, "requester's receive queue",
 			     810 + (uint64_t)i, IBV_WC_WR_FLUSH_ERR, -1);
-	rt_expect_qp_state(&a, IBV_QPS_ERR, "requester after "
-			   "IBV_WC_REM_ACCESS_ERR");
+	rt_expect_qp_state(&a, IBV_QPS_ERR, "requester after the NAK");
 
 	/* a WR posted in ERR completes with a flush error */
 	s = rt_sge(&lbuf, 0, 8);
@@ -789,10 +791,11 @@ rt_bad_access(struct rt_dev *d0, struct rt_dev *d1, const char *what,
 		     IBV_WC_WR_FLUSH_ERR, -1);
 
 	/*
-	 * The responder: an invalid R_Key, range or access right is a class
-	 * C responder error (IBTA 9.9.3.1.2: NAK "remote access error",
-	 * responder QP to the Error state, as rxe's do_class_ac_error() and
-	 * real HCAs do), so its receives flush.
+	 * The responder: an invalid R_Key, range or access right (or a
+	 * misaligned atomic, "invalid request") is a class C responder error
+	 * (IBTA 9.9.3.1.2: NAK "remote access error", responder QP to the
+	 * Error state, as rxe's do_class_ac_error() and real HCAs do), so
+	 * its receives flush.
 	 */
 	rt_expect_qp_state(&b, IBV_QPS_ERR, "responder after a remote access "
 			   "error");
@@ -805,6 +808,16 @@ rt_bad_access(struct rt_dev *d0, struct rt_dev *d1, const char *what,
 	rt_ep_destroy(&b);
 	rt_buf_free(&lbuf);
 	rt_buf_free(&target);
+}
+
+/* A remote access error, the responder QP taking every access. */
+static void
+rt_bad_access(struct rt_dev *d0, struct rt_dev *d1, const char *what,
+	      enum ibv_wr_opcode op, int target_access, size_t len,
+	      size_t target_len, long offset, uint32_t rkey_xor)
+{
+	rt_bad_request(d0, d1, what, op, target_access, len, target_len,
+		       offset, rkey_xor, RT_ACCESS_ALL, IBV_WC_REM_ACCESS_ERR);
 }
 
 static void
@@ -2798,6 +2811,448 @@ rt_case_mcast(void)
 	rt_mc_case(RT_GID_INDEX_IPV6, &g6);
 }
 
+/* ------------------------------------------------------------- atomics */
+
+#define RT_ACCESS_ATOMIC	(RT_ACCESS_ALL | IBV_ACCESS_REMOTE_ATOMIC)
+
+/* An RC endpoint whose QP takes the ibv_wr_* API for atomics. */
+static void
+rt_ep_create_ex(struct rt_ep *ep, struct rt_dev *d)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct ibv_qp_init_attr_ex ia;
+	int ret;
+
+	rt_ep_create(ep, d, &eo);
+	ret = ibv_destroy_qp(ep->qp);
+	RT_CHECK(ret == 0, "ibv_destroy_qp: %s", strerror(ret));
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = ep->scq;
+	ia.recv_cq = ep->rcq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = RT_WR;
+	ia.cap.max_recv_wr = RT_WR;
+	ia.cap.max_send_sge = RT_SGE;
+	ia.cap.max_recv_sge = RT_SGE;
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	ia.pd = d->pd;
+	ia.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		IBV_QP_EX_WITH_RDMA_READ;
+	ep->qp = ibv_create_qp_ex(d->ctx, &ia);
+	RT_CHECK(ep->qp != NULL, "ibv_create_qp_ex(%s, atomics): %s", d->name,
+		 strerror(errno));
+}
+
+/*
+ * a runs atomics on a target of b's: FETCH_AND_ADD (one wrapping past
+ * 2^64), CMP_AND_SWP that matches and one that does not.  Each returns
+ * the target's original value into its 8-byte SGE, completes with its
+ * opcode and byte_len 8, and changes the target exactly so; the guard
+ * bytes around result and target stay.
+ */
+static void
+rt_atomic_checks(struct rt_ep *a, struct rt_ep *b, bool ex)
+{
+	const char *api = ex ? "ibv_wr_atomic_*" : "ibv_post_send";
+	struct rt_buf res, tgt;
+	uint64_t v, x, y, got, *t, *r;
+	struct ibv_sge s;
+	struct ibv_wc wc;
+
+	rt_buf_alloc(&res, a->dev, 2 * RT_GUARD + 8, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&tgt, b->dev, 2 * RT_GUARD + 8,
+		     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+	memset(res.p, RT_GUARD_BYTE, res.len);
+	memset(tgt.p, RT_GUARD_BYTE, tgt.len);
+	r = (uint64_t *)(res.p + RT_GUARD);
+	t = (uint64_t *)(tgt.p + RT_GUARD);
+	s = rt_sge(&res, RT_GUARD, 8);
+	v = rt_rand64(&rt_rng);
+	x = rt_rand64(&rt_rng);
+	y = rt_rand64(&rt_rng);
+	*t = v;
+
+	rt_step("%s: FETCH_AND_ADD 0x%" PRIx64 " to 0x%" PRIx64, api, x, v);
+	rt_post_atomic(a, ex, 1, IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
+		       (uintptr_t)t, tgt.mr->rkey, x, 0);
+	wc = rt_expect_wc(a->scq, "FETCH_AND_ADD", 1, IBV_WC_SUCCESS,
+			  IBV_WC_FETCH_ADD);
+	RT_CHECK(wc.byte_len == 8, "FETCH_AND_ADD byte_len %u, expected 8",
+		 wc.byte_len);
+	got = __atomic_load_n(t, __ATOMIC_ACQUIRE);
+	RT_CHECK(*r == v && got == v + x, "FETCH_AND_ADD: returned 0x%" PRIx64
+		 " (original 0x%" PRIx64 "), target 0x%" PRIx64 " (expected 0x%"
+		 PRIx64 ")", *r, v, got, v + x);
+	v += x;
+
+	rt_step("%s: CMP_AND_SWP that matches: 0x%" PRIx64 " -> 0x%" PRIx64,
+		api, v, y);
+	rt_post_atomic(a, ex, 2, IBV_WR_ATOMIC_CMP_AND_SWP, &s,
+		       (uintptr_t)t, tgt.mr->rkey, v, y);
+	wc = rt_expect_wc(a->scq, "CMP_AND_SWP", 2, IBV_WC_SUCCESS,
+			  IBV_WC_COMP_SWAP);
+	RT_CHECK(wc.byte_len == 8, "CMP_AND_SWP byte_len %u, expected 8",
+		 wc.byte_len);
+	got = __atomic_load_n(t, __ATOMIC_ACQUIRE);
+	RT_CHECK(*r == v && got == y, "CMP_AND_SWP (match): returned 0x%"
+		 PRIx64 " (original 0x%" PRIx64 "), target 0x%" PRIx64
+		 " (expected 0x%" PRIx64 ")", *r, v, got, y);
+
+	rt_step("%s: CMP_AND_SWP that does not match: target kept", api);
+	rt_post_atomic(a, ex, 3, IBV_WR_ATOMIC_CMP_AND_SWP, &s,
+		       (uintptr_t)t, tgt.mr->rkey, ~y, v);
+	rt_expect_wc(a->scq, "CMP_AND_SWP", 3, IBV_WC_SUCCESS,
+		     IBV_WC_COMP_SWAP);
+	got = __atomic_load_n(t, __ATOMIC_ACQUIRE);
+	RT_CHECK(*r == y && got == y, "CMP_AND_SWP (no match): returned 0x%"
+		 PRIx64 ", target 0x%" PRIx64 ", both expected 0x%" PRIx64,
+		 *r, got, y);
+
+	rt_step("%s: FETCH_AND_ADD wrapping past 2^64", api);
+	__atomic_store_n(t, UINT64_MAX - 1, __ATOMIC_RELEASE);
+	rt_post_atomic(a, ex, 4, IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
+		       (uintptr_t)t, tgt.mr->rkey, 3, 0);
+	rt_expect_wc(a->scq, "FETCH_AND_ADD", 4, IBV_WC_SUCCESS,
+		     IBV_WC_FETCH_ADD);
+	got = __atomic_load_n(t, __ATOMIC_ACQUIRE);
+	RT_CHECK(*r == UINT64_MAX - 1 && got == 1, "FETCH_AND_ADD (wrap): "
+		 "returned 0x%" PRIx64 ", target 0x%" PRIx64, *r, got);
+	rt_check_guard(res.p, RT_GUARD, "before the result");
+	rt_check_guard(res.p + RT_GUARD + 8, RT_GUARD, "after the result");
+	rt_check_guard(tgt.p, RT_GUARD, "before the target");
+	rt_check_guard(tgt.p + RT_GUARD + 8, RT_GUARD, "after the target");
+	rt_expect_empty(b->rcq, 0, "responder: atomics take no receive");
+	rt_buf_free(&res);
+	rt_buf_free(&tgt);
+}
+
+/*
+ * FETCH_AND_ADDs and READs alternating, RT_ATOM_MIX of them posted at
+ * once, more than max_rd_atomic: the requester keeps READs and atomics
+ * together within max_rd_atomic (the responder NAKs one too many), and
+ * they complete in order, the additions seeing each other's results.
+ */
+#define RT_ATOM_MIX	240u
+
+static void
+rt_atomic_mixed(struct rt_ep *a, struct rt_ep *b, bool ex)
+{
+	struct rt_buf res, tgt;
+	uint64_t *r, *t, c0;
+	struct ibv_sge s;
+
+	rt_step("%u FETCH_AND_ADD and READ alternating, posted at once "
+		"(max_rd_atomic %u)", RT_ATOM_MIX, rt_rd_atom(a->dev));
+	rt_buf_alloc(&res, a->dev, RT_ATOM_MIX * 64, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&tgt, b->dev, 4096, RT_ACCESS_ATOMIC);
+	rt_fill_random(tgt.p, tgt.len);
+	t = (uint64_t *)tgt.p;
+	c0 = *t;
+	for (uint32_t i = 0; i < RT_ATOM_MIX; i++) {
+		s = rt_sge(&res, (size_t)i * 64, i % 2 == 0 ? 8 : 64);
+		if (i % 2 == 0)
+			rt_post_atomic(a, ex, 100 + i,
+				       IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
+				       (uintptr_t)t, tgt.mr->rkey, 1, 0);
+		else
+			rt_post_send(a, 100 + i, IBV_WR_RDMA_READ, &s, 1,
+				     IBV_SEND_SIGNALED, 0,
+				     (uintptr_t)tgt.p + 64, tgt.mr->rkey);
+	}
+	for (uint32_t i = 0; i < RT_ATOM_MIX; i++)
+		rt_expect_wc(a->scq, i % 2 == 0 ? "FETCH_AND_ADD" : "READ",
+			     100 + i, IBV_WC_SUCCESS, i % 2 == 0 ?
+			     IBV_WC_FETCH_ADD : IBV_WC_RDMA_READ);
+	for (uint32_t i = 0; i < RT_ATOM_MIX; i++) {
+		r = (uint64_t *)(res.p + (size_t)i * 64);
+		if (i % 2 == 0)
+			RT_CHECK(*r == c0 + i / 2, "FETCH_AND_ADD %u returned "
+				 "0x%" PRIx64 ", expected 0x%" PRIx64, i, *r,
+				 c0 + i / 2);
+		else
+			rt_check_data(r, tgt.p + 64, 64, "READ between "
+				      "atomics");
+	}
+	RT_CHECK(*t == c0 + RT_ATOM_MIX / 2, "counter 0x%" PRIx64 ", expected "
+		 "0x%" PRIx64, *t, c0 + RT_ATOM_MIX / 2);
+	rt_buf_free(&res);
+	rt_buf_free(&tgt);
+}
+
+static void
+rt_case_rc_atomic(void)
+{
+	struct rt_rc_opts o = rt_rc_default;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+
+	o.access = RT_ACCESS_ATOMIC;
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	rt_step("ibv_query_device: atomic_cap");
+	RT_CHECK(d0.attr.atomic_cap == IBV_ATOMIC_HCA &&
+		 d1.attr.atomic_cap == IBV_ATOMIC_HCA, "atomic_cap %d/%d, "
+		 "expected IBV_ATOMIC_HCA (%d)", (int)d0.attr.atomic_cap,
+		 (int)d1.attr.atomic_cap, (int)IBV_ATOMIC_HCA);
+	rt_rc_pair_wrap(&a, &d0, &b, &d1, &o);
+	rt_atomic_checks(&a, &b, false);
+	rt_atomic_checks(&b, &a, false);
+	rt_atomic_mixed(&a, &b, false);
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+
+	rt_step("extended QPs: ibv_wr_atomic_cmp_swp, ibv_wr_atomic_fetch_add");
+	rt_ep_create_ex(&a, &d0);
+	rt_ep_create_ex(&b, &d1);
+	rt_rc_connect(&a, &b, &o);
+	rt_atomic_checks(&a, &b, true);
+	rt_atomic_checks(&b, &a, true);
+	rt_atomic_mixed(&b, &a, true);
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+/*
+ * Atomics the responder refuses (NAK and the requester's completion),
+ * the ones the post refuses (EINVAL: SGEs of less than 8 bytes), and
+ * SGEs of more, which take the 8 bytes at their start (as rxe).
+ */
+static void
+rt_case_rc_atomic_err(void)
+{
+	enum { ra = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC };
+	static const struct {
+		const char *what;
+		enum ibv_wr_opcode op;
+		int mr_access;
+		long offset;
+		uint32_t rkey_xor;
+		int qp_access;
+		enum ibv_wc_status status;
+	} bad[] = {
+		{ "FETCH_AND_ADD at a misaligned address (target + 4): NAK "
+		  "invalid request", IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 4, 0,
+		  RT_ACCESS_ATOMIC, IBV_WC_REM_INV_REQ_ERR },
+		{ "CMP_AND_SWP into an MR without IBV_ACCESS_REMOTE_ATOMIC: NAK "
+		  "remote access error", IBV_WR_ATOMIC_CMP_AND_SWP,
+		  RT_ACCESS_ALL, 0, 0, RT_ACCESS_ATOMIC,
+		  IBV_WC_REM_ACCESS_ERR },
+		{ "FETCH_AND_ADD with a wrong rkey",
+		  IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 0, 0x80, RT_ACCESS_ATOMIC,
+		  IBV_WC_REM_ACCESS_ERR },
+		{ "FETCH_AND_ADD just past the end of the MR",
+		  IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 4096, 0, RT_ACCESS_ATOMIC,
+		  IBV_WC_REM_ACCESS_ERR },
+		{ "FETCH_AND_ADD to a QP without IBV_ACCESS_REMOTE_ATOMIC: NAK "
+		  "remote access error", IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 0, 0,
+		  RT_ACCESS_ALL, IBV_WC_REM_ACCESS_ERR },
+	};
+	struct rt_rc_opts o = rt_rc_default;
+	struct rt_dev d0, d1;
+	struct rt_buf res, tgt;
+	struct rt_ep a, b;
+	struct ibv_sge s[2];
+	struct ibv_wc wc;
+	int ret;
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		rt_bad_request(&d0, &d1, bad[i].what, bad[i].op,
+			       bad[i].mr_access, 8, 4096, bad[i].offset,
+			       bad[i].rkey_xor, bad[i].qp_access, bad[i].status);
+
+	rt_step("an atomic whose SGEs hold less than 8 bytes: EINVAL, both "
+		"APIs");
+	o.access = RT_ACCESS_ATOMIC;
+	rt_ep_create_ex(&a, &d0);
+	rt_ep_create_ex(&b, &d1);
+	rt_rc_connect(&a, &b, &o);
+	rt_buf_alloc(&res, &d0, 64, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&tgt, &d1, 64, ra);
+	for (int ex = 0; ex < 2; ex++) {
+		s[0] = rt_sge(&res, 0, 4);
+		ret = rt_try_atomic(&a, ex, 1, IBV_WR_ATOMIC_FETCH_AND_ADD, s,
+				    (uintptr_t)tgt.p, tgt.mr->rkey, 1, 0);
+		RT_CHECK(ret == EINVAL, "%s: 4-byte SGE: %s, expected EINVAL",
+			 ex ? "ibv_wr_complete" : "ibv_post_send",
+			 strerror(ret));
+	}
+	rt_expect_empty(a.scq, 50, "nothing posted");
+
+	/* As rxe: more than 8 bytes of SGEs take the 8 at their start. */
+	rt_step("8 bytes over two 4-byte SGEs, and a 16-byte SGE: the "
+		"original value at their start, nothing after");
+	memset(res.p, RT_GUARD_BYTE, res.len);
+	memcpy(tgt.p, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+	s[0] = rt_sge(&res, 0, 4);
+	s[1] = rt_sge(&res, 32, 4);
+	ret = rt_try_send(&a, 2, IBV_WR_ATOMIC_FETCH_AND_ADD, s, 2,
+			  IBV_SEND_SIGNALED, 0, (uintptr_t)tgt.p,
+			  tgt.mr->rkey);
+	RT_CHECK(ret == 0, "ibv_post_send: two 4-byte SGEs: %s",
+		 strerror(ret));
+	rt_expect_wc(a.scq, "FETCH_AND_ADD into two SGEs", 2, IBV_WC_SUCCESS,
+		     IBV_WC_FETCH_ADD);
+	RT_CHECK(memcmp(res.p, tgt.p, 4) == 0 &&
+		 memcmp(res.p + 32, tgt.p + 4, 4) == 0, "the original value "
+		 "split over two SGEs differs");
+	rt_check_guard(res.p + 4, 28, "between the SGEs");
+	rt_check_guard(res.p + 36, 28, "after the second SGE");
+	memset(res.p, RT_GUARD_BYTE, res.len);
+	s[0] = rt_sge(&res, 0, 16);
+	rt_post_atomic(&a, false, 3, IBV_WR_ATOMIC_CMP_AND_SWP, s,
+		       (uintptr_t)tgt.p, tgt.mr->rkey, 0, 0);
+	wc = rt_expect_wc(a.scq, "CMP_AND_SWP into 16 bytes", 3,
+			  IBV_WC_SUCCESS, IBV_WC_COMP_SWAP);
+	RT_CHECK(wc.byte_len == 8, "byte_len %u, expected 8", wc.byte_len);
+	RT_CHECK(memcmp(res.p, tgt.p, 8) == 0, "CMP_AND_SWP: original value "
+		 "differs");
+	rt_check_guard(res.p + 8, res.len - 8, "after the 8 bytes");
+	rt_atomic_checks(&a, &b, false);
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_buf_free(&res);
+	rt_buf_free(&tgt);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+/*
+ * One counter, hammered at once: rocepmd0's QP and rocepmd1's QP each
+ * run RT_RACE_N FETCH_AND_ADD 1 on it (it is registered on both devices,
+ * each request executed by the other device's responder), while this
+ * thread adds 1 RT_RACE_N times with the CPU's own atomic.  No increment
+ * may be lost: the final value is exact, and the original values all
+ * the adders saw are distinct (each one once).  rc_atomic_lossy does the
+ * same under the faults of two-ports-lossy.ini.in: requests and ATOMIC
+ * ACKs dropped, duplicated, reordered, corrupted; every resent request
+ * is answered from the replay cache, never executed twice.
+ */
+#define RT_RACE_N	4000u
+#define RT_RACE_WIN	16u
+
+static int
+rt_u64_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static void
+rt_atomic_race(bool lossy)
+{
+	struct rt_rc_opts o = rt_rc_default;
+	struct rt_dev d0, d1;
+	struct rt_ep req[2], resp[2];
+	struct rt_buf cnt, res[2];
+	struct ibv_mr *mr1;
+	uint32_t posted[2] = { 0, 0 }, done[2] = { 0, 0 }, cpu = 0;
+	uint64_t *seen, *c, c0, total = 3ull * RT_RACE_N;
+	double t0;
+
+	o.access = RT_ACCESS_ATOMIC;
+	if (lossy)
+		o.timeout = 10;	/* 4 ms: tail losses wait for the timer */
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	/* req[0] on rocepmd0 -> resp[0] on rocepmd1, and the other way. */
+	rt_rc_pair(&req[0], &d0, &resp[0], &d1, &o);
+	rt_rc_pair(&req[1], &d1, &resp[1], &d0, &o);
+	rt_buf_alloc(&cnt, &d0, 4096, RT_ACCESS_ATOMIC);
+	mr1 = ibv_reg_mr(d1.pd, cnt.p, cnt.len, RT_ACCESS_ATOMIC);
+	RT_CHECK(mr1 != NULL, "ibv_reg_mr(rocepmd1, the counter): %s",
+		 strerror(errno));
+	for (int i = 0; i < 2; i++)
+		rt_buf_alloc(&res[i], req[i].dev, RT_RACE_N * 8,
+			     IBV_ACCESS_LOCAL_WRITE);
+	seen = calloc(total, sizeof(*seen));
+	RT_CHECK(seen != NULL, "calloc");
+	c = (uint64_t *)cnt.p;
+	c0 = rt_rand64(&rt_rng) >> 1;
+	__atomic_store_n(c, c0, __ATOMIC_RELEASE);
+
+	rt_step("%u FETCH_AND_ADD 1 from each device's QP and %u CPU atomic "
+		"adds, all on one counter", RT_RACE_N, RT_RACE_N);
+	t0 = rt_now();
+	while (done[0] < RT_RACE_N || done[1] < RT_RACE_N || cpu < RT_RACE_N) {
+		for (int i = 0; i < 2; i++) {
+			struct ibv_wc wc[RT_RACE_WIN];
+			int n;
+
+			while (posted[i] < RT_RACE_N &&
+			       posted[i] - done[i] < RT_RACE_WIN) {
+				struct ibv_sge s = rt_sge(&res[i],
+							  posted[i] * 8u, 8);
+
+				rt_post_atomic(&req[i], false, posted[i],
+					       IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
+					       (uintptr_t)c, i == 0 ?
+					       mr1->rkey : cnt.mr->rkey, 1, 0);
+				posted[i]++;
+			}
+			n = ibv_poll_cq(req[i].scq, RT_RACE_WIN, wc);
+			RT_CHECK(n >= 0, "ibv_poll_cq: %d", n);
+			for (int k = 0; k < n; k++) {
+				RT_CHECK(wc[k].status == IBV_WC_SUCCESS &&
+					 wc[k].wr_id == done[i], "QP %d: wr_id "
+					 "%" PRIu64 " status %s, expected %u "
+					 "success", i, wc[k].wr_id,
+					 ibv_wc_status_str(wc[k].status),
+					 done[i]);
+				done[i]++;
+			}
+		}
+		for (int k = 0; k < 4 && cpu < RT_RACE_N; k++)
+			seen[2 * RT_RACE_N + cpu++] =
+				__atomic_fetch_add(c, 1, __ATOMIC_SEQ_CST);
+		RT_CHECK(rt_now() - t0 < rt_timeout_s * 4, "stuck: %u/%u "
+			 "atomics done", done[0], done[1]);
+	}
+	printf("    %u remote + %u CPU atomics in %.3f s\n", 2 * RT_RACE_N,
+	       RT_RACE_N, rt_now() - t0);
+	RT_CHECK(*c == c0 + total, "counter 0x%" PRIx64 ", expected 0x%" PRIx64
+		 ": %" PRId64 " increments lost", *c, c0 + total,
+		 (int64_t)(c0 + total - *c));
+	memcpy(seen, res[0].p, RT_RACE_N * 8);
+	memcpy(seen + RT_RACE_N, res[1].p, RT_RACE_N * 8);
+	qsort(seen, total, sizeof(*seen), rt_u64_cmp);
+	for (uint64_t i = 0; i < total; i++)
+		RT_CHECK(seen[i] == c0 + i, "original values: the %" PRIu64
+			 "th smallest is 0x%" PRIx64 ", expected 0x%" PRIx64
+			 " (one seen twice, or one skipped)", i, seen[i],
+			 c0 + i);
+	free(seen);
+	if (lossy) {
+		/* Lost ATOMIC ACKs were answered from the replay caches. */
+		for (unsigned int d = 0; d < 2; d++) {
+			uint64_t dup = rt_stat(d, "duplicate_request");
+
+			printf("    rocepmd%u: duplicate_request %" PRIu64
+			       " faults_injected %" PRIu64 "\n", d, dup,
+			       rt_stat(d, "faults_injected"));
+			RT_CHECK(dup > 0, "rocepmd%u answered no duplicate "
+				 "under loss", d);
+		}
+	}
+	RT_CHECK(ibv_dereg_mr(mr1) == 0, "ibv_dereg_mr");
+	for (int i = 0; i < 2; i++) {
+		rt_ep_destroy(&req[i]);
+		rt_ep_destroy(&resp[i]);
+		rt_buf_free(&res[i]);
+	}
+	rt_buf_free(&cnt);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+static void rt_case_rc_atomic_race(void) { rt_atomic_race(false); }
+static void rt_case_rc_atomic_lossy(void) { rt_atomic_race(true); }
+
 /* ----------------------------------------------------------------- main */
 
 static const struct rt_case rt_cases[] = {
@@ -2839,6 +3294,14 @@ static const struct rt_case rt_cases[] = {
 	  "1, 4, 16 MiB WRITE, READ, SEND through the send window" },
 	{ "rc_large_lossy", rt_case_rc_large_lossy, 240,
 	  "1, 4, 16 MiB WRITE, READ, SEND under light loss" },
+	{ "rc_atomic", rt_case_rc_atomic, 90,
+	  "CMP_AND_SWP, FETCH_AND_ADD: both post APIs, with READs" },
+	{ "rc_atomic_err", rt_case_rc_atomic_err, 90,
+	  "misaligned, no REMOTE_ATOMIC, bad rkey: NAKs; bad SGE: EINVAL" },
+	{ "rc_atomic_race", rt_case_rc_atomic_race, 120,
+	  "two devices' QPs and the CPU add to one counter: none lost" },
+	{ "rc_atomic_lossy", rt_case_rc_atomic_lossy, 120,
+	  "the same under drop/dup/reorder/corrupt: replayed, none twice" },
 	{ "ipv6_rc", rt_case_ipv6_rc, 200,
 	  "GID table; RC SEND/WRITE/READ over IPv6, global and link-local" },
 	{ "ipv6_ud", rt_case_ipv6_ud, 120,

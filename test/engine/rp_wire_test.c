@@ -110,6 +110,8 @@ static struct {
 	struct rte_mbuf *req0;
 	/* per RoCE frame, after the common checks */
 	void (*check)(int dir, const struct rp_pkt *p);
+	/* rocepmd1's next ATOMIC ACKNOWLEDGEs: this many dropped */
+	unsigned int drop_atmack;
 	/* rocepmd1 seen by rocepmd0 at MAC alias1 (arp_new_mac): frames
 	 * to rocepmd1's other MACs are lost (counted in to_stale1) */
 	bool alias_on;
@@ -383,6 +385,10 @@ wt_roce(int d, struct rte_mbuf *m)
 			w->ack++ : w->nak++;
 	if (wt.check != NULL)
 		wt.check(d, &p);
+	if (d == 1 && p.opcode == RP_OP_ATOMIC_ACK && wt.drop_atmack > 0) {
+		wt.drop_atmack--;
+		return false;
+	}
 	if (wt.hold[d]) {
 		RT_CHECK(wt.n_held[d] < WT_HOLD_MAX, "bridge: more than %u "
 			 "frames of rocepmd%d held", WT_HOLD_MAX, d);
@@ -674,6 +680,7 @@ struct wt_rc_opts {
 	uint8_t rd_atom;
 	uint8_t timeout;
 	uint8_t retry_cnt;
+	int access;			/* 0: RT_ACCESS_ALL */
 };
 
 /* RESET -> RTS for a <-> b, a's side first at each step. */
@@ -685,7 +692,7 @@ wt_rc_connect(struct rt_ep *a, struct rt_ep *b, const struct wt_rc_opts *o)
 	int ret;
 
 	for (int i = 0; i < 2; i++)
-		rt_rc_init(ep[i], RT_ACCESS_ALL);
+		rt_rc_init(ep[i], o->access != 0 ? o->access : RT_ACCESS_ALL);
 	for (int i = 0; i < 2; i++) {
 		const struct rt_ep *peer = ep[1 - i];
 
@@ -1935,6 +1942,286 @@ wt_case_renak(void)
 	wt_expect_no_zero_dmac();
 }
 
+/* ---- case atomic_replay */
+
+/*
+ * An RC FETCH_ADD and its ATOMIC ACKNOWLEDGE as rxe sends them, from the
+ * IPv4 header on (test/data/rxe/rc-atomic-fetch-add.pcap, frames 1 and
+ * 6, same addresses as here).  wt_rxe_same() compares rocepmd's frames
+ * with them byte for byte, but for what differs by nature: IPv4 ID and
+ * checksum, UDP source port and checksum, QPN, PSN, AtomicETH and
+ * AtomicAckETH values, MSN, ICRC.
+ */
+static const char wt_rxe_fadd[] =
+	"450000489f81400040111720c0000201c0000202c12112b70034000014"
+	"00ffff00000011808ff83e000055fb9c264000000002b000000000000000"
+	"0100000000000000000bc14cd0";
+static const char wt_rxe_atmack[] =
+	"45000038decf40004011d7e1c0000202c0000201c12112b7002400001200"
+	"ffff00000011008ff83e1f0000015105e134137c5c9314467fae";
+
+/* [from, to) byte ranges (from the IPv4 header) that differ by nature */
+static const uint8_t wt_rxe_vary[][2] = {
+	{ 4, 6 }, { 10, 12 },		/* IPv4 ID, checksum */
+	{ 20, 22 }, { 26, 28 },		/* UDP source port, checksum */
+	{ 33, 36 }, { 37, 40 },		/* DestQP, PSN (not their reserved
+					 * or AckReq bits) */
+};
+
+static void
+wt_rxe_same(const struct rp_pkt *p, const char *hex, unsigned int vary_from,
+	    const char *what)
+{
+	const uint8_t *f = p->frame + p->l3_off;
+	size_t n = strlen(hex) / 2;
+	unsigned int len = (unsigned int)(f[2] << 8 | f[3]);
+
+	RT_CHECK(len == n, "%s: IPv4 total length %u, rxe's %zu", what, len,
+		 n);
+	for (size_t i = 0; i < vary_from; i++) {
+		unsigned int want;
+		bool vary = false;
+
+		for (size_t k = 0; k < RTE_DIM(wt_rxe_vary); k++)
+			vary |= i >= wt_rxe_vary[k][0] && i < wt_rxe_vary[k][1];
+		if (vary)
+			continue;
+		RT_CHECK(sscanf(hex + 2 * i, "%2x", &want) == 1, "hex");
+		RT_CHECK(f[i] == want, "%s: byte %zu from the IPv4 header is "
+			 "0x%02x, rxe sends 0x%02x", what, i, f[i], want);
+	}
+}
+
+static struct {
+	uint32_t rkey;
+	uint64_t va;			/* the target */
+	uint64_t req, ack;		/* atomic requests, ATOMIC ACKs seen */
+	uint64_t req_fadd;		/* of which FETCH_ADD */
+	uint32_t msn;			/* last ATOMIC ACK's */
+} wt_a;
+
+static void
+wt_atomic_check(int d, const struct rp_pkt *p)
+{
+	if (d == 0 && (p->mask & RP_M_ATOMIC)) {
+		wt_a.req++;
+		RT_CHECK(rp_pkt_atmeth_rkey(p) == wt_a.rkey &&
+			 rp_pkt_atmeth_va(p) == wt_a.va, "atomic request: "
+			 "rkey 0x%x va 0x%" PRIx64 ", posted 0x%x 0x%" PRIx64,
+			 rp_pkt_atmeth_rkey(p), rp_pkt_atmeth_va(p),
+			 wt_a.rkey, wt_a.va);
+		/* AckReq, no payload, FetchAdd's compare 0: as rxe's */
+		if (p->opcode == RP_OP_FETCH_ADD) {
+			wt_a.req_fadd++;
+			RT_CHECK(rp_pkt_atmeth_comp(p) == 0, "FETCH_ADD with "
+				 "compare 0x%" PRIx64, rp_pkt_atmeth_comp(p));
+			/* up to the AtomicETH */
+			wt_rxe_same(p, wt_rxe_fadd, 40, "FETCH_ADD");
+		}
+		RT_CHECK(p->ackreq && p->paylen == 0, "atomic request: AckReq "
+			 "%u, %u payload bytes", p->ackreq, p->paylen);
+	}
+	if (d == 1 && p->opcode == RP_OP_ATOMIC_ACK) {
+		wt_a.ack++;
+		/* up to the MSN: syndrome 0x1f (ACK, no credit count) */
+		wt_rxe_same(p, wt_rxe_atmack, 41, "ATOMIC ACKNOWLEDGE");
+		RT_CHECK(rp_pkt_aeth_msn(p) >= wt_a.msn, "ATOMIC ACK MSN %u "
+			 "after %u", rp_pkt_aeth_msn(p), wt_a.msn);
+		wt_a.msn = rp_pkt_aeth_msn(p);
+	}
+}
+
+/*
+ * Atomics on the wire, laid out as rxe's, and replayed (IBTA 9.7.5.3):
+ * an ATOMIC ACKNOWLEDGE lost, the request resent on timeout, the
+ * responder answers it from its replay cache (duplicate_request counts
+ * it): the target changed once, the original value returned.  For a
+ * CMP_AND_SWP too, which executed again would fail and return the new
+ * value.  Then a lost ATOMIC ACK that the next atomic's reveals
+ * (implicit NAK): both resent, both answered from the cache.
+ */
+static void
+wt_case_atomic_replay(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 14, 7,	/* 67 ms timer */
+		RT_ACCESS_ALL | IBV_ACCESS_REMOTE_ATOMIC };
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf res, tgt;
+	uint64_t v, *t, *r, dup, req;
+	struct ibv_sge s;
+
+	wt_boot(&d0, &d1);
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	wt_rc_connect(&a, &b, &o);
+	rt_buf_alloc(&res, &d0, 64, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&tgt, &d1, 64, IBV_ACCESS_LOCAL_WRITE |
+		     IBV_ACCESS_REMOTE_ATOMIC);
+	t = (uint64_t *)tgt.p;
+	r = (uint64_t *)res.p;
+	v = rt_rand64(&rt_rng);
+	*t = v;
+	wt_a.rkey = tgt.mr->rkey;
+	wt_a.va = (uintptr_t)t;
+	wt.check = wt_atomic_check;
+
+	rt_step("FETCH_AND_ADD 5: request and ATOMIC ACK as rxe's");
+	s = rt_sge(&res, 0, 8);
+	rt_post_atomic(&a, false, 1, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, wt_a.va,
+		       wt_a.rkey, 5, 0);
+	wt_expect_wc(a.scq, "FETCH_AND_ADD", 1, IBV_WC_SUCCESS,
+		     IBV_WC_FETCH_ADD);
+	RT_CHECK(*r == v && *t == v + 5 && wt_a.req == 1 && wt_a.ack == 1,
+		 "returned 0x%" PRIx64 " target 0x%" PRIx64 " (start 0x%"
+		 PRIx64 "), %" PRIu64 " requests %" PRIu64 " ACKs", *r, *t, v,
+		 wt_a.req, wt_a.ack);
+	v += 5;
+
+	rt_step("FETCH_AND_ADD 7, its ATOMIC ACK dropped: resent on timeout, "
+		"answered from the replay cache, added once");
+	dup = wt_stat(1, "duplicate_request");
+	req = wt_a.req;
+	wt.drop_atmack = 1;
+	rt_post_atomic(&a, false, 2, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, wt_a.va,
+		       wt_a.rkey, 7, 0);
+	wt_expect_wc(a.scq, "FETCH_AND_ADD", 2, IBV_WC_SUCCESS,
+		     IBV_WC_FETCH_ADD);
+	RT_CHECK(wt.drop_atmack == 0, "no ATOMIC ACK was dropped");
+	RT_CHECK(*r == v && *t == v + 7, "returned 0x%" PRIx64 " (original "
+		 "0x%" PRIx64 "), target 0x%" PRIx64 " (expected 0x%" PRIx64
+		 ")", *r, v, *t, v + 7);
+	RT_CHECK(wt_a.req - req >= 2 && wt_stat(1, "duplicate_request") -
+		 dup == wt_a.req - req - 1, "%" PRIu64 " requests sent, %"
+		 PRIu64 " duplicates counted by the responder", wt_a.req - req,
+		 wt_stat(1, "duplicate_request") - dup);
+	v += 7;
+
+	rt_step("CMP_AND_SWP that matches, its ATOMIC ACK dropped: the "
+		"replay returns the original, not the swapped value");
+	dup = wt_stat(1, "duplicate_request");
+	wt.drop_atmack = 1;
+	rt_post_atomic(&a, false, 3, IBV_WR_ATOMIC_CMP_AND_SWP, &s, wt_a.va,
+		       wt_a.rkey, v, ~v);
+	wt_expect_wc(a.scq, "CMP_AND_SWP", 3, IBV_WC_SUCCESS,
+		     IBV_WC_COMP_SWAP);
+	RT_CHECK(*r == v && *t == ~v, "returned 0x%" PRIx64 " (original "
+		 "0x%" PRIx64 "), target 0x%" PRIx64 " (expected 0x%" PRIx64
+		 ")", *r, v, *t, ~v);
+	RT_CHECK(wt_stat(1, "duplicate_request") > dup, "no duplicate "
+		 "counted");
+	v = ~v;
+
+	rt_step("two FETCH_AND_ADD 1, the first's ATOMIC ACK dropped: the "
+		"second's reveals the loss, both resent, each added once");
+	dup = wt_stat(1, "duplicate_request");
+	wt.drop_atmack = 1;
+	rt_post_atomic(&a, false, 4, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, wt_a.va,
+		       wt_a.rkey, 1, 0);
+	s = rt_sge(&res, 8, 8);
+	rt_post_atomic(&a, false, 5, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, wt_a.va,
+		       wt_a.rkey, 1, 0);
+	wt_expect_wc(a.scq, "first FETCH_AND_ADD", 4, IBV_WC_SUCCESS,
+		     IBV_WC_FETCH_ADD);
+	wt_expect_wc(a.scq, "second FETCH_AND_ADD", 5, IBV_WC_SUCCESS,
+		     IBV_WC_FETCH_ADD);
+	RT_CHECK(r[0] == v && r[1] == v + 1 && *t == v + 2, "returned 0x%"
+		 PRIx64 ", 0x%" PRIx64 " (expected 0x%" PRIx64 ", +1), target "
+		 "0x%" PRIx64 " (expected 0x%" PRIx64 ")", r[0], r[1], v, *t,
+		 v + 2);
+	RT_CHECK(wt_stat(1, "duplicate_request") - dup >= 2, "%" PRIu64
+		 " duplicates counted, both atomics were resent",
+		 wt_stat(1, "duplicate_request") - dup);
+	RT_CHECK(wt_a.req_fadd > 0 && wt_a.ack > 0, "no atomic seen");
+	wt.check = NULL;
+	wt_expect_no_zero_dmac();
+}
+
+/*
+ * READs and atomics share max_rd_atomic: with 4, of 3 READs then 3
+ * FETCH_AND_ADDs posted at once exactly 4 requests go out (3 READs, 1
+ * atomic) while rocepmd1 cannot answer (its ARP kept from rocepmd0);
+ * then all 6 complete in order, the additions in order, with no NAK.
+ */
+static void
+wt_case_rd_atomic(void)
+{
+	const struct wt_rc_opts o = { 64, 4, 18, 7,	/* 1 s timer */
+		RT_ACCESS_ALL | IBV_ACCESS_REMOTE_ATOMIC };
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf res, tgt;
+	uint64_t v, *r;
+	struct ibv_sge s;
+	double end;
+	int i;
+
+	wt.proxy_arp0 = true;
+	wt.hold_arp1 = true;
+	wt_boot(&d0, &d1);
+	rt_ep_create(&a, &d0, &eo);
+	rt_ep_create(&b, &d1, &eo);
+	wt_rc_connect(&a, &b, &o);
+	rt_buf_alloc(&res, &d0, 6 * 64, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&tgt, &d1, 4096, RT_ACCESS_ALL | IBV_ACCESS_REMOTE_ATOMIC);
+	rt_fill_random(tgt.p, tgt.len);
+	v = *(uint64_t *)tgt.p;
+	wt_a.rkey = tgt.mr->rkey;
+	wt_a.va = (uintptr_t)tgt.p;
+	wt.check = wt_atomic_check;
+
+	rt_step("3 READs then 3 FETCH_AND_ADDs posted, max_rd_atomic 4: "
+		"4 requests go out");
+	for (i = 0; i < 6; i++) {
+		s = rt_sge(&res, (size_t)i * 64, i < 3 ? 64 : 8);
+		if (i < 3)
+			rt_post_send(&a, 10 + i, IBV_WR_RDMA_READ, &s, 1,
+				     IBV_SEND_SIGNALED, 0,
+				     (uintptr_t)tgt.p + 64, tgt.mr->rkey);
+		else
+			rt_post_atomic(&a, false, 10 + i,
+				       IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
+				       wt_a.va, wt_a.rkey, 1, 0);
+	}
+	end = rt_now() + rt_timeout_s;
+	while (wt.dir[0].read_req + wt_a.req < 4) {
+		RT_CHECK(rt_now() < end, "%" PRIu64 " READ and %" PRIu64
+			 " atomic requests in %.0f s", wt.dir[0].read_req,
+			 wt_a.req, rt_timeout_s);
+		wt_pump_ms(1);
+	}
+	wt_expect_no_wc(a.scq, 150, "requester before any response");
+	RT_CHECK(wt.dir[0].read_req == 3 && wt_a.req == 1, "%" PRIu64
+		 " READ and %" PRIu64 " atomic requests outstanding, "
+		 "max_rd_atomic is 4", wt.dir[0].read_req, wt_a.req);
+
+	rt_step("rocepmd1 learns rocepmd0's MAC: all 6 complete in order");
+	wt_release_arp1();
+	for (i = 0; i < 6; i++)
+		wt_expect_wc(a.scq, i < 3 ? "READ" : "FETCH_AND_ADD",
+			     10 + i, IBV_WC_SUCCESS, i < 3 ?
+			     IBV_WC_RDMA_READ : IBV_WC_FETCH_ADD);
+	for (i = 0; i < 6; i++) {
+		r = (uint64_t *)(res.p + (size_t)i * 64);
+		if (i < 3)
+			rt_check_data(r, tgt.p + 64, 64, "READ");
+		else
+			RT_CHECK(*r == v + (uint64_t)i - 3, "FETCH_AND_ADD %d "
+				 "returned 0x%" PRIx64 ", expected 0x%" PRIx64,
+				 i, *r, v + (uint64_t)i - 3);
+	}
+	RT_CHECK(*(uint64_t *)tgt.p == v + 3 && wt_a.req == 3 &&
+		 wt.dir[0].read_req == 3 && wt.dir[1].nak == 0, "target 0x%"
+		 PRIx64 " (expected 0x%" PRIx64 "), %" PRIu64 " atomic and %"
+		 PRIu64 " READ requests, %" PRIu64 " NAKs",
+		 *(uint64_t *)tgt.p, v + 3, wt_a.req, wt.dir[0].read_req,
+		 wt.dir[1].nak);
+	wt.check = NULL;
+	wt_expect_no_zero_dmac();
+}
+
 static const struct rt_case wt_cases[] = {
 	{ "not_for_us", wt_case_not_for_us, 60,
 	  "frames to another MAC or an unjoined group dropped and counted" },
@@ -1954,6 +2241,10 @@ static const struct rt_case wt_cases[] = {
 	  "a WRITE whose MR goes mid-message: NAK, nothing more lands" },
 	{ "mr_gone_read", wt_case_mr_gone_read, 60,
 	  "READ responses whose MR goes mid-message: LOC_PROT_ERR" },
+	{ "rd_atomic", wt_case_rd_atomic, 60,
+	  "READs and atomics together within max_rd_atomic" },
+	{ "atomic_replay", wt_case_atomic_replay, 60,
+	  "atomics as rxe's; a lost ATOMIC ACK: replayed, executed once" },
 	{ "arp_new_mac", wt_case_arp_new_mac, 60,
 	  "a peer back with a new MAC: ARP again on timeouts and when aged" },
 	{ "renak", wt_case_renak, 60,

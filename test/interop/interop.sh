@@ -13,7 +13,8 @@
 # rxe-client: the other way round.  One guest boot serves every scenario
 # in turn: ibv_rc_pingpong polling and with -e, ibv_uc_pingpong,
 # ibv_ud_pingpong, ib_send_lat, ib_write_bw, ib_read_bw (4 KiB, and 1 MiB:
-# far beyond the send window, READs in segments), rping and udaddy
+# far beyond the send window, READs in segments), ib_atomic_lat
+# (CMP_AND_SWAP) and ib_atomic_bw (FETCH_AND_ADD), rping and udaddy
 # over the RDMA CM, and a lossy ibv_rc_pingpong where nftables drops one
 # request packet and one ACK of each side.  Each scenario has its own TCP
 # port, so a late program never meets the wrong peer.  The two sides signal
@@ -163,6 +164,11 @@ scen read_bw tcp "ib_read_bw $pt -s 4096 -n 20" "ib_read_bw $pt -s 4096 -n 20"
 # RP_READ_SEG packets, each its own READ request, which rxe must answer.
 scen write_bw_1m tcp "ib_write_bw $pt -s 1048576 -n 10" "ib_write_bw $pt -s 1048576 -n 10"
 scen read_bw_1m tcp "ib_read_bw $pt -s 1048576 -n 10" "ib_read_bw $pt -s 1048576 -n 10"
+# Atomics (the client runs them on the server's memory, so the two
+# directions test each side's requester and responder): CMP_AND_SWAP
+# through ibv_post_send, FETCH_AND_ADD through ibv_wr_atomic_fetch_add.
+scen atomic_lat tcp "ib_atomic_lat $pt -A CMP_AND_SWAP --use_old_post_send -n 200" "ib_atomic_lat $pt -A CMP_AND_SWAP --use_old_post_send -n 200"
+scen atomic_bw tcp "ib_atomic_bw $pt -A FETCH_AND_ADD -n 2000" "ib_atomic_bw $pt -A FETCH_AND_ADD -n 2000"
 scen rping cm "rping -s -a @SADDR@ -p @PORT@ -C 5 -S 64 -v -V" "rping -c -p @PORT@ -C 5 -S 64 -v -V -a"
 scen udaddy cm "udaddy -b @SADDR@" "udaddy -s"
 scen lossy tcp "ibv_rc_pingpong $pp -s 4096 -n 10" "ibv_rc_pingpong $pp -s 4096 -n 10"
@@ -372,6 +378,13 @@ check_output() {
 	ud) rv_check_pingpong "$name" 512 10 ;;
 	udaddy) grep -qx 'return status 0' "$rv_tmp/$name.out" ||
 		rv_fail "$name did not print 'return status 0'" ;;
+	atomic_lat | atomic_bw)
+		# rocepmd the client: its result line, 8 bytes, the iterations
+		local it=2000
+		[ "$n" = atomic_lat ] && it=200
+		[ "$dir" = rxe-client ] ||
+			grep -qE "^ *8 +$it +[0-9.]+" "$rv_tmp/$name.out" ||
+			rv_fail "$name printed no result line for 8 B x $it" ;;
 	esac
 }
 

@@ -1,36 +1,42 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# perftest_bw.sh PROG SIZE [ITERS, default 200] [LOSS]: unmodified perftest (ib_write_bw,
-# ib_read_bw or ib_send_bw) over rocepmd between two network namespaces,
-# with messages far larger than the requester's send window (issue 9:
+# perftest_bw.sh PROG SIZE [ITERS, default 200] [PERFTEST ARGS...]: unmodified
+# perftest (ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw or
+# ib_atomic_lat) over rocepmd between two network namespaces.  The large
+# messages are far larger than the requester's send window (issue 9:
 # 8 MiB failed with RETRY_EXC_ERR, the whole message sent back to back
-# overflowing the receiver's af_packet ring, again at every go-back-N).
+# overflowing the receiver's af_packet ring, again at every go-back-N);
+# the atomic programs run CMP_AND_SWAP or FETCH_AND_ADD (-A), in either
+# post API (perftest's ibv_wr_atomic_* by default, ibv_post_send with
+# --use_old_post_send), polling or with events (-e).
 #
 #   [rv-<tag>-b] rocepmd-run --config netns-b.ini -- PROG -d rocepmd0 -x 0
-#                  -s SIZE -n ITERS -F -p PORT
+#                  -s SIZE -n ITERS -F -p PORT [PERFTEST ARGS...]
 #   [rv-<tag>-a] rocepmd-run --config netns-a.ini -- PROG ... 192.0.2.2
 #
-# LOSS (per mille): nftables drops that share of the RoCEv2 frames each
+# RV_LOSS (per mille, environment): nftables drops that share of the RoCEv2 frames each
 # veth end sends, in the netdev egress hook, the af_packet ports with
 # qdisc_bypass=0 so that their frames pass it (issue 9's recipe; see
 # test/verbs/lib.sh rv_nft_loss for what such a drop does to an af_packet
 # sender).
 #
 # Passes when both exit 0 and the client printed its result line for SIZE
-# with ITERS iterations and a positive bandwidth.
+# with ITERS iterations and a positive bandwidth (latency: t_min).
 
 . "$(dirname "$0")/lib.sh"
 
-prog=${1:?usage: perftest_bw.sh ib_write_bw|ib_read_bw|ib_send_bw SIZE [ITERS]}
-size=${2:?usage: perftest_bw.sh PROG SIZE [ITERS]}
+prog=${1:?usage: perftest_bw.sh PROG SIZE [ITERS [PERFTEST ARGS...]]}
+size=${2:?usage: perftest_bw.sh PROG SIZE [ITERS [PERFTEST ARGS...]]}
 iters=${3:-200}
-loss=${4:-0}
+loss=${RV_LOSS:-0}
+shift $(($# < 3 ? $# : 3))
 port=18520
 
 case $prog in
-ib_write_bw|ib_read_bw|ib_send_bw) ;;
-*) rv_fail "PROG must be ib_write_bw, ib_read_bw or ib_send_bw, not '$prog'" ;;
+ib_write_bw|ib_read_bw|ib_send_bw|ib_atomic_bw|ib_atomic_lat) ;;
+*) rv_fail "PROG must be ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw" \
+	"or ib_atomic_lat, not '$prog'" ;;
 esac
 
 rv_need_env
@@ -39,7 +45,17 @@ rv_need_prog "$prog" perftest
 rv_need_prog nft nftables
 
 p=${prog#ib_}
-rv_topology "pf${p:0:1}$((size / 1048576))m$loss"
+# namespaces rv-pfw8m-a, rv-paFol-a (atomic, FETCH_AND_ADD, old post, lat)
+if [ "${p%_*}" = atomic ]; then
+	tag=pa
+	case " $* " in *" CMP_AND_SWAP "*) tag+=C ;; *) tag+=F ;; esac
+	case " $* " in *" --use_old_post_send "*) tag+=o ;; *) tag+=n ;; esac
+	case " $* " in *" -e "*) tag+=e ;; esac
+	tag+=${p#atomic_}
+else
+	tag="pf${p:0:1}$((size / 1048576))m$loss"
+fi
+rv_topology "$tag"
 if [ "$loss" != 0 ]; then
 	sed -i "s/^\(device = net_af_packet[^ ]*\)/\1,qdisc_bypass=0/" \
 		"$RV_CFG_A" "$RV_CFG_B"
@@ -51,14 +67,15 @@ if [ "$loss" != 0 ]; then
 	sed -i "s/^;args = .*/args = --log-level=rocepmd:info/" \
 		"$RV_CFG_A" "$RV_CFG_B"
 fi
-args=(-d rocepmd0 -x 0 -s "$size" -n "$iters" -F -p "$port")
+args=(-d rocepmd0 -x 0 -s "$size" -n "$iters" -F -p "$port" "$@")
 rv_pair "$port" "$prog" "${args[@]}"
 if grep -qiE 'RETRY_EXC|error|failed' "$rv_tmp/client.out" \
 	"$rv_tmp/client.err"; then
 	rv_fail "$prog reported an error"
 fi
 # " 8388608    5    BW peak  BW average  MsgRate": bytes, iterations and a
-# positive average bandwidth.
+# positive average bandwidth; " 8  1000  t_min  t_max  t_typical ...":
+# bytes, iterations and a positive minimum latency.
 line=$(awk -v s="$size" -v n="$iters" '$1 == s && $2 == n { print; exit }' \
 	"$rv_tmp/client.out")
 [ -n "$line" ] || rv_fail "$prog printed no result line for $size x $iters"
@@ -67,11 +84,13 @@ if grep -q 'Correlation coefficient r^2' "$rv_tmp/client.err"; then
 	# machine and prints 0 for every rate: the run itself succeeded
 	rv_log "$prog could not measure time here (r^2 < 0.9): rate not checked"
 else
-	awk -v l="$line" 'BEGIN { split(l, f); exit !(f[4] + 0 > 0) }' ||
-		rv_fail "$prog: no positive average bandwidth in '$line'"
+	f=4
+	[ "$prog" = ib_atomic_lat ] && f=3
+	awk -v l="$line" -v f="$f" 'BEGIN { split(l, v); exit !(v[f] + 0 > 0) }' ||
+		rv_fail "$prog: no positive rate in field $f of '$line'"
 fi
 if [ "$loss" != 0 ]; then
 	rv_nft_loss_off "$RP_NS_A"
 	rv_nft_loss_off "$RP_NS_B"
 fi
-rv_log "PASS: $prog -s $size -n $iters${4:+ loss $loss/1000}: $line"
+rv_log "PASS: $prog -s $size -n $iters $*${RV_LOSS:+ loss $loss/1000}: $line"
