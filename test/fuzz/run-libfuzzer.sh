@@ -25,6 +25,9 @@ runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
 secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log")
 echo "libfuzzer: $name: ${runs:-?} executions in ${secs:-?} s, ${rate:-?} exec/s"
+# libFuzzer's error exit code is 77 by default, which meson takes for
+# "skipped": a crash must fail the test.
+[ $status -eq 77 ] && status=1
 if [ $status -ne 0 ]; then
 	echo "libfuzzer: $name failed ($status); reproduce with: $target $work/artifacts/<crash-file> (full log: $log)"
 fi
