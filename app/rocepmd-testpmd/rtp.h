@@ -169,6 +169,8 @@ struct rtp_side {
 	struct rtp_waiter w;
 	uint64_t cpu_ns;		/* measuring thread's CPU time */
 	uint64_t done;			/* messages this side completed */
+	/* atomic_lat: the value the peer's counter of each QP holds next */
+	uint64_t atomics[RTP_MAX_QPS];
 	uint64_t wc_errors;
 	volatile bool *stop;		/* the run is over: flushes expected */
 };
@@ -301,6 +303,7 @@ int rtp_pingpong_server(struct rtp_run *run, enum ibv_wr_opcode op);
 int rtp_stream_client(struct rtp_run *run, enum ibv_wr_opcode op);
 int rtp_stream_server(struct rtp_run *run);
 int rtp_read_lat_client(struct rtp_run *run);
+int rtp_atomic_lat_client(struct rtp_run *run);
 int rtp_passive_server(struct rtp_run *run);
 double rtp_tsc_us(uint64_t ticks);
 uint64_t rtp_thread_cpu_ns(void);

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* atomic_lat: fetch-and-add latency (ib_atomic_lat), once atomics exist. */
+/*
+ * atomic_lat: one FETCH_AND_ADD at a time, round-trip latency
+ * (ib_atomic_lat); every original value returned is checked.
+ */
 
 #include "rtp.h"
 
 const struct rtp_mode rtp_mode_atomic_lat = {
 	.name = "atomic_lat",
-	.help = "one fetch-and-add at a time (ib_atomic_lat)",
-	.unsupported = "the engine does not implement atomics yet",
+	.help = "one FETCH_AND_ADD at a time, round-trip latency (ib_atomic_lat)",
+	.latency = true,
+	.lat_div = 1,
+	.client = rtp_atomic_lat_client,
+	.server = rtp_passive_server,
 };

@@ -162,8 +162,12 @@ side_open(struct rtp_side *s, unsigned int dev, const struct rtp_settings *set,
 	if (s->buf == NULL)
 		return run_fail(run, -ENOMEM, "%s: %s", "buffer");
 	memset(s->buf, 0x5a, s->buf_len);
+	/* Both ends fill their buffers alike: a peer's counter starts so. */
+	for (uint32_t q = 0; q < RTP_MAX_QPS; q++)
+		s->atomics[q] = 0x5a5a5a5a5a5a5a5aull;
 	s->mr = ibv_reg_mr(s->pd, s->buf, s->buf_len, IBV_ACCESS_LOCAL_WRITE |
-			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_ATOMIC);
 	if (s->mr == NULL)
 		return run_fail(run, -errno, "%s: %s", "ibv_reg_mr");
 	s->nb_qps = set->qps;
@@ -183,7 +187,8 @@ side_open(struct rtp_side *s, unsigned int dev, const struct rtp_settings *set,
 		a.qp_state = IBV_QPS_INIT;
 		a.port_num = 1;
 		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE;
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_ATOMIC;
 		if (ibv_modify_qp(s->qp[q], &a, IBV_QP_STATE |
 				  IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 				  IBV_QP_ACCESS_FLAGS) != 0)
@@ -312,7 +317,13 @@ rtp_post(struct rtp_side *s, uint32_t q, enum ibv_wr_opcode op, uint32_t size,
 	};
 	struct ibv_send_wr *bad;
 
-	if (op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM ||
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		/* Add 1 to the first 8 bytes of the peer's slot: the original
+		 * value comes back into this WR's SGE. */
+		wr.wr.atomic.remote_addr = s->remote[q].addr;
+		wr.wr.atomic.rkey = s->remote[q].rkey;
+		wr.wr.atomic.compare_add = 1;
+	} else if (op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM ||
 	    op == IBV_WR_RDMA_READ) {
 		wr.wr.rdma.remote_addr = s->remote[q].addr +
 			(uint64_t)slot * size;
@@ -611,9 +622,14 @@ rtp_pingpong_server(struct rtp_run *run, enum ibv_wr_opcode op)
 	}
 }
 
-/* Read latency: one READ at a time, the server's CPU takes no part. */
+/*
+ * Read and atomic latency: one READ or FETCH_AND_ADD at a time, the
+ * server's CPU takes no part.  A FETCH_AND_ADD adds 1 to the first 8
+ * bytes of its QP's slot at the server: the original value it returns
+ * must be the one before, each time (a lost or doubled execution shows).
+ */
 static int
-read_lat_phase(struct rtp_run *run, bool measure)
+lat_phase(struct rtp_run *run, enum ibv_wr_opcode op, bool measure)
 {
 	struct rtp_side *s = &run->cli;
 	struct ibv_wc wc[RTP_WC_BURST];
@@ -630,7 +646,7 @@ read_lat_phase(struct rtp_run *run, bool measure)
 		int n;
 
 		t0 = pace_next(run, &next, period);
-		ret = rtp_post(s, (uint32_t)(i % s->nb_qps), IBV_WR_RDMA_READ,
+		ret = rtp_post(s, (uint32_t)(i % s->nb_qps), op,
 			       run->set.size, i, true, 0);
 		if (ret < 0)
 			return run_fail(run, ret, "%s: %s", "ibv_post_send");
@@ -644,6 +660,22 @@ read_lat_phase(struct rtp_run *run, bool measure)
 		s->done++;
 		if (measure)
 			rtp_sample(run, rte_get_tsc_cycles() - t0);
+		if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+			uint32_t q = (uint32_t)(i % s->nb_qps);
+			uint64_t got, want = s->atomics[q]++;
+
+			/* The SGE of WR i, as rtp_post() chose it. */
+			memcpy(&got, s->buf + q * s->slot +
+			       (size_t)(i % (s->slot / 8)) * 8, sizeof(got));
+			if (got != want) {
+				char what[96];
+
+				snprintf(what, sizeof(what), "FETCH_AND_ADD "
+					 "%" PRIu64 ": original value %#" PRIx64
+					 ", expected %#" PRIx64, i, got, want);
+				return rtp_fail(run, -EPROTO, what);
+			}
+		}
 	}
 	if (measure)
 		phase_end(run);
@@ -653,9 +685,22 @@ read_lat_phase(struct rtp_run *run, bool measure)
 int
 rtp_read_lat_client(struct rtp_run *run)
 {
-	int ret = read_lat_phase(run, false);
+	int ret = lat_phase(run, IBV_WR_RDMA_READ, false);
 
-	return ret == 0 ? read_lat_phase(run, true) : ret;
+	return ret == 0 ? lat_phase(run, IBV_WR_RDMA_READ, true) : ret;
+}
+
+int
+rtp_atomic_lat_client(struct rtp_run *run)
+{
+	int ret;
+
+	if (run->set.size != 8)
+		return rtp_fail(run, -EINVAL,
+				"atomic_lat: an atomic is 8 bytes (set size 8)");
+	ret = lat_phase(run, IBV_WR_ATOMIC_FETCH_AND_ADD, false);
+	return ret == 0 ? lat_phase(run, IBV_WR_ATOMIC_FETCH_AND_ADD, true) :
+		ret;
 }
 
 /*

@@ -70,6 +70,8 @@ start read_lat
 start read_bw
 start tag_eager
 start tag_rndv
+set size 8
+start atomic_lat
 set size 3000
 set qps 2
 start send_bw
@@ -82,7 +84,7 @@ CMD
 		fail "exit status $?"
 	grep -c ',raw_' "$tmp/out.csv" >/dev/null || true
 	grep -q '^raw_pp,' "$tmp/out.csv" || fail "no raw row"
-	[ "$(grep -vc '^raw_\|^mode,' "$tmp/out.csv")" -eq 12 ] || fail "not 12 runs"
+	[ "$(grep -vc '^raw_\|^mode,' "$tmp/out.csv")" -eq 13 ] || fail "not 13 runs"
 	check_csv "$tmp/out.csv" 300
 	;;
 wait)
@@ -134,8 +136,8 @@ bad)
 	expect 0 "send_lat" -- --list-modes
 	expect 2 "ipv4" "${eal[@]}" -- --port net_memif0,ip=300.1.1.1/24 \
 		--port net_memif1,ip=192.0.2.2/24 --mode send_lat
-	expect 1 "not implement" "${eal[@]}" -- "${ports[@]}" --no-raw \
-		--mode atomic_lat
+	expect 1 "an atomic is 8 bytes" "${eal[@]}" -- "${ports[@]}" --no-raw \
+		--mode atomic_lat --size 64
 	expect 1 "tag modes poll" "${eal[@]}" -- "${ports[@]}" --no-raw \
 		--mode tag_eager --wait event
 	printf 'set iters 50\nfrobnicate\nset size 0\nstart send_lat\n' > "$tmp/cmds"
