@@ -18,19 +18,9 @@ set -eu
 lib=${1:?usage: $0 LIB [LIBRDMACM]}
 rdmacm=${2:-}
 
-if ! command -v objdump >/dev/null 2>&1; then
-	echo "SKIP: objdump not found (binutils)"
-	exit 77
-fi
-if [ -z "$rdmacm" ]; then
-	for f in /usr/lib/x86_64-linux-gnu/librdmacm.so.1 \
-		 /usr/lib64/librdmacm.so.1 /usr/lib/librdmacm.so.1; do
-		if [ -e "$f" ]; then
-			rdmacm=$f
-			break
-		fi
-	done
-fi
+. "$(dirname "$0")/../test/common/symbols.sh"
+
+[ -n "$rdmacm" ] || rdmacm=$(sym_find_lib librdmacm.so.1)
 if [ -z "$rdmacm" ] || [ ! -e "$rdmacm" ]; then
 	echo "SKIP: no librdmacm.so.1 to compare with"
 	exit 77
@@ -39,14 +29,8 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Defined functions, default versions only: "VERSION symbol", sorted.
-funcs() {
-	objdump -T "$1" | awk '$3 == "DF" && $4 != "*UND*" &&
-		$(NF - 1) !~ /^\(/ { print $(NF - 1), $NF }' | sort -u
-}
-
-funcs "$rdmacm" | grep '^RDMACM_.* rdma_' > "$tmp/cm.pub" || true
-funcs "$lib" > "$tmp/lib.all"
+sym_funcs "$rdmacm" | grep '^RDMACM_.* rdma_' > "$tmp/cm.pub" || true
+sym_funcs "$lib" > "$tmp/lib.all"
 
 fail=0
 if [ ! -s "$tmp/cm.pub" ]; then
@@ -58,10 +42,9 @@ if ! diff -u "$tmp/cm.pub" "$tmp/lib.all" > "$tmp/diff"; then
 	cat "$tmp/diff"
 	fail=1
 fi
-if objdump -T "$lib" | awk '$3 == "DO" && $4 != "*UND*" && $4 != "*ABS*"' |
-		grep -q .; then
+if [ -n "$(sym_data "$lib")" ]; then
 	echo "FAIL: data objects exported:"
-	objdump -T "$lib" | awk '$3 == "DO" && $4 != "*UND*" && $4 != "*ABS*"'
+	sym_data "$lib"
 	fail=1
 fi
 if [ "$fail" -eq 0 ]; then

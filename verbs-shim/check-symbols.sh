@@ -26,48 +26,20 @@ set -eu
 shim=${1:?usage: $0 SHIM [LIBIBVERBS]}
 verbs=${2:-}
 
-if ! command -v objdump >/dev/null 2>&1; then
-	echo "SKIP: objdump not found (binutils)"
-	exit 77
-fi
-if [ -z "$verbs" ]; then
-	for f in /usr/lib/x86_64-linux-gnu/libibverbs.so.1 \
-		 /usr/lib64/libibverbs.so.1 /usr/lib/libibverbs.so.1; do
-		if [ -e "$f" ]; then
-			verbs=$f
-			break
-		fi
-	done
-	if [ -z "$verbs" ] && command -v ldconfig >/dev/null 2>&1; then
-		verbs=$(ldconfig -p | awk '/libibverbs\.so\.1 /{print $NF; exit}')
-	fi
-fi
+. "$(dirname "$0")/../test/common/symbols.sh"
+
+[ -n "$verbs" ] || verbs=$(sym_find_lib libibverbs.so.1)
 if [ -z "$verbs" ] || [ ! -e "$verbs" ]; then
 	echo "SKIP: no libibverbs.so.1 to compare with"
 	exit 77
 fi
-
-libc=
-for f in /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libc.so.6 \
-	 /lib64/libc.so.6 /usr/lib64/libc.so.6; do
-	if [ -e "$f" ]; then
-		libc=$f
-		break
-	fi
-done
+libc=$(sym_find_lib libc.so.6)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Defined functions, default versions only ("(VER)" marks a hidden,
-# non-default version): "VERSION symbol", sorted.
-funcs() {
-	objdump -T "$1" | awk '$3 == "DF" && $4 != "*UND*" &&
-		$(NF - 1) !~ /^\(/ { print $(NF - 1), $NF }' | sort -u
-}
-
-funcs "$verbs" > "$tmp/verbs.all"
-funcs "$shim" > "$tmp/shim.all"
+sym_funcs "$verbs" > "$tmp/verbs.all"
+sym_funcs "$shim" > "$tmp/shim.all"
 
 grep '^IBVERBS_1\.' "$tmp/verbs.all" > "$tmp/verbs.pub" || true
 grep '^IBVERBS_1\.' "$tmp/shim.all" > "$tmp/shim.pub" || true
@@ -100,7 +72,7 @@ if [ "$(awk '{ print $2 }' "$tmp/shim.libc" | tr '\n' ' ')" != "access stat stat
 	fail=1
 fi
 if [ -n "$libc" ]; then
-	missing=$(funcs "$libc" | comm -13 - "$tmp/shim.libc")
+	missing=$(sym_funcs "$libc" | comm -13 - "$tmp/shim.libc")
 	if [ -n "$missing" ]; then
 		echo "FAIL: C library functions $libc lacks under these versions:"
 		echo "$missing"
@@ -113,10 +85,9 @@ if [ -s "$tmp/shim.other" ]; then
 	fail=1
 fi
 # A data symbol would leak too.
-if objdump -T "$shim" | awk '$3 == "DO" && $4 != "*UND*" && $4 != "*ABS*"' |
-		grep -q .; then
+if [ -n "$(sym_data "$shim")" ]; then
 	echo "FAIL: data objects exported:"
-	objdump -T "$shim" | awk '$3 == "DO" && $4 != "*UND*" && $4 != "*ABS*"'
+	sym_data "$shim"
 	fail=1
 fi
 
