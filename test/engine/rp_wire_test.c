@@ -728,6 +728,18 @@ wt_rc_connect(struct rt_ep *a, struct rt_ep *b, const struct wt_rc_opts *o)
 	}
 }
 
+/* The engine and the bridge, then an RC pair a (rocepmd0) <-> b (rocepmd1). */
+static void
+wt_rc_up(struct rt_dev *d0, struct rt_dev *d1, struct rt_ep *a,
+	 struct rt_ep *b, const struct rt_ep_opts *eo,
+	 const struct wt_rc_opts *o)
+{
+	wt_boot(d0, d1);
+	rt_ep_create(a, d0, eo);
+	rt_ep_create(b, d1, eo);
+	wt_rc_connect(a, b, o);
+}
+
 /* RESET -> RTS for a UC pair a <-> b. */
 static void
 wt_uc_connect(struct rt_ep *a, struct rt_ep *b)
@@ -848,10 +860,7 @@ wt_case_not_for_us(void)
 	uint16_t len;
 	double end;
 
-	wt_boot(&d0, &d1);
-	rt_ep_create(&a, &d0, &eo);
-	rt_ep_create(&b, &d1, &eo);
-	wt_rc_connect(&a, &b, &o);
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
 	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
 	rt_buf_alloc(&dst, &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
 	rt_fill_random(src.p, 256);
@@ -1478,10 +1487,7 @@ wt_case_rd_replay(void)
 	double end;
 	int i;
 
-	wt_boot(&d0, &d1);
-	rt_ep_create(&a, &d0, &eo);
-	rt_ep_create(&b, &d1, &eo);
-	wt_rc_connect(&a, &b, &o);
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
 	rt_buf_alloc(&src, &d1, BIG + NREAD * LEN, RT_ACCESS_ALL);
 	rt_buf_alloc(&dst, &d0, BIG + NREAD * LEN, IBV_ACCESS_LOCAL_WRITE);
 	rt_fill_random(src.p, src.len);
@@ -1561,10 +1567,7 @@ wt_case_peer_only(void)
 	unsigned int i, nforged;
 	double end;
 
-	wt_boot(&d0, &d1);
-	rt_ep_create(&a, &d0, &eo);
-	rt_ep_create(&b, &d1, &eo);
-	wt_rc_connect(&a, &b, &o);
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
 	rt_ep_create(&ca, &d0, &ceo);
 	rt_ep_create(&cb, &d1, &ceo);
 	wt_uc_connect(&ca, &cb);
@@ -1739,10 +1742,7 @@ wt_mr_gone(bool read)
 	double end;
 	int ret;
 
-	wt_boot(&d0, &d1);
-	rt_ep_create(&a, &d0, &eo);
-	rt_ep_create(&b, &d1, &eo);
-	wt_rc_connect(&a, &b, &o);
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
 	rt_buf_alloc(&src, read ? &d1 : &d0, LEN, RT_ACCESS_ALL);
 	rt_buf_alloc(&dst, dm, LEN, RT_ACCESS_ALL);
 	rt_fill_random(src.p, LEN);
@@ -1830,10 +1830,7 @@ wt_case_arp_new_mac(void)
 	struct ibv_sge s, r;
 	uint64_t timeouts, stale;
 
-	wt_boot(&d0, &d1);
-	rt_ep_create(&a, &d0, &eo);
-	rt_ep_create(&b, &d1, &eo);
-	wt_rc_connect(&a, &b, &o);
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
 	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
 	rt_buf_alloc(&dst, &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
 	rt_fill_random(src.p, 4096);
@@ -1915,10 +1912,7 @@ wt_case_renak(void)
 	struct ibv_sge s, r;
 	struct ibv_wc wc;
 
-	wt_boot(&d0, &d1);
-	rt_ep_create(&a, &d0, &eo);
-	rt_ep_create(&b, &d1, &eo);
-	wt_rc_connect(&a, &b, &o);
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
 	rt_buf_alloc(&src, &d0, LEN, IBV_ACCESS_LOCAL_WRITE);
 	rt_buf_alloc(&dst, &d1, LEN, IBV_ACCESS_LOCAL_WRITE);
 	rt_fill_random(src.p, LEN);
@@ -2052,10 +2046,7 @@ wt_case_atomic_replay(void)
 	uint64_t v, *t, *r, dup, req;
 	struct ibv_sge s;
 
-	wt_boot(&d0, &d1);
-	rt_ep_create(&a, &d0, &eo);
-	rt_ep_create(&b, &d1, &eo);
-	wt_rc_connect(&a, &b, &o);
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
 	rt_buf_alloc(&res, &d0, 64, IBV_ACCESS_LOCAL_WRITE);
 	rt_buf_alloc(&tgt, &d1, 64, IBV_ACCESS_LOCAL_WRITE |
 		     IBV_ACCESS_REMOTE_ATOMIC);
@@ -2160,10 +2151,7 @@ wt_case_rd_atomic(void)
 
 	wt.proxy_arp0 = true;
 	wt.hold_arp1 = true;
-	wt_boot(&d0, &d1);
-	rt_ep_create(&a, &d0, &eo);
-	rt_ep_create(&b, &d1, &eo);
-	wt_rc_connect(&a, &b, &o);
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
 	rt_buf_alloc(&res, &d0, 6 * 64, IBV_ACCESS_LOCAL_WRITE);
 	rt_buf_alloc(&tgt, &d1, 4096, RT_ACCESS_ALL | IBV_ACCESS_REMOTE_ATOMIC);
 	rt_fill_random(tgt.p, tgt.len);
