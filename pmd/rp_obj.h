@@ -503,6 +503,7 @@ enum rp_stat {
 	RP_STAT_ND_TX,
 	RP_STAT_RX_MCAST,
 	RP_STAT_PROBE,
+	RP_STAT_TX_KICK,
 	RP_STAT_MAX,
 };
 
@@ -591,6 +592,10 @@ struct rp_dev {
 	 * say the link state, which such PMDs do not report. */
 	char if_name[16];		/* IF_NAMESIZE */
 	int if_sock;			/* socket for its ioctls, or -1 */
+	/* net_af_packet with qdisc_bypass=0 (rp_port_kick.c) */
+	int kick_fd;			/* the PMD's packet socket, or -1 */
+	bool kick_pending;		/* a burst went out since the last
+					 * kick that found the ring drained */
 	uint64_t stats[RP_STAT_MAX];	/* written by the lcore only */
 };
 
@@ -734,6 +739,12 @@ void rp_fault_release(struct rp_dev *dev);
 uint16_t rp_fault_rx(struct rp_dev *dev, struct rte_mbuf **in, uint16_t nb,
 		     struct rte_mbuf **out, uint16_t cap);
 bool rp_port_flush(struct rp_dev *dev);
+
+/* ---- rp_port_kick.c */
+void rp_port_kick_init(struct rp_dev *dev, const char *driver,
+		       unsigned int ifindex);
+bool rp_port_kick(struct rp_dev *dev);
+
 /* Room to queue a burst of new packets (requester backpressure). */
 static inline bool
 rp_port_tx_room(const struct rp_dev *dev)

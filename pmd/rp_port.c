@@ -322,6 +322,7 @@ rp_port_init(struct rp_dev *dev)
 	if (info.if_index != 0 &&
 	    if_indextoname(info.if_index, dev->if_name) != NULL)
 		dev->if_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	rp_port_kick_init(dev, info.driver_name, info.if_index);
 	rp_fault_init(dev);
 	snprintf(name, sizeof(name), "rp_loop_%u", dev->id);
 	dev->loop_ring = rte_ring_create(name, RP_LOOP_RING, SOCKET_ID_ANY,
@@ -411,11 +412,13 @@ rp_port_flush(struct rp_dev *dev)
 	if (unlikely(dev->fault_on))
 		rp_fault_release(dev);
 	if (dev->nr_tx == 0)
-		return false;
+		return dev->kick_fd >= 0 && rp_port_kick(dev);
 	while (sent < dev->nr_tx && tries++ < 4)
 		sent += rte_eth_tx_burst(dev->port_id, 0, dev->tx + sent,
 					 dev->nr_tx - sent);
 	rp_stat_add(dev, RP_STAT_TX_PKTS, sent);
+	if (dev->kick_fd >= 0 && sent != 0)
+		dev->kick_pending = true;
 	/* Keep what the port refused for the next flush: the requester
 	 * holds back while the buffer is half full (rp_port_tx_room). */
 	memmove(dev->tx, dev->tx + sent, (dev->nr_tx - sent) * sizeof(dev->tx[0]));

@@ -415,8 +415,9 @@ rv_veth1_cfg() {
 # otherwise skip it), and on receive af_packet sees a frame before the
 # ingress hook could drop it.  Beware: a frame of a packet socket's TX
 # ring (net_af_packet) that the hook drops is not lost, the kernel puts it
-# back in the ring and sends it again on the socket's next sendto(); for
-# loss between two af_packet ports use rv_nft_loss_bridge.
+# back in the ring and sends it again on the socket's next sendto() (the
+# engine's TX ring kicks, pmd/rp_port_kick.c); for real loss between two
+# af_packet ports use rv_nft_loss_bridge.
 rv_nft_loss() {
 	local ns=$1 pm=$2 i
 

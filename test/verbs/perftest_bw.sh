@@ -90,7 +90,15 @@ else
 		rv_fail "$prog: no positive rate in field $f of '$line'"
 fi
 if [ "$loss" != 0 ]; then
-	rv_nft_loss_off "$RP_NS_A"
-	rv_nft_loss_off "$RP_NS_B"
+	# The mechanism ran: the hook refused frames, and the engines found
+	# them back in their TX rings and sent them (rp_port_kick.c).
+	drops=$( { rv_nft_loss_off "$RP_NS_A"; rv_nft_loss_off "$RP_NS_B"; } |
+		tee /dev/stderr | awk '{ n += $NF } END { print n + 0 }')
+	[ "$drops" -gt 0 ] || rv_fail "nftables dropped no frame"
+	kicks=$(cat "$rv_tmp"/client.err "$rv_tmp"/server.err |
+		awk '/ tx_ring_kicks / { n += $NF } END { print n + 0 }')
+	[ "$kicks" -gt 0 ] ||
+		rv_fail "$drops frames refused by the egress hook, no TX ring kick found one"
+	rv_log "egress hook refused $drops frames; $kicks TX ring kicks sent them"
 fi
 rv_log "PASS: $prog -s $size -n $iters $*${RV_LOSS:+ loss $loss/1000}: $line"

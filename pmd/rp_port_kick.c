@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Kicking the TX ring of an af_packet port whose frames pass the qdisc
+ * layer (devargs qdisc_bypass=0).
+ *
+ * On such a socket the kernel does not lose a frame that the egress path
+ * refuses (an nftables egress rule, a full qdisc): tpacket_snd() puts it
+ * back in the ring as "send request", stops, and sendto() fails with
+ * ENOBUFS.  net_af_packet (22.11) calls sendto() once per burst and
+ * ignores that error, so the frame and every later one wait for the next
+ * burst.  A requester that has filled its window sends no further burst,
+ * and a responder sends one only when a request arrives: both ends wait
+ * for the retransmit timer, and a 10% egress drop turns into a stream of
+ * timeouts and RETRY_EXC_ERR (issue 9).
+ *
+ * The engine therefore finds the PMD's packet socket at start and, after
+ * any burst, calls sendto() on it again (one call per pass of the lcore,
+ * not per frame) until the kernel reports the ring drained.  Bursts on a
+ * busy port have no gaps, so the kicks cost nothing there; only a port
+ * that holds frames back pays a system call per pass.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <linux/if_packet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+
+#include "rp_log.h"
+#include "rp_obj.h"
+
+/* fd is a TPACKET_V2 packet socket bound to interface ifindex. */
+static bool
+kick_is_ring_socket(int fd, unsigned int ifindex)
+{
+	struct sockaddr_ll sll;
+	socklen_t len = sizeof(sll);
+	int domain = 0, version = 0;
+	socklen_t olen = sizeof(domain);
+	struct stat st;
+
+	if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+		return false;
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &olen) != 0 ||
+	    domain != AF_PACKET)
+		return false;
+	memset(&sll, 0, sizeof(sll));
+	if (getsockname(fd, (struct sockaddr *)&sll, &len) != 0 ||
+	    (unsigned int)sll.sll_ifindex != ifindex)
+		return false;
+	olen = sizeof(version);
+	return getsockopt(fd, SOL_PACKET, PACKET_VERSION, &version,
+			  &olen) == 0 && version == TPACKET_V2;
+}
+
+void
+rp_port_kick_init(struct rp_dev *dev, const char *driver,
+		  unsigned int ifindex)
+{
+	DIR *d;
+	struct dirent *e;
+	int found = -1, n = 0;
+
+	dev->kick_fd = -1;
+	dev->kick_pending = false;
+	if (strcmp(driver, "net_af_packet") != 0 || ifindex == 0 ||
+	    strstr(dev->cfg.device, "qdisc_bypass=0") == NULL)
+		return;
+	d = opendir("/proc/self/fd");
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+
+		if (*end != '\0' || fd < 0 || fd == dirfd(d))
+			continue;
+		if (kick_is_ring_socket((int)fd, ifindex)) {
+			found = (int)fd;
+			n++;
+		}
+	}
+	closedir(d);
+	if (n != 1) {
+		/* Several sockets (qpairs > 1) or none: do without. */
+		RP_LOGT(rp_logtype_port, WARNING,
+			"%s: %d packet sockets on the interface, TX ring not kicked: frames the egress path refuses wait for the next burst",
+			dev->cfg.device, n);
+		return;
+	}
+	dev->kick_fd = found;
+	RP_LOGT(rp_logtype_port, DEBUG, "%s: TX ring of socket %d kicked after bursts",
+		dev->cfg.device, found);
+}
+
+bool
+rp_port_kick(struct rp_dev *dev)
+{
+	if (!dev->kick_pending)
+		return false;
+	if (sendto(dev->kick_fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
+	    (errno == ENOBUFS || errno == EAGAIN)) {
+		/* A frame went back to the ring: try again next pass. */
+		rp_stat_inc(dev, RP_STAT_TX_KICK);
+		return true;
+	}
+	dev->kick_pending = false;
+	return false;
+}
