@@ -96,6 +96,8 @@ struct rp_mr {
 	uint8_t kind;			/* enum rp_key_kind */
 	bool bound;			/* window: bound (a view below) */
 	uint8_t *addr;			/* application mapping of the buffer */
+	int32_t pid;			/* 0: in this process; else the
+					 * attached process it is in (rp_mem.c) */
 	uint64_t iova;			/* what keys address */
 	uint64_t length;
 	uint32_t nr_mw;			/* MR: windows bound to it */

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define RP_ABI_MAGIC	0x31444d50u	/* "PMD1" */
-#define RP_ABI_VERSION	4u
+#define RP_ABI_VERSION	5u
 
 #define RP_ABI_LINE	64u
 
@@ -240,7 +240,12 @@ struct rp_ctrl_mr {
 	uint32_t lkey;			/* out; in for DEREG and REREG */
 	uint32_t rkey;			/* out */
 	uint32_t flags;			/* REREG: IBV_REREG_MR_CHANGE_* */
-	uint32_t rsvd;
+	/*
+	 * Process whose memory `addr` is in: 0 for the engine's own (an
+	 * embedded engine), else an attached process's PID, which only
+	 * the host's attach server sets (rp_attach.h)
+	 */
+	int32_t pid;
 };
 
 /* A memory window (ibv_alloc_mw): a key of the MR table, bound later. */
