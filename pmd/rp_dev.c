@@ -153,6 +153,7 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 	dev->rx_intr_fd = -1;
 	dev->if_sock = -1;
 	dev->kick_fd = -1;
+	dev->region_fd = -1;
 	dev->rx_intr_want = rx_intr;
 	ret = rp_region_init(dev, pc->region_mb);
 	if (ret < 0)

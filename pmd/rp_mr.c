@@ -109,6 +109,7 @@ rp_mr_reg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
 		return -ENOMEM;
 	m->access = mr->access;
 	m->addr = (uint8_t *)(uintptr_t)mr->addr;
+	m->pid = mr->pid;
 	m->iova = mr->iova;
 	m->length = mr->length;
 	mr->lkey = m->key;
@@ -193,6 +194,8 @@ rp_mr_rereg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
 	m->pdn = pdn;
 	m->access = access;
 	m->addr = (uint8_t *)(uintptr_t)addr;
+	if (mr->flags & IBV_REREG_MR_CHANGE_TRANSLATION)
+		m->pid = mr->pid;
 	m->length = length;
 	m->iova = iova;
 	mr->rkey = m->key;
@@ -252,7 +255,7 @@ sge_walk(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 		uint32_t l = sge[i].length;
 		struct rp_mr *m;
 		uint32_t n;
-		uint8_t *p;
+		int ret;
 
 		if (off >= l) {
 			off -= l;
@@ -263,11 +266,10 @@ sge_walk(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 				 to_sge ? IBV_ACCESS_LOCAL_WRITE : 0);
 		if (m == NULL)
 			return -EACCES;
-		p = m->addr + (sge[i].addr + off - m->iova);
-		if (to_sge)
-			memcpy(p, buf, n);
-		else
-			memcpy(buf, p, n);
+		ret = to_sge ? rp_mem_write(m, sge[i].addr + off, buf, n) :
+			rp_mem_read(m, sge[i].addr + off, buf, n);
+		if (ret != 0)
+			return ret;
 		buf += n;
 		len -= n;
 		off = 0;

@@ -133,6 +133,7 @@ rp_mw_bind(struct rp_qp *qp, const struct rp_send_wqe *w)
 	mw_unbind(dev, win);
 	win->key = w->rkey;
 	win->addr = mr->addr + (addr - mr->iova);
+	win->pid = mr->pid;
 	win->iova = (access & IBV_ACCESS_ZERO_BASED) ? 0 : addr;
 	win->length = len;
 	win->access = access & ~(uint32_t)IBV_ACCESS_ZERO_BASED;

@@ -534,7 +534,7 @@ struct rp_dev {
 	uint16_t port_id;
 	uint32_t lcore;
 	struct rp_port_cfg cfg;
-	const struct rte_memzone *mz;
+	int region_fd;			/* memfd of the region, or -1 */
 	struct rp_dev_ctl *ctl;		/* region base */
 	uint64_t region_size;
 	uint64_t *region_map;		/* one bit per page */
@@ -643,6 +643,13 @@ int rp_sge_check(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 		 uint32_t nsge, uint32_t access, uint64_t *total);
 int rp_mr_rereg(struct rp_dev *dev, struct rp_ctrl_mr *mr);
 struct rp_mr *rp_key_entry(struct rp_dev *dev, uint32_t key);
+
+/* ---- rp_mem.c: registered memory, here or in an attached process */
+int rp_mem_write(const struct rp_mr *m, uint64_t va, const void *src,
+		 uint32_t n);
+int rp_mem_read(const struct rp_mr *m, uint64_t va, void *dst, uint32_t n);
+int rp_mem_atomic(const struct rp_mr *m, uint64_t va, bool cmp_swap,
+		  uint64_t compare_add, uint64_t swap, uint64_t *orig);
 struct rp_mr *rp_key_alloc(struct rp_dev *dev, uint8_t kind, uint32_t pdn);
 
 /* ---- rp_mw.c */

@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The device's shared region: one memzone, the device control block at
- * offset 0, and a page allocator for queues and rings.  Objects are named
- * by offset so the region could be mapped at another address by another
- * process.  Only the engine lcore allocates (control path), so no lock.
+ * The device's shared region: one memfd mapping, the device control block
+ * at offset 0, and a page allocator for queues and rings.  Objects are
+ * named by offset, so other processes map the same memfd at their own
+ * address: the attach server hands it out (rp_serve.c, rp_attach.h).
+ * Only the engine lcore allocates (control path), so no lock.
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
-#include <rte_memzone.h>
 
 #include "rp_log.h"
 #include "rp_obj.h"
@@ -23,27 +26,43 @@
 int
 rp_region_init(struct rp_dev *dev, uint32_t size_mb)
 {
-	char name[RTE_MEMZONE_NAMESIZE];
+	char name[32];
 	uint64_t size = (uint64_t)size_mb << 20;
 	uint32_t hdr_pages;
+	void *base;
 
-	snprintf(name, sizeof(name), "rp_region_%u", dev->id);
-	dev->mz = rte_memzone_reserve_aligned(name, size, SOCKET_ID_ANY, 0,
-					      RP_PAGE);
-	if (dev->mz == NULL) {
-		RP_LOG(ERR, "cannot reserve a %u MiB region: %s", size_mb,
-		       rte_strerror(rte_errno));
-		return -ENOMEM;
+	snprintf(name, sizeof(name), "rocepmd%u-region", dev->id);
+	dev->region_fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (dev->region_fd < 0) {
+		RP_LOG(ERR, "memfd for a %u MiB region: %s", size_mb,
+		       strerror(errno));
+		return -errno;
 	}
-	dev->ctl = dev->mz->addr;
-	memset(dev->ctl, 0, size);
+	/* Its size is final: no attached process can shrink it under us. */
+	if (ftruncate(dev->region_fd, (off_t)size) != 0 ||
+	    fcntl(dev->region_fd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+		RP_LOG(ERR, "cannot size a %u MiB region: %s", size_mb,
+		       strerror(errno));
+		goto err_close;
+	}
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    dev->region_fd, 0);
+	if (base == MAP_FAILED) {
+		RP_LOG(ERR, "cannot map a %u MiB region: %s", size_mb,
+		       strerror(errno));
+		goto err_close;
+	}
+	dev->ctl = base;	/* a new memfd reads as zeros */
 	dev->region_size = size;
 	dev->region_pages = size / RP_PAGE;
 	dev->region_map = rte_zmalloc("rp_region_map",
 			RTE_ALIGN_CEIL(dev->region_pages, 64) / 8, 0);
 	if (dev->region_map == NULL) {
-		rte_memzone_free(dev->mz);
-		dev->mz = NULL;
+		munmap(base, size);
+		dev->ctl = NULL;
+		close(dev->region_fd);
+		dev->region_fd = -1;
 		return -ENOMEM;
 	}
 	/* The control block's pages are never handed out. */
@@ -51,6 +70,11 @@ rp_region_init(struct rp_dev *dev, uint32_t size_mb)
 	for (uint32_t i = 0; i < hdr_pages; i++)
 		dev->region_map[i / 64] |= 1ull << (i % 64);
 	return 0;
+
+err_close:
+	close(dev->region_fd);
+	dev->region_fd = -1;
+	return -ENOMEM;
 }
 
 void
@@ -58,10 +82,12 @@ rp_region_fini(struct rp_dev *dev)
 {
 	rte_free(dev->region_map);
 	dev->region_map = NULL;
-	if (dev->mz != NULL)
-		rte_memzone_free(dev->mz);
-	dev->mz = NULL;
+	if (dev->ctl != NULL)
+		munmap(dev->ctl, dev->region_size);
 	dev->ctl = NULL;
+	if (dev->region_fd >= 0)
+		close(dev->region_fd);
+	dev->region_fd = -1;
 }
 
 static bool

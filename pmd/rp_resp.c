@@ -231,8 +231,9 @@ resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
 				    IBV_ACCESS_REMOTE_WRITE);
 		if (mr == NULL)
 			return RP_RESP_ERR_ACCESS;
-		memcpy(mr->addr + (qp->resp.wr_va - mr->iova),
-		       rp_pkt_payload(pkt), len);
+		if (rp_mem_write(mr, qp->resp.wr_va, rp_pkt_payload(pkt),
+				 len) != 0)
+			return RP_RESP_ERR_ACCESS;
 		qp->resp.wr_va += len;
 		qp->resp.wr_left -= len;
 	}
@@ -410,14 +411,12 @@ resp_atomic(struct rp_qp *qp, const struct rp_pkt *pkt)
 	    !qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)].replay)
 		return RP_RESP_ERR_INV_REQ;
 	if (pkt->opcode == RP_OP_CMP_SWAP) {
-		orig = rp_pkt_atmeth_comp(pkt);
-		/* On a mismatch orig becomes the value found. */
-		__atomic_compare_exchange_n(p, &orig,
-					    rp_pkt_atmeth_swap_add(pkt), false,
-					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-	} else {
-		orig = __atomic_fetch_add(p, rp_pkt_atmeth_swap_add(pkt),
-					  __ATOMIC_SEQ_CST);
+		if (rp_mem_atomic(mr, va, true, rp_pkt_atmeth_comp(pkt),
+				  rp_pkt_atmeth_swap_add(pkt), &orig) != 0)
+			return RP_RESP_ERR_ACCESS;
+	} else if (rp_mem_atomic(mr, va, false, rp_pkt_atmeth_swap_add(pkt),
+				 0, &orig) != 0) {
+		return RP_RESP_ERR_ACCESS;
 	}
 	ar = &qp->atom[qp->resp.atom_next++ & (qp->rd_size - 1)];
 	ar->psn = pkt->psn;
@@ -525,9 +524,16 @@ rp_resp_step(struct rp_qp *qp)
 		if (rd->atomic)
 			rp_atmack_set(rp_xmit_hdr(bth, op, RP_HDR_ATMACK),
 				      rd->orig);
-		if (chunk != 0)
-			memcpy(rp_xmit_hdr(bth, op, RP_HDR_PAYLOAD),
-			       rd->mr->addr + (rd->va - rd->mr->iova), chunk);
+		if (chunk != 0 &&
+		    rp_mem_read(rd->mr, rd->va,
+				rp_xmit_hdr(bth, op, RP_HDR_PAYLOAD),
+				chunk) != 0) {
+			/* Memory an attached process no longer has mapped. */
+			rte_pktmbuf_free(m);
+			rp_resp_send_ack(qp, RP_AETH_NAK_REM_ACCESS, rd->psn);
+			qp->resp.rd_tail++;
+			continue;
+		}
 		rp_xmit_send(qp, &qp->addr, m);
 		rd->va += chunk;
 		rd->left -= chunk;
