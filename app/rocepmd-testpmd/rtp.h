@@ -71,6 +71,10 @@ struct rtp_params {
 	const char *out;		/* --json/--csv FILE, "-" stdout */
 	uint32_t stats_period;		/* seconds, 0: none */
 	bool server;			/* --server: serve remote clients */
+	bool host;			/* --host: serve the devices */
+	const char *host_socket;	/* --host=SOCKET, NULL: default */
+	uint32_t host_mode;		/* --host-mode: socket permissions */
+	int host_gid;			/* --host-group, -1: ours */
 	const char *client;		/* --client HOST: the server's host */
 	uint16_t oob_port;		/* TCP port of the exchange */
 	uint32_t nb_ports;

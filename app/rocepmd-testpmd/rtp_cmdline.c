@@ -109,6 +109,21 @@ show_settings(FILE *f)
 		rp_idle_policy_name(rtp.idle));
 }
 
+/* Processes attached to the devices (--host). */
+static void
+show_clients(FILE *f)
+{
+	struct rp_serve_client c[64];
+	int n = rp_serve_clients(c, RTE_DIM(c));
+
+	fprintf(f, "%d attached process(es)%s\n", n,
+		rtp.params.host ? "" : " (not hosting: --host)");
+	for (int i = 0; i < n && i < (int)RTE_DIM(c); i++)
+		fprintf(f, "client %u: pid %d (%s) uid %u objects %u qps %u mrs %u requests %" PRIu64 "\n",
+			c[i].id, (int)c[i].pid, c[i].comm, c[i].uid,
+			c[i].objects, c[i].qps, c[i].mrs, c[i].requests);
+}
+
 void
 rtp_show(FILE *f, const char *what, bool stats)
 {
@@ -124,6 +139,8 @@ rtp_show(FILE *f, const char *what, bool stats)
 			"no QP: QPs live for the length of a run");
 	else if (strcmp(what, "settings") == 0)
 		show_settings(f);
+	else if (strcmp(what, "clients") == 0)
+		show_clients(f);
 	else if (strcmp(what, "results") == 0) {
 		rtp_report_header(f, rtp.params.format);
 		rtp_report_raw(f, rtp.params.format);
@@ -154,7 +171,7 @@ static cmdline_parse_token_string_t cmd_show_show =
 	TOKEN_STRING_INITIALIZER(struct cmd_show, show, "show");
 static cmdline_parse_token_string_t cmd_show_what =
 	TOKEN_STRING_INITIALIZER(struct cmd_show, what,
-				 "device#port#qp#lcore#results#settings");
+				 "device#port#qp#lcore#results#settings#clients");
 static cmdline_parse_token_string_t cmd_show_what_stats =
 	TOKEN_STRING_INITIALIZER(struct cmd_show, what, "device#port#lcore");
 static cmdline_parse_token_string_t cmd_show_stats =
@@ -163,7 +180,7 @@ static cmdline_parse_token_string_t cmd_show_stats =
 static cmdline_parse_inst_t cmd_show_inst = {
 	.f = cmd_show_cb,
 	.data = NULL,
-	.help_str = "show device|port|qp|lcore|results|settings",
+	.help_str = "show device|port|qp|lcore|results|settings|clients",
 	.tokens = {
 		(void *)&cmd_show_show,
 		(void *)&cmd_show_what,
@@ -319,7 +336,7 @@ cmd_word_cb(void *parsed, struct cmdline *cl, void *data)
 	} else {
 		printf("commands:\n"
 		       "  show device|port|qp|lcore [stats]\n"
-		       "  show results | show settings\n"
+		       "  show results | show settings | show clients\n"
 		       "  set idle busy|yield|sleep|adaptive\n"
 		       "  set wait poll|event|epoll|hybrid\n"
 		       "  set size|depth|qps|rate|duration|iters|warmup|hybrid-us|timeout VALUE\n"

@@ -207,6 +207,57 @@ serve(void)
 	return 0;
 }
 
+/*
+ * --host: the socket is the one given, else RP_SERVE_DIR (or
+ * $ROCEPMD_RUN_DIR) / the configuration's name without .ini, ".sock"
+ * ("rocepmd.sock" with --port devices).
+ */
+static int
+host_start(void)
+{
+	const char *dir = getenv("ROCEPMD_RUN_DIR");
+	char path[108], name[64] = "rocepmd", err[256];
+	int ret;
+
+	if (rtp.params.host_socket != NULL) {
+		snprintf(path, sizeof(path), "%s", rtp.params.host_socket);
+	} else {
+		if (rtp.params.config != NULL) {
+			const char *b = strrchr(rtp.params.config, '/');
+
+			snprintf(name, sizeof(name), "%s",
+				 b != NULL ? b + 1 : rtp.params.config);
+			name[strcspn(name, ".")] = '\0';
+		}
+		snprintf(path, sizeof(path), "%s/%s.sock",
+			 dir != NULL && dir[0] != '\0' ? dir : RP_SERVE_DIR,
+			 name);
+	}
+	ret = rp_serve_start(path, rtp.params.host_mode, rtp.params.host_gid,
+			     err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "--host: %s\n", err);
+		return ret;
+	}
+	printf("%s: hosting %u device(s) on %s\n", RTP_NAME, rp_dev_count(),
+	       path);
+	fflush(stdout);
+	return 0;
+}
+
+/* --host alone: serve until SIGINT or SIGTERM. */
+static void
+host_wait(void)
+{
+	struct sigaction sa = { .sa_handler = quit_signal };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rtp_unpin_thread();
+	while (!rtp_quit_signal)
+		pause();
+}
+
 static void
 rundir_atexit(void)
 {
@@ -312,6 +363,19 @@ main(int argc, char **argv)
 		rp_engine_stop();
 		return 1;
 	}
+	if (rtp.params.host && host_start() < 0) {
+		rp_engine_stop();
+		rp_port_unlock();
+		return 1;
+	}
+	if (rtp.params.host && rtp.params.mode == NULL &&
+	    !rtp.params.interactive && rtp.params.cmdline_file == NULL) {
+		host_wait();
+		rp_serve_stop();
+		rp_engine_stop();
+		rp_port_unlock();
+		return 0;
+	}
 	if (rtp.params.server) {
 		rtp.status = serve();
 		rp_engine_stop();
@@ -331,6 +395,7 @@ main(int argc, char **argv)
 	rtp_report_footer(rtp.out, rtp.params.format);
 	if (rtp.out != stdout)
 		fclose(rtp.out);
+	rp_serve_stop();
 	rp_engine_stop();
 	rp_port_unlock();
 	/*

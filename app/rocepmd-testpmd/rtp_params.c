@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -117,6 +118,12 @@ rtp_usage(FILE *f)
 "  --server              serve the runs of clients until SIGINT/SIGTERM\n"
 "  --client HOST         run each mode against the server on HOST\n"
 "  --oob-port N          TCP port of the exchange (18515)\n"
+"Host (programs attach: rocepmd-run --attach SOCKET -- PROGRAM):\n"
+"  --host[=SOCKET]       serve the devices on a UNIX socket (default\n"
+"                        " RP_SERVE_DIR "/<config name>.sock); alone: until\n"
+"                        SIGINT/SIGTERM, else beside the runs\n"
+"  --host-mode MODE      socket permissions, octal (0660)\n"
+"  --host-group GROUP    socket group (the process's)\n"
 "What to run:\n"
 "  --mode MODE           run MODE and exit\n"
 "  -i, --interactive     prompt (DPDK cmdline: completion, help)\n"
@@ -146,6 +153,7 @@ enum {
 	OPT_DEPTH, OPT_QPS, OPT_ITERS, OPT_DURATION, OPT_WARMUP, OPT_RATE,
 	OPT_WAIT, OPT_HYBRID, OPT_TIMEOUT, OPT_IDLE, OPT_IDLE_US, OPT_RAW,
 	OPT_NO_RAW, OPT_JSON, OPT_CSV, OPT_OUT, OPT_STATS, OPT_SERVER,
+	OPT_HOST, OPT_HOST_MODE, OPT_HOST_GROUP,
 	OPT_CLIENT, OPT_OOB_PORT,
 };
 
@@ -175,6 +183,9 @@ static const struct option rtp_opts[] = {
 	{ "out", required_argument, NULL, OPT_OUT },
 	{ "stats-period", required_argument, NULL, OPT_STATS },
 	{ "server", no_argument, NULL, OPT_SERVER },
+	{ "host", optional_argument, NULL, OPT_HOST },
+	{ "host-mode", required_argument, NULL, OPT_HOST_MODE },
+	{ "host-group", required_argument, NULL, OPT_HOST_GROUP },
 	{ "client", required_argument, NULL, OPT_CLIENT },
 	{ "oob-port", required_argument, NULL, OPT_OOB_PORT },
 	{ "help", no_argument, NULL, 'h' },
@@ -321,8 +332,10 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 	memset(p, 0, sizeof(*p));
 	rtp_settings_default(&p->set);
 	p->idle = RP_IDLE_YIELD;
-	p->idle_us = 50;
 	p->oob_port = RTP_OOB_PORT;
+	p->idle_us = 50;
+	p->host_mode = 0660;
+	p->host_gid = -1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ih", rtp_opts, NULL)) != -1) {
@@ -391,6 +404,32 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 		case OPT_CLIENT:
 			p->client = optarg;
 			break;
+		case OPT_HOST:
+			p->host = true;
+			p->host_socket = optarg;
+			if (optarg != NULL && optarg[0] != '/')
+				return bad("--host", optarg,
+					   "an absolute socket path");
+			break;
+		case OPT_HOST_MODE: {
+			char *end;
+			unsigned long m = strtoul(optarg, &end, 8);
+
+			if (*optarg == '\0' || *end != '\0' || m > 0777)
+				return bad("--host-mode", optarg,
+					   "octal permissions, 0 to 0777");
+			p->host_mode = (uint32_t)m;
+			break;
+		}
+		case OPT_HOST_GROUP: {
+			struct group *g = getgrnam(optarg);
+
+			if (g == NULL)
+				return bad("--host-group", optarg,
+					   "a group of this system");
+			p->host_gid = (int)g->gr_gid;
+			break;
+		}
 		case OPT_OOB_PORT:
 			if (rtp_u64_parse(optarg, 1, 65535, &v) < 0)
 				return bad("--oob-port", optarg, "1..65535");
@@ -430,9 +469,13 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 		fprintf(stderr, "--server takes its runs from the clients: no --mode, -i or --cmdline-file\n");
 		return -EINVAL;
 	}
+	if (p->server && p->host) {
+		fprintf(stderr, "--server and --host: one process, one of them\n");
+		return -EINVAL;
+	}
 	if (p->mode == NULL && !p->interactive && p->cmdline_file == NULL &&
-	    !p->server) {
-		fprintf(stderr, "nothing to do: --mode MODE, -i, --cmdline-file FILE or --server\n");
+	    !p->server && !p->host) {
+		fprintf(stderr, "nothing to do: --mode MODE, -i, --cmdline-file FILE, --server or --host\n");
 		return -EINVAL;
 	}
 	if (!raw_set)

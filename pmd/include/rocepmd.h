@@ -269,6 +269,46 @@ int rp_ctrl_call(unsigned int dev, struct rp_ctrl_slot *slot);
 /** Tell the engine that a work queue of the device has new entries. */
 void rp_dev_doorbell(unsigned int dev);
 
+/** Default directory of the attach sockets (ROCEPMD_RUN_DIR overrides). */
+#define RP_SERVE_DIR	"/run/rocepmd"
+
+/**
+ * Serve the devices to other processes: they attach on the UNIX socket
+ * `path` (protocol: rp_attach.h) and use the devices through it and the
+ * shared regions, as `rocepmd-run --attach` does.  The socket's mode and
+ * group decide who may attach.  The engine must be running.
+ *
+ * @param mode	permission bits of the socket file (0660: owner and group)
+ * @param gid	group of the socket file, or -1 to keep the process's
+ * @param err	on failure, why
+ * @return 0; -EADDRINUSE when another process serves `path`; another
+ *	negative errno
+ */
+int rp_serve_start(const char *path, unsigned int mode, int gid, char *err,
+		   size_t errlen);
+
+/** Stop serving: every attached process's objects are destroyed. */
+void rp_serve_stop(void);
+
+/** An attached process, as rp_serve_clients() reports it. */
+struct rp_serve_client {
+	uint32_t id;		/**< the server's number for it */
+	int32_t pid;		/**< from the socket (SO_PEERCRED) */
+	uint32_t uid;
+	uint32_t objects;	/**< PDs, MRs, CQs, QPs... it holds */
+	uint32_t qps;
+	uint32_t mrs;
+	uint64_t requests;	/**< control requests it made */
+	char comm[16];		/**< its program name */
+};
+
+/**
+ * The processes attached now.
+ * @param out	filled with up to n of them
+ * @return how many are attached (may exceed n)
+ */
+int rp_serve_clients(struct rp_serve_client *out, unsigned int n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,804 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The attach server: the devices of this engine, served to other processes
+ * on a UNIX socket (protocol in rp_attach.h).
+ *
+ * One thread of its own (not an lcore) waits on the listening socket and
+ * on every client.  It runs a client's control requests through
+ * rp_ctrl_call(), as the shim of an embedded engine does, after checking
+ * that every object a request names was created by that client: the
+ * server keeps the list of each client's objects, and a PD, MR, CQ, QP,
+ * SRQ, AH or channel of another process is EPERM.  Eventfds arrive as
+ * SCM_RIGHTS; the server registers its own copy with the engine.  An MR's
+ * memory is the client's (rp_mem.c), named by the PID the kernel gives
+ * for the socket's peer (SO_PEERCRED), never by one the client writes.
+ *
+ * When a client's connection ends, however the process ended, the server
+ * destroys its objects, QPs first (so no packet is sent or accepted for
+ * them and no copy touches the process any more) and PDs last, and closes
+ * its copies of the client's eventfds.
+ *
+ * Not yet (issue 12): every client maps the whole device region, so a
+ * process that writes another's work queues in it is not stopped; the GSI
+ * QP (the RDMA CM) is not offered to clients.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+
+#include "rocepmd.h"
+#include "rp_attach.h"
+#include "rp_log.h"
+#include "rp_obj.h"
+
+#define SRV_MAX_CLIENTS	64u
+
+/* Object kinds a client can own, in the order they are destroyed. */
+enum srv_kind {
+	SRV_QP = 0,
+	SRV_SRQ,
+	SRV_MW,
+	SRV_MR,
+	SRV_AH,
+	SRV_CQ,
+	SRV_CHAN,
+	SRV_ASYNC,
+	SRV_PD,
+	SRV_KINDS,
+};
+
+static const char * const srv_kind_name[SRV_KINDS] = {
+	[SRV_QP] = "qp", [SRV_SRQ] = "srq", [SRV_MW] = "mw", [SRV_MR] = "mr",
+	[SRV_AH] = "ah", [SRV_CQ] = "cq", [SRV_CHAN] = "chan",
+	[SRV_ASYNC] = "async", [SRV_PD] = "pd",
+};
+
+struct srv_obj {
+	uint8_t kind;			/* enum srv_kind */
+	uint8_t dev;
+	uint32_t id;			/* QPN, lkey, CQN...; ASYNC: client fd */
+	int fd;				/* CHAN, ASYNC: the server's copy */
+};
+
+struct srv_client {
+	int fd;				/* connection, -1: slot free */
+	uint32_t id;
+	struct ucred cred;
+	bool welcomed;
+	char comm[16];
+	struct srv_obj *obj;
+	uint32_t nr_obj, cap_obj;
+	uint64_t requests;
+};
+
+static struct {
+	pthread_t thread;
+	bool running;
+	int listen_fd;
+	int stop_fd;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	pthread_mutex_t lock;		/* clients[] against rp_serve_clients */
+	struct srv_client clients[SRV_MAX_CLIENTS];
+	uint32_t next_id;
+	uint64_t attached_total;
+	uint64_t refused;
+} srv = {
+	.listen_fd = -1,
+	.stop_fd = -1,
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* ------------------------------------------------------------ objects */
+
+static struct srv_obj *
+obj_find(struct srv_client *c, enum srv_kind kind, uint32_t dev, uint32_t id)
+{
+	for (uint32_t i = 0; i < c->nr_obj; i++)
+		if (c->obj[i].kind == kind && c->obj[i].dev == dev &&
+		    c->obj[i].id == id)
+			return &c->obj[i];
+	return NULL;
+}
+
+static bool
+owns(struct srv_client *c, enum srv_kind kind, uint32_t dev, uint32_t id)
+{
+	return obj_find(c, kind, dev, id) != NULL;
+}
+
+static int
+obj_add(struct srv_client *c, enum srv_kind kind, uint32_t dev, uint32_t id,
+	int fd)
+{
+	if (c->nr_obj == c->cap_obj) {
+		uint32_t cap = c->cap_obj ? c->cap_obj * 2 : 64;
+		struct srv_obj *o = realloc(c->obj, cap * sizeof(*o));
+
+		if (o == NULL)
+			return -ENOMEM;
+		c->obj = o;
+		c->cap_obj = cap;
+	}
+	c->obj[c->nr_obj++] = (struct srv_obj){
+		.kind = kind, .dev = dev, .id = id, .fd = fd,
+	};
+	return 0;
+}
+
+static void
+obj_del(struct srv_client *c, struct srv_obj *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	*o = c->obj[--c->nr_obj];
+}
+
+/* ----------------------------------------------------------- requests */
+
+/*
+ * Whether every object `s` names is the client's; fixes what the server
+ * decides itself (the memory's PID).  0 or a negative errno.
+ */
+static int
+ctrl_check(struct srv_client *c, uint32_t d, struct rp_ctrl_slot *s)
+{
+	switch (s->op) {
+	case RP_CTRL_NOP:
+	case RP_CTRL_PD_ALLOC:
+		return 0;
+	case RP_CTRL_PD_FREE:
+		return owns(c, SRV_PD, d, s->u.pd.pdn) ? 0 : -EPERM;
+	case RP_CTRL_MR_REG:
+		s->u.mr.pid = c->cred.pid;
+		return owns(c, SRV_PD, d, s->u.mr.pdn) ? 0 : -EPERM;
+	case RP_CTRL_MR_REREG:
+		s->u.mr.pid = c->cred.pid;
+		if ((s->u.mr.flags & IBV_REREG_MR_CHANGE_PD) &&
+		    !owns(c, SRV_PD, d, s->u.mr.pdn))
+			return -EPERM;
+		/* fall through */
+	case RP_CTRL_MR_DEREG:
+		return owns(c, SRV_MR, d, s->u.mr.lkey) ? 0 : -EPERM;
+	case RP_CTRL_MW_ALLOC:
+		return owns(c, SRV_PD, d, s->u.mw.pdn) ? 0 : -EPERM;
+	case RP_CTRL_MW_DEALLOC:
+		return owns(c, SRV_MW, d, s->u.mw.rkey) ? 0 : -EPERM;
+	case RP_CTRL_CQ_CREATE:
+		return s->u.cq.chan < 0 ||
+			owns(c, SRV_CHAN, d, (uint32_t)s->u.cq.chan) ? 0 :
+			-EPERM;
+	case RP_CTRL_CQ_DESTROY:
+	case RP_CTRL_CQ_RESIZE:
+		return owns(c, SRV_CQ, d, s->u.cq.cqn) ? 0 : -EPERM;
+	case RP_CTRL_QP_CREATE: {
+		const struct rp_ctrl_qp_create *q = &s->u.qp_create;
+
+		/* QP 1 and its CM are the host's (not offered yet). */
+		if (q->flags & RP_QP_F_GSI)
+			return -EPERM;
+		if (!owns(c, SRV_PD, d, q->pdn) ||
+		    !owns(c, SRV_CQ, d, q->send_cqn) ||
+		    !owns(c, SRV_CQ, d, q->recv_cqn) ||
+		    (q->srqn >= 0 && !owns(c, SRV_SRQ, d, (uint32_t)q->srqn)))
+			return -EPERM;
+		return 0;
+	}
+	case RP_CTRL_QP_MODIFY:
+	case RP_CTRL_QP_QUERY:
+	case RP_CTRL_QP_DESTROY:
+		return owns(c, SRV_QP, d, s->u.qp.qpn) ? 0 : -EPERM;
+	case RP_CTRL_MCAST_ATTACH:
+	case RP_CTRL_MCAST_DETACH:
+		return owns(c, SRV_QP, d, s->u.mcast.qpn) ? 0 : -EPERM;
+	case RP_CTRL_AH_CREATE:
+		return owns(c, SRV_PD, d, s->u.ah.pdn) ? 0 : -EPERM;
+	case RP_CTRL_AH_DESTROY:
+		return owns(c, SRV_AH, d, s->u.ah.ahn) ? 0 : -EPERM;
+	case RP_CTRL_CHAN_CREATE:
+	case RP_CTRL_ASYNC_REG:
+		return 0;	/* the fd is checked by the caller */
+	case RP_CTRL_CHAN_DESTROY:
+		return owns(c, SRV_CHAN, d, s->u.chan.chn) ? 0 : -EPERM;
+	case RP_CTRL_ASYNC_UNREG:
+		return owns(c, SRV_ASYNC, d, (uint32_t)s->u.async.fd) ? 0 :
+			-EPERM;
+	case RP_CTRL_SRQ_CREATE:
+		if (!owns(c, SRV_PD, d, s->u.srq.pdn))
+			return -EPERM;
+		return s->u.srq.cqn < 0 ||
+			owns(c, SRV_CQ, d, (uint32_t)s->u.srq.cqn) ? 0 :
+			-EPERM;
+	case RP_CTRL_SRQ_MODIFY:
+	case RP_CTRL_SRQ_QUERY:
+	case RP_CTRL_SRQ_DESTROY:
+		return owns(c, SRV_SRQ, d, s->u.srq.srqn) ? 0 : -EPERM;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Records what a request that succeeded created or destroyed. */
+static int
+ctrl_account(struct srv_client *c, uint32_t d, const struct rp_ctrl_slot *s,
+	     int fd, uint32_t client_fd)
+{
+	struct srv_obj *o;
+
+	switch (s->op) {
+	case RP_CTRL_PD_ALLOC:
+		return obj_add(c, SRV_PD, d, s->u.pd.pdn, -1);
+	case RP_CTRL_MR_REG:
+		return obj_add(c, SRV_MR, d, s->u.mr.lkey, -1);
+	case RP_CTRL_MW_ALLOC:
+		return obj_add(c, SRV_MW, d, s->u.mw.rkey, -1);
+	case RP_CTRL_CQ_CREATE:
+		return obj_add(c, SRV_CQ, d, s->u.cq.cqn, -1);
+	case RP_CTRL_QP_CREATE:
+		return obj_add(c, SRV_QP, d, s->u.qp_create.qpn, -1);
+	case RP_CTRL_AH_CREATE:
+		return obj_add(c, SRV_AH, d, s->u.ah.ahn, -1);
+	case RP_CTRL_SRQ_CREATE:
+		return obj_add(c, SRV_SRQ, d, s->u.srq.srqn, -1);
+	case RP_CTRL_CHAN_CREATE:
+		return obj_add(c, SRV_CHAN, d, s->u.chan.chn, fd);
+	case RP_CTRL_ASYNC_REG:
+		return obj_add(c, SRV_ASYNC, d, client_fd, fd);
+	case RP_CTRL_PD_FREE:
+		o = obj_find(c, SRV_PD, d, s->u.pd.pdn);
+		break;
+	case RP_CTRL_MR_DEREG:
+		o = obj_find(c, SRV_MR, d, s->u.mr.lkey);
+		break;
+	case RP_CTRL_MW_DEALLOC:
+		o = obj_find(c, SRV_MW, d, s->u.mw.rkey);
+		break;
+	case RP_CTRL_CQ_DESTROY:
+		o = obj_find(c, SRV_CQ, d, s->u.cq.cqn);
+		break;
+	case RP_CTRL_QP_DESTROY:
+		o = obj_find(c, SRV_QP, d, s->u.qp.qpn);
+		break;
+	case RP_CTRL_AH_DESTROY:
+		o = obj_find(c, SRV_AH, d, s->u.ah.ahn);
+		break;
+	case RP_CTRL_SRQ_DESTROY:
+		o = obj_find(c, SRV_SRQ, d, s->u.srq.srqn);
+		break;
+	case RP_CTRL_CHAN_DESTROY:
+		o = obj_find(c, SRV_CHAN, d, s->u.chan.chn);
+		break;
+	case RP_CTRL_ASYNC_UNREG:
+		o = obj_find(c, SRV_ASYNC, d, client_fd);
+		break;
+	default:
+		return 0;
+	}
+	if (o != NULL)
+		obj_del(c, o);
+	return 0;
+}
+
+/* Destroys one object of a client that is gone (or its last request). */
+static void
+obj_destroy(struct srv_client *c, const struct srv_obj *o)
+{
+	struct rp_ctrl_slot s;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	switch (o->kind) {
+	case SRV_QP:
+		s.op = RP_CTRL_QP_DESTROY;
+		s.u.qp.qpn = o->id;
+		break;
+	case SRV_SRQ:
+		s.op = RP_CTRL_SRQ_DESTROY;
+		s.u.srq.srqn = o->id;
+		break;
+	case SRV_MW:
+		s.op = RP_CTRL_MW_DEALLOC;
+		s.u.mw.rkey = o->id;
+		break;
+	case SRV_MR:
+		s.op = RP_CTRL_MR_DEREG;
+		s.u.mr.lkey = o->id;
+		break;
+	case SRV_AH:
+		s.op = RP_CTRL_AH_DESTROY;
+		s.u.ah.ahn = o->id;
+		break;
+	case SRV_CQ:
+		s.op = RP_CTRL_CQ_DESTROY;
+		s.u.cq.cqn = o->id;
+		break;
+	case SRV_CHAN:
+		s.op = RP_CTRL_CHAN_DESTROY;
+		s.u.chan.chn = o->id;
+		break;
+	case SRV_ASYNC:
+		s.op = RP_CTRL_ASYNC_UNREG;
+		s.u.async.fd = o->fd;
+		break;
+	case SRV_PD:
+		s.op = RP_CTRL_PD_FREE;
+		s.u.pd.pdn = o->id;
+		break;
+	default:
+		return;
+	}
+	ret = rp_ctrl_call(o->dev, &s);
+	if (ret < 0)
+		RP_LOG(WARNING, "client %u (pid %d): cannot destroy %s %u of rocepmd%u: %s",
+		       c->id, (int)c->cred.pid, srv_kind_name[o->kind], o->id,
+		       o->dev, strerror(-ret));
+}
+
+/* ------------------------------------------------------------ clients */
+
+static int
+send_fds(int sock, const void *msg, size_t len, const int *fds,
+	 unsigned int nfds)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * 2 * RP_ATTACH_MAX_DEVS)];
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)msg, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (nfds != 0) {
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
+	}
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
+}
+
+static void
+client_close(struct srv_client *c)
+{
+	pthread_mutex_lock(&srv.lock);
+	RP_LOG(INFO, "client %u (pid %d, %s) detached: destroying its %u objects",
+	       c->id, (int)c->cred.pid, c->comm, c->nr_obj);
+	/* Kind by kind: QPs before what they use, PDs last. */
+	for (unsigned int k = 0; k < SRV_KINDS; k++)
+		for (uint32_t i = 0; i < c->nr_obj; ) {
+			if (c->obj[i].kind != k) {
+				i++;
+				continue;
+			}
+			obj_destroy(c, &c->obj[i]);
+			obj_del(c, &c->obj[i]);
+		}
+	close(c->fd);
+	c->fd = -1;
+	free(c->obj);
+	c->obj = NULL;
+	c->nr_obj = c->cap_obj = 0;
+	pthread_mutex_unlock(&srv.lock);
+}
+
+static void
+client_comm(struct srv_client *c)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(c->comm, sizeof(c->comm), "?");
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)c->cred.pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, c->comm, sizeof(c->comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	c->comm[n] = '\0';
+	c->comm[strcspn(c->comm, "\n")] = '\0';
+}
+
+static int
+client_hello(struct srv_client *c, const struct rp_attach_hello *h, size_t len)
+{
+	struct rp_attach_welcome w;
+	int fds[2 * RP_ATTACH_MAX_DEVS];
+	unsigned int nfds = 0;
+
+	if (len != sizeof(*h) || h->abi_version != RP_ABI_VERSION) {
+		RP_LOG(WARNING, "client pid %d: attach refused: %s",
+		       (int)c->cred.pid, len != sizeof(*h) ?
+		       "malformed HELLO" : "built for another ABI version");
+		return -EPROTO;
+	}
+	memset(&w, 0, sizeof(w));
+	w.hdr = (struct rp_attach_hdr){ .magic = RP_ATTACH_MAGIC,
+		.version = RP_ATTACH_VERSION, .type = RP_ATTACH_WELCOME };
+	w.abi_version = RP_ABI_VERSION;
+	w.nr_devs = RTE_MIN(rp_nr_devs, RP_ATTACH_MAX_DEVS);
+	w.client_id = c->id;
+	for (unsigned int d = 0; d < w.nr_devs; d++) {
+		w.region_size[d] = rp_devs[d]->region_size;
+		fds[nfds++] = rp_devs[d]->region_fd;
+	}
+	for (unsigned int d = 0; d < w.nr_devs; d++)
+		if (rp_devs[d]->wake_fd >= 0) {
+			w.wake_mask |= 1u << d;
+			fds[nfds++] = rp_devs[d]->wake_fd;
+		}
+	if (send_fds(c->fd, &w, sizeof(w), fds, nfds) != 0)
+		return -EPIPE;
+	c->welcomed = true;
+	RP_LOG(INFO, "client %u attached: pid %d (%s), uid %u, gid %u",
+	       c->id, (int)c->cred.pid, c->comm, (unsigned int)c->cred.uid,
+	       (unsigned int)c->cred.gid);
+	return 0;
+}
+
+static int
+client_ctrl(struct srv_client *c, struct rp_attach_ctrl *r, size_t len, int fd)
+{
+	struct rp_ctrl_slot *s = &r->slot;
+	bool wants_fd;
+	uint32_t client_fd = 0;
+	int ret;
+
+	if (len != sizeof(*r))
+		return -EPROTO;
+	wants_fd = s->op == RP_CTRL_CHAN_CREATE || s->op == RP_CTRL_ASYNC_REG;
+	if (r->dev >= rp_nr_devs)
+		ret = -ENODEV;
+	else if (wants_fd && fd < 0)
+		ret = -EBADF;
+	else
+		ret = ctrl_check(c, r->dev, s);
+	if (ret == 0) {
+		if (s->op == RP_CTRL_CHAN_CREATE) {
+			s->u.chan.fd = fd;
+		} else if (s->op == RP_CTRL_ASYNC_REG) {
+			client_fd = (uint32_t)s->u.async.fd;
+			s->u.async.fd = fd;
+		} else if (s->op == RP_CTRL_ASYNC_UNREG) {
+			client_fd = (uint32_t)s->u.async.fd;
+			s->u.async.fd = obj_find(c, SRV_ASYNC, r->dev,
+						 client_fd)->fd;
+		}
+		ret = rp_ctrl_call(r->dev, s);
+		if (ret == 0) {
+			ret = ctrl_account(c, r->dev, s, fd, client_fd);
+			if (wants_fd)
+				fd = -1;	/* kept with the object */
+		}
+		/* Our fd numbers mean nothing to the client. */
+		if (s->op == RP_CTRL_CHAN_CREATE)
+			s->u.chan.fd = -1;
+		else if (s->op == RP_CTRL_ASYNC_REG ||
+			 s->op == RP_CTRL_ASYNC_UNREG)
+			s->u.async.fd = (int32_t)client_fd;
+	} else {
+		RP_LOG(DEBUG, "client %u: request %u refused: %s", c->id,
+		       s->op, strerror(-ret));
+	}
+	if (fd >= 0)
+		close(fd);
+	c->requests++;
+	r->hdr.result = ret;
+	r->hdr.type = RP_ATTACH_CTRL;
+	return send_fds(c->fd, r, sizeof(*r), NULL, 0) == 0 ? 0 : -EPIPE;
+}
+
+/* One message from a client; false: drop the connection. */
+static bool
+client_input(struct srv_client *c)
+{
+	union {
+		struct rp_attach_hdr hdr;
+		struct rp_attach_hello hello;
+		struct rp_attach_ctrl ctrl;
+	} m;
+	char cbuf[CMSG_SPACE(sizeof(int) * 4)];
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int fd = -1, extra = 0;
+	ssize_t n;
+	int ret;
+
+	n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
+	if (n <= 0)
+		return false;
+	/* Every fd that came is ours to close: keep at most one. */
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
+		int nf, *f;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		nf = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		f = (int *)(void *)CMSG_DATA(cm);
+		for (int i = 0; i < nf; i++) {
+			if (fd < 0) {
+				fd = f[i];
+			} else {
+				close(f[i]);
+				extra++;
+			}
+		}
+	}
+	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || extra != 0 ||
+	    (size_t)n < sizeof(m.hdr) || m.hdr.magic != RP_ATTACH_MAGIC ||
+	    m.hdr.version != RP_ATTACH_VERSION) {
+		RP_LOG(WARNING, "client %u (pid %d): malformed message: connection closed",
+		       c->id, (int)c->cred.pid);
+		ret = -EPROTO;
+	} else if (!c->welcomed) {
+		ret = m.hdr.type == RP_ATTACH_HELLO ?
+			client_hello(c, &m.hello, (size_t)n) : -EPROTO;
+	} else if (m.hdr.type == RP_ATTACH_CTRL) {
+		ret = client_ctrl(c, &m.ctrl, (size_t)n, fd);
+		fd = -1;
+	} else {
+		ret = -EPROTO;
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret == 0;
+}
+
+static void
+srv_accept(void)
+{
+	struct srv_client *c = NULL;
+	socklen_t len = sizeof(struct ucred);
+	int fd;
+
+	fd = accept4(srv.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	pthread_mutex_lock(&srv.lock);
+	for (unsigned int i = 0; i < SRV_MAX_CLIENTS; i++)
+		if (srv.clients[i].fd < 0) {
+			c = &srv.clients[i];
+			memset(c, 0, sizeof(*c));
+			c->fd = fd;
+			c->id = ++srv.next_id;
+			srv.attached_total++;
+			break;
+		}
+	pthread_mutex_unlock(&srv.lock);
+	if (c == NULL) {
+		RP_LOG(WARNING, "attach refused: %u processes attached already",
+		       SRV_MAX_CLIENTS);
+		srv.refused++;
+		close(fd);
+		return;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) != 0) {
+		client_close(c);
+		return;
+	}
+	client_comm(c);
+}
+
+static void *
+srv_main(void *arg __rte_unused)
+{
+	struct pollfd pfd[2 + SRV_MAX_CLIENTS];
+	struct srv_client *who[2 + SRV_MAX_CLIENTS];
+
+	for (;;) {
+		unsigned int n = 0;
+
+		pfd[n++] = (struct pollfd){ .fd = srv.stop_fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = srv.listen_fd, .events = POLLIN };
+		for (unsigned int i = 0; i < SRV_MAX_CLIENTS; i++)
+			if (srv.clients[i].fd >= 0) {
+				who[n] = &srv.clients[i];
+				pfd[n++] = (struct pollfd){
+					.fd = srv.clients[i].fd,
+					.events = POLLIN,
+				};
+			}
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			RP_LOG(ERR, "attach server: poll: %s", strerror(errno));
+			break;
+		}
+		if (pfd[0].revents != 0)
+			break;
+		for (unsigned int i = 2; i < n; i++) {
+			bool ok;
+
+			if (pfd[i].revents == 0)
+				continue;
+			/* Its objects change: rp_serve_clients() waits. */
+			pthread_mutex_lock(&srv.lock);
+			ok = client_input(who[i]);
+			pthread_mutex_unlock(&srv.lock);
+			if (!ok)
+				client_close(who[i]);
+		}
+		if (pfd[1].revents & POLLIN)
+			srv_accept();
+	}
+	for (unsigned int i = 0; i < SRV_MAX_CLIENTS; i++)
+		if (srv.clients[i].fd >= 0)
+			client_close(&srv.clients[i]);
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- API */
+
+/* A socket file at path that nobody serves any more is removed. */
+static int
+srv_stale(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, ret;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	ret = connect(fd, (struct sockaddr *)&a, sizeof(a));
+	close(fd);
+	if (ret == 0)
+		return -EADDRINUSE;
+	return unlink(path) == 0 ? 0 : -errno;
+}
+
+int
+rp_serve_start(const char *path, unsigned int mode, int gid, char *err,
+	       size_t errlen)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char dir[sizeof(a.sun_path)];
+	char *slash;
+	int ret;
+
+	if (srv.running) {
+		snprintf(err, errlen, "already serving %s", srv.path);
+		return -EBUSY;
+	}
+	if (rp_nr_devs == 0) {
+		snprintf(err, errlen, "no device to serve");
+		return -ENODEV;
+	}
+	if (path == NULL || path[0] != '/' ||
+	    strlen(path) >= sizeof(a.sun_path)) {
+		snprintf(err, errlen, "socket path must be absolute and under %zu bytes",
+			 sizeof(a.sun_path));
+		return -EINVAL;
+	}
+	/* Its directory (/run/rocepmd by default) may not exist yet. */
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+			return -errno;
+		}
+	}
+	ret = srv_stale(path);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", path, ret == -EADDRINUSE ?
+			 "another host serves this socket" : ret == -EEXIST ?
+			 "exists and is not a socket" : strerror(-ret));
+		return ret;
+	}
+	srv.listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	srv.stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (srv.listen_fd < 0 || srv.stop_fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		goto fail;
+	}
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	if (bind(srv.listen_fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    chmod(path, mode) != 0 ||
+	    (gid >= 0 && chown(path, (uid_t)-1, (gid_t)gid) != 0) ||
+	    listen(srv.listen_fd, 16) != 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		unlink(path);
+		goto fail;
+	}
+	snprintf(srv.path, sizeof(srv.path), "%s", path);
+	for (unsigned int i = 0; i < SRV_MAX_CLIENTS; i++)
+		srv.clients[i].fd = -1;
+	ret = -pthread_create(&srv.thread, NULL, srv_main, NULL);
+	if (ret != 0) {
+		snprintf(err, errlen, "thread: %s", strerror(-ret));
+		unlink(path);
+		goto fail;
+	}
+	srv.running = true;
+	RP_LOG(INFO, "serving %u device(s) on %s (mode %04o)", rp_nr_devs,
+	       path, mode);
+	return 0;
+
+fail:
+	if (srv.listen_fd >= 0)
+		close(srv.listen_fd);
+	if (srv.stop_fd >= 0)
+		close(srv.stop_fd);
+	srv.listen_fd = srv.stop_fd = -1;
+	return ret;
+}
+
+void
+rp_serve_stop(void)
+{
+	const uint64_t one = 1;
+
+	if (!srv.running)
+		return;
+	if (write(srv.stop_fd, &one, sizeof(one)) != sizeof(one))
+		RP_LOG(ERR, "attach server: cannot stop: %s", strerror(errno));
+	pthread_join(srv.thread, NULL);
+	unlink(srv.path);
+	close(srv.listen_fd);
+	close(srv.stop_fd);
+	srv.listen_fd = srv.stop_fd = -1;
+	srv.running = false;
+}
+
+int
+rp_serve_clients(struct rp_serve_client *out, unsigned int n)
+{
+	unsigned int nr = 0;
+
+	pthread_mutex_lock(&srv.lock);
+	for (unsigned int i = 0; i < SRV_MAX_CLIENTS; i++) {
+		const struct srv_client *c = &srv.clients[i];
+
+		if (!srv.running || c->fd < 0)
+			continue;
+		if (nr < n) {
+			struct rp_serve_client *o = &out[nr];
+
+			memset(o, 0, sizeof(*o));
+			o->id = c->id;
+			o->pid = c->cred.pid;
+			o->uid = c->cred.uid;
+			o->requests = c->requests;
+			snprintf(o->comm, sizeof(o->comm), "%s", c->comm);
+			for (uint32_t j = 0; j < c->nr_obj; j++) {
+				const struct srv_obj *b = &c->obj[j];
+
+				o->objects++;
+				if (b->kind == SRV_QP)
+					o->qps++;
+				else if (b->kind == SRV_MR)
+					o->mrs++;
+			}
+		}
+		nr++;
+	}
+	pthread_mutex_unlock(&srv.lock);
+	return (int)nr;
+}
