@@ -62,6 +62,33 @@ RP_CTRL_ADAPT(rp_mcast_detach, mcast)
 /* A TM-SRQ is the tag matcher's, built on an SRQ (rp_tm.c). */
 RP_CTRL_ADAPT(rp_tm_srq_destroy, srq)
 
+/* Counted on the lcore, the only writer of the tables. */
+static int
+ctrl_objects(struct rp_dev *dev, struct rp_ctrl_slot *req)
+{
+	struct rp_ctrl_objects *o = &req->u.objects;
+
+	memset(o, 0, sizeof(*o));
+	for (uint32_t i = 1; i < RP_MAX_PD; i++)
+		o->pds += dev->pd_used[i];
+	for (uint32_t i = 1; i < RP_MAX_MR; i++)
+		o->mrs += dev->mr[i].valid;
+	for (uint32_t i = 0; i < RP_MAX_CQ; i++)
+		o->cqs += dev->cq[i] != NULL;
+	for (uint32_t i = 0; i < RP_MAX_QP; i++)
+		o->qps += dev->qp[i] != NULL;
+	for (uint32_t i = 0; i < RP_MAX_SRQ; i++)
+		o->srqs += dev->srq[i] != NULL;
+	for (uint32_t i = 1; i < RP_MAX_AH; i++)
+		o->ahs += dev->ah[i].valid;
+	for (uint32_t i = 0; i < RP_MAX_CHAN; i++)
+		o->chans += dev->chan[i].valid;
+	o->async_fds = dev->async.nr_fd;
+	for (uint32_t p = 0; p < dev->region_pages; p++)
+		o->region_pages += (dev->region_map[p / 64] >> (p % 64)) & 1;
+	return 0;
+}
+
 static int
 ctrl_rp_srq_create(struct rp_dev *dev, struct rp_ctrl_slot *req)
 {
@@ -99,6 +126,7 @@ static const rp_ctrl_fn rp_ctrl_ops[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_MW_ALLOC] = ctrl_rp_mw_alloc,
 	[RP_CTRL_MW_DEALLOC] = ctrl_rp_mw_dealloc,
 	[RP_CTRL_CQ_RESIZE] = ctrl_rp_cq_resize,
+	[RP_CTRL_OBJECTS] = ctrl_objects,
 };
 
 int

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_telemetry.h>
 
 #include "rocepmd.h"
 #include "rp_attach.h"
@@ -801,4 +802,69 @@ rp_serve_clients(struct rp_serve_client *out, unsigned int n)
 	}
 	pthread_mutex_unlock(&srv.lock);
 	return (int)nr;
+}
+
+/* ---------------------------------------------------------- telemetry */
+
+static int
+objects_cmd(const char *cmd __rte_unused, const char *params,
+	    struct rte_tel_data *d)
+{
+	unsigned int id = params != NULL ? (unsigned int)atoi(params) : 0;
+	struct rp_ctrl_slot s;
+	const struct rp_ctrl_objects *o = &s.u.objects;
+
+	memset(&s, 0, sizeof(s));
+	s.op = RP_CTRL_OBJECTS;
+	if (id >= rp_nr_devs || rp_ctrl_call(id, &s) != 0)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "pds", o->pds);
+	rte_tel_data_add_dict_u64(d, "mrs", o->mrs);
+	rte_tel_data_add_dict_u64(d, "cqs", o->cqs);
+	rte_tel_data_add_dict_u64(d, "qps", o->qps);
+	rte_tel_data_add_dict_u64(d, "srqs", o->srqs);
+	rte_tel_data_add_dict_u64(d, "ahs", o->ahs);
+	rte_tel_data_add_dict_u64(d, "chans", o->chans);
+	rte_tel_data_add_dict_u64(d, "async_fds", o->async_fds);
+	rte_tel_data_add_dict_u64(d, "region_pages", o->region_pages);
+	return 0;
+}
+
+static int
+clients_cmd(const char *cmd __rte_unused, const char *params __rte_unused,
+	    struct rte_tel_data *d)
+{
+	struct rp_serve_client c[SRV_MAX_CLIENTS];
+	int n = rp_serve_clients(c, RTE_DIM(c));
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "attached", (uint64_t)n);
+	rte_tel_data_add_dict_u64(d, "attached_total", srv.attached_total);
+	rte_tel_data_add_dict_u64(d, "refused", srv.refused);
+	for (int i = 0; i < n && i < (int)RTE_DIM(c); i++) {
+		struct rte_tel_data *e = rte_tel_data_alloc();
+		char key[32];
+
+		if (e == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(e);
+		rte_tel_data_add_dict_int(e, "pid", c[i].pid);
+		rte_tel_data_add_dict_string(e, "comm", c[i].comm);
+		rte_tel_data_add_dict_u64(e, "objects", c[i].objects);
+		rte_tel_data_add_dict_u64(e, "qps", c[i].qps);
+		rte_tel_data_add_dict_u64(e, "mrs", c[i].mrs);
+		rte_tel_data_add_dict_u64(e, "requests", c[i].requests);
+		snprintf(key, sizeof(key), "client%u", c[i].id);
+		rte_tel_data_add_dict_container(d, key, e, 0);
+	}
+	return 0;
+}
+
+RTE_INIT(rp_serve_telemetry)
+{
+	rte_telemetry_register_cmd("/rocepmd/objects", objects_cmd,
+				   "Objects a device holds. Parameters: device index");
+	rte_telemetry_register_cmd("/rocepmd/clients", clients_cmd,
+				   "Processes attached to the devices (--host)");
 }

@@ -224,7 +224,22 @@ enum rp_ctrl_op {
 	RP_CTRL_MW_ALLOC,
 	RP_CTRL_MW_DEALLOC,
 	RP_CTRL_CQ_RESIZE,
+	RP_CTRL_OBJECTS,		/* count the device's objects */
 	RP_CTRL_OP_MAX,
+};
+
+/* RP_CTRL_OBJECTS: what the device holds now (out). */
+struct rp_ctrl_objects {
+	uint32_t pds;
+	uint32_t mrs;			/* MRs and memory windows */
+	uint32_t cqs;
+	uint32_t qps;
+	uint32_t srqs;
+	uint32_t ahs;
+	uint32_t chans;
+	uint32_t async_fds;
+	uint32_t region_pages;		/* pages of the region handed out */
+	uint32_t rsvd;
 };
 
 struct rp_ctrl_pd {
@@ -471,6 +486,7 @@ struct rp_ctrl_slot {
 		struct rp_ctrl_srq srq;
 		struct rp_ctrl_mcast mcast;
 		struct rp_ctrl_mw mw;
+		struct rp_ctrl_objects objects;
 		uint8_t raw[176];
 	} u;
 };
