@@ -367,7 +367,10 @@ send_fds(int sock, const void *msg, size_t len, const int *fds,
 		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
 		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
 	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
+	/* Never blocks: a client that does not read its replies is dropped
+	 * rather than stall the server for every other. */
+	return sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+		(ssize_t)len ? 0 : -EPIPE;
 }
 
 static void
@@ -523,7 +526,7 @@ client_input(struct srv_client *c)
 	ssize_t n;
 	int ret;
 
-	n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
+	n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	if (n <= 0)
 		return false;
 	/* Every fd that came is ours to close: keep at most one. */

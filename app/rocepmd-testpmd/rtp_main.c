@@ -239,8 +239,8 @@ host_start(void)
 		fprintf(stderr, "--host: %s\n", err);
 		return ret;
 	}
-	printf("%s: hosting %u device(s) on %s\n", RTP_NAME, rp_dev_count(),
-	       path);
+	printf("%s: hosting %u device(s) on %s (telemetry %s/dpdk_telemetry.v2)\n",
+	       RTP_NAME, rp_dev_count(), path, rte_eal_get_runtime_dir());
 	fflush(stdout);
 	return 0;
 }
