@@ -12,6 +12,7 @@
 
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
 
@@ -134,11 +135,21 @@ rp_ctrl_init(struct rp_dev *dev)
 {
 	char name[RTE_RING_NAMESIZE];
 
+	/* In the engine's own memory, not the shared region: a process
+	 * attached to the device must not be able to write a request the
+	 * engine would run for the host (rp_serve.c). */
+	dev->ctrl_slot = rte_zmalloc("rp_ctrl_slot",
+			sizeof(dev->ctrl_slot[0]) * RP_CTRL_SLOTS, 0);
+	if (dev->ctrl_slot == NULL)
+		return -ENOMEM;
 	snprintf(name, sizeof(name), "rp_ctrl_%u", dev->id);
 	dev->ctrl_ring = rte_ring_create(name, RP_CTRL_SLOTS, SOCKET_ID_ANY,
 					 RING_F_SC_DEQ);
-	if (dev->ctrl_ring == NULL)
+	if (dev->ctrl_ring == NULL) {
+		rte_free(dev->ctrl_slot);
+		dev->ctrl_slot = NULL;
 		return -rte_errno;
+	}
 	return 0;
 }
 
@@ -146,6 +157,8 @@ void
 rp_ctrl_fini(struct rp_dev *dev)
 {
 	rte_ring_free(dev->ctrl_ring);
+	rte_free(dev->ctrl_slot);
+	dev->ctrl_slot = NULL;
 	dev->ctrl_ring = NULL;
 }
 
@@ -165,7 +178,7 @@ rp_ctrl_poll(struct rp_dev *dev)
 
 		if (idx >= RP_CTRL_SLOTS)
 			continue;
-		slot = &dev->ctl->slot[idx];
+		slot = &dev->ctrl_slot[idx];
 		/* A0: pairs with R0 in rp_ctrl_call: the request is complete. */
 		if (rp_load_acquire(&slot->state) != RP_SLOT_POSTED)
 			continue;
@@ -203,9 +216,9 @@ rp_ctrl_call(unsigned int id, struct rp_ctrl_slot *in)
 		for (idx = 0; idx < RP_CTRL_SLOTS; idx++) {
 			uint32_t exp = RP_SLOT_FREE;
 
-			if (rp_cas(&dev->ctl->slot[idx].state, &exp,
+			if (rp_cas(&dev->ctrl_slot[idx].state, &exp,
 				   RP_SLOT_CLAIMED)) {
-				slot = &dev->ctl->slot[idx];
+				slot = &dev->ctrl_slot[idx];
 				break;
 			}
 		}

@@ -541,6 +541,7 @@ struct rp_dev {
 	uint32_t region_pages;
 	struct rte_mempool *pool;
 	struct rte_ring *ctrl_ring;	/* slot indexes, MP/SC */
+	struct rp_ctrl_slot *ctrl_slot;	/* RP_CTRL_SLOTS, private memory */
 	struct rte_ring *loop_ring;	/* frames to ourselves */
 	struct rte_ether_addr mac;
 	uint32_t ipv4;			/* network order */

@@ -13,8 +13,9 @@
  *   CQ          CQE + owner: engine (release)   cons: application (release)
  *   CQ arm      application stores, engine claims with compare-exchange
  *   channel     prod: engine (release)          cons: application (release)
- *   ctrl slot   state moves FREE->POSTED (application), ->DONE (engine),
- *               ->FREE (application)
+ *   ctrl slot   (the engine's private memory, rp_ctrl_call(); not in the
+ *               region) FREE->CLAIMED->POSTED (caller), ->DONE (engine),
+ *               ->FREE (caller)
  */
 
 #ifndef _RP_ABI_H_
@@ -586,7 +587,6 @@ struct rp_dev_ctl {
 	uint32_t need_wakeup;
 	uint8_t pad1[RP_ABI_LINE - 4];
 	struct rp_async_ctl async;
-	struct rp_ctrl_slot slot[RP_CTRL_SLOTS];
 };
 
 #endif /* _RP_ABI_H_ */

@@ -200,7 +200,7 @@ fz_fail(const char *what)
 static int
 fz_ctrl(uint32_t op, void *u, size_t len)
 {
-	struct rp_ctrl_slot *s = &fz.dev->ctl->slot[0];
+	struct rp_ctrl_slot *s = &fz.dev->ctrl_slot[0];
 	int ret;
 
 	s->op = op;
