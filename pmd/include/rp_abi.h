@@ -551,6 +551,9 @@ struct rp_dev_ctl {
 	uint8_t gid[RP_GID_TBL_LEN][16];
 	uint32_t ipv4;			/* network byte order */
 	uint32_t prefix_len;
+	/* prefix length of each GID's address (the RDMA CM's routing):
+	 * 0 ipv4's, 1 64, 2.. the configured ones; 0 for an empty entry */
+	uint8_t gid_plen[RP_GID_TBL_LEN];
 	uint32_t mtu;			/* IB path MTU in bytes: 256..4096 */
 	uint32_t link_up;		/* engine, relaxed */
 	uint32_t link_speed;		/* Mbps */
