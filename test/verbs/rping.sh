@@ -27,8 +27,14 @@
 # REQ carries what the kernel's rdma_cm puts there for IPv6: the two IPv6
 # GIDs as its primary path's local and remote GIDs, and IP CM private
 # data of IP version 6 with the client's and the server's addresses and
-# the client's port (rdma_get_src_port, printed by neither; checked
-# against the REQ's own service ID on the passive side instead: none).
+# a source port, and rping's port 7174 in the service ID.
+#
+# rping.sh 6ll: the same over the link-local addresses (GID index 1, the
+# veth ends' fe80:: addresses, which the engine forms from the same MAC),
+# each side naming its own interface as the scope:
+#
+#   [rv-<tag>-b] ... rping -s -a fe80::B%vethb ...
+#   [rv-<tag>-a] ... rping -c -a fe80::B%vetha ...
 
 . "$(dirname "$0")/lib.sh"
 
@@ -37,7 +43,8 @@ fam=${1:-4}
 case $fam in
 4) tag=rping addr_field=ip.src ;;
 6) tag=rping6 addr_field=ipv6.src ;;
-*) rv_fail "usage: rping.sh [4|6]" ;;
+6ll) tag=rpingll addr_field=ipv6.src ;;
+*) rv_fail "usage: rping.sh [4|6|6ll]" ;;
 esac
 
 rv_need_env
@@ -49,13 +56,30 @@ rv_need_prog nft nftables
 [ -x "${RP_ICRC_CHECK:-}" ] || rv_fail "RP_ICRC_CHECK ($RP_ICRC_CHECK) is not executable"
 
 rv_topology "$tag"
-if [ "$fam" = 6 ]; then
+# A veth end's link-local address, as the kernel formed it.
+link_local() {
+	ip netns exec "$1" ip -6 -o addr show dev "$2" scope link |
+		awk '{ sub("/.*", "", $4); print $4; exit }'
+}
+
+scope_a='' scope_b=''
+case $fam in
+6)
 	[ -n "$RV_IP6_A" ] && [ -n "$RV_IP6_B" ] ||
 		rv_fail "no ipv6 key in config/netns-{a,b}.ini"
 	ip_a=$RV_IP6_A ip_b=$RV_IP6_B
-else
+	;;
+6ll)
+	ip_a=$(link_local "$RP_NS_A" "$RP_VETH_A")
+	ip_b=$(link_local "$RP_NS_B" "$RP_VETH_B")
+	[ -n "$ip_a" ] && [ -n "$ip_b" ] ||
+		rv_fail "no link-local address on $RP_VETH_A or $RP_VETH_B"
+	scope_a=%$RP_VETH_A scope_b=%$RP_VETH_B
+	;;
+*)
 	ip_a=$RV_IP_A ip_b=$RV_IP_B
-fi
+	;;
+esac
 
 # The Starting PSNs in captures $3... against the first RC/UC request
 # each end sent ($1 active, $2 passive).  Each end's packets must all be
@@ -119,16 +143,16 @@ stop_capture() {
 start_capture a "$RP_NS_A" "$RP_VETH_A"
 start_capture b "$RP_NS_B" "$RP_VETH_B"
 
-args=(-a "$ip_b" -C "$count" -S 64 -v -V)
-rv_log "server ($RP_NS_B): rping -s ${args[*]}"
-rv_bg server "$RP_NS_B" "$RV_CFG_B" -- rping -s "${args[@]}"
+args=(-C "$count" -S 64 -v -V)
+rv_log "server ($RP_NS_B): rping -s -a $ip_b$scope_b ${args[*]}"
+rv_bg server "$RP_NS_B" "$RV_CFG_B" -- rping -s -a "$ip_b$scope_b" "${args[@]}"
 srv=$rv_last_pid
 # No TCP port to wait for: a REQ sent before the server listens is
 # retransmitted every 500 ms for 7.5 s, longer than the engine takes to
 # start.  Give it a head start all the same.
 sleep 1
-rv_log "client ($RP_NS_A): rping -c ${args[*]}"
-rv_fg client "$RP_NS_A" "$RV_CFG_A" -- rping -c "${args[@]}"
+rv_log "client ($RP_NS_A): rping -c -a $ip_b$scope_a ${args[*]}"
+rv_fg client "$RP_NS_A" "$RV_CFG_A" -- rping -c -a "$ip_b$scope_a" "${args[@]}"
 crc=$rv_status
 if [ "$crc" -ne 0 ]; then
 	sleep 1
@@ -175,7 +199,7 @@ want="CM: ConnectRequest CM: ConnectReply CM: ReadyToUse CM: DisconnectRequest C
 	rv_fail "icrc_check found bad RoCEv2 frames (see above)"
 psn_semantics "$ip_a" "$ip_b" "$rv_tmp/a.pcap" "$rv_tmp/b.pcap" ||
 	rv_fail "the Starting PSNs on the wire do not mean what the kernel's mean"
-if [ "$fam" = 6 ]; then
+if [ "$fam" != 4 ]; then
 	n4=$(tshark -r "$rv_tmp/a.pcap" -Y 'infiniband && ip' 2>/dev/null | wc -l)
 	n6=$(tshark -r "$rv_tmp/a.pcap" -Y 'infiniband && ipv6' 2>/dev/null | wc -l)
 	rv_log "capture a: $n6 RoCEv2 frames over IPv6, $n4 over IPv4"
