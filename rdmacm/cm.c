@@ -901,6 +901,7 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		errno = -ret;
 		return -1;
 	}
+	memset(&src_ip, 0, sizeof(src_ip));	/* none given: any */
 	if (src_addr != NULL)
 		cm_sa_gid(src_addr, &src_ip);
 	cm_sa_gid(dst_addr, &dst_ip);
