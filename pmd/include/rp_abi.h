@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define RP_ABI_MAGIC	0x31444d50u	/* "PMD1" */
-#define RP_ABI_VERSION	5u
+#define RP_ABI_VERSION	6u
 
 #define RP_ABI_LINE	64u
 
