@@ -36,6 +36,10 @@ dev_fill_ctl(struct rp_dev *dev)
 	memcpy(ctl->gid, dev->gid, sizeof(ctl->gid));
 	ctl->ipv4 = dev->ipv4;
 	ctl->prefix_len = dev->cfg.prefix_len;
+	ctl->gid_plen[0] = (uint8_t)(96 + dev->cfg.prefix_len);
+	ctl->gid_plen[1] = 64;		/* fe80::/64 */
+	for (uint32_t i = 0; i < dev->cfg.nr_ipv6; i++)
+		ctl->gid_plen[2 + i] = dev->cfg.ipv6_plen[i];
 	ctl->mtu = dev->mtu;
 	ctl->max_qp = RP_MAX_QP - 2;
 	ctl->max_cq = RP_MAX_CQ;

@@ -2,10 +2,13 @@
 /*
  * librdmacm's API on the IB CM protocol (see cm.h).
  *
- * Active side: rdma_resolve_addr and rdma_resolve_route pick the rocepmd
- * device on the destination's subnet and fill the route from its GID
- * table (IPv4-mapped GIDs, as RoCEv2 devices); rdma_connect sends a REQ
- * whose private data starts with RDMA CM's IP header, a REP moves the QP
+ * Addresses are AF_INET or AF_INET6; inside they are GIDs, as RoCEv2
+ * devices hold them (IPv4 as ::ffff:a.b.c.d), and an id uses the GID of
+ * its own address: index 0 for IPv4, 1 link-local, 2.. the configured
+ * IPv6 ones.  Active side: rdma_resolve_addr and rdma_resolve_route pick
+ * the rocepmd device on the destination's subnet and fill the route from
+ * its GID table; rdma_connect sends a REQ whose private data starts with
+ * RDMA CM's IP header (version 4 or 6), a REP moves the QP
  * to RTR and RTS and is answered by an RTU.  Passive side: a REQ for a
  * listening port becomes a new id and a CONNECT_REQUEST event;
  * rdma_accept moves the QP and sends the REP, the RTU brings ESTABLISHED.
@@ -72,14 +75,85 @@ cm_chan(struct rdma_event_channel *ch)
 	return (struct cm_chan *)ch;
 }
 
-/* ::ffff:a.b.c.d, GID index 0 of every rocepmd device. */
+/* ::ffff:a.b.c.d: an IPv4 address as RoCEv2 GIDs hold it. */
 static void
-cm_gid_from_ipv4(union ibv_gid *gid, uint32_t ipv4)
+cm_gid_from_ipv4(union ibv_gid *gid, const void *ipv4)
 {
 	memset(gid, 0, sizeof(*gid));
 	gid->raw[10] = 0xff;
 	gid->raw[11] = 0xff;
-	memcpy(&gid->raw[12], &ipv4, 4);
+	memcpy(&gid->raw[12], ipv4, 4);
+}
+
+/* The address of an AF_INET or AF_INET6 sockaddr, as a GID. */
+static void
+cm_sa_gid(const struct sockaddr *sa, union ibv_gid *gid)
+{
+	if (sa->sa_family == AF_INET6)
+		memcpy(gid->raw, &((const struct sockaddr_in6 *)sa)->sin6_addr,
+		       16);
+	else
+		cm_gid_from_ipv4(gid,
+				 &((const struct sockaddr_in *)sa)->sin_addr);
+}
+
+static uint16_t
+cm_sa_port(const struct sockaddr *sa)
+{
+	return ntohs(sa->sa_family == AF_INET6 ?
+		     ((const struct sockaddr_in6 *)sa)->sin6_port :
+		     ((const struct sockaddr_in *)sa)->sin_port);
+}
+
+static size_t
+cm_sa_len(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+		sizeof(struct sockaddr_in);
+}
+
+/* INADDR_ANY or in6addr_any. */
+static bool
+cm_gid_any(const union ibv_gid *gid)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(gid->raw, zero, 16) == 0 ||
+		(cm_gid_is_v4(gid) && memcmp(&gid->raw[12], zero, 4) == 0);
+}
+
+/* Set @sa to address @gid of @family (AF_INET: its last four bytes). */
+static void
+cm_sa_set(struct sockaddr *sa, sa_family_t family, const union ibv_gid *gid,
+	  uint16_t port)
+{
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)sa;
+
+		memset(s6, 0, sizeof(*s6));
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		memcpy(&s6->sin6_addr, gid->raw, 16);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)sa;
+
+		memset(s4, 0, sizeof(*s4));
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		memcpy(&s4->sin_addr, &gid->raw[12], 4);
+	}
+}
+
+static const char *
+cm_sa_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	const void *a = sa->sa_family == AF_INET6 ?
+		(const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr :
+		(const void *)&((const struct sockaddr_in *)sa)->sin_addr;
+
+	if (inet_ntop(sa->sa_family, a, buf, (socklen_t)len) == NULL)
+		snprintf(buf, len, "?");
+	return buf;
 }
 
 static uint64_t
@@ -89,16 +163,16 @@ cm_service_id(enum rdma_port_space ps, uint16_t port)
 		port;
 }
 
-static struct sockaddr_in *
+static struct sockaddr *
 cm_src(struct cm_id *c)
 {
-	return &c->id.route.addr.src_sin;
+	return &c->id.route.addr.src_addr;
 }
 
-static struct sockaddr_in *
+static struct sockaddr *
 cm_dst(struct cm_id *c)
 {
-	return &c->id.route.addr.dst_sin;
+	return &c->id.route.addr.dst_addr;
 }
 
 static void cm_build_dreq(struct cm_id *c);
@@ -208,7 +282,7 @@ cm_timer_stop(struct cm_id *c)
 static int
 cm_send_armed(struct cm_id *c, const union ibv_gid *dgid)
 {
-	int ret = cm_send(c->dev, dgid, c->mad);
+	int ret = cm_send(c->dev, c->sgid_index, dgid, c->mad);
 
 	if (ret == 0)
 		cm_timer_arm(c, dgid);
@@ -239,7 +313,7 @@ cm_qp_attr_rtr(const struct cm_id *c, struct ibv_qp_attr *a, int *mask)
 	a->ah_attr.is_global = 1;
 	a->ah_attr.port_num = CM_PORT;
 	a->ah_attr.grh.dgid = c->id.route.addr.addr.ibaddr.dgid;
-	a->ah_attr.grh.sgid_index = 0;
+	a->ah_attr.grh.sgid_index = c->sgid_index;
 	a->ah_attr.grh.hop_limit = CM_HOP_LIMIT;
 	*mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 		IBV_QP_RQ_PSN;
@@ -377,40 +451,55 @@ cm_find_remote(uint32_t remote_id, uint64_t guid)
 	return NULL;
 }
 
+/*
+ * The listener for a request to @dst of @family: as the kernel's
+ * cma_match_private_data, an AF_INET listener takes IPv4 requests only,
+ * an AF_INET6 one (in6addr_any too) IPv6 ones only.
+ */
 static struct cm_id *
 cm_find_listener(struct cm_dev *d, enum rdma_port_space ps, uint16_t port,
-		 uint32_t dst_ip)
+		 sa_family_t family, const union ibv_gid *dst)
 {
+	union ibv_gid own;
 	struct cm_id *c;
 
 	TAILQ_FOREACH(c, &cm_ids, link) {
 		if (c->state != CM_S_LISTEN || c->id.ps != ps ||
-		    c->port != port)
+		    c->port != port || cm_src(c)->sa_family != family)
 			continue;
-		if (cm_src(c)->sin_addr.s_addr == INADDR_ANY ||
-		    (cm_src(c)->sin_addr.s_addr == dst_ip && c->dev == d))
+		cm_sa_gid(cm_src(c), &own);
+		if (cm_gid_any(&own) ||
+		    (memcmp(own.raw, dst->raw, 16) == 0 && c->dev == d))
 			return c;
 	}
 	return NULL;
 }
 
+/*
+ * A port is taken by an id bound to the same address or to either
+ * family's any address (the kernel's, with the bindv6only default of 0).
+ */
 static bool
-cm_port_in_use(enum rdma_port_space ps, uint16_t port, uint32_t ip)
+cm_port_in_use(enum rdma_port_space ps, uint16_t port,
+	       const union ibv_gid *ip)
 {
+	union ibv_gid cip;
 	struct cm_id *c;
 
 	TAILQ_FOREACH(c, &cm_ids, link) {
-		uint32_t cip = cm_src(c)->sin_addr.s_addr;
-
-		if (c->bound && c->id.ps == ps && c->port == port &&
-		    (cip == INADDR_ANY || ip == INADDR_ANY || cip == ip))
+		if (!c->bound || c->id.ps != ps || c->port != port)
+			continue;
+		cm_sa_gid(cm_src(c), &cip);
+		if (cm_gid_any(&cip) || cm_gid_any(ip) ||
+		    memcmp(cip.raw, ip->raw, 16) == 0)
 			return true;
 	}
 	return false;
 }
 
 static int
-cm_bind_port(struct cm_id *c, uint16_t port, uint32_t ip)
+cm_bind_port(struct cm_id *c, uint16_t port, sa_family_t family,
+	     const union ibv_gid *ip)
 {
 	if (port == 0) {
 		for (unsigned int i = 0; i < 16384; i++) {
@@ -430,33 +519,34 @@ cm_bind_port(struct cm_id *c, uint16_t port, uint32_t ip)
 	}
 	c->port = port;
 	c->bound = true;
-	cm_src(c)->sin_family = AF_INET;
-	cm_src(c)->sin_port = htons(port);
-	cm_src(c)->sin_addr.s_addr = ip;
+	cm_sa_set(cm_src(c), family, ip, port);
 	return 0;
 }
 
 static void
-cm_attach_dev(struct cm_id *c, struct cm_dev *d)
+cm_attach_dev(struct cm_id *c, struct cm_dev *d, uint8_t sgid_index)
 {
 	c->dev = d;
+	c->sgid_index = sgid_index;
 	c->ucma.cma_dev = &d->ucma;
 	c->id.verbs = d->ctx;
 	if (c->id.pd == NULL)
 		c->id.pd = d->pd;	/* librdmacm: the device's own PD */
 	c->id.port_num = CM_PORT;
-	c->id.route.addr.addr.ibaddr.sgid = d->gid;
+	c->id.route.addr.addr.ibaddr.sgid = d->gid[sgid_index];
 	c->id.route.addr.addr.ibaddr.pkey = htons(CM_PKEY_DEFAULT);
 }
 
 static int
-cm_check_sin(const struct sockaddr *sa)
+cm_check_sa(const struct sockaddr *sa)
 {
 	if (sa == NULL)
 		return -EINVAL;
-	if (sa->sa_family == AF_INET6 || sa->sa_family == AF_IB)
+	if (sa->sa_family == AF_IB) {
+		CM_LOG(NOTICE, "AF_IB addresses need an InfiniBand fabric: rocepmd devices are RoCE, use AF_INET or AF_INET6");
 		return -EAFNOSUPPORT;
-	if (sa->sa_family != AF_INET)
+	}
+	if (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)
 		return -EINVAL;
 	return 0;
 }
@@ -699,7 +789,8 @@ rdma_destroy_id(struct rdma_cm_id *id)
 	    !c->sidr) {
 		/* Tell the peer, once, as the kernel's rdma_destroy_id does. */
 		cm_build_dreq(c);
-		cm_send(c->dev, &id->route.addr.addr.ibaddr.dgid, c->mad);
+		cm_send(c->dev, c->sgid_index, &id->route.addr.addr.ibaddr.dgid,
+			c->mad);
 	}
 	if (c->remote_guid != 0 && !c->sidr)
 		cm_stale_add(c->remote_id, c->remote_guid);
@@ -722,31 +813,65 @@ rdma_destroy_id(struct rdma_cm_id *id)
 CM_EXPORT int
 rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
 	struct cm_id *c = cm_id(id);
 	struct cm_dev *d = NULL;
+	union ibv_gid ip;
+	uint8_t idx = 0;
 	int ret;
 
-	ret = cm_check_sin(addr);
+	ret = cm_check_sa(addr);
 	if (ret == 0 && (c == NULL || c->bound))
 		ret = -EINVAL;
 	if (ret < 0) {
 		errno = -ret;
 		return -1;
 	}
+	cm_sa_gid(addr, &ip);
 	pthread_mutex_lock(&cm_lock);
-	if (sin->sin_addr.s_addr != INADDR_ANY) {
-		d = cm_dev_for_addr(sin->sin_addr.s_addr, true);
-		if (d == NULL)
+	if (!cm_gid_any(&ip)) {
+		d = cm_dev_for_gid(&ip, true, &idx);
+		if (d == NULL) {
+			char a[INET6_ADDRSTRLEN];
+
+			CM_LOG(NOTICE, "cannot bind to %s: no rocepmd device has that address",
+			       cm_sa_str(addr, a, sizeof(a)));
 			ret = -EADDRNOTAVAIL;
+		}
 	}
 	if (ret == 0)
-		ret = cm_bind_port(c, ntohs(sin->sin_port),
-				   sin->sin_addr.s_addr);
-	if (ret == 0 && d != NULL)
-		cm_attach_dev(c, d);
+		ret = cm_bind_port(c, cm_sa_port(addr), addr->sa_family, &ip);
+	if (ret == 0 && d != NULL) {
+		cm_attach_dev(c, d, idx);
+		if (addr->sa_family == AF_INET6)	/* keep its scope */
+			c->id.route.addr.src_sin6.sin6_scope_id =
+				((const struct sockaddr_in6 *)addr)->sin6_scope_id;
+	}
 	pthread_mutex_unlock(&cm_lock);
 	return cm_errno(ret);
+}
+
+/*
+ * The device and our GID to reach @dst from: the source address's given
+ * (@src, or the bound one), else the device on dst's subnet.  The GID
+ * must be of dst's family (the engine sends IPv4 from ::ffff: GIDs only).
+ */
+static struct cm_dev *
+cm_route_dev(struct cm_id *c, const union ibv_gid *src,
+	     const union ibv_gid *dst, uint8_t *idx)
+{
+	struct cm_dev *d;
+
+	if (src != NULL && !cm_gid_any(src))
+		d = cm_dev_for_gid(src, true, idx);
+	else if (c->dev != NULL) {
+		d = c->dev;
+		*idx = c->sgid_index;
+	} else {
+		d = cm_dev_for_gid(dst, false, idx);
+	}
+	if (d != NULL && cm_gid_is_v4(&d->gid[*idx]) != cm_gid_is_v4(dst))
+		return NULL;
+	return d;
 }
 
 CM_EXPORT int
@@ -754,50 +879,58 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		  struct sockaddr *dst_addr, int timeout_ms)
 {
 	struct cm_id *c = cm_id(id);
-	const struct sockaddr_in *dst = (const struct sockaddr_in *)dst_addr;
+	union ibv_gid src_ip, dst_ip;
 	struct cm_dev *d;
-	uint32_t src_ip = INADDR_ANY;
+	uint8_t idx = 0;
 	int ret;
 
 	(void)timeout_ms;	/* resolution is local: no wait */
-	ret = cm_check_sin(dst_addr);
+	ret = cm_check_sa(dst_addr);
 	if (ret == 0 && src_addr != NULL) {
-		ret = cm_check_sin(src_addr);
-		if (ret == 0)
-			src_ip = ((struct sockaddr_in *)src_addr)->sin_addr.s_addr;
+		ret = cm_check_sa(src_addr);
+		/* librdmacm and the kernel: both of one family */
+		if (ret == 0 && src_addr->sa_family != dst_addr->sa_family)
+			ret = -EINVAL;
 	}
 	if (ret == 0 && (c == NULL || c->state != CM_S_IDLE))
+		ret = -EINVAL;
+	if (ret == 0 && c->bound && src_addr == NULL &&
+	    cm_src(c)->sa_family != dst_addr->sa_family)
 		ret = -EINVAL;
 	if (ret < 0) {
 		errno = -ret;
 		return -1;
 	}
+	memset(&src_ip, 0, sizeof(src_ip));	/* none given: any */
+	if (src_addr != NULL)
+		cm_sa_gid(src_addr, &src_ip);
+	cm_sa_gid(dst_addr, &dst_ip);
 	pthread_mutex_lock(&cm_lock);
-	if (src_ip != INADDR_ANY)
-		d = cm_dev_for_addr(src_ip, true);
-	else if (c->dev != NULL)
-		d = c->dev;
-	else
-		d = cm_dev_for_addr(dst->sin_addr.s_addr, false);
+	d = cm_route_dev(c, src_addr != NULL ? &src_ip : NULL, &dst_ip, &idx);
 	if (!c->bound)
-		ret = cm_bind_port(c, src_addr != NULL ?
-				   ntohs(((struct sockaddr_in *)src_addr)->sin_port) : 0,
-				   d != NULL ? d->ipv4 : INADDR_ANY);
+		ret = cm_bind_port(c, src_addr != NULL ? cm_sa_port(src_addr) : 0,
+				   dst_addr->sa_family,
+				   d != NULL ? &d->gid[idx] : &src_ip);
 	if (ret == 0) {
-		memcpy(cm_dst(c), dst, sizeof(*dst));
+		memcpy(cm_dst(c), dst_addr, cm_sa_len(dst_addr));
 		if (d == NULL) {
-			char a[INET_ADDRSTRLEN];
+			char a[INET6_ADDRSTRLEN];
 
-			inet_ntop(AF_INET, &dst->sin_addr, a, sizeof(a));
-			CM_LOG(NOTICE, "no rocepmd device on the subnet of %s",
-				 a);
+			CM_LOG(NOTICE, "no rocepmd device on the subnet of %s%s",
+			       cm_sa_str(dst_addr, a, sizeof(a)),
+			       src_addr != NULL ? " with that source address" : "");
 			ret = cm_event_push(c, RDMA_CM_EVENT_ADDR_ERROR,
 					    -ENETUNREACH, NULL, NULL, 0);
 		} else {
-			cm_attach_dev(c, d);
-			cm_src(c)->sin_addr.s_addr = d->ipv4;
-			cm_gid_from_ipv4(&id->route.addr.addr.ibaddr.dgid,
-					 dst->sin_addr.s_addr);
+			uint32_t scope = dst_addr->sa_family == AF_INET6 ?
+				((const struct sockaddr_in6 *)dst_addr)->sin6_scope_id : 0;
+
+			cm_attach_dev(c, d, idx);
+			cm_sa_set(cm_src(c), dst_addr->sa_family, &d->gid[idx],
+				  c->port);
+			if (scope != 0)		/* link-local: the same link */
+				c->id.route.addr.src_sin6.sin6_scope_id = scope;
+			id->route.addr.addr.ibaddr.dgid = dst_ip;
 			c->state = CM_S_ADDR_RESOLVED;
 			ret = cm_event_push(c, RDMA_CM_EVENT_ADDR_RESOLVED, 0,
 					    NULL, NULL, 0);
@@ -864,8 +997,13 @@ rdma_listen(struct rdma_cm_id *id, int backlog)
 	pthread_mutex_lock(&cm_lock);
 	if (c->state != CM_S_IDLE)
 		ret = -EINVAL;
-	else if (!c->bound)
-		ret = cm_bind_port(c, 0, INADDR_ANY);
+	else if (!c->bound) {
+		union ibv_gid any;
+
+		/* The kernel's rdma_listen binds an unbound id to 0.0.0.0. */
+		memset(&any, 0, sizeof(any));
+		ret = cm_bind_port(c, 0, AF_INET, &any);
+	}
 	if (ret == 0)
 		c->state = CM_S_LISTEN;
 	pthread_mutex_unlock(&cm_lock);
@@ -1041,15 +1179,44 @@ cm_local_qpn(struct cm_id *c, const struct rdma_conn_param *p)
 		p != NULL ? p->qp_num : 0;
 }
 
+/*
+ * IBTA Annex A11's IP addressing CM private data: IP version 6 with both
+ * addresses whole, or 4 with each in the last four bytes of its field,
+ * the rest zero (not ::ffff:, as the kernel's union cma_ip_addr).
+ */
 static void
 cm_put_cma_hdr(struct cm_id *c, uint8_t *priv)
 {
 	struct cm_cma_hdr h = { .ip_version = 4 };
+	union ibv_gid src, dst;
 
+	cm_sa_gid(cm_src(c), &src);
+	cm_sa_gid(cm_dst(c), &dst);
 	h.src_port = c->port;
-	memcpy(&h.src[12], &cm_src(c)->sin_addr.s_addr, 4);
-	memcpy(&h.dst[12], &cm_dst(c)->sin_addr.s_addr, 4);
+	if (cm_src(c)->sa_family == AF_INET6) {
+		h.ip_version = 6;
+		memcpy(h.src, src.raw, 16);
+		memcpy(h.dst, dst.raw, 16);
+	} else {
+		memcpy(&h.src[12], &src.raw[12], 4);
+		memcpy(&h.dst[12], &dst.raw[12], 4);
+	}
 	cm_cma_hdr_put(priv, &h);
+}
+
+/* The addresses of a received header, as GIDs, and their family. */
+static sa_family_t
+cm_get_cma_addrs(const struct cm_cma_hdr *h, union ibv_gid *src,
+		 union ibv_gid *dst)
+{
+	if (h->ip_version == 6) {
+		memcpy(src->raw, h->src, 16);
+		memcpy(dst->raw, h->dst, 16);
+		return AF_INET6;
+	}
+	cm_gid_from_ipv4(src, &h->src[12]);
+	cm_gid_from_ipv4(dst, &h->dst[12]);
+	return AF_INET;
 }
 
 static int
@@ -1078,7 +1245,7 @@ cm_send_req(struct cm_id *c, const struct rdma_conn_param *p)
 	cm_mad_init(m, CM_ATTR_REQ, c->tid);
 	cm_set(m, CM_F_REQ_LOCAL_COMM_ID, c->local_id);
 	cm_set(m, CM_F_REQ_SERVICE_ID,
-	       cm_service_id(c->id.ps, ntohs(cm_dst(c)->sin_port)));
+	       cm_service_id(c->id.ps, cm_sa_port(cm_dst(c))));
 	cm_set(m, CM_F_REQ_LOCAL_CA_GUID, c->dev->guid);
 	cm_set(m, CM_F_REQ_LOCAL_QPN, cm_local_qpn(c, p));
 	cm_set(m, CM_F_REQ_RESPONDER_RESOURCES, c->wire.req_resp_res);
@@ -1125,7 +1292,7 @@ cm_send_sidr_req(struct cm_id *c, const struct rdma_conn_param *p)
 	cm_set(c->mad, CM_F_SIDR_REQ_REQUEST_ID, c->local_id);
 	cm_set(c->mad, CM_F_SIDR_REQ_PKEY, CM_PKEY_DEFAULT);
 	cm_set(c->mad, CM_F_SIDR_REQ_SERVICE_ID,
-	       cm_service_id(c->id.ps, ntohs(cm_dst(c)->sin_port)));
+	       cm_service_id(c->id.ps, cm_sa_port(cm_dst(c))));
 	cm_put_cma_hdr(c, priv);
 	if (ulen != 0)
 		memcpy(priv + CM_CMA_HDR_LEN, p->private_data, ulen);
@@ -1219,7 +1386,8 @@ cm_send_sidr_rep(struct cm_id *c, const struct rdma_conn_param *p,
 	if (ulen != 0)
 		cm_set_bytes(m, CM_F_SIDR_REP_PRIVATE_DATA, p->private_data,
 			     ulen);
-	return cm_send(c->dev, &c->id.route.addr.addr.ibaddr.dgid, m);
+	return cm_send(c->dev, c->sgid_index,
+		       &c->id.route.addr.addr.ibaddr.dgid, m);
 }
 
 CM_EXPORT int
@@ -1251,7 +1419,8 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 }
 
 static void
-cm_send_rej(struct cm_dev *d, const union ibv_gid *dgid, uint64_t tid,
+cm_send_rej(struct cm_dev *d, uint8_t sgid_index, const union ibv_gid *dgid,
+	    uint64_t tid,
 	    uint32_t local_id, uint32_t remote_id, unsigned int msg,
 	    unsigned int reason, const void *priv, size_t len)
 {
@@ -1265,7 +1434,7 @@ cm_send_rej(struct cm_dev *d, const union ibv_gid *dgid, uint64_t tid,
 	cm_set(m, CM_F_REJ_REASON, reason);
 	if (len != 0)
 		cm_set_bytes(m, CM_F_REJ_PRIVATE_DATA, priv, len);
-	if (cm_send(d, dgid, m) < 0)
+	if (cm_send(d, sgid_index, dgid, m) < 0)
 		CM_LOG(WARNING, "cannot send a REJ");
 }
 
@@ -1283,7 +1452,8 @@ rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	}
 	pthread_mutex_lock(&cm_lock);
 	if (c->state == CM_S_REQ_RCVD) {
-		cm_send_rej(c->dev, &id->route.addr.addr.ibaddr.dgid, c->tid,
+		cm_send_rej(c->dev, c->sgid_index,
+			    &id->route.addr.addr.ibaddr.dgid, c->tid,
 			    0, c->remote_id, CM_REJ_MSG_REQ,
 			    CM_REJ_CONSUMER_DEFINED, private_data,
 			    private_data_len);
@@ -1516,6 +1686,7 @@ rdma_event_str(enum rdma_cm_event_type event)
 CM_EXPORT __be16
 rdma_get_src_port(struct rdma_cm_id *id)
 {
+	/* sin_port and sin6_port are at the same place */
 	return id != NULL ? id->route.addr.src_sin.sin_port : 0;
 }
 
@@ -1556,18 +1727,19 @@ cm_req_id(struct cm_id *l, enum rdma_port_space ps, enum ibv_qp_type qpt)
 }
 
 static void
-cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
+cm_recv_req(struct cm_dev *d, uint8_t sgid, const union ibv_gid *src,
+	    const uint8_t *m)
 {
 	uint32_t rid = (uint32_t)cm_get(m, CM_F_REQ_LOCAL_COMM_ID);
 	uint64_t guid = cm_get(m, CM_F_REQ_LOCAL_CA_GUID);
 	uint64_t sid = cm_get(m, CM_F_REQ_SERVICE_ID);
-	union ibv_gid peer;
+	union ibv_gid peer, h_src, h_dst;
 	struct cm_cma_hdr h;
 	struct cm_id *l, *c;
 	enum ibv_qp_type qpt;
 	const uint8_t *priv;
+	sa_family_t family;
 	size_t plen;
-	uint32_t dst_ip;
 
 	/* The path's GID must be where the REQ came from (RoCE has no
 	 * third-party paths); replies go to the sender either way. */
@@ -1581,20 +1753,20 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 	if (c != NULL) {
 		/* A retransmitted REQ: our REP was lost, or is late. */
 		if (c->state == CM_S_REP_SENT)
-			cm_send(d, &peer, c->mad);
+			cm_send(d, sgid, &peer, c->mad);
 		return;
 	}
 	if (cm_stale_has(rid, guid))
 		return;		/* a late copy of a finished connection's */
 	priv = cm_bytes(m, CM_F_REQ_PRIVATE_DATA, &plen);
 	if ((sid & CM_SERVICE_ID_PS_MASK) != CM_SERVICE_ID_TCP ||
-	    cm_cma_hdr_get(priv, plen, &h) < 0 || h.ip_version != 4) {
-		cm_send_rej(d, &peer, cm_get(m, CM_F_TID), 0, rid,
+	    cm_cma_hdr_get(priv, plen, &h) < 0) {
+		cm_send_rej(d, sgid, &peer, cm_get(m, CM_F_TID), 0, rid,
 			    CM_REJ_MSG_REQ, CM_REJ_INVALID_SERVICE_ID, NULL, 0);
 		return;
 	}
-	memcpy(&dst_ip, &h.dst[12], 4);
-	l = cm_find_listener(d, RDMA_PS_TCP, (uint16_t)sid, dst_ip);
+	family = cm_get_cma_addrs(&h, &h_src, &h_dst);
+	l = cm_find_listener(d, RDMA_PS_TCP, (uint16_t)sid, family, &h_dst);
 	if (l == NULL) {
 		/*
 		 * No REJ: the engine is per process, and another process on
@@ -1615,25 +1787,21 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 		break;
 	default:
 		/* RD, or XRC: no such QPs here. */
-		cm_send_rej(d, &peer, cm_get(m, CM_F_TID), 0, rid,
+		cm_send_rej(d, sgid, &peer, cm_get(m, CM_F_TID), 0, rid,
 			    CM_REJ_MSG_REQ, CM_REJ_INVALID_TRANSPORT, NULL, 0);
 		return;
 	}
 	c = cm_req_id(l, RDMA_PS_TCP, qpt);
 	if (c == NULL) {
-		cm_send_rej(d, &peer, cm_get(m, CM_F_TID), 0, rid,
+		cm_send_rej(d, sgid, &peer, cm_get(m, CM_F_TID), 0, rid,
 			    CM_REJ_MSG_REQ, CM_REJ_NO_QP, NULL, 0);
 		return;
 	}
-	cm_attach_dev(c, d);
+	cm_attach_dev(c, d, sgid);
 	c->bound = false;	/* the listener owns the port */
 	c->port = l->port;
-	cm_src(c)->sin_family = AF_INET;
-	cm_src(c)->sin_port = htons(l->port);
-	cm_src(c)->sin_addr.s_addr = dst_ip;
-	cm_dst(c)->sin_family = AF_INET;
-	cm_dst(c)->sin_port = htons(h.src_port);
-	memcpy(&cm_dst(c)->sin_addr.s_addr, &h.src[12], 4);
+	cm_sa_set(cm_src(c), family, &h_dst, l->port);
+	cm_sa_set(cm_dst(c), family, &h_src, h.src_port);
 	c->id.route.addr.addr.ibaddr.dgid = peer;
 	c->remote_id = rid;
 	c->remote_guid = guid;
@@ -1672,7 +1840,7 @@ cm_recv_req(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 }
 
 static void
-cm_recv_rep(struct cm_dev *d, const uint8_t *m)
+cm_recv_rep(const uint8_t *m)
 {
 	struct cm_id *c = cm_find_local((uint32_t)cm_get(m,
 							 CM_F_REP_REMOTE_COMM_ID));
@@ -1690,7 +1858,8 @@ cm_recv_rep(struct cm_dev *d, const uint8_t *m)
 		cm_mad_init(rtu, CM_ATTR_RTU, c->tid);
 		cm_set(rtu, CM_F_RTU_LOCAL_COMM_ID, c->local_id);
 		cm_set(rtu, CM_F_RTU_REMOTE_COMM_ID, c->remote_id);
-		cm_send(d, &c->id.route.addr.addr.ibaddr.dgid, rtu);
+		cm_send(c->dev, c->sgid_index,
+			&c->id.route.addr.addr.ibaddr.dgid, rtu);
 		return;
 	}
 	if (c->state != CM_S_REQ_SENT)
@@ -1706,7 +1875,8 @@ cm_recv_rep(struct cm_dev *d, const uint8_t *m)
 	if (ret < 0) {
 		CM_LOG(ERR, "cannot move the QP to RTS on REP: %s",
 			 strerror(-ret));
-		cm_send_rej(d, &c->id.route.addr.addr.ibaddr.dgid, c->tid,
+		cm_send_rej(c->dev, c->sgid_index,
+			    &c->id.route.addr.addr.ibaddr.dgid, c->tid,
 			    c->local_id, c->remote_id, CM_REJ_MSG_REP,
 			    CM_REJ_NO_QP, NULL, 0);
 		c->state = CM_S_IDLE;
@@ -1717,7 +1887,8 @@ cm_recv_rep(struct cm_dev *d, const uint8_t *m)
 	cm_mad_init(c->mad, CM_ATTR_RTU, c->tid);
 	cm_set(c->mad, CM_F_RTU_LOCAL_COMM_ID, c->local_id);
 	cm_set(c->mad, CM_F_RTU_REMOTE_COMM_ID, c->remote_id);
-	cm_send(d, &c->id.route.addr.addr.ibaddr.dgid, c->mad);
+	cm_send(c->dev, c->sgid_index, &c->id.route.addr.addr.ibaddr.dgid,
+		c->mad);
 	c->state = CM_S_ESTABLISHED;
 	priv = cm_bytes(m, CM_F_REP_PRIVATE_DATA, &plen);
 	if (cm_event_push(c, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, priv,
@@ -1757,7 +1928,7 @@ cm_recv_rej(const uint8_t *m)
 	if (c == NULL)
 		return;
 	CM_LOG(INFO, "REJ, reason %u, for port %u", reason,
-		 (unsigned int)ntohs(cm_dst(c)->sin_port));
+		 (unsigned int)cm_sa_port(cm_dst(c)));
 	priv = cm_bytes(m, CM_F_REJ_PRIVATE_DATA, &plen);
 	if (c->state == CM_S_REQ_SENT) {
 		cm_timer_stop(c);
@@ -1775,7 +1946,8 @@ cm_recv_rej(const uint8_t *m)
 }
 
 static void
-cm_recv_dreq(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
+cm_recv_dreq(struct cm_dev *d, uint8_t sgid, const union ibv_gid *src,
+	     const uint8_t *m)
 {
 	uint32_t local = (uint32_t)cm_get(m, CM_F_DREQ_REMOTE_COMM_ID);
 	struct cm_id *c = cm_find_local(local);
@@ -1790,7 +1962,7 @@ cm_recv_dreq(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 	if (c == NULL || memcmp(src->raw, c->id.route.addr.addr.ibaddr.dgid.raw,
 				16) != 0)
 		return;		/* nothing of ours, or not from our peer */
-	cm_send(d, src, drep);
+	cm_send(d, sgid, src, drep);
 	switch (c->state) {
 	case CM_S_REP_SENT:
 	case CM_S_ESTABLISHED:
@@ -1826,39 +1998,39 @@ cm_recv_drep(const uint8_t *m)
 }
 
 static void
-cm_ud_ah_attr(struct ibv_ah_attr *aa, const union ibv_gid *dgid)
+cm_ud_ah_attr(struct ibv_ah_attr *aa, const union ibv_gid *dgid,
+	      uint8_t sgid_index)
 {
 	memset(aa, 0, sizeof(*aa));
 	aa->is_global = 1;
 	aa->port_num = CM_PORT;
 	aa->grh.dgid = *dgid;
-	aa->grh.sgid_index = 0;
+	aa->grh.sgid_index = sgid_index;
 	aa->grh.hop_limit = CM_HOP_LIMIT;
 }
 
 static void
-cm_recv_sidr_req(struct cm_dev *d, const union ibv_gid *src,
+cm_recv_sidr_req(struct cm_dev *d, uint8_t sgid, const union ibv_gid *src,
 		 const uint8_t *m)
 {
 	uint64_t sid = cm_get(m, CM_F_SIDR_REQ_SERVICE_ID);
 	uint32_t rid = (uint32_t)cm_get(m, CM_F_SIDR_REQ_REQUEST_ID);
 	struct cm_cma_hdr h;
 	const uint8_t *priv;
-	union ibv_gid peer;
+	union ibv_gid peer, h_dst;
 	struct cm_id *l, *c;
-	uint32_t dst_ip, src_ip;
+	sa_family_t family;
 	size_t plen;
 
 	priv = cm_bytes(m, CM_F_SIDR_REQ_PRIVATE_DATA, &plen);
-	if (cm_cma_hdr_get(priv, plen, &h) < 0 || h.ip_version != 4)
+	if (cm_cma_hdr_get(priv, plen, &h) < 0)
 		return;		/* no address to answer to */
-	memcpy(&dst_ip, &h.dst[12], 4);
-	memcpy(&src_ip, &h.src[12], 4);
-	cm_gid_from_ipv4(&peer, src_ip);
+	family = cm_get_cma_addrs(&h, &peer, &h_dst);
 	if (memcmp(peer.raw, src->raw, 16) != 0)
 		return;		/* the header names another sender */
 	l = (sid & CM_SERVICE_ID_PS_MASK) == CM_SERVICE_ID_UDP ?
-		cm_find_listener(d, RDMA_PS_UDP, (uint16_t)sid, dst_ip) : NULL;
+		cm_find_listener(d, RDMA_PS_UDP, (uint16_t)sid, family,
+				 &h_dst) : NULL;
 	if (l == NULL)
 		return;		/* as for a REQ: maybe another process's */
 	c = cm_req_id(l, RDMA_PS_UDP, IBV_QPT_UD);
@@ -1869,18 +2041,14 @@ cm_recv_sidr_req(struct cm_dev *d, const union ibv_gid *src,
 		cm_set(rep, CM_F_SIDR_REP_REQUEST_ID, rid);
 		cm_set(rep, CM_F_SIDR_REP_STATUS, CM_SIDR_UNSUPPORTED);
 		cm_set(rep, CM_F_SIDR_REP_SERVICE_ID, sid);
-		cm_send(d, &peer, rep);
+		cm_send(d, sgid, &peer, rep);
 		return;
 	}
-	cm_attach_dev(c, d);
+	cm_attach_dev(c, d, sgid);
 	c->sidr = true;
 	c->port = l->port;
-	cm_src(c)->sin_family = AF_INET;
-	cm_src(c)->sin_port = htons(l->port);
-	cm_src(c)->sin_addr.s_addr = dst_ip;
-	cm_dst(c)->sin_family = AF_INET;
-	cm_dst(c)->sin_port = htons(h.src_port);
-	cm_dst(c)->sin_addr.s_addr = src_ip;
+	cm_sa_set(cm_src(c), family, &h_dst, l->port);
+	cm_sa_set(cm_dst(c), family, &peer, h.src_port);
 	c->id.route.addr.addr.ibaddr.dgid = peer;
 	c->remote_id = rid;
 	c->tid = cm_get(m, CM_F_TID);
@@ -1889,7 +2057,7 @@ cm_recv_sidr_req(struct cm_dev *d, const union ibv_gid *src,
 			  priv + CM_CMA_HDR_LEN, plen - CM_CMA_HDR_LEN) == 0) {
 		struct rdma_ud_param *up = &cm_event_last(l->chan)->ev.param.ud;
 
-		cm_ud_ah_attr(&up->ah_attr, &peer);
+		cm_ud_ah_attr(&up->ah_attr, &peer, sgid);
 		up->qkey = RDMA_UDP_QKEY;
 	}
 }
@@ -1918,14 +2086,16 @@ cm_recv_sidr_rep(const uint8_t *m)
 			  plen) == 0) {
 		struct rdma_ud_param *up = &cm_event_last(c->chan)->ev.param.ud;
 
-		cm_ud_ah_attr(&up->ah_attr, &c->id.route.addr.addr.ibaddr.dgid);
+		cm_ud_ah_attr(&up->ah_attr, &c->id.route.addr.addr.ibaddr.dgid,
+			      c->sgid_index);
 		up->qp_num = (uint32_t)cm_get(m, CM_F_SIDR_REP_QPN);
 		up->qkey = (uint32_t)cm_get(m, CM_F_SIDR_REP_QKEY);
 	}
 }
 
 void
-cm_mad_recv(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
+cm_mad_recv(struct cm_dev *d, uint8_t sgid, const union ibv_gid *src,
+	    const uint8_t *m)
 {
 	int attr = cm_mad_check(m, CM_MAD_SIZE);
 
@@ -1938,10 +2108,10 @@ cm_mad_recv(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 	CM_LOG(DEBUG, "%s received", cm_attr_name((unsigned int)attr));
 	switch (attr) {
 	case CM_ATTR_REQ:
-		cm_recv_req(d, src, m);
+		cm_recv_req(d, sgid, src, m);
 		break;
 	case CM_ATTR_REP:
-		cm_recv_rep(d, m);
+		cm_recv_rep(m);
 		break;
 	case CM_ATTR_RTU:
 		cm_recv_rtu(m);
@@ -1950,13 +2120,13 @@ cm_mad_recv(struct cm_dev *d, const union ibv_gid *src, const uint8_t *m)
 		cm_recv_rej(m);
 		break;
 	case CM_ATTR_DREQ:
-		cm_recv_dreq(d, src, m);
+		cm_recv_dreq(d, sgid, src, m);
 		break;
 	case CM_ATTR_DREP:
 		cm_recv_drep(m);
 		break;
 	case CM_ATTR_SIDR_REQ:
-		cm_recv_sidr_req(d, src, m);
+		cm_recv_sidr_req(d, sgid, src, m);
 		break;
 	case CM_ATTR_SIDR_REP:
 		cm_recv_sidr_rep(m);
@@ -2007,7 +2177,7 @@ cm_timers_run(uint64_t now)
 				 cm_attr_name((unsigned int)cm_get(c->mad,
 								   CM_F_ATTR_ID)),
 				 c->retries);
-			cm_send(c->dev, &c->mad_dgid, c->mad);
+			cm_send(c->dev, c->sgid_index, &c->mad_dgid, c->mad);
 			c->deadline_ms = now + CM_RETRY_MS;
 		}
 		if (next == 0 || c->deadline_ms < next)

@@ -105,13 +105,18 @@ struct cm_dev {
 	struct ibv_mr *mr;
 	uint8_t *buf;			/* receive buffers: GRH + MAD each */
 	uint32_t send_out;		/* posted, not completed */
-	union ibv_gid gid;
-	uint32_t ipv4;			/* network order */
-	uint32_t prefix_len;
+	/*
+	 * The GID table (0 ::ffff:a.b.c.d, 1 link-local, 2.. the configured
+	 * IPv6 addresses; zero: empty) and the prefix length of each entry's
+	 * subnet, IPv4's counted from the GID's 96-bit ::ffff:0:0 prefix.
+	 */
+	union ibv_gid gid[RP_GID_TBL_LEN];
+	uint8_t gid_plen[RP_GID_TBL_LEN];
 	enum ibv_mtu mtu;
 	uint64_t guid;			/* host order */
 	struct {
 		union ibv_gid gid;
+		uint8_t sgid_index;
 		struct ibv_ah *ah;
 	} ah_cache[CM_AH_CACHE];
 	unsigned int nr_ah;
@@ -149,6 +154,7 @@ struct cm_id {
 	struct ibv_qp_init_attr *ep_qp_attr;	/* passive endpoint's QPs */
 	enum cm_state state;
 	struct cm_dev *dev;		/* NULL while unbound or bound to any */
+	uint8_t sgid_index;		/* of our address in dev's GID table */
 	bool bound;
 	bool sidr;
 	uint16_t port;			/* local port, host order */
@@ -168,7 +174,7 @@ struct cm_id {
 	uint64_t tid;
 	/* The last MAD sent that expects an answer, for retransmission. */
 	uint8_t mad[CM_MAD_SIZE];
-	union ibv_gid mad_dgid;
+	union ibv_gid mad_dgid;		/* sent from sgid_index */
 	bool timer;
 	uint64_t deadline_ms;
 	unsigned int retries;
@@ -197,17 +203,20 @@ struct cm_chan {
 extern pthread_mutex_t cm_lock;
 
 /* cm_agent.c, all under cm_lock */
-struct cm_dev *cm_dev_for_addr(uint32_t ipv4, bool exact);
+struct cm_dev *cm_dev_for_gid(const union ibv_gid *ip, bool exact,
+			      uint8_t *sgid_index);
+bool cm_gid_is_v4(const union ibv_gid *gid);
 int cm_dev_open_all(void);
-int cm_send(struct cm_dev *dev, const union ibv_gid *dgid, uint8_t *mad);
+int cm_send(struct cm_dev *dev, uint8_t sgid_index,
+	    const union ibv_gid *dgid, uint8_t *mad);
 uint64_t cm_now_ms(void);
 void cm_agent_kick(void);
 uint32_t cm_random32(void);
 unsigned int cm_dev_contexts(struct ibv_context **out, unsigned int max);
 
 /* cm.c, from the agent thread, under cm_lock */
-void cm_mad_recv(struct cm_dev *dev, const union ibv_gid *src,
-		 const uint8_t *mad);
+void cm_mad_recv(struct cm_dev *dev, uint8_t sgid_index,
+		 const union ibv_gid *src, const uint8_t *mad);
 uint64_t cm_timers_run(uint64_t now);
 /* cm.c, under cm_lock */
 int cm_init_qp_attr(struct cm_id *c, struct ibv_qp_attr *a, int *mask);

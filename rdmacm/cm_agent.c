@@ -122,11 +122,12 @@ cm_dev_open(struct cm_dev *d, struct ibv_device *ibdev)
 		errno = -ret;
 		goto err;
 	}
-	if (ibv_query_gid(d->ctx, CM_PORT, 0, &d->gid) != 0 ||
-	    ibv_query_port(d->ctx, CM_PORT, &pa) != 0)
+	for (unsigned int i = 0; i < RP_GID_TBL_LEN; i++)
+		if (ibv_query_gid(d->ctx, CM_PORT, (int)i, &d->gid[i]) != 0)
+			goto err;
+	if (ibv_query_port(d->ctx, CM_PORT, &pa) != 0)
 		goto err;
-	d->ipv4 = port.ipv4;
-	d->prefix_len = port.prefix_len;
+	memcpy(d->gid_plen, port.gid_plen, sizeof(d->gid_plen));
 	d->mtu = pa.active_mtu;
 	d->guid = be64toh(ibv_get_device_guid(ibdev));
 
@@ -200,27 +201,50 @@ err:
 	return ret;
 }
 
+static int
+cm_dev_gid_index(const struct cm_dev *d, const union ibv_gid *gid)
+{
+	for (unsigned int i = 0; i < RP_GID_TBL_LEN; i++)
+		if (memcmp(d->gid[i].raw, gid->raw, 16) == 0)
+			return (int)i;
+	return -1;
+}
+
 /*
- * Hand a received MAD to cm.c with the packet's source GID, taken from the
- * GRH area the engine fills: the IPv4 header in its last 20 bytes, or the
- * IPv6 header.  Replies go there, never to an address the MAD claims.
+ * Hand a received MAD to cm.c with the packet's source GID and the index
+ * of the GID it was sent to, taken from the GRH area the engine fills:
+ * the IPv6 header, or the IPv4 header in its last 20 bytes (the first 20
+ * zero; so IPv6 is tested first: byte 20 is inside its source address).
+ * Replies go from the GID the MAD came to, to its sender, never to an
+ * address the MAD claims.
  */
 static void
 cm_dev_deliver(struct cm_dev *d, const uint8_t *grh)
 {
-	union ibv_gid src;
+	union ibv_gid src, dst;
+	int idx;
 
 	memset(&src, 0, sizeof(src));
-	if ((grh[20] >> 4) == 4) {
+	memset(&dst, 0, sizeof(dst));
+	if ((grh[0] >> 4) == 6) {
+		memcpy(src.raw, grh + 8, 16);
+		memcpy(dst.raw, grh + 24, 16);
+	} else if ((grh[20] >> 4) == 4) {
 		src.raw[10] = 0xff;
 		src.raw[11] = 0xff;
 		memcpy(&src.raw[12], grh + 20 + 12, 4);
-	} else if ((grh[0] >> 4) == 6) {
-		memcpy(src.raw, grh + 8, 16);
+		dst.raw[10] = 0xff;
+		dst.raw[11] = 0xff;
+		memcpy(&dst.raw[12], grh + 20 + 16, 4);
 	} else {
 		return;
 	}
-	cm_mad_recv(d, &src, grh + CM_GRH_LEN);
+	idx = cm_dev_gid_index(d, &dst);
+	if (idx < 0) {
+		CM_LOG(DEBUG, "MAD to an address not in the GID table: ignored");
+		return;
+	}
+	cm_mad_recv(d, (uint8_t)idx, &src, grh + CM_GRH_LEN);
 }
 
 static void
@@ -362,46 +386,85 @@ err:
 	return ret;
 }
 
-static bool
-cm_same_subnet(const struct cm_dev *d, uint32_t ipv4)
+/* ::ffff:a.b.c.d, the form of IPv4 addresses in RoCEv2 GIDs. */
+bool
+cm_gid_is_v4(const union ibv_gid *gid)
 {
-	uint32_t mask = d->prefix_len == 0 ? 0 :
-		htonl(~0u << (32 - RTE_MIN(d->prefix_len, 32u)));
+	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
 
-	return ((d->ipv4 ^ ipv4) & mask) == 0;
+	return memcmp(gid->raw, v4, sizeof(v4)) == 0;
+}
+
+static bool
+cm_gid_empty(const union ibv_gid *gid)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(gid->raw, zero, 16) == 0;
+}
+
+static bool
+cm_same_prefix(const union ibv_gid *a, const union ibv_gid *b,
+	       unsigned int plen)
+{
+	unsigned int n = RTE_MIN(plen, 128u) / 8;
+
+	if (memcmp(a->raw, b->raw, n) != 0)
+		return false;
+	return plen % 8 == 0 || n == 16 ||
+		((a->raw[n] ^ b->raw[n]) & (0xff00u >> (plen % 8)) & 0xff) == 0;
 }
 
 /*
- * The device that owns @ipv4 (@exact) or whose subnet holds it; NULL if
- * none.  The caller has run cm_dev_open_all().
+ * The device, and the index of its GID, that owns address @ip (as a GID:
+ * IPv4 mapped) or, unless @exact, whose subnet holds it: IPv4 on the ipv4
+ * key's subnet, fe80::/64 on the link-local address (the first device's:
+ * no scope to tell devices apart), other IPv6 on the prefix of an
+ * address of the ipv6 key.  NULL if none.  The caller has run
+ * cm_dev_open_all().
  */
 struct cm_dev *
-cm_dev_for_addr(uint32_t ipv4, bool exact)
+cm_dev_for_gid(const union ibv_gid *ip, bool exact, uint8_t *sgid_index)
 {
+	bool v4 = cm_gid_is_v4(ip);
+
 	for (unsigned int i = 0; i < cm_nr_devs; i++)
-		if (cm_devs[i].ipv4 == ipv4)
-			return &cm_devs[i];
+		for (unsigned int g = 0; g < RP_GID_TBL_LEN; g++)
+			if (!cm_gid_empty(&cm_devs[i].gid[g]) &&
+			    memcmp(cm_devs[i].gid[g].raw, ip->raw, 16) == 0) {
+				*sgid_index = (uint8_t)g;
+				return &cm_devs[i];
+			}
 	if (exact)
 		return NULL;
 	for (unsigned int i = 0; i < cm_nr_devs; i++)
-		if (cm_same_subnet(&cm_devs[i], ipv4))
+		for (unsigned int g = 0; g < RP_GID_TBL_LEN; g++) {
+			const union ibv_gid *own = &cm_devs[i].gid[g];
+
+			if (cm_gid_empty(own) || cm_gid_is_v4(own) != v4 ||
+			    cm_devs[i].gid_plen[g] == 0 ||
+			    !cm_same_prefix(own, ip, cm_devs[i].gid_plen[g]))
+				continue;
+			*sgid_index = (uint8_t)g;
 			return &cm_devs[i];
+		}
 	return NULL;
 }
 
 static struct ibv_ah *
-cm_ah(struct cm_dev *d, const union ibv_gid *dgid)
+cm_ah(struct cm_dev *d, uint8_t sgid_index, const union ibv_gid *dgid)
 {
 	struct ibv_ah_attr aa = {
 		.is_global = 1,
 		.port_num = CM_PORT,
-		.grh = { .dgid = *dgid, .sgid_index = 0,
+		.grh = { .dgid = *dgid, .sgid_index = sgid_index,
 			 .hop_limit = CM_HOP_LIMIT },
 	};
 	struct ibv_ah *ah;
 
 	for (unsigned int i = 0; i < d->nr_ah; i++)
-		if (memcmp(d->ah_cache[i].gid.raw, dgid->raw, 16) == 0)
+		if (memcmp(d->ah_cache[i].gid.raw, dgid->raw, 16) == 0 &&
+		    d->ah_cache[i].sgid_index == sgid_index)
 			return d->ah_cache[i].ah;
 	if (d->nr_ah == CM_AH_CACHE) {
 		/* Full (many peers, or garbage): start over once no send
@@ -418,14 +481,19 @@ cm_ah(struct cm_dev *d, const union ibv_gid *dgid)
 	if (ah == NULL)
 		return NULL;
 	d->ah_cache[d->nr_ah].gid = *dgid;
+	d->ah_cache[d->nr_ah].sgid_index = sgid_index;
 	d->ah_cache[d->nr_ah].ah = ah;
 	d->nr_ah++;
 	return ah;
 }
 
-/* Send one MAD to the GSI at @dgid (inline: no buffer outlives the call). */
+/*
+ * Send one MAD from our GID @sgid_index to the GSI at @dgid (inline: no
+ * buffer outlives the call).
+ */
 int
-cm_send(struct cm_dev *d, const union ibv_gid *dgid, uint8_t *mad)
+cm_send(struct cm_dev *d, uint8_t sgid_index, const union ibv_gid *dgid,
+	uint8_t *mad)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)mad, .length = CM_MAD_SIZE, .lkey = 0,
@@ -450,7 +518,7 @@ cm_send(struct cm_dev *d, const union ibv_gid *dgid, uint8_t *mad)
 	}
 	if (d->send_out >= CM_SEND_DEPTH)
 		return -EAGAIN;
-	ah = cm_ah(d, dgid);
+	ah = cm_ah(d, sgid_index, dgid);
 	if (ah == NULL)
 		return -errno;
 	wr.wr.ud.ah = ah;

@@ -195,8 +195,11 @@ rdma_destroy_srq(struct rdma_cm_id *id)
 }
 
 /*
- * Name resolution only: IPv4 through getaddrinfo(3).  RAI_PASSIVE gives a
- * source address to bind; otherwise the node is the destination.
+ * Name resolution only, through getaddrinfo(3): IPv4 and IPv6 (literals
+ * and names).  RAI_PASSIVE gives a source address to bind; otherwise the
+ * node is the destination.  With AF_UNSPEC, IPv4 first, then IPv6: a
+ * server given no node binds to 0.0.0.0 as with AF_INET only before (an
+ * AF_INET6 listener takes no IPv4 requests, as the kernel's).
  */
 CM_EXPORT int
 rdma_getaddrinfo(const char *node, const char *service,
@@ -206,14 +209,16 @@ rdma_getaddrinfo(const char *node, const char *service,
 	struct addrinfo *ai;
 	struct rdma_addrinfo *r;
 	bool passive = hints != NULL && (hints->ai_flags & RAI_PASSIVE);
+	int family = hints != NULL ? hints->ai_family : AF_UNSPEC;
 	int ret;
 
 	if (res == NULL || (node == NULL && service == NULL)) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (hints != NULL && hints->ai_family != AF_UNSPEC &&
-	    hints->ai_family != AF_INET) {
+	if (family != AF_UNSPEC && family != AF_INET && family != AF_INET6) {
+		if (family == AF_IB)
+			CM_LOG(NOTICE, "rdma_getaddrinfo: AF_IB needs an InfiniBand fabric: rocepmd devices are RoCE");
 		errno = EAFNOSUPPORT;
 		return -1;
 	}
@@ -221,7 +226,12 @@ rdma_getaddrinfo(const char *node, const char *service,
 		h.ai_flags |= AI_PASSIVE;
 	if (hints != NULL && (hints->ai_flags & RAI_NUMERICHOST))
 		h.ai_flags |= AI_NUMERICHOST;
+	h.ai_family = family == AF_INET6 ? AF_INET6 : AF_INET;
 	ret = getaddrinfo(node, service, &h, &ai);
+	if (ret != 0 && family == AF_UNSPEC && node != NULL) {
+		h.ai_family = AF_INET6;
+		ret = getaddrinfo(node, service, &h, &ai);
+	}
 	if (ret != 0) {
 		errno = ret == EAI_SYSTEM ? errno : ENOENT;
 		return ret;
@@ -233,7 +243,7 @@ rdma_getaddrinfo(const char *node, const char *service,
 		return -1;
 	}
 	r->ai_flags = hints != NULL ? hints->ai_flags : 0;
-	r->ai_family = AF_INET;
+	r->ai_family = ai->ai_family;
 	r->ai_qp_type = hints != NULL && hints->ai_qp_type != 0 ?
 		hints->ai_qp_type : IBV_QPT_RC;
 	r->ai_port_space = hints != NULL && hints->ai_port_space != 0 ?

@@ -3,7 +3,7 @@
  * What librocepmd-verbs.so offers rocepmd's other components beyond
  * libibverbs' ABI (version node ROCEPMD_VERBS_PRIVATE_1 of
  * libibverbs.map).  The RDMA CM (librocepmd-rdmacm.so, rdmacm/) needs
- * three things no verb gives: starting the engine, a port's IPv4 subnet,
+ * three things no verb gives: starting the engine, a port's subnets,
  * and the GSI (QP 1).  Applications never call these.
  */
 
@@ -27,10 +27,17 @@ int rocepmd_verbs_boot(void);
  */
 int rocepmd_verbs_attach(void);
 
-/* A device's IPv4 subnet, as configured (the GID carries the address). */
+#define ROCEPMD_VERBS_GIDS	8	/* GID table entries (RP_GID_TBL_LEN) */
+
+/*
+ * A device's subnets, as configured: IPv4, and the prefix length of each
+ * GID table entry's address (the GIDs carry the addresses; index 0, the
+ * IPv4-mapped one, counts the 96 bits of ::ffff:0:0/96; 0: empty entry).
+ */
 struct rocepmd_verbs_port {
 	uint32_t ipv4;		/* network order */
 	uint32_t prefix_len;
+	uint8_t gid_plen[ROCEPMD_VERBS_GIDS];
 };
 
 /* 0 or a negative errno. */

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* rocepmd_verbs.h: what the shim gives rocepmd's other components. */
 
+#include <assert.h>
+#include <string.h>
+
 #include "rocepmd_verbs.h"
 #include "shim.h"
 
@@ -27,6 +30,8 @@ rocepmd_verbs_port_addr(struct ibv_context *ctx,
 	ctl = shim_ctx(ctx)->ctl;
 	port->ipv4 = ctl->ipv4;
 	port->prefix_len = ctl->prefix_len;
+	static_assert(ROCEPMD_VERBS_GIDS == RP_GID_TBL_LEN, "GID table");
+	memcpy(port->gid_plen, ctl->gid_plen, sizeof(port->gid_plen));
 	return 0;
 }
 

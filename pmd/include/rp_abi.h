@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define RP_ABI_MAGIC	0x31444d50u	/* "PMD1" */
-#define RP_ABI_VERSION	5u
+#define RP_ABI_VERSION	6u
 
 #define RP_ABI_LINE	64u
 
@@ -552,6 +552,9 @@ struct rp_dev_ctl {
 	uint8_t gid[RP_GID_TBL_LEN][16];
 	uint32_t ipv4;			/* network byte order */
 	uint32_t prefix_len;
+	/* prefix length of each GID's address (the RDMA CM's routing):
+	 * 0 ipv4's, 1 64, 2.. the configured ones; 0 for an empty entry */
+	uint8_t gid_plen[RP_GID_TBL_LEN];
 	uint32_t mtu;			/* IB path MTU in bytes: 256..4096 */
 	uint32_t link_up;		/* engine, relaxed */
 	uint32_t link_speed;		/* Mbps */

@@ -7,12 +7,18 @@
  *   rc           connect, accept, private data both ways, CONNECT_REQUEST
  *                and ESTABLISHED parameters, SEND and RDMA READ on the
  *                connected QPs, disconnect seen by both sides
+ *   rc6          rc over IPv6 (sockaddr_in6, 2001:db8::1 and ::2): the
+ *                ids' addresses and GIDs are the IPv6 ones
  *   reject       rdma_reject with private data: REJECTED, status 28
  *   ud           SIDR: the peer's QPN and Q_Key, then a UD SEND through
  *                the address the events carry
- *   errors       bad calls fail as librdmacm documents; ADDR_ERROR off the
- *                devices' subnets; O_NONBLOCK channels; rdma_destroy_id
- *                waits for the ack of a delivered event
+ *   ud6          ud over IPv6
+ *   errors       bad calls fail as librdmacm documents (AF_IB:
+ *                EAFNOSUPPORT; an IPv4 or IPv6 address no device has:
+ *                EADDRNOTAVAIL); ADDR_ERROR off the devices' subnets,
+ *                IPv4 and IPv6; an IPv4 listener takes no IPv6 request;
+ *                O_NONBLOCK channels; rdma_destroy_id waits for the ack
+ *                of a delivered event
  *   unreachable  a REQ nobody answers: retransmitted, then UNREACHABLE
  *   garbage      thousands of random and mutated CM MADs sent to the
  *                listener's QP 1 from a raw UD QP: requests that parse
@@ -72,6 +78,69 @@ sin_set(struct sockaddr_in *s, uint32_t ip, uint16_t port)
 	s->sin_family = AF_INET;
 	s->sin_addr.s_addr = htonl(ip);
 	s->sin_port = htons(port);
+}
+
+/* The family the connection cases use: AF_INET, or AF_INET6 (rc6, ud6). */
+static int cm_family = AF_INET;
+
+/* 2001:db8::@last */
+static void
+sin6_set(struct sockaddr_in6 *s, uint8_t last, uint16_t port)
+{
+	memset(s, 0, sizeof(*s));
+	s->sin6_family = AF_INET6;
+	s->sin6_addr.s6_addr[0] = 0x20;
+	s->sin6_addr.s6_addr[1] = 0x01;
+	s->sin6_addr.s6_addr[2] = 0x0d;
+	s->sin6_addr.s6_addr[3] = 0xb8;
+	s->sin6_addr.s6_addr[15] = last;
+	s->sin6_port = htons(port);
+}
+
+/* Device @dev's address (0: 192.0.2.1 or 2001:db8::1, 1: ...2) in @ss. */
+static struct sockaddr *
+dev_addr(struct sockaddr_storage *ss, unsigned int dev, uint16_t port)
+{
+	if (cm_family == AF_INET6)
+		sin6_set((struct sockaddr_in6 *)ss, (uint8_t)(dev + 1), port);
+	else
+		sin_set((struct sockaddr_in *)ss, dev == 0 ? RT_IPV4_0 :
+			RT_IPV4_1, port);
+	return (struct sockaddr *)ss;
+}
+
+/* Whether @sa is device @dev's address in the family under test. */
+static bool
+is_dev_addr(const struct sockaddr *sa, unsigned int dev)
+{
+	struct sockaddr_storage want;
+
+	dev_addr(&want, dev, 0);
+	if (sa->sa_family != cm_family)
+		return false;
+	if (cm_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)sa)->sin6_addr,
+			      &((struct sockaddr_in6 *)&want)->sin6_addr,
+			      16) == 0;
+	return ((const struct sockaddr_in *)sa)->sin_addr.s_addr ==
+		((struct sockaddr_in *)&want)->sin_addr.s_addr;
+}
+
+/* Device @dev's GID in the family under test: index 0 or 2. */
+static void
+dev_gid(union ibv_gid *gid, unsigned int dev)
+{
+	struct sockaddr_storage ss;
+
+	memset(gid, 0, sizeof(*gid));
+	dev_addr(&ss, dev, 0);
+	if (cm_family == AF_INET6) {
+		memcpy(gid->raw, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+	} else {
+		gid->raw[10] = gid->raw[11] = 0xff;
+		memcpy(&gid->raw[12],
+		       &((struct sockaddr_in *)&ss)->sin_addr.s_addr, 4);
+	}
 }
 
 /* The next event, within @ms; it must be @type. */
@@ -167,14 +236,16 @@ side_fini(struct cm_side *s)
 static void
 listen_on(struct cm_side *srv, uint16_t port)
 {
-	struct sockaddr_in a;
+	struct sockaddr_storage a;
 
-	sin_set(&a, RT_IPV4_1, port);
-	RT_CHECK(rdma_bind_addr(srv->id, (struct sockaddr *)&a) == 0,
-		 "rdma_bind_addr 192.0.2.2:%u: %s", port, strerror(errno));
+	RT_CHECK(rdma_bind_addr(srv->id, dev_addr(&a, 1, port)) == 0,
+		 "rdma_bind_addr %s:%u: %s", cm_family == AF_INET6 ?
+		 "2001:db8::2" : "192.0.2.2", port, strerror(errno));
 	RT_CHECK(ntohs(rdma_get_src_port(srv->id)) == port,
 		 "rdma_get_src_port %u after binding %u",
 		 ntohs(rdma_get_src_port(srv->id)), port);
+	RT_CHECK(is_dev_addr(rdma_get_local_addr(srv->id), 1),
+		 "rdma_get_local_addr is not the address bound");
 	RT_CHECK(rdma_listen(srv->id, 8) == 0, "rdma_listen: %s",
 		 strerror(errno));
 }
@@ -182,13 +253,11 @@ listen_on(struct cm_side *srv, uint16_t port)
 static void
 resolve(struct cm_side *cli, uint16_t port)
 {
-	struct sockaddr_in src, dst;
+	struct sockaddr_storage src, dst;
 	union ibv_gid want;
 
-	sin_set(&src, RT_IPV4_0, 0);
-	sin_set(&dst, RT_IPV4_1, port);
-	RT_CHECK(rdma_resolve_addr(cli->id, (struct sockaddr *)&src,
-				   (struct sockaddr *)&dst, 2000) == 0,
+	RT_CHECK(rdma_resolve_addr(cli->id, dev_addr(&src, 0, 0),
+				   dev_addr(&dst, 1, port), 2000) == 0,
 		 "rdma_resolve_addr: %s", strerror(errno));
 	cm_ack(cm_expect(cli->ch, RDMA_CM_EVENT_ADDR_RESOLVED, CM_TIMEOUT_MS,
 			 "client"));
@@ -202,14 +271,20 @@ resolve(struct cm_side *cli, uint16_t port)
 		 "rdma_resolve_route: %s", strerror(errno));
 	cm_ack(cm_expect(cli->ch, RDMA_CM_EVENT_ROUTE_RESOLVED, CM_TIMEOUT_MS,
 			 "client"));
-	memset(&want, 0, sizeof(want));
-	want.raw[10] = want.raw[11] = 0xff;
-	want.raw[12] = 192; want.raw[13] = 0; want.raw[14] = 2;
-	want.raw[15] = 2;
+	dev_gid(&want, 1);
 	RT_CHECK(memcmp(cli->id->route.addr.addr.ibaddr.dgid.raw, want.raw,
 			16) == 0 && cli->id->route.num_paths == 1 &&
-		 cli->id->route.path_rec != NULL,
+		 cli->id->route.path_rec != NULL &&
+		 memcmp(cli->id->route.path_rec->dgid.raw, want.raw, 16) == 0,
 		 "route: destination GID or path record wrong");
+	dev_gid(&want, 0);
+	RT_CHECK(memcmp(cli->id->route.addr.addr.ibaddr.sgid.raw, want.raw,
+			16) == 0 &&
+		 memcmp(cli->id->route.path_rec->sgid.raw, want.raw, 16) == 0,
+		 "route: source GID is not our address's");
+	RT_CHECK(is_dev_addr(rdma_get_local_addr(cli->id), 0) &&
+		 is_dev_addr(rdma_get_peer_addr(cli->id), 1),
+		 "client: rdma_get_local_addr/rdma_get_peer_addr wrong");
 	RT_CHECK(ntohs(rdma_get_dst_port(cli->id)) == port,
 		 "rdma_get_dst_port %u, expected %u",
 		 ntohs(rdma_get_dst_port(cli->id)), port);
@@ -289,11 +364,12 @@ rt_case_rc(void)
 		 "CONNECT_REQUEST: qp_num 0x%x, client QP 0x%x",
 		 ev->param.conn.qp_num, cli.id->qp->qp_num);
 	srv.conn = ev->id;
-	RT_CHECK(rdma_get_peer_addr(srv.conn)->sa_family == AF_INET &&
-		 ((struct sockaddr_in *)rdma_get_peer_addr(srv.conn))->sin_addr.s_addr ==
-		 htonl(RT_IPV4_0) &&
+	RT_CHECK(is_dev_addr(rdma_get_peer_addr(srv.conn), 0) &&
 		 rdma_get_dst_port(srv.conn) == rdma_get_src_port(cli.id),
 		 "server: peer address or port is not the client's");
+	RT_CHECK(is_dev_addr(rdma_get_local_addr(srv.conn), 1) &&
+		 rdma_get_src_port(srv.conn) == htons(PORT_BASE),
+		 "server: local address or port is not the listener's");
 	RT_CHECK(strcmp(ibv_get_device_name(srv.conn->verbs->device),
 			RT_DEV1) == 0, "server id on %s, expected %s",
 		 ibv_get_device_name(srv.conn->verbs->device), RT_DEV1);
@@ -445,10 +521,18 @@ rt_case_ud(void)
 		 strerror(errno));
 	ev = cm_expect(srv.ch, RDMA_CM_EVENT_CONNECT_REQUEST, CM_TIMEOUT_MS,
 		       "server");
-	RT_CHECK(ev->param.ud.ah_attr.is_global &&
-		 ev->param.ud.ah_attr.grh.dgid.raw[15] == 1 &&
-		 ev->param.ud.qkey == RDMA_UDP_QKEY,
-		 "SIDR CONNECT_REQUEST: address of the client or Q_Key wrong");
+	{
+		union ibv_gid want;
+
+		dev_gid(&want, 0);
+		RT_CHECK(ev->param.ud.ah_attr.is_global &&
+			 memcmp(ev->param.ud.ah_attr.grh.dgid.raw, want.raw,
+				16) == 0 &&
+			 ev->param.ud.qkey == RDMA_UDP_QKEY,
+			 "SIDR CONNECT_REQUEST: address of the client or Q_Key wrong");
+		RT_CHECK(is_dev_addr(rdma_get_peer_addr(ev->id), 0),
+			 "SIDR: the server id's peer is not the client");
+	}
 	srv.conn = ev->id;
 	cm_ack(ev);
 	side_qp(&srv, srv.conn, IBV_QPT_UD);
@@ -547,13 +631,55 @@ rt_case_errors(void)
 	rt_step("rdma_resolve_route before the address: EINVAL");
 	RT_CHECK(rdma_resolve_route(id2, 100) == -1 && errno == EINVAL,
 		 "rdma_resolve_route on an idle id was not refused");
-	rt_step("IPv6 destination: EAFNOSUPPORT");
+	rt_step("AF_IB destination: EAFNOSUPPORT");
 	{
-		struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
+		struct sockaddr_storage ib = { .ss_family = AF_IB };
 
-		RT_CHECK(rdma_resolve_addr(id2, NULL, (struct sockaddr *)&s6,
+		RT_CHECK(rdma_resolve_addr(id2, NULL, (struct sockaddr *)&ib,
 					   100) == -1 &&
-			 errno == EAFNOSUPPORT, "IPv6 was not refused");
+			 errno == EAFNOSUPPORT, "AF_IB was not refused");
+		RT_CHECK(rdma_bind_addr(id2, (struct sockaddr *)&ib) == -1 &&
+			 errno == EAFNOSUPPORT, "AF_IB bind was not refused");
+	}
+	rt_step("rdma_bind_addr to an IPv6 address no device has: EADDRNOTAVAIL");
+	{
+		struct sockaddr_in6 s6;
+
+		sin6_set(&s6, 0x99, 0);		/* 2001:db8::99 */
+		RT_CHECK(rdma_bind_addr(id2, (struct sockaddr *)&s6) == -1 &&
+			 errno == EADDRNOTAVAIL,
+			 "bind to 2001:db8::99 was not refused");
+	}
+	rt_step("source and destination of two families: EINVAL");
+	{
+		struct sockaddr_in6 s6;
+		struct sockaddr_in s4;
+
+		sin6_set(&s6, 1, 0);
+		sin_set(&s4, RT_IPV4_1, 7);
+		RT_CHECK(rdma_resolve_addr(id2, (struct sockaddr *)&s6,
+					   (struct sockaddr *)&s4, 100) == -1 &&
+			 errno == EINVAL, "mixed families were not refused");
+	}
+	rt_step("an IPv6 destination on no device's subnet: ADDR_ERROR");
+	{
+		struct rdma_cm_id *id3;
+		struct sockaddr_in6 s6;
+
+		RT_CHECK(rdma_create_id(ch, &id3, NULL, RDMA_PS_TCP) == 0,
+			 "rdma_create_id: %s", strerror(errno));
+		sin6_set(&s6, 1, 7);
+		s6.sin6_addr.s6_addr[4] = 0xff;	/* 2001:db8:ff00::1 */
+		RT_CHECK(rdma_resolve_addr(id3, NULL, (struct sockaddr *)&s6,
+					   100) == 0,
+			 "rdma_resolve_addr: %s", strerror(errno));
+		ev = cm_expect(ch, RDMA_CM_EVENT_ADDR_ERROR, CM_TIMEOUT_MS,
+			       "errors");
+		RT_CHECK(ev->status == -ENETUNREACH && ev->id == id3,
+			 "ADDR_ERROR status %d, expected %d", ev->status,
+			 -ENETUNREACH);
+		cm_ack(ev);
+		RT_CHECK(rdma_destroy_id(id3) == 0, "rdma_destroy_id");
 	}
 
 	rt_step("O_NONBLOCK channel with nothing queued: EAGAIN");
@@ -1395,12 +1521,68 @@ rt_case_psn(void)
 	psn_connection(IBV_QPT_UC, PORT_BASE + 8);
 }
 
+static void
+rt_case_rc6(void)
+{
+	cm_family = AF_INET6;
+	rt_case_rc();
+}
+
+static void
+rt_case_ud6(void)
+{
+	cm_family = AF_INET6;
+	rt_case_ud();
+}
+
+/*
+ * A listener of one family on a port, a request of the other family to
+ * it: as the kernel's rdma_cm (cma_match_private_data), the listener does
+ * not take it, nobody answers, and the request ends UNREACHABLE after its
+ * retries.
+ */
+static void
+family_once(int listen_family, int req_family, uint16_t port)
+{
+	struct cm_side srv, cli;
+	struct rdma_cm_event *ev;
+
+	side_init(&srv, RDMA_PS_TCP);
+	side_init(&cli, RDMA_PS_TCP);
+	cm_family = listen_family;
+	listen_on(&srv, port);
+	cm_family = req_family;
+	resolve(&cli, port);
+	side_qp(&cli, cli.id, IBV_QPT_RC);
+	RT_CHECK(rdma_connect(cli.id, NULL) == 0, "rdma_connect: %s",
+		 strerror(errno));
+	ev = cm_expect(cli.ch, RDMA_CM_EVENT_UNREACHABLE, 20000, "client");
+	RT_CHECK(ev->status == -ETIMEDOUT, "UNREACHABLE status %d",
+		 ev->status);
+	cm_ack(ev);
+	side_fini(&cli);
+	side_fini(&srv);
+}
+
+static void
+rt_case_family(void)
+{
+	rt_step("IPv4 listener, IPv6 request: not taken");
+	family_once(AF_INET, AF_INET6, PORT_BASE + 20);
+	rt_step("IPv6 listener, IPv4 request: not taken");
+	family_once(AF_INET6, AF_INET, PORT_BASE + 21);
+}
+
 static const struct rt_case rt_cases[] = {
 	{ "rc", rt_case_rc, 60,
 	  "connect/accept/private data, SEND and READ, disconnect" },
 	{ "reject", rt_case_reject, 60,
 	  "rdma_reject: REJECTED, status 28, private data" },
 	{ "ud", rt_case_ud, 60, "SIDR: QPN and Q_Key, then a UD SEND" },
+	{ "rc6", rt_case_rc6, 60, "rc over IPv6 (2001:db8::1 and ::2)" },
+	{ "ud6", rt_case_ud6, 60, "ud over IPv6 (2001:db8::1 and ::2)" },
+	{ "family", rt_case_family, 60,
+	  "an IPv4 listener takes no IPv6 request, an IPv6 one no IPv4" },
 	{ "errors", rt_case_errors, 60,
 	  "bad calls, ADDR_ERROR, O_NONBLOCK, destroy waits for acks" },
 	{ "unreachable", rt_case_unreachable, 60,

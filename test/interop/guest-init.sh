@@ -7,6 +7,7 @@
 #
 # Kernel command line (set by interop.sh):
 #   rxe.ip=A.B.C.D/P  eth0's address     rxe.mtu=N    eth0's MTU
+#   rxe.ip6=ADDR/P    eth0's IPv6 address (without it IPv6 is off)
 #   rxe.timeout=S     limit for the job
 # The job sees RXE_IP RXE_MTU RXE_DEV(=rxe0) RXE_GID and the helpers below.
 # Everything goes to the serial console, which the host reads as a file:
@@ -30,10 +31,11 @@ mount -t tmpfs tmpfs /tmp
 exec </dev/console >/dev/console 2>&1
 mark "init start"
 
-RXE_CIDR=192.0.2.1/24 RXE_MTU=1500 RXE_TIMEOUT=600
+RXE_CIDR=192.0.2.1/24 RXE_CIDR6= RXE_MTU=1500 RXE_TIMEOUT=600
 for kv in $(</proc/cmdline); do
 	case "$kv" in
 	rxe.ip=*) RXE_CIDR=${kv#*=} ;;
+	rxe.ip6=*) RXE_CIDR6=${kv#*=} ;;
 	rxe.mtu=*) RXE_MTU=${kv#*=} ;;
 	rxe.timeout=*) RXE_TIMEOUT=${kv#*=} ;;
 	esac
@@ -41,9 +43,17 @@ done
 RXE_IP=${RXE_CIDR%/*}
 export RXE_IP RXE_CIDR RXE_MTU RXE_DEV=rxe0
 
-# IPv4 only on the wire: a quiet link and a short capture
-echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
-echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
+# IPv4 only on the wire unless asked for IPv6: a quiet link and a short
+# capture.  With IPv6: no router solicitations, no DAD (the address is
+# there at once, and rxe's GID with it).
+if [[ -z "$RXE_CIDR6" ]]; then
+	echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
+	echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
+else
+	echo 0 >/proc/sys/net/ipv6/conf/default/router_solicitations
+	echo 0 >/proc/sys/net/ipv6/conf/default/accept_ra
+	echo 0 >/proc/sys/net/ipv6/conf/default/accept_dad
+fi
 
 modprobe virtio_pci
 modprobe virtio_net
@@ -51,7 +61,8 @@ for ((i = 0; i < 50; i++)); do [[ -e /sys/class/net/eth0 ]] && break; sleep 0.1;
 ip link set lo up
 ip link set eth0 mtu "$RXE_MTU" up
 ip addr add "$RXE_CIDR" dev eth0
-mark "eth0 up $RXE_CIDR mtu $RXE_MTU"
+[[ -n "$RXE_CIDR6" ]] && ip -6 addr add "$RXE_CIDR6" dev eth0 nodad
+mark "eth0 up $RXE_CIDR $RXE_CIDR6 mtu $RXE_MTU"
 
 modprobe crc32_generic 2>/dev/null
 modprobe rdma_rxe
@@ -73,6 +84,15 @@ for ((i = 0; i < 100; i++)); do
 	sleep 0.1
 done
 export RXE_GID
+# The IPv6 address's GID (neither empty, IPv4-mapped nor link-local),
+# which rdma_cm needs to bind to the address.
+if [[ -n "$RXE_CIDR6" ]]; then
+	for ((i = 0; i < 100; i++)); do
+		grep -qsv '^0000:\|^fe80:' /sys/class/infiniband/rxe0/ports/1/gids/* && break
+		sleep 0.1
+	done
+	mark "rxe ipv6 gid $(grep -hsv '^0000:\|^fe80:' /sys/class/infiniband/rxe0/ports/1/gids/* | head -n 1)"
+fi
 uname -r
 ibv_devinfo -d rxe0 | grep -E 'hca_id|fw_ver|state|active_mtu'
 mark "rxe ready gid_index=$RXE_GID"

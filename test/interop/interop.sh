@@ -15,7 +15,9 @@
 # ibv_ud_pingpong, ib_send_lat, ib_write_bw, ib_read_bw (4 KiB, and 1 MiB:
 # far beyond the send window, READs in segments), ib_atomic_lat
 # (CMP_AND_SWAP) and ib_atomic_bw (FETCH_AND_ADD), rping and udaddy
-# over the RDMA CM, and a lossy ibv_rc_pingpong where nftables drops one
+# over the RDMA CM, both over IPv4 and over IPv6 (rping6, udaddy6: the
+# guest's eth0 also holds 2001:db8::1/64, rocepmd 2001:db8::10/64, the
+# RDMA CM given their sockaddr_in6), and a lossy ibv_rc_pingpong where nftables drops one
 # request packet and one ACK of each side.  Each scenario has its own TCP
 # port, so a late program never meets the wrong peer.  The two sides signal
 # each other through the guest's serial console (marks the host reads) and
@@ -50,6 +52,8 @@ ns=ri-${dir#rxe-}
 guest_ip=192.0.2.1
 host_kip=192.0.2.254	# the namespace's kernel, for TCP
 rp_ip=192.0.2.10	# rocepmd's device
+guest_ip6=2001:db8::1
+rp_ip6=2001:db8::10
 step_t=${RI_STEP_TIMEOUT:-90}
 qemu_pid=
 tcpdump_pid=
@@ -96,12 +100,20 @@ trap ri_cleanup EXIT
 ri_net_down
 ip netns add "$ns" || rv_fail "ip netns add $ns failed"
 nsx=(ip netns exec "$ns")
-"${nsx[@]}" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-	net.ipv6.conf.default.disable_ipv6=1 >/dev/null
+# IPv6 off on the namespace's new interfaces (a quiet link: rocepmd does
+# its own neighbour discovery), except on the bridge, whose address
+# 2001:db8::fe lets getaddrinfo(3) with AI_ADDRCONFIG (rping's) resolve
+# an IPv6 literal at all.
+"${nsx[@]}" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 \
+	net.ipv6.conf.default.accept_ra=0 \
+	net.ipv6.conf.default.router_solicitations=0 \
+	net.ipv6.conf.default.accept_dad=0 >/dev/null
 ip -n "$ns" link set lo up
 ip -n "$ns" link add br-ri type bridge stp_state 0 forward_delay 0 \
 	mcast_snooping 0 || rv_fail "cannot create a bridge"
 ip -n "$ns" addr add "$host_kip/24" dev br-ri
+"${nsx[@]}" sysctl -qw net.ipv6.conf.br-ri.disable_ipv6=0 >/dev/null
+ip -n "$ns" -6 addr add 2001:db8::fe/64 dev br-ri nodad
 ip -n "$ns" link set br-ri mtu 1500 up
 ip -n "$ns" tuntap add dev ri-tap mode tap || rv_fail "cannot create a tap"
 ip -n "$ns" link set ri-tap mtu 1500 master br-ri up
@@ -123,6 +135,7 @@ idle_us = 50
 [port0]
 device = net_af_packet0,iface=ri-h1,qpairs=1
 ipv4 = $rp_ip/24
+ipv6 = $rp_ip6/64
 mtu = 1024
 lcore = 1
 region_mb = 64
@@ -140,8 +153,9 @@ done
 # ---- scenarios -----------------------------------------------------------------
 # name kind args; @DEV@ @GID@ @PORT@ are filled per side.  kind: tcp (the
 # programs meet over TCP @PORT@) or cm (the RDMA CM; rping listens on
-# @PORT@, udaddy on its fixed port).  A client gets its server's address
-# appended (the TCP address for tcp, the RDMA address for cm).
+# @PORT@, udaddy on its fixed port), cm6 (the same over IPv6).  A client
+# gets its server's address appended (the TCP address for tcp, the RDMA
+# address for cm, the IPv6 one for cm6).
 scen_names=()
 declare -A scen_kind scen_srv scen_cli
 scen() {
@@ -172,6 +186,8 @@ scen atomic_lat tcp "ib_atomic_lat $pt -A CMP_AND_SWAP --use_old_post_send -n 20
 scen atomic_bw tcp "ib_atomic_bw $pt -A FETCH_AND_ADD -n 2000" "ib_atomic_bw $pt -A FETCH_AND_ADD -n 2000"
 scen rping cm "rping -s -a @SADDR@ -p @PORT@ -C 5 -S 64 -v -V" "rping -c -p @PORT@ -C 5 -S 64 -v -V -a"
 scen udaddy cm "udaddy -b @SADDR@" "udaddy -s"
+scen rping6 cm6 "rping -s -a @SADDR@ -p @PORT@ -C 5 -S 64 -v -V" "rping -c -p @PORT@ -C 5 -S 64 -v -V -a"
+scen udaddy6 cm6 "udaddy -b @SADDR@" "udaddy -s"
 scen lossy tcp "ibv_rc_pingpong $pp -s 4096 -n 10" "ibv_rc_pingpong $pp -s 4096 -n 10"
 
 # fill SIDE ARGS PORT SERVER-RDMA-ADDRESS
@@ -192,8 +208,10 @@ fill() {
 
 if [ "$dir" = rxe-server ]; then
 	srv_side=rxe cli_side=rocepmd srv_rdma=$guest_ip srv_tcp=$guest_ip
+	srv_rdma6=$guest_ip6
 else
 	srv_side=rocepmd cli_side=rxe srv_rdma=$rp_ip srv_tcp=$host_kip
+	srv_rdma6=$rp_ip6
 fi
 
 # The nftables rules of the lossy case: in the bridge, before forwarding,
@@ -255,7 +273,7 @@ serve() {
 client() {
 	local name=$1 kind=$2 go=$3 rc i tries=1
 	shift 3
-	[[ $kind == cm ]] && tries=3
+	[[ $kind == cm* ]] && tries=3
 	mark "wait $name"
 	for ((i = 0; i < 600; i++)); do
 		(: <>"/dev/tcp/192.0.2.254/$go") 2>/dev/null && break
@@ -276,13 +294,15 @@ EOF
 	for n in "${scen_names[@]}"; do
 		port=$((port + 1))
 		if [ "$dir" = rxe-server ]; then
-			echo "serve $n ${scen_kind[$n]} $port $(fill rxe "${scen_srv[$n]}" $port "$guest_ip")"
+			a=$guest_ip
+			[ "${scen_kind[$n]}" = cm6 ] && a=$guest_ip6
+			echo "serve $n ${scen_kind[$n]} $port $(fill rxe "${scen_srv[$n]}" $port "$a")"
 		else
-			if [ "${scen_kind[$n]}" = cm ]; then
-				a=$srv_rdma
-			else
-				a=$srv_tcp
-			fi
+			case ${scen_kind[$n]} in
+			cm) a=$srv_rdma ;;
+			cm6) a=$srv_rdma6 ;;
+			*) a=$srv_tcp ;;
+			esac
 			echo "client $n ${scen_kind[$n]} $((port + 1000)) $(fill rxe "${scen_cli[$n]}" $port "") $a"
 		fi
 	done
@@ -324,7 +344,7 @@ fi
 	-nodefaults -no-user-config -display none -monitor none -no-reboot \
 	-serial "file:$rv_tmp/guest.log" \
 	-kernel "$image/vmlinuz" -initrd "$rv_tmp/initrd" \
-	-append "console=ttyS0 quiet panic=-1 mitigations=off tsc=unstable no_timer_check rdinit=/init rxe.ip=$guest_ip/24 rxe.mtu=1500 rxe.timeout=840" \
+	-append "console=ttyS0 quiet panic=-1 mitigations=off tsc=unstable no_timer_check rdinit=/init rxe.ip=$guest_ip/24 rxe.ip6=$guest_ip6/64 rxe.mtu=1500 rxe.timeout=840" \
 	-netdev tap,id=n0,ifname=ri-tap,script=no,downscript=no \
 	-device virtio-net-pci,netdev=n0,mac=52:54:00:c0:02:01 \
 	>"$rv_tmp/qemu.err" 2>&1 &
@@ -377,7 +397,7 @@ check_output() {
 	rc_event) rv_check_pingpong "$name" 64 10 ;;
 	uc) rv_check_pingpong "$name" 2048 10 ;;
 	ud) rv_check_pingpong "$name" 512 10 ;;
-	udaddy) grep -qx 'return status 0' "$rv_tmp/$name.out" ||
+	udaddy | udaddy6) grep -qx 'return status 0' "$rv_tmp/$name.out" ||
 		rv_fail "$name did not print 'return status 0'" ;;
 	atomic_lat | atomic_bw)
 		# rocepmd the client: its result line, 8 bytes, the iterations
@@ -411,11 +431,15 @@ for n in "${scen_names[@]}"; do
 			continue
 		fi
 		read -r -a args <<<"$(fill rocepmd "${scen_cli[$n]}" $port "")"
-		rv_log "$n: rocepmd client: ${args[*]} $guest_ip"
-		rv_fg "$prog" "$ns" "$cfg" -- "${args[@]}" "$guest_ip"
+		a=$guest_ip
+		[ "${scen_kind[$n]}" = cm6 ] && a=$guest_ip6
+		rv_log "$n: rocepmd client: ${args[*]} $a"
+		rv_fg "$prog" "$ns" "$cfg" -- "${args[@]}" "$a"
 		hrc=$rv_status
 	else
-		read -r -a args <<<"$(fill rocepmd "${scen_srv[$n]}" $port "$rp_ip")"
+		a=$rp_ip
+		[ "${scen_kind[$n]}" = cm6 ] && a=$rp_ip6
+		read -r -a args <<<"$(fill rocepmd "${scen_srv[$n]}" $port "$a")"
 		rv_log "$n: rocepmd server: ${args[*]}"
 		rv_bg "$prog" "$ns" "$cfg" -- "${args[@]}"
 		srv=$rv_last_pid

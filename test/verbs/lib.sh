@@ -116,7 +116,8 @@ rv_tmp=$(mktemp -d "${TMPDIR:-/tmp}/rv-${rv_prog%.sh}-XXXXXX") ||
 
 # rv_topology TAG: own namespaces and veth, and configs for them.
 # Sets RV_CFG_A, RV_CFG_B (config/netns-{a,b}.ini with the veth renamed),
-# RV_IP_A, RV_IP_B (the devices' IPv4 addresses).
+# RV_IP_A, RV_IP_B (the devices' IPv4 addresses), RV_IP6_A, RV_IP6_B (their
+# first configured IPv6 addresses, GID index 2).
 rv_topology() {
 	local tag=$1
 
@@ -150,6 +151,15 @@ rv_topology() {
 	if [ -z "$RV_IP_A" ] || [ -z "$RV_IP_B" ]; then
 		rv_fail "no ipv4 key in config/netns-{a,b}.ini"
 	fi
+	RV_IP6_A=$(rv_cfg_ipv6 "$RV_CFG_A")
+	RV_IP6_B=$(rv_cfg_ipv6 "$RV_CFG_B")
+}
+
+# First address of "ipv6 = ADDR/N[, ...]" of a config, without the prefix
+# length; empty without one.
+rv_cfg_ipv6() {
+	sed -n 's/^[[:space:]]*ipv6[[:space:]]*=[[:space:]]*\([0-9a-fA-F:]*\).*/\1/p' "$1" |
+		head -n 1
 }
 
 # First "ipv4 = a.b.c.d/len" of a config, without the prefix length.

@@ -16,10 +16,36 @@
 # and every ICRC right, and Starting PSNs meaning what the kernel's mean:
 # the REQ's is the PSN of the passive side's first request packet, the
 # REP's the active side's (checked on the kernel's capture first).
+#
+# rping.sh 6: the same over IPv6, the RDMA CM given sockaddr_in6
+# (GID index 2 of config/netns-{a,b}.ini):
+#
+#   [rv-<tag>-b] ... rping -s -a 2001:db8::2 -C 20 -S 64 -v -V
+#   [rv-<tag>-a] ... rping -c -a 2001:db8::2 -C 20 -S 64 -v -V
+#
+# and, beyond the above, every RoCEv2 frame on the wire is IPv6, and the
+# REQ carries what the kernel's rdma_cm puts there for IPv6: the two IPv6
+# GIDs as its primary path's local and remote GIDs, and IP CM private
+# data of IP version 6 with the client's and the server's addresses and
+# a source port, and rping's port 7174 in the service ID.
+#
+# rping.sh 6ll: the same over the link-local addresses (GID index 1, the
+# veth ends' fe80:: addresses, which the engine forms from the same MAC),
+# each side naming its own interface as the scope:
+#
+#   [rv-<tag>-b] ... rping -s -a fe80::B%vethb ...
+#   [rv-<tag>-a] ... rping -c -a fe80::B%vetha ...
 
 . "$(dirname "$0")/lib.sh"
 
 count=20
+fam=${1:-4}
+case $fam in
+4) tag=rping addr_field=ip.src ;;
+6) tag=rping6 addr_field=ipv6.src ;;
+6ll) tag=rpingll addr_field=ipv6.src ;;
+*) rv_fail "usage: rping.sh [4|6|6ll]" ;;
+esac
 
 rv_need_env
 rv_need_root
@@ -29,7 +55,31 @@ rv_need_prog tshark tshark
 rv_need_prog nft nftables
 [ -x "${RP_ICRC_CHECK:-}" ] || rv_fail "RP_ICRC_CHECK ($RP_ICRC_CHECK) is not executable"
 
-rv_topology rping
+rv_topology "$tag"
+# A veth end's link-local address, as the kernel formed it.
+link_local() {
+	ip netns exec "$1" ip -6 -o addr show dev "$2" scope link |
+		awk '{ sub("/.*", "", $4); print $4; exit }'
+}
+
+scope_a='' scope_b=''
+case $fam in
+6)
+	[ -n "$RV_IP6_A" ] && [ -n "$RV_IP6_B" ] ||
+		rv_fail "no ipv6 key in config/netns-{a,b}.ini"
+	ip_a=$RV_IP6_A ip_b=$RV_IP6_B
+	;;
+6ll)
+	ip_a=$(link_local "$RP_NS_A" "$RP_VETH_A")
+	ip_b=$(link_local "$RP_NS_B" "$RP_VETH_B")
+	[ -n "$ip_a" ] && [ -n "$ip_b" ] ||
+		rv_fail "no link-local address on $RP_VETH_A or $RP_VETH_B"
+	scope_a=%$RP_VETH_A scope_b=%$RP_VETH_B
+	;;
+*)
+	ip_a=$RV_IP_A ip_b=$RV_IP_B
+	;;
+esac
 
 # The Starting PSNs in captures $3... against the first RC/UC request
 # each end sent ($1 active, $2 passive).  Each end's packets must all be
@@ -50,7 +100,7 @@ psn_semantics() {
 		[ "$src" = "$passive" ] && [ -z "$first_p" ] && first_p=$psn
 	done < <(for f in "$@"; do
 		tshark -r "$f" -Y infiniband -T fields -E separator=, \
-			-e ip.src -e infiniband.bth.opcode -e infiniband.bth.psn \
+			-e "$addr_field" -e infiniband.bth.opcode -e infiniband.bth.psn \
 			-e infiniband.cm.req.startpsn \
 			-e infiniband.cm.rep.startpsn 2>/dev/null
 	done)
@@ -60,7 +110,7 @@ psn_semantics() {
 		[ "$rep" -eq "$first_a" ]
 }
 
-psn_semantics 192.0.2.1 192.0.2.2 \
+addr_field=ip.src psn_semantics 192.0.2.1 192.0.2.2 \
 	"$RP_SRC_ROOT/test/data/rxe/rdmacm-rping-s64.pcap" ||
 	rv_fail "the PSN check does not hold on the kernel's own capture"
 
@@ -93,16 +143,16 @@ stop_capture() {
 start_capture a "$RP_NS_A" "$RP_VETH_A"
 start_capture b "$RP_NS_B" "$RP_VETH_B"
 
-args=(-a "$RV_IP_B" -C "$count" -S 64 -v -V)
-rv_log "server ($RP_NS_B): rping -s ${args[*]}"
-rv_bg server "$RP_NS_B" "$RV_CFG_B" -- rping -s "${args[@]}"
+args=(-C "$count" -S 64 -v -V)
+rv_log "server ($RP_NS_B): rping -s -a $ip_b$scope_b ${args[*]}"
+rv_bg server "$RP_NS_B" "$RV_CFG_B" -- rping -s -a "$ip_b$scope_b" "${args[@]}"
 srv=$rv_last_pid
 # No TCP port to wait for: a REQ sent before the server listens is
 # retransmitted every 500 ms for 7.5 s, longer than the engine takes to
 # start.  Give it a head start all the same.
 sleep 1
-rv_log "client ($RP_NS_A): rping -c ${args[*]}"
-rv_fg client "$RP_NS_A" "$RV_CFG_A" -- rping -c "${args[@]}"
+rv_log "client ($RP_NS_A): rping -c -a $ip_b$scope_a ${args[*]}"
+rv_fg client "$RP_NS_A" "$RV_CFG_A" -- rping -c -a "$ip_b$scope_a" "${args[@]}"
 crc=$rv_status
 if [ "$crc" -ne 0 ]; then
 	sleep 1
@@ -147,6 +197,31 @@ want="CM: ConnectRequest CM: ConnectReply CM: ReadyToUse CM: DisconnectRequest C
 	rv_fail "CM exchange differs from the kernel's ($want)"
 "$RP_ICRC_CHECK" --min 50 "$rv_tmp/a.pcap" "$rv_tmp/b.pcap" ||
 	rv_fail "icrc_check found bad RoCEv2 frames (see above)"
-psn_semantics "$RV_IP_A" "$RV_IP_B" "$rv_tmp/a.pcap" "$rv_tmp/b.pcap" ||
+psn_semantics "$ip_a" "$ip_b" "$rv_tmp/a.pcap" "$rv_tmp/b.pcap" ||
 	rv_fail "the Starting PSNs on the wire do not mean what the kernel's mean"
-rv_log "PASS: rping -C $count over the RDMA CM, the kernel's CM exchange and PSNs on the wire"
+if [ "$fam" != 4 ]; then
+	n4=$(tshark -r "$rv_tmp/a.pcap" -Y 'infiniband && ip' 2>/dev/null | wc -l)
+	n6=$(tshark -r "$rv_tmp/a.pcap" -Y 'infiniband && ipv6' 2>/dev/null | wc -l)
+	rv_log "capture a: $n6 RoCEv2 frames over IPv6, $n4 over IPv4"
+	[ "$n4" -eq 0 ] && [ "$n6" -gt 0 ] ||
+		rv_fail "RoCEv2 frames over IPv4 in an IPv6 run"
+	# The REQ as the passive side received it.
+	req=$(tshark -r "$rv_tmp/b.pcap" -Y infiniband.cm.req -T fields \
+		-E separator=' ' -e ipv6.src -e ipv6.dst \
+		-e infiniband.cm.req.prim_localgid \
+		-e infiniband.cm.req.prim_remotegid \
+		-e infiniband.cm.req.ip_cm.ipv \
+		-e infiniband.cm.req.ip_cm.sip6 -e infiniband.cm.req.ip_cm.dip6 \
+		-e infiniband.cm.req.ip_cm.sport \
+		-e infiniband.cm.req.serviceid.dport 2>/dev/null | head -n 1)
+	rv_log "REQ: IPv6 src dst, primary local and remote GID, IP CM version, source, destination, source port, service ID port: $req"
+	read -r s d lg rg ipv sip dip sport dport <<<"$req"
+	want="$ip_a $ip_b $ip_a $ip_b 6 $ip_a $ip_b"
+	[ "$s $d $lg $rg $((ipv)) $sip $dip" = "$want" ] ||
+		rv_fail "the REQ's addresses are not '$want'"
+	[ -n "$sport" ] && [ "$((sport))" -ne 0 ] ||
+		rv_fail "the REQ's IP CM private data has no source port"
+	[ "$((dport))" -eq 7174 ] ||
+		rv_fail "the REQ's service ID is not rping's port 7174"
+fi
+rv_log "PASS: rping -C $count over the RDMA CM (IPv$fam), the kernel's CM exchange and PSNs on the wire"
