@@ -1,9 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# mpi.sh TRANSPORT: Open MPI (pml ucx) with one rank on each test host,
-# TRANSPORT rc_verbs or ud_verbs on rocepmd0:1, running mpi_check
+# mpi.sh TRANSPORT [attach]: Open MPI (pml ucx) with one rank on each test
+# host, TRANSPORT rc_verbs or ud_verbs on rocepmd0:1, running mpi_check
 # (ping-pong up to 1 MiB, allreduce, alltoall, every result checked).
+#
+# With "attach" (issue 12): a rocepmd-testpmd --host on each test host owns
+# the port, and two ranks per host (four) attach to it
+# (rocepmd-run --attach): ranks 0 and 2 in A, 1 and 3 in B, so the
+# ping-pong crosses the hosts and the collectives also run between two
+# processes sharing one device (its loopback).
 #
 # mpirun runs in host A; the test hosts are named by their addresses
 # (192.0.2.1 is local to A, so rank 0 starts there directly).  Open MPI's
@@ -18,7 +24,8 @@
 # shellcheck source=../verbs/lib.sh
 . "$(dirname "$0")/../verbs/lib.sh"
 
-tl=${1:?usage: mpi.sh rc_verbs|ud_verbs}
+tl=${1:?usage: mpi.sh rc_verbs|ud_verbs [attach]}
+attach=${2:-}
 iters=${RM_ITERS:-100}
 dev=rocepmd0:1
 
@@ -36,7 +43,23 @@ rv_need_prog nft nftables
 [ -n "${RM_MPI_CHECK:-}" ] ||
 	rv_skip "mpi_check not built (no MPI for meson: apt-get install libopenmpi-dev)"
 
-rv_topology "mpi${tl:0:2}"
+rv_topology "mpi${tl:0:2}${attach:+a}"
+nranks=2
+if [ "$attach" = attach ]; then
+	nranks=4
+	app=${RP_TESTPMD:?RP_TESTPMD: rocepmd-testpmd, for the hosts}
+	# shellcheck source=../service/host_lib.sh
+	. "$RP_SRC_ROOT/test/service/host_lib.sh"
+	host_start A
+	host_start B
+	base_a=$(counts A)
+	base_b=$(counts B)
+	run_a=("$RP_RUN" --attach="$SOCK_A" --)
+	run_b=("$RP_RUN" --attach="$SOCK_B" --)
+else
+	run_a=("$RP_RUN" --config "$RV_CFG_A" --)
+	run_b=("$RP_RUN" --config "$RV_CFG_B" --)
+fi
 
 agent=$rv_tmp/netns-agent
 cat >"$agent" <<AGENT
@@ -53,6 +76,19 @@ exec ip netns exec "\$ns" /bin/sh -c "\$*"
 AGENT
 chmod +x "$agent"
 
+# One application context per rank, alternating hosts: rank r on A when
+# r is even.
+ctx=()
+for ((r = 0; r < nranks; r++)); do
+	[ "$r" -eq 0 ] || ctx+=(:)
+	if [ $((r % 2)) -eq 0 ]; then
+		ctx+=(-np 1 --host "$RV_IP_A:$nranks" "${run_a[@]}")
+	else
+		ctx+=(-np 1 --host "$RV_IP_B:$nranks" "${run_b[@]}")
+	fi
+	ctx+=("$RM_MPI_CHECK" "$iters")
+done
+
 export UCX_TLS=$tls UCX_NET_DEVICES=$dev UCX_LOG_LEVEL=info
 rv_log "mpirun ($RP_NS_A): $RV_IP_A $RV_IP_B, UCX_TLS=$tls"
 ip netns exec "$RP_NS_A" timeout -k 10 "$RV_TIMEOUT" \
@@ -61,11 +97,7 @@ ip netns exec "$RP_NS_A" timeout -k 10 "$RV_TIMEOUT" \
 	--mca oob_tcp_if_include 192.0.2.0/24 \
 	--mca pml ucx --mca btl self \
 	-x UCX_TLS -x UCX_NET_DEVICES -x UCX_LOG_LEVEL \
-	-np 1 --host "$RV_IP_A" \
-		"$RP_RUN" --config "$RV_CFG_A" -- "$RM_MPI_CHECK" "$iters" : \
-	-np 1 --host "$RV_IP_B" \
-		"$RP_RUN" --config "$RV_CFG_B" -- "$RM_MPI_CHECK" "$iters" \
-	>"$rv_tmp/mpirun.out" 2>"$rv_tmp/mpirun.err" &
+	"${ctx[@]}" >"$rv_tmp/mpirun.out" 2>"$rv_tmp/mpirun.err" &
 rv_last_pid=$!
 rv_pids+=("$rv_last_pid")
 wait "$rv_last_pid"
@@ -77,13 +109,13 @@ if [ "$status" -ne 0 ]; then
 	rv_show mpirun
 	rv_fail "mpirun exited with status $status"
 fi
-for r in 0 1; do
-	grep -q "^mpi_check: rank $r of 2 " "$rv_tmp/mpirun.out" || {
+for ((r = 0; r < nranks; r++)); do
+	grep -q "^mpi_check: rank $r of $nranks " "$rv_tmp/mpirun.out" || {
 		rv_show mpirun
-		rv_fail "rank $r of 2 did not start"
+		rv_fail "rank $r of $nranks did not start"
 	}
 done
-grep -qxF "mpi_check: PASS (2 ranks)" "$rv_tmp/mpirun.out" || {
+grep -qxF "mpi_check: PASS ($nranks ranks)" "$rv_tmp/mpirun.out" || {
 	rv_show mpirun
 	rv_fail "mpi_check did not pass"
 }
@@ -92,8 +124,15 @@ grep -qxF "mpi_check: PASS (2 ranks)" "$rv_tmp/mpirun.out" || {
 n=$(cat "$rv_tmp/mpirun.out" "$rv_tmp/mpirun.err" |
 	grep "ep_cfg\[[0-9]*\]: tag($tl/$dev)" |
 	sed -n 's/^\[[^]]*\] \[[^:]*:\([0-9]*\) *:.*/\1/p' | sort -u | wc -l)
-[ "$n" -eq 2 ] || {
+[ "$n" -eq "$nranks" ] || {
 	rv_show mpirun
-	rv_fail "UCX lanes: $n of the 2 ranks show tag($tl/$dev)"
+	rv_fail "UCX lanes: $n of the $nranks ranks show tag($tl/$dev)"
 }
-rv_log "PASS: Open MPI (pml ucx, $tl) between $RP_NS_A and $RP_NS_B"
+if [ "$attach" = attach ]; then
+	# Every rank's objects gone from the hosts.
+	wait_detached A
+	wait_detached B
+	[ "$(counts A)" = "$base_a" ] && [ "$(counts B)" = "$base_b" ] ||
+		rv_fail "the hosts hold $(counts A) and $(counts B) after the job"
+fi
+rv_log "PASS: Open MPI (pml ucx, $tl), $nranks ranks between $RP_NS_A and $RP_NS_B${attach:+, attached to hosts}"

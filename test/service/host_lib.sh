@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Sourced after test/verbs/lib.sh and rv_topology: a rocepmd-testpmd --host
+# in each test host's namespace, programs attached to it, and the hosts'
+# counts through DPDK telemetry.  APP is rocepmd-testpmd.
+#
+#   host_start A|B            start the host (HOST_A, TEL_A: its PID and
+#                             telemetry socket; SOCK_A its attach socket)
+#   tel A|B COMMAND           JSON value of a telemetry command
+#   counts A|B                /rocepmd/objects,0 on one line
+#   attached A|B              processes attached now
+#   wait_detached A|B         until none is (10 s at most)
+#   sv_bg NAME A|B -- PROG... an attached program in the background
+#   sv_fg NAME A|B -- PROG... the same, waited for (rv_status)
+
+SOCK_A=$rv_tmp/a.sock
+SOCK_B=$rv_tmp/b.sock
+
+# host_start A|B: rocepmd-testpmd --host in that namespace; TEL_A/TEL_B
+# get its telemetry socket.
+host_start() {
+	local h=$1 ns cfg sock i tel
+
+	if [ "$h" = A ]; then
+		ns=$RP_NS_A cfg=$RV_CFG_A sock=$SOCK_A
+	else
+		ns=$RP_NS_B cfg=$RV_CFG_B sock=$SOCK_B
+	fi
+	ip netns exec "$ns" timeout -k 10 "$RV_TIMEOUT" "$app" -- \
+		--config "$cfg" --host="$sock" \
+		>"$rv_tmp/host$h.out" 2>"$rv_tmp/host$h.err" &
+	rv_pids+=("$!")
+	eval "HOST_$h=$!"
+	rv_wait_output "host$h" "hosting 1 device(s) on $sock" "$!"
+	tel=$(sed -n 's/.*(telemetry \(.*\))$/\1/p' "$rv_tmp/host$h.out")
+	[ -S "$tel" ] || rv_fail "host $h: no telemetry socket at '$tel'"
+	eval "TEL_$h=\$tel"
+}
+
+# tel A|B COMMAND: the JSON value of a telemetry command of a host.
+tel() {
+	local t
+
+	eval "t=\$TEL_$1"
+	python3 - "$t" "$2" <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+s.recv(4096)
+s.send(sys.argv[2].encode())
+print(json.dumps(list(json.loads(s.recv(65536)).values())[0],
+                 sort_keys=True))
+PY
+}
+
+# counts A|B: the device's objects, one line (compared before/after).
+counts() {
+	tel "$1" /rocepmd/objects,0
+}
+
+# attached A|B: how many processes are attached now.
+attached() {
+	tel "$1" /rocepmd/clients | python3 -c \
+		'import json, sys; print(json.load(sys.stdin)["attached"])'
+}
+
+# wait_detached A|B: until no process is attached (at most 10 s).
+wait_detached() {
+	local i n
+
+	for ((i = 0; i < 100; i++)); do
+		n=$(attached "$1")
+		[ "$n" = 0 ] && return 0
+		sleep 0.1
+	done
+	rv_fail "host $1: $n processes still attached 10 s after they ended"
+}
+
+# sv_bg NAME A|B -- PROGRAM ARGS...: an attached program in that host's
+# namespace, in the background (rv_last_pid).
+sv_bg() {
+	local name=$1 h=$2 ns sock
+
+	shift 3
+	if [ "$h" = A ]; then ns=$RP_NS_A sock=$SOCK_A; else ns=$RP_NS_B sock=$SOCK_B; fi
+	ip netns exec "$ns" timeout -k 10 "$RV_TIMEOUT" \
+		"$RP_RUN" --attach="$sock" -- "$@" \
+		>"$rv_tmp/$name.out" 2>"$rv_tmp/$name.err" &
+	rv_last_pid=$!
+	rv_pids+=("$rv_last_pid")
+}
+
+sv_fg() {
+	sv_bg "$@"
+	wait "$rv_last_pid"
+	rv_status=$?
+	rv_forget "$rv_last_pid"
+}
+
