@@ -16,6 +16,10 @@
  * must give zero devices, the shim's message naming the fault on stderr,
  * and a clean exit: never a crash or a hang.
  * No EAL, no engine: the unit suite.
+ *
+ * test_attach_client --host PATH N: the same fake host, with good
+ * WELCOMEs, for N clients on PATH, then exit (run_attach.sh: rocepmd-run
+ * --attach).
  */
 
 #include <errno.h>
@@ -61,6 +65,7 @@ enum fault {
 	F_CLOSE_CTRL,		/* host closes at the first control request */
 	F_NO_SOCKET,		/* nothing at the path */
 	F_RELATIVE,		/* ROCEPMD_ATTACH not absolute */
+	F_SERVE,		/* good, whatever the client asks (--host) */
 };
 
 struct tcase {
@@ -459,10 +464,42 @@ run_case(const struct tcase *t)
 	unlink(path);
 }
 
+/* --host PATH N: a good host for N clients. */
+static int
+serve(const char *path, const char *count)
+{
+	static const struct tcase t_serve = { "host", F_SERVE, NULL };
+	const struct tcase *t = &t_serve;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	long n = strtol(count, NULL, 10);
+	int lsock;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	lsock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (lsock < 0 || bind(lsock, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(lsock, 4)) {
+		fprintf(stderr, "listen on %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	printf("serving %s\n", path);
+	fflush(stdout);
+	for (long i = 0; i < n; i++)
+		host(t, lsock);
+	close(lsock);
+	unlink(path);
+	return failures != 0;
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
+	if (argc == 4 && strcmp(argv[1], "--host") == 0)
+		return serve(argv[2], argv[3]);
+	if (argc != 1) {
+		fprintf(stderr, "usage: %s [--host PATH N]\n", argv[0]);
+		return 2;
+	}
 	if (mkdtemp(tmpdir) == NULL) {
 		perror("mkdtemp");
 		return 1;
