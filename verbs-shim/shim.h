@@ -308,7 +308,7 @@ shim_is_pow2(uint32_t v)
 /* --------------------------------------------------------------- engine */
 
 /*
- * How the shim reaches the engine: the only four things it asks of it.
+ * How the shim reaches the engine: all it asks of it.
  * Embedded (shim_boot.c): the engine runs in this process, booted from
  * ROCEPMD_CONFIG or by the program itself (rocepmd_verbs_attach()).
  * Attached (shim_attach.c): another process, the host, runs it and serves
@@ -321,6 +321,11 @@ struct shim_engine_ops {
 	unsigned int (*dev_count)(void);
 	/* Control block at the base of a device's region, or NULL. */
 	struct rp_dev_ctl *(*dev_ctl)(unsigned int dev);
+	/*
+	 * Bytes of the region this process may touch: every offset the
+	 * engine returns is bounded by it (shim_region_ptr()).
+	 */
+	uint64_t (*region_size)(unsigned int dev);
 	/* Run a control request: 0 or a negative errno (rp_ctrl_call()). */
 	int (*ctrl_call)(unsigned int dev, struct rp_ctrl_slot *slot);
 	/* A work queue of the device has new entries (rp_dev_doorbell()). */

@@ -67,6 +67,17 @@ shim_attach_dev_ctl(unsigned int dev)
 	return dev < shim_att.conn.nr_devs ? shim_att.conn.dev[dev].ctl : NULL;
 }
 
+/*
+ * What is mapped, never the control block's word: every process attached
+ * to the device can write that one.
+ */
+static uint64_t
+shim_attach_region_size(unsigned int dev)
+{
+	return dev < shim_att.conn.nr_devs ?
+		shim_att.conn.dev[dev].region_size : 0;
+}
+
 static int
 shim_attach_ctrl_call(unsigned int dev, struct rp_ctrl_slot *slot)
 {
@@ -128,6 +139,7 @@ const struct shim_engine_ops shim_engine_attached_ops = {
 	.name = "attached",
 	.dev_count = shim_attach_dev_count,
 	.dev_ctl = shim_attach_dev_ctl,
+	.region_size = shim_attach_region_size,
 	.ctrl_call = shim_attach_ctrl_call,
 	.doorbell = shim_attach_doorbell,
 };

@@ -62,11 +62,21 @@ static struct shim_boot_state shim_boot_state = {
 	.cond = PTHREAD_COND_INITIALIZER,
 };
 
+/* The engine wrote it when it created the region, in this process. */
+static uint64_t
+shim_boot_region_size(unsigned int dev)
+{
+	const struct rp_dev_ctl *ctl = rp_dev_ctl(dev);
+
+	return ctl != NULL ? ctl->region_size : 0;
+}
+
 /* The engine of this process, booted here or by the program itself. */
 const struct shim_engine_ops shim_engine_embedded_ops = {
 	.name = "embedded",
 	.dev_count = rp_dev_count,
 	.dev_ctl = rp_dev_ctl,
+	.region_size = shim_boot_region_size,
 	.ctrl_call = rp_ctrl_call,
 	.doorbell = rp_dev_doorbell,
 };

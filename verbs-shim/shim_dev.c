@@ -462,7 +462,7 @@ ibv_open_device(struct ibv_device *device)
 		ret = -ENODEV;
 		goto err_free_tab;
 	}
-	ctx->region_size = ctx->ctl->region_size;
+	ctx->region_size = shim_engine->region_size(d->dev);
 	ret = shim_async_init(ctx);
 	if (ret < 0)
 		goto err_free_tab;
