@@ -8,9 +8,12 @@
  * Each case forks a client that sets ROCEPMD_ATTACH and calls
  * ibv_get_device_list() with the shim preloaded (meson does), while the
  * parent plays the host: a good WELCOME must give the device, and
- * ibv_open_device/ibv_alloc_pd/ibv_dealloc_pd/ibv_close_device must run
- * their requests over the socket (the async eventfd crossing as
- * SCM_RIGHTS); every malformed WELCOME (bad magic, versions, device
+ * ibv_open_device, ibv_alloc_pd, ibv_create_cq, ibv_create_qp,
+ * ibv_modify_qp and the destroys must run their requests over the socket
+ * (the async eventfd crossing as SCM_RIGHTS), and ibv_post_recv must
+ * write the work queue in the host's region and ring the doorbell: the
+ * wake-up eventfd of the WELCOME, since the host's control block says
+ * need_wakeup; every malformed WELCOME (bad magic, versions, device
  * count, too few descriptors, a region too small or smaller than
  * announced, a bad control block), a host that closes, no socket at all,
  * must give zero devices, the shim's message naming the fault on stderr,
@@ -46,6 +49,14 @@
 
 #define REGION_SIZE	(1u << 20)
 #define FAKE_PDN	7u
+#define FAKE_CQN	3u
+#define FAKE_QPN	0x111u
+/* Where the fake host puts the CQ and the QP's work queues. */
+#define FAKE_CQ_OFF	0x10000u
+#define FAKE_SQ_OFF	0x20000u
+#define FAKE_RQ_OFF	0x30000u
+#define FAKE_WQ_SIZE	64u
+#define FAKE_WQ_STRIDE	256u
 #define CASE_TIMEOUT_MS	10000
 
 enum fault {
@@ -111,7 +122,27 @@ client(const struct tcase *t, const char *path)
 {
 	struct ibv_device **list;
 	struct ibv_context *ctx;
+	struct ibv_qp_init_attr qia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = 16, .max_recv_wr = 16,
+			.max_send_sge = 1, .max_recv_sge = 1,
+		},
+	};
+	struct ibv_qp_attr qa = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE,
+	};
+	static uint8_t buf[64];
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)buf, .length = sizeof(buf), .lkey = 0x99,
+	};
+	struct ibv_recv_wr rwr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad_rwr = NULL;
 	struct ibv_pd *pd;
+	struct ibv_cq *cq = NULL;
+	struct ibv_qp *qp = NULL;
 	struct pollfd p;
 	int bad = 0;
 	int n = -1;
@@ -150,8 +181,27 @@ client(const struct tcase *t, const char *path)
 	CCHECK(pd != NULL);
 	if (pd != NULL) {
 		CCHECK(pd->handle == FAKE_PDN);
-		CCHECK(ibv_dealloc_pd(pd) == 0);
+		cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+		CCHECK(cq != NULL);
 	}
+	if (cq != NULL) {
+		qia.send_cq = cq;
+		qia.recv_cq = cq;
+		qp = ibv_create_qp(pd, &qia);
+		CCHECK(qp != NULL);
+	}
+	if (qp != NULL) {
+		CCHECK(qp->qp_num == FAKE_QPN);
+		CCHECK(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0);
+		/* Into the host's region, then its wake-up eventfd. */
+		CCHECK(ibv_post_recv(qp, &rwr, &bad_rwr) == 0);
+		CCHECK(ibv_destroy_qp(qp) == 0);
+	}
+	if (cq != NULL)
+		CCHECK(ibv_destroy_cq(cq) == 0);
+	if (pd != NULL)
+		CCHECK(ibv_dealloc_pd(pd) == 0);
 	CCHECK(ibv_close_device(ctx) == 0);
 	ibv_free_device_list(list);
 	return bad;
@@ -236,6 +286,14 @@ region_make(enum fault f, struct rp_dev_ctl **ctl, size_t *mapped)
 	snprintf((*ctl)->name, sizeof((*ctl)->name), "rocepmd0");
 	(*ctl)->mtu = 1024;
 	(*ctl)->max_qp = 16;
+	(*ctl)->max_cq = 16;
+	(*ctl)->max_pd = 16;
+	(*ctl)->max_cqe = 4096;
+	(*ctl)->max_qp_wr = 1024;
+	(*ctl)->max_sge = RP_MAX_SGE;
+	(*ctl)->max_inline = RP_MAX_INLINE;
+	/* The engine sleeps: a post must signal the wake-up eventfd. */
+	(*ctl)->need_wakeup = 1;
 	return fd;
 }
 
@@ -260,7 +318,7 @@ host_ctrl(const struct tcase *t, int sock)
 {
 	struct rp_attach_ctrl r;
 	bool seen_reg = false, seen_alloc = false, seen_free = false;
-	bool seen_unreg = false;
+	bool seen_unreg = false, seen_qp = false;
 	const uint64_t one = 1;
 	ssize_t n;
 	int fd;
@@ -294,6 +352,25 @@ host_ctrl(const struct tcase *t, int sock)
 			seen_alloc = true;
 			r.slot.u.pd.pdn = FAKE_PDN;
 			break;
+		case RP_CTRL_CQ_CREATE:
+			r.slot.u.cq.cqn = FAKE_CQN;
+			r.slot.u.cq.size = 64;
+			r.slot.u.cq.off = FAKE_CQ_OFF;
+			break;
+		case RP_CTRL_QP_CREATE:
+			seen_qp = true;
+			r.slot.u.qp_create.qpn = FAKE_QPN;
+			r.slot.u.qp_create.sq_size = FAKE_WQ_SIZE;
+			r.slot.u.qp_create.sq_stride = FAKE_WQ_STRIDE;
+			r.slot.u.qp_create.rq_size = FAKE_WQ_SIZE;
+			r.slot.u.qp_create.rq_stride = FAKE_WQ_STRIDE;
+			r.slot.u.qp_create.sq_off = FAKE_SQ_OFF;
+			r.slot.u.qp_create.rq_off = FAKE_RQ_OFF;
+			break;
+		case RP_CTRL_QP_MODIFY:
+		case RP_CTRL_QP_DESTROY:
+		case RP_CTRL_CQ_DESTROY:
+			break;
 		case RP_CTRL_PD_FREE:
 			seen_free = true;
 			CHECK(r.slot.u.pd.pdn == FAKE_PDN, "PD_FREE of pd %u",
@@ -309,9 +386,10 @@ host_ctrl(const struct tcase *t, int sock)
 		      "reply: %s", strerror(errno));
 	}
 	if (t->fault == F_NONE)
-		CHECK(seen_reg && seen_alloc && seen_free && seen_unreg,
-		      "requests seen: ASYNC_REG %d PD_ALLOC %d PD_FREE %d ASYNC_UNREG %d",
-		      seen_reg, seen_alloc, seen_free, seen_unreg);
+		CHECK(seen_reg && seen_alloc && seen_free && seen_unreg &&
+		      seen_qp,
+		      "requests seen: ASYNC_REG %d PD_ALLOC %d QP_CREATE %d PD_FREE %d ASYNC_UNREG %d",
+		      seen_reg, seen_alloc, seen_qp, seen_free, seen_unreg);
 }
 
 static void
@@ -347,7 +425,7 @@ host(const struct tcase *t, int lsock)
 	}
 
 	fd = region_make(t->fault, &ctl, &mapped);
-	efd = eventfd(0, EFD_CLOEXEC);
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	CHECK(fd >= 0 && efd >= 0, "region or eventfd: %s", strerror(errno));
 	memset(&w, 0, sizeof(w));
 	w.hdr = (struct rp_attach_hdr){ .magic = RP_ATTACH_MAGIC,
@@ -391,9 +469,19 @@ host(const struct tcase *t, int lsock)
 	CHECK(send_with_fds(sock, &w, wlen, fds, nfds) == 0, "WELCOME: %s",
 	      strerror(errno));
 	close(fd);
-	close(efd);
 	host_ctrl(t, sock);
 	close(sock);
+	if (t->fault == F_NONE && ctl != NULL && ctl != MAP_FAILED) {
+		const struct rp_wq_hdr *rq = (const void *)
+			((const uint8_t *)ctl + FAKE_RQ_OFF);
+		uint64_t rings = 0;
+
+		CHECK(rq->prod == 1, "the receive queue's producer index is %u, not 1",
+		      rq->prod);
+		CHECK(read(efd, &rings, sizeof(rings)) == sizeof(rings) &&
+		      rings >= 1, "the post rang no doorbell");
+	}
+	close(efd);
 	if (ctl != NULL && ctl != MAP_FAILED)
 		munmap(ctl, mapped);
 }
