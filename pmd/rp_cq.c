@@ -192,6 +192,9 @@ rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe)
 	struct rp_cqe *slot;
 	uint32_t arm, solicited;
 
+	/* The data a completion reports is in the process first. */
+	rp_mem_flush(dev);
+
 	/*
 	 * A4: pairs with the shim's release of cons after reading CQEs.
 	 * Untrusted: a cons beyond prod (or more than size behind) reads

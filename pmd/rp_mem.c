@@ -17,7 +17,46 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include <rte_malloc.h>
+
+#include "rp_log.h"
 #include "rp_obj.h"
+
+/*
+ * Writes into an attached process are batched: the bytes are staged here
+ * and reach the process in one process_vm_writev() per burst of received
+ * packets (rp_mem_flush() at the end of rp_recv_burst()), so the cost of
+ * the system call is shared by the packets of a burst.  Everything that
+ * could observe them flushes first: a CQE (rp_cq_post()), a read or an
+ * atomic of attached memory.  A write that the process refuses (memory it
+ * unmapped while registered) is counted, as on hardware, where the NIC
+ * would have written to pages the process no longer sees.
+ */
+#define RP_MEM_STAGE	(256u * 1024u)
+#define RP_MEM_IOV	64u
+
+struct rp_mem_batch {
+	pid_t pid;
+	uint32_t n;
+	uint32_t used;
+	struct iovec local[RP_MEM_IOV];
+	struct iovec remote[RP_MEM_IOV];
+	uint8_t stage[RP_MEM_STAGE];
+};
+
+int
+rp_mem_init(struct rp_dev *dev)
+{
+	dev->wb = rte_zmalloc("rp_mem_batch", sizeof(*dev->wb), 0);
+	return dev->wb == NULL ? -ENOMEM : 0;
+}
+
+void
+rp_mem_fini(struct rp_dev *dev)
+{
+	rte_free(dev->wb);
+	dev->wb = NULL;
+}
 
 static int
 mem_remote(pid_t pid, void *local, uint8_t *remote, uint32_t n, bool write)
@@ -31,20 +70,54 @@ mem_remote(pid_t pid, void *local, uint8_t *remote, uint32_t n, bool write)
 	return done == (ssize_t)n ? 0 : -EFAULT;
 }
 
+void
+rp_mem_flush_pending(struct rp_dev *dev)
+{
+	struct rp_mem_batch *b = dev->wb;
+	ssize_t want = b->used, done;
+
+	done = process_vm_writev(b->pid, b->local, b->n, b->remote, b->n, 0);
+	if (done != want) {
+		rp_stat_inc(dev, RP_STAT_MEM_FAULT);
+		RP_LOG_RL(rp_logtype, WARNING,
+			  "%s: %zd of %zd bytes reached process %d: memory it registered is gone",
+			  dev->ctl->name, done < 0 ? (ssize_t)0 : done, want,
+			  (int)b->pid);
+	}
+	b->n = 0;
+	b->used = 0;
+	dev->mem_staged = 0;
+}
+
 int
-rp_mem_write(const struct rp_mr *m, uint64_t va, const void *src, uint32_t n)
+rp_mem_write(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
+	     const void *src, uint32_t n)
 {
 	uint8_t *p = m->addr + (va - m->iova);
+	struct rp_mem_batch *b = dev->wb;
 
 	if (likely(m->pid == 0)) {
 		memcpy(p, src, n);
 		return 0;
 	}
-	return mem_remote(m->pid, (void *)(uintptr_t)src, p, n, true);
+	if (n > RP_MEM_STAGE)
+		return mem_remote(m->pid, (void *)(uintptr_t)src, p, n, true);
+	if (b->n != 0 && (b->pid != m->pid || b->n == RP_MEM_IOV ||
+			  b->used + n > RP_MEM_STAGE))
+		rp_mem_flush_pending(dev);
+	b->pid = m->pid;
+	memcpy(b->stage + b->used, src, n);
+	b->local[b->n] = (struct iovec){ b->stage + b->used, n };
+	b->remote[b->n] = (struct iovec){ p, n };
+	b->n++;
+	b->used += n;
+	dev->mem_staged = b->n;
+	return 0;
 }
 
 int
-rp_mem_read(const struct rp_mr *m, uint64_t va, void *dst, uint32_t n)
+rp_mem_read(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
+	    void *dst, uint32_t n)
 {
 	const uint8_t *p = m->addr + (va - m->iova);
 
@@ -52,6 +125,7 @@ rp_mem_read(const struct rp_mr *m, uint64_t va, void *dst, uint32_t n)
 		memcpy(dst, p, n);
 		return 0;
 	}
+	rp_mem_flush(dev);	/* what it reads may be staged */
 	return mem_remote(m->pid, dst, (uint8_t *)(uintptr_t)p, n, false);
 }
 
@@ -63,8 +137,9 @@ rp_mem_read(const struct rp_mr *m, uint64_t va, void *dst, uint32_t n)
  * is what IBV_ATOMIC_HCA promises.
  */
 int
-rp_mem_atomic(const struct rp_mr *m, uint64_t va, bool cmp_swap,
-	      uint64_t compare_add, uint64_t swap, uint64_t *orig)
+rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
+	      bool cmp_swap, uint64_t compare_add, uint64_t swap,
+	      uint64_t *orig)
 {
 	uint64_t *p = (uint64_t *)(void *)(m->addr + (va - m->iova));
 	uint64_t v;
@@ -84,6 +159,7 @@ rp_mem_atomic(const struct rp_mr *m, uint64_t va, bool cmp_swap,
 		*orig = v;
 		return 0;
 	}
+	rp_mem_flush(dev);
 	ret = mem_remote(m->pid, &v, (uint8_t *)p, sizeof(v), false);
 	if (ret != 0)
 		return ret;

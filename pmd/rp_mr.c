@@ -266,8 +266,8 @@ sge_walk(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 				 to_sge ? IBV_ACCESS_LOCAL_WRITE : 0);
 		if (m == NULL)
 			return -EACCES;
-		ret = to_sge ? rp_mem_write(m, sge[i].addr + off, buf, n) :
-			rp_mem_read(m, sge[i].addr + off, buf, n);
+		ret = to_sge ? rp_mem_write(dev, m, sge[i].addr + off, buf, n) :
+			rp_mem_read(dev, m, sge[i].addr + off, buf, n);
 		if (ret != 0)
 			return ret;
 		buf += n;

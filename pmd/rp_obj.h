@@ -506,6 +506,7 @@ enum rp_stat {
 	RP_STAT_RX_MCAST,
 	RP_STAT_PROBE,
 	RP_STAT_TX_KICK,
+	RP_STAT_MEM_FAULT,
 	RP_STAT_MAX,
 };
 
@@ -542,6 +543,8 @@ struct rp_dev {
 	struct rte_mempool *pool;
 	struct rte_ring *ctrl_ring;	/* slot indexes, MP/SC */
 	struct rp_ctrl_slot *ctrl_slot;	/* RP_CTRL_SLOTS, private memory */
+	struct rp_mem_batch *wb;	/* writes staged for attached memory */
+	uint32_t mem_staged;		/* how many (rp_mem_flush()) */
 	struct rte_ring *loop_ring;	/* frames to ourselves */
 	struct rte_ether_addr mac;
 	uint32_t ipv4;			/* network order */
@@ -646,11 +649,24 @@ int rp_mr_rereg(struct rp_dev *dev, struct rp_ctrl_mr *mr);
 struct rp_mr *rp_key_entry(struct rp_dev *dev, uint32_t key);
 
 /* ---- rp_mem.c: registered memory, here or in an attached process */
-int rp_mem_write(const struct rp_mr *m, uint64_t va, const void *src,
-		 uint32_t n);
-int rp_mem_read(const struct rp_mr *m, uint64_t va, void *dst, uint32_t n);
-int rp_mem_atomic(const struct rp_mr *m, uint64_t va, bool cmp_swap,
-		  uint64_t compare_add, uint64_t swap, uint64_t *orig);
+int rp_mem_init(struct rp_dev *dev);
+void rp_mem_fini(struct rp_dev *dev);
+int rp_mem_write(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
+		 const void *src, uint32_t n);
+int rp_mem_read(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
+		void *dst, uint32_t n);
+int rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
+		  bool cmp_swap, uint64_t compare_add, uint64_t swap,
+		  uint64_t *orig);
+void rp_mem_flush_pending(struct rp_dev *dev);
+
+/* Writes staged for an attached process reach it (rp_mem.c). */
+static inline void
+rp_mem_flush(struct rp_dev *dev)
+{
+	if (unlikely(dev->mem_staged != 0))
+		rp_mem_flush_pending(dev);
+}
 struct rp_mr *rp_key_alloc(struct rp_dev *dev, uint8_t kind, uint32_t pdn);
 
 /* ---- rp_mw.c */

@@ -209,4 +209,5 @@ rp_recv_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 		recv_one(dev, pkts[i]);
 		rte_pktmbuf_free(pkts[i]);
 	}
+	rp_mem_flush(dev);
 }

@@ -231,7 +231,7 @@ resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
 				    IBV_ACCESS_REMOTE_WRITE);
 		if (mr == NULL)
 			return RP_RESP_ERR_ACCESS;
-		if (rp_mem_write(mr, qp->resp.wr_va, rp_pkt_payload(pkt),
+		if (rp_mem_write(qp->dev, mr, qp->resp.wr_va, rp_pkt_payload(pkt),
 				 len) != 0)
 			return RP_RESP_ERR_ACCESS;
 		qp->resp.wr_va += len;
@@ -411,10 +411,10 @@ resp_atomic(struct rp_qp *qp, const struct rp_pkt *pkt)
 	    !qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)].replay)
 		return RP_RESP_ERR_INV_REQ;
 	if (pkt->opcode == RP_OP_CMP_SWAP) {
-		if (rp_mem_atomic(mr, va, true, rp_pkt_atmeth_comp(pkt),
+		if (rp_mem_atomic(qp->dev, mr, va, true, rp_pkt_atmeth_comp(pkt),
 				  rp_pkt_atmeth_swap_add(pkt), &orig) != 0)
 			return RP_RESP_ERR_ACCESS;
-	} else if (rp_mem_atomic(mr, va, false, rp_pkt_atmeth_swap_add(pkt),
+	} else if (rp_mem_atomic(qp->dev, mr, va, false, rp_pkt_atmeth_swap_add(pkt),
 				 0, &orig) != 0) {
 		return RP_RESP_ERR_ACCESS;
 	}
@@ -525,7 +525,7 @@ rp_resp_step(struct rp_qp *qp)
 			rp_atmack_set(rp_xmit_hdr(bth, op, RP_HDR_ATMACK),
 				      rd->orig);
 		if (chunk != 0 &&
-		    rp_mem_read(rd->mr, rd->va,
+		    rp_mem_read(qp->dev, rd->mr, rd->va,
 				rp_xmit_hdr(bth, op, RP_HDR_PAYLOAD),
 				chunk) != 0) {
 			/* Memory an attached process no longer has mapped. */

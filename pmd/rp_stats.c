@@ -58,6 +58,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_RX_MCAST] = "rx_multicast",
 	[RP_STAT_PROBE] = "retransmit_probes",
 	[RP_STAT_TX_KICK] = "tx_ring_kicks",
+	[RP_STAT_MEM_FAULT] = "attached_mem_faults",
 };
 
 int
