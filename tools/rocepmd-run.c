@@ -4,6 +4,8 @@
  *
  *   rocepmd-run [--config FILE] [--shim PATH] [--rdmacm PATH] [--] PROGRAM ...
  *   rocepmd-run [--config FILE] --check
+ *   rocepmd-run --attach[=SOCKET] [--shim PATH] [--] PROGRAM ...
+ *   rocepmd-run --attach[=SOCKET] --check
  *
  * Validates the configuration (so a bad file fails here, before anything
  * runs) and that no other process owns one of its ports, then exports
@@ -12,9 +14,16 @@
  * the program.  The shim claims the ports itself
  * (rp_port_lock()); asking here only spares the program a start that
  * would fail.
+ *
+ * --attach: the program attaches to the host serving SOCKET (rocepmd-testpmd
+ * --host) instead of booting an engine: no configuration, only the verbs
+ * shim preloaded (the RDMA CM is not offered to attached programs yet),
+ * and ROCEPMD_ATTACH=SOCKET.  Without SOCKET, the one *.sock of
+ * $ROCEPMD_RUN_DIR, else /run/rocepmd.
  */
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -23,9 +32,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rocepmd.h"
+#include "rp_attach_client.h"
 
 #ifndef RP_SHIM_BUILD_PATH
 #define RP_SHIM_BUILD_PATH ""
@@ -63,14 +74,23 @@ rp_run_usage(FILE *f)
 	fprintf(f,
 		"Usage: %s [--config FILE] [--shim PATH] [--rdmacm PATH] [--] PROGRAM [ARGS...]\n"
 		"       %s [--config FILE] --check\n"
+		"       %s --attach[=SOCKET] [--shim PATH] [--] PROGRAM [ARGS...]\n"
+		"       %s --attach[=SOCKET] --check\n"
 		"\n"
 		"Run an unmodified verbs program over rocepmd: validate the\n"
 		"configuration, export ROCEPMD_CONFIG and prepend the rocepmd\n"
 		"verbs shim and RDMA CM libraries to LD_PRELOAD, then exec\n"
-		"PROGRAM.\n"
+		"PROGRAM.  With --attach, the program uses the devices of a host\n"
+		"(rocepmd-testpmd --host) instead: no configuration, no DPDK in\n"
+		"the program, ROCEPMD_ATTACH=SOCKET and the verbs shim only.\n"
 		"\n"
 		"  -c, --config FILE  configuration (default: $ROCEPMD_CONFIG,\n"
 		"                     else ./" RP_RUN_DEFAULT_CONFIG ")\n"
+		"      --attach[=SOCKET]\n"
+		"                     attach to the host serving SOCKET (also\n"
+		"                     --attach SOCKET when SOCKET is a socket);\n"
+		"                     default: the only *.sock of $ROCEPMD_RUN_DIR,\n"
+		"                     else of " RP_SERVE_DIR "\n"
 		"  -s, --shim PATH    verbs shim library (default: $ROCEPMD_SHIM,\n"
 		"                     else the build tree's when run from it,\n"
 		"                     else " RP_SHIM_INSTALL_PATH ")\n"
@@ -79,14 +99,16 @@ rp_run_usage(FILE *f)
 		"                     else " RP_RDMACM_INSTALL_PATH ")\n"
 		"      --check        validate the configuration, print one line\n"
 		"                     per port, the EAL arguments and which\n"
-		"                     process owns a port, if one does, and exit\n"
+		"                     process owns a port, if one does, and exit;\n"
+		"                     with --attach: attach, print one line per\n"
+		"                     device the host serves, and exit\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n"
 		"\n"
 		"Exit status: PROGRAM's, or 1 for a bad configuration, a missing\n"
-		"shim or a port that another process owns, 2 for a bad command\n"
-		"line, 127 if PROGRAM cannot be run.\n",
-		rp_run_prog, rp_run_prog);
+		"shim, a port that another process owns or no host to attach to,\n"
+		"2 for a bad command line, 127 if PROGRAM cannot be run.\n",
+		rp_run_prog, rp_run_prog, rp_run_prog, rp_run_prog);
 }
 
 static bool
@@ -266,10 +288,130 @@ rp_run_print_check(const struct rp_config *cfg, const char *path,
 		printf("in use: %s\n", err);
 }
 
+static bool
+rp_run_is_socket(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/*
+ * The host socket when --attach names none: the only *.sock of the run
+ * directory.  Into path (PATH_MAX), or an error message and false.
+ */
+static bool
+rp_run_attach_default(char *path)
+{
+	const char *env = getenv("ROCEPMD_RUN_DIR");
+	const char *dir = env != NULL && env[0] != '\0' ? env : RP_SERVE_DIR;
+	char found[1024] = "";
+	unsigned int n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir(dir);
+	if (d == NULL) {
+		fprintf(stderr, "%s: --attach: %s: %s (start a host with rocepmd-testpmd --host, or name its socket: --attach=SOCKET)\n",
+			rp_run_prog, dir, strerror(errno));
+		return false;
+	}
+	while ((de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+
+		if (len <= 5 || strcmp(de->d_name + len - 5, ".sock") != 0)
+			continue;
+		if (n++ == 0)
+			snprintf(path, PATH_MAX, "%s/%s", dir, de->d_name);
+		snprintf(found + strlen(found), sizeof(found) - strlen(found),
+			 "%s%s", n == 1 ? "" : ", ", de->d_name);
+	}
+	closedir(d);
+	if (n == 1)
+		return true;
+	if (n == 0)
+		fprintf(stderr, "%s: --attach: no host socket (*.sock) in %s (start a host with rocepmd-testpmd --host, or name its socket: --attach=SOCKET)\n",
+			rp_run_prog, dir);
+	else
+		fprintf(stderr, "%s: --attach: %u host sockets in %s: %s; choose one with --attach=SOCKET\n",
+			rp_run_prog, n, dir, found);
+	return false;
+}
+
+/* --attach --check: attach, print the devices, detach. */
+static int
+rp_run_attach_check(const char *sock, const char *shim)
+{
+	struct rp_attach_conn c;
+	char addr[INET_ADDRSTRLEN];
+	char err[512];
+	int ret;
+
+	ret = rp_attach_open(&c, sock, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "%s: %s\n", rp_run_prog, err);
+		return RP_RUN_EXIT_CONFIG;
+	}
+	printf("%s: ok: client %" PRIu32 ", %" PRIu32 " device%s\n", sock,
+	       c.client_id, c.nr_devs, c.nr_devs == 1 ? "" : "s");
+	for (uint32_t i = 0; i < c.nr_devs; i++) {
+		const struct rp_dev_ctl *ctl = c.dev[i].ctl;
+		const uint8_t *m = ctl->mac;
+
+		inet_ntop(AF_INET, &ctl->ipv4, addr, sizeof(addr));
+		printf("%.*s: ipv4 %s/%" PRIu32
+		       ", mac %02x:%02x:%02x:%02x:%02x:%02x, mtu %" PRIu32
+		       ", link %s, region %" PRIu64 " MiB, wake-up fd %s\n",
+		       (int)strnlen(ctl->name, sizeof(ctl->name)), ctl->name,
+		       addr, ctl->prefix_len, m[0], m[1], m[2], m[3], m[4],
+		       m[5], ctl->mtu,
+		       __atomic_load_n(&ctl->link_up, __ATOMIC_RELAXED) ?
+		       "up" : "down", c.dev[i].region_size >> 20,
+		       c.dev[i].wake_fd >= 0 ? "yes" : "no");
+	}
+	printf("shim: %s%s\n", shim, rp_run_exists(shim) ? "" : " (missing)");
+	rp_attach_close(&c);
+	return 0;
+}
+
+/* --attach: run the program on the host serving sock. */
+static int
+rp_run_attach(char **argv, const char *sock, const char *shim, bool check)
+{
+	char abs_sock[PATH_MAX], abs_shim[PATH_MAX];
+
+	if (!rp_run_is_socket(sock) || realpath(sock, abs_sock) == NULL) {
+		fprintf(stderr, "%s: --attach: %s: %s (start a host with rocepmd-testpmd --host)\n",
+			rp_run_prog, sock,
+			access(sock, F_OK) == 0 ? "not a socket" :
+			strerror(errno));
+		return RP_RUN_EXIT_CONFIG;
+	}
+	if (check)
+		return rp_run_attach_check(abs_sock, shim);
+	if (!rp_run_lib_check("verbs shim", shim,
+			      "use --shim PATH or set ROCEPMD_SHIM", abs_shim))
+		return RP_RUN_EXIT_CONFIG;
+	/* The shim attaches when ROCEPMD_ATTACH is set; no configuration. */
+	if (unsetenv("ROCEPMD_CONFIG") != 0 ||
+	    setenv("ROCEPMD_ATTACH", abs_sock, 1) != 0 ||
+	    rp_run_set_preload(abs_shim) != 0) {
+		fprintf(stderr, "%s: cannot set the environment: %s\n",
+			rp_run_prog, strerror(errno));
+		return RP_RUN_EXIT_CONFIG;
+	}
+	fflush(NULL);
+	execvp(argv[0], argv);
+	fprintf(stderr, "%s: cannot run %s: %s\n", rp_run_prog, argv[0],
+		strerror(errno));
+	return RP_RUN_EXIT_EXEC;
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "attach", optional_argument, NULL, 'A' },
 		{ "check", no_argument, NULL, 'C' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
@@ -283,7 +425,9 @@ main(int argc, char **argv)
 	const char *config, *shim, *rdmacm;
 	char abs_config[PATH_MAX], abs_shim[PATH_MAX], abs_rdmacm[PATH_MAX];
 	char err[1024];
-	bool check = false;
+	char attach_sock[PATH_MAX];
+	const char *attach_opt = NULL;
+	bool check = false, attach = false;
 	int opt, rc;
 
 	if (argc > 0 && argv[0] != NULL && argv[0][0] != '\0') {
@@ -294,6 +438,14 @@ main(int argc, char **argv)
 	/* '+': stop at PROGRAM, whose options are its own */
 	while ((opt = getopt_long(argc, argv, "+c:hr:s:V", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'A':
+			attach = true;
+			attach_opt = optarg;
+			/* --attach SOCKET: only a socket, never the program */
+			if (attach_opt == NULL && optind < argc &&
+			    rp_run_is_socket(argv[optind]))
+				attach_opt = argv[optind++];
+			break;
 		case 'C':
 			check = true;
 			break;
@@ -325,6 +477,28 @@ main(int argc, char **argv)
 		fprintf(stderr, "%s: no program to run\n", rp_run_prog);
 		rp_run_usage(stderr);
 		return RP_RUN_EXIT_USAGE;
+	}
+
+	if (attach) {
+		if (config_opt != NULL) {
+			fprintf(stderr, "%s: --attach and --config: an attached program uses the host's configuration\n",
+				rp_run_prog);
+			return RP_RUN_EXIT_USAGE;
+		}
+		if (rdmacm_opt != NULL) {
+			fprintf(stderr, "%s: --attach and --rdmacm: the RDMA CM runs embedded only (not offered to attached programs yet)\n",
+				rp_run_prog);
+			return RP_RUN_EXIT_USAGE;
+		}
+		if (attach_opt != NULL && attach_opt[0] != '\0')
+			snprintf(attach_sock, sizeof(attach_sock), "%s",
+				 attach_opt);
+		else if (!rp_run_attach_default(attach_sock))
+			return RP_RUN_EXIT_CONFIG;
+		shim = rp_run_lib_path(shim_opt, "ROCEPMD_SHIM",
+				       RP_SHIM_BUILD_PATH,
+				       RP_SHIM_INSTALL_PATH);
+		return rp_run_attach(&argv[optind], attach_sock, shim, check);
 	}
 
 	config = rp_run_config_path(config_opt);

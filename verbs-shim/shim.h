@@ -305,11 +305,52 @@ shim_is_pow2(uint32_t v)
 	return v != 0 && (v & (v - 1)) == 0;
 }
 
+/* --------------------------------------------------------------- engine */
+
+/*
+ * How the shim reaches the engine: all it asks of it.
+ * Embedded (shim_boot.c): the engine runs in this process, booted from
+ * ROCEPMD_CONFIG or by the program itself (rocepmd_verbs_attach()).
+ * Attached (shim_attach.c): another process, the host, runs it and serves
+ * the devices on the UNIX socket named by ROCEPMD_ATTACH (rp_attach.h).
+ * Either way the regions are mapped here and the data path is the same.
+ */
+struct shim_engine_ops {
+	const char *name;
+	/* Number of devices. */
+	unsigned int (*dev_count)(void);
+	/* Control block at the base of a device's region, or NULL. */
+	struct rp_dev_ctl *(*dev_ctl)(unsigned int dev);
+	/*
+	 * Bytes of the region this process may touch: every offset the
+	 * engine returns is bounded by it (shim_region_ptr()).
+	 */
+	uint64_t (*region_size)(unsigned int dev);
+	/* Run a control request: 0 or a negative errno (rp_ctrl_call()). */
+	int (*ctrl_call)(unsigned int dev, struct rp_ctrl_slot *slot);
+	/* A work queue of the device has new entries (rp_dev_doorbell()). */
+	void (*doorbell)(unsigned int dev);
+};
+
+extern const struct shim_engine_ops shim_engine_embedded_ops;
+extern const struct shim_engine_ops shim_engine_attached_ops;
+/* Chosen once, before shim_engine_running() first says true. */
+extern const struct shim_engine_ops *shim_engine;
+
+static inline void
+shim_doorbell(unsigned int dev)
+{
+	shim_engine->doorbell(dev);
+}
+
 /* ------------------------------------------------------------ functions */
 
 /* shim_boot.c */
 int shim_boot(void);
 bool shim_engine_running(void);
+
+/* shim_attach.c */
+int shim_attach_open(const char *path);
 
 /* shim_dev.c */
 int shim_dev_probe(void);

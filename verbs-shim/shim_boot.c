@@ -18,6 +18,11 @@
  * The EAL's runtime directory (one per --file-prefix) is removed by a
  * second exit handler, registered before rte_eal_init() so that it runs
  * after the EAL's own handlers have removed their files.
+ *
+ * With ROCEPMD_ATTACH set, none of this: the process attaches to the host
+ * serving that socket (shim_attach.c) and loads no configuration, claims
+ * no port and initialises no DPDK.  A failure to attach is, as above,
+ * zero devices and a logged reason.
  */
 
 #include <errno.h>
@@ -56,6 +61,27 @@ static struct shim_boot_state shim_boot_state = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
 };
+
+/* The engine wrote it when it created the region, in this process. */
+static uint64_t
+shim_boot_region_size(unsigned int dev)
+{
+	const struct rp_dev_ctl *ctl = rp_dev_ctl(dev);
+
+	return ctl != NULL ? ctl->region_size : 0;
+}
+
+/* The engine of this process, booted here or by the program itself. */
+const struct shim_engine_ops shim_engine_embedded_ops = {
+	.name = "embedded",
+	.dev_count = rp_dev_count,
+	.dev_ctl = rp_dev_ctl,
+	.region_size = shim_boot_region_size,
+	.ctrl_call = rp_ctrl_call,
+	.doorbell = rp_dev_doorbell,
+};
+
+const struct shim_engine_ops *shim_engine = &shim_engine_embedded_ops;
 
 static pthread_once_t shim_boot_once = PTHREAD_ONCE_INIT;
 static int shim_boot_status = -ENODEV;	/* written once, under the once */
@@ -197,6 +223,27 @@ shim_boot_thread_start(struct shim_boot_state *b)
 	return 0;
 }
 
+/* ROCEPMD_ATTACH: the devices of the host serving that socket. */
+static void
+shim_boot_attached(const char *sock)
+{
+	const char *config = getenv("ROCEPMD_CONFIG");
+
+	if (config != NULL && config[0] != '\0')
+		SHIM_LOG(WARNING, "ROCEPMD_ATTACH is set: ROCEPMD_CONFIG (%s) is ignored",
+			 config);
+	if (shim_attach_open(sock) < 0) {
+		shim_boot_status = -ENODEV;
+		return;
+	}
+	/* As embedded: the host takes requests from this process only. */
+	if (pthread_atfork(NULL, NULL, shim_boot_atfork_child) != 0)
+		SHIM_LOG(WARNING, "cannot register the fork handler");
+	shim_engine = &shim_engine_attached_ops;
+	rp_store_release(&shim_running, true);
+	shim_boot_status = shim_dev_probe();
+}
+
 static void
 shim_boot_once_fn(void)
 {
@@ -208,9 +255,15 @@ shim_boot_once_fn(void)
 	/* Before anything logs: never write to the application's stdout. */
 	rte_openlog_stream(stderr);
 
+	path = getenv("ROCEPMD_ATTACH");
+	if (path != NULL && path[0] != '\0') {
+		shim_boot_attached(path);
+		return;
+	}
+
 	path = getenv("ROCEPMD_CONFIG");
 	if (path == NULL || path[0] == '\0') {
-		SHIM_LOG(ERR, "ROCEPMD_CONFIG is not set: no rocepmd device (start the program with rocepmd-run)");
+		SHIM_LOG(ERR, "ROCEPMD_CONFIG is not set, nor ROCEPMD_ATTACH: no rocepmd device (start the program with rocepmd-run)");
 		shim_boot_status = -ENODEV;
 		return;
 	}
@@ -291,8 +344,13 @@ int
 shim_boot_attach(void)
 {
 	pthread_once(&shim_boot_once, shim_boot_attach_fn);
-	/* Too late if a verbs call booted the engine from ROCEPMD_CONFIG. */
-	return shim_boot_state.thread_up ? -EALREADY : shim_boot_status;
+	/*
+	 * Too late if a verbs call booted the engine from ROCEPMD_CONFIG or
+	 * attached to a host.
+	 */
+	return shim_boot_state.thread_up ||
+		shim_engine != &shim_engine_embedded_ops ? -EALREADY :
+		shim_boot_status;
 }
 
 /*

@@ -64,7 +64,7 @@ shim_ctrl(struct shim_context *ctx, struct rp_ctrl_slot *slot)
 
 	if (!shim_engine_running())
 		return -ENODEV;
-	ret = rp_ctrl_call(ctx->dev, slot);
+	ret = shim_engine->ctrl_call(ctx->dev, slot);
 	if (ret > 0)
 		ret = -EIO;		/* not a value the engine may return */
 	if (ret < 0) {
@@ -256,13 +256,13 @@ shim_gid_empty(const uint8_t gid[16])
 int
 shim_dev_probe(void)
 {
-	unsigned int n = rp_dev_count();
+	unsigned int n = shim_engine->dev_count();
 	unsigned int i;
 
 	if (n > RP_MAX_PORTS)
 		n = RP_MAX_PORTS;
 	for (i = 0; i < n; i++) {
-		const struct rp_dev_ctl *ctl = rp_dev_ctl(i);
+		const struct rp_dev_ctl *ctl = shim_engine->dev_ctl(i);
 		struct shim_device *d = &shim_devs[shim_ndevs];
 		char name[RP_DEV_NAME_LEN + 1];
 
@@ -457,12 +457,12 @@ ibv_open_device(struct ibv_device *device)
 		goto err_free_tab;
 	}
 	ctx->dev = d->dev;
-	ctx->ctl = rp_dev_ctl(d->dev);
+	ctx->ctl = shim_engine->dev_ctl(d->dev);
 	if (ctx->ctl == NULL) {
 		ret = -ENODEV;
 		goto err_free_tab;
 	}
-	ctx->region_size = ctx->ctl->region_size;
+	ctx->region_size = shim_engine->region_size(d->dev);
 	ret = shim_async_init(ctx);
 	if (ret < 0)
 		goto err_free_tab;

@@ -277,7 +277,7 @@ shim_post_send_wr(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	rte_spinlock_unlock(&sq->lock);
 
 	if (posted)
-		rp_dev_doorbell(qp->ctx->dev);
+		shim_doorbell(qp->ctx->dev);
 	if (ret != 0)
 		*bad_wr = wr;
 	return ret;
@@ -335,7 +335,7 @@ shim_wq_post_recv(struct shim_wq *rq, uint32_t max_sge, unsigned int dev,
 	rte_spinlock_unlock(&rq->lock);
 
 	if (posted)
-		rp_dev_doorbell(dev);
+		shim_doorbell(dev);
 	if (ret != 0)
 		*bad_wr = wr;
 	return ret;
@@ -705,7 +705,7 @@ shim_wr_complete(struct ibv_qp_ex *qpx)
 	}
 	rte_spinlock_unlock(&sq->lock);
 	if (posted)
-		rp_dev_doorbell(qp->ctx->dev);
+		shim_doorbell(qp->ctx->dev);
 	return ret;
 }
 

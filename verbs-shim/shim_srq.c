@@ -456,7 +456,7 @@ shim_post_srq_ops(struct ibv_srq *ibsrq, struct ibv_ops_wr *op,
 		rp_store_release(&srq->ops.hdr->prod, srq->ops.prod);
 	rte_spinlock_unlock(&srq->ops.lock);
 	if (posted)
-		rp_dev_doorbell(srq->ctx->dev);
+		shim_doorbell(srq->ctx->dev);
 	if (ret != 0)
 		*bad_op = op;
 	return ret;

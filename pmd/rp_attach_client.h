@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Client side of the attach protocol (rp_attach.h): connect to a host,
+ * check its WELCOME, map the device regions, run control requests.
+ *
+ * No EAL and no logging: the verbs shim (shim_attach.c) logs the messages
+ * these functions write into `err`, rocepmd-run --check prints them.
+ * Nothing here is thread-safe: one caller at a time per connection.
+ */
+
+#ifndef _RP_ATTACH_CLIENT_H_
+#define _RP_ATTACH_CLIENT_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rp_abi.h"
+#include "rp_attach.h"
+
+/* How long a host may take to answer the HELLO, in seconds. */
+#define RP_ATTACH_WELCOME_TIMEOUT	10
+
+/* One device the host serves, as this process sees it. */
+struct rp_attach_dev {
+	struct rp_dev_ctl *ctl;		/* region base, mapped shared */
+	uint64_t region_size;		/* bytes mapped */
+	int wake_fd;			/* engine's wake-up eventfd, or -1 */
+};
+
+/* A connection to a host; sock < 0: not connected. */
+struct rp_attach_conn {
+	int sock;
+	uint32_t client_id;		/* the host's name for us */
+	uint32_t nr_devs;
+	struct rp_attach_dev dev[RP_ATTACH_MAX_DEVS];
+};
+
+/*
+ * Connect to the host serving `path` (absolute), say HELLO, check the
+ * WELCOME and everything it carries, and map the regions.  On failure
+ * nothing is left open or mapped.
+ *
+ * @param err	on failure, why (names the path)
+ * @return 0, or a negative errno: -EINVAL (bad path), -ECONNREFUSED or
+ *	-ENOENT (nobody serves it), -EPROTO (the host's answer is not a
+ *	valid WELCOME), -ETIMEDOUT (no answer)
+ */
+int rp_attach_open(struct rp_attach_conn *c, const char *path, char *err,
+		   size_t errlen);
+
+/*
+ * Run one control request on the host: `slot->op` and `slot->u` are the
+ * request, `fd` the eventfd of RP_CTRL_CHAN_CREATE or RP_CTRL_ASYNC_REG
+ * (else -1).  On a completed exchange slot->u holds the reply and
+ * *result the request's result (0 or a negative errno).
+ *
+ * @param err	on failure, why
+ * @return 0 when the host answered; a negative errno when the exchange
+ *	failed (-ENOTCONN: closed already, -EPIPE: the host is gone,
+ *	-EPROTO: malformed reply), after which the socket is closed; the
+ *	regions stay mapped, since other threads may still use them
+ */
+int rp_attach_request(struct rp_attach_conn *c, uint32_t dev,
+		      struct rp_ctrl_slot *slot, int fd, int *result,
+		      char *err, size_t errlen);
+
+/* Unmap the regions and close every descriptor (the host cleans up). */
+void rp_attach_close(struct rp_attach_conn *c);
+
+#endif /* _RP_ATTACH_CLIENT_H_ */

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The attached engine: the devices of another process, the host
+ * (rocepmd-testpmd --host), reached over the UNIX socket named by
+ * ROCEPMD_ATTACH (protocol: rp_attach.h, client: rp_attach_client.c).
+ *
+ * The host hands out each device's region (mapped here, shared) and its
+ * engine's wake-up eventfd; work queues, CQs, channels and async events
+ * are then used exactly as with an embedded engine.  Only control
+ * requests cross the socket, one at a time, since the host answers a
+ * client's requests in order and a reply carries no request number.
+ *
+ * The connection lives as long as the process: at exit the kernel closes
+ * it and the host destroys every object this process created.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rp_attach_client.h"
+#include "shim.h"
+
+static struct {
+	pthread_mutex_t lock;		/* conn.sock: one request at a time */
+	struct rp_attach_conn conn;	/* devices: set once, read-only */
+	bool broken_logged;		/* under lock */
+} shim_att = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.conn = { .sock = -1 },
+};
+
+/*
+ * Attach to the host serving `path`.  Once, from the bootstrap, before
+ * any other function here runs.
+ * @return 0, or a negative errno (logged)
+ */
+int
+shim_attach_open(const char *path)
+{
+	struct rp_attach_conn *c = &shim_att.conn;
+	char err[512];
+	int ret;
+
+	err[0] = '\0';
+	ret = rp_attach_open(c, path, err, sizeof(err));
+	if (ret < 0) {
+		SHIM_LOG(ERR, "%s: no rocepmd device", err[0] != '\0' ? err :
+			 strerror(-ret));
+		return ret;
+	}
+	SHIM_LOG(INFO, "attached to %s: %u device%s, client %u", path,
+		 c->nr_devs, c->nr_devs == 1 ? "" : "s", c->client_id);
+	return 0;
+}
+
+static unsigned int
+shim_attach_dev_count(void)
+{
+	return shim_att.conn.nr_devs;
+}
+
+static struct rp_dev_ctl *
+shim_attach_dev_ctl(unsigned int dev)
+{
+	return dev < shim_att.conn.nr_devs ? shim_att.conn.dev[dev].ctl : NULL;
+}
+
+/*
+ * What is mapped, never the control block's word: every process attached
+ * to the device can write that one.
+ */
+static uint64_t
+shim_attach_region_size(unsigned int dev)
+{
+	return dev < shim_att.conn.nr_devs ?
+		shim_att.conn.dev[dev].region_size : 0;
+}
+
+static int
+shim_attach_ctrl_call(unsigned int dev, struct rp_ctrl_slot *slot)
+{
+	char err[256];
+	int fd = -1;
+	int result;
+	int ret;
+
+	/* The eventfd itself crosses, as SCM_RIGHTS: a number would not. */
+	if (slot->op == RP_CTRL_CHAN_CREATE)
+		fd = slot->u.chan.fd;
+	else if (slot->op == RP_CTRL_ASYNC_REG)
+		fd = slot->u.async.fd;
+
+	pthread_mutex_lock(&shim_att.lock);
+	ret = rp_attach_request(&shim_att.conn, dev, slot, fd, &result, err,
+				sizeof(err));
+	if (ret < 0) {
+		/* Once: every later request fails the same way. */
+		if (!shim_att.broken_logged)
+			SHIM_LOG(ERR, "%s: the host's devices are gone for this process",
+				 err);
+		shim_att.broken_logged = true;
+		result = -EIO;
+	}
+	pthread_mutex_unlock(&shim_att.lock);
+	return result;
+}
+
+/* rp_dev_doorbell(), with the wake-up eventfd the host gave. */
+static void
+shim_attach_doorbell(unsigned int dev)
+{
+	const struct rp_attach_dev *d;
+	const uint64_t one = 1;
+
+	if (dev >= shim_att.conn.nr_devs)
+		return;
+	d = &shim_att.conn.dev[dev];
+	if (d->wake_fd < 0)
+		return;
+	/*
+	 * D1 of rp_dev_doorbell(): pairs with D0 in lcore_block()
+	 * (rp_lcore.c), in the host.  Our store of prod, this fence, our
+	 * load of need_wakeup; the engine's store of need_wakeup, its
+	 * fence, its loads of prod.  The region is the same memory in both
+	 * processes, so the Dekker argument holds across them.
+	 */
+	rp_fence_seq_cst();
+	if (rp_load_relaxed(&d->ctl->need_wakeup) == 0)
+		return;
+	/* The engine counts these writes when it reads the eventfd. */
+	if (write(d->wake_fd, &one, sizeof(one)) < 0)
+		SHIM_LOG(DEBUG, "device %u: wake-up write: %s", dev,
+			 strerror(errno));
+}
+
+const struct shim_engine_ops shim_engine_attached_ops = {
+	.name = "attached",
+	.dev_count = shim_attach_dev_count,
+	.dev_ctl = shim_attach_dev_ctl,
+	.region_size = shim_attach_region_size,
+	.ctrl_call = shim_attach_ctrl_call,
+	.doorbell = shim_attach_doorbell,
+};
