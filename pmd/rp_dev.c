@@ -286,6 +286,13 @@ rp_dev_count(void)
 	return rp_nr_devs;
 }
 
+uint64_t
+rp_dev_region_size(unsigned int id)
+{
+	return id < rp_nr_devs && rp_devs[id] != NULL ?
+		rp_devs[id]->region_size : 0;
+}
+
 struct rp_dev_ctl *
 rp_dev_ctl(unsigned int id)
 {

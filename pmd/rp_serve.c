@@ -377,7 +377,7 @@ static void
 client_close(struct srv_client *c)
 {
 	pthread_mutex_lock(&srv.lock);
-	RP_LOG(INFO, "client %u (pid %d, %s) detached: destroying its %u objects",
+	RP_LOG(NOTICE, "client %u (pid %d, %s) detached: destroying its %u objects",
 	       c->id, (int)c->cred.pid, c->comm, c->nr_obj);
 	/* Kind by kind: QPs before what they use, PDs last. */
 	for (unsigned int k = 0; k < SRV_KINDS; k++)
@@ -448,7 +448,7 @@ client_hello(struct srv_client *c, const struct rp_attach_hello *h, size_t len)
 	if (send_fds(c->fd, &w, sizeof(w), fds, nfds) != 0)
 		return -EPIPE;
 	c->welcomed = true;
-	RP_LOG(INFO, "client %u attached: pid %d (%s), uid %u, gid %u",
+	RP_LOG(NOTICE, "client %u attached: pid %d (%s), uid %u, gid %u",
 	       c->id, (int)c->cred.pid, c->comm, (unsigned int)c->cred.uid,
 	       (unsigned int)c->cred.gid);
 	return 0;

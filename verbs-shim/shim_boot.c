@@ -62,13 +62,12 @@ static struct shim_boot_state shim_boot_state = {
 	.cond = PTHREAD_COND_INITIALIZER,
 };
 
-/* The engine wrote it when it created the region, in this process. */
 static uint64_t
 shim_boot_region_size(unsigned int dev)
 {
-	const struct rp_dev_ctl *ctl = rp_dev_ctl(dev);
-
-	return ctl != NULL ? ctl->region_size : 0;
+	/* The engine's own figure: the one in the region is writable by
+	 * every process attached to the device (rocepmd-testpmd --host). */
+	return rp_dev_region_size(dev);
 }
 
 /* The engine of this process, booted here or by the program itself. */

@@ -251,6 +251,9 @@ unsigned int rp_dev_count(void);
 /** Control block at the base of a device's shared region, or NULL. */
 struct rp_dev_ctl *rp_dev_ctl(unsigned int dev);
 
+/** Size in bytes of a device's shared region (the engine's copy), or 0. */
+uint64_t rp_dev_region_size(unsigned int dev);
+
 /** Base of a device's shared region (equal to rp_dev_ctl()). */
 static inline void *
 rp_dev_region(unsigned int dev)
