@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include <rte_common.h>
 #include <rte_malloc.h>
 
 #include "rp_log.h"
@@ -34,6 +35,16 @@
  */
 #define RP_MEM_STAGE	(256u * 1024u)
 #define RP_MEM_IOV	64u
+/*
+ * Reads from an attached process go ahead: the first packet of a message
+ * reads up to RP_MEM_AHEAD bytes of it in one process_vm_readv(), the
+ * next packets of the same message (same tag: QP and first PSN) copy from
+ * here.  Only within one message, which the application may not change
+ * while it is posted; any write of the engine into attached memory drops
+ * what was read ahead.
+ */
+#define RP_MEM_AHEAD	(64u * 1024u)
+#define RP_MEM_AHEADS	4u
 
 struct rp_mem_batch {
 	pid_t pid;
@@ -42,7 +53,24 @@ struct rp_mem_batch {
 	struct iovec local[RP_MEM_IOV];
 	struct iovec remote[RP_MEM_IOV];
 	uint8_t stage[RP_MEM_STAGE];
+	/* read ahead: a few messages at once, as QPs take turns */
+	struct rp_mem_ahead {
+		pid_t pid;
+		uint64_t tag;
+		const uint8_t *base;	/* in the process */
+		uint32_t len;		/* 0: empty */
+		uint32_t used;		/* pass of its last use (LRU) */
+		uint8_t buf[RP_MEM_AHEAD];
+	} ra[RP_MEM_AHEADS];
+	uint32_t ra_clock;
 };
+
+static void
+ahead_drop(struct rp_mem_batch *b)
+{
+	for (unsigned int i = 0; i < RP_MEM_AHEADS; i++)
+		b->ra[i].len = 0;
+}
 
 int
 rp_mem_init(struct rp_dev *dev)
@@ -100,6 +128,7 @@ rp_mem_write(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 		memcpy(p, src, n);
 		return 0;
 	}
+	ahead_drop(b);
 	if (n > RP_MEM_STAGE)
 		return mem_remote(m->pid, (void *)(uintptr_t)src, p, n, true);
 	if (b->n != 0 && (b->pid != m->pid || b->n == RP_MEM_IOV ||
@@ -117,16 +146,52 @@ rp_mem_write(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 
 int
 rp_mem_read(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
-	    void *dst, uint32_t n)
+	    void *dst, uint32_t n, uint64_t tag, uint64_t ahead)
 {
 	const uint8_t *p = m->addr + (va - m->iova);
+	struct rp_mem_batch *b = dev->wb;
+	struct rp_mem_ahead *a = NULL, *old = &b->ra[0];
+	struct iovec l, r;
+	ssize_t got;
 
 	if (likely(m->pid == 0)) {
 		memcpy(dst, p, n);
 		return 0;
 	}
 	rp_mem_flush(dev);	/* what it reads may be staged */
-	return mem_remote(m->pid, dst, (uint8_t *)(uintptr_t)p, n, false);
+	if (tag == 0 || ahead <= n || n > RP_MEM_AHEAD)
+		return mem_remote(m->pid, dst, (uint8_t *)(uintptr_t)p, n,
+				  false);
+	b->ra_clock++;
+	for (unsigned int i = 0; i < RP_MEM_AHEADS; i++) {
+		struct rp_mem_ahead *c = &b->ra[i];
+
+		if (c->len != 0 && c->tag == tag && c->pid == m->pid &&
+		    p >= c->base && p + n <= c->base + c->len) {
+			a = c;
+			break;
+		}
+		if (c->used < old->used)
+			old = c;
+	}
+	if (a == NULL) {
+		/* The rest of the message, as much as fits. */
+		a = old;
+		a->len = 0;
+		l = (struct iovec){ a->buf, RTE_MIN(ahead, (uint64_t)RP_MEM_AHEAD) };
+		r = (struct iovec){ (void *)(uintptr_t)p, l.iov_len };
+		got = process_vm_readv(m->pid, &l, 1, &r, 1, 0);
+		if (got < (ssize_t)n)
+			return mem_remote(m->pid, dst, (uint8_t *)(uintptr_t)p,
+					  n, false);
+		a->pid = m->pid;
+		a->tag = tag;
+		a->base = p;
+		a->len = (uint32_t)got;
+	}
+	a->used = b->ra_clock;
+	memcpy(dst, a->buf + (p - a->base), n);
+	return 0;
 }
 
 /*
@@ -160,6 +225,7 @@ rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 		return 0;
 	}
 	rp_mem_flush(dev);
+	ahead_drop(dev->wb);
 	ret = mem_remote(m->pid, &v, (uint8_t *)p, sizeof(v), false);
 	if (ret != 0)
 		return ret;

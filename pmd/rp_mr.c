@@ -249,7 +249,8 @@ rp_sge_check(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 /* Walk an SGE list from byte `off`, calling back for each piece. */
 static int
 sge_walk(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
-	 uint32_t nsge, uint32_t off, uint8_t *buf, uint32_t len, bool to_sge)
+	 uint32_t nsge, uint32_t off, uint8_t *buf, uint32_t len, bool to_sge,
+	 uint64_t tag)
 {
 	for (uint32_t i = 0; i < nsge && len > 0; i++) {
 		uint32_t l = sge[i].length;
@@ -267,7 +268,8 @@ sge_walk(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 		if (m == NULL)
 			return -EACCES;
 		ret = to_sge ? rp_mem_write(dev, m, sge[i].addr + off, buf, n) :
-			rp_mem_read(dev, m, sge[i].addr + off, buf, n);
+			rp_mem_read(dev, m, sge[i].addr + off, buf, n,
+				    tag == 0 ? 0 : tag + i, l - off);
 		if (ret != 0)
 			return ret;
 		buf += n;
@@ -279,9 +281,10 @@ sge_walk(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 
 int
 rp_sge_copy_out(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
-		uint32_t nsge, uint32_t off, uint8_t *dst, uint32_t len)
+		uint32_t nsge, uint32_t off, uint8_t *dst, uint32_t len,
+		uint64_t tag)
 {
-	return sge_walk(dev, pdn, sge, nsge, off, dst, len, false);
+	return sge_walk(dev, pdn, sge, nsge, off, dst, len, false, tag);
 }
 
 int
@@ -289,7 +292,7 @@ rp_sge_copy_in(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 	       uint32_t nsge, uint32_t off, const uint8_t *src, uint32_t len)
 {
 	return sge_walk(dev, pdn, sge, nsge, off, (uint8_t *)(uintptr_t)src,
-			len, true);
+			len, true, 0);
 }
 
 int

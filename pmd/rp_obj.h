@@ -640,7 +640,8 @@ int rp_ah_destroy(struct rp_dev *dev, struct rp_ctrl_ah *ah);
 struct rp_mr *rp_mr_lookup(struct rp_dev *dev, uint32_t key, uint32_t pdn,
 			   uint64_t va, uint64_t len, uint32_t access);
 int rp_sge_copy_out(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
-		    uint32_t nsge, uint32_t off, uint8_t *dst, uint32_t len);
+		    uint32_t nsge, uint32_t off, uint8_t *dst, uint32_t len,
+		    uint64_t tag);
 int rp_sge_copy_in(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 		   uint32_t nsge, uint32_t off, const uint8_t *src, uint32_t len);
 int rp_sge_check(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
@@ -653,8 +654,10 @@ int rp_mem_init(struct rp_dev *dev);
 void rp_mem_fini(struct rp_dev *dev);
 int rp_mem_write(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 		 const void *src, uint32_t n);
+/* tag: 0, or the same for every read of one message, which goes on for
+ * `ahead` bytes from va (read ahead of attached memory) */
 int rp_mem_read(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
-		void *dst, uint32_t n);
+		void *dst, uint32_t n, uint64_t tag, uint64_t ahead);
 int rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 		  bool cmp_swap, uint64_t compare_add, uint64_t swap,
 		  uint64_t *orig);

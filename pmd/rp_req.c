@@ -424,6 +424,17 @@ req_send_atomic(struct rp_qp *qp, const struct rp_send_wqe *w)
 	return true;
 }
 
+/*
+ * Names one message for the read ahead of attached memory (rp_mem.c):
+ * its QP and first PSN, with bit 63 set (never 0); the SGE index is
+ * added per SGE.
+ */
+static inline uint64_t
+req_mem_tag(const struct rp_qp *qp, const struct rp_swqe *s)
+{
+	return 1ull << 63 | (uint64_t)qp->qpn << 32 | (uint64_t)s->first_psn << 8;
+}
+
 /* Send the next packet of the WQE at req.head. */
 static bool
 req_send_packet(struct rp_qp *qp)
@@ -487,7 +498,8 @@ req_send_packet(struct rp_qp *qp)
 		memcpy(pay, (const uint8_t *)(w + 1) + qp->req.off, chunk);
 	} else if (chunk != 0 &&
 		   rp_sge_copy_out(qp->dev, s->pdn, (const struct rp_sge *)(w + 1),
-				   w->num_sge, qp->req.off, pay, chunk) != 0) {
+				   w->num_sge, qp->req.off, pay, chunk,
+				   req_mem_tag(qp, s)) != 0) {
 		/* The MR went away while the WQE was being sent. */
 		rte_pktmbuf_free(m);
 		req_fail(qp, IBV_WC_LOC_PROT_ERR);

@@ -526,8 +526,9 @@ rp_resp_step(struct rp_qp *qp)
 				      rd->orig);
 		if (chunk != 0 &&
 		    rp_mem_read(qp->dev, rd->mr, rd->va,
-				rp_xmit_hdr(bth, op, RP_HDR_PAYLOAD),
-				chunk) != 0) {
+				rp_xmit_hdr(bth, op, RP_HDR_PAYLOAD), chunk,
+				1ull << 62 | (uint64_t)qp->qpn << 32 |
+				(uint64_t)rd->first_psn << 8, rd->left) != 0) {
 			/* Memory an attached process no longer has mapped. */
 			rte_pktmbuf_free(m);
 			rp_resp_send_ack(qp, RP_AETH_NAK_REM_ACCESS, rd->psn);

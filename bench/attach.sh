@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# bench/attach.sh: programs attached to a host against embedded engines on
+# the same ports (issue 12).  A benchmark that prints figures, not a test:
+# it exits 0 whatever they are.
+#
+#   start time  ibv_devinfo launched through rocepmd-run --config (it boots
+#               DPDK and an engine) and through rocepmd-run --attach
+#   latency     ib_send_lat -s 64 between the two hosts, t_typical
+#   bandwidth   ib_write_bw -s 65536, BW average
+#   rate        ib_send_bw -s 64 with 1, 2, 4 and 8 attached pairs at once
+#               (the processes of a host share its one engine lcore): the
+#               sum of their message rates; BENCH_RATE_EVENTS=1 makes the
+#               programs wait on CQ events (-e) instead of spinning, which
+#               on a machine with fewer CPUs than programs leaves the CPU
+#               to the engine
+#
+# Embedded first (each program its own engine), then a rocepmd-testpmd
+# --host on each host and the same programs attached; ratios attached /
+# embedded of the same run.  Needs root, perftest and a built tree.
+#
+# Environment: BENCH_TIMEOUT (120 s per program), BENCH_IDLE (the hosts'
+# and engines' idle policy: the configuration's, "sleep", if unset).
+# Its own namespaces rpa<pid>-a/-b; the EXIT trap stops what it started
+# (by PID) and removes them.
+
+set -uo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+app=$src/build/app/rocepmd-testpmd/rocepmd-testpmd
+run=$src/build/tools/rocepmd-run
+TMO=${BENCH_TIMEOUT:-120}
+tag=$(($$ % 1000000))
+export RP_NS_A="rpa$tag-a" RP_NS_B="rpa$tag-b"
+export RP_VETH_A="rpa${tag}a" RP_VETH_B="rpa${tag}b"
+pids=()
+tmp=
+
+die() { echo "attach.sh: ERROR: $*" >&2; exit 1; }
+cleanup() {
+	local p
+
+	for p in "${pids[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	"$src/scripts/netns-topology" down >/dev/null 2>&1
+	[ -n "$tmp" ] && rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
+[ -x "$app" ] && [ -x "$run" ] || die "no build: scripts/rocepmd-build first"
+command -v ib_send_lat >/dev/null || die "perftest not found (scripts/setup.sh)"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rp-attach-XXXXXX") || die "mktemp"
+"$src/scripts/netns-topology" up >"$tmp/topology.log" 2>&1 ||
+	die "netns-topology up failed: $(cat "$tmp/topology.log")"
+for s in a b; do
+	sed "s/iface=rp-veth-$s\([,[:space:]]\|$\)/iface=rpa$tag$s\1/" \
+		"$src/config/netns-$s.ini" >"$tmp/$s.ini"
+	[ -z "${BENCH_IDLE:-}" ] ||
+		sed -i "s/^idle = .*/idle = $BENCH_IDLE/" "$tmp/$s.ini"
+done
+
+# how A|B: the rocepmd-run arguments of host A or B in the current mode.
+mode=embedded
+how() {
+	local h=${1,,}
+
+	if [ "$mode" = embedded ]; then
+		echo "--config $tmp/$h.ini"
+	else
+		echo "--attach=$tmp/$h.sock"
+	fi
+}
+
+# ns A|B
+ns() { [ "$1" = A ] && echo "$RP_NS_A" || echo "$RP_NS_B"; }
+
+# pair NAME PORT PROG ARGS...: server in B, client in A; the client's
+# output in $tmp/NAME.out.
+pair() {
+	local name=$1 port=$2 prog=$3 srv i
+
+	shift 3
+	# shellcheck disable=SC2046
+	ip netns exec "$RP_NS_B" timeout "$TMO" "$run" $(how B) -- \
+		"$prog" -p "$port" "$@" >"$tmp/$name.srv" 2>&1 &
+	srv=$!
+	for ((i = 0; i < 300; i++)); do
+		ip netns exec "$RP_NS_B" ss -Hltn "sport = :$port" | grep -q . && break
+		sleep 0.1
+	done
+	# shellcheck disable=SC2046
+	ip netns exec "$RP_NS_A" timeout "$TMO" "$run" $(how A) -- \
+		"$prog" -p "$port" "$@" 192.0.2.2 >"$tmp/$name.out" 2>&1
+	wait "$srv"
+}
+
+# start_ms: median wall time of 5 (embedded) or 20 (attached) launches.
+start_ms() {
+	local n=5 i t0 t1
+
+	[ "$mode" = attached ] && n=20
+	for ((i = 0; i < n; i++)); do
+		t0=$(date +%s%N)
+		# shellcheck disable=SC2046
+		ip netns exec "$RP_NS_A" timeout "$TMO" "$run" $(how A) -- \
+			ibv_devinfo >/dev/null 2>&1
+		t1=$(date +%s%N)
+		echo $(((t1 - t0) / 1000))
+	done | sort -n | awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] / 1000 }'
+}
+
+# field FILE SIZE COLUMN: column of perftest's result line for SIZE.
+field() {
+	awk -v s="$2" -v c="$3" '$1 == s { print $c; exit }' "$1"
+}
+
+measure() {
+	start[$mode]=$(start_ms)
+	pair lat 18700 ib_send_lat -d rocepmd0 -x 0 -F -s 64 -n 10000
+	lat[$mode]=$(field "$tmp/lat.out" 64 6)
+	pair bw 18701 ib_write_bw -d rocepmd0 -x 0 -F -s 65536 -n 5000
+	bw[$mode]=$(field "$tmp/bw.out" 65536 4)
+}
+
+declare -A start lat bw
+measure
+mode=attached
+for h in A B; do
+	ip netns exec "$(ns $h)" timeout $((TMO * 10)) "$app" -- \
+		--config "$tmp/${h,,}.ini" --host="$tmp/${h,,}.sock" \
+		>"$tmp/host$h.out" 2>&1 &
+	pids+=("$!")
+	for ((i = 0; i < 300; i++)); do
+		[ -S "$tmp/${h,,}.sock" ] && break
+		sleep 0.1
+	done
+	[ -S "$tmp/${h,,}.sock" ] || die "host $h did not start: $(tail -3 "$tmp/host$h.out")"
+done
+measure
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else print "-" }'; }
+echo "attached against embedded, same ports, same run"
+printf "%-28s %12s %12s %8s\n" "" embedded attached ratio
+printf "%-28s %12s %12s %8s\n" "start ibv_devinfo (ms)" "${start[embedded]}" \
+	"${start[attached]}" "$(ratio "${start[attached]}" "${start[embedded]}")"
+printf "%-28s %12s %12s %8s\n" "ib_send_lat 64 B (us)" "${lat[embedded]}" \
+	"${lat[attached]}" "$(ratio "${lat[attached]}" "${lat[embedded]}")"
+printf "%-28s %12s %12s %8s\n" "ib_write_bw 64 KiB (MB/s)" "${bw[embedded]}" \
+	"${bw[attached]}" "$(ratio "${bw[attached]}" "${bw[embedded]}")"
+
+echo "ib_send_bw 64 B${BENCH_RATE_EVENTS:+ -e}, N attached pairs at once (one engine lcore a host)"
+printf "%-8s %14s %14s\n" pairs "sum Mmsg/s" "per pair"
+for n in 1 2 4 8; do
+	jobs_=()
+	for ((k = 0; k < n; k++)); do
+		pair "rate$k" $((18710 + k)) ib_send_bw -d rocepmd0 -x 0 -F \
+			-s 64 -n 20000 ${BENCH_RATE_EVENTS:+-e} &
+		jobs_+=("$!")
+	done
+	for p in "${jobs_[@]}"; do
+		wait "$p"
+	done
+	sum=0
+	for ((k = 0; k < n; k++)); do
+		r=$(field "$tmp/rate$k.out" 64 5)
+		sum=$(awk -v a="$sum" -v b="${r:-0}" 'BEGIN { print a + b }')
+	done
+	printf "%-8s %14s %14s\n" "$n" "$sum" \
+		"$(awk -v a="$sum" -v n="$n" 'BEGIN { printf "%.4f", a / n }')"
+done
+exit 0
