@@ -19,62 +19,78 @@
 #include "rp_log.h"
 #include "rp_obj.h"
 
-void
-rp_async_push(struct rp_dev *dev, uint32_t type, uint32_t num)
+/* One arena's ring and eventfds. */
+static void
+async_push_arena(struct rp_dev *dev, struct rp_arena *a, uint32_t type,
+		 uint32_t num)
 {
-	struct rp_async_ctl *ring = &dev->ctl->async;
+	struct rp_async_ctl *ring = a->async;
 	const uint64_t one = 1;
 	struct rp_async_ev *ev;
 
-	if (dev->async.nr_fd == 0)
+	if (a->nr_fd == 0)
 		return;			/* nobody listens */
 	/* A0: pairs with the shim's release of cons once every context has
-	 * taken the entries before it: those slots may be reused. */
-	if (dev->async.prod - rp_load_acquire(&ring->cons) >= RP_ASYNC_EVENTS) {
+	 * taken the entries before it: those slots may be reused.  Each
+	 * arena's ring is its own process's: a cons it breaks drops only
+	 * its own events. */
+	if (a->prod - rp_load_acquire(&ring->cons) >= RP_ASYNC_EVENTS) {
 		rp_store_relaxed(&ring->dropped, ring->dropped + 1);
 		RP_LOG_RL(rp_logtype, ERR, "%s: async event %u (0x%x) dropped: ring full",
 			  dev->ctl->name, type, num);
 		return;
 	}
-	ev = &ring->ev[dev->async.prod % RP_ASYNC_EVENTS];
+	ev = &ring->ev[a->prod % RP_ASYNC_EVENTS];
 	ev->type = type;
 	ev->num = num;
-	dev->async.prod++;
+	a->prod++;
 	/* R0: pairs with A0 in ibv_get_async_event: entry before prod, and
 	 * prod before the eventfd count that lets a reader look. */
-	rp_store_release(&ring->prod, dev->async.prod);
-	RP_LOG(DEBUG, "%s: async event %s for 0x%x", dev->ctl->name,
-	       ibv_event_type_str(type), num);
-	for (uint32_t i = 0; i < dev->async.nr_fd; i++)
-		if (write(dev->async.fd[i], &one, sizeof(one)) != sizeof(one))
+	rp_store_release(&ring->prod, a->prod);
+	for (uint32_t i = 0; i < a->nr_fd; i++)
+		if (write(a->async_fd[i], &one, sizeof(one)) != sizeof(one))
 			RP_LOG_RL(rp_logtype, ERR, "%s: async eventfd %d: write failed",
-				  dev->ctl->name, dev->async.fd[i]);
+				  dev->ctl->name, a->async_fd[i]);
 }
 
-/* Control request: start signalling `a->fd`; reply with the ring index. */
-int
-rp_async_reg(struct rp_dev *dev, struct rp_ctrl_async *a)
+/* Every event goes to every arena's ring: contexts filter what is not
+ * theirs, as they always did. */
+void
+rp_async_push(struct rp_dev *dev, uint32_t type, uint32_t num)
 {
-	if (a->fd < 0)
+	RP_LOG(DEBUG, "%s: async event %s for 0x%x", dev->ctl->name,
+	       ibv_event_type_str(type), num);
+	for (uint32_t i = 0; i < RP_MAX_ARENAS; i++)
+		if (dev->arena[i].used)
+			async_push_arena(dev, &dev->arena[i], type, num);
+}
+
+int
+rp_async_reg(struct rp_dev *dev, struct rp_ctrl_async *r)
+{
+	struct rp_arena *a = &dev->arena[dev->cur_arena];
+
+	if (r->fd < 0)
 		return -EBADF;
-	for (uint32_t i = 0; i < dev->async.nr_fd; i++)
-		if (dev->async.fd[i] == a->fd)
+	for (uint32_t i = 0; i < a->nr_fd; i++)
+		if (a->async_fd[i] == r->fd)
 			return -EEXIST;
-	if (dev->async.nr_fd == RP_ASYNC_FDS)
+	if (a->nr_fd == RP_ASYNC_FDS)
 		return -ENOSPC;
-	dev->async.fd[dev->async.nr_fd++] = a->fd;
-	a->prod = dev->async.prod;
+	a->async_fd[a->nr_fd++] = r->fd;
+	r->prod = a->prod;
 	return 0;
 }
 
-/* Control request: stop signalling `a->fd` (the caller may close it then). */
 int
-rp_async_unreg(struct rp_dev *dev, struct rp_ctrl_async *a)
+rp_async_unreg(struct rp_dev *dev, struct rp_ctrl_async *r)
 {
-	for (uint32_t i = 0; i < dev->async.nr_fd; i++) {
-		if (dev->async.fd[i] == a->fd) {
-			dev->async.fd[i] = dev->async.fd[--dev->async.nr_fd];
-			a->prod = dev->async.prod;
+	struct rp_arena *a = &dev->arena[dev->cur_arena];
+
+	for (uint32_t i = 0; i < a->nr_fd; i++) {
+		if (a->async_fd[i] == r->fd) {
+			a->async_fd[i] = a->async_fd[--a->nr_fd];
+			r->prod = a->prod;
 			return 0;
 		}
 	}

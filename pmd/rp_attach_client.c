@@ -26,7 +26,7 @@
 #include "rp_attach_client.h"
 
 /* Descriptors a WELCOME may carry: a region and a wake-up fd per device. */
-#define RP_ATTACH_MAX_FDS	(2 * RP_ATTACH_MAX_DEVS)
+#define RP_ATTACH_MAX_FDS	(3 * RP_ATTACH_MAX_DEVS)
 
 static void
 conn_reset(struct rp_attach_conn *c)
@@ -197,9 +197,9 @@ welcome_check(const struct rp_attach_welcome *w, size_t len,
 			 path, w->wake_mask, w->nr_devs);
 		return -EPROTO;
 	}
-	want = w->nr_devs + (unsigned int)__builtin_popcount(w->wake_mask);
+	want = 2 * w->nr_devs + (unsigned int)__builtin_popcount(w->wake_mask);
 	if (nfds != want) {
-		snprintf(err, errlen, "attach socket %s: the WELCOME carries %u descriptors, %u announced (%u regions, wake-up mask 0x%x)",
+		snprintf(err, errlen, "attach socket %s: the WELCOME carries %u descriptors, %u announced (%u regions and arenas, wake-up mask 0x%x)",
 			 path, nfds, want, w->nr_devs, w->wake_mask);
 		return -EPROTO;
 	}
@@ -227,8 +227,8 @@ region_map(struct rp_attach_conn *c, unsigned int d, int fd, uint64_t size,
 			 path, d, (unsigned long long)size);
 		return -EPROTO;
 	}
-	base = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		    fd, 0);
+	/* Read-only: the host sealed it (F_SEAL_FUTURE_WRITE). */
+	base = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED) {
 		int ret = -errno;
 
@@ -236,7 +236,7 @@ region_map(struct rp_attach_conn *c, unsigned int d, int fd, uint64_t size,
 			 path, d, (unsigned long long)size, strerror(-ret));
 		return ret;
 	}
-	c->dev[d].ctl = base;
+	c->dev[d].ctl = (const struct rp_dev_ctl *)base;
 	c->dev[d].region_size = size;
 	ctl = base;
 	if (ctl->magic != RP_ABI_MAGIC || ctl->version != RP_ABI_VERSION) {
@@ -252,6 +252,35 @@ region_map(struct rp_attach_conn *c, unsigned int d, int fd, uint64_t size,
 			 (unsigned long long)size);
 		return -EPROTO;
 	}
+	return 0;
+}
+
+/* Map device d's arena from fd: this process's own shared memory. */
+static int
+arena_map(struct rp_attach_conn *c, unsigned int d, int fd, uint64_t size,
+	  const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	void *base;
+
+	if (size < sizeof(struct rp_arena_ctl) || fstat(fd, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || (uint64_t)st.st_size < size) {
+		snprintf(err, errlen, "attach socket %s: device %u: the arena is not a file of %llu bytes (at least %zu)",
+			 path, d, (unsigned long long)size,
+			 sizeof(struct rp_arena_ctl));
+		return -EPROTO;
+	}
+	base = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    fd, 0);
+	if (base == MAP_FAILED) {
+		int ret = -errno;
+
+		snprintf(err, errlen, "attach socket %s: device %u: cannot map an arena of %llu bytes: %s",
+			 path, d, (unsigned long long)size, strerror(-ret));
+		return ret;
+	}
+	c->dev[d].arena = base;
+	c->dev[d].arena_size = size;
 	return 0;
 }
 
@@ -323,18 +352,22 @@ rp_attach_open(struct rp_attach_conn *c, const char *path, char *err,
 	if (ret < 0)
 		goto err_fds;
 
-	/* Regions first, then the wake-up fds in device order. */
+	/* Regions, arenas, then the wake-up fds, each in device order. */
 	for (i = 0; i < w.nr_devs; i++) {
 		ret = region_map(c, i, fds[i], w.region_size[i], path, err,
 				 errlen);
+		if (ret == 0)
+			ret = arena_map(c, i, fds[w.nr_devs + i],
+					w.arena_size[i], path, err, errlen);
 		if (ret < 0)
 			goto err_unmap;
 	}
-	wake = w.nr_devs;
+	wake = 2 * w.nr_devs;
 	for (i = 0; i < w.nr_devs; i++)
 		if (w.wake_mask & (1u << i))
 			c->dev[i].wake_fd = fds[wake++];
-	fds_close(fds, w.nr_devs);	/* the mappings hold the regions */
+	/* The mappings hold the regions and arenas. */
+	fds_close(fds, 2 * w.nr_devs);
 
 	/* Requests wait as long as the engine takes, as embedded ones do. */
 	if (setsockopt(c->sock, SOL_SOCKET, SO_RCVTIMEO, &none,
@@ -350,9 +383,13 @@ rp_attach_open(struct rp_attach_conn *c, const char *path, char *err,
 	return 0;
 
 err_unmap:
-	for (i = 0; i < RP_ATTACH_MAX_DEVS; i++)
+	for (i = 0; i < RP_ATTACH_MAX_DEVS; i++) {
 		if (c->dev[i].ctl != NULL)
-			munmap(c->dev[i].ctl, (size_t)c->dev[i].region_size);
+			munmap((void *)(uintptr_t)c->dev[i].ctl,
+			       (size_t)c->dev[i].region_size);
+		if (c->dev[i].arena != NULL)
+			munmap(c->dev[i].arena, (size_t)c->dev[i].arena_size);
+	}
 err_fds:
 	fds_close(fds, nfds);
 err_close:
@@ -454,7 +491,10 @@ rp_attach_close(struct rp_attach_conn *c)
 {
 	for (unsigned int d = 0; d < c->nr_devs; d++) {
 		if (c->dev[d].ctl != NULL)
-			munmap(c->dev[d].ctl, (size_t)c->dev[d].region_size);
+			munmap((void *)(uintptr_t)c->dev[d].ctl,
+			       (size_t)c->dev[d].region_size);
+		if (c->dev[d].arena != NULL)
+			munmap(c->dev[d].arena, (size_t)c->dev[d].arena_size);
 		if (c->dev[d].wake_fd >= 0)
 			close(c->dev[d].wake_fd);
 	}

@@ -23,8 +23,11 @@
 
 /* One device the host serves, as this process sees it. */
 struct rp_attach_dev {
-	struct rp_dev_ctl *ctl;		/* region base, mapped shared */
+	const struct rp_dev_ctl *ctl;	/* device region, mapped read-only */
 	uint64_t region_size;		/* bytes mapped */
+	uint8_t *arena;			/* this process's arena, read-write:
+					 * its objects, its async ring at 0 */
+	uint64_t arena_size;		/* bytes mapped */
 	int wake_fd;			/* engine's wake-up eventfd, or -1 */
 };
 

@@ -62,6 +62,8 @@ RP_CTRL_ADAPT(rp_mcast_attach, mcast)
 RP_CTRL_ADAPT(rp_mcast_detach, mcast)
 /* A TM-SRQ is the tag matcher's, built on an SRQ (rp_tm.c). */
 RP_CTRL_ADAPT(rp_tm_srq_destroy, srq)
+RP_CTRL_ADAPT(rp_arena_create, arena)
+RP_CTRL_ADAPT(rp_arena_destroy, arena)
 
 /* Counted on the lcore, the only writer of the tables. */
 static int
@@ -84,9 +86,16 @@ ctrl_objects(struct rp_dev *dev, struct rp_ctrl_slot *req)
 		o->ahs += dev->ah[i].valid;
 	for (uint32_t i = 0; i < RP_MAX_CHAN; i++)
 		o->chans += dev->chan[i].valid;
-	o->async_fds = dev->async.nr_fd;
-	for (uint32_t p = 0; p < dev->region_pages; p++)
-		o->region_pages += (dev->region_map[p / 64] >> (p % 64)) & 1;
+	for (uint32_t i = 0; i < RP_MAX_ARENAS; i++) {
+		const struct rp_arena *a = &dev->arena[i];
+
+		if (!a->used)
+			continue;
+		o->arenas += i != 0;
+		o->async_fds += a->nr_fd;
+		for (uint32_t p = 0; p < a->pages; p++)
+			o->region_pages += (a->map[p / 64] >> (p % 64)) & 1;
+	}
 	return 0;
 }
 
@@ -128,6 +137,8 @@ static const rp_ctrl_fn rp_ctrl_ops[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_MW_DEALLOC] = ctrl_rp_mw_dealloc,
 	[RP_CTRL_CQ_RESIZE] = ctrl_rp_cq_resize,
 	[RP_CTRL_OBJECTS] = ctrl_objects,
+	[RP_CTRL_ARENA_CREATE] = ctrl_rp_arena_create,
+	[RP_CTRL_ARENA_DESTROY] = ctrl_rp_arena_destroy,
 };
 
 int
@@ -184,8 +195,13 @@ rp_ctrl_poll(struct rp_dev *dev)
 			continue;
 		/* Copy before validating: the caller cannot change it under us. */
 		memcpy(&req, slot, sizeof(req));
-		if (req.op < RP_CTRL_OP_MAX && rp_ctrl_ops[req.op] != NULL)
+		/* The request's objects are in its arena: so are their rings. */
+		if (req.op < RP_CTRL_OP_MAX && rp_ctrl_ops[req.op] != NULL &&
+		    req.arena < RP_MAX_ARENAS && dev->arena[req.arena].used) {
+			dev->cur_arena = req.arena;
 			ret = rp_ctrl_ops[req.op](dev, &req);
+			dev->cur_arena = 0;
+		}
 		memcpy(&slot->u, &req.u, sizeof(req.u));
 		slot->result = ret;
 		/* R1: pairs with A1 in rp_ctrl_call: the reply is visible. */
@@ -226,6 +242,7 @@ rp_ctrl_call(unsigned int id, struct rp_ctrl_slot *in)
 			nanosleep(&ts, NULL);
 	}
 	slot->op = in->op;
+	slot->arena = in->arena;
 	slot->result = 0;
 	memcpy(&slot->u, &in->u, sizeof(in->u));
 	/* R0: pairs with A0 in rp_ctrl_poll. */

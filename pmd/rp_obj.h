@@ -530,16 +530,40 @@ struct rp_fault_dir {
 	} hold[RP_FAULT_HOLD];
 };
 
+/* Arenas: the device region and one per attached process. */
+#define RP_MAX_ARENAS	65u
+
+/*
+ * One memfd mapping with a page allocator (rp_region.c) and the async
+ * event ring of the processes that use it (rp_async.c).
+ */
+struct rp_arena {
+	bool used;
+	int fd;
+	uint8_t *base;
+	uint64_t size;
+	uint32_t pages;
+	uint32_t hdr_pages;		/* never handed out */
+	uint64_t *map;			/* one bit per page */
+	struct rp_async_ctl *async;	/* its event ring */
+	uint32_t prod;			/* private copy of async->prod */
+	uint32_t nr_fd;			/* eventfds signalled per event */
+	int async_fd[RP_ASYNC_FDS];
+};
+
 struct rp_dev {
 	unsigned int id;
 	uint16_t port_id;
 	uint32_t lcore;
 	struct rp_port_cfg cfg;
 	int region_fd;			/* memfd of the region, or -1 */
-	struct rp_dev_ctl *ctl;		/* region base */
+	struct rp_dev_ctl *ctl;		/* region base (arena 0) */
 	uint64_t region_size;
-	uint64_t *region_map;		/* one bit per page */
-	uint32_t region_pages;
+	/* Shared memory (rp_region.c): 0 the device region, others one
+	 * per attached process; cur_arena: the one the control request
+	 * being run allocates in */
+	struct rp_arena arena[RP_MAX_ARENAS];
+	uint32_t cur_arena;
 	struct rte_mempool *pool;
 	struct rte_ring *ctrl_ring;	/* slot indexes, MP/SC */
 	struct rp_ctrl_slot *ctrl_slot;	/* RP_CTRL_SLOTS, private memory */
@@ -583,12 +607,6 @@ struct rp_dev {
 
 	uint64_t link_check;		/* TSC of the next link poll */
 
-	/* Async events (rp_async.c): ring in ctl->async, fds to signal */
-	struct {
-		uint32_t prod;		/* private copy */
-		uint32_t nr_fd;
-		int fd[RP_ASYNC_FDS];
-	} async;
 
 	/* Idle policy "adaptive" (rp_lcore.c) */
 	int wake_fd;			/* serving lcore's eventfd, or -1 */
@@ -617,8 +635,10 @@ void rp_region_free(struct rp_dev *dev, uint64_t off, uint64_t size);
 static inline void *
 rp_region_ptr(const struct rp_dev *dev, uint64_t off)
 {
-	return (uint8_t *)dev->ctl + off;
+	return dev->arena[dev->cur_arena].base + off;
 }
+int rp_arena_create(struct rp_dev *dev, struct rp_ctrl_arena *c);
+int rp_arena_destroy(struct rp_dev *dev, struct rp_ctrl_arena *c);
 
 /* ---- rp_ctrl.c */
 int rp_ctrl_init(struct rp_dev *dev);

@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The device's shared region: one memfd mapping, the device control block
- * at offset 0, and a page allocator for queues and rings.  Objects are
- * named by offset, so other processes map the same memfd at their own
- * address: the attach server hands it out (rp_serve.c, rp_attach.h).
- * Only the engine lcore allocates (control path), so no lock.
+ * The shared memory of a device: arenas, each one memfd mapping with a
+ * page allocator for queues and rings.  Arena 0 is the device region: the
+ * device control block at offset 0, and the objects of the engine's own
+ * process.  Every process attached to a host has an arena of its own
+ * (rp_serve.c), with its async event ring at offset 0: its objects live
+ * there, where no other process can write, and it maps the device region
+ * read-only (sealed F_SEAL_FUTURE_WRITE).  Objects are named by offset in
+ * their arena, so each process maps it at its own address.  Only the
+ * engine lcore allocates (control path), so no lock.
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,90 +28,168 @@
 
 #define RP_PAGE 4096u
 
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE	0x0010	/* Linux 5.1 */
+#endif
+
+static void
+arena_fini(struct rp_arena *a)
+{
+	rte_free(a->map);
+	a->map = NULL;
+	if (a->base != NULL)
+		munmap(a->base, a->size);
+	a->base = NULL;
+	if (a->fd >= 0)
+		close(a->fd);
+	a->fd = -1;
+	a->used = false;
+}
+
+/* A new arena of size bytes whose first hdr bytes are never handed out. */
+static int
+arena_init(struct rp_arena *a, const char *name, uint64_t size, uint64_t hdr,
+	   unsigned int seals)
+{
+	uint32_t hdr_pages = RTE_ALIGN_CEIL(hdr, RP_PAGE) / RP_PAGE;
+	void *base;
+
+	memset(a, 0, sizeof(*a));
+	a->fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (a->fd < 0) {
+		RP_LOG(ERR, "%s: memfd: %s", name, strerror(errno));
+		return -errno;
+	}
+	if (ftruncate(a->fd, (off_t)size) != 0) {
+		RP_LOG(ERR, "%s: cannot size %" PRIu64 " bytes: %s", name, size,
+		       strerror(errno));
+		goto err;
+	}
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0);
+	if (base == MAP_FAILED) {
+		RP_LOG(ERR, "%s: cannot map %" PRIu64 " bytes: %s", name, size,
+		       strerror(errno));
+		goto err;
+	}
+	a->base = base;		/* a new memfd reads as zeros */
+	a->size = size;
+	/* Its size is final, and what is sealed against writing can only
+	 * be mapped read-only by anyone else from now on. */
+	if (fcntl(a->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | seals |
+		  F_SEAL_SEAL) != 0) {
+		RP_LOG(ERR, "%s: seals: %s", name, strerror(errno));
+		goto err;
+	}
+	a->pages = size / RP_PAGE;
+	a->map = rte_zmalloc("rp_arena_map", RTE_ALIGN_CEIL(a->pages, 64) / 8,
+			     0);
+	if (a->map == NULL)
+		goto err;
+	for (uint32_t i = 0; i < hdr_pages; i++)
+		a->map[i / 64] |= 1ull << (i % 64);
+	a->hdr_pages = hdr_pages;
+	a->used = true;
+	return 0;
+
+err:
+	arena_fini(a);
+	return -ENOMEM;
+}
+
 int
 rp_region_init(struct rp_dev *dev, uint32_t size_mb)
 {
+	struct rp_arena *a = &dev->arena[0];
 	char name[32];
-	uint64_t size = (uint64_t)size_mb << 20;
-	uint32_t hdr_pages;
-	void *base;
+	int ret;
 
+	for (unsigned int i = 0; i < RP_MAX_ARENAS; i++)
+		dev->arena[i].fd = -1;
 	snprintf(name, sizeof(name), "rocepmd%u-region", dev->id);
-	dev->region_fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (dev->region_fd < 0) {
-		RP_LOG(ERR, "memfd for a %u MiB region: %s", size_mb,
-		       strerror(errno));
-		return -errno;
-	}
-	/* Its size is final: no attached process can shrink it under us. */
-	if (ftruncate(dev->region_fd, (off_t)size) != 0 ||
-	    fcntl(dev->region_fd, F_ADD_SEALS,
-		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
-		RP_LOG(ERR, "cannot size a %u MiB region: %s", size_mb,
-		       strerror(errno));
-		goto err_close;
-	}
-	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		    dev->region_fd, 0);
-	if (base == MAP_FAILED) {
-		RP_LOG(ERR, "cannot map a %u MiB region: %s", size_mb,
-		       strerror(errno));
-		goto err_close;
-	}
-	dev->ctl = base;	/* a new memfd reads as zeros */
-	dev->region_size = size;
-	dev->region_pages = size / RP_PAGE;
-	dev->region_map = rte_zmalloc("rp_region_map",
-			RTE_ALIGN_CEIL(dev->region_pages, 64) / 8, 0);
-	if (dev->region_map == NULL) {
-		munmap(base, size);
-		dev->ctl = NULL;
-		close(dev->region_fd);
-		dev->region_fd = -1;
-		return -ENOMEM;
-	}
-	/* The control block's pages are never handed out. */
-	hdr_pages = RTE_ALIGN_CEIL(sizeof(struct rp_dev_ctl), RP_PAGE) / RP_PAGE;
-	for (uint32_t i = 0; i < hdr_pages; i++)
-		dev->region_map[i / 64] |= 1ull << (i % 64);
+	ret = arena_init(a, name, (uint64_t)size_mb << 20,
+			 sizeof(struct rp_dev_ctl), F_SEAL_FUTURE_WRITE);
+	if (ret < 0)
+		return ret;
+	dev->ctl = (struct rp_dev_ctl *)a->base;
+	dev->region_size = a->size;
+	dev->region_fd = a->fd;
+	a->async = &dev->ctl->async;
+	dev->cur_arena = 0;
 	return 0;
-
-err_close:
-	close(dev->region_fd);
-	dev->region_fd = -1;
-	return -ENOMEM;
 }
 
 void
 rp_region_fini(struct rp_dev *dev)
 {
-	rte_free(dev->region_map);
-	dev->region_map = NULL;
-	if (dev->ctl != NULL)
-		munmap(dev->ctl, dev->region_size);
+	for (unsigned int i = 0; i < RP_MAX_ARENAS; i++)
+		if (dev->arena[i].used || dev->arena[i].fd >= 0)
+			arena_fini(&dev->arena[i]);
 	dev->ctl = NULL;
-	if (dev->region_fd >= 0)
-		close(dev->region_fd);
 	dev->region_fd = -1;
 }
 
-static bool
-page_used(const struct rp_dev *dev, uint32_t p)
+int
+rp_arena_create(struct rp_dev *dev, struct rp_ctrl_arena *c)
 {
-	return dev->region_map[p / 64] & (1ull << (p % 64));
+	char name[40];
+	int ret;
+
+	if (c->size_mb == 0 || c->size_mb > 4096)
+		return -EINVAL;
+	for (uint32_t i = 1; i < RP_MAX_ARENAS; i++) {
+		struct rp_arena *a = &dev->arena[i];
+
+		if (a->used)
+			continue;
+		snprintf(name, sizeof(name), "rocepmd%u-arena%u", dev->id, i);
+		ret = arena_init(a, name, (uint64_t)c->size_mb << 20,
+				 sizeof(struct rp_arena_ctl), 0);
+		if (ret < 0)
+			return ret;
+		a->async = &((struct rp_arena_ctl *)a->base)->async;
+		c->id = i;
+		c->size = a->size;
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+int
+rp_arena_destroy(struct rp_dev *dev, struct rp_ctrl_arena *c)
+{
+	struct rp_arena *a;
+	uint32_t used = 0;
+
+	if (c->id == 0 || c->id >= RP_MAX_ARENAS || !dev->arena[c->id].used)
+		return -EINVAL;
+	a = &dev->arena[c->id];
+	for (uint32_t p = 0; p < a->pages; p++)
+		used += (a->map[p / 64] >> (p % 64)) & 1;
+	/* Objects left in it: keep it (their rings live there). */
+	if (used != a->hdr_pages || a->nr_fd != 0)
+		return -EBUSY;
+	arena_fini(a);
+	return 0;
+}
+
+static bool
+page_used(const struct rp_arena *a, uint32_t p)
+{
+	return a->map[p / 64] & (1ull << (p % 64));
 }
 
 /* First fit over the page bitmap; returns an offset or a negative errno. */
 int64_t
 rp_region_alloc(struct rp_dev *dev, uint64_t size)
 {
+	struct rp_arena *a = &dev->arena[dev->cur_arena];
 	uint32_t need = RTE_ALIGN_CEIL(size, RP_PAGE) / RP_PAGE;
 	uint32_t run = 0;
 
 	if (need == 0)
 		need = 1;
-	for (uint32_t p = 0; p < dev->region_pages; p++) {
-		if (page_used(dev, p)) {
+	for (uint32_t p = 0; p < a->pages; p++) {
+		if (page_used(a, p)) {
 			run = 0;
 			continue;
 		}
@@ -115,8 +198,8 @@ rp_region_alloc(struct rp_dev *dev, uint64_t size)
 		uint32_t first = p + 1 - need;
 
 		for (uint32_t i = first; i <= p; i++)
-			dev->region_map[i / 64] |= 1ull << (i % 64);
-		memset(rp_region_ptr(dev, (uint64_t)first * RP_PAGE), 0,
+			a->map[i / 64] |= 1ull << (i % 64);
+		memset(a->base + (uint64_t)first * RP_PAGE, 0,
 		       (size_t)need * RP_PAGE);
 		return (int64_t)first * RP_PAGE;
 	}
@@ -126,11 +209,13 @@ rp_region_alloc(struct rp_dev *dev, uint64_t size)
 void
 rp_region_free(struct rp_dev *dev, uint64_t off, uint64_t size)
 {
+	struct rp_arena *a = &dev->arena[dev->cur_arena];
 	uint32_t first = off / RP_PAGE;
 	uint32_t need = RTE_ALIGN_CEIL(size, RP_PAGE) / RP_PAGE;
 
 	if (need == 0)
 		need = 1;
-	for (uint32_t i = first; i < first + need && i < dev->region_pages; i++)
-		dev->region_map[i / 64] &= ~(1ull << (i % 64));
+	for (uint32_t i = first; i < first + need && i < a->pages; i++)
+		if (i >= a->hdr_pages)
+			a->map[i / 64] &= ~(1ull << (i % 64));
 }

@@ -18,9 +18,11 @@
  * them and no copy touches the process any more) and PDs last, and closes
  * its copies of the client's eventfds.
  *
- * Not yet (issue 12): every client maps the whole device region, so a
- * process that writes another's work queues in it is not stopped; the GSI
- * QP (the RDMA CM) is not offered to clients.
+ * Each client gets an arena of its own on every device (rp_region.c),
+ * where its objects' rings live and no other process can write; the
+ * device region reaches it sealed against writing.
+ *
+ * Not yet (issue 12): the GSI QP (the RDMA CM) is not offered to clients.
  */
 
 #include <errno.h>
@@ -82,6 +84,7 @@ struct srv_client {
 	struct srv_obj *obj;
 	uint32_t nr_obj, cap_obj;
 	uint64_t requests;
+	uint32_t arena[RP_ATTACH_MAX_DEVS];	/* its arena per device */
 };
 
 static struct {
@@ -299,6 +302,7 @@ obj_destroy(struct srv_client *c, const struct srv_obj *o)
 	int ret;
 
 	memset(&s, 0, sizeof(s));
+	s.arena = c->arena[o->dev];
 	switch (o->kind) {
 	case SRV_QP:
 		s.op = RP_CTRL_QP_DESTROY;
@@ -352,7 +356,7 @@ static int
 send_fds(int sock, const void *msg, size_t len, const int *fds,
 	 unsigned int nfds)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * 2 * RP_ATTACH_MAX_DEVS)];
+	char cbuf[CMSG_SPACE(sizeof(int) * 3 * RP_ATTACH_MAX_DEVS)];
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)msg, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *cm;
@@ -374,6 +378,45 @@ send_fds(int sock, const void *msg, size_t len, const int *fds,
 }
 
 static void
+arenas_destroy(struct srv_client *c)
+{
+	for (unsigned int d = 0; d < RP_ATTACH_MAX_DEVS; d++) {
+		struct rp_ctrl_slot s = { .op = RP_CTRL_ARENA_DESTROY };
+		int ret;
+
+		if (c->arena[d] == 0)
+			continue;
+		s.u.arena.id = c->arena[d];
+		ret = rp_ctrl_call(d, &s);
+		if (ret < 0)
+			RP_LOG(WARNING, "client %u: arena %u of rocepmd%u kept: %s",
+			       c->id, c->arena[d], d, strerror(-ret));
+		c->arena[d] = 0;
+	}
+}
+
+/* The client's own shared memory on each device: its objects go there. */
+static int
+arenas_create(struct srv_client *c, unsigned int nr_devs)
+{
+	for (unsigned int d = 0; d < nr_devs; d++) {
+		struct rp_ctrl_slot s = { .op = RP_CTRL_ARENA_CREATE };
+		int ret;
+
+		s.u.arena.size_mb = rp_devs[d]->cfg.region_mb;
+		ret = rp_ctrl_call(d, &s);
+		if (ret < 0) {
+			RP_LOG(WARNING, "client pid %d: no arena on rocepmd%u: %s",
+			       (int)c->cred.pid, d, strerror(-ret));
+			arenas_destroy(c);
+			return ret;
+		}
+		c->arena[d] = s.u.arena.id;
+	}
+	return 0;
+}
+
+static void
 client_close(struct srv_client *c)
 {
 	pthread_mutex_lock(&srv.lock);
@@ -389,6 +432,7 @@ client_close(struct srv_client *c)
 			obj_destroy(c, &c->obj[i]);
 			obj_del(c, &c->obj[i]);
 		}
+	arenas_destroy(c);
 	close(c->fd);
 	c->fd = -1;
 	free(c->obj);
@@ -421,8 +465,9 @@ static int
 client_hello(struct srv_client *c, const struct rp_attach_hello *h, size_t len)
 {
 	struct rp_attach_welcome w;
-	int fds[2 * RP_ATTACH_MAX_DEVS];
+	int fds[3 * RP_ATTACH_MAX_DEVS];
 	unsigned int nfds = 0;
+	int ret;
 
 	if (len != sizeof(*h) || h->abi_version != RP_ABI_VERSION) {
 		RP_LOG(WARNING, "client pid %d: attach refused: %s",
@@ -436,9 +481,18 @@ client_hello(struct srv_client *c, const struct rp_attach_hello *h, size_t len)
 	w.abi_version = RP_ABI_VERSION;
 	w.nr_devs = RTE_MIN(rp_nr_devs, RP_ATTACH_MAX_DEVS);
 	w.client_id = c->id;
+	ret = arenas_create(c, w.nr_devs);
+	if (ret < 0)
+		return ret;
 	for (unsigned int d = 0; d < w.nr_devs; d++) {
 		w.region_size[d] = rp_devs[d]->region_size;
 		fds[nfds++] = rp_devs[d]->region_fd;
+	}
+	for (unsigned int d = 0; d < w.nr_devs; d++) {
+		const struct rp_arena *a = &rp_devs[d]->arena[c->arena[d]];
+
+		w.arena_size[d] = a->size;
+		fds[nfds++] = a->fd;
 	}
 	for (unsigned int d = 0; d < w.nr_devs; d++)
 		if (rp_devs[d]->wake_fd >= 0) {
@@ -465,6 +519,8 @@ client_ctrl(struct srv_client *c, struct rp_attach_ctrl *r, size_t len, int fd)
 	if (len != sizeof(*r))
 		return -EPROTO;
 	wants_fd = s->op == RP_CTRL_CHAN_CREATE || s->op == RP_CTRL_ASYNC_REG;
+	/* Everything the client makes lives in its own arena. */
+	s->arena = r->dev < RP_ATTACH_MAX_DEVS ? c->arena[r->dev] : 0;
 	if (r->dev >= rp_nr_devs)
 		ret = -ENODEV;
 	else if (wants_fd && fd < 0)
@@ -831,6 +887,7 @@ objects_cmd(const char *cmd __rte_unused, const char *params,
 	rte_tel_data_add_dict_u64(d, "chans", o->chans);
 	rte_tel_data_add_dict_u64(d, "async_fds", o->async_fds);
 	rte_tel_data_add_dict_u64(d, "region_pages", o->region_pages);
+	rte_tel_data_add_dict_u64(d, "arenas", o->arenas);
 	return 0;
 }
 

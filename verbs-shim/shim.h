@@ -116,8 +116,13 @@ struct shim_async {
 struct shim_context {
 	struct verbs_context vctx;	/* ibv_context last: rdma-core ABI */
 	unsigned int dev;		/* engine device index */
-	struct rp_dev_ctl *ctl;		/* region base */
-	uint64_t region_size;
+	/* device attributes, GIDs, need_wakeup: read only here */
+	struct rp_dev_ctl *ctl;
+	/* where this process's objects are: offsets the engine returns
+	 * are relative to obj_base and bounded by obj_size */
+	uint8_t *obj_base;
+	uint64_t obj_size;
+	struct rp_async_ctl *async_ring;	/* the device's events */
 	pthread_mutex_t cq_lock;	/* cq_tab */
 	struct shim_cq **cq_tab;	/* SHIM_CQ_TAB slots */
 	pthread_mutex_t qp_lock;	/* qp_tab */
@@ -294,9 +299,9 @@ shim_chan(struct ibv_comp_channel *ch)
 static inline void *
 shim_region_ptr(const struct shim_context *ctx, uint64_t off, uint64_t len)
 {
-	if (off > ctx->region_size || len > ctx->region_size - off)
+	if (off > ctx->obj_size || len > ctx->obj_size - off)
 		return NULL;
-	return (uint8_t *)ctx->ctl + off;
+	return ctx->obj_base + off;
 }
 
 static inline bool
@@ -322,10 +327,13 @@ struct shim_engine_ops {
 	/* Control block at the base of a device's region, or NULL. */
 	struct rp_dev_ctl *(*dev_ctl)(unsigned int dev);
 	/*
-	 * Bytes of the region this process may touch: every offset the
-	 * engine returns is bounded by it (shim_region_ptr()).
+	 * Where this process's objects are: every offset the engine
+	 * returns is relative to *base and bounded by the size returned
+	 * (shim_region_ptr()); 0 for a device that is not there.
 	 */
-	uint64_t (*region_size)(unsigned int dev);
+	uint64_t (*objects)(unsigned int dev, uint8_t **base);
+	/* The async event ring this process reads (rp_async.c). */
+	struct rp_async_ctl *(*async)(unsigned int dev);
 	/* Run a control request: 0 or a negative errno (rp_ctrl_call()). */
 	int (*ctrl_call)(unsigned int dev, struct rp_ctrl_slot *slot);
 	/* A work queue of the device has new entries (rp_dev_doorbell()). */

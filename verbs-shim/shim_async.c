@@ -122,7 +122,7 @@ shim_async_fini(struct shim_context *ctx)
 			break;
 		}
 	}
-	shim_async_cons_update(ctx->dev, &ctx->ctl->async);
+	shim_async_cons_update(ctx->dev, ctx->async_ring);
 	pthread_mutex_unlock(&shim_async_devs[ctx->dev].lock);
 	close(a->fd);
 	pthread_mutex_destroy(&a->lock);
@@ -287,7 +287,7 @@ ibv_get_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
 {
 	struct shim_context *ctx = shim_ctx(ibctx);
 	struct shim_async *a = &ctx->async;
-	struct rp_async_ctl *ring = &ctx->ctl->async;
+	struct rp_async_ctl *ring = ctx->async_ring;
 	struct rp_async_ev rev;
 	uint64_t count;
 	uint32_t prod;

@@ -61,21 +61,34 @@ shim_attach_dev_count(void)
 	return shim_att.conn.nr_devs;
 }
 
+/* Mapped read-only: the shim never writes a device's control block. */
 static struct rp_dev_ctl *
 shim_attach_dev_ctl(unsigned int dev)
 {
-	return dev < shim_att.conn.nr_devs ? shim_att.conn.dev[dev].ctl : NULL;
+	return dev < shim_att.conn.nr_devs ?
+		(struct rp_dev_ctl *)(uintptr_t)shim_att.conn.dev[dev].ctl :
+		NULL;
 }
 
-/*
- * What is mapped, never the control block's word: every process attached
- * to the device can write that one.
- */
+/* This process's arena: its objects, and its async ring at offset 0. */
 static uint64_t
-shim_attach_region_size(unsigned int dev)
+shim_attach_objects(unsigned int dev, uint8_t **base)
 {
-	return dev < shim_att.conn.nr_devs ?
-		shim_att.conn.dev[dev].region_size : 0;
+	if (dev >= shim_att.conn.nr_devs) {
+		*base = NULL;
+		return 0;
+	}
+	*base = shim_att.conn.dev[dev].arena;
+	return shim_att.conn.dev[dev].arena_size;
+}
+
+static struct rp_async_ctl *
+shim_attach_async(unsigned int dev)
+{
+	if (dev >= shim_att.conn.nr_devs)
+		return NULL;
+	return &((struct rp_arena_ctl *)(void *)
+		 shim_att.conn.dev[dev].arena)->async;
 }
 
 static int
@@ -139,7 +152,8 @@ const struct shim_engine_ops shim_engine_attached_ops = {
 	.name = "attached",
 	.dev_count = shim_attach_dev_count,
 	.dev_ctl = shim_attach_dev_ctl,
-	.region_size = shim_attach_region_size,
+	.objects = shim_attach_objects,
+	.async = shim_attach_async,
 	.ctrl_call = shim_attach_ctrl_call,
 	.doorbell = shim_attach_doorbell,
 };

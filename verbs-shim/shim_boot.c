@@ -62,12 +62,21 @@ static struct shim_boot_state shim_boot_state = {
 	.cond = PTHREAD_COND_INITIALIZER,
 };
 
+/* Arena 0, the device region: the engine's own size, not the copy in
+ * the region. */
 static uint64_t
-shim_boot_region_size(unsigned int dev)
+shim_boot_objects(unsigned int dev, uint8_t **base)
 {
-	/* The engine's own figure: the one in the region is writable by
-	 * every process attached to the device (rocepmd-testpmd --host). */
-	return rp_dev_region_size(dev);
+	*base = (uint8_t *)rp_dev_ctl(dev);
+	return *base != NULL ? rp_dev_region_size(dev) : 0;
+}
+
+static struct rp_async_ctl *
+shim_boot_async(unsigned int dev)
+{
+	struct rp_dev_ctl *ctl = rp_dev_ctl(dev);
+
+	return ctl != NULL ? &ctl->async : NULL;
 }
 
 /* The engine of this process, booted here or by the program itself. */
@@ -75,7 +84,8 @@ const struct shim_engine_ops shim_engine_embedded_ops = {
 	.name = "embedded",
 	.dev_count = rp_dev_count,
 	.dev_ctl = rp_dev_ctl,
-	.region_size = shim_boot_region_size,
+	.objects = shim_boot_objects,
+	.async = shim_boot_async,
 	.ctrl_call = rp_ctrl_call,
 	.doorbell = rp_dev_doorbell,
 };

@@ -462,7 +462,12 @@ ibv_open_device(struct ibv_device *device)
 		ret = -ENODEV;
 		goto err_free_tab;
 	}
-	ctx->region_size = shim_engine->region_size(d->dev);
+	ctx->obj_size = shim_engine->objects(d->dev, &ctx->obj_base);
+	ctx->async_ring = shim_engine->async(d->dev);
+	if (ctx->obj_base == NULL || ctx->async_ring == NULL) {
+		ret = -ENODEV;
+		goto err_free_tab;
+	}
 	ret = shim_async_init(ctx);
 	if (ret < 0)
 		goto err_free_tab;

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define RP_ABI_MAGIC	0x31444d50u	/* "PMD1" */
-#define RP_ABI_VERSION	6u
+#define RP_ABI_VERSION	7u
 
 #define RP_ABI_LINE	64u
 
@@ -226,7 +226,16 @@ enum rp_ctrl_op {
 	RP_CTRL_MW_DEALLOC,
 	RP_CTRL_CQ_RESIZE,
 	RP_CTRL_OBJECTS,		/* count the device's objects */
+	RP_CTRL_ARENA_CREATE,		/* host only (rp_serve.c) */
+	RP_CTRL_ARENA_DESTROY,
 	RP_CTRL_OP_MAX,
+};
+
+/* An arena: shared memory of one attached process (rp_serve.c). */
+struct rp_ctrl_arena {
+	uint32_t size_mb;		/* in (CREATE) */
+	uint32_t id;			/* out; in for DESTROY */
+	uint64_t size;			/* out: bytes */
 };
 
 /* RP_CTRL_OBJECTS: what the device holds now (out). */
@@ -239,8 +248,8 @@ struct rp_ctrl_objects {
 	uint32_t ahs;
 	uint32_t chans;
 	uint32_t async_fds;
-	uint32_t region_pages;		/* pages of the region handed out */
-	uint32_t rsvd;
+	uint32_t region_pages;		/* pages handed out, every arena */
+	uint32_t arenas;		/* of attached processes */
 };
 
 struct rp_ctrl_pd {
@@ -474,7 +483,11 @@ struct rp_ctrl_slot {
 	uint32_t state;
 	uint32_t op;			/* enum rp_ctrl_op */
 	int32_t result;			/* 0 or negative errno */
-	uint32_t rsvd;
+	/*
+	 * Arena whose objects the request makes or names: 0, the device
+	 * region; an attached process's, set by the host's attach server
+	 */
+	uint32_t arena;
 	union {
 		struct rp_ctrl_pd pd;
 		struct rp_ctrl_mr mr;
@@ -488,6 +501,7 @@ struct rp_ctrl_slot {
 		struct rp_ctrl_mcast mcast;
 		struct rp_ctrl_mw mw;
 		struct rp_ctrl_objects objects;
+		struct rp_ctrl_arena arena;
 		uint8_t raw[176];
 	} u;
 };
@@ -532,6 +546,15 @@ struct rp_async_ctl {
 	uint32_t cons;			/* application */
 	uint8_t pad1[RP_ABI_LINE - 4];
 	struct rp_async_ev ev[RP_ASYNC_EVENTS];
+};
+
+/*
+ * Offset 0 of an attached process's arena: its async event ring, filled
+ * by the engine as the device region's (same events), read by that
+ * process alone.
+ */
+struct rp_arena_ctl {
+	struct rp_async_ctl async;
 };
 
 /* ------------------------------------------------------------- device */

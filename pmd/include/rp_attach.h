@@ -12,8 +12,11 @@
  *
  *   client                            host
  *   HELLO                  ------->   checks magic, version, SO_PEERCRED
- *                          <-------   WELCOME + fds: nr_devs region memfds
- *                                     (map them MAP_SHARED, region_size
+ *                          <-------   WELCOME + fds: nr_devs device region
+ *                                     memfds (sealed: map them read-only,
+ *                                     region_size bytes), nr_devs arena
+ *                                     memfds (this process's own shared
+ *                                     memory, read-write, arena_size
  *                                     bytes), then one wake-up eventfd per
  *                                     bit set in wake_mask, in device order
  *   CTRL (+ fd)            ------->   checks that every object the request
@@ -27,9 +30,13 @@
  * ends the connection.  When the connection ends (exit, crash, SIGKILL),
  * the host destroys every object the client created.
  *
- * Everything else (work queues, CQs, channels, async events, control
- * block) is in the device region, exactly as for an embedded engine
- * (rp_abi.h): the protocol carries only the control path.
+ * Everything else is shared memory, as for an embedded engine (rp_abi.h),
+ * and the protocol carries only the control path: the device attributes
+ * and GIDs in the device region's control block; the process's work
+ * queues, CQs and channels in its arena, at the offsets the replies give
+ * (relative to the arena), and its async event ring at offset 0 of the
+ * arena (struct rp_arena_ctl).  No process can write another's arena or
+ * the device region.
  */
 
 #ifndef _RP_ATTACH_H_
@@ -41,7 +48,7 @@
 #include "rp_abi.h"
 
 #define RP_ATTACH_MAGIC		0x68637461u	/* "atch" */
-#define RP_ATTACH_VERSION	1u
+#define RP_ATTACH_VERSION	2u
 #define RP_ATTACH_MAX_DEVS	4u		/* RP_MAX_PORTS */
 
 enum rp_attach_type {
@@ -73,6 +80,7 @@ struct rp_attach_welcome {
 	uint32_t client_id;		/* the host's name for this client */
 	uint32_t wake_mask;		/* devices whose wake-up fd follows */
 	uint64_t region_size[RP_ATTACH_MAX_DEVS];
+	uint64_t arena_size[RP_ATTACH_MAX_DEVS];
 };
 
 /*
@@ -81,7 +89,7 @@ struct rp_attach_welcome {
  * RP_CTRL_ASYNC_REG the eventfd travels as SCM_RIGHTS and the fd fields of
  * slot.u are ignored; RP_CTRL_ASYNC_UNREG names the registration by the
  * client's own fd number (slot.u.async.fd), as it was when registered.
- * slot.u.mr.pid is set by the host.
+ * slot.u.mr.pid and slot.arena are set by the host.
  */
 struct rp_attach_ctrl {
 	struct rp_attach_hdr hdr;

@@ -93,7 +93,7 @@ static const struct tcase cases[] = {
 	{ "bad-abi", F_ABI, "ABI version 999" },
 	{ "too-many-devs", F_NR_DEVS, "announces 5 devices" },
 	{ "bad-wake-mask", F_WAKE_MASK, "wake-up mask 0x3" },
-	{ "too-few-fds", F_FEW_FDS, "carries 1 descriptors, 2 announced" },
+	{ "too-few-fds", F_FEW_FDS, "carries 2 descriptors, 3 announced" },
 	{ "tiny-region", F_TINY_REGION, "region of 64 bytes" },
 	{ "short-file", F_SHORT_FILE, "not a file of" },
 	{ "bad-ctl", F_CTL_MAGIC, "control block ABI 0xdeadbeef" },
@@ -271,7 +271,7 @@ recv_msg(int sock, void *buf, size_t len, int *fd)
 static int
 region_make(enum fault f, struct rp_dev_ctl **ctl, size_t *mapped)
 {
-	int fd = memfd_create("fake-region", MFD_CLOEXEC);
+	int fd = memfd_create("fake-region", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	size_t size = f == F_SHORT_FILE ? REGION_SIZE / 2 : REGION_SIZE;
 
 	*mapped = size;
@@ -294,7 +294,23 @@ region_make(enum fault f, struct rp_dev_ctl **ctl, size_t *mapped)
 	(*ctl)->max_inline = RP_MAX_INLINE;
 	/* The engine sleeps: a post must signal the wake-up eventfd. */
 	(*ctl)->need_wakeup = 1;
+	/* As the engine seals it: a client that maps it writable fails. */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) != 0)
+		return -1;
 	return fd;
+}
+
+/* The client's arena: its objects (the CQ and QP offsets of host_ctrl). */
+static int
+arena_make(uint8_t **arena)
+{
+	int fd = memfd_create("fake-arena", MFD_CLOEXEC);
+
+	if (fd < 0 || ftruncate(fd, (off_t)REGION_SIZE) != 0)
+		return -1;
+	*arena = mmap(NULL, REGION_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      fd, 0);
+	return *arena == MAP_FAILED ? -1 : fd;
 }
 
 /* Whether fd is an eventfd (what CHAN_CREATE and ASYNC_REG must carry). */
@@ -399,9 +415,10 @@ host(const struct tcase *t, int lsock)
 	struct rp_attach_hello h;
 	struct rp_dev_ctl *ctl = NULL;
 	struct pollfd p = { .fd = lsock, .events = POLLIN };
-	int fds[2], nfds;
+	int fds[3], nfds;
 	size_t wlen = sizeof(w);
-	int sock, fd, efd;
+	int sock, fd, efd, afd;
+	uint8_t *arena = MAP_FAILED;
 	size_t mapped = 0;
 	ssize_t n;
 
@@ -425,8 +442,10 @@ host(const struct tcase *t, int lsock)
 	}
 
 	fd = region_make(t->fault, &ctl, &mapped);
+	afd = arena_make(&arena);
 	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	CHECK(fd >= 0 && efd >= 0, "region or eventfd: %s", strerror(errno));
+	CHECK(fd >= 0 && afd >= 0 && efd >= 0, "region, arena or eventfd: %s",
+	      strerror(errno));
 	memset(&w, 0, sizeof(w));
 	w.hdr = (struct rp_attach_hdr){ .magic = RP_ATTACH_MAGIC,
 		.version = RP_ATTACH_VERSION, .type = RP_ATTACH_WELCOME };
@@ -435,9 +454,11 @@ host(const struct tcase *t, int lsock)
 	w.client_id = 42;
 	w.wake_mask = 1;
 	w.region_size[0] = REGION_SIZE;
+	w.arena_size[0] = REGION_SIZE;
 	fds[0] = fd;
-	fds[1] = efd;
-	nfds = 2;
+	fds[1] = afd;
+	fds[2] = efd;
+	nfds = 3;
 	switch (t->fault) {
 	case F_MAGIC:
 		w.hdr.magic = 0x12345678u;
@@ -455,7 +476,7 @@ host(const struct tcase *t, int lsock)
 		w.wake_mask = 3;
 		break;
 	case F_FEW_FDS:
-		nfds = 1;
+		nfds = 2;
 		break;
 	case F_TINY_REGION:
 		w.region_size[0] = 64;
@@ -469,11 +490,13 @@ host(const struct tcase *t, int lsock)
 	CHECK(send_with_fds(sock, &w, wlen, fds, nfds) == 0, "WELCOME: %s",
 	      strerror(errno));
 	close(fd);
+	close(afd);
 	host_ctrl(t, sock);
 	close(sock);
-	if (t->fault == F_NONE && ctl != NULL && ctl != MAP_FAILED) {
+	if (t->fault == F_NONE && arena != MAP_FAILED) {
+		/* Objects are in the client's arena, not the device region. */
 		const struct rp_wq_hdr *rq = (const void *)
-			((const uint8_t *)ctl + FAKE_RQ_OFF);
+			(arena + FAKE_RQ_OFF);
 		uint64_t rings = 0;
 
 		CHECK(rq->prod == 1, "the receive queue's producer index is %u, not 1",
@@ -484,6 +507,8 @@ host(const struct tcase *t, int lsock)
 	close(efd);
 	if (ctl != NULL && ctl != MAP_FAILED)
 		munmap(ctl, mapped);
+	if (arena != MAP_FAILED)
+		munmap(arena, REGION_SIZE);
 }
 
 static bool

@@ -22,6 +22,11 @@
 #             attached_total N higher
 #   refuse    a peer that is not a client (garbage, a wrong version) is
 #             refused and the host keeps serving
+#   hostile   a process speaking the protocol itself beside a pair: it
+#             cannot map the device region writable, gets EPERM for every
+#             QP number not its own, and writes garbage over its whole
+#             arena (producer indexes included) and rings the doorbell;
+#             the pair passes, the host serves on, and its objects go
 #
 # The hosts' counts are read through DPDK telemetry (/rocepmd/objects,
 # /rocepmd/clients), from the path the host prints.
@@ -197,6 +202,107 @@ for msg in (b"\xff" * 40, struct.pack("<IHHiIII", 0x68637461, 9, 1, 0, 0, 5, 0))
     assert s.recv(512) == b"", "a reply to a bad message"
 PY
 	sv_pair 18606 ibv_rc_pingpong -d rocepmd0 -g 0 -s 64 -n 200 -c
+	check_clean
+	;;
+hostile)
+	# A pair that must not notice anything.
+	sv_bg server B -- ibv_rc_pingpong -d rocepmd0 -g 0 -s 4096 -n 3000 -c -p 18607
+	srv=$rv_last_pid
+	rv_wait_listen "$RP_NS_B" 18607 "$srv" server
+	sv_bg client A -- ibv_rc_pingpong -d rocepmd0 -g 0 -s 4096 -n 3000 -c -p 18607 "$RV_IP_B"
+	cli=$rv_last_pid
+	# A process on the same host speaking the protocol itself (the
+	# versions from the headers it is built against).
+	abi=$(sed -n 's/^#define RP_ABI_VERSION[[:space:]]*\([0-9]*\)u.*/\1/p' \
+		"$RP_SRC_ROOT/pmd/include/rp_abi.h")
+	aver=$(sed -n 's/^#define RP_ATTACH_VERSION[[:space:]]*\([0-9]*\)u.*/\1/p' \
+		"$RP_SRC_ROOT/pmd/include/rp_attach.h")
+	[ -n "$abi" ] && [ -n "$aver" ] || rv_fail "no ABI or attach version in the headers"
+	ip netns exec "$RP_NS_A" env RP_ABI="$abi" RP_AVER="$aver" \
+		python3 - "$SOCK_A" >"$rv_tmp/hostile.out" 2>&1 <<'PY' ||
+import array, errno, mmap, os, socket, struct, sys, time
+
+MAGIC, VER = 0x68637461, int(os.environ["RP_AVER"])
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+abi = int(os.environ["RP_ABI"])
+s.send(struct.pack("<IHHiIII", MAGIC, VER, 1, 0, 0, abi, 0))
+msg, anc, _, _ = s.recvmsg(256, socket.CMSG_SPACE(4 * 12))
+fds = array.array("i")
+for _, _, data in anc:
+    fds.frombytes(data[:len(data) - len(data) % 4])
+assert len(msg) == 96, "WELCOME of %d bytes" % len(msg)
+nr = struct.unpack_from("<I", msg, 20)[0]
+rsize = struct.unpack_from("<Q", msg, 32)[0]
+asize = struct.unpack_from("<Q", msg, 64)[0]
+region, arena_fd = fds[0], fds[nr]
+# 1. The device region cannot be mapped writable.
+try:
+    mmap.mmap(region, rsize, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+    sys.exit("the device region mapped writable")
+except PermissionError:
+    print("device region: read-only (EPERM on a writable mapping)")
+arena = mmap.mmap(arena_fd, asize, mmap.MAP_SHARED,
+                  mmap.PROT_READ | mmap.PROT_WRITE)
+
+def ctrl(op, body=b""):
+    u = body.ljust(176, b"\0")
+    s.send(struct.pack("<IHHiIII", MAGIC, VER, 3, 0, 0, 0, 0) +
+           struct.pack("<IIiI", 0, op, 0, 0) + u)
+    r = s.recv(512)
+    assert len(r) == 216, "reply of %d bytes" % len(r)
+    return struct.unpack_from("<i", r, 8)[0], r[40:]
+
+# 2. Its own objects, in its own arena.
+ret, u = ctrl(1)                                  # PD_ALLOC
+assert ret == 0, ret
+pdn = struct.unpack_from("<I", u)[0]
+ret, u = ctrl(5, struct.pack("<IiII", 64, -1, 0, 0))   # CQ_CREATE
+assert ret == 0, ret
+cqn = struct.unpack_from("<I", u, 8)[0]
+ret, u = ctrl(7, struct.pack("<IIIIiI5I", pdn, 2, cqn, cqn, -1, 0,
+                             16, 16, 1, 1, 0))     # QP_CREATE, RC
+assert ret == 0, ret
+qpn, sq_size, sq_stride = struct.unpack_from("<III", u, 44)
+sq_off, rq_off = struct.unpack_from("<QQ", u, 72)
+assert 0 < sq_off < asize and 0 < rq_off < asize, (sq_off, rq_off)
+print("own QP 0x%x, its SQ at %d of its arena" % (qpn, sq_off))
+# 3. Every QP number but its own: EPERM, never a reply about it.
+perm = 0
+for n in range(1, 0x800):    # the pair's QPs among them
+    if n == qpn:
+        continue
+    ret, _ = ctrl(9, struct.pack("<II", n, 0))    # QP_QUERY
+    assert ret == -errno.EPERM, "QP 0x%x: %d, not EPERM" % (n, ret)
+    perm += 1
+print("%d QP numbers not its own: EPERM" % perm)
+# 4. Garbage over its whole arena, producer indexes included, and the
+# doorbell rung: its own QP only.
+arena.seek(0)
+arena.write(os.urandom(asize))
+struct.pack_into("<I", arena, sq_off, 0xfffffff0)
+struct.pack_into("<I", arena, rq_off, 0x7fffffff)
+wake = fds[2 * nr] if len(fds) > 2 * nr else -1
+for _ in range(100):
+    if wake >= 0:
+        os.write(wake, struct.pack("<Q", 1))
+time.sleep(0.5)
+ret, u = ctrl(9, struct.pack("<II", qpn, 0))
+assert ret == 0, "own QP query after the garbage: %d" % ret
+print("host alive after the garbage; own QP in state %d" %
+      struct.unpack_from("<I", u, 12)[0])
+PY
+		{ rv_show hostile; rv_fail "the hostile process's checks failed"; }
+	sed "s/^/  hostile: /" "$rv_tmp/hostile.out"
+	wait "$cli"
+	crc=$?
+	rv_forget "$cli"
+	wait "$srv"
+	src=$?
+	rv_forget "$srv"
+	[ "$crc" -eq 0 ] && [ "$src" -eq 0 ] ||
+		{ rv_show client; rv_show server; rv_fail "the pair beside the hostile process failed: client $crc, server $src"; }
+	rv_check_pingpong client 4096 3000
 	check_clean
 	;;
 *)
