@@ -874,7 +874,8 @@ server_main(void *arg)
 static int
 quantiles(struct rtp_run *run, struct rtp_result *res)
 {
-	double div = (double)run->mode->lat_div;
+	double div = (double)(run->lat_div != 0 ? run->lat_div :
+			      run->mode->lat_div);
 
 	if (run->nb_samples == 0)
 		return 0;
@@ -934,6 +935,23 @@ figures(struct rtp_run *run, const struct rtp_counters *c0,
 		(double)run->cli.w.cqes / (double)polls : 0;
 	res->events_per_msg = (double)run->cli.w.events / (double)msgs;
 	res->wc_errors = run->cli.wc_errors + run->srv.wc_errors;
+	if (run->oob >= 0 && run->hello_ok) {
+		const struct rtp_srv_figures *f = &run->srv_fig;
+		uint64_t w = run->set.warmup;
+
+		res->has_srv = true;
+		res->srv_received = f->received >= w ? f->received - w : 0;
+		res->srv_bytes = f->bytes >= w * run->set.size ?
+			f->bytes - w * run->set.size : 0;
+		res->srv_cpu_us_per_msg = (double)f->cpu_ns / 1e3 /
+			(double)msgs;
+		res->srv_engine_busy = f->busy_cycles + f->idle_cycles != 0 ?
+			(double)f->busy_cycles /
+			(double)(f->busy_cycles + f->idle_cycles) : 0;
+		res->srv_retransmits = f->retransmits;
+		res->srv_drops = f->drops;
+		res->srv_wc_errors = f->wc_errors;
+	}
 	if (rtp_raw.valid && rtp_raw.size == run->set.size) {
 		if (res->has_lat && run->mode->latency && rtp_raw.lat_p50 > 0)
 			res->lat_x_raw = res->lat_p50 * run->mode->lat_div /
@@ -960,6 +978,7 @@ remote_hello(struct rtp_run *run, int fd)
 	struct rtp_oob_reply r;
 	int ret;
 
+	memset(h.mode, 0, sizeof(h.mode));
 	snprintf(h.mode, sizeof(h.mode), "%s", run->mode->name);
 	memcpy(h.ep, run->cli.local, sizeof(h.ep));
 	ret = rtp_oob_send(fd, &h, sizeof(h));
@@ -975,7 +994,15 @@ remote_hello(struct rtp_run *run, int fd)
 		return run_fail(run, r.status, "%s: %s", "server");
 	}
 	memcpy(run->cli.remote, r.ep, sizeof(run->cli.remote));
+	run->hello_ok = true;
 	return 0;
+}
+
+/* An own_resources mode's client, run->cli.local[0] filled: the hello. */
+int
+rtp_remote_hello(struct rtp_run *run)
+{
+	return remote_hello(run, run->oob);
 }
 
 /* The run is over: the server stops and says what it counted. */
@@ -991,9 +1018,32 @@ remote_done(struct rtp_run *run, int fd, int status)
 		ret = -EPROTO;
 	if (ret < 0)
 		return run_fail(run, ret, "%s: %s", "end of run with the server");
-	run->received = d.received;
-	run->srv.cpu_ns = d.cpu_ns;
+	run->srv_fig = d.fig;
+	run->received = d.fig.received;
+	run->srv.cpu_ns = d.fig.cpu_ns;
 	return d.status < 0 ? run_fail(run, d.status, "%s: %s", "server") : 0;
+}
+
+/* The server's own counts of the run, for the client's report. */
+static struct rtp_srv_figures
+srv_figures(struct rtp_run *run)
+{
+	const struct rtp_counters *c0 = &run->c0, *c1 = &run->c1;
+
+#define DIFF(lc, name) (rtp_counter(c1, lc, name) - rtp_counter(c0, lc, name))
+	return (struct rtp_srv_figures){
+		/* warm-up included: the client knows how many it sent */
+		.received = run->received,
+		.bytes = run->received * run->set.size,
+		.cpu_ns = run->srv.cpu_ns,
+		.busy_cycles = DIFF(true, "busy_cycles"),
+		.idle_cycles = DIFF(true, "idle_cycles"),
+		.retransmits = DIFF(false, "retransmits"),
+		.drops = DIFF(false, "tx_dropped") + DIFF(false, "no_mbuf") +
+			DIFF(false, "retry_timeouts"),
+		.wc_errors = run->srv.wc_errors,
+	};
+#undef DIFF
 }
 
 /*
@@ -1022,15 +1072,22 @@ rtp_serve_one(int fd, const volatile bool *quit)
 	if (ret == 0) {
 		run->mode = mode;
 		run->set = set;
-		ret = side_open(&run->srv, 0, &set, run);
-	}
-	if (ret == 0) {
+		run->oob = -1;
 		memcpy(run->srv.remote, h.ep, sizeof(run->srv.remote));
-		ret = side_connect(&run->srv, run);
+	}
+	if (ret == 0 && mode->own_resources) {
+		ret = mode->remote_open != NULL ? mode->remote_open(run) :
+			run_fail(run, -ENOTSUP, "%s: %s", mode->name);
+	} else if (ret == 0) {
+		ret = side_open(&run->srv, 0, &set, run);
+		if (ret == 0)
+			ret = side_connect(&run->srv, run);
+		if (ret == 0)
+			ret = rtp_waiter_init(&run->srv.w, &run->srv,
+					      set.wait, set.hybrid_us);
 	}
 	if (ret == 0)
-		ret = rtp_waiter_init(&run->srv.w, &run->srv, set.wait,
-				      set.hybrid_us);
+		rtp_counters_snap(&run->c0);
 	if (ret == 0) {
 		srv_ready = false;
 		ret = -pthread_create(&srv, NULL, server_main, run);
@@ -1053,11 +1110,11 @@ rtp_serve_one(int fd, const volatile bool *quit)
 		run->stop = true;
 		side_flush(&run->srv);
 		pthread_join(srv, NULL);
+		rtp_counters_snap(&run->c1);
 		d = (struct rtp_oob_done){
 			.magic = RTP_OOB_MAGIC,
 			.status = run->srv_err,
-			.received = run->received,
-			.cpu_ns = run->srv.cpu_ns,
+			.fig = srv_figures(run),
 		};
 		rtp_oob_send(fd, &d, sizeof(d));
 		ret = run->srv_err;
@@ -1069,6 +1126,9 @@ rtp_serve_one(int fd, const volatile bool *quit)
 	       (r.msg[0] != '\0' ? r.msg : strerror(-ret)));
 	fflush(stdout);
 	if (run != NULL) {
+		if (mode != NULL && mode->own_resources &&
+		    mode->remote_close != NULL)
+			mode->remote_close(run);
 		side_close(&run->srv);
 		free(run);
 	}
@@ -1108,21 +1168,33 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 		return -ENOMEM;
 	run->mode = mode;
 	run->set = *set;
+	run->oob = -1;
 	run->samples = malloc(sizeof(uint64_t) * (set->iters != 0 ?
 		RTE_MIN(set->iters, (uint64_t)RTP_MAX_SAMPLES) : RTP_MAX_SAMPLES));
 	ret = run->samples == NULL ? -ENOMEM : 0;
 	if (ret == 0 && mode->own_resources) {
 		/* both ends are the mode's, driven by its one thread */
-		if (remote)
-			ret = run_fail(run, -ENOTSUP, "%s: %s",
-				       "one process only");
+		if (remote) {
+			oob = rtp_oob_connect(rtp.params.client,
+					      rtp.params.oob_port,
+					      set->timeout);
+			ret = oob < 0 ? run_fail(run, oob, "%s: %s",
+						 "cannot reach the server") : 0;
+			run->oob = oob;
+		}
 		rtp_cur = run;
 		if (ret == 0)
 			ret = mode->client(run);
 		phase_end(run);
 		rtp_cur = NULL;
-		srv_up = ret == 0 || run->t_start != 0;
 		run->stop = true;
+		if (run->hello_ok) {
+			int r = remote_done(run, oob, ret);
+
+			ret = ret != 0 ? ret : r;
+		}
+		srv_up = (ret == 0 || run->t_start != 0) &&
+			(!remote || run->hello_ok);
 		goto done;
 	}
 	if (ret == 0)
@@ -1132,6 +1204,7 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 				      set->timeout);
 		ret = oob < 0 ? run_fail(run, oob, "%s: %s",
 					 "cannot reach the server") : 0;
+		run->oob = oob;
 		if (ret == 0)
 			ret = remote_hello(run, oob);
 		srv_up = ret == 0;
