@@ -64,6 +64,7 @@ struct rtp_params {
 	const char *cmdline_file;
 	bool interactive;
 	bool raw;			/* measure the raw limit at start */
+	bool raw_set;			/* --raw or --no-raw given */
 	enum rp_idle_policy idle;
 	bool idle_set;
 	uint32_t idle_us;
@@ -354,9 +355,17 @@ struct rtp_raw_result {
 	double gbps;
 	uint64_t frames_per_msg;
 	uint64_t lost;
+	/* two processes: the stream's messages sent, and counted by the
+	 * server's port; frames the server said it counted */
+	bool two_proc;
+	uint64_t stream_sent, stream_recv, peer_frames;
 };
 extern struct rtp_raw_result rtp_raw;
 int rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set);
+int rtp_raw_serve(const struct rp_config *cfg, int lfd,
+		  const volatile bool *quit);
+int rtp_raw_client(const struct rp_config *cfg, const struct rtp_settings *set,
+		   const char *host, uint16_t port);
 
 /* rtp_report.c */
 void rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r);

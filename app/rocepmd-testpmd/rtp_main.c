@@ -180,9 +180,9 @@ quit_signal(int sig)
 	rtp_quit_signal = true;
 }
 
-/* --server: one client at a time, until SIGINT or SIGTERM. */
+/* --server: the TCP port listened on, SIGINT and SIGTERM caught. */
 static int
-serve(void)
+serve_listen(void)
 {
 	struct sigaction sa = { .sa_handler = quit_signal };
 	int lfd = rtp_oob_listen(rtp.params.oob_port);
@@ -190,10 +190,19 @@ serve(void)
 	if (lfd < 0) {
 		fprintf(stderr, "--server: TCP port %u: %s\n",
 			rtp.params.oob_port, strerror(-lfd));
-		return 1;
+		return lfd;
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	return lfd;
+}
+
+/* --server: one client at a time, until SIGINT or SIGTERM. */
+static int
+serve(int lfd)
+{
+	if (lfd < 0)
+		return 1;
 	rtp_unpin_thread();
 	printf("%s: serving on TCP port %u\n", RTP_NAME, rtp.params.oob_port);
 	fflush(stdout);
@@ -305,7 +314,7 @@ main(int argc, char **argv)
 {
 	char err[1024] = "";
 	char **eal_argv;
-	int eal_argc, sep, ret;
+	int eal_argc, sep, ret, lfd = -1;
 
 	for (sep = 1; sep < argc; sep++)
 		if (strcmp(argv[sep], "--") == 0)
@@ -351,6 +360,26 @@ main(int argc, char **argv)
 	if (rtp.params.raw && rtp.cfg.nb_ports >= 2 &&
 	    rtp_raw_measure(&rtp.cfg, &rtp.params.set) < 0)
 		fprintf(stderr, "raw limit not measured: ratios will be 0\n");
+	/*
+	 * Two processes, one port each: raw only when asked for (--raw) at
+	 * both ends, since the server then waits for a --raw client before
+	 * its engine starts.
+	 */
+	if (rtp.params.server)
+		lfd = serve_listen();
+	if (rtp.params.raw && rtp.params.raw_set && rtp.cfg.nb_ports == 1 &&
+	    rtp.params.server && lfd >= 0) {
+		printf("%s: waiting for a --raw client on TCP port %u\n",
+		       RTP_NAME, rtp.params.oob_port);
+		fflush(stdout);
+		if (rtp_raw_serve(&rtp.cfg, lfd, &rtp_quit_signal) < 0)
+			fprintf(stderr, "raw: not served\n");
+	}
+	if (rtp.params.raw && rtp.params.raw_set && rtp.cfg.nb_ports == 1 &&
+	    rtp.params.client != NULL &&
+	    rtp_raw_client(&rtp.cfg, &rtp.params.set, rtp.params.client,
+			   rtp.params.oob_port) < 0)
+		fprintf(stderr, "raw limit not measured: ratios will be 0\n");
 	ret = rp_engine_start(&rtp.cfg);
 	if (ret < 0) {
 		fprintf(stderr, "cannot start the engine: %s\n", strerror(-ret));
@@ -377,7 +406,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (rtp.params.server) {
-		rtp.status = serve();
+		rtp.status = serve(lfd);
 		rp_engine_stop();
 		rp_port_unlock();
 		return rtp.status;

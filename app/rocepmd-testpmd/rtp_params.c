@@ -478,6 +478,7 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 		fprintf(stderr, "nothing to do: --mode MODE, -i, --cmdline-file FILE, --server or --host\n");
 		return -EINVAL;
 	}
+	p->raw_set = raw_set;
 	if (!raw_set)
 		p->raw = true;
 	return 0;

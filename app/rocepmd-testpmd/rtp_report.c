@@ -207,6 +207,12 @@ rtp_report_raw(FILE *f, enum rtp_format fmt)
 	r.msg_rate = rtp_raw.msg_rate;
 	r.gbps = rtp_raw.gbps;
 	r.drops = rtp_raw.lost;
+	if (rtp_raw.two_proc) {
+		/* sent by us, counted by the server's port */
+		r.msgs = rtp_raw.stream_sent;
+		r.received = rtp_raw.stream_recv;
+		r.bytes = r.msgs * r.set.size;
+	}
 	r.lat_x_raw = 0;
 	r.bw_of_raw = 1;
 	rtp_report(f, fmt, &r);

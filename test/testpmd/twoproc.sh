@@ -14,6 +14,13 @@
 #             client's messages (plus the warm-up); the server's own
 #             figures in the client's CSV row and JSON object equal them;
 #             a tag run with events is refused by both ends with a reason
+#   raw       --server --raw / --client --raw: plain UDP frames between the
+#             hosts' ports before the engines start (10000-byte messages,
+#             several frames each): a client without --raw refused by the
+#             waiting server with a reason; then every ping-pong answered,
+#             every stream message counted by the server's port (its log
+#             and the client's raw_stream row agree, nothing lost), and
+#             the RDMA runs after it get their ratios to raw
 #   perftest  the same patterns with perftest (ib_send_lat -e with
 #             events, ib_write_bw polled) between the same hosts: message counts and bytes
 #             equal; latency medians within a factor of 5, message rates
@@ -38,7 +45,7 @@ srv_log=$rv_tmp/server.out
 # The testpmd server in B, until the EXIT trap stops it (SIGTERM).
 server_start() {
 	ip netns exec "$RP_NS_B" timeout -k 10 "$RV_TIMEOUT" "$app" -- \
-		--config "$RV_CFG_B" --server --oob-port "$port" \
+		--config "$RV_CFG_B" --server --oob-port "$port" "$@" \
 		>"$srv_log" 2>"$rv_tmp/server.err" &
 	rv_last_pid=$!
 	rv_pids+=("$rv_last_pid")
@@ -236,6 +243,57 @@ PY
 		rv_fail "tag hello with events"
 	client "$rv_tmp/after.csv" --mode tag_eager --iters 200 --wait poll ||
 		rv_fail "no tag run after the refusal"
+	rv_stop_pids
+	;;
+raw)
+	server_start --raw
+	# the server waits for a raw client first: a plain one is told so
+	client "$rv_tmp/plain.csv" --no-raw --mode send_lat --iters 100 \
+		--wait event && rv_fail "a plain client ran before raw"
+	grep -q "its first client needs --raw" "$rv_tmp/plain.csv" ||
+		rv_fail "no reason: $(cat "$rv_tmp/plain.csv")"
+	{
+		echo "set warmup 50"
+		echo "set wait event"
+		echo "start send_lat"
+		echo "start write_bw"
+	} >"$rv_tmp/cmds"
+	client "$rv_tmp/raw.csv" --raw --size 10000 --iters "$iters" \
+		--depth 16 --cmdline-file "$rv_tmp/cmds" ||
+		{ rv_show server; rv_fail "client: exit status $?"; }
+	python3 - "$rv_tmp/raw.csv" "$iters" "$srv_log" "$RV_CFG_A" <<'PY' || exit 1
+import csv, re, sys
+rows = {r["mode"]: r for r in csv.DictReader(open(sys.argv[1]))}
+n = int(sys.argv[2])
+log = open(sys.argv[3]).read()
+mtu = int(re.search(r"^\s*mtu\s*=\s*(\d+)", open(sys.argv[4]).read(), re.M).group(1))
+frames = -(-10000 // mtu)
+assert frames > 1, "one frame per message: no multi-frame test"
+m = re.search(r"^RAW served size 10000 pp_frames (\d+) stream_frames (\d+) ok$",
+              log, re.M)
+assert m, "server log: %s" % log
+assert "RAW refused a rocepmd-testpmd client: no --raw" in log, log
+pp, st = int(m.group(1)), int(m.group(2))
+assert pp == n * frames, "server took %d ping-pong frames, not %d" % (pp, n * frames)
+assert st == n * frames, "server counted %d stream frames, not %d" % (st, n * frames)
+r = rows["raw_pp"]
+assert int(r["msgs"]) == n and r["status"] == "ok", r
+q = [float(r[k]) for k in ("lat_min_us", "lat_p50_us", "lat_p99_us",
+                           "lat_max_us")]
+assert 0 < q[0] and q == sorted(q), "raw_pp quantiles %s" % q
+r = rows["raw_stream"]
+assert int(r["msgs"]) == n and int(r["received"]) == n, r
+assert int(r["drops"]) == 0 and float(r["msg_rate"]) > 0, r
+print("ok raw: %d frames/msg, pp p50 %s us, stream %.0f msg/s, server counted %d/%d frames"
+      % (frames, rows["raw_pp"]["lat_p50_us"], float(r["msg_rate"]), st, n * frames))
+for mode in ("send_lat", "write_bw"):
+    r = rows[mode]
+    assert r["status"] == "ok" and int(r["msgs"]) == n, r
+    assert float(r["bw_of_raw"]) > 0, "%s: no ratio to raw" % mode
+    if mode == "send_lat":
+        assert float(r["lat_x_raw"]) > 0, "%s: no latency ratio" % mode
+    print("ok %s: lat/raw %s bw/raw %s" % (mode, r["lat_x_raw"], r["bw_of_raw"]))
+PY
 	rv_stop_pids
 	;;
 perftest)
