@@ -319,6 +319,7 @@ int rtp_serve_one(int fd, const volatile bool *quit);
 int rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 	    struct rtp_result *res);
 void rtp_run_abort(void);
+int rtp_show_qps(FILE *f);
 void rtp_counters_snap(struct rtp_counters *c);
 uint64_t rtp_counter(const struct rtp_counters *c, bool lcore,
 		     const char *name);

@@ -39,6 +39,7 @@ static struct {
 	const struct rtp_mode *mode;
 	struct rtp_settings set;
 	struct rtp_result res;
+	enum rp_idle_policy idle0;	/* at the start of the run */
 } rtp_job;
 
 static void job_report(struct rtp_result *r);
@@ -73,7 +74,16 @@ job_main(void *arg)
 static void
 job_report(struct rtp_result *r)
 {
-	snprintf(r->idle, sizeof(r->idle), "%s", rp_idle_policy_name(rtp.idle));
+	/* changed during the run (`set idle`): both */
+	enum rp_idle_policy idle = __atomic_load_n(&rtp.idle, __ATOMIC_RELAXED);
+
+	if (idle != rtp_job.idle0)
+		snprintf(r->idle, sizeof(r->idle), "%s>%s",
+			 rp_idle_policy_name(rtp_job.idle0),
+			 rp_idle_policy_name(idle));
+	else
+		snprintf(r->idle, sizeof(r->idle), "%s",
+			 rp_idle_policy_name(idle));
 	rtp_report(rtp.out, rtp.params.format, r);
 	if (rtp.nb_results < RTE_DIM(rtp.results))
 		rtp.results[rtp.nb_results++] = *r;
@@ -132,6 +142,7 @@ rtp_start_mode(const char *name, bool async)
 	job_finish();
 	rtp_job.mode = mode;
 	rtp_job.set = rtp.params.set;
+	rtp_job.idle0 = rtp.idle;
 	rtp_job.finished = false;
 	ret = pthread_create(&rtp_job.thread, NULL, job_main, NULL);
 	if (ret != 0)
@@ -166,8 +177,8 @@ rtp_set_idle(enum rp_idle_policy idle)
 {
 	int ret = rp_engine_set_idle(idle);
 
-	if (ret == 0)
-		rtp.idle = idle;
+	if (ret == 0)	/* the run's thread reads it at its end */
+		__atomic_store_n(&rtp.idle, idle, __ATOMIC_RELAXED);
 	return ret;
 }
 

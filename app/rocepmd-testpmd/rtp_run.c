@@ -35,6 +35,84 @@
 #define RTP_WC_BURST		32
 
 static struct rtp_run *volatile rtp_cur;
+/* `show qp` reads the run's QPs: the run is not torn down meanwhile. */
+static pthread_mutex_t rtp_cur_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void
+cur_set(struct rtp_run *run)
+{
+	pthread_mutex_lock(&rtp_cur_lock);
+	rtp_cur = run;
+	pthread_mutex_unlock(&rtp_cur_lock);
+}
+
+static const char *
+qp_state_name(enum ibv_qp_state st)
+{
+	static const char *const names[] = {
+		[IBV_QPS_RESET] = "RESET", [IBV_QPS_INIT] = "INIT",
+		[IBV_QPS_RTR] = "RTR", [IBV_QPS_RTS] = "RTS",
+		[IBV_QPS_SQD] = "SQD", [IBV_QPS_SQE] = "SQE",
+		[IBV_QPS_ERR] = "ERR",
+	};
+
+	return (unsigned int)st < RTE_DIM(names) && names[st] != NULL ?
+		names[st] : "?";
+}
+
+static void
+show_side(FILE *f, const char *name, const struct rtp_side *s)
+{
+	for (uint32_t q = 0; q < s->nb_qps; q++) {
+		struct ibv_qp_attr a;
+		struct ibv_qp_init_attr ia;
+		int ret = ibv_query_qp(s->qp[q], &a, IBV_QP_STATE |
+				       IBV_QP_SQ_PSN | IBV_QP_RQ_PSN |
+				       IBV_QP_DEST_QPN, &ia);
+
+		if (ret != 0) {
+			fprintf(f, "qp %s/%u: 0x%06x: ibv_query_qp: %s\n", name,
+				q, s->qp[q]->qp_num, strerror(ret));
+			continue;
+		}
+		fprintf(f, "qp %s/%u: 0x%06x -> 0x%06x %s sq_psn %u rq_psn %u\n",
+			name, q, s->qp[q]->qp_num, a.dest_qp_num,
+			qp_state_name(a.qp_state), a.sq_psn, a.rq_psn);
+	}
+	if (s->nb_qps != 0)
+		fprintf(f, "qp %s: done %" PRIu64 " wc_errors %" PRIu64
+			" polls %" PRIu64 " cqes %" PRIu64 " events %" PRIu64
+			"\n", name, s->done, s->wc_errors, s->w.polls,
+			s->w.cqes, s->w.events);
+}
+
+/*
+ * `show qp`: the QPs of the run in progress (both ends in one process),
+ * with their state and PSNs from ibv_query_qp, and each end's counters
+ * so far (read while the run writes them: a snapshot, not exact).  0, or
+ * -ENOENT with no run, -ENOTSUP for a mode whose QPs are its own.
+ */
+int
+rtp_show_qps(FILE *f)
+{
+	struct rtp_run *run;
+	int ret = 0;
+
+	pthread_mutex_lock(&rtp_cur_lock);
+	run = rtp_cur;
+	if (run == NULL)
+		ret = -ENOENT;
+	else if (run->mode->own_resources)
+		ret = -ENOTSUP;
+	if (ret == 0) {
+		fprintf(f, "run %s: posted %" PRIu64 " received %" PRIu64
+			"\n", run->mode->name, run->posted, run->received);
+		show_side(f, "client", &run->cli);
+		show_side(f, "server", &run->srv);
+	}
+	pthread_mutex_unlock(&rtp_cur_lock);
+	return ret;
+}
 
 double
 rtp_tsc_us(uint64_t ticks)
@@ -1182,11 +1260,11 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 						 "cannot reach the server") : 0;
 			run->oob = oob;
 		}
-		rtp_cur = run;
+		cur_set(run);
 		if (ret == 0)
 			ret = mode->client(run);
 		phase_end(run);
-		rtp_cur = NULL;
+		cur_set(NULL);
 		run->stop = true;
 		if (run->hello_ok) {
 			int r = remote_done(run, oob, ret);
@@ -1234,10 +1312,10 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 			usleep(100);
 	}
 	if (ret == 0) {
-		rtp_cur = run;
+		cur_set(run);
 		ret = mode->client(run);
 		phase_end(run);		/* a phase cut short */
-		rtp_cur = NULL;
+		cur_set(NULL);
 	}
 	run->stop = true;
 	if (srv_up && remote) {
