@@ -676,8 +676,11 @@ rtp_raw_serve(const struct rp_config *cfg, int lfd, const volatile bool *quit)
 	}
 	rtp_oob_send(fd, &a, sizeof(a));
 	if (ret == 0) {
-		/* the client's done (its port may still send: we count on) */
-		ret = rtp_oob_recv(fd, &h, sizeof(h), 0);
+		/* the client's done (its port may still send: we count on);
+		 * SIGTERM meanwhile ends the wait */
+		do
+			ret = rtp_oob_recv(fd, &h, sizeof(h), 1);
+		while (ret == -ETIMEDOUT && !*quit);
 		r->stop = true;
 		rte_eal_wait_lcore(cfg->port[0].lcore);
 		a.frames = r->stream_frames;

@@ -1032,7 +1032,8 @@ figures(struct rtp_run *run, const struct rtp_counters *c0,
 	}
 	if (rtp_raw.valid && rtp_raw.size == run->set.size) {
 		if (res->has_lat && run->mode->latency && rtp_raw.lat_p50 > 0)
-			res->lat_x_raw = res->lat_p50 * run->mode->lat_div /
+			res->lat_x_raw = res->lat_p50 * (run->lat_div != 0 ?
+				run->lat_div : run->mode->lat_div) /
 				2 / rtp_raw.lat_p50;
 		if (rtp_raw.msg_rate > 0)
 			res->bw_of_raw = res->msg_rate / rtp_raw.msg_rate;
