@@ -12,7 +12,8 @@
 #             client, the TM-SRQ the server's): every message matched and
 #             its data checked by the server, which counts exactly the
 #             client's messages (plus the warm-up); the server's own
-#             figures in the client's CSV row and JSON object equal them;
+#             figures in the client's CSV row, JSON object and table
+#             SERVER line equal them;
 #             a tag run with events is refused by both ends with a reason
 #   raw       --server --raw / --client --raw: plain UDP frames between the
 #             hosts' ports before the engines start (10000-byte messages,
@@ -220,6 +221,15 @@ assert r["server"]["received"] == 300, r["server"]
 assert r["server"]["bytes"] == 300 * r["size"], r["server"]
 print("ok json: server", r["server"])
 PY
+	# the table: a SERVER line after the row, with the server's count
+	ip netns exec "$RP_NS_A" timeout -k 10 "$RV_TIMEOUT" "$app" -- \
+		--config "$RV_CFG_A" --client "$RV_IP_B" --oob-port "$port" \
+		--mode tag_eager --iters 300 --warmup 10 --wait poll \
+		>"$rv_tmp/tag.table" || rv_fail "table client: exit status $?"
+	grep -A1 '^RESULT tag_eager ' "$rv_tmp/tag.table" |
+		grep -q '^SERVER tag_eager  received 300 bytes 19200 ' ||
+		rv_fail "no SERVER line: $(cat "$rv_tmp/tag.table")"
+	rv_log "ok table: $(grep '^SERVER' "$rv_tmp/tag.table")"
 	# events: tag modes poll; the client refuses before reaching out
 	client "$rv_tmp/ev.csv" --mode tag_eager --wait event \
 		2>"$rv_tmp/ev.err" && rv_fail "tag_eager --wait event: exit 0"
