@@ -64,6 +64,7 @@ struct rtp_params {
 	const char *cmdline_file;
 	bool interactive;
 	bool raw;			/* measure the raw limit at start */
+	bool raw_set;			/* --raw or --no-raw given */
 	enum rp_idle_policy idle;
 	bool idle_set;
 	uint32_t idle_us;
@@ -101,6 +102,18 @@ struct rtp_counters {
 	unsigned int nb_dev_counters;
 };
 
+/* Two processes: what the server counted, sent in its rtp_oob_done. */
+struct rtp_srv_figures {
+	uint64_t received;		/* messages taken, warm-up included */
+	uint64_t bytes;			/* their payload bytes, warm-up included */
+	uint64_t cpu_ns;		/* the server thread's CPU time */
+	uint64_t busy_cycles;		/* its engine lcores, during the run */
+	uint64_t idle_cycles;
+	uint64_t retransmits;		/* its devices, during the run */
+	uint64_t drops;
+	uint64_t wc_errors;
+};
+
 /* Figures of one run (rtp_report.c prints them). */
 struct rtp_result {
 	char mode[32];
@@ -129,6 +142,14 @@ struct rtp_result {
 	uint64_t wc_errors;
 	double lat_x_raw;		/* median / raw median (0: no raw) */
 	double bw_of_raw;		/* msg rate / raw msg rate (0: no raw) */
+	bool has_srv;			/* two processes: the server's figures */
+	uint64_t srv_received;		/* measured messages it took */
+	uint64_t srv_bytes;
+	double srv_cpu_us_per_msg;
+	double srv_engine_busy;
+	uint64_t srv_retransmits;
+	uint64_t srv_drops;
+	uint64_t srv_wc_errors;
 };
 
 /* One end of a connection: what the peer needs to reach its QPs. */
@@ -198,6 +219,13 @@ struct rtp_mode {
 	bool own_resources;
 	int (*client)(struct rtp_run *run);
 	int (*server)(struct rtp_run *run);
+	/*
+	 * own_resources modes in two processes: the server's end, opened
+	 * from the client's run->srv.remote[0] (it fills run->srv.local[0])
+	 * before the server answers the hello, closed after the run.
+	 */
+	int (*remote_open)(struct rtp_run *run);
+	void (*remote_close)(struct rtp_run *run);
 };
 
 /* The run in progress (rtp_run.c). */
@@ -216,6 +244,11 @@ struct rtp_run {
 	struct rtp_counters c0, c1;	/* engine counters at both ends */
 	int srv_err;
 	char err[128];
+	unsigned int lat_div;		/* 0: the mode's */
+	int oob;			/* two processes: the exchange, or -1 */
+	bool hello_ok;			/* the server took our hello */
+	void *priv;			/* own_resources modes: their state */
+	struct rtp_srv_figures srv_fig;	/* what the server counted */
 };
 
 /* Out-of-band messages of the two-process topology (rtp_oob.c). */
@@ -237,8 +270,7 @@ struct rtp_oob_reply {		/* server -> client: its QPs, ready */
 struct rtp_oob_done {		/* both ways at the end */
 	uint32_t magic;
 	int32_t status;
-	uint64_t received;		/* messages the server took */
-	uint64_t cpu_ns;		/* the server thread's CPU time */
+	struct rtp_srv_figures fig;	/* server -> client */
 };
 
 /* rtp_mode.c */
@@ -287,6 +319,7 @@ int rtp_serve_one(int fd, const volatile bool *quit);
 int rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 	    struct rtp_result *res);
 void rtp_run_abort(void);
+int rtp_show_qps(FILE *f);
 void rtp_counters_snap(struct rtp_counters *c);
 uint64_t rtp_counter(const struct rtp_counters *c, bool lcore,
 		     const char *name);
@@ -297,6 +330,7 @@ int rtp_post_recv(struct rtp_side *s, uint32_t q, uint32_t size,
 int rtp_wc_check(struct rtp_side *s, const struct ibv_wc *wc,
 		 struct rtp_run *run);
 int rtp_fail(struct rtp_run *run, int err, const char *what);
+int rtp_remote_hello(struct rtp_run *run);
 int rtp_qp_connect(struct ibv_context *ctx, struct ibv_qp *qp,
 		   const struct rtp_ep_info *remote, uint32_t sq_psn);
 uint64_t rtp_measure_begin(struct rtp_run *run);
@@ -322,9 +356,17 @@ struct rtp_raw_result {
 	double gbps;
 	uint64_t frames_per_msg;
 	uint64_t lost;
+	/* two processes: the stream's messages sent, and counted by the
+	 * server's port; frames the server said it counted */
+	bool two_proc;
+	uint64_t stream_sent, stream_recv, peer_frames;
 };
 extern struct rtp_raw_result rtp_raw;
 int rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set);
+int rtp_raw_serve(const struct rp_config *cfg, int lfd,
+		  const volatile bool *quit);
+int rtp_raw_client(const struct rp_config *cfg, const struct rtp_settings *set,
+		   const char *host, uint16_t port);
 
 /* rtp_report.c */
 void rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r);

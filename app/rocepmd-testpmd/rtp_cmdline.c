@@ -124,6 +124,17 @@ show_clients(FILE *f)
 			c[i].objects, c[i].qps, c[i].mrs, c[i].requests);
 }
 
+static void
+show_qp(FILE *f)
+{
+	int ret = rtp_show_qps(f);
+
+	if (ret == -ENOENT)
+		fprintf(f, "no QP: QPs live for the length of a run (start MODE, then show qp)\n");
+	else if (ret == -ENOTSUP)
+		fprintf(f, "the run's QPs are its mode's own (tag modes): not listed\n");
+}
+
 void
 rtp_show(FILE *f, const char *what, bool stats)
 {
@@ -134,9 +145,7 @@ rtp_show(FILE *f, const char *what, bool stats)
 	else if (strcmp(what, "lcore") == 0)
 		show_lcore(f, stats);
 	else if (strcmp(what, "qp") == 0)
-		fprintf(f, "%s\n", rtp_running() ?
-			"a run is in progress: its QPs are the run's own" :
-			"no QP: QPs live for the length of a run");
+		show_qp(f);
 	else if (strcmp(what, "settings") == 0)
 		show_settings(f);
 	else if (strcmp(what, "clients") == 0)
@@ -217,8 +226,14 @@ cmd_set_cb(void *parsed, struct cmdline *cl, void *data)
 
 	(void)cl;
 	(void)data;
-	if (rtp_running()) {
-		fprintf(stderr, "set: a run is in progress: stop it first\n");
+	/*
+	 * The engine lcores read their idle policy once per pass
+	 * (rp_engine_set_idle): it may change under a run, whose row then
+	 * says both ("busy>sleep").  The run's settings may not.
+	 */
+	if (rtp_running() && strcmp(r->what, "idle") != 0) {
+		fprintf(stderr, "set %s: a run is in progress: stop it first (only 'set idle' applies during a run)\n",
+			r->what);
 		rtp_cmd_status = -EBUSY;
 		return;
 	}

@@ -39,6 +39,7 @@ static struct {
 	const struct rtp_mode *mode;
 	struct rtp_settings set;
 	struct rtp_result res;
+	enum rp_idle_policy idle0;	/* at the start of the run */
 } rtp_job;
 
 static void job_report(struct rtp_result *r);
@@ -73,7 +74,16 @@ job_main(void *arg)
 static void
 job_report(struct rtp_result *r)
 {
-	snprintf(r->idle, sizeof(r->idle), "%s", rp_idle_policy_name(rtp.idle));
+	/* changed during the run (`set idle`): both */
+	enum rp_idle_policy idle = __atomic_load_n(&rtp.idle, __ATOMIC_RELAXED);
+
+	if (idle != rtp_job.idle0)
+		snprintf(r->idle, sizeof(r->idle), "%s>%s",
+			 rp_idle_policy_name(rtp_job.idle0),
+			 rp_idle_policy_name(idle));
+	else
+		snprintf(r->idle, sizeof(r->idle), "%s",
+			 rp_idle_policy_name(idle));
 	rtp_report(rtp.out, rtp.params.format, r);
 	if (rtp.nb_results < RTE_DIM(rtp.results))
 		rtp.results[rtp.nb_results++] = *r;
@@ -132,6 +142,7 @@ rtp_start_mode(const char *name, bool async)
 	job_finish();
 	rtp_job.mode = mode;
 	rtp_job.set = rtp.params.set;
+	rtp_job.idle0 = rtp.idle;
 	rtp_job.finished = false;
 	ret = pthread_create(&rtp_job.thread, NULL, job_main, NULL);
 	if (ret != 0)
@@ -166,8 +177,8 @@ rtp_set_idle(enum rp_idle_policy idle)
 {
 	int ret = rp_engine_set_idle(idle);
 
-	if (ret == 0)
-		rtp.idle = idle;
+	if (ret == 0)	/* the run's thread reads it at its end */
+		__atomic_store_n(&rtp.idle, idle, __ATOMIC_RELAXED);
 	return ret;
 }
 
@@ -180,9 +191,9 @@ quit_signal(int sig)
 	rtp_quit_signal = true;
 }
 
-/* --server: one client at a time, until SIGINT or SIGTERM. */
+/* --server: the TCP port listened on, SIGINT and SIGTERM caught. */
 static int
-serve(void)
+serve_listen(void)
 {
 	struct sigaction sa = { .sa_handler = quit_signal };
 	int lfd = rtp_oob_listen(rtp.params.oob_port);
@@ -190,10 +201,19 @@ serve(void)
 	if (lfd < 0) {
 		fprintf(stderr, "--server: TCP port %u: %s\n",
 			rtp.params.oob_port, strerror(-lfd));
-		return 1;
+		return lfd;
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	return lfd;
+}
+
+/* --server: one client at a time, until SIGINT or SIGTERM. */
+static int
+serve(int lfd)
+{
+	if (lfd < 0)
+		return 1;
 	rtp_unpin_thread();
 	printf("%s: serving on TCP port %u\n", RTP_NAME, rtp.params.oob_port);
 	fflush(stdout);
@@ -305,7 +325,7 @@ main(int argc, char **argv)
 {
 	char err[1024] = "";
 	char **eal_argv;
-	int eal_argc, sep, ret;
+	int eal_argc, sep, ret, lfd = -1;
 
 	for (sep = 1; sep < argc; sep++)
 		if (strcmp(argv[sep], "--") == 0)
@@ -351,6 +371,26 @@ main(int argc, char **argv)
 	if (rtp.params.raw && rtp.cfg.nb_ports >= 2 &&
 	    rtp_raw_measure(&rtp.cfg, &rtp.params.set) < 0)
 		fprintf(stderr, "raw limit not measured: ratios will be 0\n");
+	/*
+	 * Two processes, one port each: raw only when asked for (--raw) at
+	 * both ends, since the server then waits for a --raw client before
+	 * its engine starts.
+	 */
+	if (rtp.params.server)
+		lfd = serve_listen();
+	if (rtp.params.raw && rtp.params.raw_set && rtp.cfg.nb_ports == 1 &&
+	    rtp.params.server && lfd >= 0) {
+		printf("%s: waiting for a --raw client on TCP port %u\n",
+		       RTP_NAME, rtp.params.oob_port);
+		fflush(stdout);
+		if (rtp_raw_serve(&rtp.cfg, lfd, &rtp_quit_signal) < 0)
+			fprintf(stderr, "raw: not served\n");
+	}
+	if (rtp.params.raw && rtp.params.raw_set && rtp.cfg.nb_ports == 1 &&
+	    rtp.params.client != NULL &&
+	    rtp_raw_client(&rtp.cfg, &rtp.params.set, rtp.params.client,
+			   rtp.params.oob_port) < 0)
+		fprintf(stderr, "raw limit not measured: ratios will be 0\n");
 	ret = rp_engine_start(&rtp.cfg);
 	if (ret < 0) {
 		fprintf(stderr, "cannot start the engine: %s\n", strerror(-ret));
@@ -377,7 +417,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (rtp.params.server) {
-		rtp.status = serve();
+		rtp.status = serve(lfd);
 		rp_engine_stop();
 		rp_port_unlock();
 		return rtp.status;

@@ -12,8 +12,10 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -315,6 +317,495 @@ rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set)
 	}
 	free(c.samples);
 	/* The pool stays: a PMD may still hold its mbufs in a stopped queue. */
+	if (ret < 0)
+		fprintf(stderr, "raw: %s\n", strerror(-ret));
+	return ret;
+}
+
+/* ---- two processes: one port each, the ends meeting over TCP ----------- */
+
+/*
+ * --server --raw / --client HOST --raw, before either engine starts: the
+ * client sends a raw hello (its MAC, address, the run's size and count),
+ * the server answers with its own; then the client's engine lcore sends,
+ * the server's reflects:
+ *   ping-pong frames (UDP source port RAW_PP): every message's frames are
+ *	answered by a message of as many frames;
+ *   stream frames (RAW_STREAM): counted; one acknowledgement frame
+ *	(RAW_ACK, the count in its payload) every RAW_ACK_EVERY frames and
+ *	for the last one, which keeps the client within a ring of frames in
+ *	flight and stops its clock.
+ * The client then says done over TCP and the server answers with the
+ * frames it counted: the client's report shows both.  Frames that are not
+ * ours (the kernel's, ICMP) are ignored.
+ */
+#define RAW_PP		9
+#define RAW_STREAM	10
+#define RAW_ACK		11
+#define RAW_ACK_EVERY	32
+#define RAW_MAGIC	0x52505452u	/* "RTPR" */
+
+struct raw_hello {
+	uint32_t magic;
+	int32_t status;
+	uint32_t size;
+	uint32_t mtu;
+	uint64_t iters;
+	double duration;
+	uint8_t mac[6];
+	uint8_t pad[2];
+	uint32_t ipv4;
+	uint64_t frames;		/* done: stream frames counted */
+	char msg[64];
+};
+
+/* The frame header from us to the peer (index 0 of c->hdr). */
+static void
+raw_hdr2(struct raw_ctx *c, const uint8_t *peer_mac, uint32_t src,
+	 uint32_t dst)
+{
+	struct rte_ether_hdr *eth = (void *)c->hdr[0];
+	struct rte_ipv4_hdr *ip = (void *)(eth + 1);
+	struct rte_udp_hdr *udp = (void *)(ip + 1);
+
+	rte_eth_macaddr_get(c->port[0], &eth->src_addr);
+	memcpy(&eth->dst_addr, peer_mac, RTE_ETHER_ADDR_LEN);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = src;
+	ip->dst_addr = dst;
+	udp->dst_port = rte_cpu_to_be_16(RAW_UDP_PORT);
+}
+
+/* Send n frames of the message shape, source port sport; the last one's
+ * first payload byte is `last`, an ACK's payload the count. */
+static int
+raw_send2(struct raw_ctx *c, uint16_t sport, uint32_t n, uint8_t last,
+	  uint64_t count)
+{
+	struct rte_mbuf *m[RAW_BURST];
+	uint32_t left = sport == RAW_ACK ? sizeof(count) : c->size;
+	uint32_t i = 0;
+
+	while (i < n) {
+		uint32_t b = RTE_MIN(n - i, (uint32_t)RAW_BURST);
+		uint16_t sent = 0;
+
+		if (rte_pktmbuf_alloc_bulk(c->pool, m, b) != 0)
+			return -ENOBUFS;
+		for (uint32_t k = 0; k < b; k++) {
+			uint32_t len = RTE_MIN(left, c->payload);
+			uint8_t *d = rte_pktmbuf_mtod(m[k], uint8_t *);
+			struct rte_ipv4_hdr *ip;
+			struct rte_udp_hdr *udp;
+
+			memcpy(d, c->hdr[0], RAW_HDR);
+			memset(d + RAW_HDR, 0, len);
+			if (sport == RAW_ACK)
+				memcpy(d + RAW_HDR, &count, sizeof(count));
+			else if (i + k == n - 1)
+				d[RAW_HDR] = last;
+			ip = (void *)(d + sizeof(struct rte_ether_hdr));
+			udp = (void *)(ip + 1);
+			ip->total_length = rte_cpu_to_be_16((uint16_t)(len +
+				sizeof(*ip) + sizeof(*udp)));
+			ip->hdr_checksum = rte_ipv4_cksum(ip);
+			udp->src_port = rte_cpu_to_be_16(sport);
+			udp->dgram_len = rte_cpu_to_be_16((uint16_t)(len +
+				sizeof(*udp)));
+			m[k]->data_len = (uint16_t)(RAW_HDR + len);
+			m[k]->pkt_len = m[k]->data_len;
+			if (len < left)
+				left -= len;
+		}
+		for (uint64_t t = 0; sent < b; t++) {
+			sent += rte_eth_tx_burst(c->port[0], 0, m + sent,
+						 (uint16_t)(b - sent));
+			if (t > 10000000) {
+				rte_pktmbuf_free_bulk(m + sent, b - sent);
+				return -ENOBUFS;
+			}
+		}
+		i += b;
+	}
+	return 0;
+}
+
+/* One frame of ours: its source port (0: not ours), first payload bytes. */
+static uint16_t
+raw_frame(struct rte_mbuf *m, uint64_t *first)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ether_hdr *eth = (const void *)d;
+	const struct rte_ipv4_hdr *ip = (const void *)(eth + 1);
+	const struct rte_udp_hdr *udp = (const void *)(ip + 1);
+
+	if (m->data_len < RAW_HDR + 1 ||
+	    eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    ip->next_proto_id != IPPROTO_UDP ||
+	    udp->dst_port != rte_cpu_to_be_16(RAW_UDP_PORT))
+		return 0;
+	*first = 0;
+	memcpy(first, d + RAW_HDR, RTE_MIN((uint32_t)sizeof(*first),
+					   (uint32_t)(m->data_len - RAW_HDR)));
+	return rte_be_to_cpu_16(udp->src_port);
+}
+
+struct raw_two {
+	struct raw_ctx c;
+	volatile bool stop;		/* server: the client is done */
+	uint64_t pp_frames, stream_frames;
+	uint64_t sent_frames, acked;
+	bool opened;			/* the port was found (stop it) */
+};
+
+/* The server's reflector, on its engine lcore until stop. */
+static int
+raw_reflect_lcore(void *arg)
+{
+	struct raw_two *r = arg;
+	struct raw_ctx *c = &r->c;
+	struct rte_mbuf *m[RAW_BURST];
+
+	while (!r->stop && c->err == 0) {
+		uint16_t n = rte_eth_rx_burst(c->port[0], 0, m, RAW_BURST);
+
+		for (uint16_t i = 0; i < n; i++) {
+			uint64_t first;
+			uint16_t sp = raw_frame(m[i], &first);
+
+			if (sp == RAW_PP && ++r->pp_frames % c->frames == 0)
+				c->err = raw_send2(c, RAW_PP, c->frames, 0, 0);
+			else if (sp == RAW_STREAM &&
+				 (++r->stream_frames % RAW_ACK_EVERY == 0 ||
+				  (first & 0xff) != 0))
+				c->err = raw_send2(c, RAW_ACK, 1, 0,
+						   r->stream_frames);
+		}
+		rte_pktmbuf_free_bulk(m, n);
+	}
+	return c->err;
+}
+
+/* Frames of source port sport; ACKs update r->acked.  How many came. */
+static uint32_t
+raw_take(struct raw_two *r, uint16_t sport)
+{
+	struct rte_mbuf *m[RAW_BURST];
+	uint16_t n = rte_eth_rx_burst(r->c.port[0], 0, m, RAW_BURST);
+	uint32_t got = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		uint64_t first;
+		uint16_t sp = raw_frame(m[i], &first);
+
+		if (sp == RAW_ACK && first > r->acked)
+			r->acked = first;
+		got += sp == sport;
+	}
+	rte_pktmbuf_free_bulk(m, n);
+	return got;
+}
+
+/* The client's measurement, on its engine lcore. */
+static int
+raw_client_lcore(void *arg)
+{
+	struct raw_two *r = arg;
+	struct raw_ctx *c = &r->c;
+	uint64_t hz = rte_get_tsc_hz();
+	uint64_t n = c->iters != 0 ? c->iters : (uint64_t)(c->duration * 1e6);
+	uint64_t t_stop = c->iters != 0 ? UINT64_MAX :
+		rte_get_tsc_cycles() + (uint64_t)(c->duration * (double)hz);
+	uint64_t sent = 0, t0;
+
+	for (uint64_t i = 0; i < n && rte_get_tsc_cycles() < t_stop; i++) {
+		uint64_t t = rte_get_tsc_cycles(), limit = t + hz;
+		uint32_t got = 0;
+
+		if (raw_send2(c, RAW_PP, c->frames, 0, 0) < 0)
+			return c->err = -ENOBUFS;
+		while (got < c->frames) {
+			got += raw_take(r, RAW_PP);
+			if (rte_get_tsc_cycles() > limit) {
+				c->lost += c->frames - got;
+				return c->err = -ETIMEDOUT;
+			}
+		}
+		if (c->nb_samples < RTP_MAX_SAMPLES)
+			c->samples[c->nb_samples++] = rte_get_tsc_cycles() - t;
+	}
+	t0 = rte_get_tsc_cycles();
+	t_stop = c->iters != 0 ? UINT64_MAX :
+		t0 + (uint64_t)(c->duration * (double)hz);
+	while (sent < n && rte_get_tsc_cycles() < t_stop) {
+		if (r->sent_frames - r->acked < 512) {
+			bool last = sent + 1 == n ||
+				rte_get_tsc_cycles() >= t_stop;
+
+			if (raw_send2(c, RAW_STREAM, c->frames, last, 0) < 0)
+				return c->err = -ENOBUFS;
+			sent++;
+			r->sent_frames += c->frames;
+		}
+		raw_take(r, 0);
+	}
+	/* the last frame is acknowledged (1 s at most: frames were lost) */
+	for (uint64_t end = rte_get_tsc_cycles() + hz;
+	     r->acked < r->sent_frames && rte_get_tsc_cycles() < end;)
+		raw_take(r, 0);
+	c->stream_ticks = rte_get_tsc_cycles() - t0;
+	c->stream_msgs = sent;
+	return 0;
+}
+
+static int
+raw_two_open(struct raw_two *r, const struct rp_config *cfg,
+	     const struct rtp_settings *set)
+{
+	struct raw_ctx *c = &r->c;
+	int ret;
+
+	if (rte_eth_dev_get_port_by_name(cfg->port[0].ethdev_name,
+					 &c->port[0]) != 0)
+		return -ENODEV;
+	r->opened = true;
+	c->pool = rte_mempool_lookup("rtp_raw");
+	/* room for a jumbo frame: af_packet wants its whole frame size */
+	if (c->pool == NULL)
+		c->pool = rte_pktmbuf_pool_create("rtp_raw", 2047, 256, 0,
+			RTE_PKTMBUF_HEADROOM +
+			RTE_MAX(RAW_HDR + cfg->port[0].mtu, 10240u),
+			rte_socket_id());
+	if (c->pool == NULL)
+		return -ENOMEM;
+	c->payload = cfg->port[0].mtu;
+	c->size = set->size;
+	c->frames = (set->size + c->payload - 1) / c->payload;
+	c->iters = set->iters;
+	c->duration = set->duration;
+	ret = raw_port_start(c, 0);
+	if (ret == 0)
+		ret = raw_link_wait(c->port[0]);
+	return ret;
+}
+
+static void
+raw_hello_fill(struct raw_hello *h, struct raw_ctx *c,
+	       const struct rp_config *cfg)
+{
+	struct rte_ether_addr mac;
+
+	rte_eth_macaddr_get(c->port[0], &mac);
+	memcpy(h->mac, mac.addr_bytes, sizeof(h->mac));
+	h->ipv4 = cfg->port[0].ipv4;
+}
+
+/*
+ * --server --raw: wait for the first client, which must be a --raw one,
+ * and reflect its frames; 0, or a negative errno (quit raised, or the
+ * port would not start).
+ */
+int
+rtp_raw_serve(const struct rp_config *cfg, int lfd, const volatile bool *quit)
+{
+	struct raw_two *r = NULL;
+	struct rtp_settings set;
+	struct raw_hello h, a;
+	int fd = 0, ret = -EINTR;
+
+	while (!*quit) {
+		struct rtp_oob_reply no = { .magic = RTP_OOB_MAGIC,
+					    .status = -EAGAIN };
+
+		if (fd > 0)
+			close(fd);
+		fd = rtp_oob_accept(lfd);
+		if (fd <= 0)
+			continue;
+		if (rtp_oob_recv(fd, &h, sizeof(h), 10) < 0)
+			continue;
+		if (h.magic == RTP_OOB_MAGIC) {
+			/* a run's hello: a clear no, then the next client */
+			snprintf(no.msg, sizeof(no.msg),
+				 "the server measures raw first: its first client needs --raw");
+			rtp_oob_send(fd, &no, sizeof(no));
+			printf("RAW refused a %s client: no --raw\n", RTP_NAME);
+			fflush(stdout);
+			continue;
+		}
+		memset(&a, 0, sizeof(a));
+		a.magic = RAW_MAGIC;
+		if (h.magic != RAW_MAGIC || h.size < 1 ||
+		    h.size > RTP_MAX_SIZE || h.mtu != cfg->port[0].mtu) {
+			a.status = -EINVAL;
+			snprintf(a.msg, sizeof(a.msg), h.magic != RAW_MAGIC ?
+				 "not a raw hello" : h.size < 1 ||
+				 h.size > RTP_MAX_SIZE ? "size out of range" :
+				 "the two ports' MTUs differ");
+			rtp_oob_send(fd, &a, sizeof(a));
+			printf("RAW refused: %s\n", a.msg);
+			fflush(stdout);
+			continue;
+		}
+		break;
+	}
+	if (*quit) {
+		if (fd > 0)
+			close(fd);
+		return -EINTR;
+	}
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	rtp_settings_default(&set);
+	set.size = h.size;
+	set.iters = h.iters;
+	ret = raw_two_open(r, cfg, &set);
+	a.status = ret;
+	if (ret == 0) {
+		raw_hello_fill(&a, &r->c, cfg);
+		raw_hdr2(&r->c, h.mac, cfg->port[0].ipv4, h.ipv4);
+		ret = rte_eal_remote_launch(raw_reflect_lcore, r,
+					    cfg->port[0].lcore);
+	}
+	rtp_oob_send(fd, &a, sizeof(a));
+	if (ret == 0) {
+		/* the client's done (its port may still send: we count on);
+		 * SIGTERM meanwhile ends the wait */
+		do
+			ret = rtp_oob_recv(fd, &h, sizeof(h), 1);
+		while (ret == -ETIMEDOUT && !*quit);
+		r->stop = true;
+		rte_eal_wait_lcore(cfg->port[0].lcore);
+		a.frames = r->stream_frames;
+		a.status = r->c.err;
+		rtp_oob_send(fd, &a, sizeof(a));
+		printf("RAW served size %u pp_frames %" PRIu64
+		       " stream_frames %" PRIu64 " %s\n", h.size,
+		       r->pp_frames, r->stream_frames,
+		       r->c.err == 0 && ret == 0 ? "ok" : "error");
+		fflush(stdout);
+	}
+	if (r->opened)
+		rte_eth_dev_stop(r->c.port[0]);
+	close(fd);
+	free(r);
+	return ret < 0 ? ret : 0;
+}
+
+/* Fill rtp_raw from a measurement's samples and stream. */
+static void
+raw_result(struct raw_ctx *c)
+{
+	rtp_raw.valid = true;
+	rtp_raw.size = c->size;
+	rtp_raw.frames_per_msg = c->frames;
+	rtp_raw.pp_msgs = (double)c->nb_samples;
+	rtp_raw.lat_min = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
+		c->nb_samples, 0)) / 2;
+	rtp_raw.lat_p50 = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
+		c->nb_samples, 0.5)) / 2;
+	rtp_raw.lat_p99 = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
+		c->nb_samples, 0.99)) / 2;
+	rtp_raw.lat_p999 = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
+		c->nb_samples, 0.999)) / 2;
+	rtp_raw.lat_max = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
+		c->nb_samples, 1)) / 2;
+	if (c->stream_ticks != 0) {
+		double s = rtp_tsc_us(c->stream_ticks) / 1e6;
+
+		rtp_raw.msg_rate = (double)c->stream_msgs / s;
+		rtp_raw.gbps = (double)c->stream_msgs * c->size * 8 / s / 1e9;
+	}
+	rtp_raw.lost = c->lost;
+}
+
+/*
+ * --client HOST --raw: the raw limit against the server's reflector (see
+ * above), before our engine starts.  The stream's figures are those of
+ * the messages the server counted.
+ */
+int
+rtp_raw_client(const struct rp_config *cfg, const struct rtp_settings *set,
+	       const char *host, uint16_t port)
+{
+	struct raw_two *r = calloc(1, sizeof(*r));
+	struct raw_hello h = { .magic = RAW_MAGIC }, a;
+	unsigned int lcore = cfg->port[0].lcore;
+	int fd = -1, ret;
+
+	memset(&rtp_raw, 0, sizeof(rtp_raw));
+	if (r == NULL)
+		return -ENOMEM;
+	r->c.samples = malloc(sizeof(uint64_t) * RTP_MAX_SAMPLES);
+	ret = r->c.samples == NULL ? -ENOMEM :
+		raw_two_open(r, cfg, set);
+	if (ret == 0) {
+		fd = rtp_oob_connect(host, port, set->timeout);
+		ret = fd < 0 ? fd : 0;
+		if (ret < 0)
+			fprintf(stderr, "raw: cannot reach the server: %s\n",
+				strerror(-ret));
+	}
+	if (ret == 0) {
+		h.size = set->size;
+		h.mtu = cfg->port[0].mtu;
+		h.iters = set->iters;
+		h.duration = set->duration;
+		raw_hello_fill(&h, &r->c, cfg);
+		ret = rtp_oob_send(fd, &h, sizeof(h));
+		if (ret == 0)
+			ret = rtp_oob_recv(fd, &a, sizeof(a), set->timeout);
+		if (ret == 0 && a.magic != RAW_MAGIC)
+			ret = -EPROTO;
+		if (ret == 0 && a.status < 0) {
+			a.msg[sizeof(a.msg) - 1] = '\0';
+			fprintf(stderr, "raw: server: %s\n", a.msg[0] != '\0' ?
+				a.msg : strerror(-a.status));
+			ret = a.status;
+		} else if (ret < 0) {
+			fprintf(stderr, "raw: exchange with the server: %s\n",
+				strerror(-ret));
+		}
+	}
+	if (ret == 0) {
+		raw_hdr2(&r->c, a.mac, cfg->port[0].ipv4, a.ipv4);
+		ret = rte_eal_remote_launch(raw_client_lcore, r, lcore);
+		if (ret == 0)
+			ret = rte_eal_wait_lcore(lcore);
+		/* done: the server says what it counted */
+		h.frames = r->sent_frames;
+		if (rtp_oob_send(fd, &h, sizeof(h)) == 0 &&
+		    rtp_oob_recv(fd, &a, sizeof(a), set->timeout) == 0 &&
+		    a.magic == RAW_MAGIC) {
+			rtp_raw.peer_frames = a.frames;
+			if (a.status < 0 && ret == 0)
+				ret = a.status;
+		} else if (ret == 0) {
+			ret = -EPROTO;
+		}
+	}
+	if (ret == 0 && r->c.nb_samples != 0) {
+		r->c.lost = r->sent_frames - RTE_MIN(a.frames, r->sent_frames);
+		/* the server's count makes the stream's figures */
+		r->c.stream_msgs = a.frames / r->c.frames;
+		raw_result(&r->c);
+		rtp_raw.stream_sent = r->sent_frames / r->c.frames;
+		rtp_raw.stream_recv = r->c.stream_msgs;
+		rtp_raw.two_proc = true;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (r->opened)
+		rte_eth_dev_stop(r->c.port[0]);
+	free(r->c.samples);
+	free(r);
 	if (ret < 0)
 		fprintf(stderr, "raw: %s\n", strerror(-ret));
 	return ret;

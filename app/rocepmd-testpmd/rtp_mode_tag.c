@@ -14,6 +14,11 @@
  * Every message's data is checked (first and last byte name its slot).
  * The resources are the mode's own (an extended CQ with TM info, a
  * TM-SRQ): one process, two devices.
+ * Or two processes (--client: the sender; --server: the receiver, in its
+ * own thread): the receiver, having matched message w and listed tag w
+ * again, gives the sender a credit for slot w (a zero-byte SEND with
+ * immediate w); a message is done at its credit, and its latency is half
+ * of post-to-credit (a round trip through the receiving application).
  */
 
 #include <endian.h>
@@ -52,6 +57,8 @@ struct tag_run {
 	struct tag_side snd, rcv;
 	uint64_t t_post[TAG_WINDOW];
 	uint32_t snd_out;		/* sends not completed yet */
+	bool remote;			/* two processes: credits */
+	uint32_t nb_recvs;		/* sender: receives posted (FIN, credit) */
 };
 
 /*
@@ -143,7 +150,7 @@ tag_side_close(struct tag_side *s)
 }
 
 static int
-tag_connect(struct tag_side *s, const struct tag_side *peer)
+tag_connect_ep(struct tag_side *s, const struct rtp_ep_info *remote)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -151,16 +158,36 @@ tag_connect(struct tag_side *s, const struct tag_side *peer)
 		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE,
 	};
+
+	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -EIO;
+	return rtp_qp_connect(s->ctx, s->qp, remote, 1);
+}
+
+static int
+tag_connect(struct tag_side *s, const struct tag_side *peer)
+{
 	struct rtp_ep_info remote = {
 		.qpn = peer->qp->qp_num,
 		.psn = 1,
 		.gid = peer->gid,
 	};
 
-	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -EIO;
-	return rtp_qp_connect(s->ctx, s->qp, &remote, 1);
+	return tag_connect_ep(s, &remote);
+}
+
+/* What the peer process needs of this end. */
+static void
+tag_ep(const struct tag_side *s, struct rtp_ep_info *ep)
+{
+	*ep = (struct rtp_ep_info){
+		.qpn = s->qp->qp_num,
+		.psn = 1,
+		.rkey = s->mr->rkey,
+		.addr = (uintptr_t)s->buf,
+		.gid = s->gid,
+	};
 }
 
 /* One completion: 1, 0 if none, or -EIO for an error completion. */
@@ -178,6 +205,8 @@ tag_poll(struct tag_side *s, struct ibv_wc *wc, struct ibv_wc_tm_info *tm)
 	wc->status = s->cqx->status;
 	wc->opcode = ibv_wc_read_opcode(s->cqx);
 	wc->wc_flags = ibv_wc_read_wc_flags(s->cqx);
+	if (wc->status == IBV_WC_SUCCESS && (wc->wc_flags & IBV_WC_WITH_IMM))
+		wc->imm_data = ibv_wc_read_imm_data(s->cqx);
 	if (tm != NULL && s->srq != NULL)
 		ibv_wc_read_tm_info(s->cqx, tm);
 	ibv_end_poll(s->cqx);
@@ -283,7 +312,22 @@ tag_send(struct tag_run *t, uint32_t w)
 	return -ibv_post_send(s->qp, &wr, &bad);
 }
 
-/* Tags, untagged and FIN buffers, then a SYNC: every tag is listed. */
+/* Credit for slot w, from the receiver to the sender (two processes). */
+static int
+tag_credit(struct tag_side *s, uint32_t w)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = UINT32_MAX,
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htobe32(w),
+	};
+	struct ibv_send_wr *bad;
+
+	return -ibv_post_send(s->qp, &wr, &bad);
+}
+
+/* Tags, untagged (and FIN) buffers, then a SYNC: every tag is listed. */
 static int
 tag_setup(struct tag_run *t)
 {
@@ -302,7 +346,7 @@ tag_setup(struct tag_run *t)
 		ret = tag_recv(&t->rcv, w, 0, t->rcv.slot);	/* unexpected */
 		if (ret == 0)
 			ret = tag_add(t, w, w, t->size);
-		if (ret == 0 && t->rndv)
+		if (ret == 0 && t->rndv && !t->remote)
 			ret = tag_recv(&t->snd, w, FIN_OFF(&t->snd), 32);
 	}
 	if (ret == 0)
@@ -355,16 +399,37 @@ tag_phase(struct tag_run *t, bool measure)
 				rte_get_tsc_cycles() < t_stop;
 		}
 		while ((ret = tag_poll(&t->snd, &wc, NULL)) > 0) {
-			if (wc.opcode == IBV_WC_RECV)	/* a FIN */
-				ret = tag_recv(&t->snd, (uint32_t)wc.wr_id,
-					       FIN_OFF(&t->snd), 32);
-			else
+			uint32_t w = be32toh(wc.imm_data);
+
+			if (wc.opcode != IBV_WC_RECV) {
 				t->snd_out--;
+				continue;
+			}
+			/* a FIN, or (two processes) a credit */
+			ret = tag_recv(&t->snd, (uint32_t)wc.wr_id,
+				       FIN_OFF(&t->snd), 32);
 			if (ret < 0)
 				return rtp_fail(run, ret, "sender");
+			if (!t->remote || !(wc.wc_flags & IBV_WC_WITH_IMM))
+				continue;
+			if (w >= t->window || inflight == 0)
+				return rtp_fail(run, -EPROTO, "bad credit");
+			last = rte_get_tsc_cycles();
+			done++;
+			inflight--;
+			run->cli.done++;
+			if (measure)
+				rtp_sample(run, rte_get_tsc_cycles() -
+					   t->t_post[w]);
 		}
 		if (ret < 0)
 			return rtp_fail(run, ret, "sender completion");
+		if (t->remote) {
+			if (rte_get_tsc_cycles() - last > tmo)
+				return rtp_fail(run, -ETIMEDOUT,
+						"no credit from the receiver");
+			continue;
+		}
 		while ((ret = tag_poll(&t->rcv, &wc, &tm)) > 0) {
 			uint32_t w = (uint32_t)wc.wr_id;
 			uint8_t *p = t->rcv.buf + (size_t)w * t->rcv.slot;
@@ -406,6 +471,36 @@ tag_phase(struct tag_run *t, bool measure)
 	return 0;
 }
 
+/*
+ * Two processes, the sender: our QP to the server in the hello, its QP
+ * back, then a receive per FIN and per credit that can be on the way.
+ */
+static int
+tag_remote_client(struct tag_run *t, size_t slot)
+{
+	struct rtp_run *run = t->run;
+	int ret;
+
+	t->remote = true;
+	run->lat_div = 2;
+	ret = tag_side_open(&t->snd, 0, slot, false);
+	if (ret < 0)
+		return rtp_fail(run, ret, "tag set-up");
+	tag_ep(&t->snd, &run->cli.local[0]);
+	ret = rtp_remote_hello(run);
+	if (ret < 0)
+		return ret;
+	ret = tag_connect_ep(&t->snd, &run->cli.remote[0]);
+	for (uint32_t i = 0; i < 2 * t->window && ret == 0; i++)
+		ret = tag_recv(&t->snd, i % t->window, FIN_OFF(&t->snd), 32);
+	if (ret < 0)
+		return rtp_fail(run, ret, "tag set-up");
+	ret = tag_phase(t, false);
+	if (ret == 0)
+		ret = tag_phase(t, true);
+	return ret;
+}
+
 static int
 tag_client(struct rtp_run *run, bool rndv)
 {
@@ -424,6 +519,10 @@ tag_client(struct rtp_run *run, bool rndv)
 	t->size = run->set.size;
 	t->window = RTE_MIN(run->set.depth, (uint32_t)TAG_WINDOW);
 	slot = RTE_ALIGN_CEIL((size_t)t->size + TMH_SIZE, 64) + 64;
+	if (run->oob >= 0) {
+		ret = tag_remote_client(t, slot);
+		goto out;
+	}
 	ret = tag_side_open(&t->rcv, 1, slot, true);
 	if (ret == 0)
 		ret = tag_side_open(&t->snd, 0, slot, false);
@@ -439,6 +538,7 @@ tag_client(struct rtp_run *run, bool rndv)
 		ret = tag_phase(t, false);
 	if (ret == 0)
 		ret = tag_phase(t, true);
+out:
 	/* the sender's last completions, before tearing down */
 	for (uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz();
 	     t->snd_out > 0 && rte_get_tsc_cycles() < end;) {
@@ -452,6 +552,113 @@ tag_client(struct rtp_run *run, bool rndv)
 	tag_side_close(&t->rcv);
 	free(t);
 	return ret;
+}
+
+/*
+ * Two processes, the receiver (--server): the TM-SRQ and its tags listed
+ * before the server answers the hello, so the first message finds them.
+ */
+static int
+tag_remote_open(struct rtp_run *run, bool rndv)
+{
+	struct tag_run *t = calloc(1, sizeof(*t));
+	int ret;
+
+	if (t == NULL)
+		return rtp_fail(run, -ENOMEM, "tag run");
+	run->priv = t;
+	t->run = run;
+	t->rndv = rndv;
+	t->remote = true;
+	t->size = run->set.size;
+	t->window = RTE_MIN(run->set.depth, (uint32_t)TAG_WINDOW);
+	if (run->set.wait != RTP_WAIT_POLL)
+		return rtp_fail(run, -ENOTSUP, "tag modes poll (set wait poll)");
+	ret = tag_side_open(&t->rcv, 0,
+			    RTE_ALIGN_CEIL((size_t)t->size + TMH_SIZE, 64) + 64,
+			    true);
+	if (ret == 0)
+		ret = tag_connect_ep(&t->rcv, &run->srv.remote[0]);
+	if (ret < 0)
+		return rtp_fail(run, ret, "tag set-up");
+	ret = tag_setup(t);
+	if (ret < 0)
+		return rtp_fail(run, ret, "tags and SYNC");
+	tag_ep(&t->rcv, &run->srv.local[0]);
+	return 0;
+}
+
+static int
+tag_eager_remote_open(struct rtp_run *run)
+{
+	return tag_remote_open(run, false);
+}
+
+static int
+tag_rndv_remote_open(struct rtp_run *run)
+{
+	return tag_remote_open(run, true);
+}
+
+static void
+tag_remote_close(struct rtp_run *run)
+{
+	struct tag_run *t = run->priv;
+
+	if (t == NULL)
+		return;
+	tag_side_close(&t->rcv);
+	free(t);
+	run->priv = NULL;
+}
+
+/*
+ * The receiver's thread: each message matched (data checked), its tag
+ * listed again, then its credit to the sender; until the client is done.
+ */
+static int
+tag_server(struct rtp_run *run)
+{
+	struct tag_run *t = run->priv;
+	struct ibv_wc_tm_info tm;
+	struct ibv_wc wc;
+	int ret = 0;
+
+	while (!run->stop) {
+		uint32_t w;
+		uint8_t *p;
+
+		ret = tag_poll(&t->rcv, &wc, &tm);
+		if (ret == 0)
+			continue;
+		if (ret < 0)
+			break;
+		if (wc.opcode == IBV_WC_SEND)	/* a credit went out */
+			continue;
+		w = (uint32_t)wc.wr_id;
+		p = t->rcv.buf + (size_t)w * t->rcv.slot;
+		if (wc.opcode != IBV_WC_TM_RECV || w >= t->window ||
+		    !(wc.wc_flags & (IBV_WC_TM_MATCH | IBV_WC_TM_DATA_VALID)))
+			return rtp_fail(run, -EPROTO,
+					"unexpected receiver completion");
+		if ((wc.wc_flags & IBV_WC_TM_MATCH) && tm.tag != w)
+			return rtp_fail(run, -EPROTO, "wrong tag");
+		if (!(wc.wc_flags & IBV_WC_TM_DATA_VALID))
+			continue;
+		if (p[0] != (uint8_t)(0x40 + w) ||
+		    p[t->size - 1] != (uint8_t)(0x40 + w))
+			return rtp_fail(run, -EIO, "data mismatch");
+		memset(p, 0, t->size);
+		ret = tag_add(t, w, w, t->size);
+		if (ret == 0)
+			ret = tag_credit(&t->rcv, w);
+		if (ret < 0)
+			return rtp_fail(run, ret, "tag ADD and credit");
+		run->received++;
+	}
+	/* an error completion once the client is done is the teardown */
+	return ret < 0 && !run->stop ?
+		rtp_fail(run, ret, "receiver completion") : 0;
 }
 
 static int
@@ -472,6 +679,9 @@ const struct rtp_mode rtp_mode_tag_eager = {
 	.lat_div = 1,
 	.own_resources = true,
 	.client = tag_eager_client,
+	.server = tag_server,
+	.remote_open = tag_eager_remote_open,
+	.remote_close = tag_remote_close,
 };
 
 const struct rtp_mode rtp_mode_tag_rndv = {
@@ -480,4 +690,7 @@ const struct rtp_mode rtp_mode_tag_rndv = {
 	.lat_div = 1,
 	.own_resources = true,
 	.client = tag_rndv_client,
+	.server = tag_server,
+	.remote_open = tag_rndv_remote_open,
+	.remote_close = tag_remote_close,
 };

@@ -140,7 +140,9 @@ rtp_usage(FILE *f)
 "  --idle-us N           idle time before yielding or sleeping\n"
 "Raw limit:\n"
 "  --raw / --no-raw      measure plain UDP frames on the ports before the\n"
-"                        engine starts (default: on with two --port)\n"
+"                        engine starts (default: on with two --port);\n"
+"                        --server --raw / --client HOST --raw: between the\n"
+"                        two processes (the server waits for a --raw client)\n"
 "Output:\n"
 "  --json, --csv         results as JSON or CSV instead of the table\n"
 "  --out FILE            write results to FILE (default stdout)\n"
@@ -478,6 +480,7 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 		fprintf(stderr, "nothing to do: --mode MODE, -i, --cmdline-file FILE, --server or --host\n");
 		return -EINVAL;
 	}
+	p->raw_set = raw_set;
 	if (!raw_set)
 		p->raw = true;
 	return 0;

@@ -39,7 +39,9 @@ rtp_quantile(uint64_t *v, uint64_t n, double q)
 	"lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,msg_rate,gbps," \
 	"cpu_us_per_msg,engine_busy,signals_per_msg,wakeups_per_msg," \
 	"cqes_per_poll,events_per_msg,retransmits,drops,wc_errors," \
-	"received,lat_x_raw,bw_of_raw,status"
+	"received,lat_x_raw,bw_of_raw,srv_received,srv_bytes," \
+	"srv_cpu_us_per_msg,srv_engine_busy,srv_retransmits,srv_drops," \
+	"srv_wc_errors,status"
 
 void
 rtp_report_header(FILE *f, enum rtp_format fmt)
@@ -70,6 +72,51 @@ status(const struct rtp_result *r)
 	return r->error_msg[0] != '\0' ? r->error_msg : strerror(-r->error);
 }
 
+/*
+ * Two processes: the server's own figures of the run (its receive count,
+ * CPU, engine), after the client's, so that both ends compare in one row;
+ * empty (CSV), null (JSON) or no SERVER line (table) in one process.
+ */
+static void
+report_srv(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
+{
+	switch (fmt) {
+	case RTP_FMT_TABLE:
+		if (r->has_srv)
+			fprintf(f, "%-6s %-10s received %" PRIu64 " bytes %"
+				PRIu64 " cpu_us %.2f eng%% %.1f retx %" PRIu64
+				" drop %" PRIu64 " wc_errors %" PRIu64 "\n",
+				"SERVER", r->mode, r->srv_received,
+				r->srv_bytes, r->srv_cpu_us_per_msg,
+				r->srv_engine_busy * 100, r->srv_retransmits,
+				r->srv_drops, r->srv_wc_errors);
+		break;
+	case RTP_FMT_JSON:
+		if (!r->has_srv) {
+			fprintf(f, "\"server\":null,");
+			break;
+		}
+		fprintf(f, "\"server\":{\"received\":%" PRIu64 ",\"bytes\":%"
+			PRIu64 ",\"cpu_us_per_msg\":%.4f,\"engine_busy\":%.4f,"
+			"\"retransmits\":%" PRIu64 ",\"drops\":%" PRIu64
+			",\"wc_errors\":%" PRIu64 "},",
+			r->srv_received, r->srv_bytes, r->srv_cpu_us_per_msg,
+			r->srv_engine_busy, r->srv_retransmits, r->srv_drops,
+			r->srv_wc_errors);
+		break;
+	case RTP_FMT_CSV:
+		if (!r->has_srv) {
+			fprintf(f, ",,,,,,,");
+			break;
+		}
+		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.4f,%.4f,%" PRIu64 ",%"
+			PRIu64 ",%" PRIu64 ",", r->srv_received, r->srv_bytes,
+			r->srv_cpu_us_per_msg, r->srv_engine_busy,
+			r->srv_retransmits, r->srv_drops, r->srv_wc_errors);
+		break;
+	}
+}
+
 void
 rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 {
@@ -87,6 +134,7 @@ rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 			r->signals_per_msg, r->wakeups_per_msg,
 			r->cqes_per_poll, r->retransmits, r->drops,
 			r->lat_x_raw, r->bw_of_raw, status(r));
+		report_srv(f, fmt, r);
 		break;
 	case RTP_FMT_JSON:
 		fprintf(f, "{\"mode\":\"%s\",\"size\":%u,\"depth\":%u,\"qps\":%u,"
@@ -99,7 +147,7 @@ rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 			"\"cqes_per_poll\":%.4f,\"events_per_msg\":%.4f,"
 			"\"retransmits\":%" PRIu64 ",\"drops\":%" PRIu64
 			",\"wc_errors\":%" PRIu64 ",\"received\":%" PRIu64
-			",\"lat_x_raw\":%.3f,\"bw_of_raw\":%.4f,\"status\":\"%s\"}\n",
+			",\"lat_x_raw\":%.3f,\"bw_of_raw\":%.4f,",
 			r->mode, s->size, s->depth, s->qps, rtp_wait_name(s->wait),
 			r->idle, s->rate, r->msgs, r->bytes, r->seconds,
 			r->lat_min, r->lat_p50, r->lat_p99, r->lat_p999,
@@ -107,13 +155,15 @@ rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 			r->engine_busy, r->signals_per_msg, r->wakeups_per_msg,
 			r->cqes_per_poll, r->events_per_msg, r->retransmits,
 			r->drops, r->wc_errors, r->received, r->lat_x_raw,
-			r->bw_of_raw, status(r));
+			r->bw_of_raw);
+		report_srv(f, fmt, r);
+		fprintf(f, "\"status\":\"%s\"}\n", status(r));
 		break;
 	case RTP_FMT_CSV:
 		fprintf(f, "%s,%u,%u,%u,%s,%s,%.0f,%" PRIu64 ",%" PRIu64
 			",%.6f,%.3f,%.3f,%.3f,%.3f,%.3f,%.1f,%.4f,%.4f,%.4f,%.4f,"
 			"%.4f,%.4f,%.4f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-			PRIu64 ",%.3f,%.4f,\"%s\"\n",
+			PRIu64 ",%.3f,%.4f,",
 			r->mode, s->size, s->depth, s->qps, rtp_wait_name(s->wait),
 			r->idle, s->rate, r->msgs, r->bytes, r->seconds,
 			r->lat_min, r->lat_p50, r->lat_p99, r->lat_p999,
@@ -121,7 +171,9 @@ rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 			r->engine_busy, r->signals_per_msg, r->wakeups_per_msg,
 			r->cqes_per_poll, r->events_per_msg, r->retransmits,
 			r->drops, r->wc_errors, r->received, r->lat_x_raw,
-			r->bw_of_raw, status(r));
+			r->bw_of_raw);
+		report_srv(f, fmt, r);
+		fprintf(f, "\"%s\"\n", status(r));
 		break;
 	}
 	fflush(f);
@@ -155,6 +207,12 @@ rtp_report_raw(FILE *f, enum rtp_format fmt)
 	r.msg_rate = rtp_raw.msg_rate;
 	r.gbps = rtp_raw.gbps;
 	r.drops = rtp_raw.lost;
+	if (rtp_raw.two_proc) {
+		/* sent by us, counted by the server's port */
+		r.msgs = rtp_raw.stream_sent;
+		r.received = rtp_raw.stream_recv;
+		r.bytes = r.msgs * r.set.size;
+	}
 	r.lat_x_raw = 0;
 	r.bw_of_raw = 1;
 	rtp_report(f, fmt, &r);

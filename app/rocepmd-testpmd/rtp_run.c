@@ -35,6 +35,84 @@
 #define RTP_WC_BURST		32
 
 static struct rtp_run *volatile rtp_cur;
+/* `show qp` reads the run's QPs: the run is not torn down meanwhile. */
+static pthread_mutex_t rtp_cur_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void
+cur_set(struct rtp_run *run)
+{
+	pthread_mutex_lock(&rtp_cur_lock);
+	rtp_cur = run;
+	pthread_mutex_unlock(&rtp_cur_lock);
+}
+
+static const char *
+qp_state_name(enum ibv_qp_state st)
+{
+	static const char *const names[] = {
+		[IBV_QPS_RESET] = "RESET", [IBV_QPS_INIT] = "INIT",
+		[IBV_QPS_RTR] = "RTR", [IBV_QPS_RTS] = "RTS",
+		[IBV_QPS_SQD] = "SQD", [IBV_QPS_SQE] = "SQE",
+		[IBV_QPS_ERR] = "ERR",
+	};
+
+	return (unsigned int)st < RTE_DIM(names) && names[st] != NULL ?
+		names[st] : "?";
+}
+
+static void
+show_side(FILE *f, const char *name, const struct rtp_side *s)
+{
+	for (uint32_t q = 0; q < s->nb_qps; q++) {
+		struct ibv_qp_attr a;
+		struct ibv_qp_init_attr ia;
+		int ret = ibv_query_qp(s->qp[q], &a, IBV_QP_STATE |
+				       IBV_QP_SQ_PSN | IBV_QP_RQ_PSN |
+				       IBV_QP_DEST_QPN, &ia);
+
+		if (ret != 0) {
+			fprintf(f, "qp %s/%u: 0x%06x: ibv_query_qp: %s\n", name,
+				q, s->qp[q]->qp_num, strerror(ret));
+			continue;
+		}
+		fprintf(f, "qp %s/%u: 0x%06x -> 0x%06x %s sq_psn %u rq_psn %u\n",
+			name, q, s->qp[q]->qp_num, a.dest_qp_num,
+			qp_state_name(a.qp_state), a.sq_psn, a.rq_psn);
+	}
+	if (s->nb_qps != 0)
+		fprintf(f, "qp %s: done %" PRIu64 " wc_errors %" PRIu64
+			" polls %" PRIu64 " cqes %" PRIu64 " events %" PRIu64
+			"\n", name, s->done, s->wc_errors, s->w.polls,
+			s->w.cqes, s->w.events);
+}
+
+/*
+ * `show qp`: the QPs of the run in progress (both ends in one process),
+ * with their state and PSNs from ibv_query_qp, and each end's counters
+ * so far (read while the run writes them: a snapshot, not exact).  0, or
+ * -ENOENT with no run, -ENOTSUP for a mode whose QPs are its own.
+ */
+int
+rtp_show_qps(FILE *f)
+{
+	struct rtp_run *run;
+	int ret = 0;
+
+	pthread_mutex_lock(&rtp_cur_lock);
+	run = rtp_cur;
+	if (run == NULL)
+		ret = -ENOENT;
+	else if (run->mode->own_resources)
+		ret = -ENOTSUP;
+	if (ret == 0) {
+		fprintf(f, "run %s: posted %" PRIu64 " received %" PRIu64
+			"\n", run->mode->name, run->posted, run->received);
+		show_side(f, "client", &run->cli);
+		show_side(f, "server", &run->srv);
+	}
+	pthread_mutex_unlock(&rtp_cur_lock);
+	return ret;
+}
 
 double
 rtp_tsc_us(uint64_t ticks)
@@ -874,7 +952,8 @@ server_main(void *arg)
 static int
 quantiles(struct rtp_run *run, struct rtp_result *res)
 {
-	double div = (double)run->mode->lat_div;
+	double div = (double)(run->lat_div != 0 ? run->lat_div :
+			      run->mode->lat_div);
 
 	if (run->nb_samples == 0)
 		return 0;
@@ -934,9 +1013,27 @@ figures(struct rtp_run *run, const struct rtp_counters *c0,
 		(double)run->cli.w.cqes / (double)polls : 0;
 	res->events_per_msg = (double)run->cli.w.events / (double)msgs;
 	res->wc_errors = run->cli.wc_errors + run->srv.wc_errors;
+	if (run->oob >= 0 && run->hello_ok) {
+		const struct rtp_srv_figures *f = &run->srv_fig;
+		uint64_t w = run->set.warmup;
+
+		res->has_srv = true;
+		res->srv_received = f->received >= w ? f->received - w : 0;
+		res->srv_bytes = f->bytes >= w * run->set.size ?
+			f->bytes - w * run->set.size : 0;
+		res->srv_cpu_us_per_msg = (double)f->cpu_ns / 1e3 /
+			(double)msgs;
+		res->srv_engine_busy = f->busy_cycles + f->idle_cycles != 0 ?
+			(double)f->busy_cycles /
+			(double)(f->busy_cycles + f->idle_cycles) : 0;
+		res->srv_retransmits = f->retransmits;
+		res->srv_drops = f->drops;
+		res->srv_wc_errors = f->wc_errors;
+	}
 	if (rtp_raw.valid && rtp_raw.size == run->set.size) {
 		if (res->has_lat && run->mode->latency && rtp_raw.lat_p50 > 0)
-			res->lat_x_raw = res->lat_p50 * run->mode->lat_div /
+			res->lat_x_raw = res->lat_p50 * (run->lat_div != 0 ?
+				run->lat_div : run->mode->lat_div) /
 				2 / rtp_raw.lat_p50;
 		if (rtp_raw.msg_rate > 0)
 			res->bw_of_raw = res->msg_rate / rtp_raw.msg_rate;
@@ -960,6 +1057,7 @@ remote_hello(struct rtp_run *run, int fd)
 	struct rtp_oob_reply r;
 	int ret;
 
+	memset(h.mode, 0, sizeof(h.mode));
 	snprintf(h.mode, sizeof(h.mode), "%s", run->mode->name);
 	memcpy(h.ep, run->cli.local, sizeof(h.ep));
 	ret = rtp_oob_send(fd, &h, sizeof(h));
@@ -975,7 +1073,15 @@ remote_hello(struct rtp_run *run, int fd)
 		return run_fail(run, r.status, "%s: %s", "server");
 	}
 	memcpy(run->cli.remote, r.ep, sizeof(run->cli.remote));
+	run->hello_ok = true;
 	return 0;
+}
+
+/* An own_resources mode's client, run->cli.local[0] filled: the hello. */
+int
+rtp_remote_hello(struct rtp_run *run)
+{
+	return remote_hello(run, run->oob);
 }
 
 /* The run is over: the server stops and says what it counted. */
@@ -991,9 +1097,32 @@ remote_done(struct rtp_run *run, int fd, int status)
 		ret = -EPROTO;
 	if (ret < 0)
 		return run_fail(run, ret, "%s: %s", "end of run with the server");
-	run->received = d.received;
-	run->srv.cpu_ns = d.cpu_ns;
+	run->srv_fig = d.fig;
+	run->received = d.fig.received;
+	run->srv.cpu_ns = d.fig.cpu_ns;
 	return d.status < 0 ? run_fail(run, d.status, "%s: %s", "server") : 0;
+}
+
+/* The server's own counts of the run, for the client's report. */
+static struct rtp_srv_figures
+srv_figures(struct rtp_run *run)
+{
+	const struct rtp_counters *c0 = &run->c0, *c1 = &run->c1;
+
+#define DIFF(lc, name) (rtp_counter(c1, lc, name) - rtp_counter(c0, lc, name))
+	return (struct rtp_srv_figures){
+		/* warm-up included: the client knows how many it sent */
+		.received = run->received,
+		.bytes = run->received * run->set.size,
+		.cpu_ns = run->srv.cpu_ns,
+		.busy_cycles = DIFF(true, "busy_cycles"),
+		.idle_cycles = DIFF(true, "idle_cycles"),
+		.retransmits = DIFF(false, "retransmits"),
+		.drops = DIFF(false, "tx_dropped") + DIFF(false, "no_mbuf") +
+			DIFF(false, "retry_timeouts"),
+		.wc_errors = run->srv.wc_errors,
+	};
+#undef DIFF
 }
 
 /*
@@ -1022,15 +1151,22 @@ rtp_serve_one(int fd, const volatile bool *quit)
 	if (ret == 0) {
 		run->mode = mode;
 		run->set = set;
-		ret = side_open(&run->srv, 0, &set, run);
-	}
-	if (ret == 0) {
+		run->oob = -1;
 		memcpy(run->srv.remote, h.ep, sizeof(run->srv.remote));
-		ret = side_connect(&run->srv, run);
+	}
+	if (ret == 0 && mode->own_resources) {
+		ret = mode->remote_open != NULL ? mode->remote_open(run) :
+			run_fail(run, -ENOTSUP, "%s: %s", mode->name);
+	} else if (ret == 0) {
+		ret = side_open(&run->srv, 0, &set, run);
+		if (ret == 0)
+			ret = side_connect(&run->srv, run);
+		if (ret == 0)
+			ret = rtp_waiter_init(&run->srv.w, &run->srv,
+					      set.wait, set.hybrid_us);
 	}
 	if (ret == 0)
-		ret = rtp_waiter_init(&run->srv.w, &run->srv, set.wait,
-				      set.hybrid_us);
+		rtp_counters_snap(&run->c0);
 	if (ret == 0) {
 		srv_ready = false;
 		ret = -pthread_create(&srv, NULL, server_main, run);
@@ -1053,11 +1189,11 @@ rtp_serve_one(int fd, const volatile bool *quit)
 		run->stop = true;
 		side_flush(&run->srv);
 		pthread_join(srv, NULL);
+		rtp_counters_snap(&run->c1);
 		d = (struct rtp_oob_done){
 			.magic = RTP_OOB_MAGIC,
 			.status = run->srv_err,
-			.received = run->received,
-			.cpu_ns = run->srv.cpu_ns,
+			.fig = srv_figures(run),
 		};
 		rtp_oob_send(fd, &d, sizeof(d));
 		ret = run->srv_err;
@@ -1069,6 +1205,9 @@ rtp_serve_one(int fd, const volatile bool *quit)
 	       (r.msg[0] != '\0' ? r.msg : strerror(-ret)));
 	fflush(stdout);
 	if (run != NULL) {
+		if (mode != NULL && mode->own_resources &&
+		    mode->remote_close != NULL)
+			mode->remote_close(run);
 		side_close(&run->srv);
 		free(run);
 	}
@@ -1108,21 +1247,33 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 		return -ENOMEM;
 	run->mode = mode;
 	run->set = *set;
+	run->oob = -1;
 	run->samples = malloc(sizeof(uint64_t) * (set->iters != 0 ?
 		RTE_MIN(set->iters, (uint64_t)RTP_MAX_SAMPLES) : RTP_MAX_SAMPLES));
 	ret = run->samples == NULL ? -ENOMEM : 0;
 	if (ret == 0 && mode->own_resources) {
 		/* both ends are the mode's, driven by its one thread */
-		if (remote)
-			ret = run_fail(run, -ENOTSUP, "%s: %s",
-				       "one process only");
-		rtp_cur = run;
+		if (remote) {
+			oob = rtp_oob_connect(rtp.params.client,
+					      rtp.params.oob_port,
+					      set->timeout);
+			ret = oob < 0 ? run_fail(run, oob, "%s: %s",
+						 "cannot reach the server") : 0;
+			run->oob = oob;
+		}
+		cur_set(run);
 		if (ret == 0)
 			ret = mode->client(run);
 		phase_end(run);
-		rtp_cur = NULL;
-		srv_up = ret == 0 || run->t_start != 0;
+		cur_set(NULL);
 		run->stop = true;
+		if (run->hello_ok) {
+			int r = remote_done(run, oob, ret);
+
+			ret = ret != 0 ? ret : r;
+		}
+		srv_up = (ret == 0 || run->t_start != 0) &&
+			(!remote || run->hello_ok);
 		goto done;
 	}
 	if (ret == 0)
@@ -1132,6 +1283,7 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 				      set->timeout);
 		ret = oob < 0 ? run_fail(run, oob, "%s: %s",
 					 "cannot reach the server") : 0;
+		run->oob = oob;
 		if (ret == 0)
 			ret = remote_hello(run, oob);
 		srv_up = ret == 0;
@@ -1161,10 +1313,10 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 			usleep(100);
 	}
 	if (ret == 0) {
-		rtp_cur = run;
+		cur_set(run);
 		ret = mode->client(run);
 		phase_end(run);		/* a phase cut short */
-		rtp_cur = NULL;
+		cur_set(NULL);
 	}
 	run->stop = true;
 	if (srv_up && remote) {

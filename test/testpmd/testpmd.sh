@@ -6,7 +6,9 @@
 #   modes     every runnable mode from a command file, CSV checked
 #   wait      every completion mode under two idle policies
 #   bad       bad options and commands: a clear error, a non-zero status
-#   pty       the interactive prompt through a pseudo-terminal
+#   pty       the interactive prompt through a pseudo-terminal; during a
+#             run, show qp lists both ends' QPs (RTS, PSNs) and set idle
+#             applies (the row says sleep>yield), other settings refused
 #   sweep     bench/sweep.py on a tiny grid: CSV rows, plots, summary
 set -uo pipefail
 app=${1:?usage: $0 APP CASE}
@@ -180,6 +182,38 @@ until("size 128")
 send("start send_lat\n")
 until("send_lat running")
 until("RESULT send_lat")
+# show qp between runs: none, said so
+send("show qp\n")
+until("no QP: QPs live for the length of a run")
+# during a run: its QPs with state and PSNs; set idle applies at once,
+# other settings are refused; the row names both policies
+send("set idle sleep\n")
+send("set iters 0\n")
+send("set duration 2\n")
+send("set qps 2\n")
+send("start send_bw\n")
+until("send_bw running")
+time.sleep(0.5)
+mark = len(out)
+send("show qp\n")
+until("qp server: done")
+qp = out[mark:].decode(errors="replace")
+for side in ("client", "server"):
+    for q in (0, 1):
+        assert "qp %s/%d: 0x" % (side, q) in qp and " RTS sq_psn " in qp, \
+            "FAIL: show qp during a run:\n" + qp
+print("\n".join(l for l in qp.splitlines() if l.startswith(("qp ", "run "))))
+send("set size 256\n")
+until("only 'set idle' applies during a run")
+send("set idle yield\n")
+send("show lcore\n")
+until("idle yield")
+until("RESULT send_bw")
+until("\n", 5)
+row = out[out.rfind(b"RESULT send_bw"):].split(b"\n")[0].decode()
+assert " sleep>yield " in row, "FAIL: idle column of %r" % row
+send("set idle nonsense\n")
+until("Bad arguments")
 send("show device\n")
 until("device rocepmd1: port net_memif1")
 send("show lcore stats\n")
@@ -191,7 +225,7 @@ until("start MODE")
 send("quit\n")
 _, st = os.waitpid(pid, 0)
 assert os.WEXITSTATUS(st) == 0, "exit status %d" % os.WEXITSTATUS(st)
-print("ok: prompt, completion, set, show, start, help, quit")
+print("ok: prompt, completion, set, show, show qp and set idle during a run, start, help, quit")
 PY
 	;;
 sweep)

@@ -5,8 +5,23 @@
 # (network namespaces, test/verbs/lib.sh), the ends meeting over TCP.
 #   twoproc   --server in B, --client in A: send/write/read, lat and bw;
 #             the figures checked for consistency, the server's counts
-#             against the client's; a bad exchange refused by the server,
+#             against the client's (its log, and its own figures in the
+#             client's CSV row: srv_received, srv_bytes); a bad exchange refused by the server,
 #             which then serves the next client; no server: a clear error
+#   tag       tag_eager and tag_rndv between the hosts (the sender is the
+#             client, the TM-SRQ the server's): every message matched and
+#             its data checked by the server, which counts exactly the
+#             client's messages (plus the warm-up); the server's own
+#             figures in the client's CSV row, JSON object and table
+#             SERVER line equal them;
+#             a tag run with events is refused by both ends with a reason
+#   raw       --server --raw / --client --raw: plain UDP frames between the
+#             hosts' ports before the engines start (10000-byte messages,
+#             several frames each): a client without --raw refused by the
+#             waiting server with a reason; then every ping-pong answered,
+#             every stream message counted by the server's port (its log
+#             and the client's raw_stream row agree, nothing lost), and
+#             the RDMA runs after it get their ratios to raw
 #   perftest  the same patterns with perftest (ib_send_lat -e with
 #             events, ib_write_bw polled) between the same hosts: message counts and bytes
 #             equal; latency medians within a factor of 5, message rates
@@ -31,7 +46,7 @@ srv_log=$rv_tmp/server.out
 # The testpmd server in B, until the EXIT trap stops it (SIGTERM).
 server_start() {
 	ip netns exec "$RP_NS_B" timeout -k 10 "$RV_TIMEOUT" "$app" -- \
-		--config "$RV_CFG_B" --server --oob-port "$port" \
+		--config "$RV_CFG_B" --server --oob-port "$port" "$@" \
 		>"$srv_log" 2>"$rv_tmp/server.err" &
 	rv_last_pid=$!
 	rv_pids+=("$rv_last_pid")
@@ -71,6 +86,14 @@ for r, s in zip(rows, served):
         assert int(s[1]) == msgs + 50, \
             "%s: server received %s" % (m, s[1])
         assert int(r["received"]) == msgs, "%s: received %s" % (m, r["received"])
+        # the server's figures, in the client's row
+        assert int(r["srv_received"]) == msgs, "%s: srv_received" % m
+        assert int(r["srv_bytes"]) == msgs * size, "%s: srv_bytes" % m
+    else:
+        # WRITE and READ streams: the server's application takes nothing
+        assert int(r["srv_received"]) == 0, "%s: srv_received" % m
+    assert int(r["srv_wc_errors"]) == 0, "%s: server completion errors" % m
+    assert 0 < float(r["srv_engine_busy"]) <= 1, "%s: server engine" % m
     secs, rate = float(r["seconds"]), float(r["msg_rate"])
     assert abs(rate * secs - msgs) <= 0.01 * msgs, "%s: rate x time != msgs" % m
     gbps = msgs * size * 8 / secs / 1e9
@@ -136,6 +159,152 @@ PY
 	grep -q "cannot reach the server" "$rv_tmp/none.err" ||
 		rv_fail "no clear error: $(cat "$rv_tmp/none.err")"
 	rv_log "ok: no server: $(tail -1 "$rv_tmp/none.err")"
+	;;
+tag)
+	server_start
+	{
+		echo "set iters $iters"
+		echo "set warmup 50"
+		echo "set wait poll"
+		echo "set depth 16"
+		echo "start tag_eager"
+		echo "start tag_rndv"
+		echo "set size 4096"
+		echo "start tag_rndv"
+		echo "set depth 1"
+		echo "start tag_eager"
+	} >"$rv_tmp/cmds"
+	client "$rv_tmp/tag.csv" --cmdline-file "$rv_tmp/cmds" ||
+		{ rv_show server; rv_fail "client: exit status $?"; }
+	python3 - "$rv_tmp/tag.csv" "$iters" "$srv_log" <<'PY' || exit 1
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+n = int(sys.argv[2])
+served = re.findall(r"^SERVED (\S+) size (\d+) qps \d+ received (\d+) ok$",
+                    open(sys.argv[3]).read(), re.M)
+want = [("tag_eager", 64), ("tag_rndv", 64), ("tag_rndv", 4096),
+        ("tag_eager", 4096)]
+assert [(r["mode"], int(r["size"])) for r in rows] == want, \
+    [(r["mode"], r["size"]) for r in rows]
+assert [(s[0], int(s[1])) for s in served] == want, "served %s" % served
+for r, s in zip(rows, served):
+    m = "%s/%s" % (r["mode"], r["size"])
+    assert r["status"] == "ok", "%s: %s" % (m, r["status"])
+    msgs, size = int(r["msgs"]), int(r["size"])
+    assert msgs == n, "%s: %d messages, not %d" % (m, msgs, n)
+    assert int(r["bytes"]) == msgs * size, "%s: bytes" % m
+    # the server matched every message, warm-up included, and says so
+    assert int(s[2]) == n + 50, "%s: server log received %s" % (m, s[2])
+    assert int(r["received"]) == n, "%s: received %s" % (m, r["received"])
+    assert int(r["srv_received"]) == n, "%s: srv_received %s" % (m, r["srv_received"])
+    assert int(r["srv_bytes"]) == n * size, "%s: srv_bytes %s" % (m, r["srv_bytes"])
+    assert int(r["wc_errors"]) == 0 and int(r["srv_wc_errors"]) == 0, m
+    assert float(r["srv_cpu_us_per_msg"]) > 0, "%s: server CPU" % m
+    assert 0 < float(r["srv_engine_busy"]) <= 1, "%s: server engine" % m
+    q = [float(r[k]) for k in ("lat_min_us", "lat_p50_us", "lat_p99_us",
+                               "lat_p999_us", "lat_max_us")]
+    assert 0 < q[0] and q == sorted(q), "%s: quantiles %s" % (m, q)
+    print("ok %-14s msgs %d server %s p50 %s us rate %.0f/s" %
+          (m, msgs, r["srv_received"], r["lat_p50_us"], float(r["msg_rate"])))
+PY
+	# JSON: the server's figures as an object of the row
+	ip netns exec "$RP_NS_A" timeout -k 10 "$RV_TIMEOUT" "$app" -- \
+		--config "$RV_CFG_A" --client "$RV_IP_B" --oob-port "$port" \
+		--json --out "$rv_tmp/tag.json" --mode tag_rndv --iters 300 \
+		--warmup 10 --wait poll ||
+		rv_fail "json client: exit status $?"
+	python3 - "$rv_tmp/tag.json" <<'PY' || exit 1
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][-1]
+assert r["status"] == "ok" and r["msgs"] == 300, r
+assert r["server"]["received"] == 300, r["server"]
+assert r["server"]["bytes"] == 300 * r["size"], r["server"]
+print("ok json: server", r["server"])
+PY
+	# the table: a SERVER line after the row, with the server's count
+	ip netns exec "$RP_NS_A" timeout -k 10 "$RV_TIMEOUT" "$app" -- \
+		--config "$RV_CFG_A" --client "$RV_IP_B" --oob-port "$port" \
+		--mode tag_eager --iters 300 --warmup 10 --wait poll \
+		>"$rv_tmp/tag.table" || rv_fail "table client: exit status $?"
+	grep -A1 '^RESULT tag_eager ' "$rv_tmp/tag.table" |
+		grep -q '^SERVER tag_eager  received 300 bytes 19200 ' ||
+		rv_fail "no SERVER line: $(cat "$rv_tmp/tag.table")"
+	rv_log "ok table: $(grep '^SERVER' "$rv_tmp/tag.table")"
+	# events: tag modes poll; the client refuses before reaching out
+	client "$rv_tmp/ev.csv" --mode tag_eager --wait event \
+		2>"$rv_tmp/ev.err" && rv_fail "tag_eager --wait event: exit 0"
+	grep -q "tag modes poll" "$rv_tmp/ev.csv" ||
+		rv_fail "no reason: $(cat "$rv_tmp/ev.csv" "$rv_tmp/ev.err")"
+	# and the server refuses such a hello by itself
+	ip netns exec "$RP_NS_A" python3 - "$RV_IP_B" "$port" <<'PY' ||
+import socket, struct, sys
+h = struct.pack("<I32s5Id", 0x31505452, b"tag_eager", 64, 16, 1, 1, 20, 10.0)
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=20)
+s.sendall(h + bytes(64 * 40))
+r = b""
+while len(r) < 136:
+    d = s.recv(136 - len(r))
+    assert d, "connection closed without a reply"
+    r += d
+m, st = struct.unpack("<Ii", r[:8])
+assert st < 0 and b"tag modes poll" in r[8:136], "reply %d %r" % (st, r[8:136])
+print("ok: server refused tag_eager with events: %s" % r[8:136].split(b"\0")[0].decode())
+PY
+		rv_fail "tag hello with events"
+	client "$rv_tmp/after.csv" --mode tag_eager --iters 200 --wait poll ||
+		rv_fail "no tag run after the refusal"
+	rv_stop_pids
+	;;
+raw)
+	server_start --raw
+	# the server waits for a raw client first: a plain one is told so
+	client "$rv_tmp/plain.csv" --no-raw --mode send_lat --iters 100 \
+		--wait event && rv_fail "a plain client ran before raw"
+	grep -q "its first client needs --raw" "$rv_tmp/plain.csv" ||
+		rv_fail "no reason: $(cat "$rv_tmp/plain.csv")"
+	{
+		echo "set warmup 50"
+		echo "set wait event"
+		echo "start send_lat"
+		echo "start write_bw"
+	} >"$rv_tmp/cmds"
+	client "$rv_tmp/raw.csv" --raw --size 10000 --iters "$iters" \
+		--depth 16 --cmdline-file "$rv_tmp/cmds" ||
+		{ rv_show server; rv_fail "client: exit status $?"; }
+	python3 - "$rv_tmp/raw.csv" "$iters" "$srv_log" "$RV_CFG_A" <<'PY' || exit 1
+import csv, re, sys
+rows = {r["mode"]: r for r in csv.DictReader(open(sys.argv[1]))}
+n = int(sys.argv[2])
+log = open(sys.argv[3]).read()
+mtu = int(re.search(r"^\s*mtu\s*=\s*(\d+)", open(sys.argv[4]).read(), re.M).group(1))
+frames = -(-10000 // mtu)
+assert frames > 1, "one frame per message: no multi-frame test"
+m = re.search(r"^RAW served size 10000 pp_frames (\d+) stream_frames (\d+) ok$",
+              log, re.M)
+assert m, "server log: %s" % log
+assert "RAW refused a rocepmd-testpmd client: no --raw" in log, log
+pp, st = int(m.group(1)), int(m.group(2))
+assert pp == n * frames, "server took %d ping-pong frames, not %d" % (pp, n * frames)
+assert st == n * frames, "server counted %d stream frames, not %d" % (st, n * frames)
+r = rows["raw_pp"]
+assert int(r["msgs"]) == n and r["status"] == "ok", r
+q = [float(r[k]) for k in ("lat_min_us", "lat_p50_us", "lat_p99_us",
+                           "lat_max_us")]
+assert 0 < q[0] and q == sorted(q), "raw_pp quantiles %s" % q
+r = rows["raw_stream"]
+assert int(r["msgs"]) == n and int(r["received"]) == n, r
+assert int(r["drops"]) == 0 and float(r["msg_rate"]) > 0, r
+print("ok raw: %d frames/msg, pp p50 %s us, stream %.0f msg/s, server counted %d/%d frames"
+      % (frames, rows["raw_pp"]["lat_p50_us"], float(r["msg_rate"]), st, n * frames))
+for mode in ("send_lat", "write_bw"):
+    r = rows[mode]
+    assert r["status"] == "ok" and int(r["msgs"]) == n, r
+    assert float(r["bw_of_raw"]) > 0, "%s: no ratio to raw" % mode
+    if mode == "send_lat":
+        assert float(r["lat_x_raw"]) > 0, "%s: no latency ratio" % mode
+    print("ok %s: lat/raw %s bw/raw %s" % (mode, r["lat_x_raw"], r["bw_of_raw"]))
+PY
+	rv_stop_pids
 	;;
 perftest)
 	rv_need_prog ib_send_lat perftest
