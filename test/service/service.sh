@@ -12,7 +12,9 @@
 #             programs' start time against the host's own
 #   parallel  two ib_write_bw pairs at once on the same two devices, and an
 #             ibv_rc_pingpong pair beside them
-#   kill      ib_write_bw whose client is killed (SIGKILL) mid-transfer:
+#   kill-write, kill-read, kill-send
+#             ib_write_bw, ib_read_bw, ib_send_bw whose client is killed
+#             (SIGKILL) mid-transfer:
 #             the host notices at once, destroys every object the process
 #             had (telemetry /rocepmd/objects back to the count before),
 #             the server fails with an error, not a hang; the host then
@@ -41,7 +43,7 @@ rv_need_prog ibv_rc_pingpong ibverbs-utils
 rv_need_prog ib_write_bw perftest
 rv_need_prog nft nftables
 
-rv_topology "sv$case"
+rv_topology "sv${case//-/}"
 # shellcheck source=host_lib.sh
 . "$RP_SRC_ROOT/test/service/host_lib.sh"
 
@@ -133,11 +135,17 @@ parallel)
 	done
 	check_clean
 	;;
-kill)
-	sv_bg server B -- ib_write_bw -d rocepmd0 -x 0 -s 65536 -D 30 -F -p 18604
+kill-write|kill-read|kill-send)
+	prog=ib_${case#kill-}_bw
+	# SEND: the receiving server has no request of its own to fail, it
+	# stops when its duration is over; WRITE and READ servers wait for
+	# their peer, which is gone.
+	dur=30
+	[ "$case" = kill-send ] && dur=8
+	sv_bg server B -- "$prog" -d rocepmd0 -x 0 -s 65536 -D "$dur" -F -p 18604
 	srv=$rv_last_pid
 	rv_wait_listen "$RP_NS_B" 18604 "$srv" server
-	sv_bg client A -- ib_write_bw -d rocepmd0 -x 0 -s 65536 -D 30 -F -p 18604 "$RV_IP_B"
+	sv_bg client A -- "$prog" -d rocepmd0 -x 0 -s 65536 -D "$dur" -F -p 18604 "$RV_IP_B"
 	cli=$rv_last_pid
 	# Mid-transfer: the client's QP and MR exist and traffic flows.
 	for ((i = 0; i < 100; i++)); do
@@ -147,14 +155,15 @@ kill)
 		sleep 0.1
 	done
 	sleep 1
+	# READ: B sends the data, A the requests; either way both count.
 	rx0=$(tel B /rocepmd/stats,0 | python3 -c \
-		'import json, sys; print(json.load(sys.stdin)["rx_packets"])')
-	[ "$rx0" -gt 100 ] || rv_fail "no transfer under way (B received $rx0 packets)"
+		'import json, sys; s = json.load(sys.stdin); print(s["rx_packets"] + s["tx_packets"])')
+	[ "$rx0" -gt 100 ] || rv_fail "no transfer under way (B moved $rx0 packets)"
 	# SIGKILL the program itself, not the timeout around it.
 	victim=$(pgrep -P "$(pgrep -P "$cli" | head -1)" | head -1)
 	[ -n "$victim" ] || victim=$(pgrep -P "$cli" | head -1)
-	ps -o pid=,comm= -p "$victim" | grep -q ib_write_bw ||
-		rv_fail "cannot find the attached ib_write_bw under PID $cli"
+	ps -o pid=,comm= -p "$victim" | grep -q "$prog" ||
+		rv_fail "cannot find the attached $prog under PID $cli"
 	kill -KILL "$victim"
 	wait "$cli"
 	rv_forget "$cli"
@@ -167,7 +176,8 @@ kill)
 	wait "$srv"
 	src=$?
 	rv_forget "$srv"
-	[ "$src" -ne 0 ] || rv_fail "the server of a killed client exited 0"
+	[ "$src" -ne 0 ] || [ "$case" = kill-send ] ||
+		rv_fail "the server of a killed client exited 0"
 	[ "$src" -ne 124 ] || rv_fail "the server of a killed client hung until the timeout"
 	# The hosts serve the next pair as if nothing happened.
 	sv_pair 18605 ibv_rc_pingpong -d rocepmd0 -g 0 -s 4096 -n 500 -c
