@@ -35,6 +35,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -461,19 +462,55 @@ client_comm(struct srv_client *c)
 	c->comm[strcspn(c->comm, "\n")] = '\0';
 }
 
+/* A well-formed HELLO refused: the client is told why before the end. */
+static int
+client_refuse(struct srv_client *c, int ret)
+{
+	struct rp_attach_welcome w;
+
+	memset(&w, 0, sizeof(w));
+	w.hdr = (struct rp_attach_hdr){ .magic = RP_ATTACH_MAGIC,
+		.version = RP_ATTACH_VERSION, .type = RP_ATTACH_WELCOME,
+		.result = ret };
+	w.abi_version = RP_ABI_VERSION;
+	send_fds(c->fd, &w, sizeof(w), NULL, 0);
+	srv.refused++;
+	return ret;
+}
+
 static int
 client_hello(struct srv_client *c, const struct rp_attach_hello *h, size_t len)
 {
 	struct rp_attach_welcome w;
 	int fds[3 * RP_ATTACH_MAX_DEVS];
 	unsigned int nfds = 0;
+	struct iovec l, r;
+	uint64_t v = 0;
 	int ret;
 
-	if (len != sizeof(*h) || h->abi_version != RP_ABI_VERSION) {
-		RP_LOG(WARNING, "client pid %d: attach refused: %s",
-		       (int)c->cred.pid, len != sizeof(*h) ?
-		       "malformed HELLO" : "built for another ABI version");
+	errno = 0;
+
+	if (len != sizeof(*h)) {
+		RP_LOG(WARNING, "client pid %d: attach refused: malformed HELLO",
+		       (int)c->cred.pid);
 		return -EPROTO;
+	}
+	if (h->abi_version != RP_ABI_VERSION) {
+		RP_LOG(WARNING, "client pid %d: attach refused: built for ABI version %u, the devices have %u",
+		       (int)c->cred.pid, h->abi_version, RP_ABI_VERSION);
+		return client_refuse(c, -EPROTO);
+	}
+	/* The engine will copy to and from its memory: it must be able to. */
+	l = (struct iovec){ &v, sizeof(v) };
+	r = (struct iovec){ (void *)(uintptr_t)h->probe_addr, sizeof(v) };
+	if (process_vm_readv(c->cred.pid, &l, 1, &r, 1, 0) != sizeof(v) ||
+	    v != h->probe_value) {
+		RP_LOG(WARNING, "client pid %d (%s, uid %u): attach refused: this host (uid %u) cannot reach its memory (%s): run the host as root or as the same user, and allow ptrace (Yama ptrace_scope)",
+		       (int)c->cred.pid, c->comm, (unsigned int)c->cred.uid,
+		       (unsigned int)geteuid(),
+		       v != h->probe_value && errno == 0 ? "wrong probe" :
+		       strerror(errno));
+		return client_refuse(c, -EACCES);
 	}
 	memset(&w, 0, sizeof(w));
 	w.hdr = (struct rp_attach_hdr){ .magic = RP_ATTACH_MAGIC,

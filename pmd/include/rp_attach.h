@@ -65,11 +65,19 @@ struct rp_attach_hdr {
 	uint32_t rsvd;
 };
 
-/* Client's first message. */
+/*
+ * Client's first message.  probe_addr is the address of 8 bytes of the
+ * client holding probe_value: the host reads them with process_vm_readv()
+ * before it welcomes the client, so a host that could not reach the
+ * memory the client will register (another user, no CAP_SYS_PTRACE, Yama)
+ * refuses at once with a clear message, not at the first packet.
+ */
 struct rp_attach_hello {
 	struct rp_attach_hdr hdr;
 	uint32_t abi_version;		/* RP_ABI_VERSION it was built with */
 	uint32_t rsvd;
+	uint64_t probe_addr;
+	uint64_t probe_value;
 };
 
 /* Host's answer: the devices, with their regions as SCM_RIGHTS. */

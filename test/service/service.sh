@@ -23,7 +23,8 @@
 #             objects and region pages back to the count before, the host's
 #             attached_total N higher
 #   refuse    a peer that is not a client (garbage, a wrong version) is
-#             refused and the host keeps serving
+#             dropped; a HELLO whose memory probe the host cannot read back
+#             gets EACCES, one of another ABI EPROTO; the host keeps serving
 #   hostile   a process speaking the protocol itself beside a pair: it
 #             cannot map the device region writable, gets EPERM for every
 #             QP number not its own, and writes garbage over its whole
@@ -201,15 +202,31 @@ cycles)
 	check_clean
 	;;
 refuse)
-	python3 - "$SOCK_B" <<'PY' || rv_fail "the host took a bad peer"
-import socket, struct, sys
-# garbage, then a HELLO of another protocol version: both closed
-for msg in (b"\xff" * 40, struct.pack("<IHHiIII", 0x68637461, 9, 1, 0, 0, 5, 0)):
+	abi=$(sed -n 's/^#define RP_ABI_VERSION[[:space:]]*\([0-9]*\)u.*/\1/p' \
+		"$RP_SRC_ROOT/pmd/include/rp_abi.h")
+	aver=$(sed -n 's/^#define RP_ATTACH_VERSION[[:space:]]*\([0-9]*\)u.*/\1/p' \
+		"$RP_SRC_ROOT/pmd/include/rp_attach.h")
+	python3 - "$SOCK_B" "$abi" "$aver" <<'PY' || rv_fail "the host took a bad peer"
+import ctypes, socket, struct, sys
+M, abi, ver = 0x68637461, int(sys.argv[2]), int(sys.argv[3])
+def talk(msg):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect(sys.argv[1])
     s.send(msg)
     s.settimeout(5)
-    assert s.recv(512) == b"", "a reply to a bad message"
+    return s.recv(512)
+# garbage, then a HELLO of another protocol version: both closed unanswered
+for msg in (b"\xff" * 40, struct.pack("<IHHiIIIQQ", M, ver + 7, 1, 0, 0, abi, 0, 0, 0)):
+    assert talk(msg) == b"", "a reply to a bad message"
+# well-formed, but the memory it names is not what it says (as for a
+# host that cannot reach the process's memory): refused with EACCES
+probe = ctypes.c_uint64(42)
+r = talk(struct.pack("<IHHiIIIQQ", M, ver, 1, 0, 0, abi, 0, ctypes.addressof(probe), 43))
+assert len(r) == 96 and struct.unpack_from("<i", r, 8)[0] == -13, "probe: %r" % r[:16]
+# and another ABI version: refused with EPROTO
+r = talk(struct.pack("<IHHiIIIQQ", M, ver, 1, 0, 0, abi + 100, 0, ctypes.addressof(probe), 42))
+assert len(r) == 96 and struct.unpack_from("<i", r, 8)[0] == -71, "abi: %r" % r[:16]
+print("refused: garbage, protocol version, memory probe (EACCES), ABI (EPROTO)")
 PY
 	sv_pair 18606 ibv_rc_pingpong -d rocepmd0 -g 0 -s 64 -n 200 -c
 	check_clean
@@ -230,13 +247,16 @@ hostile)
 	[ -n "$abi" ] && [ -n "$aver" ] || rv_fail "no ABI or attach version in the headers"
 	ip netns exec "$RP_NS_A" env RP_ABI="$abi" RP_AVER="$aver" \
 		python3 - "$SOCK_A" >"$rv_tmp/hostile.out" 2>&1 <<'PY' ||
-import array, errno, mmap, os, socket, struct, sys, time
+import array, ctypes, errno, mmap, os, socket, struct, sys, time
 
 MAGIC, VER = 0x68637461, int(os.environ["RP_AVER"])
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 s.connect(sys.argv[1])
 abi = int(os.environ["RP_ABI"])
-s.send(struct.pack("<IHHiIII", MAGIC, VER, 1, 0, 0, abi, 0))
+# The probe the host reads back from this process's memory.
+probe = ctypes.c_uint64(0x1122334455667788)
+s.send(struct.pack("<IHHiIIIQQ", MAGIC, VER, 1, 0, 0, abi, 0,
+                   ctypes.addressof(probe), probe.value))
 msg, anc, _, _ = s.recvmsg(256, socket.CMSG_SPACE(4 * 12))
 fds = array.array("i")
 for _, _, data in anc:
