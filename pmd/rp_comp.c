@@ -353,9 +353,9 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 	}
 	w = rp_sq_wqe(qp, qp->comp.tail);
 	if (pkt->paylen != 0 &&
-	    rp_sge_copy_in(qp->dev, s->pdn, (const struct rp_sge *)(w + 1),
-			   w->num_sge, off,
-			   rp_pkt_payload(pkt), pkt->paylen) != 0) {
+	    rp_sge_copy_in_pkt(qp->dev, s->pdn, (const struct rp_sge *)(w + 1),
+			       w->num_sge, off,
+			       rp_pkt_payload(pkt), pkt->paylen) != 0) {
 		comp_error(qp, pkt->psn, IBV_WC_LOC_PROT_ERR);
 		return;
 	}

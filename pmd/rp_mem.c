@@ -24,10 +24,12 @@
 #include "rp_obj.h"
 
 /*
- * Writes into an attached process are batched: the bytes are staged here
- * and reach the process in one process_vm_writev() per burst of received
- * packets (rp_mem_flush() at the end of rp_recv_burst()), so the cost of
- * the system call is shared by the packets of a burst.  Everything that
+ * Writes into an attached process are batched: they reach the process in
+ * one process_vm_writev() per burst of received packets (rp_mem_flush() at
+ * the end of rp_recv_burst(), before the burst's mbufs are freed), so the
+ * cost of the system call is shared by the packets of a burst.  A packet's
+ * payload is written from its mbuf; other bytes (a GRH, an atomic's
+ * original value) are staged here.  Everything that
  * could observe them flushes first: a CQE (rp_cq_post()), a read or an
  * atomic of attached memory.  A write that the process refuses (memory it
  * unmapped while registered) is counted, as on hardware, where the NIC
@@ -102,8 +104,10 @@ void
 rp_mem_flush_pending(struct rp_dev *dev)
 {
 	struct rp_mem_batch *b = dev->wb;
-	ssize_t want = b->used, done;
+	ssize_t want = 0, done;
 
+	for (uint32_t i = 0; i < b->n; i++)
+		want += b->local[i].iov_len;
 	done = process_vm_writev(b->pid, b->local, b->n, b->remote, b->n, 0);
 	if (done != want) {
 		rp_stat_inc(dev, RP_STAT_MEM_FAULT);
@@ -119,27 +123,34 @@ rp_mem_flush_pending(struct rp_dev *dev)
 
 int
 rp_mem_write(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
-	     const void *src, uint32_t n)
+	     const void *src, uint32_t n, bool pkt)
 {
 	uint8_t *p = m->addr + (va - m->iova);
 	struct rp_mem_batch *b = dev->wb;
+	uint32_t stage = pkt ? 0 : n;
 
 	if (likely(m->pid == 0)) {
 		memcpy(p, src, n);
 		return 0;
 	}
 	ahead_drop(b);
-	if (n > RP_MEM_STAGE)
+	if (stage > RP_MEM_STAGE)
 		return mem_remote(m->pid, (void *)(uintptr_t)src, p, n, true);
 	if (b->n != 0 && (b->pid != m->pid || b->n == RP_MEM_IOV ||
-			  b->used + n > RP_MEM_STAGE))
+			  b->used + stage > RP_MEM_STAGE))
 		rp_mem_flush_pending(dev);
 	b->pid = m->pid;
-	memcpy(b->stage + b->used, src, n);
-	b->local[b->n] = (struct iovec){ b->stage + b->used, n };
+	if (pkt) {
+		/* A received packet's payload: its mbuf is freed only after
+		 * the burst's flush (rp_recv_burst()), no copy needed. */
+		b->local[b->n] = (struct iovec){ (void *)(uintptr_t)src, n };
+	} else {
+		memcpy(b->stage + b->used, src, n);
+		b->local[b->n] = (struct iovec){ b->stage + b->used, n };
+		b->used += n;
+	}
 	b->remote[b->n] = (struct iovec){ p, n };
 	b->n++;
-	b->used += n;
 	dev->mem_staged = b->n;
 	return 0;
 }

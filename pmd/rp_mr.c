@@ -250,7 +250,7 @@ rp_sge_check(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 static int
 sge_walk(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 	 uint32_t nsge, uint32_t off, uint8_t *buf, uint32_t len, bool to_sge,
-	 uint64_t tag)
+	 uint64_t tag, bool pkt)
 {
 	for (uint32_t i = 0; i < nsge && len > 0; i++) {
 		uint32_t l = sge[i].length;
@@ -267,7 +267,8 @@ sge_walk(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 				 to_sge ? IBV_ACCESS_LOCAL_WRITE : 0);
 		if (m == NULL)
 			return -EACCES;
-		ret = to_sge ? rp_mem_write(dev, m, sge[i].addr + off, buf, n) :
+		ret = to_sge ?
+			rp_mem_write(dev, m, sge[i].addr + off, buf, n, pkt) :
 			rp_mem_read(dev, m, sge[i].addr + off, buf, n,
 				    tag == 0 ? 0 : tag + i, l - off);
 		if (ret != 0)
@@ -284,7 +285,7 @@ rp_sge_copy_out(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 		uint32_t nsge, uint32_t off, uint8_t *dst, uint32_t len,
 		uint64_t tag)
 {
-	return sge_walk(dev, pdn, sge, nsge, off, dst, len, false, tag);
+	return sge_walk(dev, pdn, sge, nsge, off, dst, len, false, tag, false);
 }
 
 int
@@ -292,7 +293,16 @@ rp_sge_copy_in(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 	       uint32_t nsge, uint32_t off, const uint8_t *src, uint32_t len)
 {
 	return sge_walk(dev, pdn, sge, nsge, off, (uint8_t *)(uintptr_t)src,
-			len, true, 0);
+			len, true, 0, false);
+}
+
+int
+rp_sge_copy_in_pkt(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
+		   uint32_t nsge, uint32_t off, const uint8_t *src,
+		   uint32_t len)
+{
+	return sge_walk(dev, pdn, sge, nsge, off, (uint8_t *)(uintptr_t)src,
+			len, true, 0, true);
 }
 
 int

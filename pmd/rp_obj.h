@@ -663,7 +663,12 @@ int rp_sge_copy_out(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 		    uint32_t nsge, uint32_t off, uint8_t *dst, uint32_t len,
 		    uint64_t tag);
 int rp_sge_copy_in(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
-		   uint32_t nsge, uint32_t off, const uint8_t *src, uint32_t len);
+		   uint32_t nsge, uint32_t off, const uint8_t *src,
+		   uint32_t len);
+/* The same from a received packet's payload (rp_mem_write()'s pkt). */
+int rp_sge_copy_in_pkt(struct rp_dev *dev, uint32_t pdn,
+		       const struct rp_sge *sge, uint32_t nsge, uint32_t off,
+		       const uint8_t *src, uint32_t len);
 int rp_sge_check(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 		 uint32_t nsge, uint32_t access, uint64_t *total);
 int rp_mr_rereg(struct rp_dev *dev, struct rp_ctrl_mr *mr);
@@ -672,8 +677,9 @@ struct rp_mr *rp_key_entry(struct rp_dev *dev, uint32_t key);
 /* ---- rp_mem.c: registered memory, here or in an attached process */
 int rp_mem_init(struct rp_dev *dev);
 void rp_mem_fini(struct rp_dev *dev);
+/* pkt: src is a received packet's payload, alive until the burst ends */
 int rp_mem_write(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
-		 const void *src, uint32_t n);
+		 const void *src, uint32_t n, bool pkt);
 /* tag: 0, or the same for every read of one message, which goes on for
  * `ahead` bytes from va (read ahead of attached memory) */
 int rp_mem_read(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,

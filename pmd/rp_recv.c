@@ -207,7 +207,9 @@ rp_recv_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
 		recv_one(dev, pkts[i]);
-		rte_pktmbuf_free(pkts[i]);
 	}
+	/* Payloads written into attached processes leave from the mbufs
+	 * (rp_mem.c): they reach the processes before the mbufs go. */
 	rp_mem_flush(dev);
+	rte_pktmbuf_free_bulk(pkts, n);
 }

@@ -169,8 +169,8 @@ resp_send(struct rp_qp *qp, const struct rp_pkt *pkt)
 	/* TM: the TMH of a matched message is not placed. */
 	skip = RTE_MIN(r->skip, len);
 	r->skip = 0;
-	ret = rp_sge_copy_in(qp->dev, r->pdn, r->sge, r->wqe.num_sge,
-			     r->offset, pay + skip, len - skip);
+	ret = rp_sge_copy_in_pkt(qp->dev, r->pdn, r->sge, r->wqe.num_sge,
+				 r->offset, pay + skip, len - skip);
 	if (ret != 0) {
 		/* Too long for the buffer, or a bad lkey in the WQE. */
 		resp_rcv_finish(qp, pkt, ret == -EMSGSIZE ?
@@ -232,7 +232,7 @@ resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
 		if (mr == NULL)
 			return RP_RESP_ERR_ACCESS;
 		if (rp_mem_write(qp->dev, mr, qp->resp.wr_va, rp_pkt_payload(pkt),
-				 len) != 0)
+				 len, true) != 0)
 			return RP_RESP_ERR_ACCESS;
 		qp->resp.wr_va += len;
 		qp->resp.wr_left -= len;
@@ -614,9 +614,9 @@ resp_ud(struct rp_qp *qp, const struct rp_pkt *pkt)
 	ret = rp_sge_copy_in(qp->dev, r->pdn, r->sge, r->wqe.num_sge, 0, grh,
 			     RP_GRH_SIZE);
 	if (ret == 0 && pkt->paylen != 0)
-		ret = rp_sge_copy_in(qp->dev, r->pdn, r->sge, r->wqe.num_sge,
-				     RP_GRH_SIZE, rp_pkt_payload(pkt),
-				     pkt->paylen);
+		ret = rp_sge_copy_in_pkt(qp->dev, r->pdn, r->sge,
+					 r->wqe.num_sge, RP_GRH_SIZE,
+					 rp_pkt_payload(pkt), pkt->paylen);
 	if (ret != 0) {
 		resp_rcv_finish(qp, pkt, ret == -EMSGSIZE ?
 				IBV_WC_LOC_LEN_ERR : IBV_WC_LOC_PROT_ERR);
