@@ -350,11 +350,20 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "d:g:p:K")) != -1) {
 		switch (opt) {
-		case 'd': devname = optarg; break;
-		case 'g': gidx = atoi(optarg); break;
-		case 'p': port = optarg; break;
-		case 'K': kflags = 1; break;
-		default: usage();
+		case 'd':
+			devname = optarg;
+			break;
+		case 'g':
+			gidx = atoi(optarg);
+			break;
+		case 'p':
+			port = optarg;
+			break;
+		case 'K':
+			kflags = 1;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (optind < argc)
