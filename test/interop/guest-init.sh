@@ -9,7 +9,8 @@
 #   rxe.ip=A.B.C.D/P  eth0's address     rxe.mtu=N    eth0's MTU
 #   rxe.ip6=ADDR/P    eth0's IPv6 address (without it IPv6 is off)
 #   rxe.timeout=S     limit for the job
-# The job sees RXE_IP RXE_MTU RXE_DEV(=rxe0) RXE_GID and the helpers below.
+# The job sees RXE_IP RXE_MTU RXE_DEV(=rxe0) RXE_GID (the IPv4 GID's index),
+# RXE_GID6 (the IPv6 address's, with rxe.ip6) and the helpers below.
 # Everything goes to the serial console, which the host reads as a file:
 # lines "RXE-MARK t=UPTIME TEXT" are the job's messages to the host.
 #
@@ -86,19 +87,33 @@ done
 export RXE_GID
 # The IPv6 address's GID (neither empty, IPv4-mapped nor link-local),
 # which rdma_cm needs to bind to the address.
+# RXE_GID6 is its index, for the verbs programs' -g.
+RXE_GID6=
 if [[ -n "$RXE_CIDR6" ]]; then
 	for ((i = 0; i < 100; i++)); do
-		grep -qsv '^0000:\|^fe80:' /sys/class/infiniband/rxe0/ports/1/gids/* && break
+		for ((idx = 0; idx < 16; idx++)); do
+			v=
+			read -r v </sys/class/infiniband/rxe0/ports/1/gids/$idx 2>/dev/null
+			if [[ -n "$v" && "$v" != 0000:* && "$v" != fe80:* ]]; then
+				RXE_GID6=$idx
+				break
+			fi
+		done
+		[[ -n "$RXE_GID6" ]] && break
 		sleep 0.1
 	done
-	mark "rxe ipv6 gid $(grep -hsv '^0000:\|^fe80:' /sys/class/infiniband/rxe0/ports/1/gids/* | head -n 1)"
+	mark "rxe ipv6 gid index=$RXE_GID6 $(cat /sys/class/infiniband/rxe0/ports/1/gids/$RXE_GID6 2>/dev/null)"
 fi
+export RXE_GID6
 uname -r
 ibv_devinfo -d rxe0 | grep -E 'hca_id|fw_ver|state|active_mtu'
 mark "rxe ready gid_index=$RXE_GID"
 
 if [[ -f /job/cmd.sh ]]; then
 	mark "job begin"
+	# what rxe offers (memory windows, remote invalidation), in the
+	# part of the console the host shows (doc/guides/interop.rst)
+	ibv_devinfo -v -d rxe0 | grep -E 'max_mw|device_cap_flags|MEM_WINDOW|MEM_MGT'
 	timeout -k 5 "$RXE_TIMEOUT" bash -c 'source /job/cmd.sh'
 	mark "job end rc=$?"
 else

@@ -17,7 +17,12 @@
 # (CMP_AND_SWAP) and ib_atomic_bw (FETCH_AND_ADD), rping and udaddy
 # over the RDMA CM, both over IPv4 and over IPv6 (rping6, udaddy6: the
 # guest's eth0 also holds 2001:db8::1/64, rocepmd 2001:db8::10/64, the
-# RDMA CM given their sockaddr_in6), and a lossy ibv_rc_pingpong where nftables drops one
+# RDMA CM given their sockaddr_in6), ibv_rc_pingpong over the IPv6 GIDs
+# (rc6), test/interop/inv_pingpong (SEND_WITH_IMM, RDMA_WRITE_WITH_IMM, a
+# type 2 memory window bound with IBV_WR_BIND_MW, WRITE and READ through
+# it, SEND_WITH_INV of its rkey, the invalidated rkey refused; over IPv4,
+# inv, and over IPv6, inv6: the host's binary, copied into the guest per
+# run), and a lossy ibv_rc_pingpong where nftables drops one
 # request packet and one ACK of each side.  Each scenario has its own TCP
 # port, so a late program never meets the wrong peer.  The two sides signal
 # each other through the guest's serial console (marks the host reads) and
@@ -78,6 +83,7 @@ rv_need_prog tcpdump tcpdump
 rv_need_prog nft nftables
 rv_need_prog python3 python3
 [ -x "${RP_ICRC_CHECK:-}" ] || rv_fail "RP_ICRC_CHECK is not executable"
+[ -x "${RP_INV_PINGPONG:-}" ] || rv_fail "RP_INV_PINGPONG is not executable"
 
 ri_net_down() {
 	ip netns del "$ns" 2>/dev/null
@@ -151,7 +157,9 @@ for ((i = 0; i < 100; i++)); do
 done
 
 # ---- scenarios -----------------------------------------------------------------
-# name kind args; @DEV@ @GID@ @PORT@ are filled per side.  kind: tcp (the
+# name kind args; @DEV@ @GID@ (the IPv4 GID's index) @GID6@ (the IPv6
+# address's: 2 on rocepmd, whatever the guest found on rxe) @INV@
+# (inv_pingpong) @INVK@ (its -K) @PORT@ are filled per side.  kind: tcp (the
 # programs meet over TCP @PORT@) or cm (the RDMA CM; rping listens on
 # @PORT@, udaddy on its fixed port), cm6 (the same over IPv6).  A client
 # gets its server's address appended (the TCP address for tcp, the RDMA
@@ -188,6 +196,18 @@ scen rping cm "rping -s -a @SADDR@ -p @PORT@ -C 5 -S 64 -v -V" "rping -c -p @POR
 scen udaddy cm "udaddy -b @SADDR@" "udaddy -s"
 scen rping6 cm6 "rping -s -a @SADDR@ -p @PORT@ -C 5 -S 64 -v -V" "rping -c -p @PORT@ -C 5 -S 64 -v -V -a"
 scen udaddy6 cm6 "udaddy -b @SADDR@" "udaddy -s"
+# ibv_rc_pingpong over RoCEv2 on IPv6, the GID index of each side's
+# 2001:db8:: address (the TCP side channel stays IPv4).
+pp6='-d @DEV@ -g @GID6@ -p @PORT@'
+scen rc6 tcp "ibv_rc_pingpong $pp6 -s 4096 -n 10" "ibv_rc_pingpong $pp6 -s 4096 -n 10"
+# The opcodes no rdma-core program sends (inv_pingpong.c): rxe as the
+# server binds the window and receives the SEND_WITH_INV, as the client
+# WRITEs and READs through rocepmd's window and invalidates it.
+# @INVK@: -K for rxe, whose completion of a SEND_WITH_INV carries the
+# kernel's IB_WC_WITH_INVALIDATE bit (1 << 2) where libibverbs has
+# IBV_WC_WITH_INV (1 << 3) (doc/guides/interop.rst); rocepmd gets no -K.
+scen inv tcp "@INV@ $pp @INVK@" "@INV@ $pp @INVK@"
+scen inv6 tcp "@INV@ $pp6 @INVK@" "@INV@ $pp6 @INVK@"
 scen lossy tcp "ibv_rc_pingpong $pp -s 4096 -n 10" "ibv_rc_pingpong $pp -s 4096 -n 10"
 
 # fill SIDE ARGS PORT SERVER-RDMA-ADDRESS
@@ -197,9 +217,15 @@ fill() {
 	if [ "$1" = rxe ]; then
 		a=${a//@DEV@/rxe0}
 		a=${a//@GID@/\$RXE_GID}
+		a=${a//@GID6@/\$RXE_GID6}
+		a=${a//@INV@//job/inv_pingpong}
+		a=${a//@INVK@/-K}
 	else
 		a=${a//@DEV@/rocepmd0}
 		a=${a//@GID@/0}
+		a=${a//@GID6@/2}
+		a=${a//@INV@/$RP_INV_PINGPONG}
+		a=${a//@INVK@/}
 	fi
 	a=${a//@PORT@/$3}
 	a=${a//@SADDR@/$4}
@@ -239,6 +265,9 @@ loss_rules() {
 job=$rv_tmp/guest/job
 mkdir -p "$job"
 install -m 0755 "$here/guest-init.sh" "$rv_tmp/guest/init"
+# inv_pingpong as built here (Debian 12's libibverbs.so.1, as the guest's):
+# the guest gets it with this run's job, the cached image stays as it is.
+install -m 0755 "$RP_INV_PINGPONG" "$job/inv_pingpong"
 {
 	cat <<EOF
 step_t=$step_t
@@ -394,6 +423,18 @@ check_output() {
 
 	case $n in
 	rc_poll | lossy) rv_check_pingpong "$name" 4096 10 ;;
+	rc6)	rv_check_pingpong "$name" 4096 10
+		# "remote address: LID ..., GID 2001:db8::1": both IPv6
+		grep -q "local address: .* GID $rp_ip6\$" "$rv_tmp/$name.out" &&
+		grep -q "remote address: .* GID $guest_ip6\$" "$rv_tmp/$name.out" ||
+			rv_fail "$name did not run over $rp_ip6 <-> $guest_ip6" ;;
+	inv | inv6)
+		grep -q '^inv_pingpong: PASS' "$rv_tmp/$name.out" ||
+			rv_fail "$name printed no PASS line"
+		local g=::ffff:$guest_ip
+		[ "$n" = inv ] || g=$guest_ip6
+		grep -q "^remote QPN .* GID $g\$" "$rv_tmp/$name.out" ||
+			rv_fail "$name's peer was not GID $g" ;;
 	rc_event) rv_check_pingpong "$name" 64 10 ;;
 	uc) rv_check_pingpong "$name" 2048 10 ;;
 	ud) rv_check_pingpong "$name" 512 10 ;;
@@ -523,7 +564,16 @@ echo "== rocepmd against the kernel's rxe ($dir: $srv_side serves, $cli_side con
 for r in "${results[@]}"; do
 	echo "  $r"
 done
-"$RP_ICRC_CHECK" --min $((${#scen_names[@]} * 20)) "$rv_tmp/interop.pcap" ||
+# at least 20 frames a scenario, but inv_pingpong's 12 (six requests and
+# their replies: the capture of an RI_ONLY="inv inv6" run)
+minf=0
+for n in "${scen_names[@]}"; do
+	case $n in
+	inv | inv6) minf=$((minf + 10)) ;;
+	*) minf=$((minf + 20)) ;;
+	esac
+done
+"$RP_ICRC_CHECK" --min "$minf" "$rv_tmp/interop.pcap" ||
 	rv_fail "the capture has bad RoCEv2 frames (see above)"
 [ "$failed" = 0 ] || rv_fail "some scenarios failed against rxe (see above)"
 rv_log "PASS: every scenario against rxe, every ICRC of the capture right"
