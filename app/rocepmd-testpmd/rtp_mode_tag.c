@@ -213,6 +213,30 @@ tag_poll(struct tag_side *s, struct ibv_wc *wc, struct ibv_wc_tm_info *tm)
 	return wc->status == IBV_WC_SUCCESS ? 1 : -EIO;
 }
 
+/*
+ * A receiver completion of slot w, whose buffer is p: 0 when its data
+ * arrived (checked, the buffer cleared for the next message), 1 for the
+ * MATCH of a rendezvous (DATA_VALID follows), or rtp_fail()'s error.
+ */
+static int
+tag_rcv_check(struct rtp_run *run, const struct tag_run *t,
+	      const struct ibv_wc *wc, const struct ibv_wc_tm_info *tm,
+	      uint32_t w, uint8_t *p)
+{
+	if (wc->opcode != IBV_WC_TM_RECV || w >= t->window ||
+	    !(wc->wc_flags & (IBV_WC_TM_MATCH | IBV_WC_TM_DATA_VALID)))
+		return rtp_fail(run, -EPROTO, "unexpected receiver completion");
+	/* A MATCH names the tag (DATA_VALID alone does not). */
+	if ((wc->wc_flags & IBV_WC_TM_MATCH) && tm->tag != w)
+		return rtp_fail(run, -EPROTO, "wrong tag");
+	if (!(wc->wc_flags & IBV_WC_TM_DATA_VALID))
+		return 1;
+	if (p[0] != (uint8_t)(0x40 + w) || p[t->size - 1] != (uint8_t)(0x40 + w))
+		return rtp_fail(run, -EIO, "data mismatch");
+	memset(p, 0, t->size);
+	return 0;
+}
+
 static int
 tag_recv(struct tag_side *s, uint32_t w, size_t off, size_t len)
 {
@@ -435,21 +459,11 @@ tag_phase(struct tag_run *t, bool measure)
 			uint8_t *p = t->rcv.buf + (size_t)w * t->rcv.slot;
 
 			last = rte_get_tsc_cycles();
-			if (wc.opcode != IBV_WC_TM_RECV || w >= t->window ||
-			    !(wc.wc_flags & (IBV_WC_TM_MATCH |
-					     IBV_WC_TM_DATA_VALID)))
-				return rtp_fail(run, -EPROTO,
-						"unexpected receiver completion");
-			/* A MATCH names the tag (DATA_VALID alone does not). */
-			if ((wc.wc_flags & IBV_WC_TM_MATCH) && tm.tag != w)
-				return rtp_fail(run, -EPROTO, "wrong tag");
-			/* The MATCH of a rendezvous: DATA_VALID follows. */
-			if (!(wc.wc_flags & IBV_WC_TM_DATA_VALID))
+			ret = tag_rcv_check(run, t, &wc, &tm, w, p);
+			if (ret < 0)
+				return ret;
+			if (ret > 0)
 				continue;
-			if (p[0] != (uint8_t)(0x40 + w) ||
-			    p[t->size - 1] != (uint8_t)(0x40 + w))
-				return rtp_fail(run, -EIO, "data mismatch");
-			memset(p, 0, t->size);
 			ret = tag_add(t, w, w, t->size);
 			if (ret < 0)
 				return rtp_fail(run, ret, "tag ADD");
@@ -637,18 +651,11 @@ tag_server(struct rtp_run *run)
 			continue;
 		w = (uint32_t)wc.wr_id;
 		p = t->rcv.buf + (size_t)w * t->rcv.slot;
-		if (wc.opcode != IBV_WC_TM_RECV || w >= t->window ||
-		    !(wc.wc_flags & (IBV_WC_TM_MATCH | IBV_WC_TM_DATA_VALID)))
-			return rtp_fail(run, -EPROTO,
-					"unexpected receiver completion");
-		if ((wc.wc_flags & IBV_WC_TM_MATCH) && tm.tag != w)
-			return rtp_fail(run, -EPROTO, "wrong tag");
-		if (!(wc.wc_flags & IBV_WC_TM_DATA_VALID))
+		ret = tag_rcv_check(run, t, &wc, &tm, w, p);
+		if (ret < 0)
+			return ret;
+		if (ret > 0)
 			continue;
-		if (p[0] != (uint8_t)(0x40 + w) ||
-		    p[t->size - 1] != (uint8_t)(0x40 + w))
-			return rtp_fail(run, -EIO, "data mismatch");
-		memset(p, 0, t->size);
 		ret = tag_add(t, w, w, t->size);
 		if (ret == 0)
 			ret = tag_credit(&t->rcv, w);
