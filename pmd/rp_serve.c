@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,10 +64,24 @@ enum srv_kind {
 	SRV_KINDS,
 };
 
-static const char * const srv_kind_name[SRV_KINDS] = {
-	[SRV_QP] = "qp", [SRV_SRQ] = "srq", [SRV_MW] = "mw", [SRV_MR] = "mr",
-	[SRV_AH] = "ah", [SRV_CQ] = "cq", [SRV_CHAN] = "chan",
-	[SRV_ASYNC] = "async", [SRV_PD] = "pd",
+/* Per kind: its name, and the request that destroys one (its number at
+ * `id` in the slot). */
+#define SRV_ID(f)	offsetof(struct rp_ctrl_slot, u.f)
+static const struct {
+	const char *name;
+	uint32_t op;
+	uint32_t id;
+} srv_kind[SRV_KINDS] = {
+	[SRV_QP] = { "qp", RP_CTRL_QP_DESTROY, SRV_ID(qp.qpn) },
+	[SRV_SRQ] = { "srq", RP_CTRL_SRQ_DESTROY, SRV_ID(srq.srqn) },
+	[SRV_MW] = { "mw", RP_CTRL_MW_DEALLOC, SRV_ID(mw.rkey) },
+	[SRV_MR] = { "mr", RP_CTRL_MR_DEREG, SRV_ID(mr.lkey) },
+	[SRV_AH] = { "ah", RP_CTRL_AH_DESTROY, SRV_ID(ah.ahn) },
+	[SRV_CQ] = { "cq", RP_CTRL_CQ_DESTROY, SRV_ID(cq.cqn) },
+	[SRV_CHAN] = { "chan", RP_CTRL_CHAN_DESTROY, SRV_ID(chan.chn) },
+	/* An async registration is named by the server's fd. */
+	[SRV_ASYNC] = { "async", RP_CTRL_ASYNC_UNREG, SRV_ID(async.fd) },
+	[SRV_PD] = { "pd", RP_CTRL_PD_FREE, SRV_ID(pd.pdn) },
 };
 
 struct srv_obj {
@@ -301,53 +316,18 @@ obj_destroy(struct srv_client *c, const struct srv_obj *o)
 {
 	struct rp_ctrl_slot s;
 	int ret;
+	uint32_t id = o->kind == SRV_ASYNC ? (uint32_t)o->fd : o->id;
 
+	if (o->kind >= SRV_KINDS)
+		return;
 	memset(&s, 0, sizeof(s));
 	s.arena = c->arena[o->dev];
-	switch (o->kind) {
-	case SRV_QP:
-		s.op = RP_CTRL_QP_DESTROY;
-		s.u.qp.qpn = o->id;
-		break;
-	case SRV_SRQ:
-		s.op = RP_CTRL_SRQ_DESTROY;
-		s.u.srq.srqn = o->id;
-		break;
-	case SRV_MW:
-		s.op = RP_CTRL_MW_DEALLOC;
-		s.u.mw.rkey = o->id;
-		break;
-	case SRV_MR:
-		s.op = RP_CTRL_MR_DEREG;
-		s.u.mr.lkey = o->id;
-		break;
-	case SRV_AH:
-		s.op = RP_CTRL_AH_DESTROY;
-		s.u.ah.ahn = o->id;
-		break;
-	case SRV_CQ:
-		s.op = RP_CTRL_CQ_DESTROY;
-		s.u.cq.cqn = o->id;
-		break;
-	case SRV_CHAN:
-		s.op = RP_CTRL_CHAN_DESTROY;
-		s.u.chan.chn = o->id;
-		break;
-	case SRV_ASYNC:
-		s.op = RP_CTRL_ASYNC_UNREG;
-		s.u.async.fd = o->fd;
-		break;
-	case SRV_PD:
-		s.op = RP_CTRL_PD_FREE;
-		s.u.pd.pdn = o->id;
-		break;
-	default:
-		return;
-	}
+	s.op = srv_kind[o->kind].op;
+	memcpy((uint8_t *)&s + srv_kind[o->kind].id, &id, sizeof(id));
 	ret = rp_ctrl_call(o->dev, &s);
 	if (ret < 0)
 		RP_LOG(WARNING, "client %u (pid %d): cannot destroy %s %u of rocepmd%u: %s",
-		       c->id, (int)c->cred.pid, srv_kind_name[o->kind], o->id,
+		       c->id, (int)c->cred.pid, srv_kind[o->kind].name, o->id,
 		       o->dev, strerror(-ret));
 }
 
