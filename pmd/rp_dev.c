@@ -16,6 +16,7 @@
 #include <infiniband/verbs.h>
 
 #include "rp_atomic.h"
+#include "rp_doorbell.h"
 #include "rp_log.h"
 #include "rp_obj.h"
 
@@ -309,22 +310,8 @@ void
 rp_dev_doorbell(unsigned int id)
 {
 	struct rp_dev *dev = id < rp_nr_devs ? rp_devs[id] : NULL;
-	const uint64_t one = 1;
 
-	if (dev == NULL || dev->wake_fd < 0)
-		return;
-	/*
-	 * D1: pairs with D0 in lcore_block() (rp_lcore.c).  Our store of
-	 * prod, this fence, our load of need_wakeup; the engine's store of
-	 * need_wakeup, its fence, its loads of prod.  Either the engine's
-	 * last look finds the work or we find need_wakeup == 1 (Dekker, as
-	 * io_uring's IORING_SQ_NEED_WAKEUP).
-	 */
-	rp_fence_seq_cst();
-	if (rp_load_relaxed(&dev->ctl->need_wakeup) == 0)
-		return;
-	/* The engine counts these writes when it reads the eventfd. */
-	if (write(dev->wake_fd, &one, sizeof(one)) < 0)
+	if (dev != NULL && !rp_doorbell_ring(dev->ctl, dev->wake_fd))
 		RP_LOG(DEBUG, "rocepmd%u: wake-up write: %s", dev->id,
 		       strerror(errno));
 }

@@ -234,10 +234,10 @@ lcore_block(struct rp_lcore_ctx *lc)
 
 	lcore_need_wakeup(lc, 1u);
 	/*
-	 * D0: pairs with D1 in rp_dev_doorbell() (rp_dev.c).  Our store of
-	 * need_wakeup, this fence, then the loads of the last look (control
-	 * ring, TM-SRQ op rings, loopback ring, RX queue, each active QP's
-	 * SQ producer and, when flushing, RQ producer: the very loads of a
+	 * D0: pairs with D1 in rp_doorbell_ring() (rp_doorbell.h).  Our
+	 * store of need_wakeup, this fence, then the loads of the last look
+	 * (control ring, TM-SRQ op rings, loopback ring, RX queue, each
+	 * active QP's SQ producer and, when flushing, RQ producer: the very loads of a
 	 * normal pass); a
 	 * poster's release store of its producer, its fence, its load of
 	 * need_wakeup.  One of the two sees the other's store, so no post

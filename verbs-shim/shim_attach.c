@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "rp_attach_client.h"
+#include "rp_doorbell.h"
 #include "shim.h"
 
 static struct {
@@ -125,25 +126,11 @@ static void
 shim_attach_doorbell(unsigned int dev)
 {
 	const struct rp_attach_dev *d;
-	const uint64_t one = 1;
 
 	if (dev >= shim_att.conn.nr_devs)
 		return;
 	d = &shim_att.conn.dev[dev];
-	if (d->wake_fd < 0)
-		return;
-	/*
-	 * D1 of rp_dev_doorbell(): pairs with D0 in lcore_block()
-	 * (rp_lcore.c), in the host.  Our store of prod, this fence, our
-	 * load of need_wakeup; the engine's store of need_wakeup, its
-	 * fence, its loads of prod.  The region is the same memory in both
-	 * processes, so the Dekker argument holds across them.
-	 */
-	rp_fence_seq_cst();
-	if (rp_load_relaxed(&d->ctl->need_wakeup) == 0)
-		return;
-	/* The engine counts these writes when it reads the eventfd. */
-	if (write(d->wake_fd, &one, sizeof(one)) < 0)
+	if (!rp_doorbell_ring(d->ctl, d->wake_fd))
 		SHIM_LOG(DEBUG, "device %u: wake-up write: %s", dev,
 			 strerror(errno));
 }
