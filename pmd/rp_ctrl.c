@@ -64,6 +64,8 @@ RP_CTRL_ADAPT(rp_mcast_detach, mcast)
 RP_CTRL_ADAPT(rp_tm_srq_destroy, srq)
 RP_CTRL_ADAPT(rp_arena_create, arena)
 RP_CTRL_ADAPT(rp_arena_destroy, arena)
+RP_CTRL_ADAPT(rp_gsi_bind, gsi_bind)
+RP_CTRL_ADAPT(rp_gsi_will, gsi_will)
 
 /* Counted on the lcore, the only writer of the tables. */
 static int
@@ -139,6 +141,8 @@ static const rp_ctrl_fn rp_ctrl_ops[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_OBJECTS] = ctrl_objects,
 	[RP_CTRL_ARENA_CREATE] = ctrl_rp_arena_create,
 	[RP_CTRL_ARENA_DESTROY] = ctrl_rp_arena_destroy,
+	[RP_CTRL_GSI_BIND] = ctrl_rp_gsi_bind,
+	[RP_CTRL_GSI_WILL] = ctrl_rp_gsi_will,
 };
 
 int

@@ -136,6 +136,7 @@ dev_free(struct rp_dev *dev)
 		dev_stats_log(dev);
 	rp_port_fini(dev);
 	rp_ctrl_fini(dev);
+	rp_gsi_fini(dev);
 	rp_mem_fini(dev);
 	rp_region_fini(dev);
 	rte_free(dev);
@@ -168,6 +169,9 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 	if (ret < 0)
 		goto err_free;
 	ret = rp_mem_init(dev);
+	if (ret < 0)
+		goto err_free;
+	ret = rp_gsi_init(dev);
 	if (ret < 0)
 		goto err_free;
 	ret = rp_port_init(dev);

@@ -14,6 +14,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_memzone.h>
+#include <rte_hash.h>
 #include <rte_ring.h>
 
 #include <infiniband/verbs.h>
@@ -312,6 +313,7 @@ struct rp_qp {
 	uint32_t nr_rndv;		/* busy entries of rndv */
 	bool sq_sig_all;
 	struct rp_qp_caps caps;
+	struct rp_gsi_agent *gsi;	/* a GSI agent's (rp_gsi.c), or NULL */
 
 	/* attributes */
 	uint32_t mtu;			/* path MTU, bytes */
@@ -507,6 +509,9 @@ enum rp_stat {
 	RP_STAT_PROBE,
 	RP_STAT_TX_KICK,
 	RP_STAT_MEM_FAULT,
+	RP_STAT_GSI_NO_AGENT,
+	RP_STAT_GSI_WILLS,
+	RP_STAT_GSI_WILLS_LOST,
 	RP_STAT_MAX,
 };
 
@@ -532,6 +537,8 @@ struct rp_fault_dir {
 
 /* Arenas: the device region and one per attached process. */
 #define RP_MAX_ARENAS	65u
+/* GSI agents per device (tags 1..RP_GSI_AGENTS-1; tag 0 is none) */
+#define RP_GSI_AGENTS	128u
 
 /*
  * One memfd mapping with a page allocator (rp_region.c) and the async
@@ -593,6 +600,10 @@ struct rp_dev {
 	uint16_t srq_gen[RP_MAX_SRQ];
 	struct rp_srq *tm_srq[RP_MAX_SRQ];	/* TM-SRQs: op rings to poll */
 	uint32_t nr_tm_srq;
+
+	/* GSI agents (rp_gsi.c): by tag, and the service IDs they claim */
+	struct rp_qp *gsi_agent[RP_GSI_AGENTS];
+	struct rte_hash *gsi_svc;
 
 	struct rp_neigh neigh[RP_NEIGH_ENTRIES];
 	uint32_t arp_gen;		/* bumped when a cached MAC changes */
@@ -837,6 +848,22 @@ void rp_nd_solicit(struct rp_dev *dev, const uint8_t ip[16]);
 bool rp_nd_on_link(const struct rp_dev *dev, const uint8_t ip[16]);
 bool rp_nd_l2_for_us(const struct rp_dev *dev,
 		     const struct rte_ether_addr *dst);
+
+/* ---- rp_gsi.c */
+int rp_gsi_init(struct rp_dev *dev);
+void rp_gsi_fini(struct rp_dev *dev);
+int rp_gsi_agent_add(struct rp_dev *dev, struct rp_qp *qp);
+void rp_gsi_agent_del(struct rp_dev *dev, struct rp_qp *qp);
+uint32_t rp_gsi_comm_prefix(const struct rp_qp *qp);
+struct rp_qp *rp_gsi_route(struct rp_dev *dev, const struct rp_pkt *pkt);
+int rp_gsi_bind(struct rp_dev *dev, struct rp_ctrl_gsi_bind *m);
+int rp_gsi_will(struct rp_dev *dev, struct rp_ctrl_gsi_will *m);
+/* The QP number a QP's packets carry as their source: 1 for an agent. */
+static inline uint32_t
+rp_qp_wire_qpn(const struct rp_qp *qp)
+{
+	return qp->gsi != NULL ? 1u : qp->qpn;
+}
 
 /* ---- rp_mcast.c */
 int rp_mcast_attach(struct rp_dev *dev, struct rp_ctrl_mcast *c);

@@ -109,6 +109,7 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 	struct rp_qp *qp;
 	uint32_t idx;
 	int64_t off;
+	int ret = -ENOMEM;
 
 	if (c->qp_type != IBV_QPT_RC && c->qp_type != IBV_QPT_UD &&
 	    c->qp_type != IBV_QPT_UC)
@@ -135,20 +136,16 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 		return -EINVAL;
 	if (c->flags & ~RP_QP_F_GSI)
 		return -EINVAL;
-	if (c->flags & RP_QP_F_GSI) {
-		/* QPN 1 is fixed by IBTA: there is one GSI per port. */
-		if (c->qp_type != IBV_QPT_UD || srq != NULL)
-			return -EINVAL;
-		if (dev->qp[1] != NULL)
-			return -EBUSY;
-		idx = 1;
-	} else {
-		for (idx = 2; idx < RP_MAX_QP; idx++)
-			if (dev->qp[idx] == NULL)
-				break;
-		if (idx == RP_MAX_QP)
-			return -ENOMEM;
-	}
+	/* A GSI agent is a UD QP whose packets leave from QP 1 (rp_gsi.c);
+	 * index 1 stays empty, so what arrives for QP 1 is dispatched. */
+	if ((c->flags & RP_QP_F_GSI) &&
+	    (c->qp_type != IBV_QPT_UD || srq != NULL))
+		return -EINVAL;
+	for (idx = 2; idx < RP_MAX_QP; idx++)
+		if (dev->qp[idx] == NULL)
+			break;
+	if (idx == RP_MAX_QP)
+		return -ENOMEM;
 
 	qp = rte_zmalloc("rp_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
 	if (qp == NULL)
@@ -209,13 +206,15 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 	qp->rq_buf = (uint8_t *)qp->rq + RP_WQ_HDR_SIZE;
 
 	if (c->flags & RP_QP_F_GSI) {
-		qp->qpn = 1;
-	} else {
-		dev->qp_gen[idx] = (dev->qp_gen[idx] + 1) & 0x3fff;
-		if (dev->qp_gen[idx] == 0)
-			dev->qp_gen[idx] = 1;
-		qp->qpn = (uint32_t)dev->qp_gen[idx] << RP_QP_IDX_BITS | idx;
+		ret = rp_gsi_agent_add(dev, qp);
+		if (ret < 0)
+			goto err_free_rq;
 	}
+	dev->qp_gen[idx] = (dev->qp_gen[idx] + 1) & 0x3fff;
+	if (dev->qp_gen[idx] == 0)
+		dev->qp_gen[idx] = 1;
+	qp->qpn = (uint32_t)dev->qp_gen[idx] << RP_QP_IDX_BITS | idx;
+	c->comm_prefix = qp->gsi != NULL ? rp_gsi_comm_prefix(qp) : 0;
 	dev->qp[idx] = qp;
 	dev->pd_refs[qp->pdn]++;
 	scq->nr_qp++;
@@ -232,12 +231,14 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 	c->rq_stride = qp->rq_stride;
 	return 0;
 
+err_free_rq:
+	rp_region_free(dev, qp->rq_off, wq_bytes(qp->rq_size, qp->rq_stride));
 err_free_sq:
 	rp_region_free(dev, qp->sq_off,
 		       wq_bytes(qp->app_sq_size, qp->app_sq_stride));
 err_free_qp:
 	qp_free(qp);
-	return -ENOMEM;
+	return ret;
 }
 
 /*
@@ -293,6 +294,8 @@ rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	/* A message being received and rendezvous in flight give their
 	 * SRQ and tagged buffers back first. */
 	qp_flush(qp, false);
+	/* An agent's wills leave before it goes. */
+	rp_gsi_agent_del(dev, qp);
 	rp_mw_qp_gone(dev, qp->qpn);
 	active_del(dev, qp);
 	if (qp->type == IBV_QPT_UD)

@@ -182,7 +182,8 @@ recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 		recv_mcast(dev, &pkt);
 		return;
 	}
-	qp = rp_qp_get(dev, pkt.qpn);
+	/* QP 1 is every process's: the MAD says whose (rp_gsi.c). */
+	qp = pkt.qpn == 1 ? rp_gsi_route(dev, &pkt) : rp_qp_get(dev, pkt.qpn);
 	if (qp == NULL || !transport_matches(pkt.mask, qp->type)) {
 		rp_stat_inc(dev, RP_STAT_RX_NO_QP);
 		return;

@@ -491,7 +491,8 @@ req_send_packet(struct rp_qp *qp)
 		uint32_t qkey = (w->remote_qkey & 0x80000000u) ? qp->qkey :
 			w->remote_qkey;
 
-		rp_deth_set(rp_xmit_hdr(bth, op, RP_HDR_DETH), qkey, qp->qpn);
+		rp_deth_set(rp_xmit_hdr(bth, op, RP_HDR_DETH), qkey,
+			    rp_qp_wire_qpn(qp));
 	}
 	pay = rp_xmit_hdr(bth, op, RP_HDR_PAYLOAD);
 	if (s->flags & RP_WQE_INLINE) {

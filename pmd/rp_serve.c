@@ -22,7 +22,9 @@
  * where its objects' rings live and no other process can write; the
  * device region reaches it sealed against writing.
  *
- * Not yet (issue 12): the GSI QP (the RDMA CM) is not offered to clients.
+ * A client's RDMA CM has a GSI agent of its own on each device (one at
+ * most; rp_gsi.c shares QP 1 between the agents); the service IDs it
+ * claims and the wills it leaves are named through that agent's QP only.
  */
 
 #include <errno.h>
@@ -101,6 +103,7 @@ struct srv_client {
 	uint32_t nr_obj, cap_obj;
 	uint64_t requests;
 	uint32_t arena[RP_ATTACH_MAX_DEVS];	/* its arena per device */
+	uint32_t gsi[RP_ATTACH_MAX_DEVS];	/* its GSI agent, 0: none */
 };
 
 static struct {
@@ -205,9 +208,9 @@ ctrl_check(struct srv_client *c, uint32_t d, struct rp_ctrl_slot *s)
 	case RP_CTRL_QP_CREATE: {
 		const struct rp_ctrl_qp_create *q = &s->u.qp_create;
 
-		/* QP 1 and its CM are the host's (not offered yet). */
-		if (q->flags & RP_QP_F_GSI)
-			return -EPERM;
+		/* One GSI agent (its RDMA CM) per process and device. */
+		if ((q->flags & RP_QP_F_GSI) && c->gsi[d] != 0)
+			return -EBUSY;
 		if (!owns(c, SRV_PD, d, q->pdn) ||
 		    !owns(c, SRV_CQ, d, q->send_cqn) ||
 		    !owns(c, SRV_CQ, d, q->recv_cqn) ||
@@ -222,6 +225,12 @@ ctrl_check(struct srv_client *c, uint32_t d, struct rp_ctrl_slot *s)
 	case RP_CTRL_MCAST_ATTACH:
 	case RP_CTRL_MCAST_DETACH:
 		return owns(c, SRV_QP, d, s->u.mcast.qpn) ? 0 : -EPERM;
+	case RP_CTRL_GSI_BIND:
+		return s->u.gsi_bind.qpn != 0 &&
+			s->u.gsi_bind.qpn == c->gsi[d] ? 0 : -EPERM;
+	case RP_CTRL_GSI_WILL:
+		return s->u.gsi_will.qpn != 0 &&
+			s->u.gsi_will.qpn == c->gsi[d] ? 0 : -EPERM;
 	case RP_CTRL_AH_CREATE:
 		return owns(c, SRV_PD, d, s->u.ah.pdn) ? 0 : -EPERM;
 	case RP_CTRL_AH_DESTROY:
@@ -266,6 +275,8 @@ ctrl_account(struct srv_client *c, uint32_t d, const struct rp_ctrl_slot *s,
 	case RP_CTRL_CQ_CREATE:
 		return obj_add(c, SRV_CQ, d, s->u.cq.cqn, -1);
 	case RP_CTRL_QP_CREATE:
+		if (s->u.qp_create.flags & RP_QP_F_GSI)
+			c->gsi[d] = s->u.qp_create.qpn;
 		return obj_add(c, SRV_QP, d, s->u.qp_create.qpn, -1);
 	case RP_CTRL_AH_CREATE:
 		return obj_add(c, SRV_AH, d, s->u.ah.ahn, -1);
@@ -288,6 +299,8 @@ ctrl_account(struct srv_client *c, uint32_t d, const struct rp_ctrl_slot *s,
 		o = obj_find(c, SRV_CQ, d, s->u.cq.cqn);
 		break;
 	case RP_CTRL_QP_DESTROY:
+		if (c->gsi[d] == s->u.qp.qpn)
+			c->gsi[d] = 0;
 		o = obj_find(c, SRV_QP, d, s->u.qp.qpn);
 		break;
 	case RP_CTRL_AH_DESTROY:

@@ -59,6 +59,9 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_PROBE] = "retransmit_probes",
 	[RP_STAT_TX_KICK] = "tx_ring_kicks",
 	[RP_STAT_MEM_FAULT] = "attached_mem_faults",
+	[RP_STAT_GSI_NO_AGENT] = "gsi_no_agent",
+	[RP_STAT_GSI_WILLS] = "gsi_wills_sent",
+	[RP_STAT_GSI_WILLS_LOST] = "gsi_wills_lost",
 };
 
 int

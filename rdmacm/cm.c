@@ -176,6 +176,8 @@ cm_dst(struct cm_id *c)
 }
 
 static void cm_build_dreq(struct cm_id *c);
+static void cm_will_drop(struct cm_id *c);
+static void cm_will_set(struct cm_id *c);
 
 /* rdma-core's convention at the API: -1 with errno, from a negative errno. */
 static int
@@ -501,21 +503,38 @@ static int
 cm_bind_port(struct cm_id *c, uint16_t port, sa_family_t family,
 	     const union ibv_gid *ip)
 {
+	int ret;
+
 	if (port == 0) {
+		/* Free here, and claimed by no other process (the engine
+		 * sends a port's REQs to the process that claimed it). */
 		for (unsigned int i = 0; i < 16384; i++) {
 			uint16_t p = cm_next_port;
 
 			cm_next_port = cm_next_port == 65535 ? 49152 :
 				cm_next_port + 1;
-			if (!cm_port_in_use(c->id.ps, p, ip)) {
+			if (cm_port_in_use(c->id.ps, p, ip))
+				continue;
+			ret = cm_agent_claim(cm_service_id(c->id.ps, p), true);
+			if (ret == 0) {
 				port = p;
 				break;
 			}
+			if (ret != -EADDRINUSE)
+				return ret;
 		}
 		if (port == 0)
 			return -EADDRINUSE;
 	} else if (cm_port_in_use(c->id.ps, port, ip)) {
 		return -EADDRINUSE;
+	} else {
+		ret = cm_agent_claim(cm_service_id(c->id.ps, port), true);
+		if (ret < 0) {
+			if (ret == -EADDRINUSE)
+				CM_LOG(NOTICE, "port %u: claimed by another process on this host",
+				       port);
+			return ret;
+		}
 	}
 	c->port = port;
 	c->bound = true;
@@ -792,8 +811,11 @@ rdma_destroy_id(struct rdma_cm_id *id)
 		cm_send(c->dev, c->sgid_index, &id->route.addr.addr.ibaddr.dgid,
 			c->mad);
 	}
+	cm_will_drop(c);
 	if (c->remote_guid != 0 && !c->sidr)
 		cm_stale_add(c->remote_id, c->remote_guid);
+	if (c->bound)
+		cm_agent_claim(cm_service_id(c->id.ps, c->port), false);
 	TAILQ_REMOVE(&cm_ids, c, link);
 	if (c->chan != NULL) {
 		c->chan->nr_ids--;
@@ -1230,7 +1252,7 @@ cm_send_req(struct cm_id *c, const struct rdma_conn_param *p)
 		return -EINVAL;
 	if (ulen != 0 && p->private_data == NULL)
 		return -EINVAL;
-	c->local_id = cm_random32();
+	c->local_id = cm_local_id(c->dev);
 	c->tid = (uint64_t)cm_random32() << 32 | c->local_id;
 	/* Our half: the Starting PSN is where our receive queue starts. */
 	memset(&c->wire, 0, sizeof(c->wire));
@@ -1286,7 +1308,7 @@ cm_send_sidr_req(struct cm_id *c, const struct rdma_conn_param *p)
 	    (ulen != 0 && p->private_data == NULL))
 		return -EINVAL;
 	c->sidr = true;
-	c->local_id = cm_random32();
+	c->local_id = cm_local_id(c->dev);
 	c->tid = (uint64_t)cm_random32() << 32 | c->local_id;
 	cm_mad_init(c->mad, CM_ATTR_SIDR_REQ, c->tid);
 	cm_set(c->mad, CM_F_SIDR_REQ_REQUEST_ID, c->local_id);
@@ -1345,7 +1367,7 @@ cm_send_rep(struct cm_id *c, const struct rdma_conn_param *p)
 		w->rep_rnr_retry = RTE_MIN(p->rnr_retry_count, 7);
 	}
 	cm_conn_qp(CM_ROLE_PASSIVE, w, &c->qpa);
-	c->local_id = cm_random32();
+	c->local_id = cm_local_id(c->dev);
 	ret = cm_qp_to_rtr_rts(c);
 	if (ret < 0)
 		return ret;
@@ -1408,8 +1430,10 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 			c->state = CM_S_ESTABLISHED;
 	} else if (c->state == CM_S_REQ_RCVD) {
 		ret = cm_send_rep(c, conn_param);
-		if (ret == 0)
+		if (ret == 0) {
 			c->state = CM_S_REP_SENT;
+			cm_will_set(c);
+		}
 		wait = true;	/* for ESTABLISHED; UD has nothing to wait */
 	} else {
 		ret = -EINVAL;
@@ -1470,12 +1494,51 @@ rdma_reject(struct rdma_cm_id *id, const void *private_data,
 }
 
 static void
+cm_build_dreq_in(const struct cm_id *c, uint8_t *mad)
+{
+	cm_mad_init(mad, CM_ATTR_DREQ, c->tid);
+	cm_set(mad, CM_F_DREQ_LOCAL_COMM_ID, c->local_id);
+	cm_set(mad, CM_F_DREQ_REMOTE_COMM_ID, c->remote_id);
+	cm_set(mad, CM_F_DREQ_REMOTE_QPN, c->remote_qpn);
+}
+
+static void
 cm_build_dreq(struct cm_id *c)
 {
-	cm_mad_init(c->mad, CM_ATTR_DREQ, c->tid);
-	cm_set(c->mad, CM_F_DREQ_LOCAL_COMM_ID, c->local_id);
-	cm_set(c->mad, CM_F_DREQ_REMOTE_COMM_ID, c->remote_id);
-	cm_set(c->mad, CM_F_DREQ_REMOTE_QPN, c->remote_qpn);
+	cm_build_dreq_in(c, c->mad);
+}
+
+/*
+ * A connected RC id leaves the engine the DREQ its process would send at
+ * rdma_destroy_id(): should the process die first, the engine sends it
+ * when it destroys the process's GSI agent (pmd/rp_gsi.c), so the peer
+ * learns at once.  Withdrawn when the connection ends any other way.
+ */
+static void
+cm_will_set(struct cm_id *c)
+{
+	uint8_t mad[CM_MAD_SIZE];
+	int ret;
+
+	if (c->sidr || c->dev == NULL)
+		return;
+	cm_build_dreq_in(c, mad);
+	ret = cm_agent_will(c->dev, c->local_id,
+			    &c->id.route.addr.addr.ibaddr.dgid, c->sgid_index,
+			    mad, CM_WILL_LEN);
+	if (ret < 0)
+		CM_LOG(WARNING, "connection 0x%08x: the engine keeps no DREQ for it: %s",
+		       c->local_id, strerror(-ret));
+	c->will = ret == 0;
+}
+
+static void
+cm_will_drop(struct cm_id *c)
+{
+	if (!c->will)
+		return;
+	c->will = false;
+	cm_agent_will(c->dev, c->local_id, NULL, 0, NULL, 0);
 }
 
 CM_EXPORT int
@@ -1498,6 +1561,7 @@ rdma_disconnect(struct rdma_cm_id *id)
 			break;
 		}
 		/* The kernel's rdma_disconnect: QP to error, then DREQ. */
+		cm_will_drop(c);
 		cm_qp_to_err(c);
 		cm_build_dreq(c);
 		ret = cm_send_armed(c, &id->route.addr.addr.ibaddr.dgid);
@@ -1890,6 +1954,7 @@ cm_recv_rep(const uint8_t *m)
 	cm_send(c->dev, c->sgid_index, &c->id.route.addr.addr.ibaddr.dgid,
 		c->mad);
 	c->state = CM_S_ESTABLISHED;
+	cm_will_set(c);
 	priv = cm_bytes(m, CM_F_REP_PRIVATE_DATA, &plen);
 	if (cm_event_push(c, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, priv,
 			  plen) == 0) {
@@ -1938,6 +2003,7 @@ cm_recv_rej(const uint8_t *m)
 			      priv, plen);
 	} else if (c->state == CM_S_REP_SENT) {
 		cm_timer_stop(c);
+		cm_will_drop(c);
 		cm_qp_to_err(c);
 		c->state = CM_S_IDLE;
 		cm_event_push(c, RDMA_CM_EVENT_REJECTED, (int)reason, NULL,
@@ -1967,6 +2033,7 @@ cm_recv_dreq(struct cm_dev *d, uint8_t sgid, const union ibv_gid *src,
 	case CM_S_REP_SENT:
 	case CM_S_ESTABLISHED:
 		cm_timer_stop(c);
+		cm_will_drop(c);
 		cm_qp_to_err(c);
 		c->state = CM_S_DISCONNECTED;
 		priv = cm_bytes(m, CM_F_DREQ_PRIVATE_DATA, &plen);
@@ -2157,6 +2224,7 @@ cm_timers_run(uint64_t now)
 						      -ETIMEDOUT, NULL, NULL, 0);
 					break;
 				case CM_S_REP_SENT:
+					cm_will_drop(c);
 					cm_qp_to_err(c);
 					c->state = CM_S_IDLE;
 					cm_event_push(c, RDMA_CM_EVENT_CONNECT_ERROR,

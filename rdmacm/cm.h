@@ -50,6 +50,7 @@ extern int cm_logtype;		/* rocepmd.cm */
 #define CM_SEND_DEPTH		64u
 #define CM_GRH_LEN		40u
 #define CM_AH_CACHE		64u
+#define CM_WILL_LEN		64u	/* a DREQ's bytes the engine keeps */
 /* Retransmission: every 500 ms, up to 15 times (IBTA Max CM Retries). */
 #define CM_RESP_TIMEOUT_EXP	17u	/* 4.096 us * 2^17 = 537 ms */
 #define CM_RETRY_MS		500u
@@ -101,7 +102,9 @@ struct cm_dev {
 	struct ibv_comp_channel *chan;
 	struct ibv_cq *cq;		/* receives, on chan */
 	struct ibv_cq *scq;		/* sends */
-	struct ibv_qp *qp;		/* QP 1 */
+	struct ibv_qp *qp;		/* our GSI agent: QP 1 on the wire */
+	uint32_t comm_prefix;		/* what our local IDs carry ... */
+	uint32_t comm_mask;		/* ... in these bits (rp_gsi.c) */
 	struct ibv_mr *mr;
 	uint8_t *buf;			/* receive buffers: GRH + MAD each */
 	uint32_t send_out;		/* posted, not completed */
@@ -157,6 +160,7 @@ struct cm_id {
 	uint8_t sgid_index;		/* of our address in dev's GID table */
 	bool bound;
 	bool sidr;
+	bool will;			/* the engine holds a DREQ for it */
 	uint16_t port;			/* local port, host order */
 	uint32_t local_id;		/* local communication or request ID */
 	uint32_t remote_id;
@@ -213,6 +217,11 @@ uint64_t cm_now_ms(void);
 void cm_agent_kick(void);
 uint32_t cm_random32(void);
 unsigned int cm_dev_contexts(struct ibv_context **out, unsigned int max);
+uint32_t cm_local_id(const struct cm_dev *d);
+int cm_agent_claim(uint64_t service_id, bool claim);
+int cm_agent_will(struct cm_dev *d, uint32_t comm_id,
+		  const union ibv_gid *dgid, uint8_t sgid_index,
+		  const uint8_t *mad, uint32_t len);
 
 /* cm.c, from the agent thread, under cm_lock */
 void cm_mad_recv(struct cm_dev *dev, uint8_t sgid_index,

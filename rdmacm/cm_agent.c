@@ -8,6 +8,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,11 @@ cm_dev_open(struct cm_dev *d, struct ibv_device *ibdev)
 	d->qp = rocepmd_verbs_create_gsi_qp(d->ctx, &qa);
 	if (d->qp == NULL)
 		goto err;
+	ret = rocepmd_verbs_gsi_prefix(d->qp, &d->comm_prefix, &d->comm_mask);
+	if (ret < 0) {
+		errno = -ret;
+		goto err;
+	}
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = CM_PORT;
 	a.qkey = CM_GSI_QKEY;
@@ -529,6 +535,56 @@ cm_send(struct cm_dev *d, uint8_t sgid_index, const union ibv_gid *dgid,
 		return -ret;
 	d->send_out++;
 	return 0;
+}
+
+/*
+ * A new local communication (or SIDR request) ID for a connection through
+ * device @d: random, with our agent's prefix, so that the engine hands
+ * the answers to this process (QP 1 is every process's).
+ */
+uint32_t
+cm_local_id(const struct cm_dev *d)
+{
+	uint32_t id;
+
+	do
+		id = (cm_random32() & ~d->comm_mask) | d->comm_prefix;
+	while ((id & ~d->comm_mask) == 0);
+	return id;
+}
+
+/*
+ * Claim (or let go of) a service ID (a port) on every device, as the
+ * kernel's port space is one per host: another process's claim makes it
+ * -EADDRINUSE.  A failed claim leaves none behind.
+ */
+int
+cm_agent_claim(uint64_t service_id, bool claim)
+{
+	int ret;
+
+	for (unsigned int i = 0; i < cm_nr_devs; i++) {
+		ret = rocepmd_verbs_gsi_bind(cm_devs[i].qp, service_id, claim);
+		if (ret == 0 || !claim) {
+			if (ret < 0)
+				CM_LOG(WARNING, "service 0x%016" PRIx64 ": cannot let go: %s",
+				       service_id, strerror(-ret));
+			continue;
+		}
+		while (i-- > 0)
+			rocepmd_verbs_gsi_bind(cm_devs[i].qp, service_id, false);
+		return ret;
+	}
+	return 0;
+}
+
+/* Leave (mad != NULL) or withdraw the engine's DREQ for a connection. */
+int
+cm_agent_will(struct cm_dev *d, uint32_t comm_id, const union ibv_gid *dgid,
+	      uint8_t sgid_index, const uint8_t *mad, uint32_t len)
+{
+	return rocepmd_verbs_gsi_will(d->qp, comm_id, dgid, sgid_index, mad,
+				      mad != NULL ? len : 0);
 }
 
 unsigned int

@@ -4,7 +4,7 @@
  *
  *   rocepmd-run [--config FILE] [--shim PATH] [--rdmacm PATH] [--] PROGRAM ...
  *   rocepmd-run [--config FILE] --check
- *   rocepmd-run --attach[=SOCKET] [--shim PATH] [--] PROGRAM ...
+ *   rocepmd-run --attach[=SOCKET] [--shim PATH] [--rdmacm PATH] [--] PROGRAM ...
  *   rocepmd-run --attach[=SOCKET] --check
  *
  * Validates the configuration (so a bad file fails here, before anything
@@ -16,10 +16,10 @@
  * would fail.
  *
  * --attach: the program attaches to the host serving SOCKET (rocepmd-testpmd
- * --host) instead of booting an engine: no configuration, only the verbs
- * shim preloaded (the RDMA CM is not offered to attached programs yet),
- * and ROCEPMD_ATTACH=SOCKET.  Without SOCKET, the one *.sock of
- * $ROCEPMD_RUN_DIR, else /run/rocepmd.
+ * --host) instead of booting an engine: no configuration, the verbs shim
+ * and the RDMA CM preloaded (the CM shares the device's QP 1 with the
+ * host's other processes, pmd/rp_gsi.c), and ROCEPMD_ATTACH=SOCKET.
+ * Without SOCKET, the one *.sock of $ROCEPMD_RUN_DIR, else /run/rocepmd.
  */
 
 #include <arpa/inet.h>
@@ -74,7 +74,7 @@ rp_run_usage(FILE *f)
 	fprintf(f,
 		"Usage: %s [--config FILE] [--shim PATH] [--rdmacm PATH] [--] PROGRAM [ARGS...]\n"
 		"       %s [--config FILE] --check\n"
-		"       %s --attach[=SOCKET] [--shim PATH] [--] PROGRAM [ARGS...]\n"
+		"       %s --attach[=SOCKET] [--shim PATH] [--rdmacm PATH] [--] PROGRAM [ARGS...]\n"
 		"       %s --attach[=SOCKET] --check\n"
 		"\n"
 		"Run an unmodified verbs program over rocepmd: validate the\n"
@@ -82,7 +82,7 @@ rp_run_usage(FILE *f)
 		"verbs shim and RDMA CM libraries to LD_PRELOAD, then exec\n"
 		"PROGRAM.  With --attach, the program uses the devices of a host\n"
 		"(rocepmd-testpmd --host) instead: no configuration, no DPDK in\n"
-		"the program, ROCEPMD_ATTACH=SOCKET and the verbs shim only.\n"
+		"the program, ROCEPMD_ATTACH=SOCKET and the same two libraries.\n"
 		"\n"
 		"  -c, --config FILE  configuration (default: $ROCEPMD_CONFIG,\n"
 		"                     else ./" RP_RUN_DEFAULT_CONFIG ")\n"
@@ -376,9 +376,10 @@ rp_run_attach_check(const char *sock, const char *shim)
 
 /* --attach: run the program on the host serving sock. */
 static int
-rp_run_attach(char **argv, const char *sock, const char *shim, bool check)
+rp_run_attach(char **argv, const char *sock, const char *shim,
+	      const char *rdmacm, bool check)
 {
-	char abs_sock[PATH_MAX], abs_shim[PATH_MAX];
+	char abs_sock[PATH_MAX], abs_shim[PATH_MAX], abs_rdmacm[PATH_MAX];
 
 	if (!rp_run_is_socket(sock) || realpath(sock, abs_sock) == NULL) {
 		fprintf(stderr, "%s: --attach: %s: %s (start a host with rocepmd-testpmd --host)\n",
@@ -390,11 +391,16 @@ rp_run_attach(char **argv, const char *sock, const char *shim, bool check)
 	if (check)
 		return rp_run_attach_check(abs_sock, shim);
 	if (!rp_run_lib_check("verbs shim", shim,
-			      "use --shim PATH or set ROCEPMD_SHIM", abs_shim))
+			      "use --shim PATH or set ROCEPMD_SHIM", abs_shim) ||
+	    !rp_run_lib_check("RDMA CM library", rdmacm,
+			      "use --rdmacm PATH or set ROCEPMD_RDMACM",
+			      abs_rdmacm))
 		return RP_RUN_EXIT_CONFIG;
-	/* The shim attaches when ROCEPMD_ATTACH is set; no configuration. */
+	/* The shim attaches when ROCEPMD_ATTACH is set; no configuration.
+	 * LD_PRELOAD=shim:rdmacm:(the caller's), as embedded. */
 	if (unsetenv("ROCEPMD_CONFIG") != 0 ||
 	    setenv("ROCEPMD_ATTACH", abs_sock, 1) != 0 ||
+	    rp_run_set_preload(abs_rdmacm) != 0 ||
 	    rp_run_set_preload(abs_shim) != 0) {
 		fprintf(stderr, "%s: cannot set the environment: %s\n",
 			rp_run_prog, strerror(errno));
@@ -485,11 +491,6 @@ main(int argc, char **argv)
 				rp_run_prog);
 			return RP_RUN_EXIT_USAGE;
 		}
-		if (rdmacm_opt != NULL) {
-			fprintf(stderr, "%s: --attach and --rdmacm: the RDMA CM runs embedded only (not offered to attached programs yet)\n",
-				rp_run_prog);
-			return RP_RUN_EXIT_USAGE;
-		}
 		if (attach_opt != NULL && attach_opt[0] != '\0')
 			snprintf(attach_sock, sizeof(attach_sock), "%s",
 				 attach_opt);
@@ -498,7 +499,11 @@ main(int argc, char **argv)
 		shim = rp_run_lib_path(shim_opt, "ROCEPMD_SHIM",
 				       RP_SHIM_BUILD_PATH,
 				       RP_SHIM_INSTALL_PATH);
-		return rp_run_attach(&argv[optind], attach_sock, shim, check);
+		rdmacm = rp_run_lib_path(rdmacm_opt, "ROCEPMD_RDMACM",
+					 RP_RDMACM_BUILD_PATH,
+					 RP_RDMACM_INSTALL_PATH);
+		return rp_run_attach(&argv[optind], attach_sock, shim, rdmacm,
+				     check);
 	}
 
 	config = rp_run_config_path(config_opt);

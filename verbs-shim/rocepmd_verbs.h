@@ -45,10 +45,40 @@ int rocepmd_verbs_port_addr(struct ibv_context *ctx,
 			    struct rocepmd_verbs_port *port);
 
 /*
- * The device's GSI: a UD QP whose number is 1, which receives the MADs
- * sent to QP 1 (IBTA 13.4.6).  NULL with errno set on failure.
+ * The process's GSI agent on a device: a UD QP whose datagrams leave from
+ * QP 1 and which receives the MADs sent to QP 1 that are its own (QP 1
+ * is shared by every process on the device, pmd/rp_gsi.c): the answers
+ * to communication IDs carrying its prefix, and the REQs for the service
+ * IDs it claimed.  One per process and device.  NULL with errno set on
+ * failure (EBUSY: the process has one).
  */
 struct ibv_qp *rocepmd_verbs_create_gsi_qp(struct ibv_context *ctx,
 					   struct ibv_qp_init_attr_ex *attr);
+
+/*
+ * What the local communication IDs (and SIDR request IDs) chosen through
+ * a GSI agent must carry: (id & *mask) == *prefix.  0 or -EINVAL.
+ */
+int rocepmd_verbs_gsi_prefix(struct ibv_qp *gsi, uint32_t *prefix,
+			     uint32_t *mask);
+
+/*
+ * Claim (bind != 0) or let go of a CM service ID on the agent's device:
+ * REQs and SIDR REQs for it reach this agent.  0, -EADDRINUSE (another
+ * process holds it), -ENOBUFS, -EINVAL.
+ */
+int rocepmd_verbs_gsi_bind(struct ibv_qp *gsi, uint64_t service_id,
+			   int bind);
+
+/*
+ * Leave (len != 0) or withdraw (len 0) the DREQ that the engine sends for
+ * connection `comm_id` to QP 1 of `dgid` (from GID `sgid_index`) if the
+ * agent is destroyed first: the process ended without disconnecting.
+ * @mad: the DREQ's first `len` bytes (at most 64; the rest are zero).
+ * 0 or a negative errno.
+ */
+int rocepmd_verbs_gsi_will(struct ibv_qp *gsi, uint32_t comm_id,
+			   const union ibv_gid *dgid, uint8_t sgid_index,
+			   const void *mad, uint32_t len);
 
 #endif /* _ROCEPMD_VERBS_H_ */

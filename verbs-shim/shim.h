@@ -227,6 +227,7 @@ struct shim_qp {
 	struct shim_cq *rcq;		/* TM-SRQ: the SRQ's CQ */
 	struct shim_srq *srq;		/* or NULL */
 	uint32_t qpn;
+	uint32_t comm_prefix;		/* GSI agent: rp_ctrl_qp_create's */
 	bool sq_sig_all;
 	bool ex_send;			/* created with send_ops_flags */
 	uint64_t send_ops_flags;	/* IBV_QP_EX_WITH_* allowed */

@@ -50,6 +50,8 @@ static const char *const shim_ctrl_op_name[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_MW_ALLOC] = "MW_ALLOC",
 	[RP_CTRL_MW_DEALLOC] = "MW_DEALLOC",
 	[RP_CTRL_CQ_RESIZE] = "CQ_RESIZE",
+	[RP_CTRL_GSI_BIND] = "GSI_BIND",
+	[RP_CTRL_GSI_WILL] = "GSI_WILL",
 };
 
 /*

@@ -253,7 +253,7 @@ shim_create_qp_ex(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 	return shim_create_qp_flags(ibctx, attr, 0);
 }
 
-/* @flags: RP_QP_F_* (RP_QP_F_GSI: the CM agent's QP 1) */
+/* @flags: RP_QP_F_* (RP_QP_F_GSI: the CM's GSI agent, rp_gsi.c) */
 struct ibv_qp *
 shim_create_qp_flags(struct ibv_context *ibctx,
 		     struct ibv_qp_init_attr_ex *attr, uint32_t flags)
@@ -306,6 +306,7 @@ shim_create_qp_flags(struct ibv_context *ibctx,
 	}
 	qp->ctx = ctx;
 	qp->qpn = c->qpn;
+	qp->comm_prefix = c->comm_prefix;
 	qp->scq = shim_cq(attr->send_cq);
 	qp->srq = attr->srq != NULL ? shim_srq(attr->srq) : NULL;
 	/* A TM-SRQ's CQ takes the QP's receive completions (engine side). */

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define RP_ABI_MAGIC	0x31444d50u	/* "PMD1" */
-#define RP_ABI_VERSION	7u
+#define RP_ABI_VERSION	8u
 
 #define RP_ABI_LINE	64u
 
@@ -228,6 +228,8 @@ enum rp_ctrl_op {
 	RP_CTRL_OBJECTS,		/* count the device's objects */
 	RP_CTRL_ARENA_CREATE,		/* host only (rp_serve.c) */
 	RP_CTRL_ARENA_DESTROY,
+	RP_CTRL_GSI_BIND,		/* claim a CM service ID (a port) */
+	RP_CTRL_GSI_WILL,		/* a DREQ to send if the agent goes */
 	RP_CTRL_OP_MAX,
 };
 
@@ -299,9 +301,10 @@ struct rp_qp_caps {
 };
 
 /*
- * rp_ctrl_qp_create.flags.  RP_QP_F_GSI: the UD QP is the device's general
- * services interface, QPN 1, where communication management MADs arrive
- * (one per device).
+ * rp_ctrl_qp_create.flags.  RP_QP_F_GSI: the UD QP is a general services
+ * agent: what it sends leaves from QP 1, and the MADs that arrive at QP 1
+ * reach it when they are its own (rp_gsi.c).  One per process and device;
+ * every process that runs an RDMA CM has one.
  */
 #define RP_QP_F_GSI	1u
 
@@ -319,6 +322,12 @@ struct rp_ctrl_qp_create {
 	uint32_t rq_size;
 	uint32_t rq_stride;
 	uint32_t flags;			/* in: RP_QP_F_* */
+	/*
+	 * out, GSI agents: the local communication IDs (and SIDR request
+	 * IDs) its CM chooses carry this in their bits RP_GSI_TAG_MASK, so
+	 * that the answers to them come back to it
+	 */
+	uint32_t comm_prefix;
 	uint64_t sq_off;		/* out: region offset of rp_wq_hdr */
 	uint64_t rq_off;
 };
@@ -473,6 +482,40 @@ struct rp_ctrl_async {
 					 * event this fd is signalled for */
 };
 
+/* ------------------------------------------- GSI agents (RDMA CM) */
+
+/* Bits of a local communication ID that name its GSI agent. */
+#define RP_GSI_TAG_MASK	0xff000000u
+
+/*
+ * A GSI agent claims (bind = 1) or lets go of (bind = 0) a CM service ID,
+ * (port space << 16 | port): REQs and SIDR REQs for it reach that agent.
+ * Claims count: an agent may claim the same ID more than once.  -EADDRINUSE
+ * when another agent of the device holds it.
+ */
+struct rp_ctrl_gsi_bind {
+	uint32_t qpn;			/* the agent's QP */
+	uint32_t bind;
+	uint64_t service_id;
+};
+
+/*
+ * The agent's last will for one connection: a DREQ MAD (the first `len`
+ * bytes; the rest of the 256 are zero) that the engine sends to QP 1 at
+ * `av` when the agent's QP is destroyed with the will still standing, so
+ * that the peer of a process that died learns at once.  len 0 withdraws
+ * the will of `comm_id`.  Only a CM DREQ is accepted.
+ */
+#define RP_GSI_WILL_LEN	64u
+struct rp_ctrl_gsi_will {
+	uint32_t qpn;			/* the agent's QP */
+	uint32_t comm_id;		/* the connection's local comm ID */
+	uint32_t len;
+	uint32_t rsvd;
+	struct rp_av av;
+	uint8_t mad[RP_GSI_WILL_LEN];
+};
+
 /* rp_ctrl_slot.state */
 #define RP_SLOT_FREE	0u
 #define RP_SLOT_CLAIMED	1u	/* an application thread is filling it */
@@ -502,6 +545,8 @@ struct rp_ctrl_slot {
 		struct rp_ctrl_mw mw;
 		struct rp_ctrl_objects objects;
 		struct rp_ctrl_arena arena;
+		struct rp_ctrl_gsi_bind gsi_bind;
+		struct rp_ctrl_gsi_will gsi_will;
 		uint8_t raw[176];
 	} u;
 };

@@ -3,7 +3,7 @@
 # rocepmd-run --attach: which socket it takes (named, --attach SOCKET, the
 # only *.sock of $ROCEPMD_RUN_DIR), what it refuses (--config, no socket,
 # several), the environment it gives the program (ROCEPMD_ATTACH absolute,
-# no ROCEPMD_CONFIG, only the shim preloaded) and --check against a fake
+# no ROCEPMD_CONFIG, the shim and the RDMA CM preloaded) and --check against a fake
 # host (test_attach_client --host).
 # Usage: run_attach.sh ROCEPMD_RUN PRELOAD_LIB FAKE_HOST
 # (PRELOAD_LIB: any loadable shared object standing in for the verbs shim)
@@ -93,15 +93,25 @@ while [ ! -S "$sock" ] && [ $i -lt 100 ]; do
 done
 [ -S "$sock" ] || fail "the fake host did not create $sock"
 
-# 6. --attach=SOCKET: ROCEPMD_ATTACH, no ROCEPMD_CONFIG, the shim alone
-ROCEPMD_CONFIG=/nonexistent.ini "$run" --attach="$sock" --shim "$shim" -- \
-	sh -c "$env_of_program" >"$tmp/out" 2>"$tmp/err"
+# 6. --attach=SOCKET: ROCEPMD_ATTACH, no ROCEPMD_CONFIG, the shim and the
+# RDMA CM preloaded (a copy of the stand-in library plays the CM)
+cp "$shim" "$tmp/cm.so"
+ROCEPMD_CONFIG=/nonexistent.ini "$run" --attach="$sock" --shim "$shim" \
+	--rdmacm "$tmp/cm.so" -- sh -c "$env_of_program" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 0 "--attach=SOCKET"
 contains "$tmp/out" "ATTACH=$sock" "--attach=SOCKET"
 contains "$tmp/out" "CONFIG=" "--attach=SOCKET"
 grep -q '^CONFIG=.' "$tmp/out" && fail "--attach=SOCKET: ROCEPMD_CONFIG still set"
-grep -qx "PRELOAD=$shim" "$tmp/out" || fail "--attach=SOCKET: LD_PRELOAD is not the shim alone: $(cat "$tmp/out")"
+grep -qx "PRELOAD=$shim:$tmp/cm.so" "$tmp/out" || fail "--attach=SOCKET: LD_PRELOAD is not the shim and the RDMA CM: $(cat "$tmp/out")"
+
+# 6b. --attach with a missing RDMA CM library: a clear error, nothing runs
+"$run" --attach="$sock" --shim "$shim" --rdmacm "$tmp/nocm.so" -- \
+	touch "$tmp/ran" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 1 "--attach, no RDMA CM library"
+contains "$tmp/err" "RDMA CM library $tmp/nocm.so" "--attach, no RDMA CM library"
+[ -e "$tmp/ran" ] && fail "--attach, no RDMA CM library: the program ran"
 
 # 7. --attach SOCKET (separate), and a relative SOCKET made absolute
 (cd "$tmp/one" && "$run" --attach h.sock --shim "$shim" -- sh -c "$env_of_program") \
