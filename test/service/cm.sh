@@ -15,6 +15,9 @@
 #          the DREQ its process left (counter gsi_wills_sent), the server
 #          gets RDMA_CM_EVENT_DISCONNECTED and ends; both hosts' objects
 #          back to the count before; then a new pair on the same port
+#   loop   pairs within one host, through its device's loopback: an rping
+#          pair (REQ and REP between two agents of one device) and an
+#          ibv_rc_pingpong pair beside it, data checked
 app=${1:?usage: $0 APP CASE}
 case=${2:?usage: $0 APP CASE}
 # shellcheck source=../verbs/lib.sh
@@ -158,6 +161,36 @@ kill)
 	rv_forget "$srv"
 	[ "$crc" -eq 0 ] && [ "$src" -eq 0 ] ||
 		{ rv_show client2; rv_show server2; rv_fail "the next pair failed: client $crc, server $src"; }
+	check_clean
+	;;
+loop)
+	q0=$(qps B)
+	sv_bg server B -- rping -s -a "$RV_IP_B" -p 18623 -C 50 -S 4096 -v -V
+	srv=$rv_last_pid
+	wait_qps B $((q0 + 1)) server
+	sv_bg ppsrv B -- ibv_rc_pingpong -d rocepmd0 -g 0 -s 4096 -n 500 -c -p 18624
+	pps=$rv_last_pid
+	rv_wait_listen "$RP_NS_B" 18624 "$pps" ppsrv
+	sv_bg ppcli B -- ibv_rc_pingpong -d rocepmd0 -g 0 -s 4096 -n 500 -c -p 18624 "$RV_IP_B"
+	ppc=$rv_last_pid
+	sv_fg client B -- rping -c -a "$RV_IP_B" -p 18623 -C 50 -S 4096 -v -V
+	crc=$rv_status
+	fail=0
+	for p in "$srv" "$pps" "$ppc"; do
+		wait "$p" || fail=1
+		rv_forget "$p"
+	done
+	if [ "$crc" -ne 0 ] || [ "$fail" -ne 0 ]; then
+		for n in client server ppcli ppsrv; do rv_show "$n"; done
+		rv_fail "a pair within host B failed (rping client $crc)"
+	fi
+	k=$(grep -c '^ping data: rdma-ping-' "$rv_tmp/client.out")
+	[ "$k" -eq 50 ] || { rv_show client; rv_fail "the client printed $k pings, not 50"; }
+	rv_check_pingpong ppcli 4096 500
+	rv_check_pingpong ppsrv 4096 500
+	lb=$(stat B loopback_packets)
+	[ "$lb" -gt 0 ] || rv_fail "host B looped no packet back (loopback_packets $lb)"
+	rv_log "two pairs within host B: $lb packets through the loopback"
 	check_clean
 	;;
 *)
