@@ -20,6 +20,8 @@
  * and the RDMA CM preloaded (the CM shares the device's QP 1 with the
  * host's other processes, pmd/rp_gsi.c), and ROCEPMD_ATTACH=SOCKET.
  * Without SOCKET, the one *.sock of $ROCEPMD_RUN_DIR, else /run/rocepmd.
+ * With no configuration at all (no --config, ROCEPMD_CONFIG or
+ * ./rocepmd.ini) and one such socket, rocepmd-run attaches to it.
  */
 
 #include <arpa/inet.h>
@@ -83,6 +85,8 @@ rp_run_usage(FILE *f)
 		"PROGRAM.  With --attach, the program uses the devices of a host\n"
 		"(rocepmd-testpmd --host) instead: no configuration, no DPDK in\n"
 		"the program, ROCEPMD_ATTACH=SOCKET and the same two libraries.\n"
+		"With no configuration at all and one host socket in the run\n"
+		"directory, %s attaches to that host.\n"
 		"\n"
 		"  -c, --config FILE  configuration (default: $ROCEPMD_CONFIG,\n"
 		"                     else ./" RP_RUN_DEFAULT_CONFIG ")\n"
@@ -108,7 +112,7 @@ rp_run_usage(FILE *f)
 		"Exit status: PROGRAM's, or 1 for a bad configuration, a missing\n"
 		"shim, a port that another process owns or no host to attach to,\n"
 		"2 for a bad command line, 127 if PROGRAM cannot be run.\n",
-		rp_run_prog, rp_run_prog, rp_run_prog, rp_run_prog);
+		rp_run_prog, rp_run_prog, rp_run_prog, rp_run_prog, rp_run_prog);
 }
 
 static bool
@@ -301,7 +305,7 @@ rp_run_is_socket(const char *path)
  * directory.  Into path (PATH_MAX), or an error message and false.
  */
 static bool
-rp_run_attach_default(char *path)
+rp_run_attach_default(char *path, bool quiet)
 {
 	const char *env = getenv("ROCEPMD_RUN_DIR");
 	const char *dir = env != NULL && env[0] != '\0' ? env : RP_SERVE_DIR;
@@ -312,6 +316,8 @@ rp_run_attach_default(char *path)
 
 	d = opendir(dir);
 	if (d == NULL) {
+		if (quiet)
+			return false;
 		fprintf(stderr, "%s: --attach: %s: %s (start a host with rocepmd-testpmd --host, or name its socket: --attach=SOCKET)\n",
 			rp_run_prog, dir, strerror(errno));
 		return false;
@@ -329,6 +335,8 @@ rp_run_attach_default(char *path)
 	closedir(d);
 	if (n == 1)
 		return true;
+	if (quiet)
+		return false;
 	if (n == 0)
 		fprintf(stderr, "%s: --attach: no host socket (*.sock) in %s (start a host with rocepmd-testpmd --host, or name its socket: --attach=SOCKET)\n",
 			rp_run_prog, dir);
@@ -433,7 +441,7 @@ main(int argc, char **argv)
 	char err[1024];
 	char attach_sock[PATH_MAX];
 	const char *attach_opt = NULL;
-	bool check = false, attach = false;
+	bool check = false, attach = false, implicit = false;
 	int opt, rc;
 
 	if (argc > 0 && argv[0] != NULL && argv[0][0] != '\0') {
@@ -485,16 +493,27 @@ main(int argc, char **argv)
 		return RP_RUN_EXIT_USAGE;
 	}
 
+	/* No configuration anywhere, and a host running: attach to it. */
+	if (!attach && rp_run_config_path(config_opt) == NULL &&
+	    rp_run_attach_default(attach_sock, true)) {
+		fprintf(stderr, "%s: no configuration: attaching to the host on %s\n",
+			rp_run_prog, attach_sock);
+		attach = true;
+		attach_opt = "";
+		implicit = true;
+	}
 	if (attach) {
 		if (config_opt != NULL) {
 			fprintf(stderr, "%s: --attach and --config: an attached program uses the host's configuration\n",
 				rp_run_prog);
 			return RP_RUN_EXIT_USAGE;
 		}
-		if (attach_opt != NULL && attach_opt[0] != '\0')
+		if (implicit)
+			;	/* attach_sock found above */
+		else if (attach_opt != NULL && attach_opt[0] != '\0')
 			snprintf(attach_sock, sizeof(attach_sock), "%s",
 				 attach_opt);
-		else if (!rp_run_attach_default(attach_sock))
+		else if (!rp_run_attach_default(attach_sock, false))
 			return RP_RUN_EXIT_CONFIG;
 		shim = rp_run_lib_path(shim_opt, "ROCEPMD_SHIM",
 				       RP_SHIM_BUILD_PATH,
@@ -509,7 +528,8 @@ main(int argc, char **argv)
 	config = rp_run_config_path(config_opt);
 	if (config == NULL) {
 		fprintf(stderr, "%s: no configuration: use --config FILE or "
-			"set ROCEPMD_CONFIG (there is no ./%s)\n", rp_run_prog,
+			"set ROCEPMD_CONFIG (there is no ./%s), or start a host "
+			"(rocepmd-testpmd --host) to attach to\n", rp_run_prog,
 			RP_RUN_DEFAULT_CONFIG);
 		return RP_RUN_EXIT_CONFIG;
 	}

@@ -127,6 +127,14 @@ rc=$?
 expect 0 "--attach (the only socket)"
 contains "$tmp/out" "ATTACH=$sock" "--attach (the only socket)"
 
+# 8b. no configuration anywhere and one host socket: attaches to it
+(cd "$tmp/none" && ROCEPMD_RUN_DIR=$tmp/one "$run" --shim "$shim" \
+	--rdmacm "$tmp/cm.so" -- sh -c "$env_of_program") >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 0 "no configuration, one host"
+contains "$tmp/out" "ATTACH=$sock" "no configuration, one host"
+contains "$tmp/err" "no configuration: attaching to the host on $sock" "no configuration, one host"
+
 # 9. --attach --check: attaches, prints the device from its control block
 ROCEPMD_RUN_DIR=$tmp/one "$run" --attach --check --shim "$shim" \
 	>"$tmp/out" 2>"$tmp/err"

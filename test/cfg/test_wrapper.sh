@@ -102,10 +102,13 @@ rc=$?
 expect 0 "./rocepmd.ini"
 [ "$(cat "$tmp/out")" = "$tmp/cwd/rocepmd.ini" ] ||
 	fail "./rocepmd.ini: '$(cat "$tmp/out")'"
-(cd "$tmp/empty" && "$run" --shim "$shim" --rdmacm "$cm" -- /bin/true) >"$tmp/out" 2>"$tmp/err"
+# (and no host to attach to: an empty run directory)
+(cd "$tmp/empty" && ROCEPMD_RUN_DIR="$tmp/empty" "$run" --shim "$shim" \
+	--rdmacm "$cm" -- /bin/true) >"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 1 "no config"
 contains "$tmp/err" "no configuration" "no config"
+contains "$tmp/err" "or start a host" "no config"
 
 # 7. missing config file, missing shim, missing program
 "$run" --config "$tmp/none.ini" --shim "$shim" --rdmacm "$cm" -- /bin/true \
