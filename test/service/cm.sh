@@ -33,13 +33,7 @@ rv_topology "svcm$case"
 
 host_start A
 host_start B
-base_a=$(counts A)
-base_b=$(counts B)
-
-stat() {
-	tel "$1" /rocepmd/stats,0 | python3 -c \
-		"import json, sys; print(json.load(sys.stdin)['$2'])"
-}
+host_baseline
 
 qps() {
 	tel "$1" /rocepmd/objects,0 | python3 -c \
@@ -57,24 +51,6 @@ wait_qps() {
 	done
 	rv_show "$3"
 	rv_fail "host $1: fewer than $2 QPs after 10 s"
-}
-
-check_clean() {
-	wait_detached A
-	wait_detached B
-	[ "$(counts A)" = "$base_a" ] ||
-		rv_fail "host A holds $(counts A), not $base_a as before"
-	[ "$(counts B)" = "$base_b" ] ||
-		rv_fail "host B holds $(counts B), not $base_b as before"
-}
-
-# The victim under `timeout` under rocepmd-run (PID of sv_bg).
-prog_pid() {
-	local p
-
-	p=$(pgrep -P "$(pgrep -P "$1" | head -1)" | head -1)
-	[ -n "$p" ] || p=$(pgrep -P "$1" | head -1)
-	echo "$p"
 }
 
 case $case in
@@ -118,7 +94,7 @@ two)
 	check_clean
 	;;
 kill)
-	w0=$(stat A gsi_wills_sent)
+	w0=$(host_stat A gsi_wills_sent)
 	q0=$(qps B)
 	sv_bg server B -- rping -s -a "$RV_IP_B" -p 18622 -S 1024 -v -V
 	srv=$rv_last_pid
@@ -129,7 +105,7 @@ kill)
 	cli=$rv_last_pid
 	rv_wait_output client "ping data: rdma-ping-" "$cli"
 	sleep 0.5
-	victim=$(prog_pid "$cli")
+	victim=$(sv_prog_pid "$cli")
 	ps -o pid=,comm= -p "$victim" | grep -q rping ||
 		rv_fail "cannot find the attached rping under PID $cli"
 	t0=$(date +%s%N)
@@ -145,7 +121,7 @@ kill)
 	[ "$src" -ne 124 ] || rv_fail "the server of a killed client hung until the timeout"
 	grep -q "DISCONNECT EVENT" "$rv_tmp/server.out" "$rv_tmp/server.err" ||
 		{ rv_show server; rv_fail "the server got no RDMA_CM_EVENT_DISCONNECTED"; }
-	w1=$(stat A gsi_wills_sent)
+	w1=$(host_stat A gsi_wills_sent)
 	[ "$w1" -gt "$w0" ] ||
 		rv_fail "host A sent no DREQ for its killed process (gsi_wills_sent $w0 -> $w1)"
 	rv_log "client killed: host A sent $((w1 - w0)) DREQ, the server ended $(((t1 - t0) / 1000000)) ms after the kill"
@@ -188,7 +164,7 @@ loop)
 	[ "$k" -eq 50 ] || { rv_show client; rv_fail "the client printed $k pings, not 50"; }
 	rv_check_pingpong ppcli 4096 500
 	rv_check_pingpong ppsrv 4096 500
-	lb=$(stat B loopback_packets)
+	lb=$(host_stat B loopback_packets)
 	[ "$lb" -gt 0 ] || rv_fail "host B looped no packet back (loopback_packets $lb)"
 	rv_log "two pairs within host B: $lb packets through the loopback"
 	check_clean

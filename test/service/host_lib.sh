@@ -12,6 +12,11 @@
 #   wait_detached A|B         until none is (10 s at most)
 #   sv_bg NAME A|B -- PROG... an attached program in the background
 #   sv_fg NAME A|B -- PROG... the same, waited for (rv_status)
+#   host_stat A|B NAME        a device counter (/rocepmd/stats,0)
+#   host_baseline             both hosts' objects now (base_a, base_b)
+#   check_clean               no process attached and both hosts' objects
+#                             back to the baseline
+#   sv_prog_pid PID           the program an sv_bg PID runs (under timeout)
 
 SOCK_A=$rv_tmp/a.sock
 SOCK_B=$rv_tmp/b.sock
@@ -97,3 +102,36 @@ sv_fg() {
 	rv_forget "$rv_last_pid"
 }
 
+
+# host_stat A|B NAME: one counter of the host's device.
+host_stat() {
+	tel "$1" /rocepmd/stats,0 | python3 -c \
+		"import json, sys; print(json.load(sys.stdin)['$2'])"
+}
+
+# host_baseline: both hosts' objects, for check_clean.
+host_baseline() {
+	base_a=$(counts A)
+	base_b=$(counts B)
+}
+
+# check_clean: objects and pages of both hosts as at host_baseline, once
+# every process left.
+check_clean() {
+	wait_detached A
+	wait_detached B
+	[ "$(counts A)" = "$base_a" ] ||
+		rv_fail "host A holds $(counts A), not $base_a as before"
+	[ "$(counts B)" = "$base_b" ] ||
+		rv_fail "host B holds $(counts B), not $base_b as before"
+}
+
+# sv_prog_pid PID: the attached program itself (SIGKILL it, not the
+# timeout around it) of an sv_bg PID.
+sv_prog_pid() {
+	local p
+
+	p=$(pgrep -P "$(pgrep -P "$1" | head -1)" | head -1)
+	[ -n "$p" ] || p=$(pgrep -P "$1" | head -1)
+	echo "$p"
+}

@@ -71,19 +71,8 @@ sv_pair() {
 
 host_start A
 host_start B
-base_a=$(counts A)
-base_b=$(counts B)
+host_baseline
 rv_log "objects before: A $base_a"
-
-# Objects and pages of both hosts as before, once every process left.
-check_clean() {
-	wait_detached A
-	wait_detached B
-	[ "$(counts A)" = "$base_a" ] ||
-		rv_fail "host A holds $(counts A), not $base_a as before"
-	[ "$(counts B)" = "$base_b" ] ||
-		rv_fail "host B holds $(counts B), not $base_b as before"
-}
 
 case $case in
 pingpong)
@@ -161,8 +150,7 @@ kill-write|kill-read|kill-send)
 		'import json, sys; s = json.load(sys.stdin); print(s["rx_packets"] + s["tx_packets"])')
 	[ "$rx0" -gt 100 ] || rv_fail "no transfer under way (B moved $rx0 packets)"
 	# SIGKILL the program itself, not the timeout around it.
-	victim=$(pgrep -P "$(pgrep -P "$cli" | head -1)" | head -1)
-	[ -n "$victim" ] || victim=$(pgrep -P "$cli" | head -1)
+	victim=$(sv_prog_pid "$cli")
 	ps -o pid=,comm= -p "$victim" | grep -q "$prog" ||
 		rv_fail "cannot find the attached $prog under PID $cli"
 	kill -KILL "$victim"
@@ -306,6 +294,33 @@ for n in range(1, 0x800):    # the pair's QPs among them
     assert ret == -errno.EPERM, "QP 0x%x: %d, not EPERM" % (n, ret)
     perm += 1
 print("%d QP numbers not its own: EPERM" % perm)
+# 3b. The RDMA CM's requests: a port or a will only through its own GSI
+# agent (one per process), and a will only as a CM DREQ to a unicast GID.
+GSI_BIND, GSI_WILL = 30, 31
+ret, _ = ctrl(GSI_BIND, struct.pack("<IIQ", qpn, 1, 0x1060000 + 7471))
+assert ret == -errno.EPERM, "GSI_BIND through an RC QP: %d" % ret
+gsi_body = struct.pack("<IIIIiI5I5II", pdn, 4, cqn, cqn, -1, 0,
+                       16, 16, 1, 1, 256, 0, 0, 0, 0, 0, 1)
+ret, u = ctrl(7, gsi_body)                        # QP_CREATE, UD, GSI
+assert ret == 0, "GSI agent: %d" % ret
+gsi, prefix = struct.unpack_from("<I", u, 44)[0], struct.unpack_from("<I", u, 68)[0]
+assert prefix != 0 and prefix & 0x00ffffff == 0, "comm prefix 0x%x" % prefix
+ret, _ = ctrl(7, gsi_body)
+assert ret == -errno.EBUSY, "a second GSI agent: %d" % ret
+ret, _ = ctrl(GSI_BIND, struct.pack("<IIQ", gsi, 1, 0x1060000 + 7471))
+assert ret == 0, "GSI_BIND: %d" % ret
+def will(mad, dgid):
+    av = dgid + struct.pack("<IBBBBBBH", 0, 0, 64, 0, 0, 1, 1, 0)
+    return ctrl(GSI_WILL, struct.pack("<IIII", gsi, 0x1234, len(mad), 0) +
+                av + mad.ljust(64, b"\0"))[0]
+v4 = bytes(10) + b"\xff\xff" + bytes([192, 0, 2, 2])
+dreq = bytes([1, 7, 2, 3]) + bytes(12) + b"\x00\x15" + bytes(18) + bytes(12)
+assert will(dreq[:1] + b"\x04" + dreq[2:], v4) == -errno.EINVAL, "a will not CM"
+assert will(dreq[:16] + b"\x00\x10" + dreq[18:], v4) == -errno.EINVAL, "a will not a DREQ"
+assert will(dreq, bytes(10) + b"\xff\xff" + bytes([224, 0, 0, 1])) == -errno.EINVAL, "a will to a group"
+assert will(dreq, v4) == 0, "a DREQ will refused"
+print("GSI agent 0x%x (prefix 0x%08x): a second one EBUSY, a port through "
+      "an RC QP EPERM, wills other than a unicast CM DREQ EINVAL" % (gsi, prefix))
 # 4. Garbage over its whole arena, producer indexes included, and the
 # doorbell rung: its own QP only.
 arena.seek(0)
