@@ -36,7 +36,7 @@ host_start() {
 		>"$rv_tmp/host$h.out" 2>"$rv_tmp/host$h.err" &
 	rv_pids+=("$!")
 	eval "HOST_$h=$!"
-	rv_wait_output "host$h" "hosting 1 device(s) on $sock" "$!"
+	rv_wait_output "host$h" "device(s) on $sock (telemetry" "$!"
 	tel=$(sed -n 's/.*(telemetry \(.*\))$/\1/p' "$rv_tmp/host$h.out")
 	[ -S "$tel" ] || rv_fail "host $h: no telemetry socket at '$tel'"
 	eval "TEL_$h=\$tel"

@@ -785,7 +785,11 @@ rt_case_rndv(void)
 static void
 rt_case_rndv_stream(void)
 {
-	const uint32_t n = 400, win = 8, len = 2048;
+	/* RT_TM_STREAM: more messages, for a run killed mid-stream
+	 * (test/service/tm.sh). */
+	const char *env = getenv("RT_TM_STREAM");
+	const uint32_t n = env != NULL ? (uint32_t)strtoul(env, NULL, 0) : 400;
+	const uint32_t win = 8, len = 2048;
 	uint32_t posted = 0, done = 0, fins = 0, sent = 0;
 	uint8_t *d[8];
 	struct ibv_wc wc;
