@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# interop.sh rxe-server|rxe-client: rocepmd against the Linux kernel's own
+# interop.sh rxe-server|rxe-client [TESTPMD]: rocepmd against the Linux kernel's own
 # soft RoCE, rdma_rxe, running in a QEMU guest (doc/guides/interop.rst).
 #
 #   [namespace ri-<dir>]
@@ -10,7 +10,8 @@
 #       +-- ri-h0   == veth == ri-h1: rocepmd, af_packet, 192.0.2.10
 #
 # rxe-server: the guest runs every server, rocepmd-run the clients;
-# rxe-client: the other way round.  One guest boot serves every scenario
+# rxe-client: the other way round.  With TESTPMD, rocepmd's programs attach
+# to a host (TESTPMD --host) instead.  One guest boot serves every scenario
 # in turn: ibv_rc_pingpong polling and with -e, ibv_uc_pingpong,
 # ibv_ud_pingpong, ib_send_lat, ib_write_bw, ib_read_bw (4 KiB, and 1 MiB:
 # far beyond the send window, READs in segments), ib_atomic_lat
@@ -48,8 +49,15 @@
 dir=${1:-}
 case $dir in
 rxe-server | rxe-client) ;;
-*) rv_fail "usage: interop.sh rxe-server|rxe-client" ;;
+*) rv_fail "usage: interop.sh rxe-server|rxe-client [TESTPMD]" ;;
 esac
+# TESTPMD: the programs of rocepmd's side attach (rocepmd-run --attach) to
+# a host, TESTPMD --host on the same port, instead of booting an engine
+# each: the scenarios RI_ATTACH_ONLY (below) unless RI_ONLY says others.
+testpmd=${2:-}
+if [ -n "$testpmd" ] && [ -z "${RI_ONLY:-}" ]; then
+	RI_ONLY="rc_poll rc_event ud write_bw read_bw atomic_bw rping udaddy rping6 inv"
+fi
 
 image=${RP_RXE_IMAGE:-/var/tmp/rocepmd-rxe}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -155,6 +163,40 @@ for ((i = 0; i < 100; i++)); do
 	grep -q 'listening on' "$rv_tmp/tcpdump.err" && break
 	sleep 0.1
 done
+
+# The host of the attached mode, on the port of $cfg.
+ri_sock=$rv_tmp/ri.sock
+if [ -n "$testpmd" ]; then
+	"${nsx[@]}" timeout -k 10 "$RV_TIMEOUT" "$testpmd" -- --config "$cfg" \
+		--host="$ri_sock" >"$rv_tmp/host.out" 2>"$rv_tmp/host.err" &
+	rv_pids+=("$!")
+	rv_wait_output host "device(s) on $ri_sock (telemetry" "$!"
+	rv_log "rocepmd's programs attach to a host: $(head -n 1 "$rv_tmp/host.out")"
+fi
+
+# ri_bg NAME -- PROGRAM ARGS...: a program of rocepmd's side in the
+# background (rv_last_pid), embedded or attached; ri_fg waits (rv_status).
+ri_bg() {
+	local name=$1
+
+	shift 2
+	if [ -z "$testpmd" ]; then
+		rv_bg "$name" "$ns" "$cfg" -- "$@"
+		return
+	fi
+	"${nsx[@]}" timeout -k 10 "$RV_TIMEOUT" \
+		"$RP_RUN" --attach="$ri_sock" -- "$@" \
+		>"$rv_tmp/$name.out" 2>"$rv_tmp/$name.err" &
+	rv_last_pid=$!
+	rv_pids+=("$rv_last_pid")
+}
+
+ri_fg() {
+	ri_bg "$@"
+	wait "$rv_last_pid"
+	rv_status=$?
+	rv_forget "$rv_last_pid"
+}
 
 # ---- scenarios -----------------------------------------------------------------
 # name kind args; @DEV@ @GID@ (the IPv4 GID's index) @GID6@ (the IPv6
@@ -475,14 +517,14 @@ for n in "${scen_names[@]}"; do
 		a=$guest_ip
 		[ "${scen_kind[$n]}" = cm6 ] && a=$guest_ip6
 		rv_log "$n: rocepmd client: ${args[*]} $a"
-		rv_fg "$prog" "$ns" "$cfg" -- "${args[@]}" "$a"
+		ri_fg "$prog" -- "${args[@]}" "$a"
 		hrc=$rv_status
 	else
 		a=$rp_ip
 		[ "${scen_kind[$n]}" = cm6 ] && a=$rp_ip6
 		read -r -a args <<<"$(fill rocepmd "${scen_srv[$n]}" $port "$a")"
 		rv_log "$n: rocepmd server: ${args[*]}"
-		rv_bg "$prog" "$ns" "$cfg" -- "${args[@]}"
+		ri_bg "$prog" -- "${args[@]}"
 		srv=$rv_last_pid
 		if [ "${scen_kind[$n]}" = tcp ]; then
 			for ((i = 0; i < 300; i++)); do
