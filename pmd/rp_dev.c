@@ -17,6 +17,7 @@
 
 #include "rp_atomic.h"
 #include "rp_doorbell.h"
+#include "rp_icrc.h"
 #include "rp_log.h"
 #include "rp_obj.h"
 
@@ -197,6 +198,7 @@ rp_engine_start(const struct rp_config *cfg)
 
 	if (rp_nr_devs != 0)
 		return -EALREADY;
+	rp_icrc_setup();
 	for (unsigned int i = 0; i < cfg->nb_ports; i++) {
 		ret = dev_create(i, &cfg->port[i],
 				 cfg->idle == RP_IDLE_ADAPTIVE);

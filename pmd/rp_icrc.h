@@ -5,6 +5,9 @@
 
 #include <stdint.h>
 
+/* Once, after rte_eal_init(): the CRC's vector implementation. */
+void rp_icrc_setup(void);
+
 /*
  * ICRC of a RoCEv2 packet.
  * @param l3     start of the IPv4 or IPv6 header
