@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# bench/close_to_wire.sh: issue 14's goals as ratios to the raw DPDK path,
+# each from one rocepmd-testpmd invocation (the raw limit measured on the
+# same ports before the engine takes them).  A benchmark that prints
+# figures, not a test: it exits 0 whatever the figures are.
+#
+# Two devices back to back over memif in one process, one engine lcore
+# (lcore 1) for both; completions on events unless BENCH_WAIT says
+# otherwise (a polling program and the engine lcore share this machine's
+# CPUs: guides/experiments).
+#
+#   goal                          rocepmd                 raw
+#   64 B RC SEND message rate     send_bw msg/s           raw_stream frames/s
+#   8 B RC SEND half round trip   send_lat p50 (one way)  raw_pp p50 (one way)
+#   64 KiB WRITE, READ bandwidth  write_bw, read_bw Gbit/s raw_stream Gbit/s
+#   two engine lcores             send_bw, a lcore each   the same, one lcore
+#
+# Environment: BENCH_DURATION (seconds per run, 3), BENCH_WAIT (event),
+# BENCH_ROUNDS (best of, 2).
+
+set -uo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+app=$src/build/app/rocepmd-testpmd/rocepmd-testpmd
+dur=${BENCH_DURATION:-3}
+wait_mode=${BENCH_WAIT:-event}
+rounds=${BENCH_ROUNDS:-2}
+[ -x "$app" ] || { echo "close_to_wire.sh: build first ($app)" >&2; exit 1; }
+
+# run LCORE1 LCORE2 ARGS...: one invocation over a memif pair; RESULT lines.
+run() {
+	local l1=$1 l2=$2 s=/rtp-ctw-$$-$RANDOM
+
+	shift 2
+	# lcore 2 shares CPU 0 with the main lcore where there are 2 CPUs
+	"$app" --lcores "0@0,1@1,2@$(( $(nproc) > 2 ? 2 : 0 ))" --no-huge -m 1024 --no-pci \
+		--no-shconf --file-prefix="ctw$$" \
+		--vdev "net_memif0,role=server,id=0,socket-abstract=yes,socket=$s,mac=02:00:00:00:00:01" \
+		--vdev "net_memif1,role=client,id=0,socket-abstract=yes,socket=$s,mac=02:00:00:00:00:02" \
+		-- --port "net_memif0,ip=192.0.2.1/24,mtu=1024,lcore=$l1" \
+		--port "net_memif1,ip=192.0.2.2/24,mtu=1024,lcore=$l2" \
+		--wait "$wait_mode" "$@" 2>/dev/null | grep '^RESULT'
+}
+
+# best MODE FIELD LCORE1 LCORE2 ARGS...: the best of the rounds' RESULT
+# lines for MODE by FIELD (msg/s 13, Gbit/s 14: highest; lat_p50 10:
+# lowest); prints "value raw_value" (raw: raw_stream's for rates, raw_pp's
+# p50 for latency).
+best() {
+	local mode=$1 field=$2 l1=$3 l2=$4 out r v rv bv=
+
+	shift 4
+	for ((r = 0; r < rounds; r++)); do
+		out=$(run "$l1" "$l2" --mode "$mode" "$@")
+		v=$(awk -v m="$mode" -v f="$field" '$2 == m { print $f }' <<<"$out")
+		if [ "$field" = 10 ]; then
+			rv=$(awk '$2 == "raw_pp" { print $10 }' <<<"$out")
+		else
+			rv=$(awk -v f="$field" '$2 == "raw_stream" { print $f }' <<<"$out")
+		fi
+		[ -n "$v" ] || continue
+		if [ -z "$bv" ] || { [ "$field" = 10 ] && awk -v a="$v" -v b="$bv" 'BEGIN { exit !(a < b) }'; } ||
+		   { [ "$field" != 10 ] && awk -v a="$v" -v b="$bv" 'BEGIN { exit !(a > b) }'; }; then
+			bv=$v brv=$rv
+		fi
+	done
+	echo "${bv:-0} ${brv:-0}"
+}
+
+row() {
+	local name=$1 unit=$2 v=$3 rv=$4 goal=$5
+
+	awk -v n="$name" -v u="$unit" -v a="$v" -v b="$rv" -v g="$goal" 'BEGIN {
+		printf "%-34s %-8s %12s %12s %8.3f   %s\n", n, u, a, b,
+			(b > 0 ? a / b : 0), g }'
+}
+
+echo "close_to_wire.sh: memif pair in one process, engine lcore 1, wait $wait_mode, ${dur} s a run, best of $rounds"
+printf "%-34s %-8s %12s %12s %8s   %s\n" goal unit rocepmd raw ratio target
+read -r v rv < <(best send_bw 13 1 1 --size 64 --duration "$dur")
+row "64 B RC SEND message rate" "msg/s" "$v" "$rv" ">= 0.50"
+one=$v
+read -r v rv < <(best send_lat 10 1 1 --size 8 --duration "$dur")
+row "8 B RC SEND half round trip" "us" "$v" "$rv" "<= 1.2"
+read -r v rv < <(best write_bw 14 1 1 --size 65536 --duration "$dur")
+row "64 KiB RDMA WRITE bandwidth" "Gbit/s" "$v" "$rv" ">= 0.80"
+read -r v rv < <(best read_bw 14 1 1 --size 65536 --duration "$dur")
+row "64 KiB RDMA READ bandwidth" "Gbit/s" "$v" "$rv" ">= 0.80"
+read -r v _ < <(best send_bw 13 1 2 --size 64 --duration "$dur")
+row "64 B SEND rate, 2 lcores / 1" "msg/s" "$v" "$one" ">= 1.8 ($(nproc) CPUs here)"
