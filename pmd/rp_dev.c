@@ -161,6 +161,8 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 	dev->rx_intr_fd = -1;
 	dev->if_sock = -1;
 	dev->kick_fd = -1;
+	dev->xdp_addrs_fd = -1;
+	dev->xdp_stats_fd = -1;
 	dev->region_fd = -1;
 	dev->rx_intr_want = rx_intr;
 	ret = rp_region_init(dev, pc->region_mb);
@@ -179,6 +181,7 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 	if (ret < 0)
 		goto err_free;
 	dev_gid_init(dev);
+	rp_xdp_port_addrs(dev);
 	dev_fill_ctl(dev);
 	rp_port_link_poll(dev);
 	rp_devs[id] = dev;

@@ -147,6 +147,7 @@ rp_dev_poll(struct rp_dev *dev)
 	busy |= rp_port_flush(dev);
 	if (now >= dev->link_check) {
 		rp_port_link_poll(dev);
+		rp_xdp_port_poll(dev);
 		dev->link_check = now + rte_get_timer_hz() / 10;
 	}
 	return busy;

@@ -142,6 +142,16 @@ rp_neigh_resolve(struct rp_dev *dev, const uint8_t ip[16], uint8_t mac[6])
 	}
 	if (neigh_due(e, now)) {
 		e->last_req = now;
+		/* The kernel's addresses: ARP replies reach the kernel, so
+		 * its table has the peer (rp_neigh_kernel.c). */
+		if (dev->xdp_addrs_fd >= 0 &&
+		    rp_neigh_kernel(dev, ip, e->mac.addr_bytes) == 0) {
+			e->valid = true;
+			e->confirmed = now;
+			memcpy(mac, e->mac.addr_bytes, 6);
+			rp_stat_inc(dev, RP_STAT_NEIGH_KERNEL);
+			return 0;
+		}
 		neigh_solicit(dev, ip);
 	}
 	return -EAGAIN;

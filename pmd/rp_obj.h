@@ -512,6 +512,11 @@ enum rp_stat {
 	RP_STAT_GSI_NO_AGENT,
 	RP_STAT_GSI_WILLS,
 	RP_STAT_GSI_WILLS_LOST,
+	RP_STAT_XDP_REDIRECTED,
+	RP_STAT_XDP_PASSED,
+	RP_STAT_XDP_DROPPED,
+	RP_STAT_XDP_STALE,
+	RP_STAT_NEIGH_KERNEL,
 	RP_STAT_MAX,
 };
 
@@ -627,6 +632,9 @@ struct rp_dev {
 	 * say the link state, which such PMDs do not report. */
 	char if_name[16];		/* IF_NAMESIZE */
 	int if_sock;			/* socket for its ioctls, or -1 */
+	/* af_xdp with rocepmd's XDP program (rp_xdp_port.c): its maps */
+	int xdp_addrs_fd;		/* or -1 */
+	int xdp_stats_fd;		/* or -1 */
 	/* net_af_packet with qdisc_bypass=0 (rp_port_kick.c) */
 	int kick_fd;			/* the PMD's packet socket, or -1 */
 	bool kick_pending;		/* a burst went out since the last
@@ -848,6 +856,19 @@ void rp_nd_solicit(struct rp_dev *dev, const uint8_t ip[16]);
 bool rp_nd_on_link(const struct rp_dev *dev, const uint8_t ip[16]);
 bool rp_nd_l2_for_us(const struct rp_dev *dev,
 		     const struct rte_ether_addr *dst);
+
+/* ---- rp_xdp_port.c */
+int rp_xdp_port_prepare(struct rp_dev *dev, const char *driver,
+			uint32_t ifindex);
+int rp_xdp_port_start(struct rp_dev *dev, const char *driver,
+		      uint32_t ifindex);
+void rp_xdp_port_fini(struct rp_dev *dev);
+void rp_xdp_port_poll(struct rp_dev *dev);
+void rp_xdp_port_addrs(struct rp_dev *dev);
+
+/* ---- rp_neigh_kernel.c */
+int rp_neigh_kernel(const struct rp_dev *dev, const uint8_t ip[16],
+		    uint8_t mac[6]);
 
 /* ---- rp_gsi.c */
 int rp_gsi_init(struct rp_dev *dev);

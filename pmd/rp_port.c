@@ -292,6 +292,11 @@ rp_port_init(struct rp_dev *dev)
 			dev->port_id, rte_strerror(-ret));
 		return ret;
 	}
+	/* af_xdp loads rocepmd's XDP program with the queue: not over a
+	 * killed engine's. */
+	ret = rp_xdp_port_prepare(dev, info.driver_name, info.if_index);
+	if (ret < 0)
+		return ret;
 	rxconf = info.default_rxconf;
 	ret = rte_eth_rx_queue_setup(dev->port_id, 0, RP_NB_RXD,
 			rte_eth_dev_socket_id(dev->port_id), &rxconf, dev->pool);
@@ -318,6 +323,9 @@ rp_port_init(struct rp_dev *dev)
 		return ret;
 	}
 
+	ret = rp_xdp_port_start(dev, info.driver_name, info.if_index);
+	if (ret < 0)
+		return ret;
 	rp_port_rx_intr_setup(dev);
 	if (info.if_index != 0 &&
 	    if_indextoname(info.if_index, dev->if_name) != NULL)
@@ -338,6 +346,7 @@ rp_port_fini(struct rp_dev *dev)
 	struct rte_mbuf *m;
 
 	rp_fault_fini(dev);
+	rp_xdp_port_fini(dev);
 	if (dev->if_sock >= 0) {
 		close(dev->if_sock);
 		dev->if_sock = -1;
