@@ -33,6 +33,7 @@
 #include <rte_string_fns.h>
 
 #include "rocepmd.h"
+#include "rp_cfg_netdev.h"
 
 /* Longest line rte_cfgfile_load() accepts, '\n' excluded. */
 #define RP_CFG_LINE_MAX		(CFG_NAME_LEN + CFG_VALUE_LEN + 2)
@@ -397,6 +398,28 @@ rp_cfg_parse_device(const struct rp_cfg_key *key, const char *val,
 }
 
 static int
+rp_cfg_parse_netdev(const struct rp_cfg_key *key, const char *val, void *base,
+		    char *why, size_t len)
+{
+	size_t n = strlen(val);
+
+	if (n == 0 || n >= key->size || strchr(val, '/') != NULL ||
+	    strcmp(val, ".") == 0 || strcmp(val, "..") == 0) {
+		snprintf(why, len, "'%s' is not an interface name", val);
+		return -EINVAL;
+	}
+	for (const char *p = val; *p != '\0'; p++) {
+		if (isspace((unsigned char)*p) || !isprint((unsigned char)*p)) {
+			snprintf(why, len, "'%s' contains white space or "
+				 "control characters", val);
+			return -EINVAL;
+		}
+	}
+	memcpy(RTE_PTR_ADD(base, key->off), val, n + 1);
+	return 0;
+}
+
+static int
 rp_cfg_parse_ipv4(const struct rp_cfg_key *key, const char *val, void *base,
 		  char *why, size_t len)
 {
@@ -602,6 +625,12 @@ static const struct rp_cfg_type rp_cfg_type_device = {
 		"DDDD:BB:DD.F or BB:DD.F [,key=value...]",
 };
 
+static const struct rp_cfg_type rp_cfg_type_netdev = {
+	.parse = rp_cfg_parse_netdev,
+	.accepted = "a kernel interface name (eth0): device and addresses "
+		"from the kernel",
+};
+
 static const struct rp_cfg_type rp_cfg_type_ipv4 = {
 	.parse = rp_cfg_parse_ipv4,
 	.accepted = "A.B.C.D/N, a unicast host address, N 1..32",
@@ -675,13 +704,21 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		RP_CFG_CFG(wake_us),
 	},
 	{
+		/* required unless netdev is given (rp_cfg_port_finish) */
 		.name = "device", .sect = RP_CFG_SECT_PORT,
-		.type = &rp_cfg_type_device, .required = true,
+		.type = &rp_cfg_type_device,
 		RP_CFG_PORT(device),
 	},
 	{
+		/* a kernel interface instead of device (rp_cfg_netdev.c) */
+		.name = "netdev", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_netdev,
+		RP_CFG_PORT(netdev),
+	},
+	{
+		/* required unless netdev is given: the kernel's then */
 		.name = "ipv4", .sect = RP_CFG_SECT_PORT,
-		.type = &rp_cfg_type_ipv4, .required = true,
+		.type = &rp_cfg_type_ipv4,
 		.min = 1, .max = 32,
 		RP_CFG_PORT(ipv4),
 		.aux_off = offsetof(struct rp_port_cfg, prefix_len),
@@ -1246,6 +1283,46 @@ rp_cfg_af_packet_check(const struct rp_cfg_ctx *ctx, const char *sect,
 			   port->mtu, fs, need);
 }
 
+/*
+ * device and ipv4 are required, unless netdev names a kernel interface:
+ * then they come from it (rp_cfg_netdev.c).
+ */
+static int
+rp_cfg_port_netdev(const struct rp_cfg_ctx *ctx, const char *sect,
+		   struct rp_port_cfg *port, unsigned int idx)
+{
+	char why[256] = "";
+	char acc[64];
+	int rc;
+
+	if (port->netdev[0] == '\0') {
+		if (port->device[0] == '\0')
+			return rp_cfg_fail(ctx, -EINVAL, sect, "device",
+					   rp_cfg_accepted(rp_cfg_key_find(
+						RP_CFG_SECT_PORT, "device"),
+						acc, sizeof(acc)),
+					   "required key missing (or give "
+					   "netdev = IFACE)");
+		if (port->ipv4 == 0)
+			return rp_cfg_fail(ctx, -EINVAL, sect, "ipv4",
+					   rp_cfg_accepted(rp_cfg_key_find(
+						RP_CFG_SECT_PORT, "ipv4"),
+						acc, sizeof(acc)),
+					   "required key missing");
+		return 0;
+	}
+	if (port->device[0] != '\0')
+		return rp_cfg_fail(ctx, -EINVAL, sect, "netdev", NULL,
+				   "netdev and device: give one or the other");
+	rc = rp_cfg_netdev_bind(port, idx, port->ipv4 == 0,
+				port->nr_ipv6 == 0, why, sizeof(why));
+	if (rc < 0)
+		return rp_cfg_fail(ctx, rc, sect, "netdev", NULL, "%s", why);
+	if (why[0] != '\0')
+		fprintf(stderr, "rocepmd: [%s] netdev: %s\n", sect, why);
+	return 0;
+}
+
 static int
 rp_cfg_port_finish(const struct rp_cfg_ctx *ctx, struct rp_config *cfg,
 		   unsigned int idx)
@@ -1254,9 +1331,12 @@ rp_cfg_port_finish(const struct rp_cfg_ctx *ctx, struct rp_config *cfg,
 	char sect[8];
 	char list[96];
 	unsigned int i;
-	int kind;
+	int kind, rc;
 
 	snprintf(sect, sizeof(sect), "port%u", idx);
+	rc = rp_cfg_port_netdev(ctx, sect, port, idx);
+	if (rc != 0)
+		return rc;
 	kind = rp_cfg_device_name(port->device, port->ethdev_name,
 				  sizeof(port->ethdev_name));
 	port->is_pci = kind == 1;

@@ -81,6 +81,9 @@ struct rp_fault_cfg {
 /** One configured port: one rocepmd device. */
 struct rp_port_cfg {
 	char device[RP_CFG_STR];	/**< vdev string or PCI address */
+	/** kernel interface the port is bound to (key netdev), or "" */
+	char netdev[16];
+	bool netdev_xdp;		/**< bound with XDP steering */
 	uint32_t ipv4;			/**< network byte order */
 	uint32_t prefix_len;
 	/** IPv6 addresses (key ipv6), GID indexes 2.. in this order */

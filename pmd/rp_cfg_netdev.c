@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A port bound to a kernel interface (key netdev, guides/xdp): what the
+ * kernel says of it becomes the port's device and addresses, as
+ * `rdma link add rxe0 type rxe netdev eth0` takes them for rxe.
+ *
+ *   device  net_af_xdp<N>,iface=IF,xdp_prog=<rocepmd's XDP program>: the
+ *           kernel keeps every frame but RoCEv2 for the device; where XDP
+ *           cannot serve (the interface's MTU is over what a page-sized
+ *           XDP frame holds, or the program is not installed)
+ *           net_af_packet<N>,iface=IF, with a warning: af_packet sees
+ *           every frame and the kernel answers RoCE with ICMP errors
+ *           unless a firewall rule drops it
+ *   ipv4    the interface's first IPv4 address, unless the key is given
+ *   ipv6    its global IPv6 addresses (up to RP_MAX_IPV6), unless given
+ *
+ * Read once, when the configuration is loaded (no EAL: rocepmd-run checks
+ * the same).
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "rp_cfg_netdev.h"
+
+/* The largest MTU an XDP program sees whole on a veth or a NIC without
+ * multi-buffer XDP: a 4 KiB page less XDP's headroom (256) and the
+ * skb_shared_info the kernel keeps at its end (320), less the Ethernet
+ * header (veth_xdp_set() refuses larger MTUs: ETH_DATA_LEN-ish limits
+ * vary by driver; this is veth's). */
+#define RP_XDP_MTU_MAX	3506u
+
+static int
+netdev_mtu(const char *ifname, uint32_t *mtu)
+{
+	struct ifreq ifr;
+	int fd, ret = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFMTU, &ifr) < 0)
+		ret = -errno;
+	else
+		*mtu = (uint32_t)ifr.ifr_mtu;
+	close(fd);
+	return ret;
+}
+
+static unsigned int
+prefix_len(const uint8_t *mask, size_t n)
+{
+	unsigned int len = 0;
+
+	for (size_t i = 0; i < n; i++)
+		len += (unsigned int)__builtin_popcount(mask[i]);
+	return len;
+}
+
+/* The path of rocepmd's XDP program: $ROCEPMD_XDP_PROG, the build tree's,
+ * the installed one; NULL if none exists. */
+static const char *
+xdp_prog_path(void)
+{
+	const char *env = getenv("ROCEPMD_XDP_PROG");
+
+	if (env != NULL && env[0] != '\0')
+		return access(env, R_OK) == 0 ? env : NULL;
+	if (access(RP_XDP_PROG_BUILD_PATH, R_OK) == 0)
+		return RP_XDP_PROG_BUILD_PATH;
+	if (access(RP_XDP_PROG_INSTALL_PATH, R_OK) == 0)
+		return RP_XDP_PROG_INSTALL_PATH;
+	return NULL;
+}
+
+int
+rp_cfg_netdev_bind(struct rp_port_cfg *port, unsigned int idx, bool want_v4,
+		   bool want_v6, char *why, size_t len)
+{
+	struct ifaddrs *ifa, *i;
+	const char *prog;
+	uint32_t mtu = 0;
+	int n;
+
+	if (if_nametoindex(port->netdev) == 0) {
+		snprintf(why, len, "no interface '%s' here: %s", port->netdev,
+			 strerror(errno));
+		return -ENODEV;
+	}
+	if (netdev_mtu(port->netdev, &mtu) < 0) {
+		snprintf(why, len, "cannot read the MTU of '%s': %s",
+			 port->netdev, strerror(errno));
+		return -EIO;
+	}
+	prog = xdp_prog_path();
+	if (prog != NULL && mtu <= RP_XDP_MTU_MAX) {
+		n = snprintf(port->device, sizeof(port->device),
+			     "net_af_xdp%u,iface=%s,xdp_prog=%s", idx,
+			     port->netdev, prog);
+		port->netdev_xdp = true;
+	} else {
+		n = snprintf(port->device, sizeof(port->device),
+			     "net_af_packet%u,iface=%s", idx, port->netdev);
+		port->netdev_xdp = false;
+		snprintf(why, len, "%s: no XDP (%s): af_packet, which sees every frame; the kernel answers RoCEv2 with ICMP errors unless a firewall rule drops it",
+			 port->netdev, prog == NULL ?
+			 "rocepmd's XDP program rp_xdp.o is not installed" :
+			 "the interface's MTU is over 3506");
+	}
+	if (n < 0 || (size_t)n >= sizeof(port->device)) {
+		snprintf(why, len, "device string for '%s' too long",
+			 port->netdev);
+		return -ENAMETOOLONG;
+	}
+	if (!want_v4 && !want_v6)
+		return 0;
+	if (getifaddrs(&ifa) != 0) {
+		snprintf(why, len, "getifaddrs: %s", strerror(errno));
+		return -errno;
+	}
+	for (i = ifa; i != NULL; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || i->ifa_netmask == NULL ||
+		    strcmp(i->ifa_name, port->netdev) != 0)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET && want_v4) {
+			const struct sockaddr_in *a = (void *)i->ifa_addr;
+			const struct sockaddr_in *m = (void *)i->ifa_netmask;
+
+			port->ipv4 = a->sin_addr.s_addr;
+			port->prefix_len = prefix_len((const uint8_t *)
+						      &m->sin_addr, 4);
+			want_v4 = false;
+		} else if (i->ifa_addr->sa_family == AF_INET6 && want_v6 &&
+			   port->nr_ipv6 < RP_MAX_IPV6) {
+			const struct sockaddr_in6 *a = (void *)i->ifa_addr;
+			const struct sockaddr_in6 *m = (void *)i->ifa_netmask;
+
+			/* Global unicast only: the link-local GID is the
+			 * device's own (from its MAC). */
+			if (IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr) ||
+			    IN6_IS_ADDR_MULTICAST(&a->sin6_addr) ||
+			    IN6_IS_ADDR_LOOPBACK(&a->sin6_addr))
+				continue;
+			memcpy(port->ipv6[port->nr_ipv6], &a->sin6_addr, 16);
+			port->ipv6_plen[port->nr_ipv6] = (uint8_t)prefix_len(
+				m->sin6_addr.s6_addr, 16);
+			port->nr_ipv6++;
+		}
+	}
+	freeifaddrs(ifa);
+	if (want_v4) {
+		snprintf(why, len, "'%s' has no IPv4 address (add one, or give the key ipv4)",
+			 port->netdev);
+		return -EADDRNOTAVAIL;
+	}
+	return 0;
+}

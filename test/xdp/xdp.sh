@@ -1,0 +1,186 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# xdp.sh CASE: ports bound to a kernel interface (netdev = IFACE, one line a
+# port) with rocepmd's XDP program (guides/xdp), on the two test hosts
+# created WITHOUT the nftables rule that drops RoCEv2 (the kernel must not
+# see it: the program keeps it from the kernel) and with a veth MTU XDP can
+# serve (3000).  The configurations are [port0] netdev = <veth> and nothing
+# else of the port: device, addresses and MAC come from the kernel.
+#
+#   steer     ibv_rc_pingpong between the hosts (its TCP exchange through
+#             the kernel of the same veth) while a ping and a TCP stream run
+#             over that veth: all three checked (data of the pingpong, no
+#             ping lost, every byte of the stream); the program's counters
+#             (xdp_redirected, xdp_passed) and the peer from the kernel's
+#             neighbour table (neigh_from_kernel) asserted
+#   stale     a server killed (SIGKILL) leaves its program on the veth; the
+#             next engine removes it (xdp_stale_removed) and runs a pair;
+#             once that engine ends, no XDP program is left on the veth
+#   fallback  at MTU 9000 (over what XDP serves on a veth) the same line
+#             binds af_packet, with a warning; a missing interface is an
+#             error that names it; an address added to the interface is in
+#             the GID table of the next start (ibv_devinfo -v)
+case=${1:?usage: $0 steer|stale|fallback}
+# shellcheck source=../verbs/lib.sh
+. "$RP_SRC_ROOT/test/verbs/lib.sh"
+
+rv_need_env
+rv_need_root
+rv_need_prog ibv_rc_pingpong ibverbs-utils
+rv_need_prog ping iputils-ping
+
+export RP_NFT=0 RP_VETH_MTU=3000
+rv_topology "xdp$case"
+
+# A configuration of one line per port.
+netdev_cfg() {
+	cat >"$rv_tmp/$1.ini" <<EOF
+[eal]
+args = --no-huge -m 512 --no-pci --file-prefix=rv-xdp-$1-$$ --log-level=rocepmd*:info
+[engine]
+main_lcore = 0
+lcores = 1
+idle = sleep
+[port0]
+netdev = $2
+EOF
+}
+netdev_cfg a "$RP_VETH_A"
+netdev_cfg b "$RP_VETH_B"
+CA=$rv_tmp/a.ini
+CB=$rv_tmp/b.ini
+
+# counter NAME PROGRAM: a device counter from the program's exit log.
+counter() {
+	sed -n "s/.*rocepmd0: $1 \([0-9]*\)$/\1/p" "$rv_tmp/$2.err" | tail -n 1
+}
+
+# xdp_on NS DEV: whether an XDP program is attached to DEV.
+xdp_on() {
+	ip -n "$1" -d link show "$2" | grep -q 'prog/xdp'
+}
+
+pair() {
+	local port=$1 srv crc src
+
+	rv_bg server "$RP_NS_B" "$CB" -- ibv_rc_pingpong -g 0 -s 4096 -n 2000 -c -p "$port"
+	srv=$rv_last_pid
+	rv_wait_listen "$RP_NS_B" "$port" "$srv" server
+	rv_fg client "$RP_NS_A" "$CA" -- ibv_rc_pingpong -g 0 -s 4096 -n 2000 -c -p "$port" "$RV_IP_B"
+	crc=$rv_status
+	[ "$crc" -eq 0 ] || kill -TERM "$srv" 2>/dev/null
+	wait "$srv"
+	src=$?
+	rv_forget "$srv"
+	[ "$crc" -eq 0 ] && [ "$src" -eq 0 ] ||
+		{ rv_show client; rv_show server; rv_fail "ibv_rc_pingpong: client $crc, server $src"; }
+	rv_check_pingpong client 4096 2000
+	rv_check_pingpong server 4096 2000
+}
+
+case $case in
+steer)
+	ip netns exec "$RP_NS_B" "$RP_RUN" --config "$CB" --check >"$rv_tmp/check.out" 2>&1 ||
+		{ cat "$rv_tmp/check.out"; rv_fail "the one-line configuration was refused"; }
+	grep -q "vdev net_af_xdp0,iface=$RP_VETH_B,xdp_prog=.*rp_xdp.o, ipv4 $RV_IP_B/24" "$rv_tmp/check.out" ||
+		{ cat "$rv_tmp/check.out"; rv_fail "netdev = $RP_VETH_B did not bind af_xdp with the kernel's address"; }
+	# The kernel's own traffic on the same veth, beside RoCE: a TCP
+	# stream of 64 MiB (its byte count and checksum compared) and a ping.
+	ip netns exec "$RP_NS_B" python3 -c '
+import hashlib, socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 18710)); s.listen(1); c, _ = s.accept(); h = hashlib.sha256(); n = 0
+while True:
+    b = c.recv(1 << 16)
+    if not b: break
+    h.update(b); n += len(b)
+print(n, h.hexdigest())' >"$rv_tmp/tcp_rx.out" 2>&1 &
+	tcp_rx=$!
+	rv_pids+=("$tcp_rx")
+	rv_wait_listen "$RP_NS_B" 18710 "$tcp_rx" tcp_rx
+	ip netns exec "$RP_NS_A" python3 -c '
+import hashlib, socket, sys, time
+c = socket.create_connection((sys.argv[1], 18710)); h = hashlib.sha256(); n = 0
+blk = bytes(range(256)) * 256
+for i in range(1024):
+    c.sendall(blk); h.update(blk); n += len(blk)
+    time.sleep(0.002)
+c.close(); print(n, h.hexdigest())' "$RV_IP_B" >"$rv_tmp/tcp_tx.out" 2>&1 &
+	tcp_tx=$!
+	rv_pids+=("$tcp_tx")
+	ip netns exec "$RP_NS_A" ping -q -c 40 -i 0.05 "$RV_IP_B" >"$rv_tmp/ping.out" 2>&1 &
+	pinger=$!
+	rv_pids+=("$pinger")
+	pair 18711
+	wait "$pinger" || { cat "$rv_tmp/ping.out"; rv_fail "ping over the veth failed beside RoCE"; }
+	rv_forget "$pinger"
+	grep -q " 0% packet loss" "$rv_tmp/ping.out" ||
+		{ cat "$rv_tmp/ping.out"; rv_fail "ping lost packets beside RoCE"; }
+	wait "$tcp_tx" || { cat "$rv_tmp/tcp_tx.out"; rv_fail "the TCP sender failed"; }
+	rv_forget "$tcp_tx"
+	wait "$tcp_rx"
+	rv_forget "$tcp_rx"
+	[ "$(cat "$rv_tmp/tcp_tx.out")" = "$(cat "$rv_tmp/tcp_rx.out")" ] ||
+		rv_fail "TCP stream: sent '$(cat "$rv_tmp/tcp_tx.out")', received '$(cat "$rv_tmp/tcp_rx.out")'"
+	for p in client server; do
+		r=$(counter xdp_redirected "$p")
+		k=$(counter xdp_passed "$p")
+		n=$(counter neigh_from_kernel "$p")
+		rv_log "$p: xdp_redirected ${r:-0}, xdp_passed ${k:-0}, neigh_from_kernel ${n:-0}"
+		[ "${r:-0}" -ge 4000 ] || rv_fail "$p: the program redirected ${r:-0} frames, not the pingpong's"
+		[ "${k:-0}" -ge 1 ] || rv_fail "$p: the program passed nothing to the kernel"
+		[ "${n:-0}" -ge 1 ] || rv_fail "$p: the peer's MAC did not come from the kernel"
+	done
+	rv_log "TCP stream $(cut -d' ' -f1 "$rv_tmp/tcp_rx.out") bytes and ping intact beside RoCE over XDP"
+	;;
+stale)
+	rv_bg victim "$RP_NS_B" "$CB" -- ibv_rc_pingpong -g 0 -s 64 -n 10 -p 18712
+	vic=$rv_last_pid
+	rv_wait_listen "$RP_NS_B" 18712 "$vic" victim
+	xdp_on "$RP_NS_B" "$RP_VETH_B" || rv_fail "no XDP program on $RP_VETH_B while the engine runs"
+	p=$(pgrep -P "$vic" | head -1)
+	[ -n "$p" ] || p=$vic
+	kill -KILL "$p"
+	wait "$vic"
+	rv_forget "$vic"
+	xdp_on "$RP_NS_B" "$RP_VETH_B" ||
+		rv_fail "the killed engine's program is gone already: nothing to test"
+	pair 18713
+	s=$(counter xdp_stale_removed server)
+	[ "${s:-0}" = 1 ] || { rv_show server; rv_fail "the next engine did not count the stale program it removed (${s:-0})"; }
+	grep -q "removed the XDP program .* a killed engine left on $RP_VETH_B" "$rv_tmp/server.err" ||
+		rv_fail "the next engine did not say it removed the stale program"
+	for h in "$RP_NS_A:$RP_VETH_A" "$RP_NS_B:$RP_VETH_B"; do
+		! xdp_on "${h%%:*}" "${h#*:}" ||
+			rv_fail "an XDP program is left on ${h#*:} after its engine ended"
+	done
+	rv_log "stale program removed and replaced; none left after the engines"
+	;;
+fallback)
+	ip -n "$RP_NS_A" link set "$RP_VETH_A" mtu 9000
+	ip netns exec "$RP_NS_A" "$RP_RUN" --config "$CA" --check >"$rv_tmp/fb.out" 2>&1 ||
+		{ cat "$rv_tmp/fb.out"; rv_fail "MTU 9000: the configuration was refused"; }
+	grep -q "vdev net_af_packet0,iface=$RP_VETH_A, ipv4 $RV_IP_A/24" "$rv_tmp/fb.out" ||
+		{ cat "$rv_tmp/fb.out"; rv_fail "MTU 9000: no af_packet fallback"; }
+	grep -q "netdev: $RP_VETH_A: no XDP (the interface's MTU is over" "$rv_tmp/fb.out" ||
+		{ cat "$rv_tmp/fb.out"; rv_fail "MTU 9000: no warning about the fallback"; }
+	ip -n "$RP_NS_A" link set "$RP_VETH_A" mtu 3000
+	sed "s/^netdev = .*/netdev = rvnosuch0/" "$CA" >"$rv_tmp/bad.ini"
+	if ip netns exec "$RP_NS_A" "$RP_RUN" --config "$rv_tmp/bad.ini" --check >"$rv_tmp/bad.out" 2>&1; then
+		rv_fail "a missing interface was accepted"
+	fi
+	grep -q "netdev: no interface 'rvnosuch0' here" "$rv_tmp/bad.out" ||
+		{ cat "$rv_tmp/bad.out"; rv_fail "a missing interface: no clear error"; }
+	ip -n "$RP_NS_A" -6 addr add 2001:db8:77::1/64 dev "$RP_VETH_A" nodad
+	rv_fg devinfo "$RP_NS_A" "$CA" -- ibv_devinfo -v
+	[ "$rv_status" -eq 0 ] || { rv_show devinfo; rv_fail "ibv_devinfo failed"; }
+	grep -q "GID\[ *[0-9]*\]:.*2001:db8:77::1" "$rv_tmp/devinfo.out" ||
+		{ rv_show devinfo; rv_fail "the interface's address 2001:db8:77::1 is not in the GID table"; }
+	rv_log "af_packet fallback at MTU 9000, a missing interface named, the kernel's addresses in the GID table"
+	;;
+*)
+	rv_fail "unknown case $case"
+	;;
+esac
+rv_log "PASS: $case"
