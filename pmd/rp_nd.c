@@ -240,6 +240,13 @@ rp_nd_input(struct rp_dev *dev, struct rte_mbuf *m)
 	}
 	if (!nd_is_ours(dev, nd->target) || nd->target[0] == 0xff)
 		return true;
+	/* A port bound to a kernel interface: the kernel answers. */
+	if (dev->cfg.netdev[0] != '\0') {
+		ll = nd_opt_mac(opt, end, RP_ND_OPT_SLLA);
+		if (ll != NULL && !unspec)
+			rp_neigh_learn(dev, ip->src_addr, ll, false);
+		return true;
+	}
 	ll = nd_opt_mac(opt, end, RP_ND_OPT_SLLA);
 	if (unspec) {
 		/* Someone's duplicate address detection of one of ours:
