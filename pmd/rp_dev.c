@@ -24,6 +24,22 @@
 struct rp_dev *rp_devs[RP_MAX_PORTS];
 unsigned int rp_nr_devs;
 
+/* The addresses of the control block: GIDs, IPv4, prefix lengths. */
+static void
+dev_fill_ctl_addrs(struct rp_dev *dev)
+{
+	struct rp_dev_ctl *ctl = dev->ctl;
+
+	memcpy(ctl->gid, dev->gid, sizeof(ctl->gid));
+	ctl->ipv4 = dev->ipv4;
+	ctl->prefix_len = dev->cfg.prefix_len;
+	memset(ctl->gid_plen, 0, sizeof(ctl->gid_plen));
+	ctl->gid_plen[0] = (uint8_t)(96 + dev->cfg.prefix_len);
+	ctl->gid_plen[1] = 64;		/* fe80::/64 */
+	for (uint32_t i = 0; i < dev->cfg.nr_ipv6; i++)
+		ctl->gid_plen[2 + i] = dev->cfg.ipv6_plen[i];
+}
+
 static void
 dev_fill_ctl(struct rp_dev *dev)
 {
@@ -35,13 +51,7 @@ dev_fill_ctl(struct rp_dev *dev)
 	ctl->region_size = dev->region_size;
 	snprintf(ctl->name, sizeof(ctl->name), "rocepmd%u", dev->id);
 	memcpy(ctl->mac, m, 6);
-	memcpy(ctl->gid, dev->gid, sizeof(ctl->gid));
-	ctl->ipv4 = dev->ipv4;
-	ctl->prefix_len = dev->cfg.prefix_len;
-	ctl->gid_plen[0] = (uint8_t)(96 + dev->cfg.prefix_len);
-	ctl->gid_plen[1] = 64;		/* fe80::/64 */
-	for (uint32_t i = 0; i < dev->cfg.nr_ipv6; i++)
-		ctl->gid_plen[2 + i] = dev->cfg.ipv6_plen[i];
+	dev_fill_ctl_addrs(dev);
 	ctl->mtu = dev->mtu;
 	ctl->max_qp = RP_MAX_QP - 2;
 	ctl->max_cq = RP_MAX_CQ;
@@ -101,6 +111,40 @@ dev_gid_init(struct rp_dev *dev)
 	dev->nr_gid = 2 + dev->cfg.nr_ipv6;
 }
 
+/*
+ * Lcore: the kernel interface of a netdev-bound port has other addresses
+ * (rp_netdev_watch.c): the GID table, the control block and the XDP
+ * program's map follow, and applications get IBV_EVENT_GID_CHANGE.  The
+ * GIDs are written before the event is published (its release), so a
+ * program that queries on the event reads the new table.
+ */
+void
+rp_dev_addrs_set(struct rp_dev *dev, uint32_t ipv4, uint32_t prefix_len,
+		 const uint8_t (*ipv6)[16], const uint8_t *plen, uint32_t n6)
+{
+	uint8_t old[RP_GID_TBL_LEN][16];
+
+	n6 = RTE_MIN(n6, (uint32_t)RP_MAX_IPV6);
+	memcpy(old, dev->gid, sizeof(old));
+	dev->ipv4 = ipv4;
+	dev->cfg.ipv4 = ipv4;
+	dev->cfg.prefix_len = prefix_len;
+	for (uint32_t i = 0; i < n6; i++) {
+		memcpy(dev->cfg.ipv6[i], ipv6[i], 16);
+		dev->cfg.ipv6_plen[i] = plen[i];
+	}
+	dev->cfg.nr_ipv6 = n6;
+	dev_gid_init(dev);
+	if (memcmp(old, dev->gid, sizeof(old)) == 0)
+		return;
+	rp_xdp_port_addrs_sync(dev, old);
+	dev_fill_ctl_addrs(dev);
+	rp_stat_inc(dev, RP_STAT_GID_CHANGE);
+	RP_LOG(NOTICE, "rocepmd%u: the addresses of %s changed: %u GID(s)",
+	       dev->id, dev->cfg.netdev, dev->nr_gid);
+	rp_async_push(dev, IBV_EVENT_GID_CHANGE, 1);
+}
+
 /* Index of one of our GIDs, or -1. */
 int
 rp_dev_gid_find(const struct rp_dev *dev, const uint8_t gid[16])
@@ -135,6 +179,7 @@ dev_free(struct rp_dev *dev)
 {
 	if (dev->ctl != NULL)
 		dev_stats_log(dev);
+	rp_netdev_watch_fini(dev);
 	rp_port_fini(dev);
 	rp_ctrl_fini(dev);
 	rp_gsi_fini(dev);
@@ -163,6 +208,7 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 	dev->kick_fd = -1;
 	dev->xdp_addrs_fd = -1;
 	dev->xdp_stats_fd = -1;
+	dev->nl_fd = -1;
 	dev->region_fd = -1;
 	dev->rx_intr_want = rx_intr;
 	ret = rp_region_init(dev, pc->region_mb);
@@ -182,6 +228,7 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 		goto err_free;
 	dev_gid_init(dev);
 	rp_xdp_port_addrs(dev);
+	rp_netdev_watch_init(dev);
 	dev_fill_ctl(dev);
 	rp_port_link_poll(dev);
 	rp_devs[id] = dev;

@@ -148,6 +148,7 @@ rp_dev_poll(struct rp_dev *dev)
 	if (now >= dev->link_check) {
 		rp_port_link_poll(dev);
 		rp_xdp_port_poll(dev);
+		rp_netdev_watch_poll(dev);
 		dev->link_check = now + rte_get_timer_hz() / 10;
 	}
 	return busy;

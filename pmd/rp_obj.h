@@ -517,6 +517,7 @@ enum rp_stat {
 	RP_STAT_XDP_DROPPED,
 	RP_STAT_XDP_STALE,
 	RP_STAT_NEIGH_KERNEL,
+	RP_STAT_GID_CHANGE,
 	RP_STAT_MAX,
 };
 
@@ -635,6 +636,9 @@ struct rp_dev {
 	/* af_xdp with rocepmd's XDP program (rp_xdp_port.c): its maps */
 	int xdp_addrs_fd;		/* or -1 */
 	int xdp_stats_fd;		/* or -1 */
+	/* netdev-bound (rp_netdev_watch.c): rtnetlink address events */
+	int nl_fd;			/* or -1 */
+	uint32_t nl_ifindex;
 	/* net_af_packet with qdisc_bypass=0 (rp_port_kick.c) */
 	int kick_fd;			/* the PMD's packet socket, or -1 */
 	bool kick_pending;		/* a burst went out since the last
@@ -833,6 +837,9 @@ struct rte_mbuf *rp_port_alloc(struct rp_dev *dev, uint32_t frame_len,
 
 /* ---- rp_dev.c: the GID table */
 int rp_dev_gid_find(const struct rp_dev *dev, const uint8_t gid[16]);
+void rp_dev_addrs_set(struct rp_dev *dev, uint32_t ipv4, uint32_t prefix_len,
+		      const uint8_t (*ipv6)[16], const uint8_t *plen,
+		      uint32_t n6);
 /* The source GID of packets from index `idx` to `dgid`, or NULL when the
  * entry is empty or of the other family (IPv4 vs IPv6). */
 const uint8_t *rp_dev_sgid(const struct rp_dev *dev, uint32_t idx,
@@ -865,6 +872,12 @@ int rp_xdp_port_start(struct rp_dev *dev, const char *driver,
 void rp_xdp_port_fini(struct rp_dev *dev);
 void rp_xdp_port_poll(struct rp_dev *dev);
 void rp_xdp_port_addrs(struct rp_dev *dev);
+void rp_xdp_port_addrs_sync(struct rp_dev *dev, const uint8_t (*old)[16]);
+
+/* ---- rp_netdev_watch.c */
+int rp_netdev_watch_init(struct rp_dev *dev);
+void rp_netdev_watch_fini(struct rp_dev *dev);
+void rp_netdev_watch_poll(struct rp_dev *dev);
 
 /* ---- rp_neigh_kernel.c */
 int rp_neigh_kernel(const struct rp_dev *dev, const uint8_t ip[16],

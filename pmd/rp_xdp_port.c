@@ -213,3 +213,24 @@ rp_xdp_port_poll(struct rp_dev *dev)
 		rp_store_relaxed(&dev->stats[to[k]], sum);
 	}
 }
+
+/* After a change of the GID table: old's entries out of the map, the
+ * table's in. */
+void
+rp_xdp_port_addrs_sync(struct rp_dev *dev, const uint8_t (*old)[16])
+{
+	static const uint8_t zero[16];
+
+	if (dev->xdp_addrs_fd < 0)
+		return;
+	for (unsigned int g = 0; g < RP_GID_TBL_LEN; g++) {
+		struct rp_xdp_addr a;
+
+		if (memcmp(old[g], zero, 16) == 0 ||
+		    rp_dev_gid_find(dev, old[g]) >= 0)
+			continue;
+		memcpy(a.a, old[g], 16);
+		(void)bpf_map_delete_elem(dev->xdp_addrs_fd, &a);
+	}
+	rp_xdp_port_addrs(dev);
+}

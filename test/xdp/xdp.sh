@@ -20,8 +20,11 @@
 #   fallback  at MTU 9000 (over what XDP serves on a veth) the same line
 #             binds af_packet, with a warning; a missing interface is an
 #             error that names it; an address added to the interface is in
-#             the GID table of the next start (ibv_devinfo -v)
-case=${1:?usage: $0 steer|stale|fallback}
+#             the GID table of the next start (ibv_devinfo -v), and one
+#             added while a program runs reaches it as IBV_EVENT_GID_CHANGE
+#             with the new GID in the table (gid_watch)
+case=${1:?usage: $0 steer|stale|fallback GID_WATCH}
+gid_watch=${2:-}
 # shellcheck source=../verbs/lib.sh
 . "$RP_SRC_ROOT/test/verbs/lib.sh"
 
@@ -177,7 +180,20 @@ fallback)
 	[ "$rv_status" -eq 0 ] || { rv_show devinfo; rv_fail "ibv_devinfo failed"; }
 	grep -q "GID\[ *[0-9]*\]:.*2001:db8:77::1" "$rv_tmp/devinfo.out" ||
 		{ rv_show devinfo; rv_fail "the interface's address 2001:db8:77::1 is not in the GID table"; }
-	rv_log "af_packet fallback at MTU 9000, a missing interface named, the kernel's addresses in the GID table"
+	# Live: an address added while a program runs.
+	rv_bg watch "$RP_NS_A" "$CA" -- "$gid_watch"
+	w=$rv_last_pid
+	rv_wait_output watch ready "$w"
+	ip -n "$RP_NS_A" -6 addr add 2001:db8:78::1/64 dev "$RP_VETH_A" nodad
+	wait "$w"
+	wrc=$?
+	rv_forget "$w"
+	[ "$wrc" -eq 0 ] || { rv_show watch; rv_fail "no GID change event after an address was added"; }
+	grep -q "^after GID\[[0-9]*\] 2001:db8:78::1$" "$rv_tmp/watch.out" ||
+		{ rv_show watch; rv_fail "the added address is not in the GID table after the event"; }
+	grep -q "^before GID.* 2001:db8:78::1$" "$rv_tmp/watch.out" &&
+		rv_fail "the address was there before it was added"
+	rv_log "af_packet fallback at MTU 9000, a missing interface named, the kernel's addresses in the GID table, at start and live"
 	;;
 *)
 	rv_fail "unknown case $case"
