@@ -97,6 +97,8 @@ mem_remote(pid_t pid, void *local, uint8_t *remote, uint32_t n, bool write)
 
 	done = write ? process_vm_writev(pid, &l, 1, &r, 1, 0) :
 		process_vm_readv(pid, &l, 1, &r, 1, 0);
+	if (done < 0 && errno == ESRCH)
+		return -ESRCH;	/* the process is gone, not its memory */
 	return done == (ssize_t)n ? 0 : -EFAULT;
 }
 
