@@ -704,6 +704,13 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		RP_CFG_CFG(wake_us),
 	},
 	{
+		/* 0: off (rp_engine_assist() runs no pass) */
+		.name = "inline_us", .sect = RP_CFG_SECT_ENGINE,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = 100000, .def = "0",
+		RP_CFG_CFG(inline_us),
+	},
+	{
 		/* required unless netdev is given (rp_cfg_port_finish) */
 		.name = "device", .sect = RP_CFG_SECT_PORT,
 		.type = &rp_cfg_type_device,
@@ -863,7 +870,7 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 	},
 };
 
-static_assert(RTE_DIM(rp_cfg_keys) <= 32, "key masks are 32 bits");
+static_assert(RTE_DIM(rp_cfg_keys) <= 64, "key masks are 64 bits");
 
 /* ---- errors ----------------------------------------------------------- */
 
@@ -1108,7 +1115,7 @@ rp_cfg_section(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 	struct rte_cfgfile_entry *ent = NULL;
 	char sname[CFG_NAME_LEN];
 	char why[256];
-	uint32_t given = 0;
+	uint64_t given = 0;
 	unsigned int i;
 	int n = 0, rc = 0;
 
@@ -1125,7 +1132,7 @@ rp_cfg_section(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 	for (i = 0; i < (unsigned int)RTE_MAX(n, 0); i++) {
 		const struct rp_cfg_key *key =
 			rp_cfg_key_find(sect, ent[i].name);
-		uint32_t bit;
+		uint64_t bit;
 
 		if (key == NULL) {
 			char keys[128];
@@ -1135,7 +1142,7 @@ rp_cfg_section(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 					 "unknown key");
 			goto out;
 		}
-		bit = UINT32_C(1) << (key - rp_cfg_keys);
+		bit = UINT64_C(1) << (key - rp_cfg_keys);
 		if ((given & bit) != 0) {
 			rc = rp_cfg_fail(ctx, -EINVAL, name, key->name, NULL,
 					 "given twice");
@@ -1154,7 +1161,7 @@ rp_cfg_section(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 	for (i = 0; i < RTE_DIM(rp_cfg_keys); i++) {
 		const struct rp_cfg_key *key = &rp_cfg_keys[i];
 
-		if (key->sect != sect || (given & (UINT32_C(1) << i)) != 0)
+		if (key->sect != sect || (given & (UINT64_C(1) << i)) != 0)
 			continue;
 		if (key->required) {
 			char acc[64];

@@ -46,6 +46,8 @@ enum rp_lc_stat {
 	RP_LC_WAKE_RX_INTR,
 	RP_LC_WAKE_TIMEOUT,
 	RP_LC_DOORBELL_SIGNALS,	/* eventfd writes by doorbells, as read */
+	RP_LC_INLINE_PASSES,	/* inline: passes run by application threads */
+	RP_LC_STAND_ASIDES,	/* inline: naps while the application ran them */
 	RP_LC_STAT_MAX,
 };
 
@@ -62,6 +64,8 @@ static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
 	[RP_LC_WAKE_RX_INTR] = "wakeups_rx_intr",
 	[RP_LC_WAKE_TIMEOUT] = "wakeups_timeout",
 	[RP_LC_DOORBELL_SIGNALS] = "doorbell_signals",
+	[RP_LC_INLINE_PASSES] = "inline_passes",
+	[RP_LC_STAND_ASIDES] = "stand_asides",
 };
 
 struct rp_lcore_ctx {
@@ -88,17 +92,65 @@ struct rp_lcore_ctx {
 	 */
 	uint32_t go;			/* main: release before launch */
 	uint32_t done;			/* lcore: release when it returns */
-	uint64_t stats[RP_LC_STAT_MAX];	/* written by the lcore only */
+	/*
+	 * Inline mode (inline_us != 0): application threads run passes
+	 * (rp_engine_assist) while they poll a CQ.  Whoever runs a pass, or
+	 * touches the devices at all, holds the token; the lcore gives it up
+	 * whenever it sleeps, and stands aside for inline_us after an
+	 * application's pass.
+	 */
+	bool inline_mode;
+	uint64_t stand_cycles;
+	struct timespec stand;
+	uint32_t token;			/* 1 while a thread owns the devices */
+	uint64_t app_tsc;		/* TSC of the application's last try */
+	/*
+	 * Written by the thread that holds the token (the lcore, or in
+	 * inline mode an application thread), except stand_asides and the
+	 * cycle counters, written by the lcore alone.
+	 */
+	uint64_t stats[RP_LC_STAT_MAX];
 };
 
 static struct rp_lcore_ctx rp_lcores[RP_MAX_ENGINE_LCORES];
 static unsigned int rp_nr_lcores;
 static uint32_t rp_stop;
+/* Device id -> its lcore, for rp_engine_assist(); set before launch. */
+static struct rp_lcore_ctx *rp_dev_lcore[RP_MAX_PORTS];
 
 static inline void
 lc_stat_add(struct rp_lcore_ctx *lc, enum rp_lc_stat s, uint64_t v)
 {
 	rp_counter_add(&lc->stats[s], v);
+}
+
+/* Inline mode: take the devices of an lcore, or find them taken. */
+static inline bool
+lcore_token_try(struct rp_lcore_ctx *lc)
+{
+	uint32_t free_ = 0;
+
+	/* acquire: pairs with the release in lcore_token_give(), so a pass
+	 * sees everything the previous owner's pass wrote. */
+	return __atomic_compare_exchange_n(&lc->token, &free_, 1u, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static inline void
+lcore_token_give(struct rp_lcore_ctx *lc)
+{
+	if (lc->inline_mode)
+		rp_store_release(&lc->token, 0u);
+}
+
+/* The lcore, back from a sleep: an application's pass is short. */
+static inline void
+lcore_token_wait(struct rp_lcore_ctx *lc)
+{
+	if (!lc->inline_mode)
+		return;
+	while (!lcore_token_try(lc))
+		rte_pause();
 }
 
 /*
@@ -114,6 +166,7 @@ rp_dev_poll(struct rp_dev *dev)
 	uint16_t n;
 	bool busy;
 
+	dev->pass_cqes = 0;
 	busy = rp_ctrl_poll(dev);
 	/* List operations before packets: a tag posted before a message
 	 * arrived is matched by it. */
@@ -125,26 +178,29 @@ rp_dev_poll(struct rp_dev *dev)
 		busy = true;
 	}
 	now = rte_get_timer_cycles();
-	for (uint32_t i = 0; i < dev->nr_active; i++) {
+	/* QPs with work only: rung, received for, or not yet done. */
+	rp_qp_bells(dev);
+	for (uint32_t i = 0; i < dev->nr_active; ) {
 		struct rp_qp *qp = dev->active[i];
+		bool quiet;
 
-		if (qp->flushing) {
-			/* What the application posted since is flushed too. */
-			rp_req_ingest(qp);
-			busy |= rp_qp_flush(qp);
-			/* A NAK still owed for want of the peer's MAC. */
-			busy |= rp_resp_step(qp);
+		busy |= rp_qp_step(qp, now, &quiet);
+		if (!quiet) {
+			i++;
 			continue;
 		}
-		busy |= rp_req_step(qp);
-		busy |= rp_resp_step(qp);
-		if (qp->comp.deadline != 0 && now >= qp->comp.deadline)
-			busy |= rp_comp_timer(qp, now);
-		/* An error recorded in this pass is flushed in the next one:
-		 * the lcore must not nap (or block) before it. */
-		busy |= qp->flushing;
+		/* The last one, not stepped yet, takes its place. */
+		dev->active[i] = dev->active[--dev->nr_active];
+		qp->active = false;
 	}
-	busy |= rp_port_flush(dev);
+	if (dev->tx_defer && dev->pass_cqes != 0 && dev->nr_tx != 0 &&
+	    !dev->fault_on) {
+		/* The caller's next pass sends them (rp_engine_assist). */
+		rp_stat_add(dev, RP_STAT_TX_DEFERRED, dev->nr_tx);
+		busy = true;
+	} else {
+		busy |= rp_port_flush(dev);
+	}
 	if (now >= dev->link_check) {
 		rp_port_link_poll(dev);
 		rp_xdp_port_poll(dev);
@@ -271,7 +327,9 @@ lcore_block(struct rp_lcore_ctx *lc)
 		fds[nfds++].events = POLLIN;
 	}
 	lc_stat_add(lc, RP_LC_BLOCKS, 1);
+	lcore_token_give(lc);
 	ret = ppoll(fds, nfds, &ts, NULL);
+	lcore_token_wait(lc);
 	lcore_need_wakeup(lc, 0u);
 
 	if (ret > 0 && (fds[0].revents & POLLIN) != 0) {
@@ -293,6 +351,23 @@ lcore_block(struct rp_lcore_ctx *lc)
 	return false;
 }
 
+/*
+ * Inline mode: whether to stand aside, with the devices left to the
+ * application, or run a pass (then holding the token).
+ */
+static bool
+lcore_stand_aside(struct rp_lcore_ctx *lc)
+{
+	uint64_t now = rte_get_timer_cycles();
+
+	if (now - rp_load_relaxed(&lc->app_tsc) >= lc->stand_cycles &&
+	    lcore_token_try(lc))
+		return false;
+	lc_stat_add(lc, RP_LC_STAND_ASIDES, 1);
+	nanosleep(&lc->stand, NULL);
+	return true;
+}
+
 static int
 lcore_main(void *arg)
 {
@@ -305,22 +380,34 @@ lcore_main(void *arg)
 		rte_pause();
 	/* Naps of a few microseconds need no timer slack. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	RP_LOG(INFO, "engine lcore %u: %u device(s), idle policy %s",
+	RP_LOG(INFO, "engine lcore %u: %u device(s), idle policy %s%s",
 	       lc->lcore, lc->nr_devs,
-	       rp_idle_policy_name(rp_load_relaxed(&lc->idle)));
+	       rp_idle_policy_name(rp_load_relaxed(&lc->idle)),
+	       lc->inline_mode ? ", inline passes" : "");
 	while (!rp_load_relaxed(&rp_stop)) {
-		bool busy = lcore_poll(lc);
-		uint64_t t1 = rte_get_timer_cycles();
-		uint32_t idle = rp_load_relaxed(&lc->idle);
+		bool busy;
+		uint64_t t1;
+		uint32_t idle;
 
+		if (lc->inline_mode && lcore_stand_aside(lc)) {
+			t1 = rte_get_timer_cycles();
+			lc_stat_add(lc, RP_LC_IDLE_CYCLES, t1 - t0);
+			t0 = t1;
+			continue;
+		}
+		busy = lcore_poll(lc);
+		t1 = rte_get_timer_cycles();
+		idle = rp_load_relaxed(&lc->idle);
 		if (busy) {
 			last_busy = t1;
+			lcore_token_give(lc);
 		} else if (idle == RP_IDLE_YIELD &&
 			   t1 - last_busy > lc->idle_cycles) {
 			/* Give the CPU to whoever shares it (the application,
 			 * the peer's engine); a post or a packet is seen on
 			 * the next pass. */
 			lc_stat_add(lc, RP_LC_YIELDS, 1);
+			lcore_token_give(lc);
 			sched_yield();
 		} else if (idle == RP_IDLE_SLEEP &&
 			   t1 - last_busy > lc->idle_cycles) {
@@ -328,6 +415,7 @@ lcore_main(void *arg)
 			 * under CFS, where a yield would not: on shared CPUs
 			 * this bounds the latency a busy application adds. */
 			lc_stat_add(lc, RP_LC_NAPS, 1);
+			lcore_token_give(lc);
 			nanosleep(&lc->nap, NULL);
 		} else if (idle == RP_IDLE_ADAPTIVE &&
 			   t1 - last_busy > lc->idle_cycles) {
@@ -336,12 +424,17 @@ lcore_main(void *arg)
 			busy = lcore_block(lc);
 			if (busy)
 				last_busy = rte_get_timer_cycles();
+			lcore_token_give(lc);
+		} else {
+			lcore_token_give(lc);
 		}
 		t1 = rte_get_timer_cycles();
 		lc_stat_add(lc, busy ? RP_LC_BUSY_CYCLES : RP_LC_IDLE_CYCLES,
 			    t1 - t0);
 		t0 = t1;
 	}
+	/* The devices are the lcore's for good: no inline pass from now. */
+	lcore_token_wait(lc);
 	/* Leave nothing half-sent behind. */
 	for (unsigned int i = 0; i < lc->nr_devs; i++)
 		rp_port_flush(lc->devs[i]);
@@ -351,6 +444,35 @@ lcore_main(void *arg)
 	return 0;
 }
 
+/*
+ * Inline mode: one pass over the devices of the lcore that serves device
+ * `dev`, run by the calling application thread, unless another thread
+ * runs one.  Telling the lcore first makes it stand aside, so that a
+ * polling application and a busy lcore do not take turns on one CPU.
+ */
+bool
+rp_engine_assist(unsigned int dev)
+{
+	struct rp_lcore_ctx *lc;
+
+	if (dev >= RP_MAX_PORTS)
+		return false;
+	lc = rp_dev_lcore[dev];
+	if (lc == NULL || !lc->inline_mode)
+		return false;
+	rp_store_relaxed(&lc->app_tsc, rte_get_timer_cycles());
+	if (!lcore_token_try(lc))
+		return false;
+	lc_stat_add(lc, RP_LC_INLINE_PASSES, 1);
+	for (unsigned int i = 0; i < lc->nr_devs; i++)
+		lc->devs[i]->tx_defer = true;
+	lcore_poll(lc);
+	for (unsigned int i = 0; i < lc->nr_devs; i++)
+		lc->devs[i]->tx_defer = false;
+	lcore_token_give(lc);
+	return true;
+}
+
 int
 rp_lcore_launch(const struct rp_config *cfg)
 {
@@ -358,6 +480,7 @@ rp_lcore_launch(const struct rp_config *cfg)
 
 	rp_store_relaxed(&rp_stop, 0u);
 	memset(rp_lcores, 0, sizeof(rp_lcores));
+	memset(rp_dev_lcore, 0, sizeof(rp_dev_lcore));
 	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++)
 		rp_lcores[i].wake_fd = -1;
 	rp_nr_lcores = 0;
@@ -369,9 +492,15 @@ rp_lcore_launch(const struct rp_config *cfg)
 		lc->idle_cycles = rte_get_timer_hz() / 1000000 * cfg->idle_us;
 		lc->nap.tv_nsec = (long)cfg->sleep_us * 1000;
 		lc->wake_ns = (uint64_t)cfg->wake_us * 1000;
+		lc->inline_mode = cfg->inline_us != 0;
+		lc->stand_cycles = rte_get_timer_hz() / 1000000 * cfg->inline_us;
+		lc->stand.tv_sec = cfg->inline_us / 1000000;
+		lc->stand.tv_nsec = (long)(cfg->inline_us % 1000000) * 1000;
 		for (unsigned int d = 0; d < rp_nr_devs; d++)
-			if (rp_devs[d]->lcore == lc->lcore)
+			if (rp_devs[d]->lcore == lc->lcore) {
 				lc->devs[lc->nr_devs++] = rp_devs[d];
+				rp_dev_lcore[d] = lc;
+			}
 		if (lc->nr_devs == 0)
 			continue;
 		lc->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

@@ -24,8 +24,10 @@
 #include "rp_pkt.h"
 #include "rp_tm_list.h"
 
-#define RP_MAX_QP	1024u		/* QP table; QPN = gen << 10 | index */
-#define RP_QP_IDX_BITS	10
+#define RP_MAX_QP	4096u		/* QP table; QPN = gen << 12 | index */
+#define RP_QP_IDX_BITS	12
+static_assert(RP_MAX_QP == 1u << RP_QP_IDX_BITS, "QP index bits");
+static_assert(RP_MAX_QP <= RP_BELL_QPS, "a doorbell bit per QP");
 #define RP_MAX_CQ	1024u
 #define RP_MAX_MR	4096u		/* key = index << 8 | generation */
 #define RP_KEY_IDX(k)	((k) >> 8)
@@ -439,7 +441,13 @@ struct rp_qp {
 	bool flushing;			/* in ERR: the lcore flushes (rp_qp_flush) */
 	uint32_t err_status;		/* status of the WQE at comp.tail when
 					 * the QP entered ERR (else FLUSH_ERR) */
-	bool active;			/* in the device's active list */
+	/*
+	 * In the device's active list: the QPs a pass steps, those with
+	 * something to do (rp_qp_wake()); a pass drops the ones it leaves
+	 * with nothing (rp_qp_quiet()).
+	 */
+	bool active;
+	uint32_t arena;			/* where its rings and doorbell are */
 	bool sqd_notify;		/* SQD: report SQ_DRAINED when drained */
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED reported */
 };
@@ -518,6 +526,7 @@ enum rp_stat {
 	RP_STAT_XDP_STALE,
 	RP_STAT_NEIGH_KERNEL,
 	RP_STAT_GID_CHANGE,
+	RP_STAT_TX_DEFERRED,
 	RP_STAT_MAX,
 };
 
@@ -562,6 +571,8 @@ struct rp_arena {
 	uint32_t prod;			/* private copy of async->prod */
 	uint32_t nr_fd;			/* eventfds signalled per event */
 	int async_fd[RP_ASYNC_FDS];
+	uint64_t *bell;			/* its doorbell bits (rp_abi.h) */
+	uint32_t nr_qp;			/* QPs whose rings are here */
 };
 
 struct rp_dev {
@@ -594,6 +605,10 @@ struct rp_dev {
 	uint16_t qp_gen[RP_MAX_QP];
 	struct rp_qp *active[RP_MAX_QP];	/* QPs the lcore steps */
 	uint32_t nr_active;
+	uint32_t qp_hi;			/* highest QP index in use, + 1 */
+	/* arenas with QPs, whose doorbell bits a pass reads */
+	uint32_t bell_arena[RP_MAX_ARENAS];
+	uint32_t nr_bell_arenas;
 	struct rp_cq *cq[RP_MAX_CQ];
 	uint16_t cq_gen[RP_MAX_CQ];
 	struct rp_mr mr[RP_MAX_MR];
@@ -621,6 +636,14 @@ struct rp_dev {
 
 	struct rte_mbuf *tx[RP_TX_MAX];
 	uint16_t nr_tx;
+	/*
+	 * Inline passes (rp_lcore.c): a pass run by the application thread
+	 * that will read the CQEs it published keeps its frames for that
+	 * thread's next pass, so that an ACK and the request answering the
+	 * completion leave in one burst (one system call on af_packet).
+	 */
+	bool tx_defer;			/* this pass may keep its frames */
+	uint32_t pass_cqes;		/* CQEs published by this pass */
 
 	uint64_t link_check;		/* TSC of the next link poll */
 
@@ -704,7 +727,9 @@ void rp_mem_fini(struct rp_dev *dev);
 int rp_mem_write(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 		 const void *src, uint32_t n, bool pkt);
 /* tag: 0, or the same for every read of one message, which goes on for
- * `ahead` bytes from va (read ahead of attached memory) */
+ * `ahead` bytes from va (read ahead of attached memory).  These return 0,
+ * -EFAULT (memory the process no longer has) or -ESRCH (the process itself
+ * is gone: its objects are about to be destroyed by rp_serve). */
 int rp_mem_read(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 		void *dst, uint32_t n, uint64_t tag, uint64_t ahead);
 int rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
@@ -781,6 +806,20 @@ void rp_qp_error_event(struct rp_qp *qp, uint32_t status, uint32_t event);
 void rp_qp_sqd_check(struct rp_qp *qp);
 bool rp_qp_flush(struct rp_qp *qp);
 uint32_t rp_mtu_bytes(uint32_t ibv_mtu);
+void rp_qp_bells(struct rp_dev *dev);
+bool rp_qp_step(struct rp_qp *qp, uint64_t now, bool *quiet);
+
+/* The QP has something to do: the lcore steps it from this pass on. */
+static inline void
+rp_qp_wake(struct rp_qp *qp)
+{
+	struct rp_dev *dev = qp->dev;
+
+	if (qp->active)
+		return;
+	dev->active[dev->nr_active++] = qp;
+	qp->active = true;
+}
 
 static inline struct rp_send_wqe *
 rp_sq_wqe(const struct rp_qp *qp, uint32_t idx)

@@ -52,15 +52,6 @@ wq_bytes(uint32_t size, uint32_t stride)
 }
 
 static void
-active_add(struct rp_dev *dev, struct rp_qp *qp)
-{
-	if (qp->active)
-		return;
-	dev->active[dev->nr_active++] = qp;
-	qp->active = true;
-}
-
-static void
 active_del(struct rp_dev *dev, struct rp_qp *qp)
 {
 	for (uint32_t i = 0; i < dev->nr_active; i++) {
@@ -70,6 +61,123 @@ active_del(struct rp_dev *dev, struct rp_qp *qp)
 		}
 	}
 	qp->active = false;
+}
+
+/*
+ * The QP's doorbell bit (rp_abi.h): in the arena its rings are in, which
+ * a pass reads while it holds QPs.
+ */
+static void
+qp_bell_add(struct rp_dev *dev, struct rp_qp *qp, struct rp_ctrl_qp_create *c)
+{
+	struct rp_arena *a = &dev->arena[dev->cur_arena];
+	uint64_t base = dev->cur_arena == 0 ?
+		offsetof(struct rp_dev_ctl, bell) :
+		offsetof(struct rp_arena_ctl, bell);
+
+	qp->arena = dev->cur_arena;
+	if (a->nr_qp++ == 0)
+		dev->bell_arena[dev->nr_bell_arenas++] = dev->cur_arena;
+	dev->qp_hi = RTE_MAX(dev->qp_hi, qp->idx + 1);
+	c->bell_off = base + (qp->idx / 64) * sizeof(uint64_t);
+	c->bell_bit = UINT64_C(1) << (qp->idx % 64);
+}
+
+static void
+qp_bell_del(struct rp_dev *dev, struct rp_qp *qp)
+{
+	struct rp_arena *a = &dev->arena[qp->arena];
+
+	if (--a->nr_qp != 0)
+		return;
+	for (uint32_t k = 0; k < dev->nr_bell_arenas; k++)
+		if (dev->bell_arena[k] == qp->arena) {
+			dev->bell_arena[k] =
+				dev->bell_arena[--dev->nr_bell_arenas];
+			break;
+		}
+}
+
+/*
+ * The doorbell bits rung since the last pass: their QPs join the active
+ * list.  Only words up to the highest QP index in use, only arenas with
+ * QPs: a few loads when nothing was posted.
+ */
+void
+rp_qp_bells(struct rp_dev *dev)
+{
+	uint32_t words = (dev->qp_hi + 63) / 64;
+
+	for (uint32_t k = 0; k < dev->nr_bell_arenas; k++) {
+		uint32_t arena = dev->bell_arena[k];
+		uint64_t *bell = dev->arena[arena].bell;
+
+		for (uint32_t w = 0; w < words; w++) {
+			uint64_t bits;
+
+			if (rp_load_relaxed(&bell[w]) == 0)
+				continue;
+			/* acquire: pairs with the poster's release of the
+			 * bit, after its release of prod */
+			bits = __atomic_exchange_n(&bell[w], 0,
+						   __ATOMIC_ACQUIRE);
+			while (bits != 0) {
+				struct rp_qp *qp =
+					dev->qp[w * 64 + rte_bsf64(bits)];
+
+				bits &= bits - 1;
+				/* an arena rings its own QPs only */
+				if (qp != NULL && qp->arena == arena)
+					rp_qp_wake(qp);
+			}
+		}
+	}
+}
+
+/* Nothing to do until a doorbell, a packet or a control request. */
+static bool
+qp_idle(const struct rp_qp *qp)
+{
+	return qp->comp.deadline == 0 && !qp->req.rnr_wait &&
+		!qp->sqd_notify && !qp->req.inprog &&
+		qp->req.head == qp->sq_prod && qp->comp.tail == qp->sq_prod &&
+		!qp->resp.ack_owed && qp->resp.rd_tail == qp->resp.rd_head;
+}
+
+/*
+ * A QP's turn in the lcore's pass: requester, responder and retransmit
+ * timer, or for a QP in error its flush.  *quiet: the step left it with
+ * nothing to do, and it may leave the active list.
+ */
+bool
+rp_qp_step(struct rp_qp *qp, uint64_t now, bool *quiet)
+{
+	bool busy;
+
+	if (qp->flushing) {
+		/* What the application posted since is flushed too. */
+		rp_req_ingest(qp);
+		busy = rp_qp_flush(qp);
+		/* A NAK still owed for want of the peer's MAC. */
+		busy |= rp_resp_step(qp);
+		*quiet = !busy && !qp->resp.ack_owed;
+		return busy;
+	}
+	/*
+	 * Responder first: READ responses and ACKs still owed leave before
+	 * the requests posted since, so the peer's completions (and the
+	 * requests that answer them) do not wait behind ours.  Measured:
+	 * +10 to 80 % 64 B SEND rate, on events and inline.
+	 */
+	busy = rp_resp_step(qp);
+	busy |= rp_req_step(qp);
+	if (qp->comp.deadline != 0 && now >= qp->comp.deadline)
+		busy |= rp_comp_timer(qp, now);
+	/* An error recorded in this pass is flushed in the next one: the
+	 * lcore must not nap (or block) before it. */
+	busy |= qp->flushing;
+	*quiet = !qp->flushing && qp_idle(qp);
+	return busy;
 }
 
 /* The private send ring: application slots plus the internal reserve. */
@@ -210,7 +318,8 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 		if (ret < 0)
 			goto err_free_rq;
 	}
-	dev->qp_gen[idx] = (dev->qp_gen[idx] + 1) & 0x3fff;
+	dev->qp_gen[idx] = (dev->qp_gen[idx] + 1) &
+		((1u << (24 - RP_QP_IDX_BITS)) - 1);
 	if (dev->qp_gen[idx] == 0)
 		dev->qp_gen[idx] = 1;
 	qp->qpn = (uint32_t)dev->qp_gen[idx] << RP_QP_IDX_BITS | idx;
@@ -229,6 +338,7 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 	c->rq_off = qp->rq_off;
 	c->rq_size = qp->rq_size;
 	c->rq_stride = qp->rq_stride;
+	qp_bell_add(dev, qp, c);
 	return 0;
 
 err_free_rq:
@@ -300,6 +410,7 @@ rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	active_del(dev, qp);
 	if (qp->type == IBV_QPT_UD)
 		rp_mcast_qp_gone(dev, qp->qpn);
+	qp_bell_del(dev, qp);
 	dev->qp[qp->idx] = NULL;
 	dev->pd_refs[qp->pdn]--;
 	qp->scq->nr_qp--;
@@ -516,8 +627,8 @@ qp_reset(struct rp_qp *qp)
 	active_del(qp->dev, qp);
 }
 
-int
-rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
+static int
+qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 {
 	struct rp_qp *qp = rp_qp_get(dev, m->qpn);
 	const struct rp_qp_attr *a = &m->attr;
@@ -654,7 +765,7 @@ rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	case IBV_QPS_INIT:
 		if (qp->type == IBV_QPT_UD)	/* the AH picks the GIDs */
 			memcpy(qp->addr.smac, dev->mac.addr_bytes, 6);
-		active_add(dev, qp);
+		rp_qp_wake(qp);
 		break;
 	case IBV_QPS_RTR:
 		if (qp->type == IBV_QPT_UD)
@@ -681,6 +792,19 @@ rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	}
 	qp->state = next;
 	return 0;
+}
+
+int
+rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
+{
+	int ret = qp_modify(dev, m);
+	struct rp_qp *qp = rp_qp_get(dev, m->qpn);
+
+	/* A new state, a new timer or path: the next pass looks (what was
+	 * posted in INIT or RTR starts in RTS). */
+	if (ret == 0 && qp->state != IBV_QPS_RESET)
+		rp_qp_wake(qp);
+	return ret;
 }
 
 int
@@ -733,7 +857,7 @@ rp_qp_error(struct rp_qp *qp, uint32_t status)
 	/* No WQE outstanding: the error is the QP's, no WQE's. */
 	qp->err_status = qp->comp.tail != qp->sq_prod ? status :
 		IBV_WC_WR_FLUSH_ERR;
-	active_add(qp->dev, qp);
+	rp_qp_wake(qp);
 }
 
 /*

@@ -195,6 +195,8 @@ recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 			  "peer, dropped", dev->ctl->name, qp->qpn);
 		return;
 	}
+	/* Its ACK, its READ responses, its next requests: this pass. */
+	rp_qp_wake(qp);
 	if (pkt.mask & RP_M_REQ)
 		rp_resp_input(qp, &pkt);
 	else

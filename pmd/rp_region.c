@@ -114,6 +114,7 @@ rp_region_init(struct rp_dev *dev, uint32_t size_mb)
 	dev->region_size = a->size;
 	dev->region_fd = a->fd;
 	a->async = &dev->ctl->async;
+	a->bell = dev->ctl->bell;
 	dev->cur_arena = 0;
 	return 0;
 }
@@ -147,6 +148,7 @@ rp_arena_create(struct rp_dev *dev, struct rp_ctrl_arena *c)
 		if (ret < 0)
 			return ret;
 		a->async = &((struct rp_arena_ctl *)a->base)->async;
+		a->bell = ((struct rp_arena_ctl *)a->base)->bell;
 		c->id = i;
 		c->size = a->size;
 		return 0;

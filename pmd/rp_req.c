@@ -609,6 +609,7 @@ rp_req_post_internal(struct rp_qp *qp, const struct rp_send_wqe *w,
 	s->cookie = cookie;
 	qp->int_out++;
 	qp->sq_prod++;
+	rp_qp_wake(qp);
 	return 0;
 }
 

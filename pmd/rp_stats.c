@@ -68,6 +68,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_XDP_STALE] = "xdp_stale_removed",
 	[RP_STAT_NEIGH_KERNEL] = "neigh_from_kernel",
 	[RP_STAT_GID_CHANGE] = "gid_changes",
+	[RP_STAT_TX_DEFERRED] = "tx_deferred",
 };
 
 int

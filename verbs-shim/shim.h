@@ -195,6 +195,9 @@ struct shim_wq {
 	uint32_t stride;		/* bytes per entry */
 	uint32_t prod;			/* private producer index, under lock */
 	uint32_t cons;			/* engine's index, last seen */
+	/* a QP's: its doorbell word and bit (rp_abi.h); NULL for an SRQ */
+	uint64_t *bell;
+	uint64_t bell_bit;
 };
 
 /* A shared receive queue; for IBV_SRQT_TM also its tag-matching rings. */
@@ -339,6 +342,12 @@ struct shim_engine_ops {
 	int (*ctrl_call)(unsigned int dev, struct rp_ctrl_slot *slot);
 	/* A work queue of the device has new entries (rp_dev_doorbell()). */
 	void (*doorbell)(unsigned int dev);
+	/*
+	 * A poll found a CQ empty: run an engine pass here if the engine
+	 * runs inline (rp_engine_assist()); true if one ran.  NULL where
+	 * the engine is another process's.
+	 */
+	bool (*assist)(unsigned int dev);
 };
 
 extern const struct shim_engine_ops shim_engine_embedded_ops;

@@ -88,6 +88,7 @@ const struct shim_engine_ops shim_engine_embedded_ops = {
 	.async = shim_boot_async,
 	.ctrl_call = rp_ctrl_call,
 	.doorbell = rp_dev_doorbell,
+	.assist = rp_engine_assist,
 };
 
 const struct shim_engine_ops *shim_engine = &shim_engine_embedded_ops;

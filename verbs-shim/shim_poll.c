@@ -29,16 +29,12 @@ shim_wc_from_cqe(struct ibv_wc *wc, const struct rp_cqe *cqe)
 	wc->dlid_path_bits = cqe->dlid_path_bits;
 }
 
-int
-shim_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+static int
+shim_cq_take(struct shim_cq *cq, int num_entries, struct ibv_wc *wc)
 {
-	struct shim_cq *cq = shim_cq(ibcq);
 	const uint32_t mask = cq->size - 1;
 	uint32_t cons;
 	int n = 0;
-
-	if (num_entries <= 0)
-		return 0;
 
 	rte_spinlock_lock(&cq->lock);
 	cons = cq->cons;
@@ -59,6 +55,31 @@ shim_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		rp_store_release(&cq->ctl->cons, cons);
 	}
 	rte_spinlock_unlock(&cq->lock);
+	return n;
+}
+
+/*
+ * An empty CQ with the engine inline (config key inline_us): run a pass
+ * of the engine here, then look again.
+ */
+static inline bool
+shim_cq_assist(const struct shim_cq *cq)
+{
+	return shim_engine->assist != NULL &&
+		shim_engine->assist(cq->ctx->dev);
+}
+
+int
+shim_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct shim_cq *cq = shim_cq(ibcq);
+	int n;
+
+	if (num_entries <= 0)
+		return 0;
+	n = shim_cq_take(cq, num_entries, wc);
+	if (n == 0 && shim_cq_assist(cq))
+		n = shim_cq_take(cq, num_entries, wc);
 	return n;
 }
 
@@ -107,7 +128,14 @@ shim_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 	cqe = shim_cqe_at(cq, cq->cons);
 	if (cqe == NULL) {
 		rte_spinlock_unlock(&cq->lock);
-		return ENOENT;
+		if (!shim_cq_assist(cq))
+			return ENOENT;
+		rte_spinlock_lock(&cq->lock);
+		cqe = shim_cqe_at(cq, cq->cons);
+		if (cqe == NULL) {
+			rte_spinlock_unlock(&cq->lock);
+			return ENOENT;
+		}
 	}
 	cq->x_next = cq->cons + 1;
 	shim_cqx_current(cq, cqe);

@@ -117,6 +117,9 @@ shim_wq_publish(struct shim_wq *wq)
 {
 	/* release: the WQEs are written before the engine sees prod */
 	rp_store_release(&wq->hdr->prod, wq->prod);
+	/* release: prod is published before the engine sees the bit */
+	if (wq->bell != NULL)
+		__atomic_fetch_or(wq->bell, wq->bell_bit, __ATOMIC_RELEASE);
 }
 
 static inline uint8_t

@@ -297,6 +297,15 @@ shim_create_qp_flags(struct ibv_context *ibctx,
 	if (ret == 0)
 		ret = shim_wq_map(ctx, &qp->rq, c->rq_off, c->rq_size,
 				  c->rq_stride, RP_RECV_WQE_HDR);
+	if (ret == 0) {
+		qp->sq.bell = shim_region_ptr(ctx, c->bell_off,
+					      sizeof(uint64_t));
+		qp->sq.bell_bit = c->bell_bit;
+		qp->rq.bell = qp->sq.bell;
+		qp->rq.bell_bit = c->bell_bit;
+		if (qp->sq.bell == NULL || c->bell_off % sizeof(uint64_t) != 0)
+			ret = -EIO;
+	}
 	if (ret < 0) {
 		SHIM_QP_LOG(ERR, c->qpn, "bad work queues: sq %u x %u at 0x%" PRIx64 ", rq %u x %u at 0x%" PRIx64,
 			    c->sq_size, c->sq_stride, c->sq_off, c->rq_size,

@@ -135,6 +135,12 @@ struct rp_config {
 	uint32_t idle_us;		/**< idle time before yielding or sleeping */
 	uint32_t sleep_us;		/**< RP_IDLE_SLEEP: length of one nap */
 	uint32_t wake_us;		/**< RP_IDLE_ADAPTIVE: longest block */
+	/**
+	 * Inline mode when not 0: application threads run engine passes as
+	 * they poll a CQ (rp_engine_assist), and the lcore stands aside this
+	 * long after one
+	 */
+	uint32_t inline_us;
 	uint32_t nb_ports;
 	struct rp_port_cfg port[RP_MAX_PORTS];
 };
@@ -212,6 +218,18 @@ void rp_engine_stop(void);
  * @return 0, or -EINVAL for a value that is not a policy
  */
 int rp_engine_set_idle(enum rp_idle_policy idle);
+
+/**
+ * Inline mode (configuration key inline_us): run one engine pass over the
+ * devices of the lcore that serves device `dev` in the calling thread,
+ * unless another thread runs one.  For a thread that polls a CQ of the
+ * device and found it empty: on a machine with fewer CPUs than polling
+ * threads, the pass runs where the CPU already is.  Any thread may call
+ * it; it never blocks.
+ * @return true if a pass ran (look at the CQ again); false if the engine
+ *	is not in inline mode or another thread was running a pass
+ */
+bool rp_engine_assist(unsigned int dev);
 
 /**
  * Counters of a device (the /rocepmd/stats telemetry command's).

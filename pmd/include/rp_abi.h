@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define RP_ABI_MAGIC	0x31444d50u	/* "PMD1" */
-#define RP_ABI_VERSION	8u
+#define RP_ABI_VERSION	9u
 
 #define RP_ABI_LINE	64u
 
@@ -62,6 +62,20 @@ struct rp_wq_hdr {
 };
 #define RP_WQ_HDR_SIZE	((uint32_t)sizeof(struct rp_wq_hdr))
 static_assert(sizeof(struct rp_wq_hdr) == 2 * RP_ABI_LINE, "rp_wq_hdr");
+
+/*
+ * Doorbell bits: one per QP of a device, in the control block of the
+ * arena that holds the QP's rings (rp_dev_ctl for the engine's own
+ * process, rp_arena_ctl for an attached one); rp_ctrl_qp_create says
+ * which word and bit.  A poster publishes prod (release), then sets its
+ * QP's bit (release); the engine takes a word that is not zero with an
+ * acquire exchange and steps the QPs whose bits were set.  So a pass
+ * looks at the QPs that have something to do, not at every QP.  Posts to
+ * an RQ ring it too (a QP in error flushes them).  Untrusted: a bit only
+ * makes the engine look at one of the arena's own QPs.
+ */
+#define RP_BELL_QPS	4096u
+#define RP_BELL_WORDS	(RP_BELL_QPS / 64u)
 
 struct rp_sge {
 	uint64_t addr;
@@ -330,6 +344,9 @@ struct rp_ctrl_qp_create {
 	uint32_t comm_prefix;
 	uint64_t sq_off;		/* out: region offset of rp_wq_hdr */
 	uint64_t rq_off;
+	/* out: region offset of the QP's doorbell word, and its bit */
+	uint64_t bell_off;
+	uint64_t bell_bit;
 };
 
 /* ------------------------------------------------------ SRQ and TM-SRQ */
@@ -600,6 +617,7 @@ struct rp_async_ctl {
  */
 struct rp_arena_ctl {
 	struct rp_async_ctl async;
+	uint64_t bell[RP_BELL_WORDS];	/* its QPs' doorbell bits */
 };
 
 /* ------------------------------------------------------------- device */
@@ -658,6 +676,8 @@ struct rp_dev_ctl {
 	uint32_t need_wakeup;
 	uint8_t pad1[RP_ABI_LINE - 4];
 	struct rp_async_ctl async;
+	/* doorbell bits of the QPs of the engine's own process */
+	uint64_t bell[RP_BELL_WORDS];
 };
 
 #endif /* _RP_ABI_H_ */

@@ -90,6 +90,7 @@ static const struct tc_kv tc_base[] = {
 	{ "engine", "idle_us", "50" },
 	{ "engine", "sleep_us", "10" },
 	{ "engine", "wake_us", "1000" },
+	{ "engine", "inline_us", "0" },
 	{ "port0", "device", "net_ring0" },
 	{ "port0", "ipv4", "192.0.2.1/24" },
 	{ "port0", "mac", "02:00:00:00:00:01" },
@@ -178,6 +179,9 @@ static const struct tc_kv tc_bad[] = {
 	{ "engine", "wake_us", "1000001" },
 	{ "engine", "wake_us", "-1" },
 	{ "engine", "wake_us", "1ms" },
+	{ "engine", "inline_us", "100001" },
+	{ "engine", "inline_us", "-1" },
+	{ "engine", "inline_us", "yes" },
 	{ "port0", "device", "eth0" },
 	{ "port0", "device", "net_" },
 	{ "port0", "device", "net_,iface=a" },
@@ -329,6 +333,7 @@ test_good(void **state)
 		"idle = adaptive   ; block when idle\n"
 		"idle_us = 0\n"
 		"wake_us = 250\n"
+		"inline_us = 200\n"
 		"[port0]\n"
 		"device = net_af_packet0,iface=veth-a,qpairs=1\n"
 		"ipv4 = 192.0.2.1/24\n"
@@ -367,6 +372,7 @@ test_good(void **state)
 	assert_int_equal(tc_cfg.idle, RP_IDLE_ADAPTIVE);
 	assert_int_equal(tc_cfg.idle_us, 0);
 	assert_int_equal(tc_cfg.wake_us, 250);
+	assert_int_equal(tc_cfg.inline_us, 200);
 	assert_int_equal(tc_cfg.nb_ports, 4);
 
 	p = &tc_cfg.port[0];
@@ -427,6 +433,7 @@ test_defaults(void **state)
 	assert_int_equal(tc_cfg.idle, RP_IDLE_YIELD);
 	assert_int_equal(tc_cfg.idle_us, 50);
 	assert_int_equal(tc_cfg.wake_us, 1000);
+	assert_int_equal(tc_cfg.inline_us, 0);
 	assert_int_equal(tc_cfg.nb_ports, 1);
 	assert_false(p->mac_set);
 	assert_int_equal(p->mtu, 1024);

@@ -114,6 +114,8 @@ struct fz_wq {
 	struct rp_wq_hdr *hdr;
 	uint8_t *ent;
 	uint32_t size, stride, prod;
+	uint64_t *bell;			/* a QP's doorbell word, or NULL */
+	uint64_t bell_bit;
 };
 
 /* A QP whose completions are counted (fz_pass_foreign). */
@@ -245,6 +247,8 @@ fz_wq_publish(struct fz_wq *wq)
 {
 	wq->prod++;
 	rp_store_release(&wq->hdr->prod, wq->prod);
+	if (wq->bell != NULL)
+		__atomic_fetch_or(wq->bell, wq->bell_bit, __ATOMIC_RELEASE);
 }
 
 static uint64_t
@@ -393,6 +397,8 @@ fz_qp_create(unsigned int slot, uint32_t type, int32_t srqn, uint32_t rcqn,
 	q->qkey = flags & RP_QP_F_GSI ? FZ_GSI_QKEY : FZ_QKEY;
 	fz_wq_map(&q->sq, c.sq_off, c.sq_size, c.sq_stride);
 	fz_wq_map(&q->rq, c.rq_off, c.rq_size, c.rq_stride);
+	q->sq.bell = q->rq.bell = fz_region(c.bell_off);
+	q->sq.bell_bit = q->rq.bell_bit = c.bell_bit;
 	return 0;
 }
 
