@@ -21,6 +21,7 @@
 #include "rocepmd.h"
 
 #define RTP_MAX_QPS		64
+#define RTP_MAX_IDLE_QPS	4096
 #define RTP_MAX_DEPTH		1024
 #define RTP_MAX_SIZE		(1u << 20)
 #define RTP_MAX_SAMPLES		(1u << 22)	/* latency samples kept per run */
@@ -47,6 +48,7 @@ struct rtp_settings {
 	uint32_t size;		/* message bytes */
 	uint32_t depth;		/* WRs in flight per QP (bw modes) */
 	uint32_t qps;
+	uint32_t idle_qps;	/* more QPs per side, in RTS, never used */
 	uint64_t iters;		/* measured messages (0: use duration) */
 	double duration;	/* seconds, when iters == 0 */
 	uint64_t warmup;	/* messages before the measurement */
@@ -68,6 +70,8 @@ struct rtp_params {
 	enum rp_idle_policy idle;
 	bool idle_set;
 	uint32_t idle_us;
+	uint32_t inline_us;		/* --inline-us: inline engine passes */
+	bool inline_set;
 	enum rtp_format format;
 	const char *out;		/* --json/--csv FILE, "-" stdout */
 	uint32_t stats_period;		/* seconds, 0: none */
@@ -118,7 +122,7 @@ struct rtp_srv_figures {
 struct rtp_result {
 	char mode[32];
 	struct rtp_settings set;
-	char idle[16];
+	char idle[24];
 	bool valid;
 	int error;			/* 0, or the failure's negative errno */
 	char error_msg[128];
@@ -189,6 +193,8 @@ struct rtp_side {
 	size_t slot;			/* bytes per QP in buf */
 	uint32_t nb_qps;
 	struct ibv_qp *qp[RTP_MAX_QPS];
+	struct ibv_qp **idle;		/* idle_qps of them */
+	uint32_t nb_idle;
 	struct rtp_ep_info local[RTP_MAX_QPS];
 	struct rtp_ep_info remote[RTP_MAX_QPS];
 	struct rtp_waiter w;

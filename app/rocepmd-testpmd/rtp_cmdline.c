@@ -5,7 +5,7 @@
  *
  *   show device|port|qp|lcore [stats]   show results   show settings
  *   set idle busy|yield|sleep|adaptive  set wait poll|event|epoll|hybrid
- *   set size|depth|qps|rate|duration|iters|warmup|hybrid-us|timeout VALUE
+ *   set size|depth|qps|idle-qps|rate|duration|iters|warmup|hybrid-us|timeout VALUE
  *   start MODE   stop   help   quit
  */
 
@@ -102,9 +102,11 @@ show_settings(FILE *f)
 {
 	const struct rtp_settings *s = &rtp.params.set;
 
-	fprintf(f, "size %u depth %u qps %u iters %" PRIu64 " duration %g warmup %"
-		PRIu64 " rate %g wait %s hybrid-us %u timeout %g idle %s\n",
-		s->size, s->depth, s->qps, s->iters, s->duration, s->warmup,
+	fprintf(f, "size %u depth %u qps %u idle-qps %u iters %" PRIu64
+		" duration %g warmup %" PRIu64
+		" rate %g wait %s hybrid-us %u timeout %g idle %s\n",
+		s->size, s->depth, s->qps, s->idle_qps, s->iters, s->duration,
+		s->warmup,
 		s->rate, rtp_wait_name(s->wait), s->hybrid_us, s->timeout,
 		rp_idle_policy_name(rtp.idle));
 }
@@ -264,7 +266,7 @@ static cmdline_parse_token_string_t cmd_set_wait_val =
 				 "poll#event#epoll#hybrid");
 static cmdline_parse_token_string_t cmd_set_num =
 	TOKEN_STRING_INITIALIZER(struct cmd_set, what,
-		"size#depth#qps#rate#duration#iters#warmup#hybrid-us#timeout");
+		"size#depth#qps#idle-qps#rate#duration#iters#warmup#hybrid-us#timeout");
 static cmdline_parse_token_string_t cmd_set_num_val =
 	TOKEN_STRING_INITIALIZER(struct cmd_set, value, NULL);
 
@@ -288,7 +290,7 @@ static cmdline_parse_inst_t cmd_set_wait_inst = {
 
 static cmdline_parse_inst_t cmd_set_num_inst = {
 	.f = cmd_set_cb,
-	.help_str = "set size|depth|qps|rate|duration|iters|warmup|hybrid-us|timeout VALUE",
+	.help_str = "set size|depth|qps|idle-qps|rate|duration|iters|warmup|hybrid-us|timeout VALUE",
 	.tokens = {
 		(void *)&cmd_set_set, (void *)&cmd_set_num,
 		(void *)&cmd_set_num_val, NULL,
@@ -354,7 +356,7 @@ cmd_word_cb(void *parsed, struct cmdline *cl, void *data)
 		       "  show results | show settings | show clients\n"
 		       "  set idle busy|yield|sleep|adaptive\n"
 		       "  set wait poll|event|epoll|hybrid\n"
-		       "  set size|depth|qps|rate|duration|iters|warmup|hybrid-us|timeout VALUE\n"
+		       "  set size|depth|qps|idle-qps|rate|duration|iters|warmup|hybrid-us|timeout VALUE\n"
 		       "  start MODE | stop | quit\n"
 		       "modes:\n");
 		rtp_mode_list(stdout);

@@ -78,12 +78,14 @@ job_report(struct rtp_result *r)
 	enum rp_idle_policy idle = __atomic_load_n(&rtp.idle, __ATOMIC_RELAXED);
 
 	if (idle != rtp_job.idle0)
-		snprintf(r->idle, sizeof(r->idle), "%s>%s",
+		snprintf(r->idle, sizeof(r->idle), "%s>%s%s",
 			 rp_idle_policy_name(rtp_job.idle0),
-			 rp_idle_policy_name(idle));
+			 rp_idle_policy_name(idle),
+			 rtp.cfg.inline_us != 0 ? "+inl" : "");
 	else
-		snprintf(r->idle, sizeof(r->idle), "%s",
-			 rp_idle_policy_name(idle));
+		snprintf(r->idle, sizeof(r->idle), "%s%s",
+			 rp_idle_policy_name(idle),
+			 rtp.cfg.inline_us != 0 ? "+inline" : "");
 	rtp_report(rtp.out, rtp.params.format, r);
 	if (rtp.nb_results < RTE_DIM(rtp.results))
 		rtp.results[rtp.nb_results++] = *r;
@@ -367,6 +369,8 @@ main(int argc, char **argv)
 		return 2;
 	if (rtp.params.config != NULL && rtp.params.idle_set)
 		rtp.cfg.idle = rtp.params.idle;
+	if (rtp.params.config != NULL && rtp.params.inline_set)
+		rtp.cfg.inline_us = rtp.params.inline_us;
 	rtp.idle = rtp.cfg.idle;
 	if (rtp.params.raw && rtp.cfg.nb_ports >= 2 &&
 	    rtp_raw_measure(&rtp.cfg, &rtp.params.set) < 0)

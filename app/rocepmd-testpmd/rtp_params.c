@@ -131,6 +131,7 @@ rtp_usage(FILE *f)
 "  --list-modes          print the traffic modes\n"
 "Settings (also `set` commands):\n"
 "  --size N (64)  --depth N (64)  --qps N (1)  --iters N (10000)\n"
+"  --idle-qps N (0)      more QPs per side, connected and never used\n"
 "  --duration S (0: --iters)  --warmup N (100)  --rate MSGS_PER_S (0: max)\n"
 "  --wait poll|event|epoll|hybrid (poll)  --hybrid-us N (20)\n"
 "  --timeout S (10)      fail when a completion takes longer\n"
@@ -138,6 +139,8 @@ rtp_usage(FILE *f)
 "  --idle busy|yield|sleep|adaptive   idle policy (default: the config's,\n"
 "                        or yield)\n"
 "  --idle-us N           idle time before yielding or sleeping\n"
+"  --inline-us N         inline mode: polling threads run engine passes, the\n"
+"                        lcore stands aside N us after one (0: off)\n"
 "Raw limit:\n"
 "  --raw / --no-raw      measure plain UDP frames on the ports before the\n"
 "                        engine starts (default: on with two --port);\n"
@@ -152,8 +155,9 @@ rtp_usage(FILE *f)
 
 enum {
 	OPT_PORT = 256, OPT_CONFIG, OPT_MODE, OPT_CMDFILE, OPT_LIST, OPT_SIZE,
-	OPT_DEPTH, OPT_QPS, OPT_ITERS, OPT_DURATION, OPT_WARMUP, OPT_RATE,
-	OPT_WAIT, OPT_HYBRID, OPT_TIMEOUT, OPT_IDLE, OPT_IDLE_US, OPT_RAW,
+	OPT_DEPTH, OPT_QPS, OPT_IDLE_QPS, OPT_ITERS, OPT_DURATION, OPT_WARMUP, OPT_RATE,
+	OPT_WAIT, OPT_HYBRID, OPT_TIMEOUT, OPT_IDLE, OPT_IDLE_US, OPT_INLINE_US,
+	OPT_RAW,
 	OPT_NO_RAW, OPT_JSON, OPT_CSV, OPT_OUT, OPT_STATS, OPT_SERVER,
 	OPT_HOST, OPT_HOST_MODE, OPT_HOST_GROUP,
 	OPT_CLIENT, OPT_OOB_PORT,
@@ -169,6 +173,7 @@ static const struct option rtp_opts[] = {
 	{ "size", required_argument, NULL, OPT_SIZE },
 	{ "depth", required_argument, NULL, OPT_DEPTH },
 	{ "qps", required_argument, NULL, OPT_QPS },
+	{ "idle-qps", required_argument, NULL, OPT_IDLE_QPS },
 	{ "iters", required_argument, NULL, OPT_ITERS },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
@@ -178,6 +183,7 @@ static const struct option rtp_opts[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "idle", required_argument, NULL, OPT_IDLE },
 	{ "idle-us", required_argument, NULL, OPT_IDLE_US },
+	{ "inline-us", required_argument, NULL, OPT_INLINE_US },
 	{ "raw", no_argument, NULL, OPT_RAW },
 	{ "no-raw", no_argument, NULL, OPT_NO_RAW },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -272,6 +278,11 @@ setting_parse(struct rtp_settings *s, int opt, const char *val)
 		if (rtp_u64_parse(val, 1, RTP_MAX_QPS, &v) < 0)
 			return bad("--qps", val, "1..64");
 		s->qps = (uint32_t)v;
+		return 0;
+	case OPT_IDLE_QPS:
+		if (rtp_u64_parse(val, 0, RTP_MAX_IDLE_QPS, &v) < 0)
+			return bad("--idle-qps", val, "0..4096");
+		s->idle_qps = (uint32_t)v;
 		return 0;
 	case OPT_ITERS:
 		if (rtp_u64_parse(val, 1, UINT64_MAX / 2, &v) < 0)
@@ -377,6 +388,12 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 			if (rtp_u64_parse(optarg, 0, 10000000, &v) < 0)
 				return bad("--idle-us", optarg, "0..10000000");
 			p->idle_us = (uint32_t)v;
+			break;
+		case OPT_INLINE_US:
+			if (rtp_u64_parse(optarg, 0, 100000, &v) < 0)
+				return bad("--inline-us", optarg, "0..100000");
+			p->inline_us = (uint32_t)v;
+			p->inline_set = true;
 			break;
 		case OPT_RAW:
 			p->raw = true;
@@ -529,6 +546,8 @@ rtp_params_config(const struct rtp_params *p, struct rp_config *cfg,
 				strerror(-ret));
 		if (ret == 0 && p->idle_set)
 			cfg->idle = p->idle;
+		if (ret == 0 && p->inline_set)
+			cfg->inline_us = p->inline_us;
 		return ret;
 	}
 	fd = memfd_create("rocepmd-testpmd.ini", MFD_CLOEXEC);
@@ -541,8 +560,9 @@ rtp_params_config(const struct rtp_params *p, struct rp_config *cfg,
 	for (unsigned int i = 0; i < p->nb_ports; i++)
 		if (p->port[i].lcore_set && p->port[i].lcore < 64)
 			lcores |= 1ull << p->port[i].lcore;
-	fprintf(f, "[engine]\nmain_lcore = %u\nidle = %s\nidle_us = %u\n",
-		main_lcore, rp_idle_policy_name(p->idle), p->idle_us);
+	fprintf(f, "[engine]\nmain_lcore = %u\nidle = %s\nidle_us = %u\n"
+		"inline_us = %u\n", main_lcore, rp_idle_policy_name(p->idle),
+		p->idle_us, p->inline_us);
 	if (lcores != 0) {
 		const char *sep = "";
 

@@ -202,6 +202,52 @@ rtp_fail(struct rtp_run *run, int err, const char *what)
 
 /* ---- resources --------------------------------------------------------- */
 
+/*
+ * --idle-qps: QPs that exist, connected (each to itself) and in RTS, and
+ * carry nothing: what the engine's pass costs per QP it does not use.
+ */
+static int
+side_idle_qps(struct rtp_side *s, const struct rtp_settings *set,
+	      struct rtp_run *run)
+{
+	struct ibv_qp_init_attr qa;
+	struct ibv_qp_attr a;
+	struct rtp_ep_info self;
+
+	if (set->idle_qps == 0)
+		return 0;
+	s->idle = calloc(set->idle_qps, sizeof(*s->idle));
+	if (s->idle == NULL)
+		return run_fail(run, -ENOMEM, "%s: %s", "idle QPs");
+	self = s->local[0];
+	for (uint32_t q = 0; q < set->idle_qps; q++) {
+		memset(&qa, 0, sizeof(qa));
+		qa.send_cq = s->cq;
+		qa.recv_cq = s->cq;
+		qa.qp_type = IBV_QPT_RC;
+		qa.cap.max_send_wr = 1;
+		qa.cap.max_recv_wr = 1;
+		qa.cap.max_send_sge = 1;
+		qa.cap.max_recv_sge = 1;
+		s->idle[q] = ibv_create_qp(s->pd, &qa);
+		if (s->idle[q] == NULL)
+			return run_fail(run, -errno, "%s: %s",
+					"ibv_create_qp (idle QPs)");
+		s->nb_idle++;
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_INIT;
+		a.port_num = 1;
+		self.qpn = s->idle[q]->qp_num;
+		if (ibv_modify_qp(s->idle[q], &a, IBV_QP_STATE |
+				  IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				  IBV_QP_ACCESS_FLAGS) != 0 ||
+		    rtp_qp_connect(s->ctx, s->idle[q], &self, self.psn) < 0)
+			return run_fail(run, -EIO, "%s: %s",
+					"idle QP to RTS");
+	}
+	return 0;
+}
+
 static int
 side_open(struct rtp_side *s, unsigned int dev, const struct rtp_settings *set,
 	  struct rtp_run *run)
@@ -278,7 +324,7 @@ side_open(struct rtp_side *s, unsigned int dev, const struct rtp_settings *set,
 		if (ibv_query_gid(s->ctx, 1, 0, &s->local[q].gid) != 0)
 			return run_fail(run, -errno, "%s: %s", "ibv_query_gid");
 	}
-	return 0;
+	return side_idle_qps(s, set, run);
 }
 
 /*
@@ -360,6 +406,9 @@ side_close(struct rtp_side *s)
 	for (uint32_t q = 0; q < RTP_MAX_QPS; q++)
 		if (s->qp[q] != NULL)
 			ibv_destroy_qp(s->qp[q]);
+	for (uint32_t q = 0; q < s->nb_idle; q++)
+		ibv_destroy_qp(s->idle[q]);
+	free(s->idle);
 	if (s->mr != NULL)
 		ibv_dereg_mr(s->mr);
 	if (s->cq != NULL)
