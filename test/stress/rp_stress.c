@@ -29,10 +29,17 @@
  * no completion after RS_IDLE_S fails under every policy (a post nobody
  * ever saw: a sleeping engine's timeout, wake_us, bounds every other).
  *
+ * Under "inline" (the engine's inline_us set), the polling threads run
+ * the engine's passes themselves; the test then also requires the lcore
+ * counters (rp_lcore_stats_get(), found in the preloaded library) to show
+ * passes run by those threads, and holds the wake-up phase to the
+ * adaptive limit.
+ *
  * A watchdog (alarm) ends a hung run; no progress for RS_IDLE_S seconds
  * fails it with the counters.
  */
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -101,7 +108,8 @@ static struct rs_thread rs_threads[RS_MAX_THREADS];
 static unsigned int rs_nthreads = 4;
 static uint64_t rs_messages = 1000000;
 static uint64_t rs_seed;
-static bool rs_adaptive;
+static bool rs_adaptive;		/* wake-ups held to RS_SLOW_MAX */
+static bool rs_inline;
 
 static void rs_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
@@ -499,6 +507,32 @@ rs_wake_phase(struct rs_flow *f, unsigned int rounds, unsigned int *slow)
 	return worst;
 }
 
+/*
+ * The engine's lcore counter `name`, summed over its lcores, through the
+ * engine API the preloaded library exports; -1 without it.
+ */
+static int64_t
+rs_lcore_counter(const char *name)
+{
+	typedef int (*stats_get_t)(unsigned int, unsigned int *,
+				   const char **, uint64_t *, unsigned int);
+	stats_get_t get = (stats_get_t)(uintptr_t)
+		dlsym(RTLD_DEFAULT, "rp_lcore_stats_get");
+	const char *names[64];
+	uint64_t vals[64];
+	int64_t sum = -1;
+	int n;
+
+	if (get == NULL)
+		return -1;
+	for (unsigned int i = 0; (n = get(i, NULL, names, vals, 64)) > 0;
+	     i++)
+		for (int s = 0; s < n && s < 64; s++)
+			if (strcmp(names[s], name) == 0)
+				sum = (sum < 0 ? 0 : sum) + (int64_t)vals[s];
+	return sum;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -511,8 +545,10 @@ main(int argc, char **argv)
 		rs_messages = strtoull(argv[1], NULL, 0);
 	if (argc > 2)
 		rs_nthreads = (unsigned int)atoi(argv[2]);
-	if (argc > 3)
-		rs_adaptive = strcmp(argv[3], "adaptive") == 0;
+	if (argc > 3) {
+		rs_inline = strcmp(argv[3], "inline") == 0;
+		rs_adaptive = rs_inline || strcmp(argv[3], "adaptive") == 0;
+	}
 	if (rs_nthreads < 1 || rs_nthreads > RS_MAX_THREADS ||
 	    rs_messages < 2 * rs_nthreads) {
 		fprintf(stderr, "usage: rp_stress [messages] [threads 1..%d] [policy]\n",
@@ -585,6 +621,17 @@ main(int argc, char **argv)
 		RS_CHECK(!rs_adaptive || slow <= RS_SLOW_MAX, "%u wake-up rounds "
 			 "over %.0f ms: posts stranded by a sleeping engine?",
 			 slow, RS_STALL_MS);
+	}
+	if (rs_inline) {
+		int64_t inl = rs_lcore_counter("inline_passes");
+		int64_t stand = rs_lcore_counter("stand_asides");
+
+		printf("rp_stress: inline: %" PRId64 " passes run by the "
+		       "application's threads, lcore stood aside %" PRId64
+		       " times\n", inl, stand);
+		RS_CHECK(inl > 0 && stand > 0, "inline: no pass run by the "
+			 "application (inline_passes %" PRId64 ", stand_asides %"
+			 PRId64 ")", inl, stand);
 	}
 	/* Nothing more may complete. */
 	for (unsigned int i = 0; i < rs_nthreads; i++)
