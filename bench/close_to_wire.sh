@@ -16,6 +16,9 @@
 #   8 B RC SEND half round trip   send_lat p50 (one way)  raw_pp p50 (one way)
 #   64 KiB WRITE, READ bandwidth  write_bw, read_bw Gbit/s raw_stream Gbit/s
 #   two engine lcores             send_bw, a lcore each   the same, one lcore
+#   4000 idle QPs per device      send_bw --idle-qps 4000 send_bw with none
+#   polling, inline passes        send_lat --wait poll    raw_pp p50
+#                                 --inline-us 100
 #
 # Environment: BENCH_DURATION (seconds per run, 3), BENCH_WAIT (event),
 # BENCH_ROUNDS (best of, 2).
@@ -41,7 +44,7 @@ run() {
 		--vdev "net_memif1,role=client,id=0,socket-abstract=yes,socket=$s,mac=02:00:00:00:00:02" \
 		-- --port "net_memif0,ip=192.0.2.1/24,mtu=1024,lcore=$l1" \
 		--port "net_memif1,ip=192.0.2.2/24,mtu=1024,lcore=$l2" \
-		--wait "$wait_mode" "$@" 2>/dev/null | grep '^RESULT'
+		--wait "${RUN_WAIT:-$wait_mode}" "$@" 2>/dev/null | grep '^RESULT'
 }
 
 # best MODE FIELD LCORE1 LCORE2 ARGS...: the best of the rounds' RESULT
@@ -90,3 +93,7 @@ read -r v rv < <(best read_bw 14 1 1 --size 65536 --duration "$dur")
 row "64 KiB RDMA READ bandwidth" "Gbit/s" "$v" "$rv" ">= 0.80"
 read -r v _ < <(best send_bw 13 1 2 --size 64 --duration "$dur")
 row "64 B SEND rate, 2 lcores / 1" "msg/s" "$v" "$one" ">= 1.8 ($(nproc) CPUs here)"
+read -r v _ < <(best send_bw 13 1 1 --size 64 --duration "$dur" --idle-qps 4000)
+row "64 B SEND rate, 4000 idle QPs / 0" "msg/s" "$v" "$one" ">= 0.90"
+read -r v rv < <(RUN_WAIT=poll best send_lat 10 1 1 --size 8 --duration "$dur" --inline-us 100)
+row "8 B half round trip, poll, inline" "us" "$v" "$rv" "<= 1.5"

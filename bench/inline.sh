@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# bench/inline.sh: polling on a machine with fewer CPUs than polling
+# threads (issue 14's last goal).  Two hosts in network namespaces joined
+# by a veth pair, af_packet ports, rocepmd-testpmd --server in B and
+# --client in A.  The yardstick is the raw DPDK UDP ping-pong between the
+# same two ports (--raw at both ends), measured in the inline invocation
+# before the engines start, with each host on one CPU: in the dedicated
+# placement the two raw programs would share CPU 0 and measure the
+# scheduler.  8 B RC SEND ping-pong, half round trip p50 (and p99):
+#
+#   dedicated   each host: the program polls on CPU 0, its engine lcore
+#               (idle = sleep) on CPU 1 -- four threads on two CPUs
+#   inline      each host on one CPU (A on CPU 0, B on CPU 1), inline_us
+#               set: the polling thread runs the engine's passes
+#   events      dedicated placement, the program on completion events
+#
+# A benchmark that prints figures, not a test: it exits 0 whatever they
+# are.  Environment: BENCH_ITERS (20000), BENCH_INLINE_US (100),
+# BENCH_TIMEOUT (120 s per invocation).
+
+set -uo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+app=$src/build/app/rocepmd-testpmd/rocepmd-testpmd
+TMO=${BENCH_TIMEOUT:-120}
+iters=${BENCH_ITERS:-20000}
+inl=${BENCH_INLINE_US:-100}
+tag=$(($$ % 1000000))
+export RP_NS_A="rpi$tag-a" RP_NS_B="rpi$tag-b"
+export RP_VETH_A="rpi${tag}a" RP_VETH_B="rpi${tag}b"
+srv=
+tmp=
+
+die() { echo "inline.sh: ERROR: $*" >&2; exit 1; }
+stop_server() {
+	[ -n "$srv" ] || return 0
+	kill -TERM "$srv" 2>/dev/null
+	wait "$srv" 2>/dev/null
+	srv=
+}
+cleanup() {
+	stop_server
+	"$src/scripts/netns-topology" down >/dev/null 2>&1
+	[ -n "$tmp" ] && rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
+[ -x "$app" ] || die "no $app: scripts/rocepmd-build first"
+[ "$(nproc)" -ge 2 ] || die "needs two CPUs"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rp-inline-XXXXXX") || die "mktemp"
+"$src/scripts/netns-topology" up >"$tmp/topology.log" 2>&1 ||
+	die "netns-topology up failed: $(cat "$tmp/topology.log")"
+
+# cfg SIDE PLACEMENT: host SIDE's configuration; PLACEMENT "dedicated"
+# (program CPU 0, engine CPU 1) or "one" (both on CPU 0 for A, 1 for B).
+cfg() {
+	local s=$1 place=$2 dev=$RP_VETH_A ip=192.0.2.1/24 cpu=0 map
+
+	[ "$s" = b ] && dev=$RP_VETH_B ip=192.0.2.2/24 cpu=1
+	map="0@0,1@1"
+	[ "$place" = one ] && map="0@$cpu,1@$cpu"
+	cat >"$tmp/$s.ini" <<-EOF
+	[eal]
+	args = --no-huge -m 512 --no-pci --lcores $map --file-prefix=rpi-$s-$$
+	[engine]
+	main_lcore = 0
+	lcores = 1
+	idle = sleep
+	[port0]
+	device = net_af_packet0,iface=$dev,qpairs=1
+	ipv4 = $ip
+	mtu = 1024
+	EOF
+}
+
+# run PLACEMENT WAIT [TESTPMD ARGS...]: one server/client invocation;
+# the client's RESULT lines.
+run() {
+	local place=$1 wait=$2
+
+	shift 2
+	cfg a "$place"
+	cfg b "$place"
+	ip netns exec "$RP_NS_B" timeout "$TMO" "$app" -- --config "$tmp/b.ini" \
+		--server "$@" >"$tmp/server.out" 2>&1 &
+	srv=$!
+	ip netns exec "$RP_NS_A" timeout "$TMO" "$app" -- --config "$tmp/a.ini" \
+		--client 192.0.2.2 --mode send_lat --size 8 \
+		--iters "$iters" --wait "$wait" "$@" 2>"$tmp/client.err" |
+		grep '^RESULT' ||
+		{ echo "inline.sh: $place/$wait failed:"; grep -v TELEMETRY "$tmp/client.err" | tail -5; } >&2
+	stop_server
+}
+
+# Fields: $10 lat_p50, $11 lat_p99 (us, one way).
+row() {
+	local name=$1 res=$2
+
+	awk -v n="$name" -v r50="$raw" '
+	$2 == "send_lat" { v50 = $10; v99 = $11 }
+	END { printf "%-34s %10s %10s %10s %8.2f\n", n, v50, v99, r50,
+		(r50 > 0 ? v50 / r50 : 0) }' "$res"
+}
+
+run one poll --raw --inline-us "$inl" >"$tmp/inline.res"
+raw=$(awk '$2 == "raw_pp" { print $10 }' "$tmp/inline.res")
+run dedicated poll >"$tmp/dedicated.res"
+run dedicated event >"$tmp/event.res"
+echo "inline.sh: two hosts, af_packet on a veth, 8 B RC SEND ping-pong, $iters iterations, $(nproc) CPUs"
+printf "%-34s %10s %10s %10s %8s\n" "placement" "p50 us" "p99 us" "raw p50" "p50/raw"
+row "dedicated lcore, polling" "$tmp/dedicated.res"
+row "inline (inline_us $inl), polling" "$tmp/inline.res"
+row "dedicated lcore, events" "$tmp/event.res"
+echo "(goal: inline polling p50 <= 1.5 x raw; half round trips)"
+exit 0
