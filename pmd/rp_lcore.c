@@ -104,6 +104,7 @@ struct rp_lcore_ctx {
 	struct timespec stand;
 	uint32_t token;			/* 1 while a thread owns the devices */
 	uint64_t app_tsc;		/* TSC of the application's last try */
+	uint32_t standing;		/* the lcore naps aside (U0/U1) */
 	/*
 	 * Written by the thread that holds the token (the lcore, or in
 	 * inline mode an application thread), except stand_asides and the
@@ -358,13 +359,27 @@ lcore_block(struct rp_lcore_ctx *lc)
 static bool
 lcore_stand_aside(struct rp_lcore_ctx *lc)
 {
+	struct pollfd pfd = { .fd = lc->wake_fd, .events = POLLIN };
 	uint64_t now = rte_get_timer_cycles();
 
 	if (now - rp_load_relaxed(&lc->app_tsc) >= lc->stand_cycles &&
 	    lcore_token_try(lc))
 		return false;
 	lc_stat_add(lc, RP_LC_STAND_ASIDES, 1);
-	nanosleep(&lc->stand, NULL);
+	/*
+	 * U0: pairs with U1 in rp_engine_unassist().  Our store of
+	 * standing, the fence, our load of app_tsc; the program's store of
+	 * app_tsc, its fence, its load of standing.  Either we see that it
+	 * stopped polling, or it sees us aside and wakes us.
+	 */
+	rp_store_relaxed(&lc->standing, 1u);
+	rp_fence_seq_cst();
+	if (rte_get_timer_cycles() - rp_load_relaxed(&lc->app_tsc) <
+	    lc->stand_cycles &&
+	    ppoll(&pfd, 1, &lc->stand, NULL) > 0 &&
+	    (pfd.revents & POLLIN) != 0)
+		lc_stat_add(lc, RP_LC_DOORBELL_SIGNALS, fd_drain(lc->wake_fd));
+	rp_store_relaxed(&lc->standing, 0u);
 	return true;
 }
 
@@ -471,6 +486,26 @@ rp_engine_assist(unsigned int dev)
 		lc->devs[i]->tx_defer = false;
 	lcore_token_give(lc);
 	return true;
+}
+
+void
+rp_engine_unassist(unsigned int dev)
+{
+	const uint64_t one = 1;
+	struct rp_lcore_ctx *lc;
+
+	if (dev >= RP_MAX_PORTS)
+		return;
+	lc = rp_dev_lcore[dev];
+	if (lc == NULL || !lc->inline_mode)
+		return;
+	/* U1: pairs with U0 in lcore_stand_aside(). */
+	rp_store_relaxed(&lc->app_tsc, 0);
+	rp_fence_seq_cst();
+	if (rp_load_relaxed(&lc->standing) != 0 &&
+	    write(lc->wake_fd, &one, sizeof(one)) < 0)
+		RP_LOG(DEBUG, "lcore %u: wake-up: %s", lc->lcore,
+		       strerror(errno));
 }
 
 int

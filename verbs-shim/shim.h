@@ -348,6 +348,8 @@ struct shim_engine_ops {
 	 * the engine is another process's.
 	 */
 	bool (*assist)(unsigned int dev);
+	/* The program stops polling (it armed a CQ): rp_engine_unassist(). */
+	void (*unassist)(unsigned int dev);
 };
 
 extern const struct shim_engine_ops shim_engine_embedded_ops;

@@ -89,6 +89,7 @@ const struct shim_engine_ops shim_engine_embedded_ops = {
 	.ctrl_call = rp_ctrl_call,
 	.doorbell = rp_dev_doorbell,
 	.assist = rp_engine_assist,
+	.unassist = rp_engine_unassist,
 };
 
 const struct shim_engine_ops *shim_engine = &shim_engine_embedded_ops;

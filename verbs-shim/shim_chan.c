@@ -61,6 +61,10 @@ shim_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	 * full fence between its owner store and its load of arm.
 	 */
 	rp_fence_seq_cst();
+	/* A program that arms is about to wait, not poll: an inline
+	 * engine's lcore takes the passes back now. */
+	if (shim_engine->unassist != NULL)
+		shim_engine->unassist(cq->ctx->dev);
 	return 0;
 }
 

@@ -232,6 +232,13 @@ int rp_engine_set_idle(enum rp_idle_policy idle);
 bool rp_engine_assist(unsigned int dev);
 
 /**
+ * Inline mode: the calling thread stops polling device `dev`'s CQs (it
+ * armed one to wait for an event): the lcore, standing aside, takes the
+ * passes back at once instead of after inline_us.  A no-op otherwise.
+ */
+void rp_engine_unassist(unsigned int dev);
+
+/**
  * Counters of a device (the /rocepmd/stats telemetry command's).
  * @param names, vals filled for the first n counters (either may be NULL)
  * @return the number of counters the engine has, or -ENOENT
