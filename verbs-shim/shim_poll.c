@@ -60,12 +60,16 @@ shim_cq_take(struct shim_cq *cq, int num_entries, struct ibv_wc *wc)
 
 /*
  * An empty CQ with the engine inline (config key inline_us): run a pass
- * of the engine here, then look again.
+ * of the engine here, then look again.  Not on an armed CQ: a program
+ * polls one between ibv_req_notify_cq() and its wait for the event, and
+ * the lcore is to serve it while it waits (a pass here would tell the
+ * lcore to stand aside just then).
  */
 static inline bool
 shim_cq_assist(const struct shim_cq *cq)
 {
 	return shim_engine->assist != NULL &&
+		(rp_load_relaxed(&cq->ctl->arm) & RP_CQ_ARM_MASK) == 0 &&
 		shim_engine->assist(cq->ctx->dev);
 }
 
