@@ -415,33 +415,33 @@ lcore_main(void *arg)
 		idle = rp_load_relaxed(&lc->idle);
 		if (busy) {
 			last_busy = t1;
-			lcore_token_give(lc);
-		} else if (idle == RP_IDLE_YIELD &&
-			   t1 - last_busy > lc->idle_cycles) {
-			/* Give the CPU to whoever shares it (the application,
-			 * the peer's engine); a post or a packet is seen on
-			 * the next pass. */
-			lc_stat_add(lc, RP_LC_YIELDS, 1);
-			lcore_token_give(lc);
-			sched_yield();
-		} else if (idle == RP_IDLE_SLEEP &&
-			   t1 - last_busy > lc->idle_cycles) {
-			/* A sleeper that wakes preempts a spinning application
-			 * under CFS, where a yield would not: on shared CPUs
-			 * this bounds the latency a busy application adds. */
-			lc_stat_add(lc, RP_LC_NAPS, 1);
-			lcore_token_give(lc);
-			nanosleep(&lc->nap, NULL);
 		} else if (idle == RP_IDLE_ADAPTIVE &&
 			   t1 - last_busy > lc->idle_cycles) {
-			/* Keep last_busy after a wake-up: a pass that finds
-			 * nothing (a timeout) blocks again at once. */
+			/* The last look holds the devices; the block itself
+			 * gives them up.  Keep last_busy after a wake-up: a
+			 * pass that finds nothing (a timeout) blocks again at
+			 * once. */
 			busy = lcore_block(lc);
 			if (busy)
 				last_busy = rte_get_timer_cycles();
-			lcore_token_give(lc);
-		} else {
-			lcore_token_give(lc);
+		}
+		/* Inline mode: the devices are free while the lcore naps. */
+		lcore_token_give(lc);
+		if (!busy && t1 - last_busy > lc->idle_cycles) {
+			if (idle == RP_IDLE_YIELD) {
+				/* Give the CPU to whoever shares it (the
+				 * application, the peer's engine); a post or a
+				 * packet is seen on the next pass. */
+				lc_stat_add(lc, RP_LC_YIELDS, 1);
+				sched_yield();
+			} else if (idle == RP_IDLE_SLEEP) {
+				/* A sleeper that wakes preempts a spinning
+				 * application under CFS, where a yield would
+				 * not: on shared CPUs this bounds the latency a
+				 * busy application adds. */
+				lc_stat_add(lc, RP_LC_NAPS, 1);
+				nanosleep(&lc->nap, NULL);
+			}
 		}
 		t1 = rte_get_timer_cycles();
 		lc_stat_add(lc, busy ? RP_LC_BUSY_CYCLES : RP_LC_IDLE_CYCLES,
@@ -459,6 +459,15 @@ lcore_main(void *arg)
 	return 0;
 }
 
+/* The lcore serving device `dev` if it runs inline passes, or NULL. */
+static struct rp_lcore_ctx *
+inline_lcore(unsigned int dev)
+{
+	struct rp_lcore_ctx *lc = dev < RP_MAX_PORTS ? rp_dev_lcore[dev] : NULL;
+
+	return lc != NULL && lc->inline_mode ? lc : NULL;
+}
+
 /*
  * Inline mode: one pass over the devices of the lcore that serves device
  * `dev`, run by the calling application thread, unless another thread
@@ -468,12 +477,9 @@ lcore_main(void *arg)
 bool
 rp_engine_assist(unsigned int dev)
 {
-	struct rp_lcore_ctx *lc;
+	struct rp_lcore_ctx *lc = inline_lcore(dev);
 
-	if (dev >= RP_MAX_PORTS)
-		return false;
-	lc = rp_dev_lcore[dev];
-	if (lc == NULL || !lc->inline_mode)
+	if (lc == NULL)
 		return false;
 	rp_store_relaxed(&lc->app_tsc, rte_get_timer_cycles());
 	if (!lcore_token_try(lc))
@@ -492,12 +498,9 @@ void
 rp_engine_unassist(unsigned int dev)
 {
 	const uint64_t one = 1;
-	struct rp_lcore_ctx *lc;
+	struct rp_lcore_ctx *lc = inline_lcore(dev);
 
-	if (dev >= RP_MAX_PORTS)
-		return;
-	lc = rp_dev_lcore[dev];
-	if (lc == NULL || !lc->inline_mode)
+	if (lc == NULL)
 		return;
 	/* U1: pairs with U0 in lcore_stand_aside(). */
 	rp_store_relaxed(&lc->app_tsc, 0);
