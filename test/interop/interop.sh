@@ -41,8 +41,9 @@
 # Skips (exit 77, with a banner) only where QEMU cannot run or the guest
 # image is missing (scripts/rxe-image builds it).  Environment as for
 # test/verbs/lib.sh, plus RP_RXE_IMAGE (default /var/tmp/rocepmd-rxe),
-# RI_ONLY (names of the scenarios to run; default all) and RI_STEP_TIMEOUT
-# (seconds a program may run, default 90).
+# RI_ONLY (names of the scenarios to run; default all), RI_STEP_TIMEOUT
+# (seconds a program may run, default 90) and RI_INLINE_US (the engine's
+# inline_us: polling programs run its passes; default 0, off).
 
 . "$(dirname "$0")/../verbs/lib.sh"
 
@@ -146,6 +147,7 @@ main_lcore = 0
 lcores = 1
 idle = sleep
 idle_us = 50
+inline_us = ${RI_INLINE_US:-0}
 [port0]
 device = net_af_packet0,iface=ri-h1,qpairs=1
 ipv4 = $rp_ip/24
@@ -618,4 +620,14 @@ done
 "$RP_ICRC_CHECK" --min "$minf" "$rv_tmp/interop.pcap" ||
 	rv_fail "the capture has bad RoCEv2 frames (see above)"
 [ "$failed" = 0 ] || rv_fail "some scenarios failed against rxe (see above)"
+# Inline passes: the engines' stop logs (lcore counters) must show passes
+# run by the programs' own threads, or this run proved nothing of them.
+if [ "${RI_INLINE_US:-0}" != 0 ]; then
+	inl=$(cat "$rv_tmp"/*.err 2>/dev/null |
+		sed -n 's/.*inline_passes \([0-9]*\).*/\1/p' |
+		awk '{ s += $1 } END { print s + 0 }')
+	[ "$inl" -gt 0 ] ||
+		rv_fail "inline_us $RI_INLINE_US: no pass run by a program's thread"
+	rv_log "inline passes run by the programs' threads: $inl"
+fi
 rv_log "PASS: every scenario against rxe, every ICRC of the capture right"
