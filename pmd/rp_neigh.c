@@ -112,6 +112,26 @@ neigh_on_link(const struct rp_dev *dev, const uint8_t ip[16])
 }
 
 /*
+ * On a port whose addresses are the kernel's, ARP replies and neighbour
+ * advertisements reach the kernel, not the engine: the kernel's table has
+ * the peer (rp_neigh_kernel.c).  Whether it had it: `e` valid then.
+ */
+static bool
+neigh_from_kernel(struct rp_dev *dev, struct rp_neigh *e,
+		  const uint8_t ip[16], uint64_t now)
+{
+	uint8_t mac[6];
+
+	if (dev->xdp_addrs_fd < 0 || rp_neigh_kernel(dev, ip, mac) != 0)
+		return false;
+	memcpy(e->mac.addr_bytes, mac, 6);
+	e->valid = true;
+	e->confirmed = now;
+	rp_stat_inc(dev, RP_STAT_NEIGH_KERNEL);
+	return true;
+}
+
+/*
  * The MAC of unicast `ip`: 0 and the MAC, -EAGAIN while a request is out
  * (repeated at most every RP_NEIGH_RETRY_MS as long as someone asks),
  * -ENETUNREACH off-link.
@@ -131,25 +151,20 @@ rp_neigh_resolve(struct rp_dev *dev, const uint8_t ip[16], uint8_t mac[6])
 	e = neigh_find(dev, ip, true);
 	now = rte_get_timer_cycles();
 	if (e->valid) {
-		memcpy(mac, e->mac.addr_bytes, 6);
 		if (now - e->confirmed > rte_get_timer_hz() / 1000 *
 		    dev->cfg.arp_reachable_ms && neigh_due(e, now)) {
 			e->last_req = now;
 			rp_stat_inc(dev, RP_STAT_ARP_REFRESH);
-			neigh_solicit(dev, ip);
+			if (!neigh_from_kernel(dev, e, ip, now))
+				neigh_solicit(dev, ip);
 		}
+		memcpy(mac, e->mac.addr_bytes, 6);
 		return 0;
 	}
 	if (neigh_due(e, now)) {
 		e->last_req = now;
-		/* The kernel's addresses: ARP replies reach the kernel, so
-		 * its table has the peer (rp_neigh_kernel.c). */
-		if (dev->xdp_addrs_fd >= 0 &&
-		    rp_neigh_kernel(dev, ip, e->mac.addr_bytes) == 0) {
-			e->valid = true;
-			e->confirmed = now;
+		if (neigh_from_kernel(dev, e, ip, now)) {
 			memcpy(mac, e->mac.addr_bytes, 6);
-			rp_stat_inc(dev, RP_STAT_NEIGH_KERNEL);
 			return 0;
 		}
 		neigh_solicit(dev, ip);

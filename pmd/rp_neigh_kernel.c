@@ -2,13 +2,15 @@
 /*
  * Peers through the kernel's neighbour table, for a port whose addresses
  * are the kernel's (an af_xdp port with rocepmd's XDP program, guides/xdp):
- * ARP replies go to the kernel there, never to the engine, so the engine
- * reads the kernel's entry (/proc/net/arp: the kernel's own resolution
- * for its traffic to that peer, as the kernel's rxe does through
- * rdma_addr_find_l2_eth_by_grh()).  Where the kernel has none, a datagram
- * to the peer's discard port from a kernel socket makes the kernel resolve
- * it; the next try reads the entry.  Only on a neighbour-cache miss, at
- * most every RP_NEIGH_RETRY_MS: never per packet.
+ * ARP replies and neighbour advertisements go to the kernel there, never
+ * to the engine, so the engine reads the kernel's entry (an rtnetlink
+ * dump of the interface's neighbours, IPv4 and IPv6: the kernel's own
+ * resolution for its traffic to that peer, as the kernel's rxe does
+ * through rdma_addr_find_l2_eth_by_grh()).  Where the kernel has none, a
+ * datagram to the peer's discard port from a kernel socket makes the
+ * kernel resolve it; the next try reads the entry.  Only on a
+ * neighbour-cache miss or refresh, at most every RP_NEIGH_RETRY_MS: never
+ * per packet.
  */
 
 #include <arpa/inet.h>
@@ -19,45 +21,113 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <linux/neighbour.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
 #include "rp_obj.h"
 
-#define RP_PROC_ARP	"/proc/net/arp"
-#define RP_ATF_COM	0x02		/* a complete entry */
 #define RP_DISCARD_PORT	9
+/* A neighbour with a usable link-layer address (the kernel's NUD_VALID). */
+#define RP_NUD_USABLE	(NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE | \
+			 NUD_PROBE | NUD_STALE | NUD_DELAY)
 
-/* The kernel's MAC for IPv4 `ip` on the port's interface: 0 or -ENOENT. */
-static int
-neigh_kernel_v4(const struct rp_dev *dev, const uint8_t ip[16], uint8_t mac[6])
+/* Whether one RTM_NEWNEIGH is `ip` on `ifindex`, usable: its MAC then. */
+static bool
+neigh_msg_match(const struct nlmsghdr *h, int ifindex, const uint8_t *ip,
+		size_t alen, uint8_t mac[6])
 {
-	char line[256], addr[64], hw[32], ifn[IF_NAMESIZE + 1];
-	unsigned int type, flags, m[6];
-	struct in_addr want, got;
-	int ret = -ENOENT;
-	FILE *f;
+	const struct ndmsg *nd = NLMSG_DATA(h);
+	const struct rtattr *rta;
+	const uint8_t *dst = NULL, *ll = NULL;
+	int len;
 
-	memcpy(&want, ip + 12, 4);
-	f = fopen(RP_PROC_ARP, "re");
-	if (f == NULL)
+	if (h->nlmsg_type != RTM_NEWNEIGH ||
+	    h->nlmsg_len < NLMSG_LENGTH(sizeof(*nd)) ||
+	    nd->ndm_ifindex != ifindex || !(nd->ndm_state & RP_NUD_USABLE))
+		return false;
+	len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*nd)));
+	for (rta = (const struct rtattr *)((const char *)nd +
+					   NLMSG_ALIGN(sizeof(*nd)));
+	     RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		if (rta->rta_type == NDA_DST && RTA_PAYLOAD(rta) == alen)
+			dst = RTA_DATA(rta);
+		else if (rta->rta_type == NDA_LLADDR && RTA_PAYLOAD(rta) == 6)
+			ll = RTA_DATA(rta);
+	}
+	if (dst == NULL || ll == NULL || memcmp(dst, ip, alen) != 0)
+		return false;
+	memcpy(mac, ll, 6);
+	return true;
+}
+
+/*
+ * The kernel's MAC for `ip` on interface `ifindex`: 0, -ENOENT, or a
+ * negative errno of the netlink socket.  One dump of the family's
+ * neighbours, filtered here (every kernel dumps; not every one filters).
+ */
+static int
+neigh_kernel_read(int ifindex, const uint8_t ip[16], uint8_t mac[6])
+{
+	struct {
+		struct nlmsghdr h;
+		struct ndmsg nd;
+	} req = {
+		.h = { .nlmsg_len = NLMSG_LENGTH(sizeof(struct ndmsg)),
+		       .nlmsg_type = RTM_GETNEIGH,
+		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		       .nlmsg_seq = 1 },
+	};
+	char buf[16384] __rte_aligned(sizeof(struct nlmsghdr));
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	bool v4 = rp_gid_is_v4(ip), found = false, done = false;
+	const uint8_t *want = v4 ? ip + 12 : ip;
+	size_t alen = v4 ? 4 : 16;
+	int fd, ret = 0;
+
+	req.nd.ndm_family = v4 ? AF_INET : AF_INET6;
+	req.nd.ndm_ifindex = ifindex;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
 		return -errno;
-	if (fgets(line, sizeof(line), f) == NULL) {	/* the header */
-		fclose(f);
-		return -ENOENT;
+	if (sendto(fd, &req, req.h.nlmsg_len, 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0) {
+		ret = -errno;
+		goto out;
 	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		if (sscanf(line, "%63s 0x%x 0x%x %31s %*s %16s", addr, &type,
-			   &flags, hw, ifn) != 5 ||
-		    inet_pton(AF_INET, addr, &got) != 1 ||
-		    got.s_addr != want.s_addr || !(flags & RP_ATF_COM) ||
-		    strcmp(ifn, dev->if_name) != 0 ||
-		    sscanf(hw, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3],
-			   &m[4], &m[5]) != 6)
+	/* Read the whole dump, even past a match: the socket is closed
+	 * after, but a partial read would be a lie on a reused one. */
+	while (!done) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+		size_t len;
+
+		if (n < 0 && errno == EINTR)
 			continue;
-		for (unsigned int i = 0; i < 6; i++)
-			mac[i] = (uint8_t)m[i];
-		ret = 0;
-		break;
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			goto out;
+		}
+		len = (size_t)n;
+		for (; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_type == NLMSG_DONE) {
+				done = true;
+				break;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				ret = e->error < 0 ? e->error : -EIO;
+				goto out;
+			}
+			if (!found && neigh_msg_match(h, ifindex, want, alen,
+						      mac))
+				found = true;
+		}
 	}
-	fclose(f);
+	ret = found ? 0 : -ENOENT;
+out:
+	close(fd);
 	return ret;
 }
 
@@ -91,15 +161,17 @@ neigh_kernel_poke(const struct rp_dev *dev, const uint8_t ip[16])
 
 /*
  * The kernel's MAC for `ip`: 0, or -EAGAIN once the kernel was asked to
- * resolve it.  IPv6: the kernel is asked; its table is not read yet, the
- * engine's own neighbour solicitation answers (guides/xdp).
+ * resolve it (IPv4 and IPv6 alike).
  */
 int
 rp_neigh_kernel(const struct rp_dev *dev, const uint8_t ip[16], uint8_t mac[6])
 {
+	int ifindex;
+
 	if (dev->if_name[0] == '\0')
 		return -ENODEV;
-	if (rp_gid_is_v4(ip) && neigh_kernel_v4(dev, ip, mac) == 0)
+	ifindex = (int)if_nametoindex(dev->if_name);
+	if (ifindex > 0 && neigh_kernel_read(ifindex, ip, mac) == 0)
 		return 0;
 	neigh_kernel_poke(dev, ip);
 	return -EAGAIN;
