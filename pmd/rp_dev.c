@@ -177,6 +177,9 @@ dev_stats_log(const struct rp_dev *dev)
 static void
 dev_free(struct rp_dev *dev)
 {
+	/* The lcores have stopped: the XDP program's last counts, read
+	 * here, are not ten link polls old. */
+	rp_xdp_port_poll(dev);
 	if (dev->ctl != NULL)
 		dev_stats_log(dev);
 	rp_netdev_watch_fini(dev);

@@ -32,6 +32,8 @@
 #define RP_LOOP_RING	1024u
 /* Ethernet + IPv6 + UDP + largest BTH/ext headers + pad + ICRC, rounded */
 #define RP_HDR_ROOM	128u
+/* linux/bpf.h's XDP_PACKET_HEADROOM */
+#define RP_XDP_PACKET_HEADROOM	256u
 /*
  * L3 bytes around an IB MTU of payload in the largest frame the engine
  * sends: IPv4, UDP, BTH, RETH, ImmDt, ICRC (rp_cfg.c's frame overhead
@@ -264,6 +266,12 @@ rp_port_init(struct rp_dev *dev)
 	/* af_packet copies whole ring frames: its mbufs must hold framesz. */
 	if (fsz != NULL)
 		frame_max = RTE_MAX(frame_max, (uint32_t)atoi(fsz + 8));
+	/* af_xdp's mbufs are its umem chunks, and the kernel keeps
+	 * XDP_PACKET_HEADROOM of each in front of the frame: without it a
+	 * frame of a full IB MTU with a RETH is dropped by the socket. */
+	if (info.driver_name != NULL &&
+	    strcmp(info.driver_name, "net_af_xdp") == 0)
+		frame_max += RP_XDP_PACKET_HEADROOM;
 
 	snprintf(name, sizeof(name), "rp_mbuf_%u", dev->id);
 	dev->pool = rte_mempool_lookup(name);
