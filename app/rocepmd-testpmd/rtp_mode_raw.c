@@ -210,9 +210,18 @@ static int
 raw_port_start(struct raw_ctx *c, unsigned int i)
 {
 	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
 	uint16_t p = c->port[i];
 	int ret;
 
+	/* DPDK's af_xdp PMD keeps a queue's AF_XDP socket until the port
+	 * closes: the engine could not set the queue up again after us. */
+	if (rte_eth_dev_info_get(p, &info) == 0 && info.driver_name != NULL &&
+	    strcmp(info.driver_name, "net_af_xdp") == 0) {
+		fprintf(stderr, "raw: port %u is af_xdp, whose queue the engine could not set up after the raw mode (the PMD keeps its AF_XDP socket until the port closes): measure raw on an af_packet or memif port\n",
+			p);
+		return -ENOTSUP;
+	}
 	ret = rte_eth_dev_configure(p, 1, 1, &conf);
 	if (ret == 0)
 		ret = rte_eth_rx_queue_setup(p, 0, 1024,
