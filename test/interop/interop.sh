@@ -5,9 +5,18 @@
 # soft RoCE, rdma_rxe, running in a QEMU guest (doc/guides/interop.rst).
 #
 #   [namespace ri-<dir>]
-#     br-ri 192.0.2.254/24 (the namespace's kernel: out-of-band TCP)
+#     br-ri 192.0.2.254/24 (the namespace's kernel: the "go" signals)
 #       +-- ri-tap  -- QEMU guest, eth0 192.0.2.1, rxe0 (Debian's kernel)
-#       +-- ri-h0   == veth == ri-h1: rocepmd, af_packet, 192.0.2.10
+#       +-- ri-h0   == veth ==  [namespace ri-<dir>-h: rocepmd's host]
+#                               ri-h1 192.0.2.10/24, 2001:db8::10/64
+#
+# rocepmd's host is bound to ri-h1 as the kernel's rxe is to its netdev
+# (RI_PORT=xdp, the default): "netdev = ri-h1", addresses and MAC the
+# kernel's, rocepmd's XDP program steering RoCEv2 to the engine and the
+# rest (the programs' TCP, ARP, neighbour discovery) to the kernel, the
+# guest's MAC from the kernel's neighbour table.  RI_PORT=af_packet binds
+# net_af_packet to ri-h1 instead, with the addresses in the configuration
+# (the kernel of the host namespace then holds none).
 #
 # rxe-server: the guest runs every server, rocepmd-run the clients;
 # rxe-client: the other way round.  With TESTPMD, rocepmd's programs attach
@@ -43,7 +52,8 @@
 # test/verbs/lib.sh, plus RP_RXE_IMAGE (default /var/tmp/rocepmd-rxe),
 # RI_ONLY (names of the scenarios to run; default all), RI_STEP_TIMEOUT
 # (seconds a program may run, default 90) and RI_INLINE_US (the engine's
-# inline_us: polling programs run its passes; default 0, off).
+# inline_us: polling programs run its passes; default 0, off) and RI_PORT
+# (xdp or af_packet, above).
 
 . "$(dirname "$0")/../verbs/lib.sh"
 
@@ -63,9 +73,17 @@ fi
 image=${RP_RXE_IMAGE:-/var/tmp/rocepmd-rxe}
 here=$(cd "$(dirname "$0")" && pwd)
 ns=ri-${dir#rxe-}
+nsh=$ns-h	# rocepmd's host
+ri_port=${RI_PORT:-xdp}
+case $ri_port in
+xdp | af_packet) ;;
+*) rv_fail "RI_PORT must be xdp or af_packet, not '$ri_port'" ;;
+esac
 guest_ip=192.0.2.1
-host_kip=192.0.2.254	# the namespace's kernel, for TCP
+host_kip=192.0.2.254	# the bridge namespace's kernel: the "go" signals
 rp_ip=192.0.2.10	# rocepmd's device
+host_tcp_ip=$rp_ip	# its host's kernel, for the programs' TCP
+[ "$ri_port" = xdp ] || host_tcp_ip=192.0.2.11
 guest_ip6=2001:db8::1
 rp_ip6=2001:db8::10
 step_t=${RI_STEP_TIMEOUT:-90}
@@ -96,6 +114,7 @@ rv_need_prog python3 python3
 
 ri_net_down() {
 	ip netns del "$ns" 2>/dev/null
+	ip netns del "$nsh" 2>/dev/null
 	return 0
 }
 
@@ -114,7 +133,9 @@ trap ri_cleanup EXIT
 # ---- network -----------------------------------------------------------------
 ri_net_down
 ip netns add "$ns" || rv_fail "ip netns add $ns failed"
+ip netns add "$nsh" || rv_fail "ip netns add $nsh failed"
 nsx=(ip netns exec "$ns")
+nshx=(ip netns exec "$nsh")
 # IPv6 off on the namespace's new interfaces (a quiet link: rocepmd does
 # its own neighbour discovery), except on the bridge, whose address
 # 2001:db8::fe lets getaddrinfo(3) with AI_ADDRCONFIG (rping's) resolve
@@ -133,13 +154,35 @@ ip -n "$ns" link set br-ri mtu 1500 up
 ip -n "$ns" tuntap add dev ri-tap mode tap || rv_fail "cannot create a tap"
 ip -n "$ns" link set ri-tap mtu 1500 master br-ri up
 ip -n "$ns" link add ri-h0 numtxqueues 1 numrxqueues 1 type veth \
-	peer name ri-h1 numtxqueues 1 numrxqueues 1
+	peer name ri-h1 netns "$nsh" numtxqueues 1 numrxqueues 1
 ip -n "$ns" link set ri-h0 mtu 1500 master br-ri up
-ip -n "$ns" link set ri-h1 mtu 1500 up
+# rocepmd's host: a kernel of its own on ri-h1, which owns the device's
+# addresses when the port is bound to it (xdp), and carries the programs'
+# TCP either way.
+"${nshx[@]}" sysctl -qw net.ipv6.conf.default.accept_ra=0 \
+	net.ipv6.conf.default.router_solicitations=0 \
+	net.ipv6.conf.default.accept_dad=0 >/dev/null
+ip -n "$nsh" link set lo up
+ip -n "$nsh" link set ri-h1 mtu 1500
+if [ "$ri_port" = xdp ]; then
+	ip -n "$nsh" addr add "$rp_ip/24" dev ri-h1
+	ip -n "$nsh" -6 addr add "$rp_ip6/64" dev ri-h1 nodad
+	port_cfg="netdev = ri-h1"
+else
+	# the kernel holds addresses of its own for the programs' TCP (and
+	# for getaddrinfo's AI_ADDRCONFIG), not the device's: rocepmd's
+	# RoCEv2 is not for it, it drops that without a word
+	ip -n "$nsh" addr add "$host_tcp_ip/24" dev ri-h1
+	ip -n "$nsh" -6 addr add 2001:db8::11/64 dev ri-h1 nodad
+	port_cfg="device = net_af_packet0,iface=ri-h1,qpairs=1
+ipv4 = $rp_ip/24
+ipv6 = $rp_ip6/64"
+fi
+ip -n "$nsh" link set ri-h1 up
 
 cfg=$rv_tmp/rocepmd.ini
 cat >"$cfg" <<EOF
-; rocepmd at $rp_ip on the free end of a veth into the guest's bridge
+; rocepmd at $rp_ip on the free end of a veth into the guest's bridge ($ri_port)
 [eal]
 args = --log-level=rocepmd:info
 [engine]
@@ -149,9 +192,7 @@ idle = sleep
 idle_us = 50
 inline_us = ${RI_INLINE_US:-0}
 [port0]
-device = net_af_packet0,iface=ri-h1,qpairs=1
-ipv4 = $rp_ip/24
-ipv6 = $rp_ip6/64
+$port_cfg
 mtu = 1024
 lcore = 1
 region_mb = 64
@@ -169,7 +210,7 @@ done
 # The host of the attached mode, on the port of $cfg.
 ri_sock=$rv_tmp/ri.sock
 if [ -n "$testpmd" ]; then
-	"${nsx[@]}" timeout -k 10 "$RV_TIMEOUT" "$testpmd" -- --config "$cfg" \
+	"${nshx[@]}" timeout -k 10 "$RV_TIMEOUT" "$testpmd" -- --config "$cfg" \
 		--host="$ri_sock" >"$rv_tmp/host.out" 2>"$rv_tmp/host.err" &
 	rv_pids+=("$!")
 	rv_wait_output host "device(s) on $ri_sock (telemetry" "$!"
@@ -183,10 +224,10 @@ ri_bg() {
 
 	shift 2
 	if [ -z "$testpmd" ]; then
-		rv_bg "$name" "$ns" "$cfg" -- "$@"
+		rv_bg "$name" "$nsh" "$cfg" -- "$@"
 		return
 	fi
-	"${nsx[@]}" timeout -k 10 "$RV_TIMEOUT" \
+	"${nshx[@]}" timeout -k 10 "$RV_TIMEOUT" \
 		"$RP_RUN" --attach="$ri_sock" -- "$@" \
 		>"$rv_tmp/$name.out" 2>"$rv_tmp/$name.err" &
 	rv_last_pid=$!
@@ -280,7 +321,7 @@ if [ "$dir" = rxe-server ]; then
 	srv_side=rxe cli_side=rocepmd srv_rdma=$guest_ip srv_tcp=$guest_ip
 	srv_rdma6=$guest_ip6
 else
-	srv_side=rocepmd cli_side=rxe srv_rdma=$rp_ip srv_tcp=$host_kip
+	srv_side=rocepmd cli_side=rxe srv_rdma=$rp_ip srv_tcp=$host_tcp_ip
 	srv_rdma6=$rp_ip6
 fi
 
@@ -530,7 +571,7 @@ for n in "${scen_names[@]}"; do
 		srv=$rv_last_pid
 		if [ "${scen_kind[$n]}" = tcp ]; then
 			for ((i = 0; i < 300; i++)); do
-				"${nsx[@]}" ss -Hltn "sport = :$port" | grep -q . && break
+				"${nshx[@]}" ss -Hltn "sport = :$port" | grep -q . && break
 				kill -0 "$srv" 2>/dev/null || break
 				sleep 0.1
 			done
@@ -629,5 +670,16 @@ if [ "${RI_INLINE_US:-0}" != 0 ]; then
 	[ "$inl" -gt 0 ] ||
 		rv_fail "inline_us $RI_INLINE_US: no pass run by a program's thread"
 	rv_log "inline passes run by the programs' threads: $inl"
+fi
+# Bound to ri-h1 (xdp): the program's counters must show RoCEv2 handed to
+# the engine, and the kernel's neighbour table must have given the guest.
+if [ "$ri_port" = xdp ]; then
+	for c in xdp_redirected neigh_from_kernel; do
+		v=$(cat "$rv_tmp"/*.err 2>/dev/null |
+			sed -n "s/.*rocepmd0: $c \([0-9]*\)$/\1/p" |
+			awk '{ s += $1 } END { print s + 0 }')
+		[ "$v" -gt 0 ] || rv_fail "netdev = ri-h1: no $c in the engines' counters"
+		rv_log "netdev = ri-h1: $c $v (all programs)"
+	done
 fi
 rv_log "PASS: every scenario against rxe, every ICRC of the capture right"

@@ -40,6 +40,12 @@ rv_need_prog nft nftables
 port=18530
 iters=2000
 
+# The rows' engine figures (srv_engine_busy) are the dedicated lcore's:
+# no inline passes in the programs' threads.  The raw mode, the
+# yardstick, runs on af_packet: DPDK's af_xdp PMD cannot set a queue up
+# twice in one process (raw, then the engine).
+export RV_INLINE_US=0
+[ "$case" != raw ] || export RV_PORT=af_packet
 rv_topology "tp$case"
 srv_log=$rv_tmp/server.out
 

@@ -31,6 +31,9 @@ rv_need_prog tshark tshark
 rv_need_prog nft nftables
 [ -x "${RP_ICRC_CHECK:-}" ] || rv_fail "RP_ICRC_CHECK ($RP_ICRC_CHECK) is not executable"
 
+# af_packet: frames an XDP program redirects to an AF_XDP socket never
+# reach the veth's packet taps, so tcpdump would see none.
+export RV_PORT=af_packet
 rv_topology cap
 
 # tcpdump SIDE NS DEV

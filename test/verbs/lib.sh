@@ -115,44 +115,93 @@ rv_tmp=$(mktemp -d "${TMPDIR:-/tmp}/rv-${rv_prog%.sh}-XXXXXX") ||
 	rv_fail "mktemp failed"
 
 # rv_topology TAG: own namespaces and veth, and configs for them.
-# Sets RV_CFG_A, RV_CFG_B (config/netns-{a,b}.ini with the veth renamed),
-# RV_IP_A, RV_IP_B (the devices' IPv4 addresses), RV_IP6_A, RV_IP6_B (their
-# first configured IPv6 addresses, GID index 2).
+# RV_PORT says how the two hosts' ports are bound (default xdp):
+#   xdp        config/netns-{a,b}-xdp.ini, the demo's: netdev = <veth end>,
+#              rocepmd's XDP program steering RoCEv2 to the port's AF_XDP
+#              socket and everything else to the kernel; veth MTU 3000
+#              (af_xdp's native mode on a veth), no nftables rule, IB MTU
+#              2048, addresses and MAC the kernel's
+#   af_packet  config/netns-{a,b}.ini: net_af_packet on the veth end with
+#              the addresses in the file, veth MTU 9000, IB MTU 4096, the
+#              nftables rule keeping the kernel from answering RoCEv2; for
+#              what XDP cannot do on a veth (IB MTU 4096, captures of the
+#              veth, loss in its egress hook, the af_packet fallback)
+# RV_IDLE and RV_INLINE_US, when set, replace the configs' idle policy and
+# inline_us.
+# Sets RV_CFG_A, RV_CFG_B (the config with the veth renamed), RV_IP_A,
+# RV_IP_B (the devices' IPv4 addresses), RV_IP6_A, RV_IP6_B (their first
+# global IPv6 addresses, GID index 2).
 rv_topology() {
-	local tag=$1
+	local tag=$1 port=${RV_PORT:-xdp} h cfg veth
 
 	[ ${#tag} -le 11 ] || rv_fail "internal: topology tag '$tag' too long"
 	export RP_NS_A="rv-$tag-a" RP_NS_B="rv-$tag-b"
 	export RP_VETH_A="rv${tag}a" RP_VETH_B="rv${tag}b"
+	case $port in
+	xdp) export RP_NFT=0 RP_VETH_MTU=3000 ;;
+	af_packet) export RP_NFT=1 RP_VETH_MTU=9000 ;;
+	*) rv_fail "RV_PORT must be xdp or af_packet, not '$port'" ;;
+	esac
+	RV_PORT=$port
 	rv_topo=1
 	if ! "$RP_SRC_ROOT/scripts/netns-topology" up >"$rv_tmp/topology.log" 2>&1; then
 		cat "$rv_tmp/topology.log" >&2
 		rv_fail "scripts/netns-topology up failed"
 	fi
-	rv_log "topology: $(tr '\n' ';' <"$rv_tmp/topology.log")"
+	rv_log "topology ($port): $(tr '\n' ';' <"$rv_tmp/topology.log")"
 	RV_CFG_A=$rv_tmp/netns-a.ini
 	RV_CFG_B=$rv_tmp/netns-b.ini
-	sed "s/iface=rp-veth-a\([,[:space:]]\|$\)/iface=$RP_VETH_A\1/" \
-		"$RP_SRC_ROOT/config/netns-a.ini" >"$RV_CFG_A"
-	sed "s/iface=rp-veth-b\([,[:space:]]\|$\)/iface=$RP_VETH_B\1/" \
-		"$RP_SRC_ROOT/config/netns-b.ini" >"$RV_CFG_B"
+	for h in a b; do
+		cfg=$rv_tmp/netns-$h.ini
+		veth=$RP_VETH_A
+		[ "$h" = b ] && veth=$RP_VETH_B
+		if [ "$port" = xdp ]; then
+			sed "s/^netdev = rp-veth-$h$/netdev = $veth/" \
+				"$RP_SRC_ROOT/config/netns-$h-xdp.ini" >"$cfg"
+			grep -q "^netdev = $veth$" "$cfg" ||
+				rv_fail "config/netns-$h-xdp.ini has no 'netdev = rp-veth-$h' to point at $veth"
+		else
+			sed "s/iface=rp-veth-$h\([,[:space:]]\|$\)/iface=$veth\1/" \
+				"$RP_SRC_ROOT/config/netns-$h.ini" >"$cfg"
+			grep -q "iface=$veth" "$cfg" ||
+				rv_fail "config/netns-$h.ini has no iface=rp-veth-$h to point at $veth"
+		fi
+	done
 	if [ -n "${RV_IDLE:-}" ]; then
 		# The engine idle policy under test (busy, yield, sleep, adaptive).
 		sed -i "s/^idle = .*/idle = $RV_IDLE/" "$RV_CFG_A" "$RV_CFG_B"
 		grep -q "^idle = $RV_IDLE" "$RV_CFG_A" ||
-			rv_fail "config/netns-a.ini has no idle key to set to $RV_IDLE"
+			rv_fail "$RV_CFG_A has no idle key to set to $RV_IDLE"
 	fi
-	grep -q "iface=$RP_VETH_A" "$RV_CFG_A" ||
-		rv_fail "config/netns-a.ini has no iface=rp-veth-a to point at $RP_VETH_A"
-	grep -q "iface=$RP_VETH_B" "$RV_CFG_B" ||
-		rv_fail "config/netns-b.ini has no iface=rp-veth-b to point at $RP_VETH_B"
+	if [ -n "${RV_INLINE_US:-}" ]; then
+		# inline passes (the xdp configs' inline_us = 100) on or off
+		sed -i "s/^inline_us = .*/inline_us = $RV_INLINE_US/" \
+			"$RV_CFG_A" "$RV_CFG_B"
+		grep -q "^inline_us = $RV_INLINE_US" "$RV_CFG_A" ||
+			sed -i "s/^\[engine\]$/[engine]\ninline_us = $RV_INLINE_US/" \
+				"$RV_CFG_A" "$RV_CFG_B"
+	fi
+	# The devices' addresses are the interfaces' (netdev) or the files'.
 	RV_IP_A=$(rv_cfg_ipv4 "$RV_CFG_A")
 	RV_IP_B=$(rv_cfg_ipv4 "$RV_CFG_B")
-	if [ -z "$RV_IP_A" ] || [ -z "$RV_IP_B" ]; then
-		rv_fail "no ipv4 key in config/netns-{a,b}.ini"
-	fi
 	RV_IP6_A=$(rv_cfg_ipv6 "$RV_CFG_A")
 	RV_IP6_B=$(rv_cfg_ipv6 "$RV_CFG_B")
+	if [ "$port" = xdp ]; then
+		RV_IP_A=$(rv_if_addr "$RP_NS_A" "$RP_VETH_A" -4)
+		RV_IP_B=$(rv_if_addr "$RP_NS_B" "$RP_VETH_B" -4)
+		RV_IP6_A=$(rv_if_addr "$RP_NS_A" "$RP_VETH_A" -6)
+		RV_IP6_B=$(rv_if_addr "$RP_NS_B" "$RP_VETH_B" -6)
+	fi
+	if [ -z "$RV_IP_A" ] || [ -z "$RV_IP_B" ]; then
+		rv_fail "no IPv4 address for the devices ($port)"
+	fi
+}
+
+# rv_if_addr NS IFACE -4|-6: the first global address of IFACE in NS,
+# without the prefix length.
+rv_if_addr() {
+	ip -n "$1" "$3" -o addr show dev "$2" scope global |
+		awk '{ sub("/.*", "", $4); print $4; exit }'
 }
 
 # First address of "ipv6 = ADDR/N[, ...]" of a config, without the prefix

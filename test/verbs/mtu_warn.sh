@@ -24,6 +24,9 @@ rv_need_prog ibv_devinfo ibverbs-utils
 rv_need_prog nft nftables
 
 export RP_VETH_MTU=1500
+# The af_packet configuration (IB MTU 4096); netdev binding's own MTU
+# checks are test/xdp's.
+export RV_PORT=af_packet
 rv_topology mtu
 
 # run NAME VETH_MTU CONFIG: ibv_devinfo with the veth at VETH_MTU.

@@ -55,6 +55,9 @@ if [ "${p%_*}" = atomic ]; then
 else
 	tag="pf${p:0:1}$((size / 1048576))m$loss"
 fi
+# Loss is made in the veth's egress hook, which only af_packet's frames
+# pass (af_xdp's skip it): the lossy runs bind af_packet.
+[ "$loss" = 0 ] || export RV_PORT=af_packet
 rv_topology "$tag"
 if [ "$loss" != 0 ]; then
 	sed -i "s/^\(device = net_af_packet[^ ]*\)/\1,qdisc_bypass=0/" \

@@ -72,7 +72,7 @@ listener_pid() {
 		sed -n 's/.*pid=\([0-9]*\),.*/\1/p' | head -n 1
 }
 
-shim=$("$RP_RUN" --config "$RV_CFG_B" --check | sed -n 's/^shim: //p')
+shim=$(ip netns exec "$RP_NS_B" "$RP_RUN" --config "$RV_CFG_B" --check | sed -n 's/^shim: //p')
 [ -r "$shim" ] || rv_fail "no verbs shim (rocepmd-run --check: '$shim')"
 
 # 1. The owner.
@@ -91,7 +91,7 @@ rc=$rv_status
 rv_show second
 [ "$rc" -eq 1 ] || rv_fail "second program through rocepmd-run: status $rc, expected 1"
 [ ! -s "$rv_tmp/second.out" ] || rv_fail "ibv_devinfo ran though the port is in use"
-grep -qF "port0 (net_af_packet0,iface=$RP_VETH_B," "$rv_tmp/second.err" ||
+grep -qE "port0 \(net_af_(packet|xdp)0,iface=$RP_VETH_B," "$rv_tmp/second.err" ||
 	rv_fail "rocepmd-run does not name the port"
 grep -qF "$want" "$rv_tmp/second.err" ||
 	rv_fail "rocepmd-run does not say '$want'"
@@ -124,7 +124,7 @@ rv_log "the shim refused in $took s, before the EAL"
 
 lf=$(lock_file "$RP_NS_B" "$RP_VETH_B")
 [ -f "$lf" ] || rv_fail "no lock file $lf while the server runs"
-grep -q "^$owner ibv_rc_pingpong net_af_packet0,iface=$RP_VETH_B," "$lf" ||
+grep -qE "^$owner ibv_rc_pingpong net_af_(packet|xdp)0,iface=$RP_VETH_B," "$lf" ||
 	rv_fail "lock file $lf does not name PID $owner: $(cat "$lf")"
 rv_log "server PID $owner owns $RP_VETH_B: $lf: $(cat "$lf")"
 

@@ -55,6 +55,10 @@ rv_need_prog tshark tshark
 rv_need_prog nft nftables
 [ -x "${RP_ICRC_CHECK:-}" ] || rv_fail "RP_ICRC_CHECK ($RP_ICRC_CHECK) is not executable"
 
+# af_packet: the captures of the veth ends see no frame that an XDP
+# program redirects to an AF_XDP socket.  (rping over XDP steering runs
+# against the kernel's rxe: test/interop.)
+export RV_PORT=af_packet
 rv_topology "$tag"
 # A veth end's link-local address, as the kernel formed it.
 link_local() {
