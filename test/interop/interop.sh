@@ -212,7 +212,8 @@ ri_sock=$rv_tmp/ri.sock
 if [ -n "$testpmd" ]; then
 	"${nshx[@]}" timeout -k 10 "$RV_TIMEOUT" "$testpmd" -- --config "$cfg" \
 		--host="$ri_sock" >"$rv_tmp/host.out" 2>"$rv_tmp/host.err" &
-	rv_pids+=("$!")
+	host_pid=$!
+	rv_pids+=("$host_pid")
 	rv_wait_output host "device(s) on $ri_sock (telemetry" "$!"
 	rv_log "rocepmd's programs attach to a host: $(head -n 1 "$rv_tmp/host.out")"
 fi
@@ -674,6 +675,12 @@ fi
 # Bound to ri-h1 (xdp): the program's counters must show RoCEv2 handed to
 # the engine, and the kernel's neighbour table must have given the guest.
 if [ "$ri_port" = xdp ]; then
+	# The host's counters print when it stops.
+	if [ -n "$testpmd" ]; then
+		kill -TERM "$host_pid" 2>/dev/null
+		wait "$host_pid"
+		rv_forget "$host_pid"
+	fi
 	for c in xdp_redirected neigh_from_kernel; do
 		v=$(cat "$rv_tmp"/*.err 2>/dev/null |
 			sed -n "s/.*rocepmd0: $c \([0-9]*\)$/\1/p" |

@@ -36,21 +36,22 @@ rv_need_prog ping iputils-ping
 export RP_NFT=0 RP_VETH_MTU=3000
 rv_topology "xdp$case"
 
-# A configuration of one line per port.
+# A configuration of one line per port; host A polls on CPU 1, host B on
+# CPU 0 (config/netns-[ab]-xdp.ini), so the two engines never share one.
 netdev_cfg() {
 	cat >"$rv_tmp/$1.ini" <<EOF
 [eal]
 args = --no-huge -m 512 --no-pci --file-prefix=rv-xdp-$1-$$ --log-level=rocepmd*:info
 [engine]
-main_lcore = 0
-lcores = 1
+main_lcore = $3
+lcores = $4
 idle = sleep
 [port0]
 netdev = $2
 EOF
 }
-netdev_cfg a "$RP_VETH_A"
-netdev_cfg b "$RP_VETH_B"
+netdev_cfg a "$RP_VETH_A" 0 1
+netdev_cfg b "$RP_VETH_B" 1 0
 CA=$rv_tmp/a.ini
 CB=$rv_tmp/b.ini
 
