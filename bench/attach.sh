@@ -26,41 +26,12 @@
 # Its own namespaces rpa<pid>-a/-b; the EXIT trap stops what it started
 # (by PID) and removes them.
 
-set -uo pipefail
+. "$(dirname "$0")/lib.sh"
 
-src=$(cd "$(dirname "$0")/.." && pwd)
-app=$src/build/app/rocepmd-testpmd/rocepmd-testpmd
-run=$src/build/tools/rocepmd-run
-TMO=${BENCH_TIMEOUT:-120}
-tag=$(($$ % 1000000))
-export RP_NS_A="rpa$tag-a" RP_NS_B="rpa$tag-b"
-export RP_VETH_A="rpa${tag}a" RP_VETH_B="rpa${tag}b"
-pids=()
-tmp=
-
-die() { echo "attach.sh: ERROR: $*" >&2; exit 1; }
-cleanup() {
-	local p
-
-	for p in "${pids[@]}"; do
-		kill -TERM "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	"$src/scripts/netns-topology" down >/dev/null 2>&1
-	[ -n "$tmp" ] && rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
-[ -x "$app" ] && [ -x "$run" ] || die "no build: scripts/rocepmd-build first"
+bench_topology rpa
 command -v ib_send_lat >/dev/null || die "perftest not found (scripts/setup.sh)"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rp-attach-XXXXXX") || die "mktemp"
-"$src/scripts/netns-topology" up >"$tmp/topology.log" 2>&1 ||
-	die "netns-topology up failed: $(cat "$tmp/topology.log")"
 for s in a b; do
-	sed "s/iface=rp-veth-$s\([,[:space:]]\|$\)/iface=rpa$tag$s\1/" \
+	sed "s/iface=rp-veth-$s\([,[:space:]]\|$\)/iface=${RP_VETH_A%a}$s\1/" \
 		"$src/config/netns-$s.ini" >"$tmp/$s.ini"
 	[ -z "${BENCH_IDLE:-}" ] ||
 		sed -i "s/^idle = .*/idle = $BENCH_IDLE/" "$tmp/$s.ini"
@@ -147,7 +118,7 @@ for h in A B; do
 	ip netns exec "$(ns $h)" timeout $((TMO * 10)) "$app" -- \
 		--config "$tmp/${h,,}.ini" --host="$tmp/${h,,}.sock" \
 		>"$tmp/host$h.out" 2>&1 &
-	pids+=("$!")
+	bench_pids+=("$!")
 	for ((i = 0; i < 300; i++)); do
 		[ -S "$tmp/${h,,}.sock" ] && break
 		sleep 0.1

@@ -3,67 +3,51 @@
 #
 # bench/inline.sh: polling on a machine with fewer CPUs than polling
 # threads (issue 14's last goal).  Two hosts in network namespaces joined
-# by a veth pair, af_packet ports, rocepmd-testpmd --server in B and
-# --client in A.  The yardstick is the raw DPDK UDP ping-pong between the
-# same two ports (--raw at both ends), measured in the inline invocation
-# before the engines start, with each host on one CPU: in the dedicated
-# placement the two raw programs would share CPU 0 and measure the
-# scheduler.  8 B RC SEND ping-pong, half round trip p50 (and p99):
+# by a veth pair, af_packet ports (and XDP for one row), rocepmd-testpmd
+# --server in B and --client in A.  The yardstick is the raw DPDK UDP
+# ping-pong between the same two ports (--raw at both ends), measured in
+# the inline invocation before the engines start, with each host on one
+# CPU: in the dedicated placement the two raw programs would share CPU 0
+# and measure the scheduler.  8 B RC SEND ping-pong, half round trip p50
+# (and p99):
 #
 #   dedicated   each host: the program polls on CPU 0, its engine lcore
 #               (idle = sleep) on CPU 1 -- four threads on two CPUs
 #   inline      each host on one CPU (A on CPU 0, B on CPU 1), inline_us
 #               set: the polling thread runs the engine's passes
 #   events      dedicated placement, the program on completion events
+#   inline XDP  the inline placement with the ports bound to the veth ends
+#               (netdev = IFACE: af_xdp and rocepmd's XDP program), against
+#               the same af_packet raw figure (DPDK's af_xdp PMD cannot run
+#               the raw mode and then the engine in one process)
+#
+# The veth's MTU is 3000 (af_xdp's native mode on a veth), the IB MTU 1024.
 #
 # A benchmark that prints figures, not a test: it exits 0 whatever they
 # are.  Environment: BENCH_ITERS (20000), BENCH_INLINE_US (100),
 # BENCH_TIMEOUT (120 s per invocation).
 
-set -uo pipefail
+. "$(dirname "$0")/lib.sh"
 
-src=$(cd "$(dirname "$0")/.." && pwd)
-app=$src/build/app/rocepmd-testpmd/rocepmd-testpmd
-TMO=${BENCH_TIMEOUT:-120}
 iters=${BENCH_ITERS:-20000}
 inl=${BENCH_INLINE_US:-100}
-tag=$(($$ % 1000000))
-export RP_NS_A="rpi$tag-a" RP_NS_B="rpi$tag-b"
-export RP_VETH_A="rpi${tag}a" RP_VETH_B="rpi${tag}b"
-srv=
-tmp=
-
-die() { echo "inline.sh: ERROR: $*" >&2; exit 1; }
-stop_server() {
-	[ -n "$srv" ] || return 0
-	kill -TERM "$srv" 2>/dev/null
-	wait "$srv" 2>/dev/null
-	srv=
-}
-cleanup() {
-	stop_server
-	"$src/scripts/netns-topology" down >/dev/null 2>&1
-	[ -n "$tmp" ] && rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
-[ -x "$app" ] || die "no $app: scripts/rocepmd-build first"
+kind=af_packet
+export RP_VETH_MTU=3000
+bench_topology rpi
 [ "$(nproc)" -ge 2 ] || die "needs two CPUs"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rp-inline-XXXXXX") || die "mktemp"
-"$src/scripts/netns-topology" up >"$tmp/topology.log" 2>&1 ||
-	die "netns-topology up failed: $(cat "$tmp/topology.log")"
 
 # cfg SIDE PLACEMENT: host SIDE's configuration; PLACEMENT "dedicated"
-# (program CPU 0, engine CPU 1) or "one" (both on CPU 0 for A, 1 for B).
+# (program CPU 0, engine CPU 1) or "one" (both on CPU 0 for A, 1 for B);
+# the port as $kind (af_packet, or xdp: netdev = the veth end).
 cfg() {
-	local s=$1 place=$2 dev=$RP_VETH_A ip=192.0.2.1/24 cpu=0 map
+	local s=$1 place=$2 dev=$RP_VETH_A ip=192.0.2.1/24 cpu=0 map port
 
 	[ "$s" = b ] && dev=$RP_VETH_B ip=192.0.2.2/24 cpu=1
 	map="0@0,1@1"
 	[ "$place" = one ] && map="0@$cpu,1@$cpu"
+	port="device = net_af_packet0,iface=$dev,qpairs=1
+ipv4 = $ip"
+	[ "$kind" = xdp ] && port="netdev = $dev"
 	cat >"$tmp/$s.ini" <<-EOF
 	[eal]
 	args = --no-huge -m 512 --no-pci --lcores $map --file-prefix=rpi-$s-$$
@@ -72,8 +56,7 @@ cfg() {
 	lcores = 1
 	idle = sleep
 	[port0]
-	device = net_af_packet0,iface=$dev,qpairs=1
-	ipv4 = $ip
+	$port
 	mtu = 1024
 	EOF
 }
@@ -93,7 +76,7 @@ run() {
 		--client 192.0.2.2 --mode send_lat --size 8 \
 		--iters "$iters" --wait "$wait" "$@" 2>"$tmp/client.err" |
 		grep '^RESULT' ||
-		{ echo "inline.sh: $place/$wait failed:"; grep -v TELEMETRY "$tmp/client.err" | tail -5; } >&2
+		{ echo "inline.sh: $kind $place/$wait failed:"; grep -v TELEMETRY "$tmp/client.err" | tail -5; } >&2
 	stop_server
 }
 
@@ -111,10 +94,13 @@ run one poll --raw --inline-us "$inl" >"$tmp/inline.res"
 raw=$(awk '$2 == "raw_pp" { print $10 }' "$tmp/inline.res")
 run dedicated poll >"$tmp/dedicated.res"
 run dedicated event >"$tmp/event.res"
-echo "inline.sh: two hosts, af_packet on a veth, 8 B RC SEND ping-pong, $iters iterations, $(nproc) CPUs"
+kind=xdp
+run one poll --inline-us "$inl" >"$tmp/inline-xdp.res"
+echo "inline.sh: two hosts on a veth (MTU 3000), 8 B RC SEND ping-pong, $iters iterations, $(nproc) CPUs"
 printf "%-34s %10s %10s %10s %8s\n" "placement" "p50 us" "p99 us" "raw p50" "p50/raw"
 row "dedicated lcore, polling" "$tmp/dedicated.res"
 row "inline (inline_us $inl), polling" "$tmp/inline.res"
 row "dedicated lcore, events" "$tmp/event.res"
+row "inline, polling, XDP (netdev)" "$tmp/inline-xdp.res"
 echo "(goal: inline polling p50 <= 1.5 x raw; half round trips)"
 exit 0

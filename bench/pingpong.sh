@@ -24,41 +24,12 @@
 # The topology is its own: namespaces rpb<pid>-a/-b, veth rpb<pid>a/b;
 # the EXIT trap stops what the script started (by PID) and removes it.
 
-set -uo pipefail
+. "$(dirname "$0")/lib.sh"
 
-src=$(cd "$(dirname "$0")/.." && pwd)
-app=$src/build/app/rocepmd-testpmd/rocepmd-testpmd
-TMO=${BENCH_TIMEOUT:-120}
-tag=$(($$ % 1000000))
-export RP_NS_A="rpb$tag-a" RP_NS_B="rpb$tag-b"
-export RP_VETH_A="rpb${tag}a" RP_VETH_B="rpb${tag}b"
-srv=
-tmp=
-
-die() { echo "pingpong.sh: ERROR: $*" >&2; exit 1; }
-stop_server() {
-	[ -n "$srv" ] || return 0
-	kill -TERM "$srv" 2>/dev/null
-	wait "$srv" 2>/dev/null
-	srv=
-}
-cleanup() {
-	stop_server
-	"$src/scripts/netns-topology" down >/dev/null 2>&1
-	[ -n "$tmp" ] && rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
-[ -x "$app" ] || die "no $app: scripts/rocepmd-build first"
+bench_topology rpb
 command -v qperf >/dev/null || die "qperf not found (scripts/setup.sh)"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rp-bench-XXXXXX") || die "mktemp"
-"$src/scripts/netns-topology" up >"$tmp/topology.log" 2>&1 ||
-	die "netns-topology up failed: $(cat "$tmp/topology.log")"
 for s in a b; do
-	sed "s/iface=rp-veth-$s\([,[:space:]]\|$\)/iface=rpb$tag$s\1/" \
+	sed "s/iface=rp-veth-$s\([,[:space:]]\|$\)/iface=${RP_VETH_A%a}$s\1/" \
 		"$src/config/netns-$s.ini" >"$tmp/$s.ini"
 done
 

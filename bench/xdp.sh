@@ -18,41 +18,13 @@
 # Environment: BENCH_ITERS (20000), BENCH_DURATION (3 s), BENCH_TIMEOUT
 # (120 s a program).  Needs root, qperf and a built tree.
 
-set -uo pipefail
+. "$(dirname "$0")/lib.sh"
 
-src=$(cd "$(dirname "$0")/.." && pwd)
-app=$src/build/app/rocepmd-testpmd/rocepmd-testpmd
-TMO=${BENCH_TIMEOUT:-120}
 iters=${BENCH_ITERS:-20000}
 dur=${BENCH_DURATION:-3}
-tag=$(($$ % 1000000))
-export RP_NS_A="rpx$tag-a" RP_NS_B="rpx$tag-b"
-export RP_VETH_A="rpx${tag}a" RP_VETH_B="rpx${tag}b" RP_VETH_MTU=3000
-srv=
-tmp=
-
-die() { echo "xdp.sh: ERROR: $*" >&2; exit 1; }
-stop_server() {
-	[ -n "$srv" ] || return 0
-	kill -TERM "$srv" 2>/dev/null
-	wait "$srv" 2>/dev/null
-	srv=
-}
-cleanup() {
-	stop_server
-	"$src/scripts/netns-topology" down >/dev/null 2>&1
-	[ -n "$tmp" ] && rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
-[ -x "$app" ] || die "no $app: scripts/rocepmd-build first"
+export RP_VETH_MTU=3000
+bench_topology rpx
 command -v qperf >/dev/null || die "qperf not found (scripts/setup.sh)"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rp-xdp-XXXXXX") || die "mktemp"
-"$src/scripts/netns-topology" up >"$tmp/topology.log" 2>&1 ||
-	die "netns-topology up failed: $(cat "$tmp/topology.log")"
 
 # cfg KIND SIDE: the port as netdev (XDP) or as af_packet on the same veth.
 cfg() {
