@@ -18,6 +18,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
 
 #include <infiniband/verbs.h>
 
@@ -246,6 +247,50 @@ rp_port_mtu_check(struct rp_dev *dev, const struct rte_eth_dev_info *info)
 		port_mtu_advice(advice, sizeof(advice), dev, port_mtu));
 }
 
+/*
+ * The port's mbuf pool.  For af_xdp (`packed`) the objects lie back to
+ * back: the PMD registers the pool's memory as its umem and takes the
+ * umem's size as objects x object size, but a pool that wants
+ * IOVA-contiguous objects keeps each off page boundaries, and on 4 KiB
+ * pages (no huge pages: rocepmd-run's default) an object of 2.6 KiB then
+ * takes a page of its own.  A third of the mbufs lay beyond the umem,
+ * and every frame sent from one was an invalid descriptor the kernel
+ * dropped without a word (XDP_STATISTICS tx_invalid_descs).
+ */
+static struct rte_mempool *
+port_pool_create(const char *name, uint16_t room, int socket, bool packed)
+{
+	struct rte_pktmbuf_pool_private priv = {
+		.mbuf_data_room_size = room,
+		.mbuf_priv_size = 0,
+	};
+	struct rte_mempool *mp;
+	int ret;
+
+	if (!packed)
+		return rte_pktmbuf_pool_create(name, RP_NB_MBUF, RP_MBUF_CACHE,
+					       0, room, socket);
+	mp = rte_mempool_create_empty(name, RP_NB_MBUF,
+				      sizeof(struct rte_mbuf) + room,
+				      RP_MBUF_CACHE, sizeof(priv), socket,
+				      RTE_MEMPOOL_F_NO_IOVA_CONTIG);
+	if (mp == NULL)
+		return NULL;
+	ret = rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(),
+					 NULL);
+	if (ret == 0) {
+		rte_pktmbuf_pool_init(mp, &priv);
+		ret = rte_mempool_populate_default(mp);
+	}
+	if (ret < 0) {
+		rte_mempool_free(mp);
+		rte_errno = -ret;
+		return NULL;
+	}
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
+}
+
 int
 rp_port_init(struct rp_dev *dev)
 {
@@ -255,6 +300,7 @@ rp_port_init(struct rp_dev *dev)
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint32_t frame_max = RTE_MAX(dev->mtu + RP_HDR_ROOM, 2048u);
 	const char *fsz = strstr(dev->cfg.device, "framesz=");
+	bool xdp;
 	int ret;
 
 	ret = port_find(&dev->cfg, &dev->port_id);
@@ -269,19 +315,26 @@ rp_port_init(struct rp_dev *dev)
 	/* af_xdp's mbufs are its umem chunks, and the kernel keeps
 	 * XDP_PACKET_HEADROOM of each in front of the frame: without it a
 	 * frame of a full IB MTU with a RETH is dropped by the socket. */
-	if (info.driver_name != NULL &&
-	    strcmp(info.driver_name, "net_af_xdp") == 0)
+	xdp = info.driver_name != NULL &&
+		strcmp(info.driver_name, "net_af_xdp") == 0;
+	if (xdp)
 		frame_max += RP_XDP_PACKET_HEADROOM;
 
 	snprintf(name, sizeof(name), "rp_mbuf_%u", dev->id);
 	dev->pool = rte_mempool_lookup(name);
 	if (dev->pool == NULL)
-		dev->pool = rte_pktmbuf_pool_create(name, RP_NB_MBUF, RP_MBUF_CACHE, 0,
-			RTE_PKTMBUF_HEADROOM + frame_max,
-			rte_eth_dev_socket_id(dev->port_id));
+		dev->pool = port_pool_create(name,
+			(uint16_t)(RTE_PKTMBUF_HEADROOM + frame_max),
+			rte_eth_dev_socket_id(dev->port_id), xdp);
 	if (dev->pool == NULL) {
 		RP_LOGT(rp_logtype_port, ERR, "mbuf pool: %s",
 			rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	if (xdp && dev->pool->nb_mem_chunks != 1) {
+		RP_LOGT(rp_logtype_port, ERR,
+			"%s: the mbuf pool is in %u pieces of memory; af_xdp registers one (its umem)",
+			dev->cfg.device, dev->pool->nb_mem_chunks);
 		return -ENOMEM;
 	}
 
