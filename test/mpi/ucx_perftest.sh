@@ -52,10 +52,6 @@ rv_need_root
 rv_need_prog ucx_perftest ucx-utils
 rv_need_prog nft nftables
 
-# No inline passes: with them Open MPI's ping-pong took 6 to 10 ms a
-# round trip instead of 1 ms on this machine's two CPUs (not explained
-# yet: guides/experiments, "Inline passes and UCX").
-export RV_INLINE_US=0
 rv_topology "perf${tl:0:2}"
 export UCX_TLS=$tls UCX_NET_DEVICES=$dev
 
