@@ -211,6 +211,7 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 	dev->kick_fd = -1;
 	dev->xdp_addrs_fd = -1;
 	dev->xdp_stats_fd = -1;
+	dev->xsk_fd = -1;
 	dev->nl_fd = -1;
 	dev->region_fd = -1;
 	dev->rx_intr_want = rx_intr;

@@ -527,6 +527,10 @@ enum rp_stat {
 	RP_STAT_NEIGH_KERNEL,
 	RP_STAT_GID_CHANGE,
 	RP_STAT_TX_DEFERRED,
+	RP_STAT_XSK_RX_DROPPED,
+	RP_STAT_XSK_RX_RING_FULL,
+	RP_STAT_XSK_FILL_EMPTY,
+	RP_STAT_XSK_INVALID,
 	RP_STAT_MAX,
 };
 
@@ -659,6 +663,7 @@ struct rp_dev {
 	/* af_xdp with rocepmd's XDP program (rp_xdp_port.c): its maps */
 	int xdp_addrs_fd;		/* or -1 */
 	int xdp_stats_fd;		/* or -1 */
+	int xsk_fd;			/* its AF_XDP socket (the PMD's), or -1 */
 	/* netdev-bound (rp_netdev_watch.c): rtnetlink address events */
 	int nl_fd;			/* or -1 */
 	uint32_t nl_ifindex;

@@ -7,17 +7,24 @@
  * engine that was killed is found and removed (the PMD would refuse to
  * attach over it); after the start, the device's addresses go into the
  * program's rp_addrs map, and its per-CPU counters are read (on the lcore,
- * with the link poll, ten times a second: never per packet).
+ * with the link poll, ten times a second: never per packet), with the
+ * statistics of the port's AF_XDP socket (XDP_STATISTICS: frames the
+ * socket dropped, descriptors the kernel found invalid), which tell what
+ * the PMD's own counters do not.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
+#include <linux/if_xdp.h>
 
 #include "rp_atomic.h"
 #include "rp_log.h"
@@ -25,6 +32,59 @@
 #include "rp_xdp.h"
 
 #define RP_XDP_MAX_CPUS	512
+#define RP_AF_XDP	44		/* AF_XDP, which older libcs lack */
+#define RP_SOL_XDP	283		/* SOL_XDP, likewise */
+#define RP_XSK_FDS	16
+
+/*
+ * The AF_XDP sockets the process has before a port's queue is set up:
+ * the one that is new after it is the port's (ports start one at a time,
+ * on the main lcore).  The PMD keeps its socket to itself.
+ */
+static int xsk_before[RP_XSK_FDS];
+static unsigned int nr_xsk_before;
+
+/* The process's AF_XDP sockets into fds (at most max): how many. */
+static unsigned int
+xsk_fds(int *fds, unsigned int max)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	unsigned int n = 0;
+
+	if (d == NULL)
+		return 0;
+	while (n < max && (e = readdir(d)) != NULL) {
+		int fd = atoi(e->d_name), dom = 0;
+		socklen_t len = sizeof(dom);
+
+		if (e->d_name[0] == '.' || fd == dirfd(d))
+			continue;
+		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) == 0 &&
+		    dom == RP_AF_XDP)
+			fds[n++] = fd;
+	}
+	closedir(d);
+	return n;
+}
+
+/* After the queue setup: the AF_XDP socket that was not there before. */
+static int
+xsk_find_new(void)
+{
+	int now[RP_XSK_FDS];
+	unsigned int n = xsk_fds(now, RP_XSK_FDS);
+
+	for (unsigned int i = 0; i < n; i++) {
+		bool seen = false;
+
+		for (unsigned int j = 0; j < nr_xsk_before; j++)
+			seen |= now[i] == xsk_before[j];
+		if (!seen)
+			return now[i];
+	}
+	return -1;
+}
 
 /* Whether the port is af_xdp with a program of its own given. */
 static bool
@@ -64,8 +124,10 @@ rp_xdp_port_prepare(struct rp_dev *dev, const char *driver, uint32_t ifindex)
 
 	dev->xdp_addrs_fd = -1;
 	dev->xdp_stats_fd = -1;
+	dev->xsk_fd = -1;
 	if (!xdp_port_ours(dev, driver) || ifindex == 0)
 		return 0;
+	nr_xsk_before = xsk_fds(xsk_before, RP_XSK_FDS);
 	if_indextoname(ifindex, ifname);
 	fd = xdp_prog_get(ifindex, &info);
 	if (fd < 0)
@@ -147,6 +209,11 @@ rp_xdp_port_start(struct rp_dev *dev, const char *driver, uint32_t ifindex)
 		rp_xdp_port_fini(dev);
 		return -ENOENT;
 	}
+	dev->xsk_fd = xsk_find_new();
+	if (dev->xsk_fd < 0)
+		RP_LOGT(rp_logtype_port, WARNING,
+			"%s: its AF_XDP socket not found: no xsk_* counters",
+			dev->cfg.device);
 	RP_LOGT(rp_logtype_port, INFO,
 		"%s: XDP program %u steers RoCEv2 for the device to the engine, the rest to the kernel",
 		dev->cfg.device, info.id);
@@ -184,6 +251,27 @@ rp_xdp_port_fini(struct rp_dev *dev)
 		close(dev->xdp_stats_fd);
 	dev->xdp_addrs_fd = -1;
 	dev->xdp_stats_fd = -1;
+	dev->xsk_fd = -1;		/* the PMD's, closed with the port */
+}
+
+/* The port's AF_XDP socket's statistics into the device's counters. */
+static void
+xsk_stats_read(struct rp_dev *dev)
+{
+	struct xdp_statistics st;
+	socklen_t len = sizeof(st);
+
+	memset(&st, 0, sizeof(st));
+	if (dev->xsk_fd < 0 ||
+	    getsockopt(dev->xsk_fd, RP_SOL_XDP, XDP_STATISTICS, &st, &len) != 0)
+		return;
+	rp_store_relaxed(&dev->stats[RP_STAT_XSK_RX_DROPPED], st.rx_dropped);
+	rp_store_relaxed(&dev->stats[RP_STAT_XSK_RX_RING_FULL],
+			 st.rx_ring_full);
+	rp_store_relaxed(&dev->stats[RP_STAT_XSK_FILL_EMPTY],
+			 st.rx_fill_ring_empty_descs);
+	rp_store_relaxed(&dev->stats[RP_STAT_XSK_INVALID],
+			 st.rx_invalid_descs + st.tx_invalid_descs);
 }
 
 /* Lcore, with the link poll: the program's counters into the device's. */
@@ -198,6 +286,7 @@ rp_xdp_port_poll(struct rp_dev *dev)
 	uint64_t v[RP_XDP_MAX_CPUS];	/* one per possible CPU */
 	int ncpu;
 
+	xsk_stats_read(dev);
 	if (dev->xdp_stats_fd < 0)
 		return;
 	ncpu = libbpf_num_possible_cpus();

@@ -12,8 +12,9 @@
 #             the kernel of the same veth) while a ping and a TCP stream run
 #             over that veth: all three checked (data of the pingpong, no
 #             ping lost, every byte of the stream); the program's counters
-#             (xdp_redirected, xdp_passed) and the peer from the kernel's
-#             neighbour table (neigh_from_kernel) asserted
+#             (xdp_redirected, xdp_passed), the peer from the kernel's
+#             neighbour table (neigh_from_kernel) and no invalid descriptor
+#             on the AF_XDP sockets (xsk_invalid_descs) asserted
 #   stale     a server killed (SIGKILL) leaves its program on the veth; the
 #             next engine removes it (xdp_stale_removed) and runs a pair;
 #             once that engine ends, no XDP program is left on the veth
@@ -63,6 +64,18 @@ CB=$rv_tmp/b.ini
 # counter NAME PROGRAM: a device counter from the program's exit log.
 counter() {
 	sed -n "s/.*rocepmd0: $1 \([0-9]*\)$/\1/p" "$rv_tmp/$2.err" | tail -n 1
+}
+
+# no_invalid PROGRAM: its AF_XDP socket found no invalid descriptor (an
+# mbuf outside the umem); the counter prints only when it is not 0.
+no_invalid() {
+	local v
+
+	grep -q "AF_XDP socket not found" "$rv_tmp/$1.err" &&
+		rv_fail "$1: the engine did not find its AF_XDP socket"
+	v=$(counter xsk_invalid_descs "$1")
+	[ "${v:-0}" -eq 0 ] ||
+		rv_fail "$1: xsk_invalid_descs $v: frames the kernel refused"
 }
 
 # xdp_on NS DEV: whether an XDP program is attached to DEV.
@@ -140,6 +153,7 @@ c.close(); print(n, h.hexdigest())' "$RV_IP_B" >"$rv_tmp/tcp_tx.out" 2>&1 &
 		[ "${r:-0}" -ge 4000 ] || rv_fail "$p: the program redirected ${r:-0} frames, not the pingpong's"
 		[ "${k:-0}" -ge 1 ] || rv_fail "$p: the program passed nothing to the kernel"
 		[ "${n:-0}" -ge 1 ] || rv_fail "$p: the peer's MAC did not come from the kernel"
+		no_invalid "$p"
 	done
 	rv_log "TCP stream $(cut -d' ' -f1 "$rv_tmp/tcp_rx.out") bytes and ping intact beside RoCE over XDP"
 	;;
@@ -243,6 +257,7 @@ inline)
 			rv_fail "$p: xdp_redirected ${r:-0}, not the $((2 * iters)) frames of $iters round trips"
 		i=$(sed -n 's/.*inline_passes \([0-9]*\)$/\1/p' "$rv_tmp/$p.err" | tail -n 1)
 		[ "${i:-0}" -gt 0 ] || rv_fail "$p: no inline pass"
+		no_invalid "$p"
 	done
 	rv_log "$iters round trips polling with inline passes over af_xdp, each host on one CPU"
 	;;
