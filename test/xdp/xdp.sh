@@ -20,7 +20,8 @@
 #             once that engine ends, no XDP program is left on the veth
 #   fallback  at MTU 9000 (over what XDP serves on a veth) the same line
 #             binds af_packet, with a warning; a missing interface is an
-#             error that names it; an address added to the interface is in
+#             error that names it; an interface of two receive queues gets
+#             a warning that says how to steer RoCEv2 to queue 0; an address added to the interface is in
 #             the GID table of the next start (ibv_devinfo -v), and one
 #             added while a program runs reaches it as IBV_EVENT_GID_CHANGE
 #             with the new GID in the table (gid_watch)
@@ -195,6 +196,23 @@ fallback)
 	fi
 	grep -q "netdev: no interface 'rvnosuch0' here" "$rv_tmp/bad.out" ||
 		{ cat "$rv_tmp/bad.out"; rv_fail "a missing interface: no clear error"; }
+	# An interface of two receive queues: RSS would put RoCEv2 on either,
+	# and the engine serves queue 0, so it says so and how to steer.
+	ip -n "$RP_NS_A" link add rvmq0 numrxqueues 2 numtxqueues 2 type veth \
+		peer name rvmq1 numrxqueues 2 numtxqueues 2 ||
+		rv_fail "cannot create a veth of two queues"
+	ip -n "$RP_NS_A" link set rvmq0 mtu 3000 up
+	ip -n "$RP_NS_A" addr add 192.0.2.77/24 dev rvmq0
+	sed "s/^netdev = .*/netdev = rvmq0/" "$CA" >"$rv_tmp/mq.ini"
+	ip netns exec "$RP_NS_A" "$RP_RUN" --config "$rv_tmp/mq.ini" --check >"$rv_tmp/mq.out" 2>&1 ||
+		{ cat "$rv_tmp/mq.out"; rv_fail "two queues: the configuration was refused"; }
+	grep -q "netdev: rvmq0 has 2 receive queues and rocepmd serves queue 0: .*ethtool -N rvmq0 flow-type udp4 dst-port 4791 action 0" "$rv_tmp/mq.out" ||
+		{ cat "$rv_tmp/mq.out"; rv_fail "two queues: no warning with the steering advice"; }
+	ip netns exec "$RP_NS_A" "$RP_RUN" --config "$CA" --check >"$rv_tmp/one.out" 2>&1 ||
+		{ cat "$rv_tmp/one.out"; rv_fail "one queue: the configuration was refused"; }
+	grep -q "receive queues" "$rv_tmp/one.out" &&
+		{ cat "$rv_tmp/one.out"; rv_fail "a one-queue interface got the queue warning"; }
+	ip -n "$RP_NS_A" link del rvmq0
 	ip -n "$RP_NS_A" -6 addr add 2001:db8:77::1/64 dev "$RP_VETH_A" nodad
 	rv_fg devinfo "$RP_NS_A" "$CA" -- ibv_devinfo -v
 	[ "$rv_status" -eq 0 ] || { rv_show devinfo; rv_fail "ibv_devinfo failed"; }
@@ -213,7 +231,7 @@ fallback)
 		{ rv_show watch; rv_fail "the added address is not in the GID table after the event"; }
 	grep -q "^before GID.* 2001:db8:78::1$" "$rv_tmp/watch.out" &&
 		rv_fail "the address was there before it was added"
-	rv_log "af_packet fallback at MTU 9000, a missing interface named, the kernel's addresses in the GID table, at start and live"
+	rv_log "af_packet fallback at MTU 9000, a missing interface named, two receive queues warned of, the kernel's addresses in the GID table, at start and live"
 	;;
 inline)
 	# Each host on one CPU, its engine's passes run by the polling
