@@ -862,6 +862,11 @@ uint16_t rp_fault_rx(struct rp_dev *dev, struct rte_mbuf **in, uint16_t nb,
 		     struct rte_mbuf **out, uint16_t cap);
 bool rp_port_flush(struct rp_dev *dev);
 
+/* ---- rp_port_fds.c */
+/* The process's fds that `match`: up to max into fds; how many in all. */
+unsigned int rp_port_fds(bool (*match)(int fd, const void *arg),
+			 const void *arg, int *fds, unsigned int max);
+
 /* ---- rp_port_kick.c */
 void rp_port_kick_init(struct rp_dev *dev, const char *driver,
 		       unsigned int ifindex);

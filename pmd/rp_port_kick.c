@@ -20,7 +20,6 @@
  * that holds frames back pays a system call per pass.
  */
 
-#include <dirent.h>
 #include <errno.h>
 #include <linux/if_packet.h>
 #include <stdio.h>
@@ -35,10 +34,11 @@
 #include "rp_log.h"
 #include "rp_obj.h"
 
-/* fd is a TPACKET_V2 packet socket bound to interface ifindex. */
+/* fd is a TPACKET_V2 packet socket bound to interface *arg. */
 static bool
-kick_is_ring_socket(int fd, unsigned int ifindex)
+kick_is_ring_socket(int fd, const void *arg)
 {
+	unsigned int ifindex = *(const unsigned int *)arg;
 	struct sockaddr_ll sll;
 	socklen_t len = sizeof(sll);
 	int domain = 0, version = 0;
@@ -63,34 +63,19 @@ void
 rp_port_kick_init(struct rp_dev *dev, const char *driver,
 		  unsigned int ifindex)
 {
-	DIR *d;
-	struct dirent *e;
-	int found = -1, n = 0;
+	int found = -1;
+	unsigned int n;
 
 	dev->kick_fd = -1;
 	dev->kick_pending = false;
 	if (strcmp(driver, "net_af_packet") != 0 || ifindex == 0 ||
 	    strstr(dev->cfg.device, "qdisc_bypass=0") == NULL)
 		return;
-	d = opendir("/proc/self/fd");
-	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		char *end;
-		long fd = strtol(e->d_name, &end, 10);
-
-		if (*end != '\0' || fd < 0 || fd == dirfd(d))
-			continue;
-		if (kick_is_ring_socket((int)fd, ifindex)) {
-			found = (int)fd;
-			n++;
-		}
-	}
-	closedir(d);
+	n = rp_port_fds(kick_is_ring_socket, &ifindex, &found, 1);
 	if (n != 1) {
 		/* Several sockets (qpairs > 1) or none: do without. */
 		RP_LOGT(rp_logtype_port, WARNING,
-			"%s: %d packet sockets on the interface, TX ring not kicked: frames the egress path refuses wait for the next burst",
+			"%s: %u packet sockets on the interface, TX ring not kicked: frames the egress path refuses wait for the next burst",
 			dev->cfg.device, n);
 		return;
 	}

@@ -13,10 +13,8 @@
  * the PMD's own counters do not.
  */
 
-#include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -44,28 +42,22 @@
 static int xsk_before[RP_XSK_FDS];
 static unsigned int nr_xsk_before;
 
+/* fd is an AF_XDP socket. */
+static bool
+xsk_is_socket(int fd, const void *arg __rte_unused)
+{
+	int dom = 0;
+	socklen_t len = sizeof(dom);
+
+	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) == 0 &&
+		dom == RP_AF_XDP;
+}
+
 /* The process's AF_XDP sockets into fds (at most max): how many. */
 static unsigned int
 xsk_fds(int *fds, unsigned int max)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	unsigned int n = 0;
-
-	if (d == NULL)
-		return 0;
-	while (n < max && (e = readdir(d)) != NULL) {
-		int fd = atoi(e->d_name), dom = 0;
-		socklen_t len = sizeof(dom);
-
-		if (e->d_name[0] == '.' || fd == dirfd(d))
-			continue;
-		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) == 0 &&
-		    dom == RP_AF_XDP)
-			fds[n++] = fd;
-	}
-	closedir(d);
-	return n;
+	return RTE_MIN(rp_port_fds(xsk_is_socket, NULL, fds, max), max);
 }
 
 /* After the queue setup: the AF_XDP socket that was not there before. */
