@@ -203,6 +203,44 @@ rtp_fail(struct rtp_run *run, int err, const char *what)
 /* ---- resources --------------------------------------------------------- */
 
 /*
+ * An RC QP on the side's CQ, in INIT on port 1 with `access`: the QP, or
+ * NULL with errno set.
+ */
+static struct ibv_qp *
+side_qp_init(struct rtp_side *s, uint32_t send_wr, uint32_t recv_wr,
+	     unsigned int access)
+{
+	struct ibv_qp_init_attr qa;
+	struct ibv_qp_attr a;
+	struct ibv_qp *qp;
+	int ret;
+
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = s->cq;
+	qa.recv_cq = s->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = send_wr;
+	qa.cap.max_recv_wr = recv_wr;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	qp = ibv_create_qp(s->pd, &qa);
+	if (qp == NULL)
+		return NULL;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = access;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret != 0) {
+		(void)ibv_destroy_qp(qp);
+		errno = ret;
+		return NULL;
+	}
+	return qp;
+}
+
+/*
  * --idle-qps: QPs that exist, connected (each to itself) and in RTS, and
  * carry nothing: what the engine's pass costs per QP it does not use.
  */
@@ -210,8 +248,6 @@ static int
 side_idle_qps(struct rtp_side *s, const struct rtp_settings *set,
 	      struct rtp_run *run)
 {
-	struct ibv_qp_init_attr qa;
-	struct ibv_qp_attr a;
 	struct rtp_ep_info self;
 
 	if (set->idle_qps == 0)
@@ -221,27 +257,13 @@ side_idle_qps(struct rtp_side *s, const struct rtp_settings *set,
 		return run_fail(run, -ENOMEM, "%s: %s", "idle QPs");
 	self = s->local[0];
 	for (uint32_t q = 0; q < set->idle_qps; q++) {
-		memset(&qa, 0, sizeof(qa));
-		qa.send_cq = s->cq;
-		qa.recv_cq = s->cq;
-		qa.qp_type = IBV_QPT_RC;
-		qa.cap.max_send_wr = 1;
-		qa.cap.max_recv_wr = 1;
-		qa.cap.max_send_sge = 1;
-		qa.cap.max_recv_sge = 1;
-		s->idle[q] = ibv_create_qp(s->pd, &qa);
+		s->idle[q] = side_qp_init(s, 1, 1, 0);
 		if (s->idle[q] == NULL)
 			return run_fail(run, -errno, "%s: %s",
-					"ibv_create_qp (idle QPs)");
+					"ibv_create_qp/idle QP to INIT");
 		s->nb_idle++;
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_INIT;
-		a.port_num = 1;
 		self.qpn = s->idle[q]->qp_num;
-		if (ibv_modify_qp(s->idle[q], &a, IBV_QP_STATE |
-				  IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS) != 0 ||
-		    rtp_qp_connect(s->ctx, s->idle[q], &self, self.psn) < 0)
+		if (rtp_qp_connect(s->ctx, s->idle[q], &self, self.psn) < 0)
 			return run_fail(run, -EIO, "%s: %s",
 					"idle QP to RTS");
 	}
@@ -253,8 +275,6 @@ side_open(struct rtp_side *s, unsigned int dev, const struct rtp_settings *set,
 	  struct rtp_run *run)
 {
 	struct ibv_device **list;
-	struct ibv_qp_init_attr qa;
-	struct ibv_qp_attr a;
 	int nb = 0;
 	uint32_t cqe;
 
@@ -296,27 +316,15 @@ side_open(struct rtp_side *s, unsigned int dev, const struct rtp_settings *set,
 		return run_fail(run, -errno, "%s: %s", "ibv_reg_mr");
 	s->nb_qps = set->qps;
 	for (uint32_t q = 0; q < set->qps; q++) {
-		memset(&qa, 0, sizeof(qa));
-		qa.send_cq = s->cq;
-		qa.recv_cq = s->cq;
-		qa.qp_type = IBV_QPT_RC;
-		qa.cap.max_send_wr = set->depth + RTP_SIGNAL_EVERY + 1;
-		qa.cap.max_recv_wr = set->depth + 1;
-		qa.cap.max_send_sge = 1;
-		qa.cap.max_recv_sge = 1;
-		s->qp[q] = ibv_create_qp(s->pd, &qa);
+		s->qp[q] = side_qp_init(s, set->depth + RTP_SIGNAL_EVERY + 1,
+					set->depth + 1,
+					IBV_ACCESS_REMOTE_WRITE |
+					IBV_ACCESS_REMOTE_READ |
+					IBV_ACCESS_LOCAL_WRITE |
+					IBV_ACCESS_REMOTE_ATOMIC);
 		if (s->qp[q] == NULL)
-			return run_fail(run, -errno, "%s: %s", "ibv_create_qp");
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_INIT;
-		a.port_num = 1;
-		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE |
-			IBV_ACCESS_REMOTE_ATOMIC;
-		if (ibv_modify_qp(s->qp[q], &a, IBV_QP_STATE |
-				  IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS) != 0)
-			return run_fail(run, -errno, "%s: %s", "QP to INIT");
+			return run_fail(run, -errno, "%s: %s",
+					"ibv_create_qp/QP to INIT");
 		s->local[q].qpn = s->qp[q]->qp_num;
 		s->local[q].psn = (uint32_t)lrand48() & 0xffffff;
 		s->local[q].rkey = s->mr->rkey;
