@@ -662,12 +662,23 @@ done
 "$RP_ICRC_CHECK" --min "$minf" "$rv_tmp/interop.pcap" ||
 	rv_fail "the capture has bad RoCEv2 frames (see above)"
 [ "$failed" = 0 ] || rv_fail "some scenarios failed against rxe (see above)"
+# The host's counters print when it stops.
+if [ -n "$testpmd" ]; then
+	kill -TERM "$host_pid" 2>/dev/null
+	wait "$host_pid"
+	rv_forget "$host_pid"
+fi
+# counter_sum NAME: a counter summed over every engine's stop log (the
+# programs' and the host's).
+counter_sum() {
+	cat "$rv_tmp"/*.err 2>/dev/null |
+		sed -n "s/.* $1 \([0-9]*\)$/\1/p" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
 # Inline passes: the engines' stop logs (lcore counters) must show passes
 # run by the programs' own threads, or this run proved nothing of them.
 if [ "${RI_INLINE_US:-0}" != 0 ]; then
-	inl=$(cat "$rv_tmp"/*.err 2>/dev/null |
-		sed -n 's/.*inline_passes \([0-9]*\).*/\1/p' |
-		awk '{ s += $1 } END { print s + 0 }')
+	inl=$(counter_sum inline_passes)
 	[ "$inl" -gt 0 ] ||
 		rv_fail "inline_us $RI_INLINE_US: no pass run by a program's thread"
 	rv_log "inline passes run by the programs' threads: $inl"
@@ -675,16 +686,8 @@ fi
 # Bound to ri-h1 (xdp): the program's counters must show RoCEv2 handed to
 # the engine, and the kernel's neighbour table must have given the guest.
 if [ "$ri_port" = xdp ]; then
-	# The host's counters print when it stops.
-	if [ -n "$testpmd" ]; then
-		kill -TERM "$host_pid" 2>/dev/null
-		wait "$host_pid"
-		rv_forget "$host_pid"
-	fi
 	for c in xdp_redirected neigh_from_kernel; do
-		v=$(cat "$rv_tmp"/*.err 2>/dev/null |
-			sed -n "s/.*rocepmd0: $c \([0-9]*\)$/\1/p" |
-			awk '{ s += $1 } END { print s + 0 }')
+		v=$(counter_sum "$c")
 		[ "$v" -gt 0 ] || rv_fail "netdev = ri-h1: no $c in the engines' counters"
 		rv_log "netdev = ri-h1: $c $v (all programs)"
 	done
