@@ -84,9 +84,8 @@ xdp_prog_path(void)
 	return NULL;
 }
 
-/* The interface's receive queues (sysfs, as the namespace sees it). */
-static unsigned int
-netdev_rx_queues(const char *ifname)
+unsigned int
+rp_netdev_rx_queues(const char *ifname)
 {
 	char path[64 + IF_NAMESIZE];
 	struct dirent *e;
@@ -124,18 +123,12 @@ rp_cfg_netdev_bind(struct rp_port_cfg *port, unsigned int idx, bool want_v4,
 	}
 	prog = xdp_prog_path();
 	if (prog != NULL && mtu <= RP_XDP_MTU_MAX) {
-		unsigned int nq = netdev_rx_queues(port->netdev);
-
+		/* Every receive queue of the interface is served, the
+		 * PMD's and the engine's own (rp_xsk_rxq.c). */
 		n = snprintf(port->device, sizeof(port->device),
 			     "net_af_xdp%u,iface=%s,xdp_prog=%s", idx,
 			     port->netdev, prog);
 		port->netdev_xdp = true;
-		/* The XDP program drops RoCEv2 for the device that arrives
-		 * on a queue without the engine's socket. */
-		if (nq > 1)
-			snprintf(why, len, "%s has %u receive queues and rocepmd serves queue 0: RoCEv2 that the NIC's RSS puts on another queue is dropped; steer it to queue 0 (ethtool -N %s flow-type udp4 dst-port 4791 action 0, and udp6) or use one queue (ethtool -L %s combined 1)",
-				 port->netdev, nq, port->netdev,
-				 port->netdev);
 	} else {
 		n = snprintf(port->device, sizeof(port->device),
 			     "net_af_packet%u,iface=%s", idx, port->netdev);

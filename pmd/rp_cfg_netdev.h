@@ -19,4 +19,7 @@
 int rp_cfg_netdev_bind(struct rp_port_cfg *port, unsigned int idx,
 		       bool want_v4, bool want_v6, char *why, size_t len);
 
+/* The interface's receive queues (sysfs, as the namespace sees it). */
+unsigned int rp_netdev_rx_queues(const char *ifname);
+
 #endif /* _RP_CFG_NETDEV_H_ */

@@ -62,6 +62,7 @@ struct rp_cq;
 struct rp_srq;
 struct rp_qp;
 struct rp_swqe;
+struct rp_xsk_rxq;
 
 /*
  * Completions of what a QP does for someone else, not for its application:
@@ -531,6 +532,7 @@ enum rp_stat {
 	RP_STAT_XSK_RX_RING_FULL,
 	RP_STAT_XSK_FILL_EMPTY,
 	RP_STAT_XSK_INVALID,
+	RP_STAT_RX_XSK_QUEUES,
 	RP_STAT_MAX,
 };
 
@@ -664,6 +666,13 @@ struct rp_dev {
 	int xdp_addrs_fd;		/* or -1 */
 	int xdp_stats_fd;		/* or -1 */
 	int xsk_fd;			/* its AF_XDP socket (the PMD's), or -1 */
+	int xsks_map_fd;		/* the program's xsks_map, or -1 */
+	/* receive queues beyond the PMD's (rp_xsk_rxq.c) */
+	struct rp_xsk_rxq *xsk_rxq;
+	uint32_t nr_xsk_rxq;
+	uint32_t xsk_turn;		/* which of them is read first */
+	bool xsk_first;			/* they before the PMD's queue */
+	uint8_t *xsk_base;		/* their umem: the pool's memory */
 	/* netdev-bound (rp_netdev_watch.c): rtnetlink address events */
 	int nl_fd;			/* or -1 */
 	uint32_t nl_ifindex;
@@ -913,7 +922,20 @@ bool rp_nd_on_link(const struct rp_dev *dev, const uint8_t ip[16]);
 bool rp_nd_l2_for_us(const struct rp_dev *dev,
 		     const struct rte_ether_addr *dst);
 
+/* ---- rp_xsk_rxq.c */
+/* mbufs each socket of a further receive queue keeps in its fill ring */
+#define RP_XSK_FILL	1024u
+struct xdp_statistics;
+int rp_xsk_rxq_open(struct rp_dev *dev, const char *ifname, int xsks_map_fd,
+		    uint32_t nr_queues);
+uint16_t rp_xsk_rxq_rx(struct rp_dev *dev, struct rte_mbuf **pkts,
+		       uint16_t n);
+void rp_xsk_rxq_stats(const struct rp_dev *dev, struct xdp_statistics *st);
+void rp_xsk_rxq_close(struct rp_dev *dev, int xsks_map_fd);
+
 /* ---- rp_xdp_port.c */
+uint32_t rp_xdp_port_queues(const struct rp_dev *dev, const char *driver,
+			    uint32_t ifindex);
 int rp_xdp_port_prepare(struct rp_dev *dev, const char *driver,
 			uint32_t ifindex);
 int rp_xdp_port_start(struct rp_dev *dev, const char *driver,

@@ -258,7 +258,8 @@ rp_port_mtu_check(struct rp_dev *dev, const struct rte_eth_dev_info *info)
  * dropped without a word (XDP_STATISTICS tx_invalid_descs).
  */
 static struct rte_mempool *
-port_pool_create(const char *name, uint16_t room, int socket, bool packed)
+port_pool_create(const char *name, uint32_t nb, uint16_t room, int socket,
+		 bool packed)
 {
 	struct rte_pktmbuf_pool_private priv = {
 		.mbuf_data_room_size = room,
@@ -268,9 +269,9 @@ port_pool_create(const char *name, uint16_t room, int socket, bool packed)
 	int ret;
 
 	if (!packed)
-		return rte_pktmbuf_pool_create(name, RP_NB_MBUF, RP_MBUF_CACHE,
+		return rte_pktmbuf_pool_create(name, nb, RP_MBUF_CACHE,
 					       0, room, socket);
-	mp = rte_mempool_create_empty(name, RP_NB_MBUF,
+	mp = rte_mempool_create_empty(name, nb,
 				      sizeof(struct rte_mbuf) + room,
 				      RP_MBUF_CACHE, sizeof(priv), socket,
 				      RTE_MEMPOOL_F_NO_IOVA_CONTIG);
@@ -300,6 +301,7 @@ rp_port_init(struct rp_dev *dev)
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint32_t frame_max = RTE_MAX(dev->mtu + RP_HDR_ROOM, 2048u);
 	const char *fsz = strstr(dev->cfg.device, "framesz=");
+	uint32_t nb_mbuf;
 	bool xdp;
 	int ret;
 
@@ -319,11 +321,16 @@ rp_port_init(struct rp_dev *dev)
 		strcmp(info.driver_name, "net_af_xdp") == 0;
 	if (xdp)
 		frame_max += RP_XDP_PACKET_HEADROOM;
+	/* The engine's own sockets on further receive queues fill from the
+	 * same pool (rp_xsk_rxq.c). */
+	nb_mbuf = RP_NB_MBUF + (rp_xdp_port_queues(dev, info.driver_name,
+						   info.if_index) - 1) *
+		RP_XSK_FILL;
 
 	snprintf(name, sizeof(name), "rp_mbuf_%u", dev->id);
 	dev->pool = rte_mempool_lookup(name);
 	if (dev->pool == NULL)
-		dev->pool = port_pool_create(name,
+		dev->pool = port_pool_create(name, nb_mbuf,
 			(uint16_t)(RTE_PKTMBUF_HEADROOM + frame_max),
 			rte_eth_dev_socket_id(dev->port_id), xdp);
 	if (dev->pool == NULL) {
@@ -437,8 +444,21 @@ port_rx_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t nb;
 
 	nb = rte_ring_sc_dequeue_burst(dev->loop_ring, (void **)pkts, n, NULL);
+	if (likely(dev->nr_xsk_rxq == 0)) {
+		if (nb < n)
+			nb += rte_eth_rx_burst(dev->port_id, 0, pkts + nb,
+					       n - nb);
+		return nb;
+	}
+	/* Further receive queues (rp_xsk_rxq.c): the PMD's first on every
+	 * other pass, so that a busy queue starves none. */
+	dev->xsk_first = !dev->xsk_first;
+	if (dev->xsk_first && nb < n)
+		nb += rp_xsk_rxq_rx(dev, pkts + nb, n - nb);
 	if (nb < n)
 		nb += rte_eth_rx_burst(dev->port_id, 0, pkts + nb, n - nb);
+	if (!dev->xsk_first && nb < n)
+		nb += rp_xsk_rxq_rx(dev, pkts + nb, n - nb);
 	return nb;
 }
 

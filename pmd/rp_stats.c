@@ -73,6 +73,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_XSK_RX_RING_FULL] = "xsk_rx_ring_full",
 	[RP_STAT_XSK_FILL_EMPTY] = "xsk_fill_ring_empty",
 	[RP_STAT_XSK_INVALID] = "xsk_invalid_descs",
+	[RP_STAT_RX_XSK_QUEUES] = "rx_other_queues",
 };
 
 int

@@ -25,6 +25,7 @@
 #include <linux/if_xdp.h>
 
 #include "rp_atomic.h"
+#include "rp_cfg_netdev.h"
 #include "rp_log.h"
 #include "rp_obj.h"
 #include "rp_xdp.h"
@@ -117,6 +118,7 @@ rp_xdp_port_prepare(struct rp_dev *dev, const char *driver, uint32_t ifindex)
 	dev->xdp_addrs_fd = -1;
 	dev->xdp_stats_fd = -1;
 	dev->xsk_fd = -1;
+	dev->xsks_map_fd = -1;
 	if (!xdp_port_ours(dev, driver) || ifindex == 0)
 		return 0;
 	nr_xsk_before = xsk_fds(xsk_before, RP_XSK_FDS);
@@ -173,9 +175,37 @@ xdp_map_find(const struct bpf_prog_info *pinfo, int prog_fd, const char *name)
 	return -1;
 }
 
+/*
+ * The receive queues the port serves: on an interface with several (RSS),
+ * every one, as far as the program's xsks_map reaches.
+ */
+uint32_t
+rp_xdp_port_queues(const struct rp_dev *dev, const char *driver,
+		   uint32_t ifindex)
+{
+	char ifname[IF_NAMESIZE];
+	uint32_t nq;
+
+	if (!xdp_port_ours(dev, driver) || ifindex == 0 ||
+	    if_indextoname(ifindex, ifname) == NULL ||
+	    strstr(dev->cfg.device, "start_queue=") != NULL ||
+	    strstr(dev->cfg.device, "queue_count=") != NULL)
+		return 1;
+	nq = rp_netdev_rx_queues(ifname);
+	if (nq > RP_XDP_MAX_QUEUES) {
+		RP_LOGT(rp_logtype_port, WARNING,
+			"%s: %s has %u receive queues; rocepmd serves the first %u (RoCEv2 on the others is dropped: ethtool -L %s combined %u)",
+			dev->cfg.device, ifname, nq, RP_XDP_MAX_QUEUES, ifname,
+			RP_XDP_MAX_QUEUES);
+		nq = RP_XDP_MAX_QUEUES;
+	}
+	return nq;
+}
+
 int
 rp_xdp_port_start(struct rp_dev *dev, const char *driver, uint32_t ifindex)
 {
+	char ifname[IF_NAMESIZE];
 	struct bpf_prog_info info;
 	int fd;
 
@@ -193,19 +223,29 @@ rp_xdp_port_start(struct rp_dev *dev, const char *driver, uint32_t ifindex)
 	}
 	dev->xdp_addrs_fd = xdp_map_find(&info, fd, RP_XDP_ADDRS_MAP);
 	dev->xdp_stats_fd = xdp_map_find(&info, fd, RP_XDP_STATS_MAP);
+	dev->xsks_map_fd = xdp_map_find(&info, fd, RP_XDP_XSKS_MAP);
 	close(fd);
-	if (dev->xdp_addrs_fd < 0 || dev->xdp_stats_fd < 0) {
+	if (dev->xdp_addrs_fd < 0 || dev->xdp_stats_fd < 0 ||
+	    dev->xsks_map_fd < 0) {
 		RP_LOGT(rp_logtype_port, ERR,
-			"%s: the XDP program has no %s or %s map: not rocepmd's bpf/rp_xdp.o?",
-			dev->cfg.device, RP_XDP_ADDRS_MAP, RP_XDP_STATS_MAP);
+			"%s: the XDP program has no %s, %s or %s map: not rocepmd's bpf/rp_xdp.o?",
+			dev->cfg.device, RP_XDP_ADDRS_MAP, RP_XDP_STATS_MAP,
+			RP_XDP_XSKS_MAP);
 		rp_xdp_port_fini(dev);
 		return -ENOENT;
 	}
+	/* Before the engine's own sockets are made: the PMD's is new. */
 	dev->xsk_fd = xsk_find_new();
 	if (dev->xsk_fd < 0)
 		RP_LOGT(rp_logtype_port, WARNING,
 			"%s: its AF_XDP socket not found: no xsk_* counters",
 			dev->cfg.device);
+	if (if_indextoname(ifindex, ifname) == NULL ||
+	    rp_xsk_rxq_open(dev, ifname, dev->xsks_map_fd,
+			    rp_xdp_port_queues(dev, driver, ifindex)) < 0) {
+		rp_xdp_port_fini(dev);
+		return -EIO;
+	}
 	RP_LOGT(rp_logtype_port, INFO,
 		"%s: XDP program %u steers RoCEv2 for the device to the engine, the rest to the kernel",
 		dev->cfg.device, info.id);
@@ -237,6 +277,10 @@ rp_xdp_port_addrs(struct rp_dev *dev)
 void
 rp_xdp_port_fini(struct rp_dev *dev)
 {
+	rp_xsk_rxq_close(dev, dev->xsks_map_fd);
+	if (dev->xsks_map_fd >= 0)
+		close(dev->xsks_map_fd);
+	dev->xsks_map_fd = -1;
 	if (dev->xdp_addrs_fd >= 0)
 		close(dev->xdp_addrs_fd);
 	if (dev->xdp_stats_fd >= 0)
@@ -257,6 +301,7 @@ xsk_stats_read(struct rp_dev *dev)
 	if (dev->xsk_fd < 0 ||
 	    getsockopt(dev->xsk_fd, RP_SOL_XDP, XDP_STATISTICS, &st, &len) != 0)
 		return;
+	rp_xsk_rxq_stats(dev, &st);
 	rp_store_relaxed(&dev->stats[RP_STAT_XSK_RX_DROPPED], st.rx_dropped);
 	rp_store_relaxed(&dev->stats[RP_STAT_XSK_RX_RING_FULL],
 			 st.rx_ring_full);

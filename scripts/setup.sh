@@ -28,6 +28,7 @@ packages=(
 	libclang-rt-14-dev
 	libcmocka-dev
 	libdpdk-dev
+	libxdp-dev
 	libibverbs-dev
 	libopenmpi-dev
 	librdmacm-dev

@@ -20,16 +20,21 @@
 #             once that engine ends, no XDP program is left on the veth
 #   fallback  at MTU 9000 (over what XDP serves on a veth) the same line
 #             binds af_packet, with a warning; a missing interface is an
-#             error that names it; an interface of two receive queues gets
-#             a warning that says how to steer RoCEv2 to queue 0; an address added to the interface is in
+#             error that names it; an address added to the interface is in
 #             the GID table of the next start (ibv_devinfo -v), and one
 #             added while a program runs reaches it as IBV_EVENT_GID_CHANGE
 #             with the new GID in the table (gid_watch)
+#   queues    veths of two receive queues, as a NIC with RSS: host B
+#             (af_packet, its engine on CPU 0) sends on transmit queue 1
+#             (XPS), so everything host A receives arrives on its receive
+#             queue 1, which the PMD does not serve: ibv_rc_pingpong runs,
+#             every frame through the engine's own AF_XDP socket
+#             (rx_other_queues), none dropped by the program (xdp_dropped)
 #   inline    rocepmd-testpmd send_lat, 20000 round trips polling with
 #             inline passes, each host on one CPU: every message ok, every
 #             frame through the program (the mbuf pool walked end to end,
 #             each mbuf an af_xdp umem chunk)
-case=${1:?usage: $0 steer|stale|fallback|inline GID_WATCH [TESTPMD]}
+case=${1:?usage: $0 steer|stale|fallback|queues|inline GID_WATCH [TESTPMD]}
 gid_watch=${2:-}
 testpmd=${3:-}
 # shellcheck source=../verbs/lib.sh
@@ -41,6 +46,7 @@ rv_need_prog ibv_rc_pingpong ibverbs-utils
 rv_need_prog ping iputils-ping
 
 export RP_NFT=0 RP_VETH_MTU=3000
+[ "$case" = queues ] && export RP_VETH_QUEUES=2
 rv_topology "xdp$case"
 
 # A configuration of one line per port; host A polls on CPU 1, host B on
@@ -196,23 +202,6 @@ fallback)
 	fi
 	grep -q "netdev: no interface 'rvnosuch0' here" "$rv_tmp/bad.out" ||
 		{ cat "$rv_tmp/bad.out"; rv_fail "a missing interface: no clear error"; }
-	# An interface of two receive queues: RSS would put RoCEv2 on either,
-	# and the engine serves queue 0, so it says so and how to steer.
-	ip -n "$RP_NS_A" link add rvmq0 numrxqueues 2 numtxqueues 2 type veth \
-		peer name rvmq1 numrxqueues 2 numtxqueues 2 ||
-		rv_fail "cannot create a veth of two queues"
-	ip -n "$RP_NS_A" link set rvmq0 mtu 3000 up
-	ip -n "$RP_NS_A" addr add 192.0.2.77/24 dev rvmq0
-	sed "s/^netdev = .*/netdev = rvmq0/" "$CA" >"$rv_tmp/mq.ini"
-	ip netns exec "$RP_NS_A" "$RP_RUN" --config "$rv_tmp/mq.ini" --check >"$rv_tmp/mq.out" 2>&1 ||
-		{ cat "$rv_tmp/mq.out"; rv_fail "two queues: the configuration was refused"; }
-	grep -q "netdev: rvmq0 has 2 receive queues and rocepmd serves queue 0: .*ethtool -N rvmq0 flow-type udp4 dst-port 4791 action 0" "$rv_tmp/mq.out" ||
-		{ cat "$rv_tmp/mq.out"; rv_fail "two queues: no warning with the steering advice"; }
-	ip netns exec "$RP_NS_A" "$RP_RUN" --config "$CA" --check >"$rv_tmp/one.out" 2>&1 ||
-		{ cat "$rv_tmp/one.out"; rv_fail "one queue: the configuration was refused"; }
-	grep -q "receive queues" "$rv_tmp/one.out" &&
-		{ cat "$rv_tmp/one.out"; rv_fail "a one-queue interface got the queue warning"; }
-	ip -n "$RP_NS_A" link del rvmq0
 	ip -n "$RP_NS_A" -6 addr add 2001:db8:77::1/64 dev "$RP_VETH_A" nodad
 	rv_fg devinfo "$RP_NS_A" "$CA" -- ibv_devinfo -v
 	[ "$rv_status" -eq 0 ] || { rv_show devinfo; rv_fail "ibv_devinfo failed"; }
@@ -231,7 +220,41 @@ fallback)
 		{ rv_show watch; rv_fail "the added address is not in the GID table after the event"; }
 	grep -q "^before GID.* 2001:db8:78::1$" "$rv_tmp/watch.out" &&
 		rv_fail "the address was there before it was added"
-	rv_log "af_packet fallback at MTU 9000, a missing interface named, two receive queues warned of, the kernel's addresses in the GID table, at start and live"
+	rv_log "af_packet fallback at MTU 9000, a missing interface named, the kernel's addresses in the GID table, at start and live"
+	;;
+queues)
+	# Host B on af_packet (the kernel's transmit path, where XPS picks
+	# the queue; af_xdp sends on its own queue 0), with the rule that
+	# keeps its kernel from answering RoCEv2; its engine polls on CPU 0,
+	# whose transmit queue is 1.
+	ip netns exec "$RP_NS_B" nft -f - <<-EOF || rv_fail "host B: no nftables rule"
+		table inet rvqueues {
+			chain input {
+				type filter hook input priority filter; policy accept;
+				udp dport 4791 drop
+			}
+		}
+	EOF
+	xps=/sys/class/net/$RP_VETH_B/queues
+	ip netns exec "$RP_NS_B" sh -c "echo 2 >$xps/tx-0/xps_cpus && echo 1 >$xps/tx-1/xps_cpus" ||
+		rv_fail "host B: cannot set XPS on $RP_VETH_B"
+	sed -e "s/^netdev = .*/device = net_af_packet0,iface=$RP_VETH_B\nipv4 = $RV_IP_B\/24/" \
+		"$CB" >"$rv_tmp/b-packet.ini"
+	CB=$rv_tmp/b-packet.ini
+	pair 18714
+	r=$(counter rx_other_queues client)
+	x=$(counter xdp_redirected client)
+	d=$(counter xdp_dropped client)
+	rv_log "host A: rx_other_queues ${r:-0}, xdp_redirected ${x:-0}, xdp_dropped ${d:-0}"
+	grep -q "$RP_VETH_A has 2 receive queues: queue 0 through the PMD" "$rv_tmp/client.err" ||
+		{ rv_show client; rv_fail "host A: the engine did not open receive queue 1"; }
+	[ "${r:-0}" -ge 2000 ] ||
+		rv_fail "host A: ${r:-0} frames through receive queue 1, not the pingpong's"
+	[ "${d:-0}" -eq 0 ] || rv_fail "host A: the program dropped ${d} frames"
+	no_invalid client
+	! xdp_on "$RP_NS_A" "$RP_VETH_A" ||
+		rv_fail "an XDP program is left on $RP_VETH_A after its engine ended"
+	rv_log "RoCEv2 on receive queue 1 served by the engine's own AF_XDP socket"
 	;;
 inline)
 	# Each host on one CPU, its engine's passes run by the polling
