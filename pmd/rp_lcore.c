@@ -44,6 +44,7 @@ enum rp_lc_stat {
 	RP_LC_BLOCKS_ABORTED,	/* need_wakeup raised, then work found */
 	RP_LC_WAKE_DOORBELL,
 	RP_LC_WAKE_RX_INTR,
+	RP_LC_WAKE_RX_SOCK,	/* a port's receive socket became readable */
 	RP_LC_WAKE_TIMEOUT,
 	RP_LC_DOORBELL_SIGNALS,	/* eventfd writes by doorbells, as read */
 	RP_LC_INLINE_PASSES,	/* inline: passes run by application threads */
@@ -62,6 +63,7 @@ static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
 	[RP_LC_BLOCKS_ABORTED] = "sleeps_aborted",
 	[RP_LC_WAKE_DOORBELL] = "wakeups_doorbell",
 	[RP_LC_WAKE_RX_INTR] = "wakeups_rx_intr",
+	[RP_LC_WAKE_RX_SOCK] = "wakeups_rx_socket",
 	[RP_LC_WAKE_TIMEOUT] = "wakeups_timeout",
 	[RP_LC_DOORBELL_SIGNALS] = "doorbell_signals",
 	[RP_LC_INLINE_PASSES] = "inline_passes",
@@ -277,6 +279,16 @@ fd_drain(int fd)
 	return v;
 }
 
+/* fd is the RX interrupt of one of the lcore's devices (not a socket). */
+static bool
+lcore_is_intr_fd(const struct rp_lcore_ctx *lc, int fd)
+{
+	for (unsigned int d = 0; d < lc->nr_devs; d++)
+		if (lc->devs[d]->rx_intr_fd == fd)
+			return true;
+	return false;
+}
+
 /*
  * Idle policy "adaptive": announce the sleep, take a last look at every
  * work source, and block until a doorbell, an RX interrupt, the nearest
@@ -285,7 +297,7 @@ fd_drain(int fd)
 static bool
 lcore_block(struct rp_lcore_ctx *lc)
 {
-	struct pollfd fds[1 + RP_MAX_PORTS];
+	struct pollfd fds[1 + RP_MAX_PORTS * RP_PORT_WAIT_FDS];
 	unsigned int nfds = 0;
 	struct timespec ts;
 	uint64_t now, dl, hz = rte_get_timer_hz();
@@ -301,7 +313,8 @@ lcore_block(struct rp_lcore_ctx *lc)
 	 * poster's release store of its producer, its fence, its load of
 	 * need_wakeup.  One of the two sees the other's store, so no post
 	 * is stranded.  RX interrupts were enabled before this look, so a
-	 * frame arriving after it raises the interrupt.
+	 * frame arriving after it raises the interrupt; a receive socket is
+	 * readable as long as a frame waits in it.
 	 */
 	rp_fence_seq_cst();
 	if (lcore_poll(lc)) {
@@ -321,12 +334,9 @@ lcore_block(struct rp_lcore_ctx *lc)
 
 	fds[nfds].fd = lc->wake_fd;
 	fds[nfds++].events = POLLIN;
-	for (unsigned int d = 0; d < lc->nr_devs; d++) {
-		if (lc->devs[d]->rx_intr_fd < 0)
-			continue;
-		fds[nfds].fd = lc->devs[d]->rx_intr_fd;
-		fds[nfds++].events = POLLIN;
-	}
+	for (unsigned int d = 0; d < lc->nr_devs; d++)
+		nfds += rp_port_wait_fds(lc->devs[d], fds + nfds,
+					 RTE_DIM(fds) - nfds);
 	lc_stat_add(lc, RP_LC_BLOCKS, 1);
 	lcore_token_give(lc);
 	ret = ppoll(fds, nfds, &ts, NULL);
@@ -339,11 +349,17 @@ lcore_block(struct rp_lcore_ctx *lc)
 		ret = -1;	/* counted */
 	}
 	for (unsigned int i = 1; i < nfds; i++) {
+		bool intr = lcore_is_intr_fd(lc, fds[i].fd);
+
 		if ((fds[i].revents & POLLIN) == 0)
 			continue;
-		fd_drain(fds[i].fd);
+		/* An interrupt's count is read; a socket's frames are the
+		 * next pass's. */
+		if (intr)
+			fd_drain(fds[i].fd);
 		if (ret > 0) {
-			lc_stat_add(lc, RP_LC_WAKE_RX_INTR, 1);
+			lc_stat_add(lc, intr ? RP_LC_WAKE_RX_INTR :
+				    RP_LC_WAKE_RX_SOCK, 1);
 			ret = -1;
 		}
 	}

@@ -23,6 +23,7 @@
 #include "rp_abi.h"
 #include "rp_pkt.h"
 #include "rp_tm_list.h"
+#include "rp_xdp.h"
 
 #define RP_MAX_QP	4096u		/* QP table; QPN = gen << 12 | index */
 #define RP_QP_IDX_BITS	12
@@ -38,6 +39,7 @@ static_assert(RP_MAX_QP <= RP_BELL_QPS, "a doorbell bit per QP");
 #define RP_NEIGH_ENTRIES 64u		/* ARP and ND share the cache */
 #define RP_BURST	32u
 #define RP_TX_MAX	64u
+#define RP_RX_SOCKS	8u		/* af_packet ring sockets (qpairs) */
 /*
  * Send window: unacknowledged PSNs per RC QP, counted packet by packet, so
  * a message larger than the window streams within it.  256 packets (1 MiB
@@ -658,6 +660,10 @@ struct rp_dev {
 	int wake_fd;			/* serving lcore's eventfd, or -1 */
 	bool rx_intr_want;		/* ask the PMD for RX interrupts */
 	int rx_intr_fd;			/* RX queue 0 interrupt fd, or -1 */
+	/* Without one: af_packet's ring sockets, readable while frames
+	 * wait (af_xdp's are xsk_fd and the xsk_rxq's) */
+	int rx_sock[RP_RX_SOCKS];
+	uint32_t nr_rx_sock;
 	/* Kernel interface behind the port (af_packet, af_xdp): its flags
 	 * say the link state, which such PMDs do not report. */
 	char if_name[16];		/* IF_NAMESIZE */
@@ -872,6 +878,8 @@ uint16_t rp_fault_rx(struct rp_dev *dev, struct rte_mbuf **in, uint16_t nb,
 bool rp_port_flush(struct rp_dev *dev);
 
 /* ---- rp_port_fds.c */
+unsigned int rp_port_ring_sockets(unsigned int ifindex, int *fds,
+				  unsigned int max);
 /* The process's fds that `match`: up to max into fds; how many in all. */
 unsigned int rp_port_fds(bool (*match)(int fd, const void *arg),
 			 const void *arg, int *fds, unsigned int max);
@@ -888,6 +896,11 @@ rp_port_tx_room(const struct rp_dev *dev)
 	return dev->nr_tx < RP_TX_MAX / 2;
 }
 void rp_port_link_poll(struct rp_dev *dev);
+/* Most descriptors a device adds to an idle lcore's wait */
+#define RP_PORT_WAIT_FDS	(1u + RP_XDP_MAX_QUEUES)
+struct pollfd;
+unsigned int rp_port_wait_fds(const struct rp_dev *dev, struct pollfd *pfd,
+			      unsigned int max);
 void rp_port_rx_intr_enable(struct rp_dev *dev);
 void rp_port_rx_intr_disable(struct rp_dev *dev);
 struct rte_mbuf *rp_port_alloc(struct rp_dev *dev, uint32_t frame_len,
@@ -931,6 +944,8 @@ int rp_xsk_rxq_open(struct rp_dev *dev, const char *ifname, int xsks_map_fd,
 uint16_t rp_xsk_rxq_rx(struct rp_dev *dev, struct rte_mbuf **pkts,
 		       uint16_t n);
 void rp_xsk_rxq_stats(const struct rp_dev *dev, struct xdp_statistics *st);
+unsigned int rp_xsk_rxq_fds(const struct rp_dev *dev, int *fds,
+			    unsigned int max);
 void rp_xsk_rxq_close(struct rp_dev *dev, int xsks_map_fd);
 
 /* ---- rp_xdp_port.c */

@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <net/if.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,31 +67,75 @@ port_find(const struct rp_port_cfg *pc, uint16_t *port_id)
 }
 
 /*
- * RX interrupt of queue 0, for the idle policy "adaptive": the engine adds
- * the fd to the set it blocks on, enables the interrupt before its last
- * look at the queue and disables it on waking (l3fwd-power's pattern).
- * PMDs without the feature (af_packet, af_xdp in 22.11) leave rx_intr_fd
- * at -1 and the engine wakes on doorbells and its timeout only.
+ * What wakes an engine of the idle policy "adaptive" that blocks: the RX
+ * interrupt of queue 0, which the engine adds to the set it blocks on,
+ * enables before its last look at the queue and disables on waking
+ * (l3fwd-power's pattern); or, for PMDs without the feature that keep the
+ * frames in a kernel socket (af_packet's ring sockets, af_xdp's AF_XDP
+ * sockets), those sockets, readable while a frame waits in their receive
+ * ring: level-triggered, so a frame that arrives after the last look ends
+ * the block as well.  Other PMDs (memif in 22.11) leave both unset, and
+ * the engine wakes on doorbells and its timeout only.
  */
 static void
-rp_port_rx_intr_setup(struct rp_dev *dev)
+rp_port_rx_intr_setup(struct rp_dev *dev, bool intr, const char *driver,
+		      unsigned int ifindex)
 {
+	unsigned int n;
 	int fd;
 
 	dev->rx_intr_fd = -1;
+	dev->nr_rx_sock = 0;
 	if (!dev->rx_intr_want)
 		return;
-	fd = rte_eth_dev_rx_intr_ctl_q_get_fd(dev->port_id, 0);
-	if (fd < 0 || rte_eth_dev_rx_intr_enable(dev->port_id, 0) != 0) {
+	fd = intr ? rte_eth_dev_rx_intr_ctl_q_get_fd(dev->port_id, 0) : -1;
+	if (fd >= 0 && rte_eth_dev_rx_intr_enable(dev->port_id, 0) == 0) {
+		rte_eth_dev_rx_intr_disable(dev->port_id, 0);
+		dev->rx_intr_fd = fd;
+		RP_LOGT(rp_logtype_port, INFO, "%s: RX interrupt fd %d",
+			dev->cfg.device, fd);
+		return;
+	}
+	if (driver != NULL && strcmp(driver, "net_af_packet") == 0 &&
+	    ifindex != 0) {
+		n = rp_port_ring_sockets(ifindex, dev->rx_sock, RP_RX_SOCKS);
+		dev->nr_rx_sock = RTE_MIN(n, RP_RX_SOCKS);
+	}
+	if (dev->nr_rx_sock != 0 || dev->xsk_fd >= 0) {
 		RP_LOGT(rp_logtype_port, INFO,
-			"%s: no RX interrupt, an idle engine wakes on doorbells and timers",
+			"%s: no RX interrupt, an idle engine wakes on its receive sockets",
 			dev->cfg.device);
 		return;
 	}
-	rte_eth_dev_rx_intr_disable(dev->port_id, 0);
-	dev->rx_intr_fd = fd;
-	RP_LOGT(rp_logtype_port, INFO, "%s: RX interrupt fd %d",
-		dev->cfg.device, fd);
+	RP_LOGT(rp_logtype_port, INFO,
+		"%s: no RX interrupt, an idle engine wakes on doorbells and timers",
+		dev->cfg.device);
+}
+
+/* The descriptors a blocking lcore waits on for the device: at most max. */
+unsigned int
+rp_port_wait_fds(const struct rp_dev *dev, struct pollfd *pfd,
+		 unsigned int max)
+{
+	int fds[RP_PORT_WAIT_FDS];
+	unsigned int n = 0;
+
+	if (dev->rx_intr_fd >= 0) {
+		fds[n++] = dev->rx_intr_fd;
+	} else if (dev->rx_intr_want) {
+		for (uint32_t i = 0; i < dev->nr_rx_sock; i++)
+			fds[n++] = dev->rx_sock[i];
+		if (dev->xsk_fd >= 0)
+			fds[n++] = dev->xsk_fd;
+		n += rp_xsk_rxq_fds(dev, fds + n, RP_PORT_WAIT_FDS - n);
+	}
+	n = RTE_MIN(n, max);
+	for (unsigned int i = 0; i < n; i++) {
+		pfd[i].fd = fds[i];
+		pfd[i].events = POLLIN;
+		pfd[i].revents = 0;
+	}
+	return n;
 }
 
 void
@@ -351,8 +396,8 @@ rp_port_init(struct rp_dev *dev)
 	conf.intr_conf.rxq = dev->rx_intr_want ? 1 : 0;
 	ret = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
 	if (ret < 0 && conf.intr_conf.rxq != 0) {
+		/* No interrupts: the receive sockets may still wake it. */
 		conf.intr_conf.rxq = 0;
-		dev->rx_intr_want = false;
 		ret = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
 	}
 	if (ret < 0) {
@@ -394,7 +439,8 @@ rp_port_init(struct rp_dev *dev)
 	ret = rp_xdp_port_start(dev, info.driver_name, info.if_index);
 	if (ret < 0)
 		return ret;
-	rp_port_rx_intr_setup(dev);
+	rp_port_rx_intr_setup(dev, conf.intr_conf.rxq != 0, info.driver_name,
+			      info.if_index);
 	if (info.if_index != 0 &&
 	    if_indextoname(info.if_index, dev->if_name) != NULL)
 		dev->if_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);

@@ -21,43 +21,16 @@
  */
 
 #include <errno.h>
-#include <linux/if_packet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_ethdev.h>
 
 #include "rp_log.h"
 #include "rp_obj.h"
-
-/* fd is a TPACKET_V2 packet socket bound to interface *arg. */
-static bool
-kick_is_ring_socket(int fd, const void *arg)
-{
-	unsigned int ifindex = *(const unsigned int *)arg;
-	struct sockaddr_ll sll;
-	socklen_t len = sizeof(sll);
-	int domain = 0, version = 0;
-	socklen_t olen = sizeof(domain);
-	struct stat st;
-
-	if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
-		return false;
-	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &olen) != 0 ||
-	    domain != AF_PACKET)
-		return false;
-	memset(&sll, 0, sizeof(sll));
-	if (getsockname(fd, (struct sockaddr *)&sll, &len) != 0 ||
-	    (unsigned int)sll.sll_ifindex != ifindex)
-		return false;
-	olen = sizeof(version);
-	return getsockopt(fd, SOL_PACKET, PACKET_VERSION, &version,
-			  &olen) == 0 && version == TPACKET_V2;
-}
 
 void
 rp_port_kick_init(struct rp_dev *dev, const char *driver,
@@ -71,7 +44,7 @@ rp_port_kick_init(struct rp_dev *dev, const char *driver,
 	if (strcmp(driver, "net_af_packet") != 0 || ifindex == 0 ||
 	    strstr(dev->cfg.device, "qdisc_bypass=0") == NULL)
 		return;
-	n = rp_port_fds(kick_is_ring_socket, &ifindex, &found, 1);
+	n = rp_port_ring_sockets(ifindex, &found, 1);
 	if (n != 1) {
 		/* Several sockets (qpairs > 1) or none: do without. */
 		RP_LOGT(rp_logtype_port, WARNING,

@@ -233,6 +233,18 @@ rp_xsk_rxq_open(struct rp_dev *dev, const char *ifname, int xsks_map_fd,
 	return 0;
 }
 
+/* The sockets, for an idle lcore's wait: at most max of them. */
+unsigned int
+rp_xsk_rxq_fds(const struct rp_dev *dev, int *fds, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; i < dev->nr_xsk_rxq && n < max; i++)
+		if (dev->xsk_rxq[i].fd >= 0)
+			fds[n++] = dev->xsk_rxq[i].fd;
+	return n;
+}
+
 /* Sum of the sockets' XDP_STATISTICS into st. */
 void
 rp_xsk_rxq_stats(const struct rp_dev *dev, struct xdp_statistics *st)

@@ -30,11 +30,15 @@
 #             queue 1, which the PMD does not serve: ibv_rc_pingpong runs,
 #             every frame through the engine's own AF_XDP socket
 #             (rx_other_queues), none dropped by the program (xdp_dropped)
+#   adaptive  both engines with the idle policy adaptive and a wake_us of
+#             200 ms: ibv_rc_pingpong over af_xdp, then with host B on
+#             af_packet; each frame wakes the blocked engine through its
+#             receive socket (wakeups_rx_socket), not the timeout
 #   inline    rocepmd-testpmd send_lat, 20000 round trips polling with
 #             inline passes, each host on one CPU: every message ok, every
 #             frame through the program (the mbuf pool walked end to end,
 #             each mbuf an af_xdp umem chunk)
-case=${1:?usage: $0 steer|stale|fallback|queues|inline GID_WATCH [TESTPMD]}
+case=${1:?usage: $0 steer|stale|fallback|queues|adaptive|inline GID_WATCH [TESTPMD]}
 gid_watch=${2:-}
 testpmd=${3:-}
 # shellcheck source=../verbs/lib.sh
@@ -106,6 +110,44 @@ pair() {
 		{ rv_show client; rv_show server; rv_fail "ibv_rc_pingpong: client $crc, server $src"; }
 	rv_check_pingpong client 4096 2000
 	rv_check_pingpong server 4096 2000
+}
+
+# Host B on af_packet on the same veth (CB from now on): the kernel's
+# transmit path, where XPS picks the queue (af_xdp sends on its own queue
+# 0), with the nftables rule that keeps its kernel from answering RoCEv2.
+b_af_packet() {
+	ip netns exec "$RP_NS_B" nft -f - <<-EOF || rv_fail "host B: no nftables rule"
+		table inet rvxdpb {
+			chain input {
+				type filter hook input priority filter; policy accept;
+				udp dport 4791 drop
+			}
+		}
+	EOF
+	sed -e "s/^netdev = .*/device = net_af_packet0,iface=$RP_VETH_B\nipv4 = $RV_IP_B\/24/" \
+		"$CB" >"$rv_tmp/b-packet.ini"
+	CB=$rv_tmp/b-packet.ini
+}
+
+# lcore_counter NAME PROGRAM: an engine lcore's counter from its exit log.
+lcore_counter() {
+	sed -n "s/.*engine lcore [0-9]*: $1 \([0-9]*\)$/\1/p" "$rv_tmp/$2.err" | tail -n 1
+}
+
+# woken PORT: both engines block when idle (a wake_us of 200 ms) and a
+# frame wakes them through their receive sockets: the pingpong's 2000
+# round trips would take minutes if every frame waited for wake_us.
+woken() {
+	local p w t
+
+	pair "$1"
+	for p in client server; do
+		w=$(lcore_counter wakeups_rx_socket "$p")
+		t=$(lcore_counter wakeups_timeout "$p")
+		rv_log "$2 $p: wakeups_rx_socket ${w:-0}, wakeups_timeout ${t:-0}"
+		[ "${w:-0}" -ge 500 ] ||
+			rv_fail "$2 $p: ${w:-0} wake-ups by a receive socket for 2000 round trips"
+	done
 }
 
 case $case in
@@ -223,24 +265,12 @@ fallback)
 	rv_log "af_packet fallback at MTU 9000, a missing interface named, the kernel's addresses in the GID table, at start and live"
 	;;
 queues)
-	# Host B on af_packet (the kernel's transmit path, where XPS picks
-	# the queue; af_xdp sends on its own queue 0), with the rule that
-	# keeps its kernel from answering RoCEv2; its engine polls on CPU 0,
-	# whose transmit queue is 1.
-	ip netns exec "$RP_NS_B" nft -f - <<-EOF || rv_fail "host B: no nftables rule"
-		table inet rvqueues {
-			chain input {
-				type filter hook input priority filter; policy accept;
-				udp dport 4791 drop
-			}
-		}
-	EOF
+	# Host B on af_packet, its engine on CPU 0, whose transmit queue is
+	# 1 (XPS).
 	xps=/sys/class/net/$RP_VETH_B/queues
 	ip netns exec "$RP_NS_B" sh -c "echo 2 >$xps/tx-0/xps_cpus && echo 1 >$xps/tx-1/xps_cpus" ||
 		rv_fail "host B: cannot set XPS on $RP_VETH_B"
-	sed -e "s/^netdev = .*/device = net_af_packet0,iface=$RP_VETH_B\nipv4 = $RV_IP_B\/24/" \
-		"$CB" >"$rv_tmp/b-packet.ini"
-	CB=$rv_tmp/b-packet.ini
+	b_af_packet
 	pair 18714
 	r=$(counter rx_other_queues client)
 	x=$(counter xdp_redirected client)
@@ -255,6 +285,15 @@ queues)
 	! xdp_on "$RP_NS_A" "$RP_VETH_A" ||
 		rv_fail "an XDP program is left on $RP_VETH_A after its engine ended"
 	rv_log "RoCEv2 on receive queue 1 served by the engine's own AF_XDP socket"
+	;;
+adaptive)
+	for c in "$CA" "$CB"; do
+		sed -i -e "s/^idle = .*/idle = adaptive\nwake_us = 200000/" "$c"
+	done
+	woken 18715 "af_xdp"
+	b_af_packet
+	woken 18716 "af_xdp / af_packet"
+	rv_log "engines blocked when idle, woken by af_xdp and af_packet receive sockets"
 	;;
 inline)
 	# Each host on one CPU, its engine's passes run by the polling
