@@ -252,7 +252,6 @@ rp_engine_start(const struct rp_config *cfg)
 
 	if (rp_nr_devs != 0)
 		return -EALREADY;
-	rp_icrc_setup();
 	for (unsigned int i = 0; i < cfg->nb_ports; i++) {
 		ret = dev_create(i, &cfg->port[i],
 				 cfg->idle == RP_IDLE_ADAPTIVE);

@@ -5,16 +5,13 @@
 
 #include <stdint.h>
 
-/* Once, after rte_eal_init(): the CRC's vector implementation. */
-void rp_icrc_setup(void);
-
 /*
  * ICRC of a RoCEv2 packet.
  * @param l3     start of the IPv4 or IPv6 header
  * @param len    bytes from l3 up to (not including) the ICRC
  * @return the CRC; it goes on the wire in little-endian byte order
  *
- * CRC-32 (zlib's) over 8 bytes of 0xff, the IP header with the variant
+ * CRC-32 (zlib's; ISA-L computes it) over 8 bytes of 0xff, the IP header with the variant
  * fields set to ones (IPv4: TOS, TTL, checksum; IPv6: traffic class, flow
  * label, hop limit), the UDP header with the checksum set to ones, the BTH
  * with byte 4 (FECN/BECN/reserved) set to ones, and the rest of the packet.

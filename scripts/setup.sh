@@ -30,6 +30,7 @@ packages=(
 	libdpdk-dev
 	libxdp-dev
 	libibverbs-dev
+	libisal-dev
 	libopenmpi-dev
 	librdmacm-dev
 	meson
