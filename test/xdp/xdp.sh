@@ -154,7 +154,7 @@ case $case in
 steer)
 	ip netns exec "$RP_NS_B" "$RP_RUN" --config "$CB" --check >"$rv_tmp/check.out" 2>&1 ||
 		{ cat "$rv_tmp/check.out"; rv_fail "the one-line configuration was refused"; }
-	grep -q "vdev net_af_xdp0,iface=$RP_VETH_B,xdp_prog=.*rp_xdp.o, ipv4 $RV_IP_B/24" "$rv_tmp/check.out" ||
+	grep -q "vdev net_af_xdp0,iface=$RP_VETH_B,xdp_prog=.*rp_xdp.o,busy_budget=0, ipv4 $RV_IP_B/24" "$rv_tmp/check.out" ||
 		{ cat "$rv_tmp/check.out"; rv_fail "netdev = $RP_VETH_B did not bind af_xdp with the kernel's address"; }
 	# The kernel's own traffic on the same veth, beside RoCE: a TCP
 	# stream of 64 MiB (its byte count and checksum compared) and a ping.
