@@ -20,6 +20,10 @@
 #               (netdev = IFACE: af_xdp and rocepmd's XDP program), against
 #               the same af_packet raw figure (DPDK's af_xdp PMD cannot run
 #               the raw mode and then the engine in one process)
+#   kernel UDP  the kernel's UDP between the same veth ends, spinning on
+#               non-blocking sockets (sockperf ping-pong --nonblocked, 14 B:
+#               sockperf's smallest),
+#               each host on one CPU: the path the kernel's rxe takes
 #
 # The veth's MTU is 3000 (af_xdp's native mode on a veth), the IB MTU 1024.
 #
@@ -102,5 +106,22 @@ row "dedicated lcore, polling" "$tmp/dedicated.res"
 row "inline (inline_us $inl), polling" "$tmp/inline.res"
 row "dedicated lcore, events" "$tmp/event.res"
 row "inline, polling, XDP (netdev)" "$tmp/inline-xdp.res"
+if command -v sockperf >/dev/null; then
+	ip netns exec "$RP_NS_B" taskset -c 1 timeout "$TMO" sockperf sr \
+		-i 192.0.2.2 -p 18599 --nonblocked >/dev/null 2>&1 &
+	srv=$!
+	sleep 1
+	ip netns exec "$RP_NS_A" taskset -c 0 timeout "$TMO" sockperf pp \
+		-i 192.0.2.2 -p 18599 -m 14 -t 3 --nonblocked >"$tmp/udp.out" 2>&1
+	stop_server
+	awk -v r50="$raw" '
+	/percentile 50.000 =/ { v50 = $NF }
+	/percentile 99.000 =/ { v99 = $NF }
+	END { printf "%-34s %10s %10s %10s %8.2f\n",
+		"kernel UDP, spinning (sockperf)", v50, v99, r50,
+		(r50 > 0 ? v50 / r50 : 0) }' "$tmp/udp.out"
+else
+	echo "(no sockperf: apt-get install sockperf for the kernel UDP row)"
+fi
 echo "(goal: inline polling p50 <= 1.5 x raw; half round trips)"
 exit 0

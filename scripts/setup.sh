@@ -44,6 +44,7 @@ packages=(
 	qperf
 	rdma-core
 	rdmacm-utils
+	sockperf
 	tcpdump
 	tshark
 	ucx-utils
