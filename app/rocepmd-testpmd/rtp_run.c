@@ -32,6 +32,15 @@
 #include "rtp.h"
 
 #define RTP_SIGNAL_EVERY	16	/* ping-pong: one signaled send in N */
+/*
+ * Receives a streaming receiver keeps posted, per send WR in flight: the
+ * sender gets a completion (and posts again) as soon as the peer's engine
+ * takes a receive, before the receiving program reposts it, so a receive
+ * queue of just the depth runs dry whenever that program is slower than
+ * the engine, and every RNR NAK stalls the sender for the RNR timer
+ * (perftest's receive depth, 512, is likewise four times its send depth).
+ */
+#define RTP_RX_PER_DEPTH	4u
 #define RTP_WC_BURST		32
 
 static struct rtp_run *volatile rtp_cur;
@@ -317,7 +326,7 @@ side_open(struct rtp_side *s, unsigned int dev, const struct rtp_settings *set,
 	s->nb_qps = set->qps;
 	for (uint32_t q = 0; q < set->qps; q++) {
 		s->qp[q] = side_qp_init(s, set->depth + RTP_SIGNAL_EVERY + 1,
-					set->depth + 1,
+					set->depth * RTP_RX_PER_DEPTH + 1,
 					IBV_ACCESS_REMOTE_WRITE |
 					IBV_ACCESS_REMOTE_READ |
 					IBV_ACCESS_LOCAL_WRITE |
@@ -996,8 +1005,8 @@ server_main(void *arg)
 	int ret = 0;
 
 	if (run->mode->server_recvs)
-		ret = recvs_post_all(&run->srv, run,
-				     run->mode->latency ? 1 : run->set.depth);
+		ret = recvs_post_all(&run->srv, run, run->mode->latency ? 1 :
+				     run->set.depth * RTP_RX_PER_DEPTH);
 	__atomic_store_n(&srv_ready, true, __ATOMIC_RELEASE);
 	if (ret == 0)
 		ret = run->mode->server(run);
