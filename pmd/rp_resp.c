@@ -463,21 +463,18 @@ resp_atomic_dup(struct rp_qp *qp, const struct rp_pkt *pkt)
 }
 
 /*
- * A positive ACK for `psn`: now, or after the READ responses queued for
- * earlier requests, which an ACK must not overtake (the requester would
- * take it for an implicit NAK of those READs and resend them).  Not
- * coalesced per burst: measured, one ACK per burst raised the rate of
- * polling programs but cut that of programs on completion events by
- * 40 % (guides/experiments, issue 14).
+ * A positive ACK for `psn`, owed: the QP's step in the same pass sends
+ * one ACK for the last request of the burst that asked for one (ACKs are
+ * cumulative), after the READ responses queued for earlier requests,
+ * which an ACK must not overtake (the requester would take it for an
+ * implicit NAK of those READs and resend them).  Measured: 64 B SENDs
+ * 1.2 to 1.6 times the rate on events, 1.7 to 2.2 times with inline
+ * passes (guides/experiments, issue 14).
  */
 static void
 resp_ack(struct rp_qp *qp, uint32_t psn)
 {
-	if (qp->resp.rd_head != qp->resp.rd_tail) {
-		resp_owe_ack(qp, RP_AETH_CREDIT_INVALID, psn);
-		return;
-	}
-	rp_resp_send_ack(qp, RP_AETH_CREDIT_INVALID, psn);
+	resp_owe_ack(qp, RP_AETH_CREDIT_INVALID, psn);
 }
 
 /*
