@@ -36,8 +36,15 @@ cfg() {
 		echo "[eal]"
 		echo "args = --no-huge -m 512 --no-pci --file-prefix=rpx-$kind-$s-$$"
 		echo "[engine]"
-		echo "main_lcore = 0"
-		echo "lcores = 1"
+		# A's engine polls on CPU 1, B's on CPU 0: on two CPUs, two
+		# engines on one would measure their turns at it.
+		if [ "$s" = a ]; then
+			echo "main_lcore = 0"
+			echo "lcores = 1"
+		else
+			echo "main_lcore = 1"
+			echo "lcores = 0"
+		fi
 		echo "idle = sleep"
 		echo "[port0]"
 		if [ "$kind" = xdp ]; then
