@@ -677,6 +677,7 @@ struct rp_dev {
 	struct rp_xsk_rxq *xsk_rxq;
 	uint32_t nr_xsk_rxq;
 	uint32_t xsk_turn;		/* which of them is read first */
+	uint32_t xsk_fill;		/* their fill rings' mbufs each */
 	bool xsk_first;			/* they before the PMD's queue */
 	uint8_t *xsk_base;		/* their umem: the pool's memory */
 	/* netdev-bound (rp_netdev_watch.c): rtnetlink address events */
@@ -936,8 +937,21 @@ bool rp_nd_l2_for_us(const struct rp_dev *dev,
 		     const struct rte_ether_addr *dst);
 
 /* ---- rp_xsk_rxq.c */
-/* mbufs each socket of a further receive queue keeps in its fill ring */
-#define RP_XSK_FILL	1024u
+/*
+ * mbufs each socket of a further receive queue keeps in its fill ring:
+ * 1024, fewer on an interface of many queues, so that all of them take at
+ * most RP_XSK_FILL_ALL more mbufs of the pool (a power of two, >= 64).
+ */
+#define RP_XSK_FILL_ALL	16384u
+static inline uint32_t
+rp_xsk_fill(uint32_t nr_queues)
+{
+	uint32_t f = 1024u;
+
+	while (f > 64u && (uint64_t)f * (nr_queues - 1) > RP_XSK_FILL_ALL)
+		f /= 2;
+	return f;
+}
 struct xdp_statistics;
 int rp_xsk_rxq_open(struct rp_dev *dev, const char *ifname, int xsks_map_fd,
 		    uint32_t nr_queues);

@@ -346,7 +346,7 @@ rp_port_init(struct rp_dev *dev)
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint32_t frame_max = RTE_MAX(dev->mtu + RP_HDR_ROOM, 2048u);
 	const char *fsz = strstr(dev->cfg.device, "framesz=");
-	uint32_t nb_mbuf;
+	uint32_t nb_mbuf, nq;
 	bool xdp;
 	int ret;
 
@@ -368,9 +368,8 @@ rp_port_init(struct rp_dev *dev)
 		frame_max += RP_XDP_PACKET_HEADROOM;
 	/* The engine's own sockets on further receive queues fill from the
 	 * same pool (rp_xsk_rxq.c). */
-	nb_mbuf = RP_NB_MBUF + (rp_xdp_port_queues(dev, info.driver_name,
-						   info.if_index) - 1) *
-		RP_XSK_FILL;
+	nq = rp_xdp_port_queues(dev, info.driver_name, info.if_index);
+	nb_mbuf = RP_NB_MBUF + (nq - 1) * rp_xsk_fill(nq);
 
 	snprintf(name, sizeof(name), "rp_mbuf_%u", dev->id);
 	dev->pool = rte_mempool_lookup(name);

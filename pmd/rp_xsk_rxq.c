@@ -132,8 +132,8 @@ rxq_burst(struct rp_dev *dev, struct rp_xsk_rxq *q, struct rte_mbuf **pkts,
 	q->posted -= got;
 	if (!refill)
 		return (uint16_t)got;
-	if (q->posted < RP_XSK_FILL / 2)
-		fq_refill(dev, q, RP_XSK_FILL - q->posted);
+	if (q->posted < dev->xsk_fill / 2)
+		fq_refill(dev, q, dev->xsk_fill - q->posted);
 	/* The kernel asks for a kick only when it ran out of buffers. */
 	if (got == 0 && xsk_ring_prod__needs_wakeup(&q->fq))
 		(void)recvfrom(q->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
@@ -165,8 +165,8 @@ rxq_open(struct rp_dev *dev, struct rp_xsk_rxq *q, const char *ifname,
 {
 	struct rte_mempool *mp = dev->pool;
 	struct xsk_umem_config uc = {
-		.fill_size = RP_XSK_FILL,
-		.comp_size = RP_XSK_FILL,
+		.fill_size = dev->xsk_fill,
+		.comp_size = dev->xsk_fill,
 		.frame_size = rte_mempool_calc_obj_size(mp->elt_size, mp->flags,
 							NULL),
 		.frame_headroom = mp->header_size + sizeof(struct rte_mbuf) +
@@ -174,7 +174,7 @@ rxq_open(struct rp_dev *dev, struct rp_xsk_rxq *q, const char *ifname,
 		.flags = XDP_UMEM_UNALIGNED_CHUNK_FLAG,
 	};
 	struct xsk_socket_config sc = {
-		.rx_size = RP_XSK_FILL,
+		.rx_size = dev->xsk_fill,
 		.tx_size = 0,
 		/* The program is rocepmd's, attached by the PMD. */
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
@@ -194,7 +194,7 @@ rxq_open(struct rp_dev *dev, struct rp_xsk_rxq *q, const char *ifname,
 	if (ret != 0)
 		return ret;
 	q->fd = xsk_socket__fd(q->xsk);
-	fq_refill(dev, q, RP_XSK_FILL);
+	fq_refill(dev, q, dev->xsk_fill);
 	if (q->posted == 0)
 		return -ENOMEM;
 	if (bpf_map_update_elem(xsks_map_fd, &q->queue, &q->fd, BPF_ANY) != 0)
@@ -208,6 +208,7 @@ rp_xsk_rxq_open(struct rp_dev *dev, const char *ifname, int xsks_map_fd,
 {
 	if (nr_queues <= 1)
 		return 0;
+	dev->xsk_fill = rp_xsk_fill(nr_queues);
 	dev->xsk_rxq = calloc(nr_queues - 1, sizeof(*dev->xsk_rxq));
 	if (dev->xsk_rxq == NULL)
 		return -ENOMEM;
