@@ -32,7 +32,9 @@
 # type 2 memory window bound with IBV_WR_BIND_MW, WRITE and READ through
 # it, SEND_WITH_INV of its rkey, the invalidated rkey refused; over IPv4,
 # inv, and over IPv6, inv6: the host's binary, copied into the guest per
-# run), and a lossy ibv_rc_pingpong where nftables drops one
+# run), ibv_srq_pingpong, ib_send_bw with four QPs, over UD and on events,
+# ib_write_lat inline, ib_read_lat, ib_write_bw both ways at once,
+# rdma_server/rdma_client and rstream, and a lossy ibv_rc_pingpong where nftables drops one
 # request packet and one ACK of each side.  Each scenario has its own TCP
 # port, so a late program never meets the wrong peer.  The two sides signal
 # each other through the guest's serial console (marks the host reads) and
@@ -67,7 +69,7 @@ esac
 # each: the scenarios RI_ATTACH_ONLY (below) unless RI_ONLY says others.
 testpmd=${2:-}
 if [ -n "$testpmd" ] && [ -z "${RI_ONLY:-}" ]; then
-	RI_ONLY="rc_poll rc_event ud write_bw read_bw atomic_bw rping udaddy rping6 inv"
+	RI_ONLY="rc_poll rc_event ud write_bw read_bw atomic_bw rping udaddy rping6 inv srq send_bw_4qp rstream"
 fi
 
 image=${RP_RXE_IMAGE:-/var/tmp/rocepmd-rxe}
@@ -294,6 +296,23 @@ scen rc6 tcp "ibv_rc_pingpong $pp6 -s 4096 -n 10" "ibv_rc_pingpong $pp6 -s 4096 
 # IBV_WC_WITH_INV (1 << 3) (doc/guides/interop.rst); rocepmd gets no -K.
 scen inv tcp "@INV@ $pp @INVK@" "@INV@ $pp @INVK@"
 scen inv6 tcp "@INV@ $pp6 @INVK@" "@INV@ $pp6 @INVK@"
+# Shapes the pingpongs above do not take: a shared receive queue, several
+# QPs at once, UD streams, inline WRITEs, both directions at once,
+# completions on events, librdmacm's synchronous verbs (rdma_server and
+# rdma_client) and rsockets (rstream).
+scen srq tcp "ibv_srq_pingpong $pp -s 1024 -n 20 -q 4" "ibv_srq_pingpong $pp -s 1024 -n 20 -q 4"
+scen send_bw_4qp tcp "ib_send_bw $pt -s 65536 -n 50 -q 4" "ib_send_bw $pt -s 65536 -n 50 -q 4"
+scen send_bw_ud tcp "ib_send_bw $pt -c UD -s 1024 -n 200" "ib_send_bw $pt -c UD -s 1024 -n 200"
+scen write_lat_inline tcp "ib_write_lat $pt -s 64 -I 64 -n 200" "ib_write_lat $pt -s 64 -I 64 -n 200"
+scen read_lat tcp "ib_read_lat $pt -s 256 -n 200" "ib_read_lat $pt -s 256 -n 200"
+scen write_bw_bidir tcp "ib_write_bw $pt -s 16384 -n 100 -b" "ib_write_bw $pt -s 16384 -n 100 -b"
+scen send_bw_event tcp "ib_send_bw $pt -s 4096 -n 200 -e" "ib_send_bw $pt -s 4096 -n 200 -e"
+scen rdma_client cm "rdma_server -s @SADDR@ -p @PORT@" "rdma_client -p @PORT@ -s"
+scen rstream cm "rstream -b @SADDR@ -p @PORT@ -S 16384 -C 200" "rstream -p @PORT@ -S 16384 -C 200 -s"
+# Not ib_send_bw -R: its client connects the test's QPs right after the
+# handshake that precedes the server's rdma_listen, so a client faster than
+# the guest's server gets a REJ (invalid service ID), and perftest 4.5's
+# retry then uses the CM ids it has just destroyed (a crash of perftest).
 scen lossy tcp "ibv_rc_pingpong $pp -s 4096 -n 10" "ibv_rc_pingpong $pp -s 4096 -n 10"
 
 # fill SIDE ARGS PORT SERVER-RDMA-ADDRESS
