@@ -36,8 +36,9 @@
 # ib_write_lat inline, ib_read_lat, ib_write_bw both ways at once,
 # rdma_server/rdma_client and rstream, the guest's qperf against
 # rocepmd's qperf server (rxe-client only), and a lossy ibv_rc_pingpong
-# where nftables drops one request packet and one ACK of each side.  Each scenario has its own TCP
-# port, so a late program never meets the wrong peer.  The two sides signal
+# where nftables drops one request packet and one ACK of each side.  Each
+# scenario has its own TCP port, so a late program never meets the wrong
+# peer.  The two sides signal
 # each other through the guest's serial console (marks the host reads) and
 # a one-shot TCP "go" port on the host (the guest connects when the host's
 # server listens).
@@ -246,19 +247,19 @@ ri_fg() {
 }
 
 # ---- scenarios -----------------------------------------------------------------
-# name kind args; @DEV@ @GID@ (the IPv4 GID's index) @GID6@ (the IPv6
+# name kind server client [direction]; @DEV@ @GID@ (the IPv4 GID's index) @GID6@ (the IPv6
 # address's: 2 on rocepmd, whatever the guest found on rxe) @INV@
 # (inv_pingpong) @INVK@ (its -K) @PORT@ are filled per side.  kind: tcp (the
 # programs meet over TCP @PORT@) or cm (the RDMA CM; rping listens on
 # @PORT@, udaddy on its fixed port), cm6 (the same over IPv6).  A client
-# gets its server's address appended (the TCP address for tcp, the RDMA
-# address for cm, the IPv6 one for cm6).
+# gets its server's address (the TCP address for tcp, the RDMA address for
+# cm, the IPv6 one for cm6) where it says @ADDR@, else appended.  A
+# direction (rxe-server or rxe-client) runs the scenario in that one only.
 scen_names=()
 declare -A scen_kind scen_srv scen_cli
 scen() {
 	# RI_ONLY="rc_poll lossy" runs a subset (for a developer)
 	[ -z "${RI_ONLY:-}" ] || [[ " $RI_ONLY " == *" $1 "* ]] || return 0
-	# a fifth word: the one direction it runs in
 	[ -z "${5:-}" ] || [ "$5" = "$dir" ] || return 0
 	scen_names+=("$1")
 	scen_kind[$1]=$2
@@ -312,18 +313,9 @@ scen write_bw_bidir tcp "ib_write_bw $pt -s 16384 -n 100 -b" "ib_write_bw $pt -s
 scen send_bw_event tcp "ib_send_bw $pt -s 4096 -n 200 -e" "ib_send_bw $pt -s 4096 -n 200 -e"
 scen rdma_client cm "rdma_server -s @SADDR@ -p @PORT@" "rdma_client -p @PORT@ -s"
 scen rstream cm "rstream -b @SADDR@ -p @PORT@ -S 16384 -C 200" "rstream -p @PORT@ -S 16384 -C 200 -s"
-# Not ib_send_bw -R: its client connects the test's QPs right after the
-# handshake that precedes the server's rdma_listen, so a client faster than
-# the guest's server gets a REJ (invalid service ID), and perftest 4.5's
-# retry then uses the CM ids it has just destroyed (a crash of perftest).
-# qperf (its own TCP exchange, then the RDMA CM: -cm1): RC latency and
-# bandwidth, RDMA WRITE latency and READ bandwidth, one second each; "quit"
-# ends the server.  The guest's qperf against rocepmd's server only: with
-# the guest's server, one run in three had a later test's REQ rejected by
-# the guest's CM (invalid service ID) though qperf listens before it sends
-# the port, the REQ like the accepted ones (doc/guides/interop.rst).  Not
-# its UC tests: with -cm1 qperf moves a UC QP to RTR with attributes that
-# rxe refuses (EINVAL) as rocepmd does.
+# qperf (its own TCP exchange, then the RDMA CM: -cm1), one second a test;
+# "quit" ends the server.  Why only this direction, why not its UC tests
+# and not ib_send_bw -R: doc/guides/interop.rst.
 scen qperf tcp "qperf -lp @PORT@" "qperf @ADDR@ -lp @PORT@ -cm1 -t 1 -vvu rc_lat rc_bw rc_rdma_write_lat rc_rdma_read_bw quit" rxe-client
 scen lossy tcp "ibv_rc_pingpong $pp -s 4096 -n 10" "ibv_rc_pingpong $pp -s 4096 -n 10"
 
