@@ -80,7 +80,8 @@ rp_arp_input(struct rp_dev *dev, struct rte_mbuf *m)
 	/* A port bound to a kernel interface: the address is the kernel's,
 	 * which answers for it (guides/xdp). */
 	if (arp->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) &&
-	    tip == dev->ipv4 && dev->cfg.netdev[0] == '\0')
+	    tip == dev->ipv4 && dev->cfg.netdev[0] == '\0' &&
+	    rp_sh(dev)->idx == 0)
 		arp_send(dev, RTE_ARP_OP_REPLY, &arp->arp_data.arp_sha, sip);
 }
 

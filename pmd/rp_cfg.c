@@ -750,11 +750,13 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		RP_CFG_PORT(mtu),
 	},
 	{
-		/* default: the first engine lcore */
+		/* default: the first engine lcore; a list: one queue pair
+		 * each (rp_shard.c) */
 		.name = "lcore", .sect = RP_CFG_SECT_PORT,
-		.type = &rp_cfg_type_u32,
+		.type = &rp_cfg_type_lcores,
 		.min = 0, .max = RTE_MAX_LCORE - 1,
-		RP_CFG_PORT(lcore),
+		RP_CFG_PORT(lcores),
+		.aux_off = offsetof(struct rp_port_cfg, nr_lcores),
 	},
 	{
 		.name = "region_mb", .sect = RP_CFG_SECT_PORT,
@@ -1341,24 +1343,36 @@ rp_cfg_port_finish(const struct rp_cfg_ctx *ctx, struct rp_config *cfg,
 	int kind, rc;
 
 	snprintf(sect, sizeof(sect), "port%u", idx);
+	if (port->nr_lcores == 0) {
+		port->lcores[0] = cfg->lcores[0];
+		port->nr_lcores = 1;
+	}
+	port->lcore = port->lcores[0];
+	for (uint32_t k = 0; k < port->nr_lcores; k++) {
+		for (i = 0; i < cfg->nb_lcores; i++) {
+			if (cfg->lcores[i] == port->lcores[k])
+				break;
+		}
+		if (i == cfg->nb_lcores) {
+			rp_cfg_lcore_list(cfg, list, sizeof(list));
+			return rp_cfg_fail(ctx, -EINVAL, sect, "lcore", list,
+					   "lcore %" PRIu32 " is not in [engine] lcores",
+					   port->lcores[k]);
+		}
+	}
+	/* Faults hold frames per device, which one lcore owns. */
+	if (port->nr_lcores > 1 &&
+	    (rp_fault_rates_on(&port->fault.tx) ||
+	     rp_fault_rates_on(&port->fault.rx)))
+		return rp_cfg_fail(ctx, -EINVAL, sect, "lcore",
+				   "one lcore with fault injection",
+				   "faults are injected on ports served by one lcore");
 	rc = rp_cfg_port_netdev(ctx, sect, port, idx);
 	if (rc != 0)
 		return rc;
 	kind = rp_cfg_device_name(port->device, port->ethdev_name,
 				  sizeof(port->ethdev_name));
 	port->is_pci = kind == 1;
-	if (port->lcore == UINT32_MAX)
-		port->lcore = cfg->lcores[0];
-	for (i = 0; i < cfg->nb_lcores; i++) {
-		if (cfg->lcores[i] == port->lcore)
-			break;
-	}
-	if (i == cfg->nb_lcores) {
-		rp_cfg_lcore_list(cfg, list, sizeof(list));
-		return rp_cfg_fail(ctx, -EINVAL, sect, "lcore", list,
-				   "lcore %" PRIu32 " is not in [engine] lcores",
-				   port->lcore);
-	}
 	for (i = 0; i < idx; i++) {
 		if (strcmp(cfg->port[i].ethdev_name, port->ethdev_name) == 0)
 			return rp_cfg_fail(ctx, -EINVAL, sect, "device", NULL,
@@ -1428,7 +1442,6 @@ rp_cfg_walk(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 					   "missing section: ports are "
 					   "numbered from port0 without gaps, "
 					   "and [port%u] exists", nb_ports - 1);
-		cfg->port[p].lcore = UINT32_MAX;
 		rc = rp_cfg_section(ctx, file, port_idx[p], name,
 				    RP_CFG_SECT_PORT, &cfg->port[p]);
 		if (rc == 0)

@@ -133,8 +133,15 @@ rp_cfg_netdev_bind(struct rp_port_cfg *port, unsigned int idx, bool want_v4,
 			     idx, port->netdev, prog);
 		port->netdev_xdp = true;
 	} else {
-		n = snprintf(port->device, sizeof(port->device),
-			     "net_af_packet%u,iface=%s", idx, port->netdev);
+		/* Several lcores: a socket each, the kernel's fanout
+		 * hashing flows over them (rp_shard.c). */
+		n = port->nr_lcores > 1 ?
+			snprintf(port->device, sizeof(port->device),
+				 "net_af_packet%u,iface=%s,qpairs=%u", idx,
+				 port->netdev, port->nr_lcores) :
+			snprintf(port->device, sizeof(port->device),
+				 "net_af_packet%u,iface=%s", idx,
+				 port->netdev);
 		port->netdev_xdp = false;
 		snprintf(why, len, "%s: no XDP (%s): af_packet, which sees every frame; the kernel answers RoCEv2 with ICMP errors unless a firewall rule drops it",
 			 port->netdev, prog == NULL ?

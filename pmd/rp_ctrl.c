@@ -185,6 +185,9 @@ rp_ctrl_poll(struct rp_dev *dev)
 	unsigned int n;
 
 	n = rte_ring_sc_dequeue_burst(dev->ctrl_ring, objs, RTE_DIM(objs), NULL);
+	/* Requests touch any shard's objects: the others wait. */
+	if (n != 0 && dev->nr_shards > 1)
+		rp_shard_pause(dev);
 	for (unsigned int i = 0; i < n; i++) {
 		uintptr_t idx = (uintptr_t)objs[i];
 		struct rp_ctrl_slot *slot;
@@ -211,6 +214,8 @@ rp_ctrl_poll(struct rp_dev *dev)
 		/* R1: pairs with A1 in rp_ctrl_call: the reply is visible. */
 		rp_store_release(&slot->state, RP_SLOT_DONE);
 	}
+	if (n != 0 && dev->nr_shards > 1)
+		rp_shard_resume(dev);
 	return n != 0;
 }
 

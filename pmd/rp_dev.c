@@ -169,9 +169,24 @@ static void
 dev_stats_log(const struct rp_dev *dev)
 {
 	for (unsigned int i = 0; i < RP_STAT_MAX; i++)
-		if (rp_load_relaxed(&dev->stats[i]) != 0)
+		if (rp_dev_stat(dev, i) != 0)
 			RP_LOG(INFO, "rocepmd%u: %s %" PRIu64, dev->id,
-			       rp_stat_names[i], rp_load_relaxed(&dev->stats[i]));
+			       rp_stat_names[i], rp_dev_stat(dev, i));
+	/* Several lcores: what each carried (shardN_name, as above). */
+	for (uint32_t s = 0; dev->nr_shards > 1 && s < dev->nr_shards; s++) {
+		static const enum rp_stat per[] = {
+			RP_STAT_RX_PKTS, RP_STAT_TX_PKTS,
+			RP_STAT_SHARD_HANDOFF,
+		};
+		const struct rp_shard *sh = &dev->sh[s];
+
+		RP_LOG(INFO, "rocepmd%u: shard%u_lcore %u", dev->id, s,
+		       sh->lcore);
+		for (unsigned int k = 0; k < RTE_DIM(per); k++)
+			RP_LOG(INFO, "rocepmd%u: shard%u_%s %" PRIu64, dev->id,
+			       s, rp_stat_names[per[k]],
+			       rp_load_relaxed(&sh->stats[per[k]]));
+	}
 }
 
 static void
@@ -184,6 +199,7 @@ dev_free(struct rp_dev *dev)
 		dev_stats_log(dev);
 	rp_netdev_watch_fini(dev);
 	rp_port_fini(dev);
+	rp_shard_fini(dev);
 	rp_ctrl_fini(dev);
 	rp_gsi_fini(dev);
 	rp_mem_fini(dev);
@@ -215,6 +231,10 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 	dev->nl_fd = -1;
 	dev->region_fd = -1;
 	dev->rx_intr_want = rx_intr;
+	rte_spinlock_init(&dev->shared_lock);
+	ret = rp_shard_init(dev);
+	if (ret < 0)
+		goto err_free;
 	ret = rp_region_init(dev, pc->region_mb);
 	if (ret < 0)
 		goto err_free;

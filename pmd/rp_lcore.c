@@ -72,8 +72,12 @@ static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
 
 struct rp_lcore_ctx {
 	unsigned int lcore;
-	unsigned int nr_devs;
-	struct rp_dev *devs[RP_MAX_PORTS];
+	unsigned int nr_shards;
+	/* the shards it runs, one per device at most (rp_shard.c) */
+	struct rp_shard *shards[RP_MAX_PORTS];
+	/* "adaptive" blocks: no device it serves has other lcores, whose
+	 * doorbells would need a wake-up of their own */
+	bool can_block;
 	/* written by rp_engine_set_idle() at any time: relaxed loads */
 	uint32_t idle;			/* enum rp_idle_policy */
 	uint64_t idle_cycles;
@@ -157,25 +161,30 @@ lcore_token_wait(struct rp_lcore_ctx *lc)
 }
 
 /*
- * One pass over a device.  Exported for the transport fuzzer
- * (test/fuzz/fuzz_transport.c), which is the device's lcore itself: it
- * calls this once per injected frame, so every run is deterministic.
+ * One pass over a shard of a device: shard 0 also runs control requests
+ * and the link and address polls.
  */
-bool
-rp_dev_poll(struct rp_dev *dev)
+static bool
+shard_poll(struct rp_shard *sh)
 {
+	struct rp_dev *dev = sh->dev;
 	struct rte_mbuf *pkts[RP_BURST];
 	uint64_t now;
 	uint16_t n;
-	bool busy;
+	bool busy = false;
 
-	dev->pass_cqes = 0;
-	busy = rp_ctrl_poll(dev);
+	RTE_PER_LCORE(rp_cur_shard) = sh;
+	if (sh->idx != 0)
+		rp_shard_wait(sh);
+	sh->pass_cqes = 0;
+	if (sh->idx == 0)
+		busy = rp_ctrl_poll(dev);
 	/* List operations before packets: a tag posted before a message
 	 * arrived is matched by it. */
 	for (uint32_t i = 0; i < dev->nr_tm_srq; i++)
-		busy |= rp_tm_ops_poll(dev->tm_srq[i]);
-	n = rp_port_rx(dev, pkts, RP_BURST);
+		if (dev->tm_srq[i]->shard == sh->idx)
+			busy |= rp_tm_ops_poll(dev->tm_srq[i]);
+	n = rp_shard_rx(sh, pkts, RP_BURST);
 	if (n != 0) {
 		rp_recv_burst(dev, pkts, n);
 		busy = true;
@@ -183,8 +192,8 @@ rp_dev_poll(struct rp_dev *dev)
 	now = rte_get_timer_cycles();
 	/* QPs with work only: rung, received for, or not yet done. */
 	rp_qp_bells(dev);
-	for (uint32_t i = 0; i < dev->nr_active; ) {
-		struct rp_qp *qp = dev->active[i];
+	for (uint32_t i = 0; i < sh->nr_active; ) {
+		struct rp_qp *qp = sh->active[i];
 		bool quiet;
 
 		busy |= rp_qp_step(qp, now, &quiet);
@@ -193,24 +202,41 @@ rp_dev_poll(struct rp_dev *dev)
 			continue;
 		}
 		/* The last one, not stepped yet, takes its place. */
-		dev->active[i] = dev->active[--dev->nr_active];
+		sh->active[i] = sh->active[--sh->nr_active];
 		qp->active = false;
 	}
-	if (dev->tx_defer && dev->pass_cqes != 0 && dev->nr_tx != 0 &&
+	if (sh->tx_defer && sh->pass_cqes != 0 && sh->nr_tx != 0 &&
 	    !dev->fault_on) {
 		/* The caller's next pass sends them (rp_engine_assist). */
-		rp_stat_add(dev, RP_STAT_TX_DEFERRED, dev->nr_tx);
+		rp_stat_add(dev, RP_STAT_TX_DEFERRED, sh->nr_tx);
 		busy = true;
 	} else {
 		busy |= rp_port_flush(dev);
 	}
-	if (now >= dev->link_check) {
+	if (sh->idx == 0 && now >= dev->link_check) {
+		/* The GID table and link state: the other shards read them. */
+		if (dev->nr_shards > 1)
+			rp_shard_pause(dev);
 		rp_port_link_poll(dev);
 		rp_xdp_port_poll(dev);
 		rp_netdev_watch_poll(dev);
+		if (dev->nr_shards > 1)
+			rp_shard_resume(dev);
 		dev->link_check = now + rte_get_timer_hz() / 10;
 	}
+	RTE_PER_LCORE(rp_cur_shard) = NULL;
 	return busy;
+}
+
+/*
+ * One pass over a device's shard 0.  Exported for the transport fuzzer
+ * (test/fuzz/fuzz_transport.c), which is the device's lcore itself: it
+ * calls this once per injected frame, so every run is deterministic.
+ */
+bool
+rp_dev_poll(struct rp_dev *dev)
+{
+	return shard_poll(&dev->sh[0]);
 }
 
 static bool
@@ -218,8 +244,8 @@ lcore_poll(struct rp_lcore_ctx *lc)
 {
 	bool busy = false;
 
-	for (unsigned int i = 0; i < lc->nr_devs; i++)
-		busy |= rp_dev_poll(lc->devs[i]);
+	for (unsigned int i = 0; i < lc->nr_shards; i++)
+		busy |= shard_poll(lc->shards[i]);
 	lc_stat_add(lc, RP_LC_POLLS, 1);
 	if (busy)
 		lc_stat_add(lc, RP_LC_POLLS_BUSY, 1);
@@ -237,15 +263,16 @@ lcore_deadline(const struct rp_lcore_ctx *lc, uint64_t limit)
 {
 	uint64_t dl = limit;
 
-	for (unsigned int d = 0; d < lc->nr_devs; d++) {
-		const struct rp_dev *dev = lc->devs[d];
+	for (unsigned int d = 0; d < lc->nr_shards; d++) {
+		const struct rp_shard *sh = lc->shards[d];
+		const struct rp_dev *dev = sh->dev;
 
-		if (dev->nr_tx != 0 || dev->fault[0].nr_held != 0 ||
+		if (sh->nr_tx != 0 || dev->fault[0].nr_held != 0 ||
 		    dev->fault[1].nr_held != 0)
 			return 0;
 		dl = RTE_MIN(dl, dev->link_check);
-		for (uint32_t i = 0; i < dev->nr_active; i++) {
-			const struct rp_qp *qp = dev->active[i];
+		for (uint32_t i = 0; i < sh->nr_active; i++) {
+			const struct rp_qp *qp = sh->active[i];
 
 			if (qp->comp.deadline != 0)
 				dl = RTE_MIN(dl, qp->comp.deadline);
@@ -259,12 +286,14 @@ lcore_deadline(const struct rp_lcore_ctx *lc, uint64_t limit)
 static void
 lcore_need_wakeup(struct rp_lcore_ctx *lc, uint32_t v)
 {
-	for (unsigned int d = 0; d < lc->nr_devs; d++) {
-		rp_store_relaxed(&lc->devs[d]->ctl->need_wakeup, v);
+	for (unsigned int d = 0; d < lc->nr_shards; d++) {
+		struct rp_dev *dev = lc->shards[d]->dev;
+
+		rp_store_relaxed(&dev->ctl->need_wakeup, v);
 		if (v != 0)
-			rp_port_rx_intr_enable(lc->devs[d]);
+			rp_port_rx_intr_enable(dev);
 		else
-			rp_port_rx_intr_disable(lc->devs[d]);
+			rp_port_rx_intr_disable(dev);
 	}
 }
 
@@ -283,8 +312,8 @@ fd_drain(int fd)
 static bool
 lcore_is_intr_fd(const struct rp_lcore_ctx *lc, int fd)
 {
-	for (unsigned int d = 0; d < lc->nr_devs; d++)
-		if (lc->devs[d]->rx_intr_fd == fd)
+	for (unsigned int d = 0; d < lc->nr_shards; d++)
+		if (lc->shards[d]->dev->rx_intr_fd == fd)
 			return true;
 	return false;
 }
@@ -334,8 +363,8 @@ lcore_block(struct rp_lcore_ctx *lc)
 
 	fds[nfds].fd = lc->wake_fd;
 	fds[nfds++].events = POLLIN;
-	for (unsigned int d = 0; d < lc->nr_devs; d++)
-		nfds += rp_port_wait_fds(lc->devs[d], fds + nfds,
+	for (unsigned int d = 0; d < lc->nr_shards; d++)
+		nfds += rp_port_wait_fds(lc->shards[d]->dev, fds + nfds,
 					 RTE_DIM(fds) - nfds);
 	lc_stat_add(lc, RP_LC_BLOCKS, 1);
 	lcore_token_give(lc);
@@ -412,7 +441,7 @@ lcore_main(void *arg)
 	/* Naps of a few microseconds need no timer slack. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	RP_LOG(INFO, "engine lcore %u: %u device(s), idle policy %s%s",
-	       lc->lcore, lc->nr_devs,
+	       lc->lcore, lc->nr_shards,
 	       rp_idle_policy_name(rp_load_relaxed(&lc->idle)),
 	       lc->inline_mode ? ", inline passes" : "");
 	while (!rp_load_relaxed(&rp_stop)) {
@@ -429,6 +458,8 @@ lcore_main(void *arg)
 		busy = lcore_poll(lc);
 		t1 = rte_get_timer_cycles();
 		idle = rp_load_relaxed(&lc->idle);
+		if (idle == RP_IDLE_ADAPTIVE && !lc->can_block)
+			idle = RP_IDLE_YIELD;
 		if (busy) {
 			last_busy = t1;
 		} else if (idle == RP_IDLE_ADAPTIVE &&
@@ -467,8 +498,11 @@ lcore_main(void *arg)
 	/* The devices are the lcore's for good: no inline pass from now. */
 	lcore_token_wait(lc);
 	/* Leave nothing half-sent behind. */
-	for (unsigned int i = 0; i < lc->nr_devs; i++)
-		rp_port_flush(lc->devs[i]);
+	for (unsigned int i = 0; i < lc->nr_shards; i++) {
+		RTE_PER_LCORE(rp_cur_shard) = lc->shards[i];
+		rp_port_flush(lc->shards[i]->dev);
+	}
+	RTE_PER_LCORE(rp_cur_shard) = NULL;
 	/* R1: pairs with A1 in rp_lcore_stop(): the devices are ours no
 	 * more. */
 	rp_store_release(&lc->done, 1u);
@@ -501,11 +535,11 @@ rp_engine_assist(unsigned int dev)
 	if (!lcore_token_try(lc))
 		return false;
 	lc_stat_add(lc, RP_LC_INLINE_PASSES, 1);
-	for (unsigned int i = 0; i < lc->nr_devs; i++)
-		lc->devs[i]->tx_defer = true;
+	for (unsigned int i = 0; i < lc->nr_shards; i++)
+		lc->shards[i]->tx_defer = true;
 	lcore_poll(lc);
-	for (unsigned int i = 0; i < lc->nr_devs; i++)
-		lc->devs[i]->tx_defer = false;
+	for (unsigned int i = 0; i < lc->nr_shards; i++)
+		lc->shards[i]->tx_defer = false;
 	lcore_token_give(lc);
 	return true;
 }
@@ -550,12 +584,20 @@ rp_lcore_launch(const struct rp_config *cfg)
 		lc->stand_cycles = rte_get_timer_hz() / 1000000 * cfg->inline_us;
 		lc->stand.tv_sec = cfg->inline_us / 1000000;
 		lc->stand.tv_nsec = (long)(cfg->inline_us % 1000000) * 1000;
+		lc->can_block = true;
 		for (unsigned int d = 0; d < rp_nr_devs; d++)
-			if (rp_devs[d]->lcore == lc->lcore) {
-				lc->devs[lc->nr_devs++] = rp_devs[d];
-				rp_dev_lcore[d] = lc;
+			for (uint32_t s = 0; s < rp_devs[d]->nr_shards; s++) {
+				struct rp_shard *sh = &rp_devs[d]->sh[s];
+
+				if (sh->lcore != lc->lcore)
+					continue;
+				lc->shards[lc->nr_shards++] = sh;
+				if (s == 0)
+					rp_dev_lcore[d] = lc;
+				if (rp_devs[d]->nr_shards > 1)
+					lc->can_block = false;
 			}
-		if (lc->nr_devs == 0)
+		if (lc->nr_shards == 0)
 			continue;
 		lc->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (lc->wake_fd < 0) {
@@ -564,8 +606,11 @@ rp_lcore_launch(const struct rp_config *cfg)
 			       strerror(errno));
 			return ret;
 		}
-		for (unsigned int d = 0; d < lc->nr_devs; d++)
-			lc->devs[d]->wake_fd = lc->wake_fd;
+		for (unsigned int d = 0; d < lc->nr_shards; d++) {
+			lc->shards[d]->wake_fd = lc->wake_fd;
+			if (lc->shards[d]->idx == 0)
+				lc->shards[d]->dev->wake_fd = lc->wake_fd;
+		}
 		if (!rte_lcore_is_enabled(lc->lcore) ||
 		    lc->lcore == rte_get_main_lcore()) {
 			RP_LOG(ERR, "engine lcore %u is not an enabled worker lcore",
@@ -627,8 +672,10 @@ rp_lcore_stop(void)
 
 		if (lc->wake_fd < 0)
 			continue;
-		for (unsigned int d = 0; d < lc->nr_devs; d++)
-			lc->devs[d]->wake_fd = -1;
+		for (unsigned int d = 0; d < lc->nr_shards; d++) {
+			lc->shards[d]->wake_fd = -1;
+			lc->shards[d]->dev->wake_fd = -1;
+		}
 		close(lc->wake_fd);
 		lc->wake_fd = -1;
 	}

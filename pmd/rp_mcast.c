@@ -68,6 +68,8 @@ rp_mcast_attach(struct rp_dev *dev, struct rp_ctrl_mcast *c)
 	if (g->nr_qp == RP_MCAST_QPS)
 		return -ENOMEM;
 	g->qpn[g->nr_qp++] = c->qpn;
+	/* Shard 0 receives for groups (rp_shard.c). */
+	rp_shard_move_to(qp, 0);
 	return 0;
 }
 

@@ -74,18 +74,26 @@ ahead_drop(struct rp_mem_batch *b)
 		b->ra[i].len = 0;
 }
 
+/* A batch per shard: each stages what its own pass writes. */
 int
 rp_mem_init(struct rp_dev *dev)
 {
-	dev->wb = rte_zmalloc("rp_mem_batch", sizeof(*dev->wb), 0);
-	return dev->wb == NULL ? -ENOMEM : 0;
+	for (uint32_t i = 0; i < dev->nr_shards; i++) {
+		dev->sh[i].wb = rte_zmalloc("rp_mem_batch",
+					    sizeof(*dev->sh[i].wb), 0);
+		if (dev->sh[i].wb == NULL)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 void
 rp_mem_fini(struct rp_dev *dev)
 {
-	rte_free(dev->wb);
-	dev->wb = NULL;
+	for (uint32_t i = 0; i < RP_MAX_SHARDS; i++) {
+		rte_free(dev->sh[i].wb);
+		dev->sh[i].wb = NULL;
+	}
 }
 
 static int
@@ -105,7 +113,7 @@ mem_remote(pid_t pid, void *local, uint8_t *remote, uint32_t n, bool write)
 void
 rp_mem_flush_pending(struct rp_dev *dev)
 {
-	struct rp_mem_batch *b = dev->wb;
+	struct rp_mem_batch *b = rp_sh(dev)->wb;
 	ssize_t want = 0, done;
 
 	for (uint32_t i = 0; i < b->n; i++)
@@ -120,7 +128,7 @@ rp_mem_flush_pending(struct rp_dev *dev)
 	}
 	b->n = 0;
 	b->used = 0;
-	dev->mem_staged = 0;
+	rp_sh(dev)->mem_staged = 0;
 }
 
 int
@@ -128,7 +136,7 @@ rp_mem_write(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 	     const void *src, uint32_t n, bool pkt)
 {
 	uint8_t *p = m->addr + (va - m->iova);
-	struct rp_mem_batch *b = dev->wb;
+	struct rp_mem_batch *b = rp_sh(dev)->wb;
 	uint32_t stage = pkt ? 0 : n;
 
 	if (likely(m->pid == 0)) {
@@ -153,7 +161,7 @@ rp_mem_write(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 	}
 	b->remote[b->n] = (struct iovec){ p, n };
 	b->n++;
-	dev->mem_staged = b->n;
+	rp_sh(dev)->mem_staged = b->n;
 	return 0;
 }
 
@@ -162,7 +170,7 @@ rp_mem_read(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 	    void *dst, uint32_t n, uint64_t tag, uint64_t ahead)
 {
 	const uint8_t *p = m->addr + (va - m->iova);
-	struct rp_mem_batch *b = dev->wb;
+	struct rp_mem_batch *b = rp_sh(dev)->wb;
 	struct rp_mem_ahead *a = NULL, *old = &b->ra[0];
 	struct iovec l, r;
 	ssize_t got;
@@ -238,17 +246,24 @@ rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 		return 0;
 	}
 	rp_mem_flush(dev);
-	ahead_drop(dev->wb);
+	ahead_drop(rp_sh(dev)->wb);
+	/* Another process's memory: a read then a write, which two shards
+	 * must not interleave on one address. */
+	if (dev->nr_shards > 1)
+		rte_spinlock_lock(&dev->shared_lock);
 	ret = mem_remote(m->pid, &v, (uint8_t *)p, sizeof(v), false);
-	if (ret != 0)
-		return ret;
-	*orig = v;
-	if (cmp_swap) {
-		if (v != compare_add)
-			return 0;
-		v = swap;
-	} else {
-		v += compare_add;
+	if (ret == 0) {
+		*orig = v;
+		if (!cmp_swap)
+			v += compare_add;
+		else if (v == compare_add)
+			v = swap;
+		else
+			goto out;	/* no write: the compare failed */
+		ret = mem_remote(m->pid, &v, (uint8_t *)p, sizeof(v), true);
 	}
-	return mem_remote(m->pid, &v, (uint8_t *)p, sizeof(v), true);
+out:
+	if (dev->nr_shards > 1)
+		rte_spinlock_unlock(&dev->shared_lock);
+	return ret;
 }

@@ -253,7 +253,8 @@ rp_nd_input(struct rp_dev *dev, struct rte_mbuf *m)
 		 * tell all nodes it is taken (7.2.4). */
 		struct rte_ether_addr all;
 
-		if (ll != NULL)
+		/* Every shard sees it (rp_shard.c); shard 0 answers. */
+		if (ll != NULL || rp_sh(dev)->idx != 0)
 			return true;
 		rp_gid_mcast_mac(rp_nd_all_nodes, all.addr_bytes);
 		nd_send(dev, RP_ND_NA, RP_ND_NA_OVERRIDE, &all, nd->target,
@@ -263,6 +264,8 @@ rp_nd_input(struct rp_dev *dev, struct rte_mbuf *m)
 	if (ll == NULL)
 		ll = &eth->src_addr;
 	rp_neigh_learn(dev, ip->src_addr, ll, true);
+	if (rp_sh(dev)->idx != 0)
+		return true;
 	nd_send(dev, RP_ND_NA, RP_ND_NA_SOLICITED | RP_ND_NA_OVERRIDE, ll,
 		nd->target, ip->src_addr, nd->target);
 	return true;

@@ -11,7 +11,8 @@
  * while still using the old MAC.  A QP's retransmit timeout makes its
  * peer's entry stale at once (rp_neigh_probe), since a peer that
  * restarted with another MAC is one reason for timeouts.  A changed MAC
- * bumps dev->arp_gen, which makes every connected QP read the cache again.
+ * bumps the shard's arp_gen, which makes every connected QP read the cache
+ * again.  Each shard of a device has its own cache (rp_shard.c).
  */
 
 #include <errno.h>
@@ -36,18 +37,19 @@ neigh_free(const struct rp_neigh *e)
 static struct rp_neigh *
 neigh_find(struct rp_dev *dev, const uint8_t ip[16], bool create)
 {
+	struct rp_neigh *tbl = rp_sh(dev)->neigh;
 	struct rp_neigh *free_e = NULL;
 
 	for (unsigned int i = 0; i < RP_NEIGH_ENTRIES; i++) {
-		if (memcmp(dev->neigh[i].ip, ip, 16) == 0)
-			return &dev->neigh[i];
-		if (free_e == NULL && neigh_free(&dev->neigh[i]))
-			free_e = &dev->neigh[i];
+		if (memcmp(tbl[i].ip, ip, 16) == 0)
+			return &tbl[i];
+		if (free_e == NULL && neigh_free(&tbl[i]))
+			free_e = &tbl[i];
 	}
 	if (!create)
 		return NULL;
 	if (free_e == NULL)	/* full: recycle a slot, cheap and bounded */
-		free_e = &dev->neigh[ip[15] % RP_NEIGH_ENTRIES];
+		free_e = &tbl[ip[15] % RP_NEIGH_ENTRIES];
 	memset(free_e, 0, sizeof(*free_e));
 	memcpy(free_e->ip, ip, 16);
 	return free_e;
@@ -72,7 +74,7 @@ rp_neigh_learn(struct rp_dev *dev, const uint8_t ip[16],
 		return;
 	if (e->valid && !rte_is_same_ether_addr(&e->mac, mac)) {
 		rp_stat_inc(dev, RP_STAT_ARP_MAC_CHANGED);
-		dev->arp_gen++;
+		rp_sh(dev)->arp_gen++;
 	}
 	rte_ether_addr_copy(mac, &e->mac);
 	e->valid = true;

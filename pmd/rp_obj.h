@@ -15,7 +15,9 @@
 #include <rte_mbuf.h>
 #include <rte_memzone.h>
 #include <rte_hash.h>
+#include <rte_per_lcore.h>
 #include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include <infiniband/verbs.h>
 
@@ -134,6 +136,7 @@ struct rp_cq {
 	uint32_t log2_size;
 	uint32_t prod;			/* private producer index */
 	uint32_t nr_qp;			/* QPs that complete into it */
+	uint32_t shard;			/* theirs (rp_shard_place()) */
 	int chan;			/* channel number or -1 */
 	uint64_t off;
 	struct rp_cq_ctl *ctl;
@@ -289,6 +292,7 @@ struct rp_srq {
 	uint32_t max_sge;
 	uint32_t limit;			/* armed SRQ limit, 0: none */
 	uint32_t nr_qp;
+	uint32_t shard;			/* its QPs' (rp_shard_place()) */
 	bool err;			/* SRQ_ERR reported */
 	struct rp_tm *tm;		/* TM-SRQ, or NULL */
 	const struct rp_qp_ops *ops;	/* TM-SRQ: the tag matcher's hooks */
@@ -339,7 +343,7 @@ struct rp_qp {
 	struct rp_av av;		/* hop_limit: what is sent */
 	struct rp_pkt_addr addr;	/* L2-L4 of outgoing packets (RC, UC) */
 	bool addr_ok;			/* addr.dmac resolved (rp_xmit_ready) */
-	uint32_t addr_gen;		/* dev->arp_gen addr.dmac was read at */
+	uint32_t addr_gen;		/* its shard's arp_gen addr.dmac was read at */
 
 	/*
 	 * READs the responder owes responses for, a FIFO of rd_size (a power
@@ -450,6 +454,7 @@ struct rp_qp {
 	 * with nothing (rp_qp_quiet()).
 	 */
 	bool active;
+	uint32_t shard;			/* the one that steps it */
 	uint32_t arena;			/* where its rings and doorbell are */
 	bool sqd_notify;		/* SQD: report SQ_DRAINED when drained */
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED reported */
@@ -535,6 +540,9 @@ enum rp_stat {
 	RP_STAT_XSK_FILL_EMPTY,
 	RP_STAT_XSK_INVALID,
 	RP_STAT_RX_XSK_QUEUES,
+	RP_STAT_SHARD_HANDOFF,
+	RP_STAT_SHARD_HANDOFF_DROP,
+	RP_STAT_SHARD_MOVES,
 	RP_STAT_MAX,
 };
 
@@ -557,6 +565,63 @@ struct rp_fault_dir {
 		uint64_t until_tsc;	/* or once the TSC does */
 	} hold[RP_FAULT_HOLD];
 };
+
+/*
+ * A device's share of one engine lcore (guides/architecture, "Several
+ * lcores for one device"): its port queue pair, the QPs it owns with their
+ * CQs and SRQs, and everything a pass writes.  One writer, the lcore of the
+ * shard; control requests run on shard 0 while the others wait
+ * (rp_shard_pause()), so they may touch any shard.
+ */
+#define RP_MAX_SHARDS	RP_MAX_ENGINE_LCORES
+
+struct rp_shard {
+	struct rp_dev *dev;
+	uint32_t idx;			/* 0: the one that runs control */
+	uint32_t lcore;
+	uint16_t rxq;			/* its ethdev queue pair */
+	uint16_t txq;
+	/* af_xdp: the engine's further receive queues it reads
+	 * (dev->xsk_rxq[xsk_lo .. xsk_lo + nr_xsk)) */
+	uint32_t xsk_lo;
+	uint32_t nr_xsk;
+	uint32_t xsk_turn;		/* which of them is read first */
+	bool xsk_first;			/* they before the PMD's queue */
+	bool pmd_rxq;			/* it reads an ethdev receive queue */
+	bool xsk_tx;			/* it sends on its first AF_XDP socket */
+	/* frames another shard read for its QPs (MP/SC), or NULL */
+	struct rte_ring *handoff;
+	uint32_t nr_qp;			/* QPs it owns: placement's load */
+	/* its QPs' doorbell bits, by word (only with several shards) */
+	uint64_t bell_own[RP_MAX_QP / 64];
+	/* control's stop: odd while shard 0 asks it to wait (rp_shard.c) */
+	uint32_t pause_seq;
+	uint32_t pause_ack;
+	int wake_fd;			/* its lcore's eventfd, or -1 */
+
+	struct rte_mbuf *tx[RP_TX_MAX];
+	uint16_t nr_tx;
+	uint16_t ip_id;
+	/*
+	 * Inline passes (rp_lcore.c): a pass run by the application thread
+	 * that will read the CQEs it published keeps its frames for that
+	 * thread's next pass, so that an ACK and the request answering the
+	 * completion leave in one burst (one system call on af_packet).
+	 */
+	bool tx_defer;			/* this pass may keep its frames */
+	uint32_t pass_cqes;		/* CQEs published by this pass */
+	bool kick_pending;		/* a burst went out since the last
+					 * kick that found the ring drained */
+	struct rp_mem_batch *wb;	/* writes staged for attached memory */
+	uint32_t mem_staged;		/* how many (rp_mem_flush()) */
+	/* Each shard resolves its peers itself: ARP and neighbour
+	 * discovery reach every shard (rp_shard_rx()). */
+	struct rp_neigh neigh[RP_NEIGH_ENTRIES];
+	uint32_t arp_gen;		/* bumped when a cached MAC changes */
+	uint32_t nr_active;
+	struct rp_qp *active[RP_MAX_QP];	/* QPs the pass steps */
+	uint64_t stats[RP_STAT_MAX];	/* summed by rp_dev_stat() */
+} __rte_cache_aligned;
 
 /* Arenas: the device region and one per attached process. */
 #define RP_MAX_ARENAS	65u
@@ -586,7 +651,7 @@ struct rp_arena {
 struct rp_dev {
 	unsigned int id;
 	uint16_t port_id;
-	uint32_t lcore;
+	uint32_t lcore;			/* shard 0's */
 	struct rp_port_cfg cfg;
 	int region_fd;			/* memfd of the region, or -1 */
 	struct rp_dev_ctl *ctl;		/* region base (arena 0) */
@@ -599,20 +664,15 @@ struct rp_dev {
 	struct rte_mempool *pool;
 	struct rte_ring *ctrl_ring;	/* slot indexes, MP/SC */
 	struct rp_ctrl_slot *ctrl_slot;	/* RP_CTRL_SLOTS, private memory */
-	struct rp_mem_batch *wb;	/* writes staged for attached memory */
-	uint32_t mem_staged;		/* how many (rp_mem_flush()) */
-	struct rte_ring *loop_ring;	/* frames to ourselves */
+	struct rte_ring *loop_ring;	/* frames to ourselves: MP, shard 0 reads */
 	struct rte_ether_addr mac;
 	uint32_t ipv4;			/* network order */
 	uint8_t gid[RP_GID_TBL_LEN][16];	/* as ctl->gid; zero: empty */
 	uint32_t nr_gid;		/* entries in use, from 0 */
 	uint32_t mtu;
-	uint16_t ip_id;
 
 	struct rp_qp *qp[RP_MAX_QP];
 	uint16_t qp_gen[RP_MAX_QP];
-	struct rp_qp *active[RP_MAX_QP];	/* QPs the lcore steps */
-	uint32_t nr_active;
 	uint32_t qp_hi;			/* highest QP index in use, + 1 */
 	/* arenas with QPs, whose doorbell bits a pass reads */
 	uint32_t bell_arena[RP_MAX_ARENAS];
@@ -634,24 +694,12 @@ struct rp_dev {
 	struct rp_qp *gsi_agent[RP_GSI_AGENTS];
 	struct rte_hash *gsi_svc;
 
-	struct rp_neigh neigh[RP_NEIGH_ENTRIES];
-	uint32_t arp_gen;		/* bumped when a cached MAC changes */
 	struct rp_mcast mcast[RP_MAX_MCAST];
 
 	/* Fault injection (rp_port_fault.c): [0] transmit, [1] receive */
 	bool fault_on;
 	struct rp_fault_dir fault[2];
 
-	struct rte_mbuf *tx[RP_TX_MAX];
-	uint16_t nr_tx;
-	/*
-	 * Inline passes (rp_lcore.c): a pass run by the application thread
-	 * that will read the CQEs it published keeps its frames for that
-	 * thread's next pass, so that an ACK and the request answering the
-	 * completion leave in one burst (one system call on af_packet).
-	 */
-	bool tx_defer;			/* this pass may keep its frames */
-	uint32_t pass_cqes;		/* CQEs published by this pass */
 
 	uint64_t link_check;		/* TSC of the next link poll */
 
@@ -676,19 +724,47 @@ struct rp_dev {
 	/* receive queues beyond the PMD's (rp_xsk_rxq.c) */
 	struct rp_xsk_rxq *xsk_rxq;
 	uint32_t nr_xsk_rxq;
-	uint32_t xsk_turn;		/* which of them is read first */
 	uint32_t xsk_fill;		/* their fill rings' mbufs each */
-	bool xsk_first;			/* they before the PMD's queue */
 	uint8_t *xsk_base;		/* their umem: the pool's memory */
 	/* netdev-bound (rp_netdev_watch.c): rtnetlink address events */
 	int nl_fd;			/* or -1 */
 	uint32_t nl_ifindex;
 	/* net_af_packet with qdisc_bypass=0 (rp_port_kick.c) */
 	int kick_fd;			/* the PMD's packet socket, or -1 */
-	bool kick_pending;		/* a burst went out since the last
-					 * kick that found the ring drained */
-	uint64_t stats[RP_STAT_MAX];	/* written by the lcore only */
+	/* The lcores that serve it, each with its own port queues (rp_shard.c) */
+	uint32_t nr_shards;
+	/* several shards: rp_async_push(), atomics on attached memory */
+	rte_spinlock_t shared_lock;
+	struct rp_shard sh[RP_MAX_SHARDS];
 };
+
+/*
+ * The shard whose pass the calling thread runs (rp_lcore.c sets it before
+ * each pass), or shard 0 for threads that run none (start, stop, tests).
+ */
+RTE_DECLARE_PER_LCORE(struct rp_shard *, rp_cur_shard);
+
+static inline struct rp_shard *
+rp_sh(const struct rp_dev *dev)
+{
+	struct rp_shard *sh = RTE_PER_LCORE(rp_cur_shard);
+
+	if (likely(sh != NULL && sh->dev == dev))
+		return sh;
+	return (struct rp_shard *)(uintptr_t)&dev->sh[0];
+}
+
+/* ---- rp_shard.c */
+int rp_shard_init(struct rp_dev *dev);
+void rp_shard_fini(struct rp_dev *dev);
+void rp_shard_pause(struct rp_dev *dev);
+void rp_shard_resume(struct rp_dev *dev);
+void rp_shard_wait(struct rp_shard *sh);
+int rp_shard_place(struct rp_dev *dev, struct rp_qp *qp);
+void rp_shard_unplace(struct rp_qp *qp);
+void rp_shard_move_to(struct rp_qp *qp, uint32_t to);
+uint16_t rp_shard_rx(struct rp_shard *sh, struct rte_mbuf **pkts, uint16_t n);
+void rp_shard_queues(struct rp_dev *dev, bool xdp);
 
 /* ---- rp_dev.c */
 extern struct rp_dev *rp_devs[RP_MAX_PORTS];
@@ -762,7 +838,7 @@ void rp_mem_flush_pending(struct rp_dev *dev);
 static inline void
 rp_mem_flush(struct rp_dev *dev)
 {
-	if (unlikely(dev->mem_staged != 0))
+	if (unlikely(rp_sh(dev)->mem_staged != 0))
 		rp_mem_flush_pending(dev);
 }
 struct rp_mr *rp_key_alloc(struct rp_dev *dev, uint8_t kind, uint32_t pdn);
@@ -834,11 +910,11 @@ bool rp_qp_step(struct rp_qp *qp, uint64_t now, bool *quiet);
 static inline void
 rp_qp_wake(struct rp_qp *qp)
 {
-	struct rp_dev *dev = qp->dev;
+	struct rp_shard *sh = &qp->dev->sh[qp->shard];
 
 	if (qp->active)
 		return;
-	dev->active[dev->nr_active++] = qp;
+	sh->active[sh->nr_active++] = qp;
 	qp->active = true;
 }
 
@@ -894,7 +970,7 @@ bool rp_port_kick(struct rp_dev *dev);
 static inline bool
 rp_port_tx_room(const struct rp_dev *dev)
 {
-	return dev->nr_tx < RP_TX_MAX / 2;
+	return rp_sh(dev)->nr_tx < RP_TX_MAX / 2;
 }
 void rp_port_link_poll(struct rp_dev *dev);
 /* Most descriptors a device adds to an idle lcore's wait */
@@ -955,8 +1031,10 @@ rp_xsk_fill(uint32_t nr_queues)
 struct xdp_statistics;
 int rp_xsk_rxq_open(struct rp_dev *dev, const char *ifname, int xsks_map_fd,
 		    uint32_t nr_queues);
-uint16_t rp_xsk_rxq_rx(struct rp_dev *dev, struct rte_mbuf **pkts,
-		       uint16_t n);
+uint16_t rp_xsk_rxq_rx(struct rp_dev *dev, struct rp_shard *sh,
+		       struct rte_mbuf **pkts, uint16_t n);
+uint16_t rp_xsk_tx(struct rp_dev *dev, struct rp_shard *sh,
+		   struct rte_mbuf **m, uint16_t n);
 void rp_xsk_rxq_stats(const struct rp_dev *dev, struct xdp_statistics *st);
 unsigned int rp_xsk_rxq_fds(const struct rp_dev *dev, int *fds,
 			    unsigned int max);
@@ -1043,15 +1121,20 @@ int rp_lcore_launch(const struct rp_config *cfg);
 void rp_lcore_stop(void);
 bool rp_dev_poll(struct rp_dev *dev);
 
-/* One writer (the lcore): relaxed load, add, relaxed store; readers
- * (telemetry, the stop log) load relaxed. */
+/* One writer (the shard's lcore): relaxed load, add, relaxed store;
+ * readers (telemetry, the stop log) load relaxed and sum the shards. */
 static inline void
 rp_stat_add(struct rp_dev *dev, enum rp_stat s, uint64_t n)
 {
-	__atomic_store_n(&dev->stats[s],
-			 __atomic_load_n(&dev->stats[s], __ATOMIC_RELAXED) + n,
+	struct rp_shard *sh = rp_sh(dev);
+
+	__atomic_store_n(&sh->stats[s],
+			 __atomic_load_n(&sh->stats[s], __ATOMIC_RELAXED) + n,
 			 __ATOMIC_RELAXED);
 }
+
+/* A counter of the device, all shards summed. */
+uint64_t rp_dev_stat(const struct rp_dev *dev, enum rp_stat s);
 
 static inline void
 rp_stat_inc(struct rp_dev *dev, enum rp_stat s)

@@ -347,6 +347,7 @@ rp_port_init(struct rp_dev *dev)
 	uint32_t frame_max = RTE_MAX(dev->mtu + RP_HDR_ROOM, 2048u);
 	const char *fsz = strstr(dev->cfg.device, "framesz=");
 	uint32_t nb_mbuf, nq;
+	uint16_t neq;			/* ethdev queue pairs */
 	bool xdp;
 	int ret;
 
@@ -370,6 +371,24 @@ rp_port_init(struct rp_dev *dev)
 	 * same pool (rp_xsk_rxq.c). */
 	nq = rp_xdp_port_queues(dev, info.driver_name, info.if_index);
 	nb_mbuf = RP_NB_MBUF + (nq - 1) * rp_xsk_fill(nq);
+	/*
+	 * A queue pair per lcore of the device (rp_shard.c): the PMD's, or
+	 * on af_xdp the interface's receive queues, of which the PMD serves
+	 * the first and the engine's own sockets the others.
+	 */
+	neq = xdp ? 1 : (uint16_t)dev->nr_shards;
+	if (xdp ? nq < dev->nr_shards :
+	    info.max_rx_queues < neq || info.max_tx_queues < neq) {
+		RP_LOGT(rp_logtype_port, ERR,
+			"%s: %u lcores serve the port, and each needs its own queue pair; the port has %u%s",
+			dev->cfg.device, dev->nr_shards,
+			xdp ? nq : RTE_MIN(info.max_rx_queues,
+					   info.max_tx_queues),
+			xdp ? " receive queues (ethtool -L, or a veth made with numrxqueues and numtxqueues)" :
+			strcmp(info.driver_name, "net_af_packet") == 0 ?
+			" (af_packet: qpairs=N in the device string)" : "");
+		return -EINVAL;
+	}
 
 	snprintf(name, sizeof(name), "rp_mbuf_%u", dev->id);
 	dev->pool = rte_mempool_lookup(name);
@@ -393,11 +412,11 @@ rp_port_init(struct rp_dev *dev)
 	/* An engine that blocks when idle wants RX interrupts: ask, and do
 	 * without them if the PMD refuses (rp_port_rx_intr_setup). */
 	conf.intr_conf.rxq = dev->rx_intr_want ? 1 : 0;
-	ret = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
+	ret = rte_eth_dev_configure(dev->port_id, neq, neq, &conf);
 	if (ret < 0 && conf.intr_conf.rxq != 0) {
 		/* No interrupts: the receive sockets may still wake it. */
 		conf.intr_conf.rxq = 0;
-		ret = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
+		ret = rte_eth_dev_configure(dev->port_id, neq, neq, &conf);
 	}
 	if (ret < 0) {
 		RP_LOGT(rp_logtype_port, ERR, "configure port %u: %s",
@@ -410,14 +429,17 @@ rp_port_init(struct rp_dev *dev)
 	if (ret < 0)
 		return ret;
 	rxconf = info.default_rxconf;
-	ret = rte_eth_rx_queue_setup(dev->port_id, 0, RP_NB_RXD,
-			rte_eth_dev_socket_id(dev->port_id), &rxconf, dev->pool);
-	if (ret < 0)
-		return ret;
-	ret = rte_eth_tx_queue_setup(dev->port_id, 0, RP_NB_TXD,
-			rte_eth_dev_socket_id(dev->port_id), NULL);
-	if (ret < 0)
-		return ret;
+	for (uint16_t q = 0; q < neq; q++) {
+		ret = rte_eth_rx_queue_setup(dev->port_id, q, RP_NB_RXD,
+				rte_eth_dev_socket_id(dev->port_id), &rxconf,
+				dev->pool);
+		if (ret < 0)
+			return ret;
+		ret = rte_eth_tx_queue_setup(dev->port_id, q, RP_NB_TXD,
+				rte_eth_dev_socket_id(dev->port_id), NULL);
+		if (ret < 0)
+			return ret;
+	}
 
 	rp_port_mtu_check(dev, &info);
 
@@ -438,6 +460,7 @@ rp_port_init(struct rp_dev *dev)
 	ret = rp_xdp_port_start(dev, info.driver_name, info.if_index);
 	if (ret < 0)
 		return ret;
+	rp_shard_queues(dev, xdp);
 	rp_port_rx_intr_setup(dev, conf.intr_conf.rxq != 0, info.driver_name,
 			      info.if_index);
 	if (info.if_index != 0 &&
@@ -447,7 +470,7 @@ rp_port_init(struct rp_dev *dev)
 	rp_fault_init(dev);
 	snprintf(name, sizeof(name), "rp_loop_%u", dev->id);
 	dev->loop_ring = rte_ring_create(name, RP_LOOP_RING, SOCKET_ID_ANY,
-					 RING_F_SP_ENQ | RING_F_SC_DEQ);
+					 RING_F_SC_DEQ);
 	if (dev->loop_ring == NULL)
 		return -ENOMEM;
 	return 0;
@@ -483,27 +506,32 @@ rp_port_fini(struct rp_dev *dev)
 	}
 }
 
+/* The frames of the calling shard's queues, and shard 0's loopback. */
 static uint16_t
 port_rx_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 {
-	uint16_t nb;
+	struct rp_shard *sh = rp_sh(dev);
+	uint16_t nb = 0;
 
-	nb = rte_ring_sc_dequeue_burst(dev->loop_ring, (void **)pkts, n, NULL);
-	if (likely(dev->nr_xsk_rxq == 0)) {
-		if (nb < n)
-			nb += rte_eth_rx_burst(dev->port_id, 0, pkts + nb,
+	if (sh->idx == 0)
+		nb = rte_ring_sc_dequeue_burst(dev->loop_ring, (void **)pkts,
+					       n, NULL);
+	if (likely(sh->nr_xsk == 0)) {
+		if (nb < n && sh->pmd_rxq)
+			nb += rte_eth_rx_burst(dev->port_id, sh->rxq, pkts + nb,
 					       n - nb);
 		return nb;
 	}
 	/* Further receive queues (rp_xsk_rxq.c): the PMD's first on every
 	 * other pass, so that a busy queue starves none. */
-	dev->xsk_first = !dev->xsk_first;
-	if (dev->xsk_first && nb < n)
-		nb += rp_xsk_rxq_rx(dev, pkts + nb, n - nb);
-	if (nb < n)
-		nb += rte_eth_rx_burst(dev->port_id, 0, pkts + nb, n - nb);
-	if (!dev->xsk_first && nb < n)
-		nb += rp_xsk_rxq_rx(dev, pkts + nb, n - nb);
+	sh->xsk_first = !sh->xsk_first;
+	if (sh->xsk_first && nb < n)
+		nb += rp_xsk_rxq_rx(dev, sh, pkts + nb, n - nb);
+	if (nb < n && sh->pmd_rxq)
+		nb += rte_eth_rx_burst(dev->port_id, sh->rxq, pkts + nb,
+				       n - nb);
+	if (!sh->xsk_first && nb < n)
+		nb += rp_xsk_rxq_rx(dev, sh, pkts + nb, n - nb);
 	return nb;
 }
 
@@ -513,6 +541,7 @@ rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 	struct rte_mbuf *in[RP_BURST / 2];
 	uint16_t nb;
 
+	/* (Faults come with one lcore per device only: rp_cfg.c.) */
 	if (unlikely(dev->fault_on)) {
 		/* Half a burst: room for what the faults add. */
 		nb = port_rx_burst(dev, in, RTE_MIN(n / 2u, RP_BURST / 2));
@@ -541,23 +570,27 @@ rp_port_alloc(struct rp_dev *dev, uint32_t frame_len, uint8_t **data)
 bool
 rp_port_flush(struct rp_dev *dev)
 {
+	struct rp_shard *sh = rp_sh(dev);
+	bool kick = dev->kick_fd >= 0 && sh->idx == 0;
 	uint16_t sent = 0;
 	int tries = 0;
 
 	if (unlikely(dev->fault_on))
 		rp_fault_release(dev);
-	if (dev->nr_tx == 0)
-		return dev->kick_fd >= 0 && rp_port_kick(dev);
-	while (sent < dev->nr_tx && tries++ < 4)
-		sent += rte_eth_tx_burst(dev->port_id, 0, dev->tx + sent,
-					 dev->nr_tx - sent);
+	if (sh->nr_tx == 0)
+		return kick && rp_port_kick(dev);
+	while (sent < sh->nr_tx && tries++ < 4)
+		sent += sh->xsk_tx ?
+			rp_xsk_tx(dev, sh, sh->tx + sent, sh->nr_tx - sent) :
+			rte_eth_tx_burst(dev->port_id, sh->txq, sh->tx + sent,
+					 sh->nr_tx - sent);
 	rp_stat_add(dev, RP_STAT_TX_PKTS, sent);
-	if (dev->kick_fd >= 0 && sent != 0)
-		dev->kick_pending = true;
+	if (kick && sent != 0)
+		sh->kick_pending = true;
 	/* Keep what the port refused for the next flush: the requester
 	 * holds back while the buffer is half full (rp_port_tx_room). */
-	memmove(dev->tx, dev->tx + sent, (dev->nr_tx - sent) * sizeof(dev->tx[0]));
-	dev->nr_tx -= sent;
+	memmove(sh->tx, sh->tx + sent, (sh->nr_tx - sent) * sizeof(sh->tx[0]));
+	sh->nr_tx -= sent;
 	return sent != 0;
 }
 
@@ -575,24 +608,26 @@ rp_port_enqueue(struct rp_dev *dev, struct rte_mbuf *m)
 {
 	const struct rte_ether_hdr *eth =
 		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	struct rp_shard *sh = rp_sh(dev);
 
 	if (rte_is_same_ether_addr(&eth->dst_addr, &dev->mac)) {
 		rp_stat_inc(dev, RP_STAT_LOOPBACK);
-		if (rte_ring_sp_enqueue(dev->loop_ring, m) != 0) {
+		/* Any shard sends to ourselves; shard 0 receives. */
+		if (rte_ring_mp_enqueue(dev->loop_ring, m) != 0) {
 			rte_pktmbuf_free(m);
 			rp_stat_inc(dev, RP_STAT_TX_DROP);
 		}
 		return;
 	}
-	if (dev->nr_tx == RP_TX_MAX)
+	if (sh->nr_tx == RP_TX_MAX)
 		rp_port_flush(dev);
-	if (dev->nr_tx == RP_TX_MAX) {
+	if (sh->nr_tx == RP_TX_MAX) {
 		/* The port is stuck: the transport will retransmit. */
 		rte_pktmbuf_free(m);
 		rp_stat_inc(dev, RP_STAT_TX_DROP);
 		return;
 	}
-	dev->tx[dev->nr_tx++] = m;
+	sh->tx[sh->nr_tx++] = m;
 }
 
 static_assert(sizeof(((struct rp_dev *)0)->if_name) == IF_NAMESIZE,

@@ -31,12 +31,6 @@ fault_dir_init(struct rp_fault_dir *d, const struct rp_fault_rates *r)
 	d->rate = r;
 }
 
-static bool
-fault_rates_on(const struct rp_fault_rates *r)
-{
-	return r->drop || r->dup || r->reorder || r->corrupt || r->delay;
-}
-
 void
 rp_fault_init(struct rp_dev *dev)
 {
@@ -44,7 +38,7 @@ rp_fault_init(struct rp_dev *dev)
 
 	fault_dir_init(&dev->fault[0], &f->tx);
 	fault_dir_init(&dev->fault[1], &f->rx);
-	dev->fault_on = fault_rates_on(&f->tx) || fault_rates_on(&f->rx);
+	dev->fault_on = rp_fault_rates_on(&f->tx) || rp_fault_rates_on(&f->rx);
 }
 
 void

@@ -40,7 +40,6 @@ rp_port_kick_init(struct rp_dev *dev, const char *driver,
 	unsigned int n;
 
 	dev->kick_fd = -1;
-	dev->kick_pending = false;
 	if (strcmp(driver, "net_af_packet") != 0 || ifindex == 0 ||
 	    strstr(dev->cfg.device, "qdisc_bypass=0") == NULL)
 		return;
@@ -60,7 +59,10 @@ rp_port_kick_init(struct rp_dev *dev, const char *driver,
 bool
 rp_port_kick(struct rp_dev *dev)
 {
-	if (!dev->kick_pending)
+	struct rp_shard *sh = rp_sh(dev);
+
+	/* The socket is queue 0's: shard 0's (one socket only, above). */
+	if (!sh->kick_pending)
 		return false;
 	if (sendto(dev->kick_fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
 	    (errno == ENOBUFS || errno == EAGAIN)) {
@@ -68,6 +70,6 @@ rp_port_kick(struct rp_dev *dev)
 		rp_stat_inc(dev, RP_STAT_TX_KICK);
 		return true;
 	}
-	dev->kick_pending = false;
+	sh->kick_pending = false;
 	return false;
 }

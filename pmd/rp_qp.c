@@ -54,9 +54,11 @@ wq_bytes(uint32_t size, uint32_t stride)
 static void
 active_del(struct rp_dev *dev, struct rp_qp *qp)
 {
-	for (uint32_t i = 0; i < dev->nr_active; i++) {
-		if (dev->active[i] == qp) {
-			dev->active[i] = dev->active[--dev->nr_active];
+	struct rp_shard *sh = &dev->sh[qp->shard];
+
+	for (uint32_t i = 0; i < sh->nr_active; i++) {
+		if (sh->active[i] == qp) {
+			sh->active[i] = sh->active[--sh->nr_active];
 			break;
 		}
 	}
@@ -106,6 +108,8 @@ qp_bell_del(struct rp_dev *dev, struct rp_qp *qp)
 void
 rp_qp_bells(struct rp_dev *dev)
 {
+	const struct rp_shard *sh = rp_sh(dev);
+	bool all = dev->nr_shards == 1;
 	uint32_t words = (dev->qp_hi + 63) / 64;
 
 	for (uint32_t k = 0; k < dev->nr_bell_arenas; k++) {
@@ -115,12 +119,17 @@ rp_qp_bells(struct rp_dev *dev)
 		for (uint32_t w = 0; w < words; w++) {
 			uint64_t bits;
 
-			if (rp_load_relaxed(&bell[w]) == 0)
+			uint64_t own = all ? ~UINT64_C(0) : sh->bell_own[w];
+
+			if ((rp_load_relaxed(&bell[w]) & own) == 0)
 				continue;
 			/* acquire: pairs with the poster's release of the
-			 * bit, after its release of prod */
-			bits = __atomic_exchange_n(&bell[w], 0,
-						   __ATOMIC_ACQUIRE);
+			 * bit, after its release of prod.  Several shards
+			 * take only their own QPs' bits of a word. */
+			bits = all ? __atomic_exchange_n(&bell[w], 0,
+							 __ATOMIC_ACQUIRE) :
+				__atomic_fetch_and(&bell[w], ~own,
+						   __ATOMIC_ACQUIRE) & own;
 			while (bits != 0) {
 				struct rp_qp *qp =
 					dev->qp[w * 64 + rte_bsf64(bits)];
@@ -324,6 +333,11 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 		dev->qp_gen[idx] = 1;
 	qp->qpn = (uint32_t)dev->qp_gen[idx] << RP_QP_IDX_BITS | idx;
 	c->comm_prefix = qp->gsi != NULL ? rp_gsi_comm_prefix(qp) : 0;
+	ret = rp_shard_place(dev, qp);
+	if (ret < 0) {
+		rp_gsi_agent_del(dev, qp);
+		goto err_free_rq;
+	}
 	dev->qp[idx] = qp;
 	dev->pd_refs[qp->pdn]++;
 	scq->nr_qp++;
@@ -411,6 +425,7 @@ rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	if (qp->type == IBV_QPT_UD)
 		rp_mcast_qp_gone(dev, qp->qpn);
 	qp_bell_del(dev, qp);
+	rp_shard_unplace(qp);
 	dev->qp[qp->idx] = NULL;
 	dev->pd_refs[qp->pdn]--;
 	qp->scq->nr_qp--;
@@ -562,7 +577,7 @@ qp_set_av(struct rp_qp *qp, const struct rp_av *av)
 		return ret;
 	}
 	qp->addr_ok = ret == 0;
-	qp->addr_gen = dev->arp_gen;
+	qp->addr_gen = dev->sh[qp->shard].arp_gen;
 	qp->av = *av;
 	/* What goes on the wire, reported by query as the kernel does. */
 	qp->av.hop_limit = rp_xmit_hop_limit(dev, av);

@@ -109,7 +109,8 @@ recv_mcast(struct rp_dev *dev, const struct rp_pkt *pkt)
 	for (uint32_t i = 0; i < g->nr_qp; i++) {
 		struct rp_qp *qp = rp_qp_get(dev, g->qpn[i]);
 
-		if (qp != NULL)
+		/* Members live on shard 0, which reads groups' frames. */
+		if (qp != NULL && qp->shard == rp_sh(dev)->idx)
 			rp_resp_input(qp, pkt);
 	}
 }

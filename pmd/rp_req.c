@@ -222,12 +222,14 @@ static bool
 req_read_room(const struct rp_qp *qp, uint32_t n)
 {
 	const struct rp_dev *dev = qp->dev;
+	const struct rp_shard *sh = &dev->sh[qp->shard];
 	uint32_t sum = n;
 
 	if (qp->req.psn == qp->comp.una)
 		return true;
-	for (uint32_t i = 0; i < dev->nr_active; i++) {
-		const struct rp_qp *o = dev->active[i];
+	/* The shard's QPs: their READ responses share its receive queue. */
+	for (uint32_t i = 0; i < sh->nr_active; i++) {
+		const struct rp_qp *o = sh->active[i];
 		int32_t d;
 
 		if (o->type != IBV_QPT_RC || o->flushing)

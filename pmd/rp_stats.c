@@ -74,7 +74,20 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_XSK_FILL_EMPTY] = "xsk_fill_ring_empty",
 	[RP_STAT_XSK_INVALID] = "xsk_invalid_descs",
 	[RP_STAT_RX_XSK_QUEUES] = "rx_other_queues",
+	[RP_STAT_SHARD_HANDOFF] = "shard_handoffs",
+	[RP_STAT_SHARD_HANDOFF_DROP] = "shard_handoff_drops",
+	[RP_STAT_SHARD_MOVES] = "shard_qp_moves",
 };
+
+uint64_t
+rp_dev_stat(const struct rp_dev *dev, enum rp_stat s)
+{
+	uint64_t v = 0;
+
+	for (uint32_t i = 0; i < dev->nr_shards; i++)
+		v += rp_load_relaxed(&dev->sh[i].stats[s]);
+	return v;
+}
 
 int
 rp_dev_stats_get(unsigned int id, const char **names, uint64_t *vals,
@@ -89,7 +102,29 @@ rp_dev_stats_get(unsigned int id, const char **names, uint64_t *vals,
 		if (names != NULL)
 			names[i] = rp_stat_names[i];
 		if (vals != NULL)
-			vals[i] = rp_load_relaxed(&dev->stats[i]);
+			vals[i] = rp_dev_stat(dev, i);
+	}
+	return RP_STAT_MAX;
+}
+
+int
+rp_dev_shard_stats_get(unsigned int id, unsigned int shard,
+		       unsigned int *lcore, const char **names, uint64_t *vals,
+		       unsigned int n)
+{
+	const struct rp_dev *dev;
+
+	if (id >= rp_nr_devs || rp_devs[id] == NULL ||
+	    shard >= rp_devs[id]->nr_shards)
+		return -ENOENT;
+	dev = rp_devs[id];
+	if (lcore != NULL)
+		*lcore = dev->sh[shard].lcore;
+	for (unsigned int i = 0; i < RP_STAT_MAX && i < n; i++) {
+		if (names != NULL)
+			names[i] = rp_stat_names[i];
+		if (vals != NULL)
+			vals[i] = rp_load_relaxed(&dev->sh[shard].stats[i]);
 	}
 	return RP_STAT_MAX;
 }
@@ -107,7 +142,40 @@ stats_cmd(const char *cmd __rte_unused, const char *params,
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < RP_STAT_MAX; i++)
 		rte_tel_data_add_dict_u64(d, rp_stat_names[i],
-					  rp_load_relaxed(&dev->stats[i]));
+					  rp_dev_stat(dev, i));
+	return 0;
+}
+
+/* /rocepmd/shards,ID: each lcore of a device, what it owns and carried. */
+static int
+shards_cmd(const char *cmd __rte_unused, const char *params,
+	   struct rte_tel_data *d)
+{
+	unsigned int id = params != NULL ? (unsigned int)atoi(params) : 0;
+	struct rp_dev *dev;
+
+	if (id >= rp_nr_devs || rp_devs[id] == NULL)
+		return -EINVAL;
+	dev = rp_devs[id];
+	rte_tel_data_start_dict(d);
+	for (uint32_t s = 0; s < dev->nr_shards; s++) {
+		const struct rp_shard *sh = &dev->sh[s];
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		char name[16];
+
+		if (c == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_u64(c, "lcore", sh->lcore);
+		/* read racily: a figure to look at, not to act on */
+		rte_tel_data_add_dict_u64(c, "qps",
+					  rp_load_relaxed(&sh->nr_qp));
+		for (unsigned int i = 0; i < RP_STAT_MAX; i++)
+			rte_tel_data_add_dict_u64(c, rp_stat_names[i],
+					rp_load_relaxed(&sh->stats[i]));
+		snprintf(name, sizeof(name), "shard%u", s);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
 	return 0;
 }
 
@@ -115,4 +183,6 @@ RTE_INIT(rp_stats_init)
 {
 	rte_telemetry_register_cmd("/rocepmd/stats", stats_cmd,
 				   "Device counters. Parameters: device index");
+	rte_telemetry_register_cmd("/rocepmd/shards", shards_cmd,
+				   "Per-lcore share of a device (queues, QPs, counters). Parameters: device index");
 }

@@ -302,12 +302,12 @@ xsk_stats_read(struct rp_dev *dev)
 	    getsockopt(dev->xsk_fd, RP_SOL_XDP, XDP_STATISTICS, &st, &len) != 0)
 		return;
 	rp_xsk_rxq_stats(dev, &st);
-	rp_store_relaxed(&dev->stats[RP_STAT_XSK_RX_DROPPED], st.rx_dropped);
-	rp_store_relaxed(&dev->stats[RP_STAT_XSK_RX_RING_FULL],
+	rp_store_relaxed(&dev->sh[0].stats[RP_STAT_XSK_RX_DROPPED], st.rx_dropped);
+	rp_store_relaxed(&dev->sh[0].stats[RP_STAT_XSK_RX_RING_FULL],
 			 st.rx_ring_full);
-	rp_store_relaxed(&dev->stats[RP_STAT_XSK_FILL_EMPTY],
+	rp_store_relaxed(&dev->sh[0].stats[RP_STAT_XSK_FILL_EMPTY],
 			 st.rx_fill_ring_empty_descs);
-	rp_store_relaxed(&dev->stats[RP_STAT_XSK_INVALID],
+	rp_store_relaxed(&dev->sh[0].stats[RP_STAT_XSK_INVALID],
 			 st.rx_invalid_descs + st.tx_invalid_descs);
 }
 
@@ -336,7 +336,7 @@ rp_xdp_port_poll(struct rp_dev *dev)
 			continue;
 		for (int c = 0; c < ncpu; c++)
 			sum += v[c];
-		rp_store_relaxed(&dev->stats[to[k]], sum);
+		rp_store_relaxed(&dev->sh[0].stats[to[k]], sum);
 	}
 }
 

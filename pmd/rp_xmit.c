@@ -40,7 +40,7 @@ rp_xmit_dmac(struct rp_dev *dev, const uint8_t dgid[16], uint8_t mac[6])
 bool
 rp_xmit_resolve(struct rp_qp *qp)
 {
-	uint32_t gen = qp->dev->arp_gen;
+	uint32_t gen = rp_sh(qp->dev)->arp_gen;
 
 	if (rp_xmit_dmac(qp->dev, qp->av.dgid, qp->addr.dmac) != 0) {
 		qp->addr_ok = false;
@@ -123,7 +123,7 @@ rp_xmit_alloc(struct rp_qp *qp, const struct rp_pkt_addr *a, uint32_t dqpn,
 	off = rp_pkt_build(frame, a, opcode, se, dqpn, ackreq, psn, paylen);
 	/* A per-port counter, as Linux numbers its datagrams: with DF set
 	 * any value is valid (RFC 6864), but a constant one is unusual. */
-	rp_pkt_set_ip_id(frame, dev->ip_id++);
+	rp_pkt_set_ip_id(frame, rp_sh(dev)->ip_id++);
 	*bth = frame + off;
 	return m;
 }

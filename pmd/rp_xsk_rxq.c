@@ -42,9 +42,11 @@ struct rp_xsk_rxq {
 	struct xsk_umem *umem;
 	struct xsk_socket *xsk;
 	struct xsk_ring_prod fq;
-	struct xsk_ring_cons cq;	/* unused: receive only */
+	struct xsk_ring_cons cq;	/* frames sent, back to the pool */
 	struct xsk_ring_cons rx;
+	struct xsk_ring_prod tx;	/* a shard's own transmit queue */
 	uint32_t posted;		/* mbufs in the fill ring or beyond */
+	uint32_t tx_out;		/* mbufs in the tx ring or beyond */
 };
 
 /* Where the pool's memory starts (page aligned), as the umem sees it. */
@@ -140,23 +142,77 @@ rxq_burst(struct rp_dev *dev, struct rp_xsk_rxq *q, struct rte_mbuf **pkts,
 	return (uint16_t)got;
 }
 
+/* The queues of shard sh (rp_shard.c shares them out). */
 uint16_t
-rp_xsk_rxq_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+rp_xsk_rxq_rx(struct rp_dev *dev, struct rp_shard *sh, struct rte_mbuf **pkts,
+	      uint16_t n)
 {
 	uint16_t nb = 0;
 
 	/* A different queue first on each pass: none starves another. */
-	for (uint32_t k = 0; k < dev->nr_xsk_rxq && nb < n; k++) {
-		uint32_t i = (dev->xsk_turn + k) % dev->nr_xsk_rxq;
+	for (uint32_t k = 0; k < sh->nr_xsk && nb < n; k++) {
+		uint32_t i = sh->xsk_lo + (sh->xsk_turn + k) % sh->nr_xsk;
 
 		nb += rxq_burst(dev, &dev->xsk_rxq[i], pkts + nb, n - nb,
 				true);
 	}
-	if (dev->nr_xsk_rxq != 0)
-		dev->xsk_turn = (dev->xsk_turn + 1) % dev->nr_xsk_rxq;
+	if (sh->nr_xsk != 0)
+		sh->xsk_turn = (sh->xsk_turn + 1) % sh->nr_xsk;
 	if (nb != 0)
 		rp_stat_add(dev, RP_STAT_RX_XSK_QUEUES, nb);
 	return nb;
+}
+
+/* Frames the kernel has sent from q: their mbufs back to the pool. */
+static void
+tx_reap(struct rp_dev *dev, struct rp_xsk_rxq *q)
+{
+	uint32_t idx, done;
+
+	done = xsk_ring_cons__peek(&q->cq, q->tx_out, &idx);
+	for (uint32_t i = 0; i < done; i++)
+		rte_pktmbuf_free(addr_mbuf(dev, xsk_umem__extract_addr(
+				*xsk_ring_cons__comp_addr(&q->cq, idx + i))));
+	if (done != 0)
+		xsk_ring_cons__release(&q->cq, done);
+	q->tx_out -= done;
+}
+
+/*
+ * A shard other than 0 sends on the socket of its first queue: the PMD
+ * has one transmit queue, which is shard 0's.  An mbuf of the pool is a
+ * umem chunk already (no copy); the descriptor carries the offset of its
+ * data in the upper bits, as unaligned mode wants, so that the address
+ * the completion ring returns names the mbuf again.
+ */
+uint16_t
+rp_xsk_tx(struct rp_dev *dev, struct rp_shard *sh, struct rte_mbuf **m,
+	  uint16_t n)
+{
+	struct rp_xsk_rxq *q = &dev->xsk_rxq[sh->xsk_lo];
+	uint32_t idx, k;
+
+	tx_reap(dev, q);
+	n = (uint16_t)RTE_MIN((uint32_t)n, dev->xsk_fill - q->tx_out);
+	if (n == 0 || xsk_ring_prod__reserve(&q->tx, n, &idx) != n)
+		return 0;
+	for (k = 0; k < n; k++) {
+		struct xdp_desc *d = xsk_ring_prod__tx_desc(&q->tx, idx + k);
+		uint64_t obj = mbuf_addr(dev, m[k]);
+		uint64_t off = (uint64_t)(rte_pktmbuf_mtod(m[k], uint8_t *) -
+					  dev->xsk_base) - obj;
+
+		/* Built by the engine in one segment (rp_port_alloc). */
+		d->addr = obj | off << XSK_UNALIGNED_BUF_OFFSET_SHIFT;
+		d->len = rte_pktmbuf_data_len(m[k]);
+	}
+	xsk_ring_prod__submit(&q->tx, n);
+	q->tx_out += n;
+	/* Copy mode sends in the system call; a NIC in zero-copy mode asks
+	 * for it only when it sleeps. */
+	if (xsk_ring_prod__needs_wakeup(&q->tx))
+		(void)sendto(q->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+	return n;
 }
 
 static int
@@ -175,7 +231,7 @@ rxq_open(struct rp_dev *dev, struct rp_xsk_rxq *q, const char *ifname,
 	};
 	struct xsk_socket_config sc = {
 		.rx_size = dev->xsk_fill,
-		.tx_size = 0,
+		.tx_size = dev->xsk_fill,
 		/* The program is rocepmd's, attached by the PMD. */
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 		.bind_flags = XDP_USE_NEED_WAKEUP,
@@ -190,7 +246,7 @@ rxq_open(struct rp_dev *dev, struct rp_xsk_rxq *q, const char *ifname,
 	if (ret != 0)
 		return ret;
 	ret = xsk_socket__create(&q->xsk, ifname, q->queue, q->umem, &q->rx,
-				 NULL, &sc);
+				 &q->tx, &sc);
 	if (ret != 0)
 		return ret;
 	q->fd = xsk_socket__fd(q->xsk);
@@ -288,6 +344,7 @@ rp_xsk_rxq_close(struct rp_dev *dev, int xsks_map_fd)
 			usleep(1000);
 			while ((n = rxq_burst(dev, q, m, RP_BURST, false)) != 0)
 				rte_pktmbuf_free_bulk(m, n);
+			tx_reap(dev, q);
 			/* Filled but not yet taken: from the kernel's
 			 * consumer index to our producer index. */
 			for (uint32_t c = rp_load_acquire(q->fq.consumer);

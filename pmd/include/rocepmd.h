@@ -64,6 +64,13 @@ struct rp_fault_rates {
 	uint32_t delay;		/**< held back delay_us microseconds */
 };
 
+/** Whether any fault of r is on. */
+static inline bool
+rp_fault_rates_on(const struct rp_fault_rates *r)
+{
+	return r->drop || r->dup || r->reorder || r->corrupt || r->delay;
+}
+
 /**
  * Fault injection (tests): on transmitted and on received frames, decided
  * per frame from (seed, direction, frame number) alone, so a plan replays
@@ -94,6 +101,12 @@ struct rp_port_cfg {
 	bool mac_set;			/**< false: use the port's MAC */
 	uint32_t mtu;			/**< IB MTU: 256, 512, 1024, 2048, 4096 */
 	uint32_t lcore;			/**< engine lcore serving the port */
+	/**
+	 * key lcore as a list: the lcores serving the port, each with its
+	 * own queue pair (lcores[0] == lcore; 1 lcore unless a list)
+	 */
+	uint32_t lcores[RP_MAX_ENGINE_LCORES];
+	uint32_t nr_lcores;
 	uint32_t region_mb;		/**< shared region size in MiB */
 	/**
 	 * IPv4 TTL / IPv6 hop limit of unicast packets (1..255): the route's
@@ -245,6 +258,16 @@ void rp_engine_unassist(unsigned int dev);
  */
 int rp_dev_stats_get(unsigned int dev, const char **names, uint64_t *vals,
 		     unsigned int n);
+
+/**
+ * The same counters, of one of the lcores that serve a device (key lcore
+ * as a list: the shard-th; /rocepmd/shards).
+ * @param lcore the lcore id, if not NULL
+ * @return the number of counters, or -ENOENT past the last shard
+ */
+int rp_dev_shard_stats_get(unsigned int dev, unsigned int shard,
+			   unsigned int *lcore, const char **names,
+			   uint64_t *vals, unsigned int n);
 
 /**
  * Counters of the idx-th running engine lcore (/rocepmd/lcores): busy and

@@ -645,6 +645,35 @@ test_duplicate_device(void **state)
 		      "[port1] device: 0000:01:00.0 is already");
 }
 
+/* A port served by several lcores (lcore as a list). */
+static void
+test_port_lcores(void **state)
+{
+	(void)state;
+	assert_int_equal(tc_load("[engine]\nlcores = 1,2,3\n"
+				 "[port0]\ndevice = net_ring0\n"
+				 "ipv4 = 192.0.2.1/24\nlcore = 3,1\n"), 0);
+	assert_int_equal(tc_cfg.port[0].nr_lcores, 2);
+	assert_int_equal(tc_cfg.port[0].lcores[0], 3);
+	assert_int_equal(tc_cfg.port[0].lcores[1], 1);
+	assert_int_equal(tc_cfg.port[0].lcore, 3);
+	/* one lcore, given or not */
+	assert_int_equal(tc_load("[engine]\nlcores = 2,1\n"
+				 "[port0]\ndevice = net_ring0\n"
+				 "ipv4 = 192.0.2.1/24\n"), 0);
+	assert_int_equal(tc_cfg.port[0].nr_lcores, 1);
+	assert_int_equal(tc_cfg.port[0].lcore, 2);
+	tc_load_fails("[engine]\nlcores = 1,2\n[port0]\ndevice = net_ring0\n"
+		      "ipv4 = 192.0.2.1/24\nlcore = 1,3\n",
+		      "[port0] lcore: lcore 3 is not in [engine] lcores");
+	tc_load_fails("[engine]\nlcores = 1,2\n[port0]\ndevice = net_ring0\n"
+		      "ipv4 = 192.0.2.1/24\nlcore = 2,2\n",
+		      "lcore 2 is listed twice");
+	tc_load_fails("[engine]\nlcores = 1,2\n[port0]\ndevice = net_ring0\n"
+		      "ipv4 = 192.0.2.1/24\nlcore = 1,2\nfault_drop = 100\n",
+		      "faults are injected on ports served by one lcore");
+}
+
 static void
 test_af_packet_mtu(void **state)
 {
@@ -959,6 +988,7 @@ main(void)
 		cmocka_unit_test(test_duplicate_device),
 		cmocka_unit_test(test_af_packet_mtu),
 		cmocka_unit_test(test_argv_vdev),
+		cmocka_unit_test(test_port_lcores),
 		cmocka_unit_test(test_argv_pci),
 		cmocka_unit_test(test_argv_mixed),
 		cmocka_unit_test(test_argv_overrides),

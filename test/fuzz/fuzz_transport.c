@@ -1000,12 +1000,12 @@ fz_setup(void)
 		IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	const uint8_t *h = fz.hdr;
 	struct rp_ctrl_srq s;
-	struct rp_neigh *e = &fz.dev->neigh[0];
+	struct rp_neigh *e = &fz.dev->sh[0].neigh[0];
 	int ret;
 
 	/* The device's state that outlives an input: the peer's MAC known,
 	 * the link checked, the clock where every input starts. */
-	memset(fz.dev->neigh, 0, sizeof(fz.dev->neigh));
+	memset(fz.dev->sh[0].neigh, 0, sizeof(fz.dev->sh[0].neigh));
 	fz_gid(e->ip, FZ_IP_PEER);
 	memcpy(e->mac.addr_bytes, fz_mac_peer, 6);
 	e->valid = true;
@@ -1132,7 +1132,7 @@ fz_teardown(void)
 	for (unsigned int m = 0; m < FZ_NMR; m++)
 		if (fz.mr[m].valid)
 			fz_mr_dereg(fz.mr[m].key);
-	if (fz.dev->nr_active != 0)
+	if (fz.dev->sh[0].nr_active != 0)
 		fz_fail("a destroyed QP is still stepped");
 }
 
