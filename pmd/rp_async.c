@@ -58,19 +58,15 @@ async_push_arena(struct rp_dev *dev, struct rp_arena *a, uint32_t type,
 void
 rp_async_push(struct rp_dev *dev, uint32_t type, uint32_t num)
 {
-	bool shared = dev->nr_shards > 1;
-
 	RP_LOG(DEBUG, "%s: async event %s for 0x%x", dev->ctl->name,
 	       ibv_event_type_str(type), num);
 	/* Each arena's ring has one producer: with several shards, the
 	 * lock makes them one (an error path, never a packet's). */
-	if (shared)
-		rte_spinlock_lock(&dev->shared_lock);
+	rp_dev_shared_lock(dev);
 	for (uint32_t i = 0; i < RP_MAX_ARENAS; i++)
 		if (dev->arena[i].used)
 			async_push_arena(dev, &dev->arena[i], type, num);
-	if (shared)
-		rte_spinlock_unlock(&dev->shared_lock);
+	rp_dev_shared_unlock(dev);
 }
 
 int

@@ -166,16 +166,20 @@ chan_fire(struct rp_dev *dev, struct rp_cq *cq)
 
 	if (ch == NULL)
 		return;
+	/* A channel's CQs may be on several shards: one producer at a time. */
+	rp_dev_shared_lock(dev);
 	/* A2: pairs with R2 in the shim: a slot is free once it is consumed. */
 	if (ch->prod - rp_load_acquire(&ch->ctl->cons) >= RP_CHAN_EVENTS) {
 		/* Cannot happen with fewer armings than slots; never block. */
 		rp_store_relaxed(&ch->ctl->dropped, ch->ctl->dropped + 1);
+		rp_dev_shared_unlock(dev);
 		return;
 	}
 	ch->ctl->ev[ch->prod % RP_CHAN_EVENTS] = cq->cqn;
 	ch->prod++;
 	/* R3: pairs with A3 in ibv_get_cq_event: entry before count. */
 	rp_store_release(&ch->ctl->prod, ch->prod);
+	rp_dev_shared_unlock(dev);
 	rp_stat_inc(dev, RP_STAT_EVENTS);
 	if (write(ch->fd, &one, sizeof(one)) != sizeof(one))
 		RP_LOG_RL(rp_logtype_cq, ERR, "channel %ld: eventfd write failed",

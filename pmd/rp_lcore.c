@@ -497,10 +497,12 @@ lcore_main(void *arg)
 	}
 	/* The devices are the lcore's for good: no inline pass from now. */
 	lcore_token_wait(lc);
-	/* Leave nothing half-sent behind. */
+	/* Leave nothing half-sent behind; a device's shard 0 still running
+	 * its control must not wait for these shards (rp_shard_pause()). */
 	for (unsigned int i = 0; i < lc->nr_shards; i++) {
 		RTE_PER_LCORE(rp_cur_shard) = lc->shards[i];
 		rp_port_flush(lc->shards[i]->dev);
+		rp_store_release(&lc->shards[i]->gone, 1u);
 	}
 	RTE_PER_LCORE(rp_cur_shard) = NULL;
 	/* R1: pairs with A1 in rp_lcore_stop(): the devices are ours no
@@ -564,6 +566,7 @@ rp_engine_unassist(unsigned int dev)
 int
 rp_lcore_launch(const struct rp_config *cfg)
 {
+	unsigned int n = 0;
 	int ret;
 
 	rp_store_relaxed(&rp_stop, 0u);
@@ -572,8 +575,13 @@ rp_lcore_launch(const struct rp_config *cfg)
 	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++)
 		rp_lcores[i].wake_fd = -1;
 	rp_nr_lcores = 0;
+	/*
+	 * Every lcore set up before any runs: a device's shard 0 stops its
+	 * other shards (rp_shard_pause()) through their wake-up fds, from
+	 * its first pass on.
+	 */
 	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
-		struct rp_lcore_ctx *lc = &rp_lcores[rp_nr_lcores];
+		struct rp_lcore_ctx *lc = &rp_lcores[n];
 
 		lc->lcore = cfg->lcores[i];
 		lc->idle = cfg->idle;
@@ -617,6 +625,11 @@ rp_lcore_launch(const struct rp_config *cfg)
 			       lc->lcore);
 			return -EINVAL;
 		}
+		n++;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		struct rp_lcore_ctx *lc = &rp_lcores[i];
+
 		/* R0: pairs with A0 in lcore_main(). */
 		rp_store_release(&lc->go, 1u);
 		ret = rte_eal_remote_launch(lcore_main, lc, lc->lcore);

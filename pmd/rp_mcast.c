@@ -67,9 +67,10 @@ rp_mcast_attach(struct rp_dev *dev, struct rp_ctrl_mcast *c)
 			return 0;	/* attached already: as the kernel */
 	if (g->nr_qp == RP_MCAST_QPS)
 		return -ENOMEM;
-	g->qpn[g->nr_qp++] = c->qpn;
 	/* Shard 0 receives for groups (rp_shard.c). */
-	rp_shard_move_to(qp, 0);
+	if (rp_shard_move_to(qp, 0) != 0)
+		return -ENOMEM;
+	g->qpn[g->nr_qp++] = c->qpn;
 	return 0;
 }
 

@@ -249,8 +249,7 @@ rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 	ahead_drop(rp_sh(dev)->wb);
 	/* Another process's memory: a read then a write, which two shards
 	 * must not interleave on one address. */
-	if (dev->nr_shards > 1)
-		rte_spinlock_lock(&dev->shared_lock);
+	rp_dev_shared_lock(dev);
 	ret = mem_remote(m->pid, &v, (uint8_t *)p, sizeof(v), false);
 	if (ret == 0) {
 		*orig = v;
@@ -263,7 +262,6 @@ rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 		ret = mem_remote(m->pid, &v, (uint8_t *)p, sizeof(v), true);
 	}
 out:
-	if (dev->nr_shards > 1)
-		rte_spinlock_unlock(&dev->shared_lock);
+	rp_dev_shared_unlock(dev);
 	return ret;
 }

@@ -214,8 +214,28 @@ rp_mr_lookup(struct rp_dev *dev, uint32_t key, uint32_t pdn, uint64_t va,
 {
 	const uint32_t remote = IBV_ACCESS_REMOTE_READ |
 		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
-	struct rp_mr *m = rp_key_entry(dev, key);
+	uint32_t idx = RP_KEY_IDX(key);
+	struct rp_mr *m, *snap = NULL;
 
+	/*
+	 * A window is bound and unbound by the shard of the QP that binds
+	 * it, and read by any shard: with several, the lookup copies it
+	 * whole under the lock its writers take, and the access uses the
+	 * copy (the memory it names stays registered until control runs,
+	 * with every shard between passes).
+	 */
+	if (unlikely(dev->nr_shards > 1) && idx != 0 && idx < RP_MAX_MR &&
+	    dev->mr[idx].kind != RP_KEY_MR) {
+		snap = &rp_sh(dev)->mw_snap;
+		rp_dev_shared_lock(dev);
+		m = rp_key_entry(dev, key);
+		if (m != NULL)
+			*snap = *m;
+		rp_dev_shared_unlock(dev);
+		m = m != NULL ? snap : NULL;
+	} else {
+		m = rp_key_entry(dev, key);
+	}
 	if (m == NULL || m->pdn != pdn)
 		return NULL;
 	if (m->kind != RP_KEY_MR && (!m->bound || !(access & remote)))

@@ -95,8 +95,22 @@ rp_rkey_lookup(struct rp_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
  * work completion status: IBV_WC_MW_BIND_ERR when the window, the MR or
  * the request do not allow the bind.
  */
+static uint32_t mw_bind(struct rp_qp *qp, const struct rp_send_wqe *w);
+
+/* Shards read windows under the same lock (rp_mr_lookup()). */
 uint32_t
 rp_mw_bind(struct rp_qp *qp, const struct rp_send_wqe *w)
+{
+	uint32_t st;
+
+	rp_dev_shared_lock(qp->dev);
+	st = mw_bind(qp, w);
+	rp_dev_shared_unlock(qp->dev);
+	return st;
+}
+
+static uint32_t
+mw_bind(struct rp_qp *qp, const struct rp_send_wqe *w)
 {
 	struct rp_dev *dev = qp->dev;
 	struct rp_mr *win = mw_by_index(dev, w->rkey);
@@ -153,13 +167,18 @@ rp_mw_bind(struct rp_qp *qp, const struct rp_send_wqe *w)
 int
 rp_key_invalidate(struct rp_qp *qp, uint32_t rkey)
 {
-	struct rp_mr *win = rp_key_entry(qp->dev, rkey);
+	struct rp_mr *win;
+	int ret = -EINVAL;
 
-	if (win == NULL || win->kind != RP_KEY_MW2 || !win->bound ||
-	    win->pdn != qp->pdn || win->qpn != qp->qpn)
-		return -EINVAL;
-	mw_unbind(qp->dev, win);
-	return 0;
+	rp_dev_shared_lock(qp->dev);
+	win = rp_key_entry(qp->dev, rkey);
+	if (win != NULL && win->kind == RP_KEY_MW2 && win->bound &&
+	    win->pdn == qp->pdn && win->qpn == qp->qpn) {
+		mw_unbind(qp->dev, win);
+		ret = 0;
+	}
+	rp_dev_shared_unlock(qp->dev);
+	return ret;
 }
 
 /*

@@ -597,6 +597,7 @@ struct rp_shard {
 	/* control's stop: odd while shard 0 asks it to wait (rp_shard.c) */
 	uint32_t pause_seq;
 	uint32_t pause_ack;
+	uint32_t gone;			/* its lcore stopped: nothing to wait for */
 	int wake_fd;			/* its lcore's eventfd, or -1 */
 
 	struct rte_mbuf *tx[RP_TX_MAX];
@@ -620,6 +621,8 @@ struct rp_shard {
 	uint32_t arp_gen;		/* bumped when a cached MAC changes */
 	uint32_t nr_active;
 	struct rp_qp *active[RP_MAX_QP];	/* QPs the pass steps */
+	/* a window as a lookup found it, whole (rp_mr_lookup()) */
+	struct rp_mr mw_snap;
 	uint64_t stats[RP_STAT_MAX];	/* summed by rp_dev_stat() */
 } __rte_cache_aligned;
 
@@ -733,8 +736,7 @@ struct rp_dev {
 	int kick_fd;			/* the PMD's packet socket, or -1 */
 	/* The lcores that serve it, each with its own port queues (rp_shard.c) */
 	uint32_t nr_shards;
-	/* several shards: rp_async_push(), atomics on attached memory */
-	rte_spinlock_t shared_lock;
+	rte_spinlock_t shared_lock;	/* rp_dev_shared_lock() */
 	struct rp_shard sh[RP_MAX_SHARDS];
 };
 
@@ -754,6 +756,25 @@ rp_sh(const struct rp_dev *dev)
 	return (struct rp_shard *)(uintptr_t)&dev->sh[0];
 }
 
+/*
+ * What several shards of a device write besides their own (rp_shard.c):
+ * the asynchronous event rings, completion channels, memory windows and
+ * atomics on attached memory.  None is a packet's common path.
+ */
+static inline void
+rp_dev_shared_lock(struct rp_dev *dev)
+{
+	if (dev->nr_shards > 1)
+		rte_spinlock_lock(&dev->shared_lock);
+}
+
+static inline void
+rp_dev_shared_unlock(struct rp_dev *dev)
+{
+	if (dev->nr_shards > 1)
+		rte_spinlock_unlock(&dev->shared_lock);
+}
+
 /* ---- rp_shard.c */
 int rp_shard_init(struct rp_dev *dev);
 void rp_shard_fini(struct rp_dev *dev);
@@ -762,7 +783,7 @@ void rp_shard_resume(struct rp_dev *dev);
 void rp_shard_wait(struct rp_shard *sh);
 int rp_shard_place(struct rp_dev *dev, struct rp_qp *qp);
 void rp_shard_unplace(struct rp_qp *qp);
-void rp_shard_move_to(struct rp_qp *qp, uint32_t to);
+int rp_shard_move_to(struct rp_qp *qp, uint32_t to);
 uint16_t rp_shard_rx(struct rp_shard *sh, struct rte_mbuf **pkts, uint16_t n);
 void rp_shard_queues(struct rp_dev *dev, bool xdp);
 

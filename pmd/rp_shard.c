@@ -193,7 +193,8 @@ rp_shard_pause(struct rp_dev *dev)
 	for (uint32_t i = 1; i < dev->nr_shards; i++) {
 		struct rp_shard *sh = &dev->sh[i];
 
-		while (rp_load_acquire(&sh->pause_ack) != sh->pause_seq) {
+		while (rp_load_acquire(&sh->pause_ack) != sh->pause_seq &&
+		       rp_load_acquire(&sh->gone) == 0) {
 			pause_ack_mine(dev);
 			rte_pause();
 		}
@@ -309,11 +310,19 @@ component_move(struct rp_dev *dev, struct comp_set *s, uint32_t from,
 			dev->srq[i]->shard = to;
 }
 
-/* The shard an object of a new QP already belongs to, or -1. */
+/*
+ * The shard an object of a new QP already belongs to, or -1.  A CQ is
+ * taken by its QPs, or by the TM-SRQ that completes into it.
+ */
 static int
-cq_shard(const struct rp_cq *cq)
+cq_shard(const struct rp_dev *dev, const struct rp_cq *cq)
 {
-	return cq->nr_qp != 0 ? (int)cq->shard : -1;
+	if (cq->nr_qp != 0)
+		return (int)cq->shard;
+	for (uint32_t i = 0; i < dev->nr_tm_srq; i++)
+		if (dev->tm_srq[i]->cq == cq)
+			return (int)dev->tm_srq[i]->shard;
+	return -1;
 }
 
 static int
@@ -340,8 +349,8 @@ least_loaded(const struct rp_dev *dev)
 static void
 join(struct rp_dev *dev, const struct rp_qp *qp, uint32_t to)
 {
-	int have[3] = { srq_shard(qp->srq), cq_shard(qp->scq),
-			cq_shard(qp->rcq) };
+	int have[3] = { srq_shard(qp->srq), cq_shard(dev, qp->scq),
+			cq_shard(dev, qp->rcq) };
 
 	for (unsigned int k = 0; k < RTE_DIM(have); k++) {
 		struct comp_set *s;
@@ -355,8 +364,8 @@ join(struct rp_dev *dev, const struct rp_qp *qp, uint32_t to)
 		component_move(dev, s, (uint32_t)have[k], to);
 		free(s);
 		have[0] = srq_shard(qp->srq);
-		have[1] = cq_shard(qp->scq);
-		have[2] = cq_shard(qp->rcq);
+		have[1] = cq_shard(dev, qp->scq);
+		have[2] = cq_shard(dev, qp->rcq);
 	}
 }
 
@@ -377,20 +386,20 @@ rp_shard_place(struct rp_dev *dev, struct rp_qp *qp)
 	/* Shard 0 keeps what it has: QP 1's agents and groups' members
 	 * must stay there, and a join never takes them away. */
 	if (qp->gsi != NULL || srq_shard(qp->srq) == 0 ||
-	    cq_shard(qp->scq) == 0 || cq_shard(qp->rcq) == 0)
+	    cq_shard(dev, qp->scq) == 0 || cq_shard(dev, qp->rcq) == 0)
 		to = 0;
 	if (to < 0)
 		to = srq_shard(qp->srq);
 	if (to < 0)
-		to = cq_shard(qp->scq);
+		to = cq_shard(dev, qp->scq);
 	if (to < 0)
-		to = cq_shard(qp->rcq);
+		to = cq_shard(dev, qp->rcq);
 	if (to < 0)
 		to = (int)least_loaded(dev);
 	join(dev, qp, (uint32_t)to);
 	if ((srq_shard(qp->srq) >= 0 && srq_shard(qp->srq) != to) ||
-	    (cq_shard(qp->scq) >= 0 && cq_shard(qp->scq) != to) ||
-	    (cq_shard(qp->rcq) >= 0 && cq_shard(qp->rcq) != to))
+	    (cq_shard(dev, qp->scq) >= 0 && cq_shard(dev, qp->scq) != to) ||
+	    (cq_shard(dev, qp->rcq) >= 0 && cq_shard(dev, qp->rcq) != to))
 		return -ENOMEM;
 	qp->shard = (uint32_t)to;
 	qp->scq->shard = qp->rcq->shard = (uint32_t)to;
@@ -422,20 +431,21 @@ rp_shard_unplace(struct rp_qp *qp)
 }
 
 /* qp and everything it shares a CQ or SRQ with, to shard `to`. */
-void
+int
 rp_shard_move_to(struct rp_qp *qp, uint32_t to)
 {
 	struct rp_dev *dev = qp->dev;
 	struct comp_set *s;
 
 	if (qp->shard == to)
-		return;
+		return 0;
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
-		return;
+		return -ENOMEM;
 	set_qp_objs(s, qp);
 	component_move(dev, s, qp->shard, to);
 	free(s);
+	return 0;
 }
 
 /* ---- frames */

@@ -12,6 +12,7 @@
 
 #include <rte_mbuf.h>
 
+#include "rp_atomic.h"
 #include "rp_log.h"
 #include "rp_obj.h"
 #include "rp_xmit.h"
@@ -63,11 +64,20 @@ rp_xmit_reresolve(struct rp_qp *qp)
 bool
 rp_xmit_ah_ready(struct rp_dev *dev, struct rp_ah *ah)
 {
-	if (likely(ah->dmac_ok))
+	uint8_t mac[6];
+
+	/* A: pairs with R: the MAC before the flag (UD QPs of several
+	 * shards share an AH). */
+	if (likely(rp_load_acquire(&ah->dmac_ok)))
 		return true;
-	if (rp_xmit_dmac(dev, ah->av.dgid, ah->dmac) != 0)
+	if (rp_xmit_dmac(dev, ah->av.dgid, mac) != 0)
 		return false;
-	ah->dmac_ok = true;
+	rp_dev_shared_lock(dev);
+	if (!ah->dmac_ok) {
+		memcpy(ah->dmac, mac, sizeof(mac));
+		rp_store_release(&ah->dmac_ok, true);	/* R */
+	}
+	rp_dev_shared_unlock(dev);
 	return true;
 }
 
