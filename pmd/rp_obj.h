@@ -1056,6 +1056,7 @@ uint16_t rp_xsk_rxq_rx(struct rp_dev *dev, struct rp_shard *sh,
 		       struct rte_mbuf **pkts, uint16_t n);
 uint16_t rp_xsk_tx(struct rp_dev *dev, struct rp_shard *sh,
 		   struct rte_mbuf **m, uint16_t n);
+bool rp_xsk_tx_pending(struct rp_dev *dev, struct rp_shard *sh);
 void rp_xsk_rxq_stats(const struct rp_dev *dev, struct xdp_statistics *st);
 unsigned int rp_xsk_rxq_fds(const struct rp_dev *dev, int *fds,
 			    unsigned int max);

@@ -578,7 +578,8 @@ rp_port_flush(struct rp_dev *dev)
 	if (unlikely(dev->fault_on))
 		rp_fault_release(dev);
 	if (sh->nr_tx == 0)
-		return kick && rp_port_kick(dev);
+		return (kick && rp_port_kick(dev)) ||
+			(sh->xsk_tx && rp_xsk_tx_pending(dev, sh));
 	while (sent < sh->nr_tx && tries++ < 4)
 		sent += sh->xsk_tx ?
 			rp_xsk_tx(dev, sh, sh->tx + sent, sh->nr_tx - sent) :

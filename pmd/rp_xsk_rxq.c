@@ -179,6 +179,24 @@ tx_reap(struct rp_dev *dev, struct rp_xsk_rxq *q)
 }
 
 /*
+ * Copy mode sends in the system call, at most 32 frames per call
+ * (the kernel's TX_BATCH_SIZE): call until the ring is taken, or the
+ * kernel says it is busy (the next flush tries again).  A NIC in zero-copy
+ * mode asks for the call only when it sleeps.
+ */
+static void
+tx_kick(struct rp_xsk_rxq *q)
+{
+	for (int i = 0; i < 8 && xsk_ring_prod__needs_wakeup(&q->tx); i++) {
+		if (sendto(q->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
+		    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS)
+			break;
+		if (rp_load_acquire(q->tx.consumer) == q->tx.cached_prod)
+			break;
+	}
+}
+
+/*
  * A shard other than 0 sends on the socket of its first queue: the PMD
  * has one transmit queue, which is shard 0's.  An mbuf of the pool is a
  * umem chunk already (no copy); the descriptor carries the offset of its
@@ -208,11 +226,27 @@ rp_xsk_tx(struct rp_dev *dev, struct rp_shard *sh, struct rte_mbuf **m,
 	}
 	xsk_ring_prod__submit(&q->tx, n);
 	q->tx_out += n;
-	/* Copy mode sends in the system call; a NIC in zero-copy mode asks
-	 * for it only when it sleeps. */
-	if (xsk_ring_prod__needs_wakeup(&q->tx))
-		(void)sendto(q->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+	tx_kick(q);
 	return n;
+}
+
+/*
+ * Frames still in a shard's transmit ring, which the kernel has not taken:
+ * kick it again (the flush calls this when it has nothing new).  Whether
+ * any were left.
+ */
+bool
+rp_xsk_tx_pending(struct rp_dev *dev, struct rp_shard *sh)
+{
+	struct rp_xsk_rxq *q = &dev->xsk_rxq[sh->xsk_lo];
+
+	if (q->tx_out == 0)
+		return false;
+	tx_reap(dev, q);
+	if (rp_load_acquire(q->tx.consumer) == q->tx.cached_prod)
+		return false;
+	tx_kick(q);
+	return true;
 }
 
 static int

@@ -56,8 +56,11 @@
 # test/verbs/lib.sh, plus RP_RXE_IMAGE (default /var/tmp/rocepmd-rxe),
 # RI_ONLY (names of the scenarios to run; default all), RI_STEP_TIMEOUT
 # (seconds a program may run, default 90) and RI_INLINE_US (the engine's
-# inline_us: polling programs run its passes; default 0, off) and RI_PORT
-# (xdp or af_packet, above).
+# inline_us: polling programs run its passes; default 0, off), RI_PORT
+# (xdp or af_packet, above) and RI_LCORES (1 or 2: engine lcores serving
+# rocepmd's device, each with its own queue pair of a veth of as many
+# queues; with 2 the run must show the second lcore receiving and sending
+# RoCEv2, through its own AF_XDP socket on xdp).
 
 . "$(dirname "$0")/../verbs/lib.sh"
 
@@ -91,6 +94,11 @@ host_tcp_ip=$rp_ip	# its host's kernel, for the programs' TCP
 guest_ip6=2001:db8::1
 rp_ip6=2001:db8::10
 step_t=${RI_STEP_TIMEOUT:-90}
+ri_lcores=${RI_LCORES:-1}
+case $ri_lcores in
+1 | 2) ;;
+*) rv_fail "RI_LCORES must be 1 or 2, not '$ri_lcores'" ;;
+esac
 qemu_pid=
 tcpdump_pid=
 
@@ -157,9 +165,19 @@ ip -n "$ns" -6 addr add 2001:db8::fe/64 dev br-ri nodad
 ip -n "$ns" link set br-ri mtu 1500 up
 ip -n "$ns" tuntap add dev ri-tap mode tap || rv_fail "cannot create a tap"
 ip -n "$ns" link set ri-tap mtu 1500 master br-ri up
-ip -n "$ns" link add ri-h0 numtxqueues 1 numrxqueues 1 type veth \
-	peer name ri-h1 netns "$nsh" numtxqueues 1 numrxqueues 1
+q=$ri_lcores
+ip -n "$ns" link add ri-h0 numtxqueues "$q" numrxqueues "$q" type veth \
+	peer name ri-h1 netns "$nsh" numtxqueues "$q" numrxqueues "$q"
 ip -n "$ns" link set ri-h0 mtu 1500 master br-ri up
+# Two queues: the bridge sends everything from the guest on ri-h0's
+# transmit queue 1 (XPS, every CPU), so that it arrives on ri-h1's receive
+# queue 1, the second lcore's, as a NIC's RSS may put every flow of a peer
+# on one queue: the first lcore's QPs get their frames from the second.
+if [ "$ri_lcores" = 2 ]; then
+	"${nsx[@]}" sh -c 'echo 0 >/sys/class/net/ri-h0/queues/tx-0/xps_cpus &&
+		echo 3 >/sys/class/net/ri-h0/queues/tx-1/xps_cpus' ||
+		rv_fail "cannot set XPS on ri-h0"
+fi
 # rocepmd's host: a kernel of its own on ri-h1, which owns the device's
 # addresses when the port is bound to it (xdp), and carries the programs'
 # TCP either way.
@@ -178,27 +196,33 @@ else
 	# RoCEv2 is not for it, it drops that without a word
 	ip -n "$nsh" addr add "$host_tcp_ip/24" dev ri-h1
 	ip -n "$nsh" -6 addr add 2001:db8::11/64 dev ri-h1 nodad
-	port_cfg="device = net_af_packet0,iface=ri-h1,qpairs=1
+	port_cfg="device = net_af_packet0,iface=ri-h1,qpairs=$ri_lcores
 ipv4 = $rp_ip/24
 ipv6 = $rp_ip6/64"
 fi
 ip -n "$nsh" link set ri-h1 up
 
+# Two lcores for the device: three threads floating over the CPUs.
+eal_lcores= lcores=1
+if [ "$ri_lcores" = 2 ]; then
+	eal_lcores=' --lcores=(0-2)@(0-1)'
+	lcores=1,2
+fi
 cfg=$rv_tmp/rocepmd.ini
 cat >"$cfg" <<EOF
 ; rocepmd at $rp_ip on the free end of a veth into the guest's bridge ($ri_port)
 [eal]
-args = --log-level=rocepmd:info
+args = --log-level=rocepmd:info$eal_lcores
 [engine]
 main_lcore = 0
-lcores = 1
+lcores = $lcores
 idle = sleep
 idle_us = 50
 inline_us = ${RI_INLINE_US:-0}
 [port0]
 $port_cfg
 mtu = 1024
-lcore = 1
+lcore = $lcores
 region_mb = 64
 EOF
 
@@ -313,6 +337,9 @@ scen write_bw_bidir tcp "ib_write_bw $pt -s 16384 -n 100 -b" "ib_write_bw $pt -s
 scen send_bw_event tcp "ib_send_bw $pt -s 4096 -n 200 -e" "ib_send_bw $pt -s 4096 -n 200 -e"
 scen rdma_client cm "rdma_server -s @SADDR@ -p @PORT@" "rdma_client -p @PORT@ -s"
 scen rstream cm "rstream -b @SADDR@ -p @PORT@ -S 16384 -C 200" "rstream -p @PORT@ -S 16384 -C 200 -s"
+# eight RC connections, each with a CQ of its own: the QPs a device of two
+# lcores spreads over both (RI_LCORES=2)
+scen ucmatose cm "ucmatose -b @SADDR@ -p @PORT@ -c 8 -C 50 -S 1024" "ucmatose -p @PORT@ -c 8 -C 50 -S 1024 -s"
 # qperf (its own TCP exchange, then the RDMA CM: -cm1), one second a test;
 # "quit" ends the server.  Why only this direction, why not its UC tests
 # and not ib_send_bw -R: doc/guides/interop.rst.
@@ -727,5 +754,23 @@ if [ "$ri_port" = xdp ]; then
 		[ "$v" -gt 0 ] || rv_fail "netdev = ri-h1: no $c in the engines' counters"
 		rv_log "netdev = ri-h1: $c $v (all programs)"
 	done
+fi
+# Two lcores: the second must have carried RoCEv2 both ways, and on xdp
+# read its own receive queue.
+if [ "$ri_lcores" = 2 ]; then
+	for c in shard1_rx_packets shard1_tx_packets shard0_rx_packets shard0_tx_packets; do
+		v=$(counter_sum "$c")
+		[ "$v" -gt 0 ] || rv_fail "lcores 1,2: no $c in the engines' counters"
+		rv_log "lcores 1,2: $c $v (all programs)"
+	done
+	v=$(counter_sum shard1_shard_handoffs)
+	[ "$v" -gt 0 ] ||
+		rv_fail "lcores 1,2: the second lcore handed no frame to the first"
+	rv_log "lcores 1,2: frames the second lcore handed to the first: $v"
+	if [ "$ri_port" = xdp ]; then
+		v=$(counter_sum rx_other_queues)
+		[ "$v" -gt 0 ] || rv_fail "lcores 1,2: nothing read on receive queue 1"
+		rv_log "lcores 1,2: rx_other_queues $v (all programs)"
+	fi
 fi
 rv_log "PASS: every scenario against rxe, every ICRC of the capture right"

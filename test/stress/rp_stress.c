@@ -29,6 +29,10 @@
  * no completion after RS_IDLE_S fails under every policy (a post nobody
  * ever saw: a sleeping engine's timeout, wake_us, bounds every other).
  *
+ * Under "lcores", each device is served by two lcores, a memif queue pair
+ * each; the threads' QPs spread over them, and each lcore of each device
+ * must have carried frames.
+ *
  * Under "inline" (the engine's inline_us set), the polling threads run
  * the engine's passes themselves; the test then also requires the lcore
  * counters (rp_lcore_stats_get(), found in the preloaded library) to show
@@ -533,6 +537,46 @@ rs_lcore_counter(const char *name)
 	return sum;
 }
 
+/*
+ * Run "lcores": each device is served by several lcores; every one of
+ * them must have received and sent frames of the QPs placed on it (the
+ * engine's per-lcore counters of each device).
+ */
+static void
+rs_check_shards(void)
+{
+	typedef int (*get_t)(unsigned int, unsigned int, unsigned int *,
+			     const char **, uint64_t *, unsigned int);
+	get_t get = (get_t)(uintptr_t)dlsym(RTLD_DEFAULT,
+					    "rp_dev_shard_stats_get");
+	const char *names[128];
+	uint64_t vals[128];
+	unsigned int lcore, shards;
+	int n;
+
+	RS_CHECK(get != NULL, "lcores: rp_dev_shard_stats_get not found");
+	for (unsigned int d = 0; d < 2; d++) {
+		for (shards = 0; (n = get(d, shards, &lcore, names, vals,
+					  128)) > 0; shards++) {
+			uint64_t rx = 0, tx = 0;
+
+			for (int s = 0; s < n && s < 128; s++) {
+				if (strcmp(names[s], "rx_packets") == 0)
+					rx = vals[s];
+				if (strcmp(names[s], "tx_packets") == 0)
+					tx = vals[s];
+			}
+			printf("rp_stress: lcores: rocepmd%u on lcore %u: "
+			       "rx_packets %" PRIu64 ", tx_packets %" PRIu64
+			       "\n", d, lcore, rx, tx);
+			RS_CHECK(rx > 0 && tx > 0, "lcores: rocepmd%u's "
+				 "lcore %u carried no frame", d, lcore);
+		}
+		RS_CHECK(shards >= 2, "lcores: rocepmd%u has %u lcore(s), "
+			 "not several", d, shards);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -622,6 +666,8 @@ main(int argc, char **argv)
 			 "over %.0f ms: posts stranded by a sleeping engine?",
 			 slow, RS_STALL_MS);
 	}
+	if (argc > 3 && strcmp(argv[3], "lcores") == 0)
+		rs_check_shards();
 	if (rs_inline) {
 		int64_t inl = rs_lcore_counter("inline_passes");
 		int64_t stand = rs_lcore_counter("stand_asides");

@@ -38,7 +38,17 @@
 #             inline passes, each host on one CPU: every message ok, every
 #             frame through the program (the mbuf pool walked end to end,
 #             each mbuf an af_xdp umem chunk)
-case=${1:?usage: $0 steer|stale|fallback|queues|adaptive|inline GID_WATCH [TESTPMD]}
+#   lcores    veths of two queues, each host's device served by two engine
+#             lcores (lcore = 1,2), one queue pair each: ucmatose with 8
+#             connections, each its own CQ, so that they spread over both
+#             lcores; every connection completes its messages, each lcore
+#             of each host received and sent RoCEv2 (shardN_rx_packets,
+#             shardN_tx_packets), the second through its own AF_XDP socket
+#             (rx_other_queues); then host B on one lcore, so that every
+#             frame reaches host A on queue 0: its first lcore hands the
+#             second's frames over (shard_handoffs), the pairs run the
+#             same; no program left on either veth
+case=${1:?usage: $0 steer|stale|fallback|queues|adaptive|inline|lcores GID_WATCH [TESTPMD]}
 gid_watch=${2:-}
 testpmd=${3:-}
 # shellcheck source=../verbs/lib.sh
@@ -50,7 +60,7 @@ rv_need_prog ibv_rc_pingpong ibverbs-utils
 rv_need_prog ping iputils-ping
 
 export RP_NFT=0 RP_VETH_MTU=3000
-[ "$case" = queues ] && export RP_VETH_QUEUES=2
+case $case in queues | lcores) export RP_VETH_QUEUES=2 ;; esac
 rv_topology "xdp$case"
 
 # A configuration of one line per port; host A polls on CPU 1, host B on
@@ -147,6 +157,46 @@ woken() {
 		rv_log "$2 $p: wakeups_rx_socket ${w:-0}, wakeups_timeout ${t:-0}"
 		[ "${w:-0}" -ge 500 ] ||
 			rv_fail "$2 $p: ${w:-0} wake-ups by a receive socket for 2000 round trips"
+	done
+}
+
+# ucm_pair PORT: ucmatose, 8 connections (each its own CQ and QP) of 200
+# messages of 4 KiB, host B the server; both must end with status 0.
+ucm_pair() {
+	local srv crc src p
+
+	rv_bg server "$RP_NS_B" "$CB" -- ucmatose -b "$RV_IP_B" -p "$1" -c 8 -C 200 -S 4096
+	srv=$rv_last_pid
+	# No TCP port to wait for: the RDMA CM resends a REQ sent before
+	# the server listens (test/verbs/rdmacm_utils.sh).
+	sleep 1
+	rv_fg client "$RP_NS_A" "$CA" -- ucmatose -s "$RV_IP_B" -p "$1" -c 8 -C 200 -S 4096
+	crc=$rv_status
+	[ "$crc" -eq 0 ] || kill -TERM "$srv" 2>/dev/null
+	wait "$srv"
+	src=$?
+	rv_forget "$srv"
+	[ "$crc" -eq 0 ] && [ "$src" -eq 0 ] ||
+		{ rv_show client; rv_show server; rv_fail "ucmatose: client $crc, server $src"; }
+	for p in client server; do
+		grep -qx 'return status 0' "$rv_tmp/$p.out" ||
+			{ rv_show "$p"; rv_fail "$p: ucmatose did not end with status 0"; }
+		no_invalid "$p"
+	done
+}
+
+# shards_carried PROGRAM: each of its device's two lcores received and
+# sent the frames of its connections (the exit log's shardN_ counters).
+shards_carried() {
+	local s r t h
+
+	for s in 0 1; do
+		r=$(counter "shard${s}_rx_packets" "$1")
+		t=$(counter "shard${s}_tx_packets" "$1")
+		h=$(counter "shard${s}_shard_handoffs" "$1")
+		rv_log "$1: lcore $((s + 1)): rx_packets ${r:-0} tx_packets ${t:-0} handed over ${h:-0}"
+		[ "${r:-0}" -ge 400 ] && [ "${t:-0}" -ge 400 ] ||
+			rv_fail "$1: lcore $((s + 1)) carried ${r:-0} frames in, ${t:-0} out: its connections did not run on it"
 	done
 }
 
@@ -340,6 +390,37 @@ inline)
 		no_invalid "$p"
 	done
 	rv_log "$iters round trips polling with inline passes over af_xdp, each host on one CPU"
+	;;
+lcores)
+	rv_need_prog ucmatose rdmacm-utils
+	# Three lcores floating over the two CPUs: main and the device's two.
+	for h in a b; do
+		sed -i -e "s/^args = \(.*\)$/args = \1 --lcores=(0-2)@(0-1)/" \
+			-e "s/^main_lcore = .*/main_lcore = 0/" \
+			-e "s/^lcores = .*/lcores = 1,2\nidle = yield/" \
+			-e "/^idle = sleep$/d" "$rv_tmp/$h.ini"
+		echo "lcore = 1,2" >>"$rv_tmp/$h.ini"
+	done
+	ucm_pair 18717
+	for p in client server; do
+		grep -q "lcore 2 serves receive queue 1$" "$rv_tmp/$p.err" ||
+			{ rv_show "$p"; rv_fail "$p: the second lcore has no queue of its own"; }
+		shards_carried "$p"
+		q=$(counter rx_other_queues "$p")
+		[ "${q:-0}" -ge 400 ] ||
+			rv_fail "$p: ${q:-0} frames through receive queue 1"
+	done
+	# Host B on one lcore: it sends every frame from queue 0, so host
+	# A's second lcore gets its connections' frames from the first.
+	sed -i -e "s/^lcore = 1,2$/lcore = 1/" "$CB"
+	ucm_pair 18718
+	shards_carried client
+	h=$(counter shard0_shard_handoffs client)
+	[ "${h:-0}" -ge 400 ] ||
+		rv_fail "client: lcore 1 handed ${h:-0} frames to lcore 2, whose connections got them all on queue 0"
+	! xdp_on "$RP_NS_A" "$RP_VETH_A" && ! xdp_on "$RP_NS_B" "$RP_VETH_B" ||
+		rv_fail "an XDP program is left after the engines ended"
+	rv_log "8 connections over two lcores per device, each lcore on its own queue pair; frames of the other lcore's queue handed over"
 	;;
 *)
 	rv_fail "unknown case $case"
