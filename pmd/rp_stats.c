@@ -89,22 +89,28 @@ rp_dev_stat(const struct rp_dev *dev, enum rp_stat s)
 	return v;
 }
 
-int
-rp_dev_stats_get(unsigned int id, const char **names, uint64_t *vals,
-		 unsigned int n)
+/* The counters' names, and values of a shard (or all summed, shard < 0). */
+static int
+stats_fill(const struct rp_dev *dev, int shard, const char **names,
+	   uint64_t *vals, unsigned int n)
 {
-	const struct rp_dev *dev;
-
-	if (id >= rp_nr_devs || rp_devs[id] == NULL)
-		return -ENOENT;
-	dev = rp_devs[id];
 	for (unsigned int i = 0; i < RP_STAT_MAX && i < n; i++) {
 		if (names != NULL)
 			names[i] = rp_stat_names[i];
 		if (vals != NULL)
-			vals[i] = rp_dev_stat(dev, i);
+			vals[i] = shard < 0 ? rp_dev_stat(dev, i) :
+				rp_load_relaxed(&dev->sh[shard].stats[i]);
 	}
 	return RP_STAT_MAX;
+}
+
+int
+rp_dev_stats_get(unsigned int id, const char **names, uint64_t *vals,
+		 unsigned int n)
+{
+	if (id >= rp_nr_devs || rp_devs[id] == NULL)
+		return -ENOENT;
+	return stats_fill(rp_devs[id], -1, names, vals, n);
 }
 
 int
@@ -112,33 +118,31 @@ rp_dev_shard_stats_get(unsigned int id, unsigned int shard,
 		       unsigned int *lcore, const char **names, uint64_t *vals,
 		       unsigned int n)
 {
-	const struct rp_dev *dev;
-
 	if (id >= rp_nr_devs || rp_devs[id] == NULL ||
 	    shard >= rp_devs[id]->nr_shards)
 		return -ENOENT;
-	dev = rp_devs[id];
 	if (lcore != NULL)
-		*lcore = dev->sh[shard].lcore;
-	for (unsigned int i = 0; i < RP_STAT_MAX && i < n; i++) {
-		if (names != NULL)
-			names[i] = rp_stat_names[i];
-		if (vals != NULL)
-			vals[i] = rp_load_relaxed(&dev->sh[shard].stats[i]);
-	}
-	return RP_STAT_MAX;
+		*lcore = rp_devs[id]->sh[shard].lcore;
+	return stats_fill(rp_devs[id], (int)shard, names, vals, n);
+}
+
+/* The device a telemetry command's parameter names (default 0), or NULL. */
+static const struct rp_dev *
+tel_dev(const char *params)
+{
+	unsigned int id = params != NULL ? (unsigned int)atoi(params) : 0;
+
+	return id < rp_nr_devs ? rp_devs[id] : NULL;
 }
 
 static int
 stats_cmd(const char *cmd __rte_unused, const char *params,
 	  struct rte_tel_data *d)
 {
-	unsigned int id = params != NULL ? (unsigned int)atoi(params) : 0;
-	struct rp_dev *dev;
+	const struct rp_dev *dev = tel_dev(params);
 
-	if (id >= rp_nr_devs || rp_devs[id] == NULL)
+	if (dev == NULL)
 		return -EINVAL;
-	dev = rp_devs[id];
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < RP_STAT_MAX; i++)
 		rte_tel_data_add_dict_u64(d, rp_stat_names[i],
@@ -151,12 +155,10 @@ static int
 shards_cmd(const char *cmd __rte_unused, const char *params,
 	   struct rte_tel_data *d)
 {
-	unsigned int id = params != NULL ? (unsigned int)atoi(params) : 0;
-	struct rp_dev *dev;
+	const struct rp_dev *dev = tel_dev(params);
 
-	if (id >= rp_nr_devs || rp_devs[id] == NULL)
+	if (dev == NULL)
 		return -EINVAL;
-	dev = rp_devs[id];
 	rte_tel_data_start_dict(d);
 	for (uint32_t s = 0; s < dev->nr_shards; s++) {
 		const struct rp_shard *sh = &dev->sh[s];

@@ -104,20 +104,33 @@ xdp_on() {
 	ip -n "$1" -d link show "$2" | grep -q 'prog/xdp'
 }
 
-pair() {
-	local port=$1 srv crc src
+# run2 PORT|cm: the server (array S) on host B, once it listens on TCP
+# PORT (cm: a head start, the RDMA CM resends a REQ sent before the server
+# listens), then the client (array C) on host A; both must exit 0.
+run2() {
+	local srv crc src
 
-	rv_bg server "$RP_NS_B" "$CB" -- ibv_rc_pingpong -g 0 -s 4096 -n 2000 -c -p "$port"
+	rv_bg server "$RP_NS_B" "$CB" -- "${S[@]}"
 	srv=$rv_last_pid
-	rv_wait_listen "$RP_NS_B" "$port" "$srv" server
-	rv_fg client "$RP_NS_A" "$CA" -- ibv_rc_pingpong -g 0 -s 4096 -n 2000 -c -p "$port" "$RV_IP_B"
+	if [ "$1" = cm ]; then
+		sleep 1
+	else
+		rv_wait_listen "$RP_NS_B" "$1" "$srv" server
+	fi
+	rv_fg client "$RP_NS_A" "$CA" -- "${C[@]}"
 	crc=$rv_status
 	[ "$crc" -eq 0 ] || kill -TERM "$srv" 2>/dev/null
 	wait "$srv"
 	src=$?
 	rv_forget "$srv"
 	[ "$crc" -eq 0 ] && [ "$src" -eq 0 ] ||
-		{ rv_show client; rv_show server; rv_fail "ibv_rc_pingpong: client $crc, server $src"; }
+		{ rv_show client; rv_show server; rv_fail "${S[0]}: client $crc, server $src"; }
+}
+
+pair() {
+	S=(ibv_rc_pingpong -g 0 -s 4096 -n 2000 -c -p "$1")
+	C=("${S[@]}" "$RV_IP_B")
+	run2 "$1"
 	rv_check_pingpong client 4096 2000
 	rv_check_pingpong server 4096 2000
 }
@@ -163,21 +176,11 @@ woken() {
 # ucm_pair PORT: ucmatose, 8 connections (each its own CQ and QP) of 200
 # messages of 4 KiB, host B the server; both must end with status 0.
 ucm_pair() {
-	local srv crc src p
+	local p
 
-	rv_bg server "$RP_NS_B" "$CB" -- ucmatose -b "$RV_IP_B" -p "$1" -c 8 -C 200 -S 4096
-	srv=$rv_last_pid
-	# No TCP port to wait for: the RDMA CM resends a REQ sent before
-	# the server listens (test/verbs/rdmacm_utils.sh).
-	sleep 1
-	rv_fg client "$RP_NS_A" "$CA" -- ucmatose -s "$RV_IP_B" -p "$1" -c 8 -C 200 -S 4096
-	crc=$rv_status
-	[ "$crc" -eq 0 ] || kill -TERM "$srv" 2>/dev/null
-	wait "$srv"
-	src=$?
-	rv_forget "$srv"
-	[ "$crc" -eq 0 ] && [ "$src" -eq 0 ] ||
-		{ rv_show client; rv_show server; rv_fail "ucmatose: client $crc, server $src"; }
+	S=(ucmatose -b "$RV_IP_B" -p "$1" -c 8 -C 200 -S 4096)
+	C=(ucmatose -s "$RV_IP_B" -p "$1" -c 8 -C 200 -S 4096)
+	run2 cm
 	for p in client server; do
 		grep -qx 'return status 0' "$rv_tmp/$p.out" ||
 			{ rv_show "$p"; rv_fail "$p: ucmatose did not end with status 0"; }
