@@ -186,7 +186,7 @@ rp_ctrl_poll(struct rp_dev *dev)
 
 	n = rte_ring_sc_dequeue_burst(dev->ctrl_ring, objs, RTE_DIM(objs), NULL);
 	/* Requests touch any shard's objects: the others wait. */
-	if (n != 0 && dev->nr_shards > 1)
+	if (n != 0)
 		rp_shard_pause(dev);
 	for (unsigned int i = 0; i < n; i++) {
 		uintptr_t idx = (uintptr_t)objs[i];
@@ -214,7 +214,7 @@ rp_ctrl_poll(struct rp_dev *dev)
 		/* R1: pairs with A1 in rp_ctrl_call: the reply is visible. */
 		rp_store_release(&slot->state, RP_SLOT_DONE);
 	}
-	if (n != 0 && dev->nr_shards > 1)
+	if (n != 0)
 		rp_shard_resume(dev);
 	return n != 0;
 }

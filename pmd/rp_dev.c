@@ -218,7 +218,6 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 		return -ENOMEM;
 	dev->id = id;
 	dev->cfg = *pc;
-	dev->lcore = pc->lcore;
 	dev->ipv4 = pc->ipv4;
 	dev->mtu = pc->mtu;
 	dev->wake_fd = -1;

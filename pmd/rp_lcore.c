@@ -215,13 +215,11 @@ shard_poll(struct rp_shard *sh)
 	}
 	if (sh->idx == 0 && now >= dev->link_check) {
 		/* The GID table and link state: the other shards read them. */
-		if (dev->nr_shards > 1)
-			rp_shard_pause(dev);
+		rp_shard_pause(dev);
 		rp_port_link_poll(dev);
 		rp_xdp_port_poll(dev);
 		rp_netdev_watch_poll(dev);
-		if (dev->nr_shards > 1)
-			rp_shard_resume(dev);
+		rp_shard_resume(dev);
 		dev->link_check = now + rte_get_timer_hz() / 10;
 	}
 	RTE_PER_LCORE(rp_cur_shard) = NULL;

@@ -654,7 +654,6 @@ struct rp_arena {
 struct rp_dev {
 	unsigned int id;
 	uint16_t port_id;
-	uint32_t lcore;			/* shard 0's */
 	struct rp_port_cfg cfg;
 	int region_fd;			/* memfd of the region, or -1 */
 	struct rp_dev_ctl *ctl;		/* region base (arena 0) */

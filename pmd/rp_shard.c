@@ -175,6 +175,7 @@ pause_ack_mine(const struct rp_dev *dev)
 	}
 }
 
+/* Both a no-op for a device of one shard. */
 void
 rp_shard_pause(struct rp_dev *dev)
 {
@@ -490,8 +491,7 @@ frame_shard(const struct rp_dev *dev, const struct rte_mbuf *m)
 	if (len < l4 + 8u + 12u || p[l4 + 2] != (RP_ROCE_UDP_PORT >> 8) ||
 	    p[l4 + 3] != (RP_ROCE_UDP_PORT & 0xff))
 		return 0;
-	qpn = (uint32_t)p[l4 + 13] << 16 | (uint32_t)p[l4 + 14] << 8 |
-		p[l4 + 15];
+	qpn = rp_bth_qpn(p + l4 + 8);
 	if (qpn <= 1 || qpn == RP_QPN_MASK)
 		return 0;
 	qp = dev->qp[qpn & (RP_MAX_QP - 1)];
