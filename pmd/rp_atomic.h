@@ -23,4 +23,28 @@
 #define rp_counter_add(p, v) \
 	rp_store_relaxed((p), rp_load_relaxed(p) + (v))
 
+/*
+ * An mbuf handed to another lcore through an rte_ring (rp_shard.c's
+ * handoff, the loopback ring): the ring orders it, with its generic memory
+ * model, out of ThreadSanitizer's sight (test/tsan.supp); these tell TSan,
+ * the sender before the enqueue, the receiver after the dequeue, and are
+ * nothing in other builds.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define RP_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RP_TSAN 1
+#endif
+#endif
+#ifdef RP_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define rp_handoff_release(m)	__tsan_release(m)
+#define rp_handoff_acquire(m)	__tsan_acquire(m)
+#else
+#define rp_handoff_release(m)	((void)(m))
+#define rp_handoff_acquire(m)	((void)(m))
+#endif
+
 #endif /* _RP_ATOMIC_H_ */

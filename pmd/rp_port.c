@@ -513,9 +513,12 @@ port_rx_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 	struct rp_shard *sh = rp_sh(dev);
 	uint16_t nb = 0;
 
-	if (sh->idx == 0)
+	if (sh->idx == 0) {
 		nb = rte_ring_sc_dequeue_burst(dev->loop_ring, (void **)pkts,
 					       n, NULL);
+		for (uint16_t i = 0; i < nb; i++)
+			rp_handoff_acquire(pkts[i]);
+	}
 	if (likely(sh->nr_xsk == 0)) {
 		if (nb < n && sh->pmd_rxq)
 			nb += rte_eth_rx_burst(dev->port_id, sh->rxq, pkts + nb,
@@ -614,6 +617,7 @@ rp_port_enqueue(struct rp_dev *dev, struct rte_mbuf *m)
 	if (rte_is_same_ether_addr(&eth->dst_addr, &dev->mac)) {
 		rp_stat_inc(dev, RP_STAT_LOOPBACK);
 		/* Any shard sends to ourselves; shard 0 receives. */
+		rp_handoff_release(m);
 		if (rte_ring_mp_enqueue(dev->loop_ring, m) != 0) {
 			rte_pktmbuf_free(m);
 			rp_stat_inc(dev, RP_STAT_TX_DROP);

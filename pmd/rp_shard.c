@@ -501,6 +501,7 @@ frame_shard(const struct rp_dev *dev, const struct rte_mbuf *m)
 static void
 handoff(struct rp_shard *sh, struct rp_shard *to, struct rte_mbuf *m)
 {
+	rp_handoff_release(m);
 	if (rte_ring_mp_enqueue(to->handoff, m) != 0) {
 		rte_pktmbuf_free(m);
 		rp_stat_inc(sh->dev, RP_STAT_SHARD_HANDOFF_DROP);
@@ -524,6 +525,8 @@ rp_shard_rx(struct rp_shard *sh, struct rte_mbuf **pkts, uint16_t n)
 		return rp_port_rx(dev, pkts, n);
 	nh = (uint16_t)rte_ring_sc_dequeue_burst(sh->handoff, (void **)pkts,
 						 n / 2, NULL);
+	for (uint16_t i = 0; i < nh; i++)
+		rp_handoff_acquire(pkts[i]);
 	nb = nh + rp_port_rx(dev, pkts + nh, n - nh);
 	keep = 0;
 	for (uint16_t i = 0; i < nb; i++) {
