@@ -25,10 +25,12 @@
 
 /*
  * An mbuf handed to another lcore through an rte_ring (rp_shard.c's
- * handoff, the loopback ring): the ring orders it, with its generic memory
- * model, out of ThreadSanitizer's sight (test/tsan.supp); these tell TSan,
- * the sender before the enqueue, the receiver after the dequeue, and are
- * nothing in other builds.
+ * handoff, the loopback ring, and the mempool the lcores of a device
+ * share: freed by one, allocated or received into by another): the ring
+ * orders it, with its generic memory model, out of ThreadSanitizer's sight
+ * (test/tsan.supp); these tell TSan, the sender before the enqueue or the
+ * free, the receiver after the dequeue or the allocation, and are nothing
+ * in other builds.
  */
 #if defined(__SANITIZE_THREAD__)
 #define RP_TSAN 1

@@ -513,12 +513,9 @@ port_rx_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 	struct rp_shard *sh = rp_sh(dev);
 	uint16_t nb = 0;
 
-	if (sh->idx == 0) {
+	if (sh->idx == 0)
 		nb = rte_ring_sc_dequeue_burst(dev->loop_ring, (void **)pkts,
 					       n, NULL);
-		for (uint16_t i = 0; i < nb; i++)
-			rp_handoff_acquire(pkts[i]);
-	}
 	if (likely(sh->nr_xsk == 0)) {
 		if (nb < n && sh->pmd_rxq)
 			nb += rte_eth_rx_burst(dev->port_id, sh->rxq, pkts + nb,
@@ -550,7 +547,11 @@ rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 		nb = port_rx_burst(dev, in, RTE_MIN(n / 2u, RP_BURST / 2));
 		return rp_fault_rx(dev, in, nb, pkts, n);
 	}
-	return port_rx_burst(dev, pkts, n);
+	nb = port_rx_burst(dev, pkts, n);
+	/* Frames in mbufs another lcore of the pool may have used last. */
+	for (uint16_t i = 0; i < nb; i++)
+		rp_handoff_acquire(pkts[i]);
+	return nb;
 }
 
 struct rte_mbuf *
@@ -562,6 +563,7 @@ rp_port_alloc(struct rp_dev *dev, uint32_t frame_len, uint8_t **data)
 		rp_stat_inc(dev, RP_STAT_NOMBUF);
 		return NULL;
 	}
+	rp_handoff_acquire(m);	/* from any lcore of the pool: rp_atomic.h */
 	*data = (uint8_t *)rte_pktmbuf_append(m, frame_len);
 	if (*data == NULL) {
 		rte_pktmbuf_free(m);
@@ -583,6 +585,9 @@ rp_port_flush(struct rp_dev *dev)
 	if (sh->nr_tx == 0)
 		return (kick && rp_port_kick(dev)) ||
 			(sh->xsk_tx && rp_xsk_tx_pending(dev, sh));
+	/* The PMD frees them into the pool the device's lcores share. */
+	for (uint16_t i = 0; i < sh->nr_tx; i++)
+		rp_handoff_release(sh->tx[i]);
 	while (sent < sh->nr_tx && tries++ < 4)
 		sent += sh->xsk_tx ?
 			rp_xsk_tx(dev, sh, sh->tx + sent, sh->nr_tx - sent) :
