@@ -521,6 +521,7 @@ fi
 	-machine "pc,accel=$accel" -cpu "$cpu" -smp 1 -m 768 \
 	-nodefaults -no-user-config -display none -monitor none -no-reboot \
 	-serial "file:$rv_tmp/guest.log" \
+	-qmp "unix:$rv_tmp/qmp.sock,server=on,wait=off" \
 	-kernel "$image/vmlinuz" -initrd "$rv_tmp/initrd" \
 	-append "console=ttyS0 quiet panic=-1 mitigations=off tsc=unstable no_timer_check rdinit=/init rxe.ip=$guest_ip/24 rxe.ip6=$guest_ip6/64 rxe.mtu=1500 rxe.timeout=840" \
 	-netdev tap,id=n0,ifname=ri-tap,script=no,downscript=no \
@@ -690,6 +691,14 @@ for n in "${scen_names[@]}"; do
 		results+=("PASS $n ($res)")
 	else
 		results+=("FAIL $n ($res)")
+		# the guest's network device as QEMU sees it, and the
+		# bridge's ports: who stopped moving frames
+		if [ $failed = 0 ]; then
+			python3 "$here/qmp_virtio.py" "$rv_tmp/qmp.sock" |
+				sed 's/^/  /'
+			"${nsx[@]}" ip -s link show ri-tap | sed 's/^/  /'
+			"${nsx[@]}" ip -s link show ri-h0 | sed 's/^/  /'
+		fi
 		failed=1
 	fi
 	rv_log "${results[-1]}"
@@ -708,6 +717,12 @@ tcpdump_pid=
 rv_log "guest console (job part):"
 tr -d '\r' <"$rv_tmp/guest.log" | sed -n '/job begin/,$p' | sed 's/^/  guest: /' |
 	tail -n 400
+# QEMU reports a virtio device it gave up on (virtio_error) here only:
+# a guest whose network stopped (NETDEV WATCHDOG above) says why.
+if [ -s "$rv_tmp/qemu.err" ]; then
+	rv_log "QEMU's stderr:"
+	sed 's/^/  qemu: /' "$rv_tmp/qemu.err" | tail -n 40
+fi
 
 echo "== rocepmd against the kernel's rxe ($dir: $srv_side serves, $cli_side connects)"
 for r in "${results[@]}"; do
