@@ -44,9 +44,17 @@ void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
 #define rp_handoff_release(m)	__tsan_release(m)
 #define rp_handoff_acquire(m)	__tsan_acquire(m)
+#define rp_handoff_release_bulk(ms, n) \
+	do { for (unsigned int rp_i_ = 0; rp_i_ < (n); rp_i_++) \
+		__tsan_release((ms)[rp_i_]); } while (0)
+#define rp_handoff_acquire_bulk(ms, n) \
+	do { for (unsigned int rp_i_ = 0; rp_i_ < (n); rp_i_++) \
+		__tsan_acquire((ms)[rp_i_]); } while (0)
 #else
 #define rp_handoff_release(m)	((void)(m))
 #define rp_handoff_acquire(m)	((void)(m))
+#define rp_handoff_release_bulk(ms, n)	((void)(ms), (void)(n))
+#define rp_handoff_acquire_bulk(ms, n)	((void)(ms), (void)(n))
 #endif
 
 #endif /* _RP_ATOMIC_H_ */

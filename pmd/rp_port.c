@@ -549,8 +549,7 @@ rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 	}
 	nb = port_rx_burst(dev, pkts, n);
 	/* Frames in mbufs another lcore of the pool may have used last. */
-	for (uint16_t i = 0; i < nb; i++)
-		rp_handoff_acquire(pkts[i]);
+	rp_handoff_acquire_bulk(pkts, nb);
 	return nb;
 }
 
@@ -586,8 +585,7 @@ rp_port_flush(struct rp_dev *dev)
 		return (kick && rp_port_kick(dev)) ||
 			(sh->xsk_tx && rp_xsk_tx_pending(dev, sh));
 	/* The PMD frees them into the pool the device's lcores share. */
-	for (uint16_t i = 0; i < sh->nr_tx; i++)
-		rp_handoff_release(sh->tx[i]);
+	rp_handoff_release_bulk(sh->tx, sh->nr_tx);
 	while (sent < sh->nr_tx && tries++ < 4)
 		sent += sh->xsk_tx ?
 			rp_xsk_tx(dev, sh, sh->tx + sent, sh->nr_tx - sent) :

@@ -216,7 +216,6 @@ rp_recv_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 	/* Payloads written into attached processes leave from the mbufs
 	 * (rp_mem.c): they reach the processes before the mbufs go. */
 	rp_mem_flush(dev);
-	for (uint16_t i = 0; i < n; i++)
-		rp_handoff_release(pkts[i]);	/* the pool: rp_atomic.h */
+	rp_handoff_release_bulk(pkts, n);	/* the pool: rp_atomic.h */
 	rte_pktmbuf_free_bulk(pkts, n);
 }

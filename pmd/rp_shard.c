@@ -525,8 +525,7 @@ rp_shard_rx(struct rp_shard *sh, struct rte_mbuf **pkts, uint16_t n)
 		return rp_port_rx(dev, pkts, n);
 	nh = (uint16_t)rte_ring_sc_dequeue_burst(sh->handoff, (void **)pkts,
 						 n / 2, NULL);
-	for (uint16_t i = 0; i < nh; i++)
-		rp_handoff_acquire(pkts[i]);
+	rp_handoff_acquire_bulk(pkts, nh);
 	nb = nh + rp_port_rx(dev, pkts + nh, n - nh);
 	keep = 0;
 	for (uint16_t i = 0; i < nb; i++) {
