@@ -48,7 +48,7 @@
 #include "rp_abi.h"
 
 #define RP_ATTACH_MAGIC		0x68637461u	/* "atch" */
-#define RP_ATTACH_VERSION	2u
+#define RP_ATTACH_VERSION	3u
 #define RP_ATTACH_MAX_DEVS	4u		/* RP_MAX_PORTS */
 
 enum rp_attach_type {
