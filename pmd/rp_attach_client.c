@@ -131,7 +131,7 @@ static int
 conn_hello(struct rp_attach_conn *c, const char *path, char *err,
 	   size_t errlen)
 {
-	/* What the host reads back through process_vm_readv(). */
+	/* What the host reads back through the descriptor below. */
 	static uint64_t probe;
 	struct rp_attach_hello h = {
 		.hdr = {
@@ -141,19 +141,45 @@ conn_hello(struct rp_attach_conn *c, const char *path, char *err,
 		},
 		.abi_version = RP_ABI_VERSION,
 	};
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
 	ssize_t n;
+	int mem, ret;
 
 	probe = 0x726f6365706d6400ull ^ (uint64_t)getpid() ^
 		(uint64_t)(uintptr_t)&h;
 	h.probe_addr = (uint64_t)(uintptr_t)&probe;
 	h.probe_value = probe;
 
+	/*
+	 * This address space, as the host will reach it: the descriptor
+	 * names this program's memory, not its PID, so it reaches nothing
+	 * once the process exits or exec()s another program.
+	 */
+	mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (mem < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "attach socket %s: /proc/self/mem: %s (is /proc mounted?)",
+			 path, strerror(-ret));
+		return ret;
+	}
+	memset(cbuf, 0, sizeof(cbuf));
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &mem, sizeof(mem));
 	do {
-		n = send(c->sock, &h, sizeof(h), MSG_NOSIGNAL);
+		n = sendmsg(c->sock, &mh, MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
+	ret = n < 0 ? -errno : -EIO;
+	close(mem);
 	if (n != (ssize_t)sizeof(h)) {
-		int ret = n < 0 ? -errno : -EIO;
-
 		snprintf(err, errlen, "attach socket %s: HELLO: %s", path,
 			 strerror(-ret));
 		return ret;
@@ -419,7 +445,7 @@ conn_broken(struct rp_attach_conn *c, int ret, const char *what, char *err,
 
 int
 rp_attach_request(struct rp_attach_conn *c, uint32_t dev,
-		  struct rp_ctrl_slot *slot, int fd, int *result, char *err,
+		  struct rp_ctrl_slot *slot, int *fd, int *result, char *err,
 		  size_t errlen)
 {
 	struct rp_attach_ctrl req, rep;
@@ -427,10 +453,10 @@ rp_attach_request(struct rp_attach_conn *c, uint32_t dev,
 	struct iovec iov = { .iov_base = &req, .iov_len = sizeof(req) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	int fds[RP_ATTACH_MAX_FDS];
-	unsigned int nfds;
-	struct cmsghdr *cm;
+	unsigned int nfds, want;
 	ssize_t n;
 
+	*fd = -1;
 	if (c->sock < 0) {
 		snprintf(err, errlen, "attach connection: closed after an earlier failure");
 		return -ENOTCONN;
@@ -448,16 +474,6 @@ rp_attach_request(struct rp_attach_conn *c, uint32_t dev,
 	req.dev = dev;
 	req.slot.op = slot->op;
 	req.slot.u = slot->u;
-	if (fd >= 0) {
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int));
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
-	}
 	do {
 		n = sendmsg(c->sock, &mh, MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
@@ -479,15 +495,30 @@ rp_attach_request(struct rp_attach_conn *c, uint32_t dev,
 				   n < 0 ? "reply" :
 				   "the host closed the connection", err,
 				   errlen);
-	/* A reply carries no descriptor: any that came are not ours. */
+	/* One descriptor with a channel or registration made, else none. */
+	want = rep.hdr.result == 0 && (slot->op == RP_CTRL_CHAN_CREATE ||
+				       slot->op == RP_CTRL_ASYNC_REG);
 	nfds = fds_collect(&mh, fds, RP_ATTACH_MAX_FDS);
-	fds_close(fds, nfds < RP_ATTACH_MAX_FDS ? nfds : RP_ATTACH_MAX_FDS);
-	if (nfds != 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	if (nfds != want || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    n != (ssize_t)sizeof(rep) || rep.hdr.magic != RP_ATTACH_MAGIC ||
 	    rep.hdr.version != RP_ATTACH_VERSION ||
 	    rep.hdr.type != RP_ATTACH_CTRL || rep.dev != dev ||
-	    rep.slot.op != slot->op || rep.hdr.result > 0)
+	    rep.slot.op != slot->op || rep.hdr.result > 0) {
+		fds_close(fds, nfds < RP_ATTACH_MAX_FDS ? nfds :
+			  RP_ATTACH_MAX_FDS);
 		return conn_broken(c, -EPROTO, "malformed reply", err, errlen);
+	}
+	if (want) {
+		struct stat st;
+
+		/* Read and polled as the channel's: a socket, or nothing. */
+		if (fstat(fds[0], &st) != 0 || !S_ISSOCK(st.st_mode)) {
+			close(fds[0]);
+			return conn_broken(c, -EPROTO, "the reply's descriptor is not a socket",
+					   err, errlen);
+		}
+		*fd = fds[0];
+	}
 	slot->u = rep.slot.u;
 	*result = rep.hdr.result;
 	return 0;

@@ -28,7 +28,8 @@ struct rp_attach_dev {
 	uint8_t *arena;			/* this process's arena, read-write:
 					 * its objects, its async ring at 0 */
 	uint64_t arena_size;		/* bytes mapped */
-	int wake_fd;			/* engine's wake-up eventfd, or -1 */
+	int wake_fd;			/* our own wake-up eventfd (the engine
+					 * polls it when it sleeps), or -1 */
 };
 
 /* A connection to a host; sock < 0: not connected. */
@@ -54,9 +55,10 @@ int rp_attach_open(struct rp_attach_conn *c, const char *path, char *err,
 
 /*
  * Run one control request on the host: `slot->op` and `slot->u` are the
- * request, `fd` the eventfd of RP_CTRL_CHAN_CREATE or RP_CTRL_ASYNC_REG
- * (else -1).  On a completed exchange slot->u holds the reply and
- * *result the request's result (0 or a negative errno).
+ * request (no descriptor goes with it).  On a completed exchange slot->u
+ * holds the reply, *result the request's result (0 or a negative errno)
+ * and *fd the descriptor the reply carried: the socket a successful
+ * RP_CTRL_CHAN_CREATE or RP_CTRL_ASYNC_REG gets (rp_attach.h), else -1.
  *
  * @param err	on failure, why
  * @return 0 when the host answered; a negative errno when the exchange
@@ -65,7 +67,7 @@ int rp_attach_open(struct rp_attach_conn *c, const char *path, char *err,
  *	regions stay mapped, since other threads may still use them
  */
 int rp_attach_request(struct rp_attach_conn *c, uint32_t dev,
-		      struct rp_ctrl_slot *slot, int fd, int *result,
+		      struct rp_ctrl_slot *slot, int *fd, int *result,
 		      char *err, size_t errlen);
 
 /* Unmap the regions and close every descriptor (the host cleans up). */

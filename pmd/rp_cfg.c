@@ -72,12 +72,14 @@ static_assert(RP_ETHDEV_NAME_LEN == RTE_ETH_NAME_MAX_LEN,
 enum rp_cfg_sect {
 	RP_CFG_SECT_EAL,
 	RP_CFG_SECT_ENGINE,
+	RP_CFG_SECT_HOST,
 	RP_CFG_SECT_PORT,
 };
 
 static const char * const rp_cfg_sect_names[] = {
 	[RP_CFG_SECT_EAL] = "eal",
 	[RP_CFG_SECT_ENGINE] = "engine",
+	[RP_CFG_SECT_HOST] = "host",
 	[RP_CFG_SECT_PORT] = "port",
 };
 
@@ -711,6 +713,153 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		RP_CFG_CFG(inline_us),
 	},
 	{
+		/* a connection that has not said HELLO by then is closed */
+		.name = "hello_timeout_ms", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 100, .max = 600000, .def = "2000",
+		RP_CFG_CFG(host.hello_ms),
+	},
+	{
+		/* connections not welcomed yet: half the server's 64 slots */
+		.name = "max_pending", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 1, .max = 64, .def = "32",
+		RP_CFG_CFG(host.max_pending),
+	},
+	{
+		/* 0 from here on: no limit */
+		.name = "uid_pending", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = 64, .def = "8",
+		RP_CFG_CFG(host.uid_pending),
+	},
+	{
+		.name = "uid_processes", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = 64, .def = "32",
+		RP_CFG_CFG(host.uid_procs),
+	},
+	{
+		.name = "qps", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "1024",
+		RP_CFG_CFG(host.proc[RP_QUOTA_QP]),
+	},
+	{
+		.name = "cqs", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "256",
+		RP_CFG_CFG(host.proc[RP_QUOTA_CQ]),
+	},
+	{
+		.name = "mrs", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "1024",
+		RP_CFG_CFG(host.proc[RP_QUOTA_MR]),
+	},
+	{
+		.name = "mws", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "1024",
+		RP_CFG_CFG(host.proc[RP_QUOTA_MW]),
+	},
+	{
+		.name = "srqs", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "64",
+		RP_CFG_CFG(host.proc[RP_QUOTA_SRQ]),
+	},
+	{
+		.name = "ahs", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "1024",
+		RP_CFG_CFG(host.proc[RP_QUOTA_AH]),
+	},
+	{
+		.name = "pds", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "256",
+		RP_CFG_CFG(host.proc[RP_QUOTA_PD]),
+	},
+	{
+		.name = "channels", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "64",
+		RP_CFG_CFG(host.proc[RP_QUOTA_CHAN]),
+	},
+	{
+		.name = "async_fds", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "16",
+		RP_CFG_CFG(host.proc[RP_QUOTA_ASYNC]),
+	},
+	{
+		.name = "mr_pages", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "4194304",
+		RP_CFG_CFG(host.proc[RP_QUOTA_MR_PAGES]),
+	},
+	{
+		.name = "uid_qps", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "2048",
+		RP_CFG_CFG(host.uid[RP_QUOTA_QP]),
+	},
+	{
+		.name = "uid_cqs", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "512",
+		RP_CFG_CFG(host.uid[RP_QUOTA_CQ]),
+	},
+	{
+		.name = "uid_mrs", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "2048",
+		RP_CFG_CFG(host.uid[RP_QUOTA_MR]),
+	},
+	{
+		.name = "uid_mws", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "2048",
+		RP_CFG_CFG(host.uid[RP_QUOTA_MW]),
+	},
+	{
+		.name = "uid_srqs", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "128",
+		RP_CFG_CFG(host.uid[RP_QUOTA_SRQ]),
+	},
+	{
+		.name = "uid_ahs", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "2048",
+		RP_CFG_CFG(host.uid[RP_QUOTA_AH]),
+	},
+	{
+		.name = "uid_pds", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "512",
+		RP_CFG_CFG(host.uid[RP_QUOTA_PD]),
+	},
+	{
+		.name = "uid_channels", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "128",
+		RP_CFG_CFG(host.uid[RP_QUOTA_CHAN]),
+	},
+	{
+		.name = "uid_async_fds", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "32",
+		RP_CFG_CFG(host.uid[RP_QUOTA_ASYNC]),
+	},
+	{
+		.name = "uid_mr_pages", .sect = RP_CFG_SECT_HOST,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = UINT32_MAX, .def = "8388608",
+		RP_CFG_CFG(host.uid[RP_QUOTA_MR_PAGES]),
+	},
+	{
 		/* required unless netdev is given (rp_cfg_port_finish) */
 		.name = "device", .sect = RP_CFG_SECT_PORT,
 		.type = &rp_cfg_type_device,
@@ -1098,6 +1247,8 @@ rp_cfg_sect_kind(const char *name, unsigned int *port)
 		return RP_CFG_SECT_EAL;
 	if (strcmp(name, rp_cfg_sect_names[RP_CFG_SECT_ENGINE]) == 0)
 		return RP_CFG_SECT_ENGINE;
+	if (strcmp(name, rp_cfg_sect_names[RP_CFG_SECT_HOST]) == 0)
+		return RP_CFG_SECT_HOST;
 	if (strncmp(name, "port", 4) == 0 && name[4] >= '0' &&
 	    name[4] < '0' + RP_MAX_PORTS && name[5] == '\0') {
 		*port = (unsigned int)(name[4] - '0');
@@ -1387,7 +1538,7 @@ static int
 rp_cfg_walk(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 	    struct rp_config *cfg)
 {
-	int sect_idx[RP_CFG_SECT_PORT] = { -1, -1 };
+	int sect_idx[RP_CFG_SECT_PORT] = { -1, -1, -1 };
 	int port_idx[RP_MAX_PORTS];
 	char name[CFG_NAME_LEN];
 	unsigned int p, nb_ports = 0;
@@ -1404,7 +1555,7 @@ rp_cfg_walk(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 		if (kind < 0) {
 			char acc[64];
 
-			snprintf(acc, sizeof(acc), "eal, engine, port0..port%d",
+			snprintf(acc, sizeof(acc), "eal, engine, host, port0..port%d",
 				 RP_MAX_PORTS - 1);
 			return rp_cfg_fail(ctx, -EINVAL, name, NULL, acc,
 					   "unknown section");
@@ -1424,6 +1575,9 @@ rp_cfg_walk(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 				    "engine", RP_CFG_SECT_ENGINE, cfg);
 	if (rc == 0)
 		rc = rp_cfg_engine_finish(ctx, cfg);
+	if (rc == 0)
+		rc = rp_cfg_section(ctx, file, sect_idx[RP_CFG_SECT_HOST],
+				    "host", RP_CFG_SECT_HOST, cfg);
 	if (rc != 0)
 		return rc;
 

@@ -16,6 +16,7 @@
 #include "rp_atomic.h"
 #include "rp_log.h"
 #include "rp_obj.h"
+#include "rp_signal.h"
 
 #define RP_CQN_IDX(n)	((n) & 0xffffu)
 
@@ -75,6 +76,7 @@ rp_cq_create(struct rp_dev *dev, struct rp_ctrl_cq *c)
 	cq->size = size;
 	cq->log2_size = rte_log2_u32(size);
 	cq->chan = ch != NULL ? c->chan : -1;
+	cq->arena = dev->cur_arena;
 	cq->off = off;
 	cq->ctl = rp_region_ptr(dev, off);
 	cq->ring = (struct rp_cqe *)((uint8_t *)cq->ctl + RP_CQ_HDR_SIZE);
@@ -162,7 +164,6 @@ static void
 chan_fire(struct rp_dev *dev, struct rp_cq *cq)
 {
 	struct rp_chan *ch = chan_get(dev, cq->chan);
-	uint64_t one = 1;
 
 	if (ch == NULL)
 		return;
@@ -181,9 +182,11 @@ chan_fire(struct rp_dev *dev, struct rp_cq *cq)
 	rp_store_release(&ch->ctl->prod, ch->prod);
 	rp_dev_shared_unlock(dev);
 	rp_stat_inc(dev, RP_STAT_EVENTS);
-	if (write(ch->fd, &one, sizeof(one)) != sizeof(one))
-		RP_LOG_RL(rp_logtype_cq, ERR, "channel %ld: eventfd write failed",
-			  (long)(ch - dev->chan));
+	/* Never blocks: an attached client's is our socket end, full when
+	 * it does not read (the fd is readable, the event in its ring). */
+	if (!rp_fd_signal(ch->fd, ch->sock) && errno != EAGAIN)
+		RP_LOG_RL(rp_logtype_cq, ERR, "channel %ld: signal failed: %s",
+			  (long)(ch - dev->chan), strerror(errno));
 }
 
 /*
@@ -264,6 +267,7 @@ rp_chan_create(struct rp_dev *dev, struct rp_ctrl_chan *c)
 		memset(ch, 0, sizeof(*ch));
 		ch->valid = true;
 		ch->fd = c->fd;
+		ch->sock = rp_fd_is_sock(c->fd);
 		ch->off = off;
 		ch->ctl = rp_region_ptr(dev, off);
 		c->chn = i;

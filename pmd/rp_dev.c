@@ -372,6 +372,21 @@ rp_dev_region_size(unsigned int id)
 		rp_devs[id]->region_size : 0;
 }
 
+void *
+rp_dev_own_arena(unsigned int id, uint64_t *size)
+{
+	const struct rp_arena *a;
+
+	*size = 0;
+	if (id >= rp_nr_devs || rp_devs[id] == NULL)
+		return NULL;
+	a = &rp_devs[id]->arena[0];
+	if (!a->used)
+		return NULL;
+	*size = a->size;
+	return a->base;
+}
+
 struct rp_dev_ctl *
 rp_dev_ctl(unsigned int id)
 {

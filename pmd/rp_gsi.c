@@ -50,6 +50,7 @@
 #define MAD_DATA		24
 #define CM_CLASS		0x07u
 #define CM_ATTR_REQ		0x0010u
+#define CM_ATTR_REJ		0x0012u
 #define CM_ATTR_DREQ		0x0015u
 #define CM_ATTR_SIDR_REQ	0x0017u
 #define CM_ATTR_SIDR_REP	0x0018u
@@ -93,6 +94,13 @@ rp_gsi_fini(struct rp_dev *dev)
 {
 	rte_hash_free(dev->gsi_svc);
 	dev->gsi_svc = NULL;
+}
+
+static inline uint32_t
+be32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		(uint32_t)p[2] << 8 | p[3];
 }
 
 /* A claim's value: the agent's tag and how many claims it made. */
@@ -273,13 +281,19 @@ rp_gsi_will(struct rp_dev *dev, struct rp_ctrl_gsi_will *m)
 	}
 	if (m->len == 0)
 		return 0;
-	/* Untrusted: only a CM DREQ, from a GID of ours, to a unicast one. */
+	/* Untrusted: only a CM DREQ, from a GID of ours, to a unicast one,
+	 * for a connection of the agent's own (rp_gsi_send_ok()). */
 	if (m->len < MAD_DATA + 12 || m->len > RP_GSI_WILL_LEN ||
 	    m->mad[MAD_MGMT_CLASS] != CM_CLASS ||
 	    (m->mad[MAD_ATTR_ID] << 8 | m->mad[MAD_ATTR_ID + 1]) !=
 	    CM_ATTR_DREQ || m->av.sgid_index >= dev->nr_gid ||
 	    rp_gid_is_mcast(m->av.dgid))
 		return -EINVAL;
+	if ((be32_at(m->mad + MAD_DATA) & RP_GSI_TAG_MASK) !=
+	    rp_gsi_comm_prefix(qp)) {
+		rp_stat_inc(dev, RP_STAT_GSI_REFUSED);
+		return -EPERM;
+	}
 	if (free_ent == NULL)
 		return -ENOBUFS;
 	free_ent->comm_id = m->comm_id;
@@ -290,11 +304,51 @@ rp_gsi_will(struct rp_dev *dev, struct rp_ctrl_gsi_will *m)
 	return 0;
 }
 
-static inline uint32_t
-be32_at(const uint8_t *p)
+/*
+ * May agent `qp` send this MAD from QP 1 (issue 24)?  Every agent speaks
+ * with the host's address, so a peer cannot tell one process's MADs from
+ * another's: an agent speaks only for its own CM IDs, those whose
+ * communication ID carries its prefix (as rp_gsi_route() delivers to it
+ * only what names them).  So:
+ *
+ *   - only the CM class: a process's CM sends nothing else, and the
+ *     engine answers nothing for it;
+ *   - REQ, MRA, REP, RTU, DREQ, DREP, LAP, APR and REJ: the Local
+ *     Communication ID is the agent's; a REJ of a REQ (Message
+ *     Rejected 0) may say 0 there, as it refuses before choosing one;
+ *   - SIDR REQ: the Request ID is the agent's; SIDR REP: for a service
+ *     ID the agent claimed (the REQ it answers was routed to it).
+ *
+ * A peer that checks both communication IDs of what it receives, as the
+ * IB CM specifies, then takes no MAD of one process for another's
+ * connection.  The alternative, one CM per device in the host serving
+ * every process over the socket, would move librdmacm's whole state
+ * machine into the host; the per-process agents stay, checked.
+ */
+bool
+rp_gsi_send_ok(const struct rp_qp *qp, const uint8_t *mad, uint32_t len)
 {
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-		(uint32_t)p[2] << 8 | p[3];
+	const uint32_t prefix = rp_gsi_comm_prefix(qp);
+	uint32_t attr, id;
+	uint64_t key;
+	void *val;
+
+	if (len < MAD_DATA + 20 || mad[MAD_MGMT_CLASS] != CM_CLASS)
+		return false;
+	attr = (uint32_t)mad[MAD_ATTR_ID] << 8 | mad[MAD_ATTR_ID + 1];
+	if (attr < CM_ATTR_REQ || attr > CM_ATTR_LAST)
+		return false;
+	id = be32_at(mad + MAD_DATA);
+	if (attr == CM_ATTR_SIDR_REP) {
+		key = (uint64_t)be32_at(mad + MAD_DATA + 12) << 32 |
+			be32_at(mad + MAD_DATA + 16);
+		return rte_hash_lookup_data(qp->dev->gsi_svc, &key, &val) >= 0 &&
+			((uintptr_t)val & 0xff) == qp->gsi->tag;
+	}
+	/* REJ: Message Rejected is the top 2 bits after the two IDs. */
+	if (attr == CM_ATTR_REJ && id == 0 && (mad[MAD_DATA + 8] >> 6) == 0)
+		return true;
+	return (id & RP_GSI_TAG_MASK) == prefix;
 }
 
 /* The oldest agent: it answers what belongs to no one. */

@@ -28,6 +28,7 @@
 #include "rp_atomic.h"
 #include "rp_log.h"
 #include "rp_obj.h"
+#include "rp_signal.h"
 
 /*
  * Per-lcore counters: one writer, the lcore (rp_counter_add); readers
@@ -49,6 +50,7 @@ enum rp_lc_stat {
 	RP_LC_DOORBELL_SIGNALS,	/* eventfd writes by doorbells, as read */
 	RP_LC_INLINE_PASSES,	/* inline: passes run by application threads */
 	RP_LC_STAND_ASIDES,	/* inline: naps while the application ran them */
+	RP_LC_WAKE_CLIENT,	/* of WAKE_DOORBELL: an attached process's */
 	RP_LC_STAT_MAX,
 };
 
@@ -68,6 +70,7 @@ static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
 	[RP_LC_DOORBELL_SIGNALS] = "doorbell_signals",
 	[RP_LC_INLINE_PASSES] = "inline_passes",
 	[RP_LC_STAND_ASIDES] = "stand_asides",
+	[RP_LC_WAKE_CLIENT] = "wakeups_client",
 };
 
 struct rp_lcore_ctx {
@@ -295,7 +298,10 @@ lcore_need_wakeup(struct rp_lcore_ctx *lc, uint32_t v)
 	}
 }
 
-/* Read an eventfd that poll() reported readable; returns its count. */
+/*
+ * Read an RX interrupt's eventfd (the engine's own, not every kind takes
+ * RWF_NOWAIT) that poll() reported readable; returns its count.
+ */
 static uint64_t
 fd_drain(int fd)
 {
@@ -316,16 +322,51 @@ lcore_is_intr_fd(const struct rp_lcore_ctx *lc, int fd)
 	return false;
 }
 
+/* Wake-up eventfds of attached processes: one per process and device. */
+#define LC_CLIENT_FDS	(RP_MAX_PORTS * (RP_MAX_ARENAS - 1))
+
+/*
+ * The wake-up fds of the processes attached to the lcore's devices (each
+ * arena's own, rp_region.c), into fds; where each is kept, into where.
+ * Arenas come and go through control requests, which run on this lcore
+ * or, inline, on a thread holding the token: the caller holds it.
+ */
+static unsigned int
+lcore_client_fds(const struct rp_lcore_ctx *lc, struct pollfd *fds,
+		 const int **where)
+{
+	unsigned int n = 0;
+
+	for (unsigned int d = 0; d < lc->nr_shards; d++) {
+		const struct rp_dev *dev = lc->shards[d]->dev;
+
+		for (uint32_t i = 1; i < RP_MAX_ARENAS; i++) {
+			const struct rp_arena *a = &dev->arena[i];
+
+			if (!a->used || a->wake_fd < 0 || n == LC_CLIENT_FDS)
+				continue;
+			where[n] = &a->wake_fd;
+			fds[n++] = (struct pollfd){
+				.fd = a->wake_fd, .events = POLLIN,
+			};
+		}
+	}
+	return n;
+}
+
 /*
  * Idle policy "adaptive": announce the sleep, take a last look at every
- * work source, and block until a doorbell, an RX interrupt, the nearest
- * timer or wake_us.  Returns true if the last look found work.
+ * work source, and block until a doorbell (the engine's own, or an
+ * attached process's), an RX interrupt, the nearest timer or wake_us.
+ * Returns true if the last look found work.
  */
 static bool
 lcore_block(struct rp_lcore_ctx *lc)
 {
-	struct pollfd fds[1 + RP_MAX_PORTS * RP_PORT_WAIT_FDS];
-	unsigned int nfds = 0;
+	struct pollfd fds[1 + RP_MAX_PORTS * RP_PORT_WAIT_FDS + LC_CLIENT_FDS];
+	const int *where[LC_CLIENT_FDS];
+	unsigned int nfds = 0, nport, nclient;
+	bool rung = false, client = false;
 	struct timespec ts;
 	uint64_t now, dl, hz = rte_get_timer_hz();
 	int ret;
@@ -363,19 +404,44 @@ lcore_block(struct rp_lcore_ctx *lc)
 	fds[nfds++].events = POLLIN;
 	for (unsigned int d = 0; d < lc->nr_shards; d++)
 		nfds += rp_port_wait_fds(lc->shards[d]->dev, fds + nfds,
-					 RTE_DIM(fds) - nfds);
+					 RTE_DIM(fds) - LC_CLIENT_FDS - nfds);
+	nport = nfds;
+	nclient = lcore_client_fds(lc, fds + nport, where);
+	nfds += nclient;
 	lc_stat_add(lc, RP_LC_BLOCKS, 1);
 	lcore_token_give(lc);
 	ret = ppoll(fds, nfds, &ts, NULL);
 	lcore_token_wait(lc);
 	lcore_need_wakeup(lc, 0u);
 
+	/*
+	 * Doorbells: ours, and each attached process's own fd.  Read with
+	 * RWF_NOWAIT: a process may have cleared O_NONBLOCK on its fd, or
+	 * read its count first; neither may block us.  An arena destroyed
+	 * while we slept (inline: by a pass of another thread) closed its
+	 * fd: only fds that are still an arena's are read.
+	 */
 	if (ret > 0 && (fds[0].revents & POLLIN) != 0) {
+		rung = true;
+		lc_stat_add(lc, RP_LC_DOORBELL_SIGNALS,
+			    rp_fd_drain_nowait(lc->wake_fd));
+	}
+	for (unsigned int i = 0; ret > 0 && i < nclient; i++) {
+		const struct pollfd *p = &fds[nport + i];
+
+		if ((p->revents & POLLIN) == 0 || *where[i] != p->fd)
+			continue;
+		client = true;
+		lc_stat_add(lc, RP_LC_DOORBELL_SIGNALS,
+			    rp_fd_drain_nowait(p->fd));
+	}
+	if (client)
+		lc_stat_add(lc, RP_LC_WAKE_CLIENT, 1);
+	if (rung || client) {
 		lc_stat_add(lc, RP_LC_WAKE_DOORBELL, 1);
-		lc_stat_add(lc, RP_LC_DOORBELL_SIGNALS, fd_drain(lc->wake_fd));
 		ret = -1;	/* counted */
 	}
-	for (unsigned int i = 1; i < nfds; i++) {
+	for (unsigned int i = 1; i < nport; i++) {
 		bool intr = lcore_is_intr_fd(lc, fds[i].fd);
 
 		if ((fds[i].revents & POLLIN) == 0)
@@ -417,11 +483,15 @@ lcore_stand_aside(struct rp_lcore_ctx *lc)
 	 */
 	rp_store_relaxed(&lc->standing, 1u);
 	rp_fence_seq_cst();
+	/* Only our own fd: need_wakeup is 0 while we stand aside, so no
+	 * attached process rings its own, and the arenas that hold theirs
+	 * are the token holder's to change now. */
 	if (rte_get_timer_cycles() - rp_load_relaxed(&lc->app_tsc) <
 	    lc->stand_cycles &&
 	    ppoll(&pfd, 1, &lc->stand, NULL) > 0 &&
 	    (pfd.revents & POLLIN) != 0)
-		lc_stat_add(lc, RP_LC_DOORBELL_SIGNALS, fd_drain(lc->wake_fd));
+		lc_stat_add(lc, RP_LC_DOORBELL_SIGNALS,
+			    rp_fd_drain_nowait(lc->wake_fd));
 	rp_store_relaxed(&lc->standing, 0u);
 	return true;
 }

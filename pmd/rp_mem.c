@@ -5,17 +5,22 @@
  * An MR of the engine's own process (an embedded engine: the verbs program
  * and the engine share an address space) is reached with memcpy.  An MR of
  * an attached process (rp_attach.h) lives in another address space: the
- * engine copies through the kernel with process_vm_readv/writev, which
- * takes any memory the process has mapped (heap, stack, files, huge
- * pages) without pinning it, and turns a bad address into EFAULT, never
- * into a fault of the engine.  The permission is the host's: it must be
- * able to ptrace the process (same user, or CAP_SYS_PTRACE), which the
- * attach server checks when the process attaches.
+ * engine copies through the kernel with pread/pwritev on the process's
+ * own /proc/self/mem, which it opened and handed to the host at HELLO
+ * (rp_serve.c checks it).  That descriptor names an address space, not a
+ * PID: once the process exits or exec()s another program the kernel
+ * answers 0 bytes for ever (-ESRCH here), and a process that later gets
+ * the same PID is never reached.  It needs no privilege of the host (no
+ * ptrace, no root): the process granted it by opening its own memory.
+ * Any memory the process has mapped is reached (heap, stack, files, huge
+ * pages) without pinning it, and a bad address is -EFAULT, never a fault
+ * of the engine.
  */
 
 #include <errno.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_malloc.h>
@@ -24,10 +29,11 @@
 #include "rp_obj.h"
 
 /*
- * Writes into an attached process are batched: they reach the process in
- * one process_vm_writev() per burst of received packets (rp_mem_flush() at
- * the end of rp_recv_burst(), before the burst's mbufs are freed), so the
- * cost of the system call is shared by the packets of a burst.  A packet's
+ * Writes into an attached process are batched: they reach the process at
+ * the end of a burst of received packets (rp_mem_flush() at the end of
+ * rp_recv_burst(), before the burst's mbufs are freed), one pwritev() per
+ * run of contiguous addresses (the packets of one message), so the cost of
+ * the system call is shared by the packets of a burst.  A packet's
  * payload is written from its mbuf; other bytes (a GRH, an atomic's
  * original value) are staged here.  Everything that
  * could observe them flushes first: a CQE (rp_cq_post()), a read or an
@@ -39,7 +45,7 @@
 #define RP_MEM_IOV	64u
 /*
  * Reads from an attached process go ahead: the first packet of a message
- * reads up to RP_MEM_AHEAD bytes of it in one process_vm_readv(), the
+ * reads up to RP_MEM_AHEAD bytes of it in one pread(), the
  * next packets of the same message (same tag: QP and first PSN) copy from
  * here.  Only within one message, which the application may not change
  * while it is posted; any write of the engine into attached memory drops
@@ -49,7 +55,7 @@
 #define RP_MEM_AHEADS	4u
 
 struct rp_mem_batch {
-	pid_t pid;
+	int32_t mem;			/* rp_mr.mem of what is staged */
 	uint32_t n;
 	uint32_t used;
 	struct iovec local[RP_MEM_IOV];
@@ -57,7 +63,7 @@ struct rp_mem_batch {
 	uint8_t stage[RP_MEM_STAGE];
 	/* read ahead: a few messages at once, as QPs take turns */
 	struct rp_mem_ahead {
-		pid_t pid;
+		int32_t mem;
 		uint64_t tag;
 		const uint8_t *base;	/* in the process */
 		uint32_t len;		/* 0: empty */
@@ -96,35 +102,64 @@ rp_mem_fini(struct rp_dev *dev)
 	}
 }
 
-static int
-mem_remote(pid_t pid, void *local, uint8_t *remote, uint32_t n, bool write)
+/* The host's descriptor of an attached address space (rp_mr.mem). */
+static inline int
+mem_fd(int32_t mem)
 {
-	struct iovec l = { .iov_base = local, .iov_len = n };
-	struct iovec r = { .iov_base = remote, .iov_len = n };
+	return mem - 1;
+}
+
+/*
+ * n bytes at remote: 0; -ESRCH when the address space is gone (the kernel
+ * reads and writes nothing of it any more: 0 bytes); else -EFAULT.
+ */
+static int
+mem_io_res(ssize_t done, size_t n)
+{
+	if (done == (ssize_t)n)
+		return 0;
+	return done == 0 && n != 0 ? -ESRCH : -EFAULT;
+}
+
+static int
+mem_remote(int32_t mem, void *local, uint8_t *remote, uint32_t n, bool write)
+{
 	ssize_t done;
 
-	done = write ? process_vm_writev(pid, &l, 1, &r, 1, 0) :
-		process_vm_readv(pid, &l, 1, &r, 1, 0);
-	if (done < 0 && errno == ESRCH)
-		return -ESRCH;	/* the process is gone, not its memory */
-	return done == (ssize_t)n ? 0 : -EFAULT;
+	done = write ? pwrite(mem_fd(mem), local, n, (off_t)(uintptr_t)remote) :
+		pread(mem_fd(mem), local, n, (off_t)(uintptr_t)remote);
+	return mem_io_res(done, n);
 }
 
 void
 rp_mem_flush_pending(struct rp_dev *dev)
 {
 	struct rp_mem_batch *b = rp_sh(dev)->wb;
-	ssize_t want = 0, done;
+	uint32_t i = 0, j;
 
-	for (uint32_t i = 0; i < b->n; i++)
-		want += b->local[i].iov_len;
-	done = process_vm_writev(b->pid, b->local, b->n, b->remote, b->n, 0);
-	if (done != want) {
-		rp_stat_inc(dev, RP_STAT_MEM_FAULT);
-		RP_LOG_RL(rp_logtype, WARNING,
-			  "%s: %zd of %zd bytes reached process %d: memory it registered is gone",
-			  dev->ctl->name, done < 0 ? (ssize_t)0 : done, want,
-			  (int)b->pid);
+	while (i < b->n) {
+		const uint8_t *end = (uint8_t *)b->remote[i].iov_base +
+			b->remote[i].iov_len;
+		size_t want = b->local[i].iov_len;
+		ssize_t done;
+
+		/* A run of contiguous addresses: one system call. */
+		for (j = i + 1; j < b->n && b->remote[j].iov_base == end; j++) {
+			end += b->remote[j].iov_len;
+			want += b->local[j].iov_len;
+		}
+		done = pwritev(mem_fd(b->mem), &b->local[i], (int)(j - i),
+			       (off_t)(uintptr_t)b->remote[i].iov_base);
+		if (done != (ssize_t)want) {
+			rp_stat_inc(dev, RP_STAT_MEM_FAULT);
+			RP_LOG_RL(rp_logtype, WARNING,
+				  "%s: %zd of %zu bytes reached an attached process: %s",
+				  dev->ctl->name, done < 0 ? (ssize_t)0 : done,
+				  want, done == 0 ?
+				  "its address space is gone (exit or exec)" :
+				  "memory it registered is gone");
+		}
+		i = j;
 	}
 	b->n = 0;
 	b->used = 0;
@@ -139,17 +174,17 @@ rp_mem_write(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 	struct rp_mem_batch *b = rp_sh(dev)->wb;
 	uint32_t stage = pkt ? 0 : n;
 
-	if (likely(m->pid == 0)) {
+	if (likely(m->mem == 0)) {
 		memcpy(p, src, n);
 		return 0;
 	}
 	ahead_drop(b);
 	if (stage > RP_MEM_STAGE)
-		return mem_remote(m->pid, (void *)(uintptr_t)src, p, n, true);
-	if (b->n != 0 && (b->pid != m->pid || b->n == RP_MEM_IOV ||
+		return mem_remote(m->mem, (void *)(uintptr_t)src, p, n, true);
+	if (b->n != 0 && (b->mem != m->mem || b->n == RP_MEM_IOV ||
 			  b->used + stage > RP_MEM_STAGE))
 		rp_mem_flush_pending(dev);
-	b->pid = m->pid;
+	b->mem = m->mem;
 	if (pkt) {
 		/* A received packet's payload: its mbuf is freed only after
 		 * the burst's flush (rp_recv_burst()), no copy needed. */
@@ -172,22 +207,22 @@ rp_mem_read(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 	const uint8_t *p = m->addr + (va - m->iova);
 	struct rp_mem_batch *b = rp_sh(dev)->wb;
 	struct rp_mem_ahead *a = NULL, *old = &b->ra[0];
-	struct iovec l, r;
 	ssize_t got;
+	size_t len;
 
-	if (likely(m->pid == 0)) {
+	if (likely(m->mem == 0)) {
 		memcpy(dst, p, n);
 		return 0;
 	}
 	rp_mem_flush(dev);	/* what it reads may be staged */
 	if (tag == 0 || ahead <= n || n > RP_MEM_AHEAD)
-		return mem_remote(m->pid, dst, (uint8_t *)(uintptr_t)p, n,
+		return mem_remote(m->mem, dst, (uint8_t *)(uintptr_t)p, n,
 				  false);
 	b->ra_clock++;
 	for (unsigned int i = 0; i < RP_MEM_AHEADS; i++) {
 		struct rp_mem_ahead *c = &b->ra[i];
 
-		if (c->len != 0 && c->tag == tag && c->pid == m->pid &&
+		if (c->len != 0 && c->tag == tag && c->mem == m->mem &&
 		    p >= c->base && p + n <= c->base + c->len) {
 			a = c;
 			break;
@@ -199,13 +234,12 @@ rp_mem_read(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 		/* The rest of the message, as much as fits. */
 		a = old;
 		a->len = 0;
-		l = (struct iovec){ a->buf, RTE_MIN(ahead, (uint64_t)RP_MEM_AHEAD) };
-		r = (struct iovec){ (void *)(uintptr_t)p, l.iov_len };
-		got = process_vm_readv(m->pid, &l, 1, &r, 1, 0);
+		len = RTE_MIN(ahead, (uint64_t)RP_MEM_AHEAD);
+		got = pread(mem_fd(m->mem), a->buf, len, (off_t)(uintptr_t)p);
 		if (got < (ssize_t)n)
-			return mem_remote(m->pid, dst, (uint8_t *)(uintptr_t)p,
+			return mem_remote(m->mem, dst, (uint8_t *)(uintptr_t)p,
 					  n, false);
-		a->pid = m->pid;
+		a->mem = m->mem;
 		a->tag = tag;
 		a->base = p;
 		a->len = (uint32_t)got;
@@ -231,7 +265,7 @@ rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 	uint64_t v;
 	int ret;
 
-	if (likely(m->pid == 0)) {
+	if (likely(m->mem == 0)) {
 		if (cmp_swap) {
 			v = compare_add;
 			/* On a mismatch v becomes the value found. */
@@ -250,7 +284,7 @@ rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 	/* Another process's memory: a read then a write, which two shards
 	 * must not interleave on one address. */
 	rp_dev_shared_lock(dev);
-	ret = mem_remote(m->pid, &v, (uint8_t *)p, sizeof(v), false);
+	ret = mem_remote(m->mem, &v, (uint8_t *)p, sizeof(v), false);
 	if (ret == 0) {
 		*orig = v;
 		if (!cmp_swap)
@@ -259,7 +293,7 @@ rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 			v = swap;
 		else
 			goto out;	/* no write: the compare failed */
-		ret = mem_remote(m->pid, &v, (uint8_t *)p, sizeof(v), true);
+		ret = mem_remote(m->mem, &v, (uint8_t *)p, sizeof(v), true);
 	}
 out:
 	rp_dev_shared_unlock(dev);

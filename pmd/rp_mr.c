@@ -71,20 +71,31 @@ mr_check(const struct rp_dev *dev, uint32_t pdn, uint32_t access,
 
 /*
  * A free entry of the key table (MRs and windows), with a new key: the
- * slot's index, and a generation that changes at every use of the slot.
- * The PD is referenced; the caller fills the rest.
+ * slot's index, and a generation that changes at every use of the slot
+ * (RP_KEY_GEN_BITS: a peer's stale rkey stays dead for 2^20 uses).  A
+ * window's consumer picks the low 8 bits of its key at every bind, so a
+ * window takes a whole group of 256 generations: no key a window of the
+ * slot could have had comes back before the counter wraps (4096 window
+ * allocations of the slot, at least).
  */
 struct rp_mr *
 rp_key_alloc(struct rp_dev *dev, uint8_t kind, uint32_t pdn)
 {
 	for (uint32_t i = 1; i < RP_MAX_MR; i++) {
 		struct rp_mr *m = &dev->mr[i];
+		uint32_t gen;
 
 		if (m->valid)
 			continue;
-		dev->mr_gen[i]++;
+		if (kind == RP_KEY_MR) {
+			gen = (dev->mr_gen[i] + 1) & RP_KEY_GEN_MASK;
+			dev->mr_gen[i] = gen;
+		} else {
+			gen = ((dev->mr_gen[i] | 0xffu) + 1) & RP_KEY_GEN_MASK;
+			dev->mr_gen[i] = gen | 0xffu;
+		}
 		memset(m, 0, sizeof(*m));
-		m->key = i << 8 | dev->mr_gen[i];
+		m->key = i << RP_KEY_GEN_BITS | gen;
 		m->kind = kind;
 		m->pdn = pdn;
 		m->valid = true;
@@ -109,7 +120,7 @@ rp_mr_reg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
 		return -ENOMEM;
 	m->access = mr->access;
 	m->addr = (uint8_t *)(uintptr_t)mr->addr;
-	m->pid = mr->pid;
+	m->mem = mr->mem;
 	m->iova = mr->iova;
 	m->length = mr->length;
 	mr->lkey = m->key;
@@ -195,7 +206,7 @@ rp_mr_rereg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
 	m->access = access;
 	m->addr = (uint8_t *)(uintptr_t)addr;
 	if (mr->flags & IBV_REREG_MR_CHANGE_TRANSLATION)
-		m->pid = mr->pid;
+		m->mem = mr->mem;
 	m->length = length;
 	m->iova = iova;
 	mr->rkey = m->key;

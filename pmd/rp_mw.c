@@ -54,7 +54,7 @@ mw_unbind(struct rp_dev *dev, struct rp_mr *w)
 static struct rp_mr *
 mw_by_index(struct rp_dev *dev, uint32_t rkey)
 {
-	uint32_t idx = rkey >> 8;
+	uint32_t idx = RP_KEY_IDX(rkey);
 
 	if (idx == 0 || idx >= RP_MAX_MR || !dev->mr[idx].valid ||
 	    dev->mr[idx].kind == RP_KEY_MR)
@@ -120,6 +120,11 @@ mw_bind(struct rp_qp *qp, const struct rp_send_wqe *w)
 
 	if (win == NULL || win->pdn != qp->pdn || (access & ~RP_MW_ACCESS))
 		return IBV_WC_MW_BIND_ERR;
+	/* A bind changes only the key's low 8 bits, the consumer's key
+	 * (ibv_inc_rkey()); the rest is the slot's index and generation,
+	 * which no consumer may set back to a stale key's. */
+	if ((w->rkey ^ win->key) & ~0xffu)
+		return IBV_WC_MW_BIND_ERR;
 	/* Type 2: only a free window binds (invalidate it first). */
 	if (win->kind == RP_KEY_MW2 && win->bound)
 		return IBV_WC_MW_BIND_ERR;
@@ -147,7 +152,7 @@ mw_bind(struct rp_qp *qp, const struct rp_send_wqe *w)
 	mw_unbind(dev, win);
 	win->key = w->rkey;
 	win->addr = mr->addr + (addr - mr->iova);
-	win->pid = mr->pid;
+	win->mem = mr->mem;
 	win->iova = (access & IBV_ACCESS_ZERO_BASED) ? 0 : addr;
 	win->length = len;
 	win->access = access & ~(uint32_t)IBV_ACCESS_ZERO_BASED;

@@ -32,8 +32,17 @@
 static_assert(RP_MAX_QP == 1u << RP_QP_IDX_BITS, "QP index bits");
 static_assert(RP_MAX_QP <= RP_BELL_QPS, "a doorbell bit per QP");
 #define RP_MAX_CQ	1024u
-#define RP_MAX_MR	4096u		/* key = index << 8 | generation */
-#define RP_KEY_IDX(k)	((k) >> 8)
+/*
+ * Keys (MRs and windows): index << 20 | a 20-bit generation of the slot,
+ * so that a stale rkey names nothing until its slot's generation wraps.
+ * A window's low 8 bits are its consumer's (ibv_inc_rkey()): a window
+ * takes 256 generations of its slot (rp_key_alloc()).
+ */
+#define RP_MAX_MR	4096u
+#define RP_KEY_GEN_BITS	20
+#define RP_KEY_GEN_MASK	((1u << RP_KEY_GEN_BITS) - 1)
+#define RP_KEY_IDX(k)	((k) >> RP_KEY_GEN_BITS)
+static_assert(RP_MAX_MR <= 1u << (32 - RP_KEY_GEN_BITS), "key index bits");
 #define RP_MAX_PD	1024u
 #define RP_MAX_AH	4096u
 #define RP_MAX_CHAN	256u
@@ -104,8 +113,9 @@ struct rp_mr {
 	uint8_t kind;			/* enum rp_key_kind */
 	bool bound;			/* window: bound (a view below) */
 	uint8_t *addr;			/* application mapping of the buffer */
-	int32_t pid;			/* 0: in this process; else the
-					 * attached process it is in (rp_mem.c) */
+	int32_t mem;			/* 0: in this process; else 1 + the
+					 * host's fd of the attached process's
+					 * address space (rp_mem.c) */
 	uint64_t iova;			/* what keys address */
 	uint64_t length;
 	uint32_t nr_mw;			/* MR: windows bound to it */
@@ -123,7 +133,9 @@ struct rp_ah {
 
 struct rp_chan {
 	bool valid;
-	int fd;				/* eventfd, EFD_SEMAPHORE */
+	int fd;				/* eventfd, EFD_SEMAPHORE; or the host's
+					 * end of an attached client's socket */
+	bool sock;			/* fd is a socket (rp_signal.h) */
 	uint32_t nr_cq;
 	uint64_t off;
 	struct rp_chan_ctl *ctl;
@@ -143,6 +155,7 @@ struct rp_cq {
 	struct rp_cqe *ring;
 	uint64_t overflows;
 	bool overrun;			/* in an overflow episode (CQ_ERR sent) */
+	uint32_t arena;			/* its process's: where its events go */
 };
 
 /* Engine-private state of one send WQE (same index as its private slot). */
@@ -296,6 +309,7 @@ struct rp_srq {
 	bool err;			/* SRQ_ERR reported */
 	struct rp_tm *tm;		/* TM-SRQ, or NULL */
 	const struct rp_qp_ops *ops;	/* TM-SRQ: the tag matcher's hooks */
+	uint32_t arena;			/* its process's: where its events go */
 };
 
 /* A rendezvous a QP is serving: READ the sender's data, then FIN. */
@@ -528,6 +542,7 @@ enum rp_stat {
 	RP_STAT_GSI_NO_AGENT,
 	RP_STAT_GSI_WILLS,
 	RP_STAT_GSI_WILLS_LOST,
+	RP_STAT_GSI_REFUSED,		/* MADs an agent may not send */
 	RP_STAT_XDP_REDIRECTED,
 	RP_STAT_XDP_PASSED,
 	RP_STAT_XDP_DROPPED,
@@ -647,6 +662,10 @@ struct rp_arena {
 	uint32_t prod;			/* private copy of async->prod */
 	uint32_t nr_fd;			/* eventfds signalled per event */
 	int async_fd[RP_ASYNC_FDS];
+	bool async_sock[RP_ASYNC_FDS];	/* that fd is a socket (rp_signal.h) */
+	/* an attached process's own wake-up eventfd (its doorbells), which
+	 * the lcore polls when it blocks; -1 for arena 0 */
+	int wake_fd;
 	uint64_t *bell;			/* its doorbell bits (rp_abi.h) */
 	uint32_t nr_qp;			/* QPs whose rings are here */
 };
@@ -656,11 +675,14 @@ struct rp_dev {
 	uint16_t port_id;
 	struct rp_port_cfg cfg;
 	int region_fd;			/* memfd of the region, or -1 */
-	struct rp_dev_ctl *ctl;		/* region base (arena 0) */
+	struct rp_dev_ctl *ctl;		/* region base: the control block */
 	uint64_t region_size;
-	/* Shared memory (rp_region.c): 0 the device region, others one
-	 * per attached process; cur_arena: the one the control request
-	 * being run allocates in */
+	/* The device region (rp_region.c): the control block alone, which
+	 * every attached process maps read-only */
+	struct rp_arena region;
+	/* Shared memory (rp_region.c): 0 the engine's own process's (its
+	 * fd goes to no one), others one per attached process; cur_arena:
+	 * the one the control request being run allocates in */
 	struct rp_arena arena[RP_MAX_ARENAS];
 	uint32_t cur_arena;
 	struct rte_mempool *pool;
@@ -682,7 +704,7 @@ struct rp_dev {
 	struct rp_cq *cq[RP_MAX_CQ];
 	uint16_t cq_gen[RP_MAX_CQ];
 	struct rp_mr mr[RP_MAX_MR];
-	uint8_t mr_gen[RP_MAX_MR];
+	uint32_t mr_gen[RP_MAX_MR];	/* last generation used (RP_KEY_GEN_MASK) */
 	bool pd_used[RP_MAX_PD];
 	uint32_t pd_refs[RP_MAX_PD];
 	struct rp_ah ah[RP_MAX_AH];
@@ -845,8 +867,9 @@ int rp_mem_write(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 		 const void *src, uint32_t n, bool pkt);
 /* tag: 0, or the same for every read of one message, which goes on for
  * `ahead` bytes from va (read ahead of attached memory).  These return 0,
- * -EFAULT (memory the process no longer has) or -ESRCH (the process itself
- * is gone: its objects are about to be destroyed by rp_serve). */
+ * -EFAULT (memory the process no longer has) or -ESRCH (the address space
+ * that registered it is gone: the process exited or exec'd another
+ * program; its objects are about to be destroyed by rp_serve). */
 int rp_mem_read(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 		void *dst, uint32_t n, uint64_t tag, uint64_t ahead);
 int rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
@@ -1088,6 +1111,8 @@ void rp_gsi_fini(struct rp_dev *dev);
 int rp_gsi_agent_add(struct rp_dev *dev, struct rp_qp *qp);
 void rp_gsi_agent_del(struct rp_dev *dev, struct rp_qp *qp);
 uint32_t rp_gsi_comm_prefix(const struct rp_qp *qp);
+bool rp_gsi_send_ok(const struct rp_qp *qp, const uint8_t *mad,
+		     uint32_t len);
 struct rp_qp *rp_gsi_route(struct rp_dev *dev, const struct rp_pkt *pkt);
 int rp_gsi_bind(struct rp_dev *dev, struct rp_ctrl_gsi_bind *m);
 int rp_gsi_will(struct rp_dev *dev, struct rp_ctrl_gsi_will *m);

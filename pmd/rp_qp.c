@@ -73,9 +73,7 @@ static void
 qp_bell_add(struct rp_dev *dev, struct rp_qp *qp, struct rp_ctrl_qp_create *c)
 {
 	struct rp_arena *a = &dev->arena[dev->cur_arena];
-	uint64_t base = dev->cur_arena == 0 ?
-		offsetof(struct rp_dev_ctl, bell) :
-		offsetof(struct rp_arena_ctl, bell);
+	uint64_t base = offsetof(struct rp_arena_ctl, bell);
 
 	qp->arena = dev->cur_arena;
 	if (a->nr_qp++ == 0)

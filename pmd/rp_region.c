@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -43,6 +44,10 @@ arena_fini(struct rp_arena *a)
 	if (a->fd >= 0)
 		close(a->fd);
 	a->fd = -1;
+	/* On the lcore, between its blocks: it polls this fd no more. */
+	if (a->wake_fd >= 0)
+		close(a->wake_fd);
+	a->wake_fd = -1;
 	a->used = false;
 }
 
@@ -55,6 +60,7 @@ arena_init(struct rp_arena *a, const char *name, uint64_t size, uint64_t hdr,
 	void *base;
 
 	memset(a, 0, sizeof(*a));
+	a->wake_fd = -1;
 	a->fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (a->fd < 0) {
 		RP_LOG(ERR, "%s: memfd: %s", name, strerror(errno));
@@ -104,17 +110,32 @@ rp_region_init(struct rp_dev *dev, uint32_t size_mb)
 	int ret;
 
 	for (unsigned int i = 0; i < RP_MAX_ARENAS; i++)
-		dev->arena[i].fd = -1;
+		dev->arena[i].fd = dev->arena[i].wake_fd = -1;
+	dev->region.fd = dev->region.wake_fd = -1;
+	/*
+	 * The device region, which every attached process maps, holds the
+	 * control block only; the objects of the engine's own process (the
+	 * host's, when it serves) are in arena 0, whose fd goes to no one:
+	 * no client reads their WQEs (inline data, addresses, rkeys).
+	 */
 	snprintf(name, sizeof(name), "rocepmd%u-region", dev->id);
-	ret = arena_init(a, name, (uint64_t)size_mb << 20,
+	ret = arena_init(&dev->region, name,
+			 RTE_ALIGN_CEIL(sizeof(struct rp_dev_ctl), RP_PAGE),
 			 sizeof(struct rp_dev_ctl), F_SEAL_FUTURE_WRITE);
 	if (ret < 0)
 		return ret;
-	dev->ctl = (struct rp_dev_ctl *)a->base;
-	dev->region_size = a->size;
-	dev->region_fd = a->fd;
-	a->async = &dev->ctl->async;
-	a->bell = dev->ctl->bell;
+	dev->ctl = (struct rp_dev_ctl *)dev->region.base;
+	dev->region_size = dev->region.size;
+	dev->region_fd = dev->region.fd;
+	snprintf(name, sizeof(name), "rocepmd%u-own", dev->id);
+	ret = arena_init(a, name, (uint64_t)size_mb << 20,
+			 sizeof(struct rp_arena_ctl), 0);
+	if (ret < 0) {
+		rp_region_fini(dev);
+		return ret;
+	}
+	a->async = &((struct rp_arena_ctl *)a->base)->async;
+	a->bell = ((struct rp_arena_ctl *)a->base)->bell;
 	dev->cur_arena = 0;
 	return 0;
 }
@@ -125,6 +146,8 @@ rp_region_fini(struct rp_dev *dev)
 	for (unsigned int i = 0; i < RP_MAX_ARENAS; i++)
 		if (dev->arena[i].used || dev->arena[i].fd >= 0)
 			arena_fini(&dev->arena[i]);
+	if (dev->region.used || dev->region.fd >= 0)
+		arena_fini(&dev->region);
 	dev->ctl = NULL;
 	dev->region_fd = -1;
 }
@@ -147,6 +170,17 @@ rp_arena_create(struct rp_dev *dev, struct rp_ctrl_arena *c)
 				 sizeof(struct rp_arena_ctl), 0);
 		if (ret < 0)
 			return ret;
+		/* The process's own wake-up fd, never the lcore's: what it
+		 * does with it (reads it, clears O_NONBLOCK) reaches nobody
+		 * else (rp_lcore.c reads it with RWF_NOWAIT). */
+		a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (a->wake_fd < 0) {
+			ret = -errno;
+			RP_LOG(ERR, "%s: wake-up eventfd: %s", name,
+			       strerror(errno));
+			arena_fini(a);
+			return ret;
+		}
 		a->async = &((struct rp_arena_ctl *)a->base)->async;
 		a->bell = ((struct rp_arena_ctl *)a->base)->bell;
 		c->id = i;

@@ -427,6 +427,26 @@ req_send_atomic(struct rp_qp *qp, const struct rp_send_wqe *w)
 }
 
 /*
+ * A MAD a GSI agent may not send from QP 1 (rp_gsi_send_ok()): not sent,
+ * counted, and completed with IBV_WC_LOC_QP_OP_ERR; the agent's QP stays
+ * in RTS, so its process's CM goes on with its own connections.
+ */
+static void
+req_gsi_refused(struct rp_qp *qp)
+{
+	struct rp_swqe *s = rp_swqe(qp, qp->req.head);
+
+	rp_stat_inc(qp->dev, RP_STAT_GSI_REFUSED);
+	RP_LOG_RL(rp_logtype_req, WARNING,
+		  "%s: GSI agent qp 0x%06x: a MAD not for its own CM IDs refused",
+		  qp->dev->ctl->name, qp->qpn);
+	s->state = RP_SWQE_SENT;
+	qp->req.inprog = false;
+	qp->req.head++;
+	rp_cqe_send(qp, qp->comp.tail++, IBV_WC_LOC_QP_OP_ERR);
+}
+
+/*
  * Names one message for the read ahead of attached memory (rp_mem.c):
  * its QP and first PSN, with bit 63 set (never 0); the SGE index is
  * added per SGE.
@@ -507,6 +527,12 @@ req_send_packet(struct rp_qp *qp)
 		rte_pktmbuf_free(m);
 		req_fail(qp, IBV_WC_LOC_PROT_ERR);
 		return false;
+	}
+	/* QP 1 speaks for every process: an agent only for its own. */
+	if (unlikely(qp->gsi != NULL) && !rp_gsi_send_ok(qp, pay, chunk)) {
+		rte_pktmbuf_free(m);
+		req_gsi_refused(qp);
+		return true;
 	}
 	rp_xmit_send(qp, a, m);
 	qp->req.psn = rp_psn_add(qp->req.psn, 1);

@@ -8,10 +8,16 @@
  * rp_ctrl_call(), as the shim of an embedded engine does, after checking
  * that every object a request names was created by that client: the
  * server keeps the list of each client's objects, and a PD, MR, CQ, QP,
- * SRQ, AH or channel of another process is EPERM.  Eventfds arrive as
- * SCM_RIGHTS; the server registers its own copy with the engine.  An MR's
- * memory is the client's (rp_mem.c), named by the PID the kernel gives
- * for the socket's peer (SO_PEERCRED), never by one the client writes.
+ * SRQ, AH or channel of another process is EPERM.  No request carries a
+ * descriptor: the server makes each channel's and async registration's
+ * socket pair itself, the engine signals the host's end (non-blocking, a
+ * description no client holds) and the client gets the other; each
+ * client's wake-up eventfd is its own (its arena's), never the lcore's.  An MR's
+ * memory is reached through the descriptor of its address space that the
+ * client opened (/proc/self/mem) and handed over with its HELLO
+ * (rp_mem.c): never through a PID, which outlives an exec and is reused
+ * after an exit.  A client whose address space is gone (it exec'd with
+ * the socket kept open) is dropped at the next liveness check.
  *
  * When a client's connection ends, however the process ended, the server
  * destroys its objects, QPs first (so no packet is sent or accepted for
@@ -25,6 +31,12 @@
  * A client's RDMA CM has a GSI agent of its own on each device (one at
  * most; rp_gsi.c shares QP 1 between the agents); the service IDs it
  * claims and the wills it leaves are named through that agent's QP only.
+ *
+ * No client takes more than its share (rp_serve_quota.c): of each device
+ * table, per process and per uid (EDQUOT), of the server's slots (a
+ * HELLO deadline, a limit on connections waiting for theirs, processes
+ * per uid).  Every descriptor a message brings is closed here or kept
+ * with the object it made, whatever the message.
  */
 
 #include <errno.h>
@@ -36,10 +48,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <linux/magic.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_common.h>
@@ -49,6 +64,7 @@
 #include "rp_attach.h"
 #include "rp_log.h"
 #include "rp_obj.h"
+#include "rp_serve_quota.h"
 
 #define SRV_MAX_CLIENTS	64u
 
@@ -89,7 +105,7 @@ static const struct {
 struct srv_obj {
 	uint8_t kind;			/* enum srv_kind */
 	uint8_t dev;
-	uint32_t id;			/* QPN, lkey, CQN...; ASYNC: client fd */
+	uint32_t id;			/* QPN, lkey, CQN...; ASYNC: its id */
 	int fd;				/* CHAN, ASYNC: the server's copy */
 };
 
@@ -98,12 +114,16 @@ struct srv_client {
 	uint32_t id;
 	struct ucred cred;
 	bool welcomed;
+	uint32_t async_ids;		/* the last async registration's id */
+	int mem_fd;			/* its address space, -1: none yet */
+	uint64_t probe_addr;		/* 8 bytes of it, for liveness */
 	char comm[16];
 	struct srv_obj *obj;
 	uint32_t nr_obj, cap_obj;
 	uint64_t requests;
 	uint32_t arena[RP_ATTACH_MAX_DEVS];	/* its arena per device */
 	uint32_t gsi[RP_ATTACH_MAX_DEVS];	/* its GSI agent, 0: none */
+	struct rp_sq_client quota;		/* what it holds (quotas) */
 };
 
 static struct {
@@ -117,6 +137,7 @@ static struct {
 	uint32_t next_id;
 	uint64_t attached_total;
 	uint64_t refused;
+	uint64_t gone;			/* address space gone (srv_liveness) */
 } srv = {
 	.listen_fd = -1,
 	.stop_fd = -1,
@@ -184,10 +205,10 @@ ctrl_check(struct srv_client *c, uint32_t d, struct rp_ctrl_slot *s)
 	case RP_CTRL_PD_FREE:
 		return owns(c, SRV_PD, d, s->u.pd.pdn) ? 0 : -EPERM;
 	case RP_CTRL_MR_REG:
-		s->u.mr.pid = c->cred.pid;
+		s->u.mr.mem = c->mem_fd + 1;
 		return owns(c, SRV_PD, d, s->u.mr.pdn) ? 0 : -EPERM;
 	case RP_CTRL_MR_REREG:
-		s->u.mr.pid = c->cred.pid;
+		s->u.mr.mem = c->mem_fd + 1;
 		if ((s->u.mr.flags & IBV_REREG_MR_CHANGE_PD) &&
 		    !owns(c, SRV_PD, d, s->u.mr.pdn))
 			return -EPERM;
@@ -241,8 +262,7 @@ ctrl_check(struct srv_client *c, uint32_t d, struct rp_ctrl_slot *s)
 	case RP_CTRL_CHAN_DESTROY:
 		return owns(c, SRV_CHAN, d, s->u.chan.chn) ? 0 : -EPERM;
 	case RP_CTRL_ASYNC_UNREG:
-		return owns(c, SRV_ASYNC, d, (uint32_t)s->u.async.fd) ? 0 :
-			-EPERM;
+		return owns(c, SRV_ASYNC, d, s->u.async.id) ? 0 : -EPERM;
 	case RP_CTRL_SRQ_CREATE:
 		if (!owns(c, SRV_PD, d, s->u.srq.pdn))
 			return -EPERM;
@@ -261,7 +281,7 @@ ctrl_check(struct srv_client *c, uint32_t d, struct rp_ctrl_slot *s)
 /* Records what a request that succeeded created or destroyed. */
 static int
 ctrl_account(struct srv_client *c, uint32_t d, const struct rp_ctrl_slot *s,
-	     int fd, uint32_t client_fd)
+	     int fd, uint32_t reg)
 {
 	struct srv_obj *o;
 
@@ -285,7 +305,7 @@ ctrl_account(struct srv_client *c, uint32_t d, const struct rp_ctrl_slot *s,
 	case RP_CTRL_CHAN_CREATE:
 		return obj_add(c, SRV_CHAN, d, s->u.chan.chn, fd);
 	case RP_CTRL_ASYNC_REG:
-		return obj_add(c, SRV_ASYNC, d, client_fd, fd);
+		return obj_add(c, SRV_ASYNC, d, reg, fd);
 	case RP_CTRL_PD_FREE:
 		o = obj_find(c, SRV_PD, d, s->u.pd.pdn);
 		break;
@@ -313,7 +333,7 @@ ctrl_account(struct srv_client *c, uint32_t d, const struct rp_ctrl_slot *s,
 		o = obj_find(c, SRV_CHAN, d, s->u.chan.chn);
 		break;
 	case RP_CTRL_ASYNC_UNREG:
-		o = obj_find(c, SRV_ASYNC, d, client_fd);
+		o = obj_find(c, SRV_ASYNC, d, reg);
 		break;
 	default:
 		return 0;
@@ -325,7 +345,7 @@ ctrl_account(struct srv_client *c, uint32_t d, const struct rp_ctrl_slot *s,
 
 /* Destroys one object of a client that is gone (or its last request). */
 static void
-obj_destroy(struct srv_client *c, const struct srv_obj *o)
+obj_destroy(struct srv_client *c, struct srv_obj *o)
 {
 	struct rp_ctrl_slot s;
 	int ret;
@@ -338,10 +358,14 @@ obj_destroy(struct srv_client *c, const struct srv_obj *o)
 	s.op = srv_kind[o->kind].op;
 	memcpy((uint8_t *)&s + srv_kind[o->kind].id, &id, sizeof(id));
 	ret = rp_ctrl_call(o->dev, &s);
-	if (ret < 0)
+	if (ret < 0) {
 		RP_LOG(WARNING, "client %u (pid %d): cannot destroy %s %u of rocepmd%u: %s",
 		       c->id, (int)c->cred.pid, srv_kind[o->kind].name, o->id,
 		       o->dev, strerror(-ret));
+		/* The engine may still signal its socket: left open, or it
+		 * would signal whatever file reuses the number. */
+		o->fd = -1;
+	}
 }
 
 /* ------------------------------------------------------------ clients */
@@ -427,6 +451,11 @@ client_close(struct srv_client *c)
 			obj_del(c, &c->obj[i]);
 		}
 	arenas_destroy(c);
+	rp_sq_close(&c->quota);
+	/* No MR names its address space any more. */
+	if (c->mem_fd >= 0)
+		close(c->mem_fd);
+	c->mem_fd = -1;
 	close(c->fd);
 	c->fd = -1;
 	free(c->obj);
@@ -471,40 +500,82 @@ client_refuse(struct srv_client *c, int ret)
 	return ret;
 }
 
+/*
+ * The descriptor a HELLO carries must be the client's own address space:
+ * /proc/<pid>/mem (procfs, a regular file), open for reading and writing,
+ * holding the probe the HELLO names.  A client can only hand over memory
+ * it could open itself, so it reaches nothing through the host that it
+ * could not reach alone.  0 or a negative errno, with why in `why`.
+ */
 static int
-client_hello(struct srv_client *c, const struct rp_attach_hello *h, size_t len)
+client_mem_check(int fd, const struct rp_attach_hello *h, const char **why)
+{
+	struct statfs sfs;
+	struct stat st;
+	uint64_t v = 0;
+	ssize_t n;
+	int fl;
+
+	if (fd < 0) {
+		*why = "no descriptor of its memory came with the HELLO";
+		return -EBADF;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fstatfs(fd, &sfs) != 0 || sfs.f_type != PROC_SUPER_MAGIC ||
+	    fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || fl < 0) {
+		*why = "the descriptor is not a /proc/PID/mem";
+		return -EBADF;
+	}
+	if ((fl & O_ACCMODE) != O_RDWR) {
+		*why = "its memory was not opened for reading and writing";
+		return -EACCES;
+	}
+	n = pread(fd, &v, sizeof(v), (off_t)h->probe_addr);
+	if (n != sizeof(v) || v != h->probe_value) {
+		*why = n == 0 ? "its address space is gone" :
+			n != sizeof(v) ? "cannot read its memory probe" :
+			"wrong memory probe";
+		return -EACCES;
+	}
+	return 0;
+}
+
+static int
+client_hello(struct srv_client *c, const struct rp_attach_hello *h, size_t len,
+	     int mem_fd)
 {
 	struct rp_attach_welcome w;
 	int fds[3 * RP_ATTACH_MAX_DEVS];
 	unsigned int nfds = 0;
-	struct iovec l, r;
-	uint64_t v = 0;
+	const char *why = NULL;
 	int ret;
-
-	errno = 0;
 
 	if (len != sizeof(*h)) {
 		RP_LOG(WARNING, "client pid %d: attach refused: malformed HELLO",
 		       (int)c->cred.pid);
+		if (mem_fd >= 0)
+			close(mem_fd);
 		return -EPROTO;
 	}
 	if (h->abi_version != RP_ABI_VERSION) {
 		RP_LOG(WARNING, "client pid %d: attach refused: built for ABI version %u, the devices have %u",
 		       (int)c->cred.pid, h->abi_version, RP_ABI_VERSION);
+		if (mem_fd >= 0)
+			close(mem_fd);
 		return client_refuse(c, -EPROTO);
 	}
-	/* The engine will copy to and from its memory: it must be able to. */
-	l = (struct iovec){ &v, sizeof(v) };
-	r = (struct iovec){ (void *)(uintptr_t)h->probe_addr, sizeof(v) };
-	if (process_vm_readv(c->cred.pid, &l, 1, &r, 1, 0) != sizeof(v) ||
-	    v != h->probe_value) {
-		RP_LOG(WARNING, "client pid %d (%s, uid %u): attach refused: this host (uid %u) cannot reach its memory (%s): run the host as root or as the same user, and allow ptrace (Yama ptrace_scope)",
+	/* The engine will copy to and from its memory: through this. */
+	ret = client_mem_check(mem_fd, h, &why);
+	if (ret < 0) {
+		RP_LOG(WARNING, "client pid %d (%s, uid %u): attach refused: %s",
 		       (int)c->cred.pid, c->comm, (unsigned int)c->cred.uid,
-		       (unsigned int)geteuid(),
-		       v != h->probe_value && errno == 0 ? "wrong probe" :
-		       strerror(errno));
-		return client_refuse(c, -EACCES);
+		       why);
+		if (mem_fd >= 0)
+			close(mem_fd);
+		return client_refuse(c, ret);
 	}
+	c->mem_fd = mem_fd;
+	c->probe_addr = h->probe_addr;
 	memset(&w, 0, sizeof(w));
 	w.hdr = (struct rp_attach_hdr){ .magic = RP_ATTACH_MAGIC,
 		.version = RP_ATTACH_VERSION, .type = RP_ATTACH_WELCOME };
@@ -524,11 +595,15 @@ client_hello(struct srv_client *c, const struct rp_attach_hello *h, size_t len)
 		w.arena_size[d] = a->size;
 		fds[nfds++] = a->fd;
 	}
-	for (unsigned int d = 0; d < w.nr_devs; d++)
-		if (rp_devs[d]->wake_fd >= 0) {
+	/* Its own wake-up fds, which its lcore polls too (rp_lcore.c). */
+	for (unsigned int d = 0; d < w.nr_devs; d++) {
+		const struct rp_arena *a = &rp_devs[d]->arena[c->arena[d]];
+
+		if (rp_devs[d]->wake_fd >= 0 && a->wake_fd >= 0) {
 			w.wake_mask |= 1u << d;
-			fds[nfds++] = rp_devs[d]->wake_fd;
+			fds[nfds++] = a->wake_fd;
 		}
+	}
 	if (send_fds(c->fd, &w, sizeof(w), fds, nfds) != 0)
 		return -EPIPE;
 	c->welcomed = true;
@@ -538,58 +613,101 @@ client_hello(struct srv_client *c, const struct rp_attach_hello *h, size_t len)
 	return 0;
 }
 
+/*
+ * The signalling pair of a new channel or async registration: sv[0] the
+ * engine's end, non-blocking for good (no other process ever holds its
+ * description) and shut for reading (a client cannot park data in it);
+ * sv[1] the client's, blocking as an eventfd would be.
+ */
+static int
+signal_pair(int sv[2])
+{
+	int ret;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+		sv[0] = sv[1] = -1;
+		return -errno;
+	}
+	if (fcntl(sv[0], F_SETFL, O_NONBLOCK) == 0 &&
+	    shutdown(sv[0], SHUT_RD) == 0)
+		return 0;
+	ret = -errno;
+	close(sv[0]);
+	close(sv[1]);
+	sv[0] = sv[1] = -1;
+	return ret;
+}
+
 static int
 client_ctrl(struct srv_client *c, struct rp_attach_ctrl *r, size_t len, int fd)
 {
 	struct rp_ctrl_slot *s = &r->slot;
 	bool wants_fd;
-	uint32_t client_fd = 0;
+	int sv[2] = { -1, -1 };		/* the engine's end, the client's */
+	uint32_t reg = 0;
 	int ret;
 
-	if (len != sizeof(*r))
+	if (len != sizeof(*r)) {
+		if (fd >= 0)
+			close(fd);	/* ours whatever the request */
 		return -EPROTO;
+	}
 	wants_fd = s->op == RP_CTRL_CHAN_CREATE || s->op == RP_CTRL_ASYNC_REG;
 	/* Everything the client makes lives in its own arena. */
 	s->arena = r->dev < RP_ATTACH_MAX_DEVS ? c->arena[r->dev] : 0;
 	if (r->dev >= rp_nr_devs)
 		ret = -ENODEV;
-	else if (wants_fd && fd < 0)
-		ret = -EBADF;
+	else if (fd >= 0)
+		ret = -EBADF;	/* no request carries one (rp_attach.h) */
 	else
 		ret = ctrl_check(c, r->dev, s);
+	if (ret == 0)
+		ret = rp_sq_check(&c->quota, r->dev, s);
+	if (ret == 0 && wants_fd)
+		ret = signal_pair(sv);
 	if (ret == 0) {
 		if (s->op == RP_CTRL_CHAN_CREATE) {
-			s->u.chan.fd = fd;
+			s->u.chan.fd = sv[0];
 		} else if (s->op == RP_CTRL_ASYNC_REG) {
-			client_fd = (uint32_t)s->u.async.fd;
-			s->u.async.fd = fd;
+			reg = ++c->async_ids;
+			s->u.async.fd = sv[0];
 		} else if (s->op == RP_CTRL_ASYNC_UNREG) {
-			client_fd = (uint32_t)s->u.async.fd;
-			s->u.async.fd = obj_find(c, SRV_ASYNC, r->dev,
-						 client_fd)->fd;
+			reg = s->u.async.id;
+			s->u.async.fd = obj_find(c, SRV_ASYNC, r->dev, reg)->fd;
 		}
 		ret = rp_ctrl_call(r->dev, s);
 		if (ret == 0) {
-			ret = ctrl_account(c, r->dev, s, fd, client_fd);
+			rp_sq_done(&c->quota, r->dev, s);
+			ret = ctrl_account(c, r->dev, s, sv[0], reg);
 			if (wants_fd)
-				fd = -1;	/* kept with the object */
+				sv[0] = -1;	/* kept with the object */
 		}
 		/* Our fd numbers mean nothing to the client. */
-		if (s->op == RP_CTRL_CHAN_CREATE)
+		if (s->op == RP_CTRL_CHAN_CREATE) {
 			s->u.chan.fd = -1;
-		else if (s->op == RP_CTRL_ASYNC_REG ||
-			 s->op == RP_CTRL_ASYNC_UNREG)
-			s->u.async.fd = (int32_t)client_fd;
+		} else if (s->op == RP_CTRL_ASYNC_REG ||
+			   s->op == RP_CTRL_ASYNC_UNREG) {
+			s->u.async.fd = -1;
+			s->u.async.id = reg;
+		}
 	} else {
 		RP_LOG(DEBUG, "client %u: request %u refused: %s", c->id,
 		       s->op, strerror(-ret));
 	}
 	if (fd >= 0)
 		close(fd);
+	if (sv[0] >= 0)
+		close(sv[0]);
 	c->requests++;
 	r->hdr.result = ret;
 	r->hdr.type = RP_ATTACH_CTRL;
-	return send_fds(c->fd, r, sizeof(*r), NULL, 0) == 0 ? 0 : -EPIPE;
+	/* A channel or registration made: its end of the pair goes with
+	 * the reply (the kernel's copy); ours of it is closed either way. */
+	ret = send_fds(c->fd, r, sizeof(*r), &sv[1],
+		       ret == 0 && sv[1] >= 0 ? 1 : 0) == 0 ? 0 : -EPIPE;
+	if (sv[1] >= 0)
+		close(sv[1]);
+	return ret;
 }
 
 /* One message from a client; false: drop the connection. */
@@ -613,7 +731,7 @@ client_input(struct srv_client *c)
 	int ret;
 
 	n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	if (n <= 0)
+	if (n < 0)
 		return false;
 	/* Every fd that came is ours to close: keep at most one. */
 	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
@@ -632,15 +750,23 @@ client_input(struct srv_client *c)
 			}
 		}
 	}
-	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || extra != 0 ||
+	if (n == 0) {
+		/* The end, or an empty message with fds: the end either way. */
+		ret = -EPIPE;
+	} else if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || extra != 0 ||
 	    (size_t)n < sizeof(m.hdr) || m.hdr.magic != RP_ATTACH_MAGIC ||
 	    m.hdr.version != RP_ATTACH_VERSION) {
 		RP_LOG(WARNING, "client %u (pid %d): malformed message: connection closed",
 		       c->id, (int)c->cred.pid);
 		ret = -EPROTO;
+	} else if (!c->welcomed && m.hdr.type == RP_ATTACH_HELLO &&
+		   (ret = rp_sq_hello(&c->quota)) < 0) {
+		ret = client_refuse(c, ret);
 	} else if (!c->welcomed) {
 		ret = m.hdr.type == RP_ATTACH_HELLO ?
-			client_hello(c, &m.hello, (size_t)n) : -EPROTO;
+			client_hello(c, &m.hello, (size_t)n, fd) : -EPROTO;
+		if (m.hdr.type == RP_ATTACH_HELLO)
+			fd = -1;	/* client_hello's */
 	} else if (m.hdr.type == RP_ATTACH_CTRL) {
 		ret = client_ctrl(c, &m.ctrl, (size_t)n, fd);
 		fd = -1;
@@ -652,22 +778,20 @@ client_input(struct srv_client *c)
 	return ret == 0;
 }
 
+/* A new connection: a slot for it, or closed. */
 static void
-srv_accept(void)
+srv_accept_fd(int fd)
 {
 	struct srv_client *c = NULL;
 	socklen_t len = sizeof(struct ucred);
-	int fd;
 
-	fd = accept4(srv.listen_fd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0)
-		return;
 	pthread_mutex_lock(&srv.lock);
 	for (unsigned int i = 0; i < SRV_MAX_CLIENTS; i++)
 		if (srv.clients[i].fd < 0) {
 			c = &srv.clients[i];
 			memset(c, 0, sizeof(*c));
 			c->fd = fd;
+			c->mem_fd = -1;
 			c->id = ++srv.next_id;
 			srv.attached_total++;
 			break;
@@ -685,6 +809,66 @@ srv_accept(void)
 		return;
 	}
 	client_comm(c);
+	if (rp_sq_accept(&c->quota, c->id, &c->cred, c->comm) < 0) {
+		srv.refused++;
+		client_close(c);
+	}
+}
+
+static void
+srv_accept(void)
+{
+	int fd = accept4(srv.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd >= 0)
+		srv_accept_fd(fd);
+}
+
+/*
+ * A client whose address space is gone while its socket lives on (it
+ * exec'd with the socket kept open, or exited while a child holds it):
+ * its memory reaches nothing already (rp_mem.c), and here it is dropped,
+ * its QPs destroyed, within SRV_LIVENESS_MS.
+ */
+#define SRV_LIVENESS_MS	100
+
+static void
+srv_liveness(void)
+{
+	static uint64_t last;
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	if (now - last < SRV_LIVENESS_MS)
+		return;
+	last = now;
+	for (unsigned int i = 0; i < SRV_MAX_CLIENTS; i++) {
+		struct srv_client *c = &srv.clients[i];
+		uint64_t v;
+
+		if (c->fd < 0 || c->mem_fd < 0 ||
+		    pread(c->mem_fd, &v, sizeof(v), (off_t)c->probe_addr) != 0)
+			continue;
+		RP_LOG(NOTICE, "client %u (pid %d, %s): its address space is gone (exec or exit) while its socket lives on",
+		       c->id, (int)c->cred.pid, c->comm);
+		srv.gone++;
+		client_close(c);
+	}
+}
+
+/* The poll's limit: the next HELLO deadline, or the liveness check. */
+static int
+srv_timeout_ms(void)
+{
+	int t = rp_sq_timeout_ms();
+
+	for (unsigned int i = 0; i < SRV_MAX_CLIENTS; i++)
+		if (srv.clients[i].fd >= 0 && srv.clients[i].mem_fd >= 0)
+			return t < 0 || t > SRV_LIVENESS_MS ?
+				SRV_LIVENESS_MS : t;
+	return t;
 }
 
 static void *
@@ -706,7 +890,7 @@ srv_main(void *arg __rte_unused)
 					.events = POLLIN,
 				};
 			}
-		if (poll(pfd, n, -1) < 0) {
+		if (poll(pfd, n, srv_timeout_ms()) < 0) {
 			if (errno == EINTR)
 				continue;
 			RP_LOG(ERR, "attach server: poll: %s", strerror(errno));
@@ -728,6 +912,14 @@ srv_main(void *arg __rte_unused)
 		}
 		if (pfd[1].revents & POLLIN)
 			srv_accept();
+		srv_liveness();
+		/* Slots are for clients: no HELLO in time, no slot. */
+		for (unsigned int i = 0; i < SRV_MAX_CLIENTS; i++)
+			if (srv.clients[i].fd >= 0 &&
+			    rp_sq_expired(&srv.clients[i].quota)) {
+				srv.refused++;
+				client_close(&srv.clients[i]);
+			}
 	}
 	for (unsigned int i = 0; i < SRV_MAX_CLIENTS; i++)
 		if (srv.clients[i].fd >= 0)
@@ -819,7 +1011,7 @@ rp_serve_start(const char *path, unsigned int mode, int gid, char *err,
 	}
 	snprintf(srv.path, sizeof(srv.path), "%s", path);
 	for (unsigned int i = 0; i < SRV_MAX_CLIENTS; i++)
-		srv.clients[i].fd = -1;
+		srv.clients[i].fd = srv.clients[i].mem_fd = -1;
 	ret = -pthread_create(&srv.thread, NULL, srv_main, NULL);
 	if (ret != 0) {
 		snprintf(err, errlen, "thread: %s", strerror(-ret));
@@ -932,6 +1124,7 @@ clients_cmd(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "attached", (uint64_t)n);
 	rte_tel_data_add_dict_u64(d, "attached_total", srv.attached_total);
 	rte_tel_data_add_dict_u64(d, "refused", srv.refused);
+	rte_tel_data_add_dict_u64(d, "address_space_gone", srv.gone);
 	for (int i = 0; i < n && i < (int)RTE_DIM(c); i++) {
 		struct rte_tel_data *e = rte_tel_data_alloc();
 		char key[32];
@@ -958,3 +1151,40 @@ RTE_INIT(rp_serve_telemetry)
 	rte_telemetry_register_cmd("/rocepmd/clients", clients_cmd,
 				   "Processes attached to the devices (--host)");
 }
+
+#ifdef RP_SERVE_FUZZ
+/*
+ * The attach fuzzer's way in (test/fuzz/fuzz_attach.c), on its own
+ * thread, no server thread running: a connected socket served as one
+ * client, message by message, as srv_main would.
+ */
+int rp_serve_fuzz_open(int fd);
+bool rp_serve_fuzz_input(void);
+void rp_serve_fuzz_close(void);
+
+int
+rp_serve_fuzz_open(int fd)
+{
+	static bool init;
+
+	if (!init)	/* what rp_serve_start() does */
+		for (unsigned int i = 0; i < SRV_MAX_CLIENTS; i++)
+			srv.clients[i].fd = -1;
+	init = true;
+	srv_accept_fd(fd);
+	return srv.clients[0].fd == fd ? 0 : -EAGAIN;
+}
+
+bool
+rp_serve_fuzz_input(void)
+{
+	return srv.clients[0].fd >= 0 && client_input(&srv.clients[0]);
+}
+
+void
+rp_serve_fuzz_close(void)
+{
+	if (srv.clients[0].fd >= 0)
+		client_close(&srv.clients[0]);
+}
+#endif

@@ -79,6 +79,7 @@ rp_srq_create(struct rp_dev *dev, struct rp_ctrl_srq *c)
 	srq->max_sge = RTE_MIN(srq->max_sge, RP_MAX_SGE);
 	srq->max_wr = srq->size;
 	srq->limit = c->srq_limit;
+	srq->arena = dev->cur_arena;
 	off = rp_region_alloc(dev, srq_bytes(srq));
 	if (off < 0) {
 		ret = (int)off;

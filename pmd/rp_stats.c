@@ -62,6 +62,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_GSI_NO_AGENT] = "gsi_no_agent",
 	[RP_STAT_GSI_WILLS] = "gsi_wills_sent",
 	[RP_STAT_GSI_WILLS_LOST] = "gsi_wills_lost",
+	[RP_STAT_GSI_REFUSED] = "gsi_mads_refused",
 	[RP_STAT_XDP_REDIRECTED] = "xdp_redirected",
 	[RP_STAT_XDP_PASSED] = "xdp_passed",
 	[RP_STAT_XDP_DROPPED] = "xdp_dropped",

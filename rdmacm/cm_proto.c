@@ -651,13 +651,27 @@ cm_recv_rep(const uint8_t *m)
 	}
 }
 
+/*
+ * Is a MAD for connection `c` from its peer: does the ID it gives as its
+ * sender's (its Local Communication ID) name the peer's end?  The IB CM
+ * checks both IDs (Linux's cm_acquire_id()); QP 1 of a rocepmd host is
+ * every attached process's, and the host lets each speak only for IDs of
+ * its own (pmd/rp_gsi.c), so another process cannot say the peer's.
+ */
+static bool
+cm_from_peer(const struct cm_id *c, uint32_t their_id)
+{
+	return c->remote_id == their_id;
+}
+
 static void
 cm_recv_rtu(const uint8_t *m)
 {
 	struct cm_id *c = cm_find_local((uint32_t)cm_get(m,
 							 CM_F_RTU_REMOTE_COMM_ID));
 
-	if (c == NULL || c->state != CM_S_REP_SENT)
+	if (c == NULL || c->state != CM_S_REP_SENT ||
+	    !cm_from_peer(c, (uint32_t)cm_get(m, CM_F_RTU_LOCAL_COMM_ID)))
 		return;
 	cm_timer_stop(c);
 	c->state = CM_S_ESTABLISHED;
@@ -684,7 +698,8 @@ cm_recv_rej(const uint8_t *m)
 		/* librdmacm: status is the IBTA reject reason. */
 		cm_event_push(c, RDMA_CM_EVENT_REJECTED, (int)reason, NULL,
 			      priv, plen);
-	} else if (c->state == CM_S_REP_SENT) {
+	} else if (c->state == CM_S_REP_SENT &&
+		   cm_from_peer(c, (uint32_t)cm_get(m, CM_F_REJ_LOCAL_COMM_ID))) {
 		cm_timer_stop(c);
 		cm_will_drop(c);
 		cm_qp_to_err(c);
@@ -709,7 +724,8 @@ cm_recv_dreq(struct cm_dev *d, uint8_t sgid, const union ibv_gid *src,
 	cm_set(drep, CM_F_DREP_REMOTE_COMM_ID,
 	       cm_get(m, CM_F_DREQ_LOCAL_COMM_ID));
 	if (c == NULL || memcmp(src->raw, c->id.route.addr.addr.ibaddr.dgid.raw,
-				16) != 0)
+				16) != 0 ||
+	    !cm_from_peer(c, (uint32_t)cm_get(m, CM_F_DREQ_LOCAL_COMM_ID)))
 		return;		/* nothing of ours, or not from our peer */
 	cm_send(d, sgid, src, drep);
 	switch (c->state) {
@@ -740,7 +756,8 @@ cm_recv_drep(const uint8_t *m)
 	struct cm_id *c = cm_find_local((uint32_t)cm_get(m,
 							 CM_F_DREP_REMOTE_COMM_ID));
 
-	if (c == NULL || c->state != CM_S_DREQ_SENT)
+	if (c == NULL || c->state != CM_S_DREQ_SENT ||
+	    !cm_from_peer(c, (uint32_t)cm_get(m, CM_F_DREP_LOCAL_COMM_ID)))
 		return;
 	cm_timer_stop(c);
 	c->state = CM_S_DISCONNECTED;

@@ -369,12 +369,14 @@ rp_run_attach_check(const char *sock, const char *shim)
 		inet_ntop(AF_INET, &ctl->ipv4, addr, sizeof(addr));
 		printf("%.*s: ipv4 %s/%" PRIu32
 		       ", mac %02x:%02x:%02x:%02x:%02x:%02x, mtu %" PRIu32
-		       ", link %s, region %" PRIu64 " MiB, wake-up fd %s\n",
+		       ", link %s, region %" PRIu64 " KiB, arena %" PRIu64
+		       " MiB, wake-up fd %s\n",
 		       (int)strnlen(ctl->name, sizeof(ctl->name)), ctl->name,
 		       addr, ctl->prefix_len, m[0], m[1], m[2], m[3], m[4],
 		       m[5], ctl->mtu,
 		       __atomic_load_n(&ctl->link_up, __ATOMIC_RELAXED) ?
-		       "up" : "down", c.dev[i].region_size >> 20,
+		       "up" : "down", c.dev[i].region_size >> 10,
+		       c.dev[i].arena_size >> 20,
 		       c.dev[i].wake_fd >= 0 ? "yes" : "no");
 	}
 	printf("shim: %s%s\n", shim, rp_run_exists(shim) ? "" : " (missing)");

@@ -103,7 +103,9 @@ struct shim_context;
  * shim itself raises (shim_async_push()).  One read of `fd` per event.
  */
 struct shim_async {
-	int fd;				/* eventfd, EFD_SEMAPHORE */
+	int fd;				/* eventfd, EFD_SEMAPHORE (attached:
+					 * a socket, 8 bytes per event) */
+	uint32_t id;			/* attached: the host's name for it */
 	pthread_mutex_t lock;		/* application threads */
 	uint32_t cons;			/* ring index, atomic (read by others
 					 * under the device's list lock) */
@@ -350,6 +352,13 @@ struct shim_engine_ops {
 	bool (*assist)(unsigned int dev);
 	/* The program stops polling (it armed a CQ): rp_engine_unassist(). */
 	void (*unassist)(unsigned int dev);
+	/*
+	 * The engine makes the fd of a channel and of an async
+	 * registration (attached: the host's socket pair, rp_attach.h):
+	 * the request carries none, and ctrl_call returns ours in the
+	 * reply's fd field.  Else the shim makes an eventfd and sends it.
+	 */
+	bool engine_fds;
 };
 
 extern const struct shim_engine_ops shim_engine_embedded_ops;
@@ -371,6 +380,7 @@ bool shim_engine_running(void);
 
 /* shim_attach.c */
 int shim_attach_open(const char *path);
+void shim_attach_forked(void);
 
 /* shim_dev.c */
 int shim_dev_probe(void);

@@ -2,10 +2,11 @@
 /*
  * Asynchronous events.
  *
- * context->async_fd is an eventfd in semaphore mode, readable while events
- * are queued for the context, so applications may poll it or set
+ * context->async_fd is an eventfd in semaphore mode (attached to a host: a
+ * socket the host made, 8 bytes per event, rp_attach.h), readable while
+ * events are queued for the context, so applications may poll it or set
  * O_NONBLOCK on it as they do with the kernel's.  ibv_get_async_event()
- * reads it once per event.
+ * reads it once per event (8 bytes).
  *
  * The engine reports events in the device's event ring (struct
  * rp_async_ctl, rp_abi.h), one ring for every context open on the device:
@@ -74,9 +75,12 @@ shim_async_init(struct shim_context *ctx)
 
 	if (ctx->dev >= RP_MAX_PORTS)
 		return -ENODEV;
-	a->fd = eventfd(0, EFD_SEMAPHORE | EFD_CLOEXEC);
-	if (a->fd < 0)
-		return -errno;
+	a->fd = -1;
+	if (!shim_engine->engine_fds) {
+		a->fd = eventfd(0, EFD_SEMAPHORE | EFD_CLOEXEC);
+		if (a->fd < 0)
+			return -errno;
+	}
 	pthread_mutex_init(&a->lock, NULL);
 	a->head = 0;
 	a->tail = 0;
@@ -85,6 +89,16 @@ shim_async_init(struct shim_context *ctx)
 	pthread_mutex_lock(&shim_async_devs[ctx->dev].lock);
 	s.u.async.fd = a->fd;
 	ret = shim_ctrl(ctx, &s);
+	if (ret == 0 && shim_engine->engine_fds) {
+		/* The host made it: its socket, named by the id. */
+		a->fd = s.u.async.fd;
+		a->id = s.u.async.id;
+		if (a->fd < 0) {
+			s.op = RP_CTRL_ASYNC_UNREG;
+			shim_ctrl(ctx, &s);
+			ret = -EIO;
+		}
+	}
 	if (ret == 0) {
 		/* Events from here on are signalled on our fd. */
 		rp_store_relaxed(&a->cons, s.u.async.prod);
@@ -96,7 +110,8 @@ shim_async_init(struct shim_context *ctx)
 		SHIM_LOG(ERR, "%s: cannot register for asynchronous events: %s",
 			 ctx->ctl->name, strerror(-ret));
 		pthread_mutex_destroy(&a->lock);
-		close(a->fd);
+		if (a->fd >= 0)
+			close(a->fd);
 		return ret;
 	}
 	return 0;
@@ -112,6 +127,7 @@ shim_async_fini(struct shim_context *ctx)
 	pthread_mutex_lock(&shim_async_devs[ctx->dev].lock);
 	/* The engine stops writing the fd before we close it. */
 	s.u.async.fd = a->fd;
+	s.u.async.id = a->id;
 	if (shim_ctrl(ctx, &s) < 0)
 		SHIM_LOG(WARNING, "%s: asynchronous events: unregister failed",
 			 ctx->ctl->name);
@@ -150,6 +166,13 @@ shim_async_push(struct shim_context *ctx, const struct ibv_async_event *ev)
 	a->tail++;
 	pthread_mutex_unlock(&a->lock);
 
+	/* Attached, the fd is a socket the host signals: a write would go
+	 * to the host, not to our readers (no caller yet raises one). */
+	if (shim_engine->engine_fds) {
+		SHIM_LOG(ERR, "%s: asynchronous event %s queued unsignalled: attached to a host",
+			 ctx->ctl->name, ibv_event_type_str(ev->event_type));
+		return;
+	}
 	if (write(a->fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
 		SHIM_LOG(ERR, "%s: cannot signal an asynchronous event",
 			 ctx->ctl->name);

@@ -4,11 +4,14 @@
  * (rocepmd-testpmd --host), reached over the UNIX socket named by
  * ROCEPMD_ATTACH (protocol: rp_attach.h, client: rp_attach_client.c).
  *
- * The host hands out each device's region (mapped here, shared) and its
- * engine's wake-up eventfd; work queues, CQs, channels and async events
- * are then used exactly as with an embedded engine.  Only control
- * requests cross the socket, one at a time, since the host answers a
- * client's requests in order and a reply carries no request number.
+ * The host hands out each device's region (mapped here, shared) and a
+ * wake-up eventfd of this process's own; work queues, CQs, channels and
+ * async events are then used exactly as with an embedded engine, except
+ * that the host makes a channel's and an async registration's descriptor
+ * (a socket, read 8 bytes per event as an eventfd) and sends it back.
+ * Only control requests cross the socket, one at a time, since the host
+ * answers a client's requests in order and a reply carries no request
+ * number.
  *
  * The connection lives as long as the process: at exit the kernel closes
  * it and the host destroys every object this process created.
@@ -56,6 +59,21 @@ shim_attach_open(const char *path)
 	return 0;
 }
 
+/*
+ * In a forked child (pthread_atfork): the connection is the parent's
+ * (its socket is close-on-exec too, so an exec'd program never holds it).
+ * The child's requests fail (-EIO) as after a lost connection.
+ */
+void
+shim_attach_forked(void)
+{
+	if (shim_att.conn.sock >= 0)
+		close(shim_att.conn.sock);
+	shim_att.conn.sock = -1;
+	shim_att.broken_logged = true;
+	pthread_mutex_init(&shim_att.lock, NULL);
+}
+
 static unsigned int
 shim_attach_dev_count(void)
 {
@@ -100,14 +118,8 @@ shim_attach_ctrl_call(unsigned int dev, struct rp_ctrl_slot *slot)
 	int result;
 	int ret;
 
-	/* The eventfd itself crosses, as SCM_RIGHTS: a number would not. */
-	if (slot->op == RP_CTRL_CHAN_CREATE)
-		fd = slot->u.chan.fd;
-	else if (slot->op == RP_CTRL_ASYNC_REG)
-		fd = slot->u.async.fd;
-
 	pthread_mutex_lock(&shim_att.lock);
-	ret = rp_attach_request(&shim_att.conn, dev, slot, fd, &result, err,
+	ret = rp_attach_request(&shim_att.conn, dev, slot, &fd, &result, err,
 				sizeof(err));
 	if (ret < 0) {
 		/* Once: every later request fails the same way. */
@@ -118,10 +130,17 @@ shim_attach_ctrl_call(unsigned int dev, struct rp_ctrl_slot *slot)
 		result = -EIO;
 	}
 	pthread_mutex_unlock(&shim_att.lock);
+	/* The host's socket for a channel or registration made. */
+	if (slot->op == RP_CTRL_CHAN_CREATE)
+		slot->u.chan.fd = fd;
+	else if (slot->op == RP_CTRL_ASYNC_REG)
+		slot->u.async.fd = fd;
+	else if (fd >= 0)
+		close(fd);
 	return result;
 }
 
-/* rp_dev_doorbell(), with the wake-up eventfd the host gave. */
+/* rp_dev_doorbell(), with our own wake-up eventfd the host gave. */
 static void
 shim_attach_doorbell(unsigned int dev)
 {
@@ -143,4 +162,5 @@ const struct shim_engine_ops shim_engine_attached_ops = {
 	.async = shim_attach_async,
 	.ctrl_call = shim_attach_ctrl_call,
 	.doorbell = shim_attach_doorbell,
+	.engine_fds = true,
 };

@@ -62,21 +62,24 @@ static struct shim_boot_state shim_boot_state = {
 	.cond = PTHREAD_COND_INITIALIZER,
 };
 
-/* Arena 0, the device region: the engine's own size, not the copy in
- * the region. */
+/* Arena 0, this process's own (not the device region every attached
+ * process maps): the engine's size, not a copy in shared memory. */
 static uint64_t
 shim_boot_objects(unsigned int dev, uint8_t **base)
 {
-	*base = (uint8_t *)rp_dev_ctl(dev);
-	return *base != NULL ? rp_dev_region_size(dev) : 0;
+	uint64_t size;
+
+	*base = rp_dev_own_arena(dev, &size);
+	return size;
 }
 
 static struct rp_async_ctl *
 shim_boot_async(unsigned int dev)
 {
-	struct rp_dev_ctl *ctl = rp_dev_ctl(dev);
+	uint64_t size;
+	struct rp_arena_ctl *a = rp_dev_own_arena(dev, &size);
 
-	return ctl != NULL ? &ctl->async : NULL;
+	return a != NULL ? &a->async : NULL;
 }
 
 /* The engine of this process, booted here or by the program itself. */
@@ -181,6 +184,17 @@ shim_boot_atfork_child(void)
 	rp_store_release(&shim_running, false);
 }
 
+/*
+ * An attached child also drops its parent's connection: the host serves
+ * the address space that attached, and a child is another (rp_mem.c).
+ */
+static void
+shim_attach_atfork_child(void)
+{
+	shim_boot_atfork_child();
+	shim_attach_forked();
+}
+
 static void
 shim_boot_atexit(void)
 {
@@ -247,8 +261,9 @@ shim_boot_attached(const char *sock)
 		shim_boot_status = -ENODEV;
 		return;
 	}
-	/* As embedded: the host takes requests from this process only. */
-	if (pthread_atfork(NULL, NULL, shim_boot_atfork_child) != 0)
+	/* As embedded: the host takes requests from this process only,
+	 * and a forked child holds no connection of its parent's. */
+	if (pthread_atfork(NULL, NULL, shim_attach_atfork_child) != 0)
 		SHIM_LOG(WARNING, "cannot register the fork handler");
 	shim_engine = &shim_engine_attached_ops;
 	rp_store_release(&shim_running, true);

@@ -7,7 +7,9 @@
  * pushes the CQN into the ring (release) and then writes 1 to the eventfd,
  * so channel->fd is readable exactly while events are queued and poll(),
  * select() and epoll work on it (CC-5).  ibv_get_cq_event() reads the fd
- * once per event, honouring O_NONBLOCK, and pops one CQN.
+ * once per event, honouring O_NONBLOCK, and pops one CQN.  Attached to a
+ * host, the fd is the host's (a socket it made, rp_attach.h) and an event
+ * is 8 bytes on it rather than a count of 1: read the same way.
  *
  * Arming is a store into the CQ's arm word, no system call.  The shim
  * stores the arm then the application polls; the engine publishes a CQE
@@ -83,25 +85,33 @@ ibv_create_comp_channel(struct ibv_context *ibctx)
 		errno = ENOMEM;
 		return NULL;
 	}
-	/* Semaphore mode: one read per event keeps POLLIN while any is left. */
-	ch->ibv.fd = eventfd(0, EFD_SEMAPHORE | EFD_CLOEXEC);
-	if (ch->ibv.fd < 0) {
-		ret = -errno;
-		goto err_free;
+	/* Semaphore mode: one read per event keeps POLLIN while any is left.
+	 * Attached, the host makes the fd (a socket: 8 bytes per event). */
+	ch->ibv.fd = -1;
+	if (!shim_engine->engine_fds) {
+		ch->ibv.fd = eventfd(0, EFD_SEMAPHORE | EFD_CLOEXEC);
+		if (ch->ibv.fd < 0) {
+			ret = -errno;
+			goto err_free;
+		}
 	}
 
 	s.u.chan.fd = ch->ibv.fd;
 	ret = shim_ctrl(ctx, &s);
 	if (ret < 0)
 		goto err_close;
+	if (shim_engine->engine_fds)
+		ch->ibv.fd = s.u.chan.fd;
+	if (ch->ibv.fd < 0) {
+		ret = -EIO;
+		goto err_destroy;
+	}
 	ch->ctl = shim_region_ptr(ctx, s.u.chan.off, sizeof(*ch->ctl));
 	if (ch->ctl == NULL) {
 		SHIM_LOG(ERR, "channel %u: ring at 0x%" PRIx64 " is outside the region",
 			 s.u.chan.chn, s.u.chan.off);
-		s.op = RP_CTRL_CHAN_DESTROY;
-		shim_ctrl(ctx, &s);
 		ret = -EIO;
-		goto err_close;
+		goto err_destroy;
 	}
 	ch->ctx = ctx;
 	ch->chn = s.u.chan.chn;
@@ -111,8 +121,12 @@ ibv_create_comp_channel(struct ibv_context *ibctx)
 	ch->ibv.refcnt = 0;
 	return &ch->ibv;
 
+err_destroy:
+	s.op = RP_CTRL_CHAN_DESTROY;
+	shim_ctrl(ctx, &s);
 err_close:
-	close(ch->ibv.fd);
+	if (ch->ibv.fd >= 0)
+		close(ch->ibv.fd);
 err_free:
 	free(ch);
 	errno = -ret;

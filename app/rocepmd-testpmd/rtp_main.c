@@ -255,6 +255,9 @@ host_start(void)
 			 dir != NULL && dir[0] != '\0' ? dir : RP_SERVE_DIR,
 			 name);
 	}
+	/* Without --config: the defaults of [host] */
+	if (rtp.params.config != NULL)
+		rp_serve_quotas(&rtp.cfg.host);
 	ret = rp_serve_start(path, rtp.params.host_mode, rtp.params.host_gid,
 			     err, sizeof(err));
 	if (ret < 0) {

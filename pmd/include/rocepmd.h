@@ -137,6 +137,34 @@ struct rp_port_cfg {
 	char ethdev_name[RP_ETHDEV_NAME_LEN];
 };
 
+/**
+ * What an attached process holds on a device, limited by the host's
+ * [host] section (rp_serve_quota.c); the order of rp_serve.c's kinds.
+ */
+enum rp_quota_kind {
+	RP_QUOTA_QP = 0,
+	RP_QUOTA_SRQ,
+	RP_QUOTA_MW,
+	RP_QUOTA_MR,
+	RP_QUOTA_AH,
+	RP_QUOTA_CQ,
+	RP_QUOTA_CHAN,
+	RP_QUOTA_ASYNC,
+	RP_QUOTA_PD,
+	RP_QUOTA_MR_PAGES,	/**< 4 KiB pages its MRs span */
+	RP_QUOTA_KINDS,
+};
+
+/** [host]: what attached processes may take (0: no limit). */
+struct rp_host_cfg {
+	uint32_t hello_ms;	/**< a connection's time to say HELLO */
+	uint32_t max_pending;	/**< connections not welcomed yet */
+	uint32_t uid_pending;	/**< the same, per uid */
+	uint32_t uid_procs;	/**< processes attached per uid */
+	uint32_t proc[RP_QUOTA_KINDS];	/**< per process and device */
+	uint32_t uid[RP_QUOTA_KINDS];	/**< per uid and device */
+};
+
 /** A parsed configuration file (see doc/guides/config.rst). */
 struct rp_config {
 	char path[PATH_MAX];
@@ -156,6 +184,7 @@ struct rp_config {
 	uint32_t inline_us;
 	uint32_t nb_ports;
 	struct rp_port_cfg port[RP_MAX_PORTS];
+	struct rp_host_cfg host;	/**< [host]: the attach server's limits */
 };
 
 /**
@@ -305,6 +334,14 @@ struct rp_dev_ctl *rp_dev_ctl(unsigned int dev);
 /** Size in bytes of a device's shared region (the engine's copy), or 0. */
 uint64_t rp_dev_region_size(unsigned int dev);
 
+/**
+ * The shared memory of the engine's own process on a device (arena 0):
+ * its objects' rings at the offsets control replies give, its async
+ * event ring at offset 0 (struct rp_arena_ctl).  No attached process maps
+ * it.  Its size in *size; NULL (and 0) for no such device.
+ */
+void *rp_dev_own_arena(unsigned int dev, uint64_t *size);
+
 /** Base of a device's shared region (equal to rp_dev_ctl()). */
 static inline void *
 rp_dev_region(unsigned int dev)
@@ -340,6 +377,12 @@ void rp_dev_doorbell(unsigned int dev);
  */
 int rp_serve_start(const char *path, unsigned int mode, int gid, char *err,
 		   size_t errlen);
+
+/**
+ * The limits of attached processes (the configuration's [host] section);
+ * before rp_serve_start(), else the defaults of doc/guides/config.rst.
+ */
+void rp_serve_quotas(const struct rp_host_cfg *cfg);
 
 /** Stop serving: every attached process's objects are destroyed. */
 void rp_serve_stop(void);

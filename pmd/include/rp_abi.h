@@ -282,11 +282,12 @@ struct rp_ctrl_mr {
 	uint32_t rkey;			/* out */
 	uint32_t flags;			/* REREG: IBV_REREG_MR_CHANGE_* */
 	/*
-	 * Process whose memory `addr` is in: 0 for the engine's own (an
-	 * embedded engine), else an attached process's PID, which only
-	 * the host's attach server sets (rp_attach.h)
+	 * Address space `addr` is in: 0 for the engine's own (an embedded
+	 * engine), else 1 + the host's descriptor of an attached process's
+	 * memory (its /proc/self/mem, handed over at HELLO), which only the
+	 * host's attach server sets (rp_attach.h)
 	 */
-	int32_t pid;
+	int32_t mem;
 };
 
 /* A memory window (ibv_alloc_mw): a key of the MR table, bound later. */
@@ -476,7 +477,9 @@ struct rp_ctrl_ah {
 };
 
 struct rp_ctrl_chan {
-	int32_t fd;			/* in: eventfd the engine signals */
+	int32_t fd;			/* in: eventfd the engine signals (an
+					 * attached process's: the host's
+					 * socket end, rp_attach.h) */
 	uint32_t chn;			/* out; in for DESTROY */
 	uint64_t off;			/* out: region offset of rp_chan_ctl */
 };
@@ -491,12 +494,17 @@ struct rp_ctrl_mcast {
 /*
  * Register (or unregister) an eventfd for the device's asynchronous events
  * (struct rp_async_ctl).  In-process: the engine writes 1 to every
- * registered fd once per event it pushes, after publishing it.
+ * registered fd once per event it pushes, after publishing it.  An
+ * attached process sends no fd: the host makes a socket pair, signals its
+ * end and hands the process the other (rp_attach.h), and names the
+ * registration by `id`.
  */
 struct rp_ctrl_async {
 	int32_t fd;			/* in: eventfd, EFD_SEMAPHORE */
 	uint32_t prod;			/* out (REG): ring index of the first
 					 * event this fd is signalled for */
+	uint32_t id;			/* attached: out (REG), in (UNREG) */
+	uint32_t rsvd;
 };
 
 /* ------------------------------------------- GSI agents (RDMA CM) */
@@ -611,9 +619,9 @@ struct rp_async_ctl {
 };
 
 /*
- * Offset 0 of an attached process's arena: its async event ring, filled
- * by the engine as the device region's (same events), read by that
- * process alone.
+ * Offset 0 of an attached process's arena: its async event ring, read by
+ * that process alone.  The engine puts there the events of the process's
+ * own QPs, CQs and SRQs, and every port and device event (rp_async.c).
  */
 struct rp_arena_ctl {
 	struct rp_async_ctl async;
@@ -623,8 +631,8 @@ struct rp_arena_ctl {
 /* ------------------------------------------------------------- device */
 
 /*
- * Device control block, at offset 0 of the region.  Attributes are written
- * by the engine at start-up; link_up is refreshed while it runs.
+ * Device control block, the whole of the device region.  Attributes are
+ * written by the engine at start-up; link_up is refreshed while it runs.
  */
 struct rp_dev_ctl {
 	uint32_t magic;
@@ -675,9 +683,9 @@ struct rp_dev_ctl {
 	 */
 	uint32_t need_wakeup;
 	uint8_t pad1[RP_ABI_LINE - 4];
-	struct rp_async_ctl async;
-	/* doorbell bits of the QPs of the engine's own process */
-	uint64_t bell[RP_BELL_WORDS];
+	/* Nothing of any process's objects: the region is every attached
+	 * process's to read.  The engine's own process has its async ring
+	 * and doorbells in arena 0 (struct rp_arena_ctl, rp_region.c). */
 };
 
 #endif /* _RP_ABI_H_ */

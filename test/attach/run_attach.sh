@@ -142,7 +142,7 @@ rc=$?
 expect 0 "--attach --check"
 contains "$tmp/out" "$sock: ok: client 42, 1 device" "--attach --check"
 contains "$tmp/out" "rocepmd0: ipv4 0.0.0.0/0" "--attach --check"
-contains "$tmp/out" "mtu 1024, link down, region 1 MiB, wake-up fd yes" "--attach --check"
+contains "$tmp/out" "mtu 1024, link down, region 1024 KiB, arena 1 MiB, wake-up fd yes" "--attach --check"
 wait "$host_pid"
 rc=$?
 host_pid=

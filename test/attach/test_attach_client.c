@@ -10,7 +10,9 @@
  * parent plays the host: a good WELCOME must give the device, and
  * ibv_open_device, ibv_alloc_pd, ibv_create_cq, ibv_create_qp,
  * ibv_modify_qp and the destroys must run their requests over the socket
- * (the async eventfd crossing as SCM_RIGHTS), and ibv_post_recv must
+ * (no descriptor in any request; the host's socket for the async events
+ * in ASYNC_REG's reply, as SCM_RIGHTS, becoming the context's async_fd,
+ * and ASYNC_UNREG naming it by the id of that reply), and ibv_post_recv must
  * write the work queue in the host's region and ring the doorbell: the
  * wake-up eventfd of the WELCOME, since the host's control block says
  * need_wakeup; every malformed WELCOME (bad magic, versions, device
@@ -51,6 +53,7 @@
 #define FAKE_PDN	7u
 #define FAKE_CQN	3u
 #define FAKE_QPN	0x111u
+#define FAKE_ASYNC_ID	5u
 /* Where the fake host puts the CQ and the QP's work queues. */
 #define FAKE_CQ_OFF	0x10000u
 #define FAKE_SQ_OFF	0x20000u
@@ -174,7 +177,7 @@ client(const struct tcase *t, const char *path)
 	CCHECK(ctx != NULL);
 	if (ctx == NULL)
 		return bad;
-	/* The host wrote 1 to the eventfd it received: ours. */
+	/* The host sent 8 bytes on the socket it made: ours now. */
 	p = (struct pollfd){ .fd = ctx->async_fd, .events = POLLIN };
 	CCHECK(poll(&p, 1, 0) == 1);
 	pd = ibv_alloc_pd(ctx);
@@ -313,21 +316,6 @@ arena_make(uint8_t **arena)
 	return *arena == MAP_FAILED ? -1 : fd;
 }
 
-/* Whether fd is an eventfd (what CHAN_CREATE and ASYNC_REG must carry). */
-static bool
-is_eventfd(int fd)
-{
-	char link[64], target[64];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n < 0)
-		return false;
-	target[n] = '\0';
-	return strcmp(target, "anon_inode:[eventfd]") == 0;
-}
-
 /* Serve control requests until the client hangs up. */
 static void
 host_ctrl(const struct tcase *t, int sock)
@@ -336,8 +324,9 @@ host_ctrl(const struct tcase *t, int sock)
 	bool seen_reg = false, seen_alloc = false, seen_free = false;
 	bool seen_unreg = false, seen_qp = false;
 	const uint64_t one = 1;
+	int async[2] = { -1, -1 };
 	ssize_t n;
-	int fd;
+	int fd, out;
 
 	while ((n = recv_msg(sock, &r, sizeof(r), &fd)) > 0) {
 		CHECK(n == (ssize_t)sizeof(r), "request of %zd bytes", n);
@@ -351,18 +340,28 @@ host_ctrl(const struct tcase *t, int sock)
 			return;
 		}
 		r.hdr.result = 0;
+		out = -1;
+		CHECK(fd < 0, "request %u carries a descriptor", r.slot.op);
 		switch (r.slot.op) {
 		case RP_CTRL_ASYNC_REG:
+			/* As the host: a socket pair, one event on our end,
+			 * the other end to the client. */
 			seen_reg = true;
-			CHECK(fd >= 0 && is_eventfd(fd),
-			      "ASYNC_REG without its eventfd as SCM_RIGHTS");
-			if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
-				CHECK(0, "write to the client's eventfd");
+			CHECK(async[0] < 0 &&
+			      socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+					 async) == 0, "socketpair");
+			if (async[0] >= 0 &&
+			    write(async[0], &one, sizeof(one)) != sizeof(one))
+				CHECK(0, "write to our end of the async socket");
 			r.slot.u.async.prod = 0;
+			r.slot.u.async.id = FAKE_ASYNC_ID;
+			out = async[1];
 			break;
 		case RP_CTRL_ASYNC_UNREG:
 			seen_unreg = true;
-			CHECK(fd < 0, "ASYNC_UNREG carries a descriptor");
+			CHECK(r.slot.u.async.id == FAKE_ASYNC_ID,
+			      "ASYNC_UNREG of registration %u",
+			      r.slot.u.async.id);
 			break;
 		case RP_CTRL_PD_ALLOC:
 			seen_alloc = true;
@@ -398,9 +397,16 @@ host_ctrl(const struct tcase *t, int sock)
 		}
 		if (fd >= 0)
 			close(fd);
-		CHECK(send_with_fds(sock, &r, sizeof(r), NULL, 0) == 0,
+		CHECK(send_with_fds(sock, &r, sizeof(r), &out,
+				    out >= 0 ? 1 : 0) == 0,
 		      "reply: %s", strerror(errno));
+		if (out >= 0) {
+			close(out);
+			async[1] = -1;
+		}
 	}
+	if (async[0] >= 0)
+		close(async[0]);
 	if (t->fault == F_NONE)
 		CHECK(seen_reg && seen_alloc && seen_free && seen_unreg &&
 		      seen_qp,
@@ -431,7 +437,18 @@ host(const struct tcase *t, int lsock)
 	if (sock < 0)
 		return;
 	n = recv_msg(sock, &h, sizeof(h), &fd);
-	CHECK(n == (ssize_t)sizeof(h) && fd < 0, "HELLO of %zd bytes", n);
+	CHECK(n == (ssize_t)sizeof(h), "HELLO of %zd bytes", n);
+	/* Its memory comes with it: its own /proc/self/mem, read-write. */
+	CHECK(fd >= 0 && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR,
+	      "HELLO without the client's memory descriptor");
+	if (fd >= 0) {
+		uint64_t v = 0;
+
+		CHECK(pread(fd, &v, sizeof(v), (off_t)h.probe_addr) ==
+		      (ssize_t)sizeof(v) && v == h.probe_value,
+		      "the probe is not readable through the HELLO's descriptor");
+		close(fd);
+	}
 	CHECK(h.hdr.magic == RP_ATTACH_MAGIC &&
 	      h.hdr.version == RP_ATTACH_VERSION &&
 	      h.hdr.type == RP_ATTACH_HELLO &&

@@ -454,6 +454,58 @@ test_defaults(void **state)
 	assert_string_equal(p->ethdev_name, "net_ring0");
 }
 
+/* [host]: the attach server's limits, their defaults and their ranges. */
+static void
+test_host_section(void **state)
+{
+	static const char port[] =
+		"[port0]\ndevice = net_ring0\nipv4 = 192.0.2.1/24\n";
+	static const char * const bad[] = {
+		"hello_timeout_ms = 99", "hello_timeout_ms = 600001",
+		"max_pending = 0", "max_pending = 65", "uid_pending = 65",
+		"uid_processes = 65", "qps = -1", "cqs = 1k",
+		"uid_mr_pages = 4294967296",
+	};
+	const struct rp_host_cfg *h = &tc_cfg.host;
+	char text[512];
+
+	(void)state;
+	assert_int_equal(tc_load(port), 0);
+	assert_int_equal(h->hello_ms, 2000);
+	assert_int_equal(h->max_pending, 32);
+	assert_int_equal(h->uid_pending, 8);
+	assert_int_equal(h->uid_procs, 32);
+	assert_int_equal(h->proc[RP_QUOTA_QP], 1024);
+	assert_int_equal(h->proc[RP_QUOTA_CQ], 256);
+	assert_int_equal(h->proc[RP_QUOTA_MR], 1024);
+	assert_int_equal(h->proc[RP_QUOTA_MW], 1024);
+	assert_int_equal(h->proc[RP_QUOTA_SRQ], 64);
+	assert_int_equal(h->proc[RP_QUOTA_AH], 1024);
+	assert_int_equal(h->proc[RP_QUOTA_PD], 256);
+	assert_int_equal(h->proc[RP_QUOTA_CHAN], 64);
+	assert_int_equal(h->proc[RP_QUOTA_ASYNC], 16);
+	assert_int_equal(h->proc[RP_QUOTA_MR_PAGES], 4194304);
+	for (unsigned int k = 0; k < RP_QUOTA_KINDS; k++)
+		assert_int_equal(h->uid[k], 2 * h->proc[k]);
+
+	snprintf(text, sizeof(text), "%s[host]\nhello_timeout_ms = 100\n"
+		 "qps = 0\nuid_cqs = 7\nmr_pages = 4294967295\n", port);
+	assert_int_equal(tc_load(text), 0);
+	assert_int_equal(h->hello_ms, 100);
+	assert_int_equal(h->proc[RP_QUOTA_QP], 0);
+	assert_int_equal(h->uid[RP_QUOTA_CQ], 7);
+	assert_int_equal(h->proc[RP_QUOTA_MR_PAGES], UINT32_MAX);
+	assert_int_equal(h->proc[RP_QUOTA_CQ], 256);
+
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s[host]\n%s\n", port, bad[i]);
+		tc_load_fails(text, "[host] ");
+		assert_non_null(strstr(tc_err, "(accepted: "));
+	}
+	snprintf(text, sizeof(text), "%s[host]\nquota = 1\n", port);
+	tc_load_fails(text, "[host] quota: unknown key");
+}
+
 /*
  * Every idle policy has a name, each name loads as its policy, the accepted
  * list of the key names them all, and a value outside the enum is named
@@ -974,6 +1026,7 @@ main(void)
 		cmocka_unit_test(test_base_loads),
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_host_section),
 		cmocka_unit_test(test_default_lcores_follow_main),
 		cmocka_unit_test(test_idle_policy_names),
 		cmocka_unit_test(test_every_key_bad_value),

@@ -545,7 +545,67 @@ rt_case_send_inv(void)
 	mw_close(&e);
 }
 
+/*
+ * A stale rkey stays dead (issue 24): an MR's slot is taken again by the
+ * next registration, and 256 registrations brought an 8-bit generation
+ * back to the first key.  The last MR covers the same buffer with every
+ * right: a WRITE or READ through the first rkey must still be refused.
+ */
+#define RKEY_REUSE_CYCLES	256u
+
+static void
+rt_case_rkey_reuse(void)
+{
+	struct mw_env e;
+	struct ibv_mr *mr;
+	uint32_t first, again = 0;
+	int ret;
+
+	mw_open(&e);
+	rt_step("register an MR on rocepmd1, note its rkey, deregister it");
+	mr = ibv_reg_mr(e.d1.pd, e.tgt.p, e.tgt.len, RT_ACCESS_ALL);
+	RT_CHECK(mr != NULL, "ibv_reg_mr: %s", strerror(errno));
+	first = mr->rkey;
+	ret = ibv_dereg_mr(mr);
+	RT_CHECK(ret == 0, "ibv_dereg_mr: %s", strerror(ret));
+
+	rt_step("%u registrations of the same buffer in the freed slot, the "
+		"last one kept", RKEY_REUSE_CYCLES);
+	for (uint32_t i = 1; i <= RKEY_REUSE_CYCLES; i++) {
+		mr = ibv_reg_mr(e.d1.pd, e.tgt.p, e.tgt.len, RT_ACCESS_ALL);
+		RT_CHECK(mr != NULL, "ibv_reg_mr %u: %s", i, strerror(errno));
+		if (mr->rkey == first && again == 0) {
+			again = i;
+			rt_step("registration %u got rkey 0x%x, the first "
+				"MR's again", i, mr->rkey);
+		}
+		if (i == RKEY_REUSE_CYCLES)
+			break;
+		ret = ibv_dereg_mr(mr);
+		RT_CHECK(ret == 0, "ibv_dereg_mr %u: %s", i, strerror(ret));
+	}
+
+	mw_refused(&e, IBV_WR_RDMA_WRITE, (uintptr_t)e.tgt.p, first, 512,
+		   "WRITE through the first MR's rkey");
+	mw_refused(&e, IBV_WR_RDMA_READ, (uintptr_t)e.tgt.p, first, 512,
+		   "READ through the first MR's rkey");
+	/* mw_refused() filled the target with guard bytes: a READ that
+	 * went through would have brought them into a's buffer. */
+	RT_CHECK(memcmp(e.src.p, e.tgt.p, 512) != 0,
+		 "the refused READ wrote a's buffer");
+	RT_CHECK(again == 0, "registration %u got the first MR's rkey 0x%x "
+		 "again", again, first);
+
+	rt_step("the live MR's own rkey 0x%x works", mr->rkey);
+	mw_write_ok(&e, mr->rkey, 0, 512);
+	ret = ibv_dereg_mr(mr);
+	RT_CHECK(ret == 0, "ibv_dereg_mr: %s", strerror(ret));
+	mw_close(&e);
+}
+
 static const struct rt_case rt_cases[] = {
+	{ "rkey_reuse", rt_case_rkey_reuse, 120,
+	  "a stale rkey after 256 reuses of its slot reaches nothing" },
 	{ "mw_type1", rt_case_mw_type1, 120,
 	  "type 1 window: bind, WRITE/READ, bounds, access, rebind, unbind" },
 	{ "mw_type2", rt_case_mw_type2, 120,

@@ -23,8 +23,9 @@
 #             objects and region pages back to the count before, the host's
 #             attached_total N higher
 #   refuse    a peer that is not a client (garbage, a wrong version) is
-#             dropped; a HELLO whose memory probe the host cannot read back
-#             gets EACCES, one of another ABI EPROTO; the host keeps serving
+#             dropped; a HELLO without its /proc/self/mem (or with another
+#             file) gets EBADF, one whose memory is read-only or whose probe
+#             differs EACCES, one of another ABI EPROTO; the host serves on
 #   hostile   a process speaking the protocol itself beside a pair: it
 #             cannot map the device region writable, gets EPERM for every
 #             QP number not its own, and writes garbage over its whole
@@ -195,26 +196,40 @@ refuse)
 	aver=$(sed -n 's/^#define RP_ATTACH_VERSION[[:space:]]*\([0-9]*\)u.*/\1/p' \
 		"$RP_SRC_ROOT/pmd/include/rp_attach.h")
 	python3 - "$SOCK_B" "$abi" "$aver" <<'PY' || rv_fail "the host took a bad peer"
-import ctypes, socket, struct, sys
+import array, ctypes, os, socket, struct, sys
 M, abi, ver = 0x68637461, int(sys.argv[2]), int(sys.argv[3])
-def talk(msg):
+def talk(msg, fd=None):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect(sys.argv[1])
-    s.send(msg)
+    anc = [] if fd is None else \
+        [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))]
+    s.sendmsg([msg], anc)
     s.settimeout(5)
     return s.recv(512)
+def result(r):
+    assert len(r) == 96, "a WELCOME of %d bytes" % len(r)
+    return struct.unpack_from("<i", r, 8)[0]
 # garbage, then a HELLO of another protocol version: both closed unanswered
 for msg in (b"\xff" * 40, struct.pack("<IHHiIIIQQ", M, ver + 7, 1, 0, 0, abi, 0, 0, 0)):
     assert talk(msg) == b"", "a reply to a bad message"
-# well-formed, but the memory it names is not what it says (as for a
-# host that cannot reach the process's memory): refused with EACCES
 probe = ctypes.c_uint64(42)
-r = talk(struct.pack("<IHHiIIIQQ", M, ver, 1, 0, 0, abi, 0, ctypes.addressof(probe), 43))
-assert len(r) == 96 and struct.unpack_from("<i", r, 8)[0] == -13, "probe: %r" % r[:16]
+hello = lambda v: struct.pack("<IHHiIIIQQ", M, ver, 1, 0, 0, abi, 0,
+                              ctypes.addressof(probe), v)
+mem = os.open("/proc/self/mem", os.O_RDWR)
+# well-formed, but the memory it names is not what it says: EACCES
+assert result(talk(hello(43), mem)) == -13, "wrong probe"
+# no descriptor of its memory, or one that is not /proc/PID/mem: EBADF
+assert result(talk(hello(42))) == -9, "no memory descriptor"
+null = os.open("/dev/null", os.O_RDWR)
+assert result(talk(hello(42), null)) == -9, "/dev/null as memory"
+# its memory, but read-only: EACCES
+ro = os.open("/proc/self/mem", os.O_RDONLY)
+assert result(talk(hello(42), ro)) == -13, "read-only memory"
 # and another ABI version: refused with EPROTO
-r = talk(struct.pack("<IHHiIIIQQ", M, ver, 1, 0, 0, abi + 100, 0, ctypes.addressof(probe), 42))
-assert len(r) == 96 and struct.unpack_from("<i", r, 8)[0] == -71, "abi: %r" % r[:16]
-print("refused: garbage, protocol version, memory probe (EACCES), ABI (EPROTO)")
+r = talk(struct.pack("<IHHiIIIQQ", M, ver, 1, 0, 0, abi + 100, 0, ctypes.addressof(probe), 42), mem)
+assert result(r) == -71, "abi: %r" % r[:16]
+print("refused: garbage, protocol version, memory probe (EACCES), no or "
+      "another descriptor (EBADF), read-only memory (EACCES), ABI (EPROTO)")
 PY
 	sv_pair 18606 ibv_rc_pingpong -d rocepmd0 -g 0 -s 64 -n 200 -c
 	check_clean
@@ -243,8 +258,11 @@ s.connect(sys.argv[1])
 abi = int(os.environ["RP_ABI"])
 # The probe the host reads back from this process's memory.
 probe = ctypes.c_uint64(0x1122334455667788)
-s.send(struct.pack("<IHHiIIIQQ", MAGIC, VER, 1, 0, 0, abi, 0,
-                   ctypes.addressof(probe), probe.value))
+mem = os.open("/proc/self/mem", os.O_RDWR)
+s.sendmsg([struct.pack("<IHHiIIIQQ", MAGIC, VER, 1, 0, 0, abi, 0,
+                       ctypes.addressof(probe), probe.value)],
+          [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [mem]))])
+os.close(mem)
 msg, anc, _, _ = s.recvmsg(256, socket.CMSG_SPACE(4 * 12))
 fds = array.array("i")
 for _, _, data in anc:
@@ -314,13 +332,18 @@ def will(mad, dgid):
     return ctrl(GSI_WILL, struct.pack("<IIII", gsi, 0x1234, len(mad), 0) +
                 av + mad.ljust(64, b"\0"))[0]
 v4 = bytes(10) + b"\xff\xff" + bytes([192, 0, 2, 2])
-dreq = bytes([1, 7, 2, 3]) + bytes(12) + b"\x00\x15" + bytes(18) + bytes(12)
+# a DREQ whose Local Communication ID is the agent's (its prefix)
+dreq = (bytes([1, 7, 2, 3]) + bytes(12) + b"\x00\x15" + bytes(6) +
+        struct.pack(">I", prefix | 0x1234) + bytes(8) + bytes(12))
 assert will(dreq[:1] + b"\x04" + dreq[2:], v4) == -errno.EINVAL, "a will not CM"
 assert will(dreq[:16] + b"\x00\x10" + dreq[18:], v4) == -errno.EINVAL, "a will not a DREQ"
 assert will(dreq, bytes(10) + b"\xff\xff" + bytes([224, 0, 0, 1])) == -errno.EINVAL, "a will to a group"
+other = dreq[:24] + struct.pack(">I", (prefix ^ 0x7f000000) | 0x1234) + dreq[28:]
+assert will(other, v4) == -errno.EPERM, "a will for another agent's connection"
 assert will(dreq, v4) == 0, "a DREQ will refused"
 print("GSI agent 0x%x (prefix 0x%08x): a second one EBUSY, a port through "
-      "an RC QP EPERM, wills other than a unicast CM DREQ EINVAL" % (gsi, prefix))
+      "an RC QP EPERM, wills other than a unicast CM DREQ EINVAL, a will "
+      "for another agent's connection EPERM" % (gsi, prefix))
 # 4. Garbage over its whole arena, producer indexes included, and the
 # doorbell rung: its own QP only.
 arena.seek(0)
