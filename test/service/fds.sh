@@ -19,7 +19,7 @@
 #               error whose receives it posts one by one (CQs armed each
 #               time): more than a socket holds, so the host's end fills.
 #               The pair passes, and host A, the client still attached,
-#               stops within a second of SIGTERM
+#               stops on SIGTERM (its time logged; 10 s at most)
 #   wake-steal  a client on each host clears O_NONBLOCK on the wake-up fd
 #               its WELCOME gave and reads it in a thread for ever, while
 #               an ibv_rc_pingpong pair runs, with idle = adaptive (events,
@@ -45,92 +45,9 @@ rv_topology "fd${case//-/}"
 # shellcheck source=host_lib.sh
 . "$RP_SRC_ROOT/test/service/host_lib.sh"
 
-# The protocol versions the clients below speak.
-export RP_ABI RP_AVER
-RP_ABI=$(sed -n 's/^#define RP_ABI_VERSION[[:space:]]*\([0-9]*\)u.*/\1/p' \
-	"$RP_SRC_ROOT/pmd/include/rp_abi.h")
-RP_AVER=$(sed -n 's/^#define RP_ATTACH_VERSION[[:space:]]*\([0-9]*\)u.*/\1/p' \
-	"$RP_SRC_ROOT/pmd/include/rp_attach.h")
-[ -n "$RP_ABI" ] && [ -n "$RP_AVER" ] || rv_fail "no ABI or attach version in the headers"
+# The protocol versions the clients below speak (attach_client.py).
+host_proto_env
 
-# A raw client of the attach protocol: HELLO with its /proc/self/mem, the
-# WELCOME's descriptors, control requests with or without a descriptor.
-cat >"$rv_tmp/fdclient.py" <<'PY'
-import array, ctypes, mmap, os, signal, socket, struct
-
-MAGIC = 0x68637461
-VER, ABI = int(os.environ["RP_AVER"]), int(os.environ["RP_ABI"])
-probe = ctypes.c_uint64(0x5566778899aabbcc)
-
-def fds_of(anc):
-    fds = array.array("i")
-    for lvl, typ, data in anc:
-        if lvl == socket.SOL_SOCKET and typ == socket.SCM_RIGHTS:
-            fds.frombytes(data[:len(data) - len(data) % 4])
-    return list(fds)
-
-class Client:
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.s.connect(path)
-        mem = os.open("/proc/self/mem", os.O_RDWR)
-        self.s.sendmsg([struct.pack("<IHHiIIIQQ", MAGIC, VER, 1, 0, 0, ABI,
-                                    0, ctypes.addressof(probe), probe.value)],
-                       [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                         array.array("i", [mem]))])
-        os.close(mem)
-        msg, anc, _, _ = self.s.recvmsg(256, socket.CMSG_SPACE(4 * 12))
-        fds = fds_of(anc)
-        assert len(msg) == 96, "WELCOME of %d bytes" % len(msg)
-        ret = struct.unpack_from("<i", msg, 8)[0]
-        assert ret == 0, "attach refused: %d" % ret
-        nr = struct.unpack_from("<I", msg, 20)[0]
-        wake_mask = struct.unpack_from("<I", msg, 28)[0]
-        asize = struct.unpack_from("<Q", msg, 64)[0]
-        self.arena = mmap.mmap(fds[nr], asize, mmap.MAP_SHARED,
-                               mmap.PROT_READ | mmap.PROT_WRITE)
-        self.wake = fds[2 * nr] if wake_mask & 1 else -1
-
-    def ctrl(self, op, body=b"", fd=None):
-        """(result, reply's slot.u, descriptors the reply carried)"""
-        anc = [] if fd is None else \
-            [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))]
-        self.s.sendmsg([struct.pack("<IHHiIII", MAGIC, VER, 3, 0, 0, 0, 0) +
-                        struct.pack("<IIiI", 0, op, 0, 0) +
-                        body.ljust(176, b"\0")], anc)
-        r, ranc, _, _ = self.s.recvmsg(512, socket.CMSG_SPACE(4 * 4))
-        assert len(r) == 216, "reply of %d bytes" % len(r)
-        return struct.unpack_from("<i", r, 8)[0], r[40:], fds_of(ranc)
-
-def until_sigterm():
-    """Hold on to everything until the test sends SIGTERM."""
-    signal.sigwait([signal.SIGTERM])
-
-# Blocked from the start (threads inherit it): until_sigterm() takes it.
-signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
-PY
-
-# fd_pair PORT PROGRAM ARGS...: server attached in B, client in A, as
-# service.sh's sv_pair; both must exit 0.
-fd_pair() {
-	local port=$1 prog=$2 srv crc src
-
-	shift 2
-	sv_bg server B -- "$prog" -p "$port" "$@"
-	srv=$rv_last_pid
-	rv_wait_listen "$RP_NS_B" "$port" "$srv" server
-	sv_fg client A -- "$prog" -p "$port" "$@" "$RV_IP_B"
-	crc=$rv_status
-	[ "$crc" -eq 0 ] || kill -TERM "$srv" 2>/dev/null
-	wait "$srv"
-	src=$?
-	rv_forget "$srv"
-	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
-		rv_show client
-		rv_show server
-		rv_fail "$prog: client exited $crc, server $src"
-	fi
-}
 
 # lc_count A|B NAME: an engine lcore counter, summed over the host's lcores.
 lc_count() {
@@ -151,10 +68,11 @@ hostile-fd)
 	sv_bg client A -- ibv_rc_pingpong -d rocepmd0 -g 0 -s 4096 -n 3000 -c -p 18620 "$RV_IP_B"
 	cli=$rv_last_pid
 	# Stays attached, holding what it got, until the test ends it.
-	ip netns exec "$RP_NS_A" env PYTHONPATH="$rv_tmp" \
+	ip netns exec "$RP_NS_A" env PYTHONPATH="$RP_SRC_ROOT/test/service" PYTHONDONTWRITEBYTECODE=1 \
 		python3 - "$SOCK_A" >"$rv_tmp/hostile.out" 2>&1 <<'PY' &
 import errno, fcntl, os, stat, struct, sys, termios, time
-from fdclient import Client, until_sigterm
+from attach_client import Client, hold_sigterm, until_sigterm
+hold_sigterm()
 
 PD_ALLOC, CQ_CREATE, QP_CREATE, QP_MODIFY, QP_QUERY = 1, 5, 7, 8, 9
 CHAN_CREATE, ASYNC_REG, ASYNC_UNREG = 13, 15, 16
@@ -305,17 +223,20 @@ PY
 	rv_check_pingpong client 4096 3000
 	kill -0 "$hpid" 2>/dev/null || { rv_show hostile; rv_fail "the hostile client ended early"; }
 	# Its lcore blocks on none of the client's descriptors: host A
-	# stops at once, the client still attached.
+	# stops, the client still attached (in well under a second on an
+	# idle machine; the bound is for a loaded one: a blocked lcore never
+	# stops).
+	t0=$(date +%s%N)
 	kill -TERM "$HOST_A"
-	for ((i = 0; i < 10; i++)); do
+	for ((i = 0; i < 100; i++)); do
 		kill -0 "$HOST_A" 2>/dev/null || break
 		sleep 0.1
 	done
 	kill -0 "$HOST_A" 2>/dev/null &&
-		{ rv_show hostA; rv_fail "host A still runs 1 s after SIGTERM"; }
+		{ rv_show hostA; rv_fail "host A still runs 10 s after SIGTERM"; }
 	wait "$HOST_A"
 	rv_forget "$HOST_A"
-	rv_log "host A stopped within a second of SIGTERM"
+	rv_log "host A stopped $((($(date +%s%N) - t0) / 1000000)) ms after SIGTERM"
 	kill -TERM "$hpid"
 	wait "$hpid"
 	rv_forget "$hpid"
@@ -343,10 +264,11 @@ wake-steal)
 		for h in A B; do
 			sock=$SOCK_A ns=$RP_NS_A
 			[ "$h" = B ] && sock=$SOCK_B ns=$RP_NS_B
-			ip netns exec "$ns" env PYTHONPATH="$rv_tmp" \
+			ip netns exec "$ns" env PYTHONPATH="$RP_SRC_ROOT/test/service" PYTHONDONTWRITEBYTECODE=1 \
 				python3 - "$sock" >"$rv_tmp/thief$h.out" 2>&1 <<'PY' &
 import fcntl, os, struct, sys, threading
-from fdclient import Client, until_sigterm
+from attach_client import Client, hold_sigterm, until_sigterm
+hold_sigterm()
 
 c = Client(sys.argv[1])
 assert c.wake >= 0, "no wake-up fd in the WELCOME"
@@ -372,10 +294,10 @@ PY
 		# timeout.  Polling, the programs ring their doorbells while
 		# the engine blocks, and its wake-ups are there to steal;
 		# on events (-e), their channels are the host's sockets.
-		RV_TIMEOUT=90 fd_pair 18621 ibv_rc_pingpong -d rocepmd0 -g 0 -s 4096 -n 1000 -c
+		RV_TIMEOUT=90 sv_pair 18621 ibv_rc_pingpong -d rocepmd0 -g 0 -s 4096 -n 1000 -c
 		rv_check_pingpong client 4096 1000
 		if [ "$mode" = adaptive ]; then
-			RV_TIMEOUT=90 fd_pair 18622 ibv_rc_pingpong -d rocepmd0 -g 0 -s 4096 -n 1000 -c -e
+			RV_TIMEOUT=90 sv_pair 18622 ibv_rc_pingpong -d rocepmd0 -g 0 -s 4096 -n 1000 -c -e
 			rv_check_pingpong client 4096 1000
 		fi
 		for h in A B; do

@@ -17,6 +17,10 @@
 #   check_clean               no process attached and both hosts' objects
 #                             back to the baseline
 #   sv_prog_pid PID           the program an sv_bg PID runs (under timeout)
+#   sv_pair PORT PROG ARGS... server attached in B, client in A; both
+#                             must exit 0
+#   host_proto_env            RP_ABI, RP_AVER (exported): the versions a
+#                             raw client speaks (attach_client.py)
 
 SOCK_A=$rv_tmp/a.sock
 SOCK_B=$rv_tmp/b.sock
@@ -134,4 +138,37 @@ sv_prog_pid() {
 	p=$(pgrep -P "$(pgrep -P "$1" | head -1)" | head -1)
 	[ -n "$p" ] || p=$(pgrep -P "$1" | head -1)
 	echo "$p"
+}
+
+# sv_pair PORT PROGRAM ARGS...: server attached in B, client in A.
+sv_pair() {
+	local port=$1 prog=$2 srv crc src
+
+	shift 2
+	sv_bg server B -- "$prog" -p "$port" "$@"
+	srv=$rv_last_pid
+	rv_wait_listen "$RP_NS_B" "$port" "$srv" server
+	sv_fg client A -- "$prog" -p "$port" "$@" "$RV_IP_B"
+	crc=$rv_status
+	[ "$crc" -eq 0 ] || kill -TERM "$srv" 2>/dev/null
+	wait "$srv"
+	src=$?
+	rv_forget "$srv"
+	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		rv_show client
+		rv_show server
+		rv_fail "$prog: client exited $crc, server $src"
+	fi
+}
+
+# host_proto_env: the ABI and attach protocol versions of the headers, for
+# the Python clients of the protocol (attach_client.py).
+host_proto_env() {
+	export RP_ABI RP_AVER
+	RP_ABI=$(sed -n 's/^#define RP_ABI_VERSION[[:space:]]*\([0-9]*\)u.*/\1/p' \
+		"$RP_SRC_ROOT/pmd/include/rp_abi.h")
+	RP_AVER=$(sed -n 's/^#define RP_ATTACH_VERSION[[:space:]]*\([0-9]*\)u.*/\1/p' \
+		"$RP_SRC_ROOT/pmd/include/rp_attach.h")
+	[ -n "$RP_ABI" ] && [ -n "$RP_AVER" ] ||
+		rv_fail "no ABI or attach version in the headers"
 }

@@ -35,60 +35,9 @@ rv_topology "lim${case//-/}"
 # shellcheck source=host_lib.sh
 . "$RP_SRC_ROOT/test/service/host_lib.sh"
 
-# The protocol versions the clients below speak.
-export RP_ABI RP_AVER
-RP_ABI=$(sed -n 's/^#define RP_ABI_VERSION[[:space:]]*\([0-9]*\)u.*/\1/p' \
-	"$RP_SRC_ROOT/pmd/include/rp_abi.h")
-RP_AVER=$(sed -n 's/^#define RP_ATTACH_VERSION[[:space:]]*\([0-9]*\)u.*/\1/p' \
-	"$RP_SRC_ROOT/pmd/include/rp_attach.h")
-[ -n "$RP_ABI" ] && [ -n "$RP_AVER" ] || rv_fail "no ABI or attach version in the headers"
+# The protocol versions the clients below speak (attach_client.py).
+host_proto_env
 
-# A raw client of the attach protocol, for the python programs below.
-cat >"$rv_tmp/rpclient.py" <<'PY'
-import array, ctypes, os, socket, struct
-
-MAGIC = 0x68637461
-VER, ABI = int(os.environ["RP_AVER"]), int(os.environ["RP_ABI"])
-HELLO, WELCOME, CTRL = 1, 2, 3
-probe = ctypes.c_uint64(0x1122334455667788)
-
-def fds_of(anc):
-    fds = array.array("i")
-    for _, _, data in anc:
-        fds.frombytes(data[:len(data) - len(data) % 4])
-    return list(fds)
-
-def hello_msg():
-    return struct.pack("<IHHiIIIQQ", MAGIC, VER, HELLO, 0, 0, ABI, 0,
-                       ctypes.addressof(probe), probe.value)
-
-def attach(path):
-    """Connect and say HELLO; (socket, WELCOME's result)."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.connect(path)
-    mem = os.open("/proc/self/mem", os.O_RDWR)
-    s.sendmsg([hello_msg()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                               array.array("i", [mem]))])
-    os.close(mem)
-    s.settimeout(20)
-    msg, anc, _, _ = s.recvmsg(256, socket.CMSG_SPACE(4 * 32))
-    for fd in fds_of(anc):
-        os.close(fd)
-    assert len(msg) == 96, "WELCOME of %d bytes" % len(msg)
-    return s, struct.unpack_from("<i", msg, 8)[0]
-
-def ctrl_msg(op, body=b"", dev=0):
-    return (struct.pack("<IHHiIII", MAGIC, VER, CTRL, 0, 0, dev, 0) +
-            struct.pack("<IIiI", 0, op, 0, 0) + body.ljust(176, b"\0"))
-
-def ctrl(s, op, body=b"", fd=None):
-    anc = [] if fd is None else \
-        [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))]
-    s.sendmsg([ctrl_msg(op, body)], anc)
-    r = s.recv(512)
-    assert len(r) == 216, "reply of %d bytes" % len(r)
-    return struct.unpack_from("<i", r, 8)[0], r[40:]
-PY
 
 # host_pid A|B: the host program itself (not the timeout around it).
 host_pid() {
@@ -102,27 +51,6 @@ host_pid() {
 refused() {
 	tel "$1" /rocepmd/clients | python3 -c \
 		'import json, sys; print(json.load(sys.stdin)["refused"])'
-}
-
-# sv_pair PORT PROGRAM ARGS...: server attached in B, client in A.
-sv_pair() {
-	local port=$1 prog=$2 srv crc src
-
-	shift 2
-	sv_bg server B -- "$prog" -p "$port" "$@"
-	srv=$rv_last_pid
-	rv_wait_listen "$RP_NS_B" "$port" "$srv" server
-	sv_fg client A -- "$prog" -p "$port" "$@" "$RV_IP_B"
-	crc=$rv_status
-	[ "$crc" -eq 0 ] || kill -TERM "$srv" 2>/dev/null
-	wait "$srv"
-	src=$?
-	rv_forget "$srv"
-	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
-		rv_show client
-		rv_show server
-		rv_fail "$prog: client exited $crc, server $src"
-	fi
 }
 
 if [ "$case" = quota ]; then
@@ -149,8 +77,9 @@ fd-leak)
 	fds0=$(ls "/proc/$hp/fd" | wc -l)
 	ip netns exec "$RP_NS_B" python3 - "$SOCK_B" >"$rv_tmp/leak.out" 2>&1 <<PY ||
 import os, socket, struct, sys
-sys.path.insert(0, "$rv_tmp")
-from rpclient import *
+sys.path.insert(0, "$RP_SRC_ROOT/test/service")
+sys.dont_write_bytecode = True
+from attach_client import *
 path = sys.argv[1]
 efd = os.eventfd(0, os.EFD_CLOEXEC | os.EFD_NONBLOCK)
 anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [efd]))]
@@ -192,8 +121,9 @@ quota)
 	ip netns exec "$RP_NS_B" python3 - "$SOCK_B" "$ready" "$done" \
 		>"$rv_tmp/quota.out" 2>&1 <<PY &
 import ctypes, errno, os, socket, struct, sys, time
-sys.path.insert(0, "$rv_tmp")
-from rpclient import *
+sys.path.insert(0, "$RP_SRC_ROOT/test/service")
+sys.dont_write_bytecode = True
+from attach_client import *
 path, ready, done = sys.argv[1:4]
 EDQUOT = -errno.EDQUOT
 PD_ALLOC, MR_REG, MR_DEREG, CQ_CREATE, CQ_DESTROY = 1, 3, 4, 5, 6

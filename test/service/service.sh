@@ -49,27 +49,6 @@ rv_topology "sv${case//-/}"
 # shellcheck source=host_lib.sh
 . "$RP_SRC_ROOT/test/service/host_lib.sh"
 
-# sv_pair PORT PROGRAM ARGS...: server attached in B, client in A.
-sv_pair() {
-	local port=$1 prog=$2 srv crc src
-
-	shift 2
-	sv_bg server B -- "$prog" -p "$port" "$@"
-	srv=$rv_last_pid
-	rv_wait_listen "$RP_NS_B" "$port" "$srv" server
-	sv_fg client A -- "$prog" -p "$port" "$@" "$RV_IP_B"
-	crc=$rv_status
-	[ "$crc" -eq 0 ] || kill -TERM "$srv" 2>/dev/null
-	wait "$srv"
-	src=$?
-	rv_forget "$srv"
-	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
-		rv_show client
-		rv_show server
-		rv_fail "$prog: client exited $crc, server $src"
-	fi
-}
-
 host_start A
 host_start B
 host_baseline
