@@ -220,10 +220,11 @@ fz_ctrl(uint32_t op, void *u, size_t len)
 	return ret;
 }
 
+/* The engine's own objects are in its arena 0, not the device region. */
 static void *
 fz_region(uint64_t off)
 {
-	return (uint8_t *)fz.dev->ctl + off;
+	return fz.dev->arena[0].base + off;
 }
 
 static void
