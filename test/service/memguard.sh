@@ -109,8 +109,12 @@ pid-reuse)
 		done
 		echo "victim pid $pid exit $rc after $try retries" >>"$rv_tmp/victim.out"
 		touch "$rv_tmp/victim.done"
-		# Until the script has read the host counters.
-		while [ ! -e "$rv_tmp/ns.end" ]; do sleep 0.1; done
+		# Until the script has read the host counters (bounded: a
+		# script that failed before never says so).
+		for ((i = 0; i < 1200; i++)); do
+			[ -e "$rv_tmp/ns.end" ] && break
+			sleep 0.1
+		done
 		kill -TERM "$host"
 		wait "$host"
 		exit "$rc"
