@@ -159,6 +159,18 @@ rp_cfg_parse_u32(const struct rp_cfg_key *key, const char *val, void *base,
 	return 0;
 }
 
+/* A number in range, or "auto" (RP_INLINE_AUTO): inline_us. */
+static int
+rp_cfg_parse_u32_auto(const struct rp_cfg_key *key, const char *val,
+		      void *base, char *why, size_t len)
+{
+	if (strcmp(val, "auto") == 0) {
+		*(uint32_t *)RTE_PTR_ADD(base, key->off) = RP_INLINE_AUTO;
+		return 0;
+	}
+	return rp_cfg_parse_u32(key, val, base, why, len);
+}
+
 static int
 rp_cfg_parse_lcores(const struct rp_cfg_key *key, const char *val,
 		    void *base, char *why, size_t len)
@@ -603,6 +615,11 @@ static const struct rp_cfg_type rp_cfg_type_u32 = {
 	.parse = rp_cfg_parse_u32,
 };
 
+static const struct rp_cfg_type rp_cfg_type_u32_auto = {
+	.parse = rp_cfg_parse_u32_auto,
+	.accepted = "auto, or 0..100000 (0: off)",	/* inline_us's */
+};
+
 static const struct rp_cfg_type rp_cfg_type_lcores = {
 	.parse = rp_cfg_parse_lcores,
 	.accepted = "comma-separated list of 1 to "
@@ -706,10 +723,11 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		RP_CFG_CFG(wake_us),
 	},
 	{
-		/* 0: off (rp_engine_assist() runs no pass) */
+		/* 0: off (rp_engine_assist() runs no pass); auto: decided
+		 * from the CPUs at start (rp_inline.c) */
 		.name = "inline_us", .sect = RP_CFG_SECT_ENGINE,
-		.type = &rp_cfg_type_u32,
-		.min = 0, .max = 100000, .def = "0",
+		.type = &rp_cfg_type_u32_auto,
+		.min = 0, .max = 100000, .def = "auto",
 		RP_CFG_CFG(inline_us),
 	},
 	{

@@ -437,8 +437,20 @@ rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 bool
 rp_comp_timer(struct rp_qp *qp, uint64_t now)
 {
+	const struct rp_shard *sh = &qp->dev->sh[qp->shard];
+
 	if (qp->comp.deadline == 0 || now < qp->comp.deadline)
 		return false;
+	if (sh->starved_lag != 0 && qp->comp.deadline > sh->starved_from) {
+		/*
+		 * It ran out while no pass could run: the CPU was not the
+		 * engine's, and the answer may be waiting in the receive
+		 * ring.  The timer counts the engine's time, not the wall's.
+		 */
+		qp->comp.deadline += sh->starved_lag;
+		rp_stat_inc(qp->dev, RP_STAT_TIMER_STARVED);
+		return false;
+	}
 	qp->comp.deadline = 0;
 	if (qp->flushing || (!comp_outstanding(qp) &&
 	    qp->sq_prod == qp->comp.tail &&

@@ -26,6 +26,7 @@
 #include <infiniband/verbs.h>
 
 #include "rp_atomic.h"
+#include "rp_inline.h"
 #include "rp_log.h"
 #include "rp_obj.h"
 #include "rp_signal.h"
@@ -51,6 +52,8 @@ enum rp_lc_stat {
 	RP_LC_INLINE_PASSES,	/* inline: passes run by application threads */
 	RP_LC_STAND_ASIDES,	/* inline: naps while the application ran them */
 	RP_LC_WAKE_CLIENT,	/* of WAKE_DOORBELL: an attached process's */
+	RP_LC_STARVED,		/* passes that began RP_STARVE_US late */
+	RP_LC_STARVED_US,	/* how late, in all */
 	RP_LC_STAT_MAX,
 };
 
@@ -71,6 +74,8 @@ static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
 	[RP_LC_INLINE_PASSES] = "inline_passes",
 	[RP_LC_STAND_ASIDES] = "stand_asides",
 	[RP_LC_WAKE_CLIENT] = "wakeups_client",
+	[RP_LC_STARVED] = "starved_passes",
+	[RP_LC_STARVED_US] = "starved_us",
 };
 
 struct rp_lcore_ctx {
@@ -109,11 +114,21 @@ struct rp_lcore_ctx {
 	 * application's pass.
 	 */
 	bool inline_mode;
+	enum rp_inline_kind inline_kind;
+	cpu_set_t cpus;			/* the lcore's CPUs (RP_INLINE_ON_CPU) */
 	uint64_t stand_cycles;
 	struct timespec stand;
 	uint32_t token;			/* 1 while a thread owns the devices */
 	uint64_t app_tsc;		/* TSC of the application's last try */
 	uint32_t standing;		/* the lcore naps aside (U0/U1) */
+	/*
+	 * TSC by which the next pass was due: the end of the last one, or of
+	 * the nap, block or stand-aside the lcore chose.  A pass that begins
+	 * RP_STARVE_US later than that was starved: the CPU was not the
+	 * engine's.  Written by whoever runs a pass and by the lcore as it
+	 * naps: relaxed, the last plan wins.
+	 */
+	uint64_t due;
 	/*
 	 * Written by the thread that holds the token (the lcore, or in
 	 * inline mode an application thread), except stand_asides and the
@@ -123,6 +138,8 @@ struct rp_lcore_ctx {
 };
 
 static struct rp_lcore_ctx rp_lcores[RP_MAX_ENGINE_LCORES];
+/* What inline_us decided, at launch (rp_inline.c). */
+static struct rp_inline_choice rp_inline;
 static unsigned int rp_nr_lcores;
 static uint32_t rp_stop;
 /* Device id -> its lcore, for rp_engine_assist(); set before launch. */
@@ -240,13 +257,53 @@ rp_dev_poll(struct rp_dev *dev)
 	return shard_poll(&dev->sh[0]);
 }
 
+/*
+ * Lateness a pass is counted as starved from: far below the shortest
+ * retransmit timeout (1 ms, rp_req.c), above a nap's usual overshoot.
+ */
+#define RP_STARVE_US	200
+
+/* The next pass is due at `due` (the caller runs it, or sleeps until). */
+static inline void
+lcore_plan(struct rp_lcore_ctx *lc, uint64_t due)
+{
+	rp_store_relaxed(&lc->due, due);
+}
+
+/*
+ * Whether this pass begins late, the CPU not having been the engine's
+ * (another spinner, the peer host on the same CPU, a stopped process):
+ * the shards' timers must then not count the gap as the peer's silence
+ * (rp_comp_timer()).
+ */
+static void
+lcore_starve_check(struct rp_lcore_ctx *lc, uint64_t now)
+{
+	uint64_t due = rp_load_relaxed(&lc->due);
+	uint64_t lag = now > due ? now - due : 0;
+	uint64_t us = lag * 1000000u / rte_get_timer_hz();
+
+	if (due == 0 || us < RP_STARVE_US)
+		lag = 0;
+	for (unsigned int i = 0; i < lc->nr_shards; i++) {
+		lc->shards[i]->starved_from = due;
+		lc->shards[i]->starved_lag = lag;
+	}
+	if (lag != 0) {
+		lc_stat_add(lc, RP_LC_STARVED, 1);
+		lc_stat_add(lc, RP_LC_STARVED_US, us);
+	}
+}
+
 static bool
 lcore_poll(struct rp_lcore_ctx *lc)
 {
 	bool busy = false;
 
+	lcore_starve_check(lc, rte_get_timer_cycles());
 	for (unsigned int i = 0; i < lc->nr_shards; i++)
 		busy |= shard_poll(lc->shards[i]);
+	lcore_plan(lc, rte_get_timer_cycles());
 	lc_stat_add(lc, RP_LC_POLLS, 1);
 	if (busy)
 		lc_stat_add(lc, RP_LC_POLLS_BUSY, 1);
@@ -409,6 +466,8 @@ lcore_block(struct rp_lcore_ctx *lc)
 	nclient = lcore_client_fds(lc, fds + nport, where);
 	nfds += nclient;
 	lc_stat_add(lc, RP_LC_BLOCKS, 1);
+	lcore_plan(lc, now + (uint64_t)ts.tv_sec * hz +
+		   (uint64_t)ts.tv_nsec * hz / 1000000000u);
 	lcore_token_give(lc);
 	ret = ppoll(fds, nfds, &ts, NULL);
 	lcore_token_wait(lc);
@@ -483,6 +542,7 @@ lcore_stand_aside(struct rp_lcore_ctx *lc)
 	 */
 	rp_store_relaxed(&lc->standing, 1u);
 	rp_fence_seq_cst();
+	lcore_plan(lc, rte_get_timer_cycles() + lc->stand_cycles);
 	/* Only our own fd: need_wakeup is 0 while we stand aside, so no
 	 * attached process rings its own, and the arenas that hold theirs
 	 * are the token holder's to change now. */
@@ -508,10 +568,10 @@ lcore_main(void *arg)
 		rte_pause();
 	/* Naps of a few microseconds need no timer slack. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	RP_LOG(INFO, "engine lcore %u: %u device(s), idle policy %s%s",
+	RP_LOG(INFO, "engine lcore %u: %u device(s), idle policy %s, inline passes %s",
 	       lc->lcore, lc->nr_shards,
 	       rp_idle_policy_name(rp_load_relaxed(&lc->idle)),
-	       lc->inline_mode ? ", inline passes" : "");
+	       rp_inline_kind_name(lc->inline_kind));
 	while (!rp_load_relaxed(&rp_stop)) {
 		bool busy;
 		uint64_t t1;
@@ -555,6 +615,9 @@ lcore_main(void *arg)
 				 * not: on shared CPUs this bounds the latency a
 				 * busy application adds. */
 				lc_stat_add(lc, RP_LC_NAPS, 1);
+				lcore_plan(lc, rte_get_timer_cycles() +
+					   rte_get_timer_hz() / 1000000u *
+					   (uint64_t)lc->nap.tv_nsec / 1000u);
 				nanosleep(&lc->nap, NULL);
 			}
 		}
@@ -579,7 +642,7 @@ lcore_main(void *arg)
 	return 0;
 }
 
-/* The lcore serving device `dev` if it runs inline passes, or NULL. */
+/* The lcore serving device `dev` if it may run inline passes, or NULL. */
 static struct rp_lcore_ctx *
 inline_lcore(unsigned int dev)
 {
@@ -601,6 +664,15 @@ rp_engine_assist(unsigned int dev)
 
 	if (lc == NULL)
 		return false;
+	if (lc->inline_kind == RP_INLINE_ON_CPU) {
+		/* Only a thread that shares the lcore's CPU: one elsewhere
+		 * and the lcore both have a CPU (rp_inline.c).  getcpu is a
+		 * read of the thread's rseq area in glibc 2.35 and later. */
+		int cpu = sched_getcpu();
+
+		if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &lc->cpus))
+			return false;
+	}
 	rp_store_relaxed(&lc->app_tsc, rte_get_timer_cycles());
 	if (!lcore_token_try(lc))
 		return false;
@@ -610,6 +682,9 @@ rp_engine_assist(unsigned int dev)
 	lcore_poll(lc);
 	for (unsigned int i = 0; i < lc->nr_shards; i++)
 		lc->shards[i]->tx_defer = false;
+	/* The program polls again at once, or the lcore is back within
+	 * its stand-aside. */
+	lcore_plan(lc, rte_get_timer_cycles() + lc->stand_cycles);
 	lcore_token_give(lc);
 	return true;
 }
@@ -631,6 +706,28 @@ rp_engine_unassist(unsigned int dev)
 		       strerror(errno));
 }
 
+/* inline_us, decided once from the engine lcores' CPUs and the program's. */
+static int
+lcore_inline_decide(const struct rp_config *cfg)
+{
+	cpu_set_t app, engine;
+
+	CPU_ZERO(&engine);
+	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
+		cpu_set_t c;
+
+		if (!rte_lcore_is_enabled(cfg->lcores[i]))
+			continue;	/* refused below */
+		c = rte_lcore_cpuset(cfg->lcores[i]);
+		CPU_OR(&engine, &engine, &c);
+	}
+	rp_inline_app_cpus(&app);
+	rp_inline_decide(cfg->inline_us, &app, &engine, &rp_inline);
+	RP_LOG(INFO, "inline passes %s: %s", rp_inline_kind_name(rp_inline.kind),
+	       rp_inline.why);
+	return 0;
+}
+
 int
 rp_lcore_launch(const struct rp_config *cfg)
 {
@@ -643,6 +740,9 @@ rp_lcore_launch(const struct rp_config *cfg)
 	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++)
 		rp_lcores[i].wake_fd = -1;
 	rp_nr_lcores = 0;
+	ret = lcore_inline_decide(cfg);
+	if (ret < 0)
+		return ret;
 	/*
 	 * Every lcore set up before any runs: a device's shard 0 stops its
 	 * other shards (rp_shard_pause()) through their wake-up fds, from
@@ -656,10 +756,12 @@ rp_lcore_launch(const struct rp_config *cfg)
 		lc->idle_cycles = rte_get_timer_hz() / 1000000 * cfg->idle_us;
 		lc->nap.tv_nsec = (long)cfg->sleep_us * 1000;
 		lc->wake_ns = (uint64_t)cfg->wake_us * 1000;
-		lc->inline_mode = cfg->inline_us != 0;
-		lc->stand_cycles = rte_get_timer_hz() / 1000000 * cfg->inline_us;
-		lc->stand.tv_sec = cfg->inline_us / 1000000;
-		lc->stand.tv_nsec = (long)(cfg->inline_us % 1000000) * 1000;
+		lc->inline_kind = rp_inline.kind;
+		lc->inline_mode = rp_inline.kind != RP_INLINE_OFF;
+		lc->cpus = rte_lcore_cpuset(lc->lcore);
+		lc->stand_cycles = rte_get_timer_hz() / 1000000 * rp_inline.us;
+		lc->stand.tv_sec = rp_inline.us / 1000000;
+		lc->stand.tv_nsec = (long)(rp_inline.us % 1000000) * 1000;
 		lc->can_block = true;
 		for (unsigned int d = 0; d < rp_nr_devs; d++)
 			for (uint32_t s = 0; s < rp_devs[d]->nr_shards; s++) {
@@ -775,6 +877,21 @@ rp_engine_set_idle(enum rp_idle_policy idle)
 }
 
 int
+rp_engine_inline(unsigned int dev, uint32_t *us, char *why, size_t len)
+{
+	const struct rp_lcore_ctx *lc = dev < RP_MAX_PORTS ?
+		rp_dev_lcore[dev] : NULL;
+
+	if (lc == NULL)
+		return -ENOENT;
+	if (us != NULL)
+		*us = lc->inline_mode ? rp_inline.us : 0;
+	if (why != NULL)
+		snprintf(why, len, "%s", rp_inline.why);
+	return (int)lc->inline_kind;
+}
+
+int
 rp_lcore_stats_get(unsigned int idx, unsigned int *lcore,
 		   const char **names, uint64_t *vals, unsigned int n)
 {
@@ -803,6 +920,8 @@ lcores_cmd(const char *cmd __rte_unused, const char *params __rte_unused,
 
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_timer_hz());
+	if (n != 0)
+		rte_tel_data_add_dict_string(d, "inline_why", rp_inline.brief);
 	for (unsigned int i = 0; i < n; i++) {
 		const struct rp_lcore_ctx *lc = &rp_lcores[i];
 		struct rte_tel_data *c = rte_tel_data_alloc();
@@ -813,6 +932,10 @@ lcores_cmd(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_string(c, "idle",
 				rp_idle_policy_name(rp_load_relaxed(&lc->idle)));
+		rte_tel_data_add_dict_string(c, "inline",
+				rp_inline_kind_name(lc->inline_kind));
+		rte_tel_data_add_dict_u64(c, "inline_us",
+				lc->inline_mode ? rp_inline.us : 0);
 		for (unsigned int s = 0; s < RP_LC_STAT_MAX; s++)
 			rte_tel_data_add_dict_u64(c, rp_lc_stat_names[s],
 					rp_load_relaxed(&lc->stats[s]));

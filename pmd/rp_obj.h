@@ -537,6 +537,7 @@ enum rp_stat {
 	RP_STAT_ND_TX,
 	RP_STAT_RX_MCAST,
 	RP_STAT_PROBE,
+	RP_STAT_TIMER_STARVED,	/* retransmit timers deferred: engine starved */
 	RP_STAT_TX_KICK,
 	RP_STAT_MEM_FAULT,
 	RP_STAT_GSI_NO_AGENT,
@@ -625,6 +626,13 @@ struct rp_shard {
 	 * completion leave in one burst (one system call on af_packet).
 	 */
 	bool tx_defer;			/* this pass may keep its frames */
+	/*
+	 * This pass began starved_lag TSC late (0: on time), the next pass
+	 * having been due at starved_from (rp_lcore.c): timers that expired
+	 * in between wait that much longer (rp_comp_timer()).
+	 */
+	uint64_t starved_from;
+	uint64_t starved_lag;
 	uint32_t pass_cqes;		/* CQEs published by this pass */
 	bool kick_pending;		/* a burst went out since the last
 					 * kick that found the ring drained */

@@ -57,6 +57,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_ND_TX] = "nd_tx",
 	[RP_STAT_RX_MCAST] = "rx_multicast",
 	[RP_STAT_PROBE] = "retransmit_probes",
+	[RP_STAT_TIMER_STARVED] = "timer_starved",
 	[RP_STAT_TX_KICK] = "tx_ring_kicks",
 	[RP_STAT_MEM_FAULT] = "attached_mem_faults",
 	[RP_STAT_GSI_NO_AGENT] = "gsi_no_agent",

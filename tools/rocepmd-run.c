@@ -239,6 +239,8 @@ rp_run_print_check(const struct rp_config *cfg, const char *path,
 	char storage[4096];
 	char addr[INET_ADDRSTRLEN];
 	char err[1024];
+	char why[512];
+	enum rp_inline_kind kind;
 	uint32_t i;
 	int argc, a;
 
@@ -255,6 +257,10 @@ rp_run_print_check(const struct rp_config *cfg, const char *path,
 	else if (cfg->idle == RP_IDLE_ADAPTIVE)
 		printf(", blocks of up to %" PRIu32 " us", cfg->wake_us);
 	printf("\n");
+	/* What the engine will decide, for this process's CPUs, which the
+	 * program inherits. */
+	kind = rp_inline_explain(cfg, why, sizeof(why));
+	printf("inline passes: %s (%s)\n", rp_inline_kind_name(kind), why);
 
 	for (i = 0; i < cfg->nb_ports; i++) {
 		const struct rp_port_cfg *p = &cfg->port[i];

@@ -134,7 +134,9 @@ shim_boot_main(void *arg)
 	}
 	b->argv[argc] = NULL;
 
-	/* Pins this thread, which is ours, to the main lcore. */
+	/* The program's CPUs, which this thread inherited, for
+	 * inline_us = auto; then the EAL pins it to the main lcore. */
+	rp_engine_app_cpus();
 	ret = rte_eal_init(argc, b->argv);
 	/* Even a failed init may have made the directory. */
 	rp_eal_rundir_note();

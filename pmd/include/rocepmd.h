@@ -179,7 +179,8 @@ struct rp_config {
 	/**
 	 * Inline mode when not 0: application threads run engine passes as
 	 * they poll a CQ (rp_engine_assist), and the lcore stands aside this
-	 * long after one
+	 * long after one.  RP_INLINE_AUTO: decided at start from the CPUs
+	 * (rp_engine_inline())
 	 */
 	uint32_t inline_us;
 	uint32_t nb_ports;
@@ -272,6 +273,47 @@ int rp_engine_set_idle(enum rp_idle_policy idle);
  *	is not in inline mode or another thread was running a pass
  */
 bool rp_engine_assist(unsigned int dev);
+
+/** inline_us = auto: the engine decides (rp_engine_inline()). */
+#define RP_INLINE_AUTO		UINT32_MAX
+/** The stand-aside that auto chooses when it turns inline passes on. */
+#define RP_INLINE_AUTO_US	100
+
+/** What inline passes an engine runs (inline_us, and what auto decided). */
+enum rp_inline_kind {
+	RP_INLINE_OFF,		/**< the lcores run every pass */
+	RP_INLINE_ON,		/**< every polling thread runs passes */
+	RP_INLINE_ON_CPU,	/**< a thread polling on an lcore's CPU does */
+};
+
+/**
+ * Record the calling thread's CPU affinity as the CPUs the program's
+ * threads may use, for inline_us = auto.  Call it before rte_eal_init(),
+ * which pins its caller; without it, auto assumes every CPU online.
+ */
+void rp_engine_app_cpus(void);
+
+/**
+ * What inline passes an engine started with `cfg` runs, without starting
+ * it (rocepmd-run --check): the engine lcores' CPUs are read from the EAL
+ * arguments the configuration builds (-l, --lcores), the program's from
+ * rp_engine_app_cpus() or, without it, the calling thread's affinity.
+ * @param why  filled with the reason, one line
+ * @return the kind
+ */
+enum rp_inline_kind rp_inline_explain(const struct rp_config *cfg,
+				      char *why, size_t len);
+
+/**
+ * What the running engine decided for the lcore serving device `dev`.
+ * @param us   the stand-aside in microseconds (0 when off)
+ * @param why  the reason (may be NULL)
+ * @return the kind, or -ENOENT
+ */
+int rp_engine_inline(unsigned int dev, uint32_t *us, char *why, size_t len);
+
+/** "off", "on" or "on-cpu". */
+const char *rp_inline_kind_name(enum rp_inline_kind kind);
 
 /**
  * Inline mode: the calling thread stops polling device `dev`'s CQs (it

@@ -433,7 +433,7 @@ test_defaults(void **state)
 	assert_int_equal(tc_cfg.idle, RP_IDLE_YIELD);
 	assert_int_equal(tc_cfg.idle_us, 50);
 	assert_int_equal(tc_cfg.wake_us, 1000);
-	assert_int_equal(tc_cfg.inline_us, 0);
+	assert_int_equal(tc_cfg.inline_us, RP_INLINE_AUTO);
 	assert_int_equal(tc_cfg.nb_ports, 1);
 	assert_false(p->mac_set);
 	assert_int_equal(p->mtu, 1024);
