@@ -181,6 +181,12 @@ lcore_token_wait(struct rp_lcore_ctx *lc)
 }
 
 /*
+ * Lateness a pass is counted as starved from: far below the shortest
+ * retransmit timeout (1 ms, rp_req.c), above a nap's usual overshoot.
+ */
+#define RP_STARVE_US	200
+
+/*
  * One pass over a shard of a device: shard 0 also runs control requests
  * and the link and address polls.
  */
@@ -210,6 +216,19 @@ shard_poll(struct rp_shard *sh)
 		busy = true;
 	}
 	now = rte_get_timer_cycles();
+	/*
+	 * Starved: this pass reaches the timers RP_STARVE_US later than the
+	 * lcore's plan (starved_from, set by lcore_poll(); 0 for a pass run
+	 * by no lcore), the CPU not having been the engine's (another
+	 * spinner, the peer host on the same CPU, a stopped process).  The
+	 * timers must then not take the gap for the peer's silence
+	 * (rp_comp_timer()).
+	 */
+	sh->starved_lag = 0;
+	if (sh->starved_from != 0 && now > sh->starved_from &&
+	    now - sh->starved_from >
+	    rte_get_timer_hz() / 1000000u * RP_STARVE_US)
+		sh->starved_lag = now - sh->starved_from;
 	/* QPs with work only: rung, received for, or not yet done. */
 	rp_qp_bells(dev);
 	for (uint32_t i = 0; i < sh->nr_active; ) {
@@ -257,12 +276,6 @@ rp_dev_poll(struct rp_dev *dev)
 	return shard_poll(&dev->sh[0]);
 }
 
-/*
- * Lateness a pass is counted as starved from: far below the shortest
- * retransmit timeout (1 ms, rp_req.c), above a nap's usual overshoot.
- */
-#define RP_STARVE_US	200
-
 /* The next pass is due at `due` (the caller runs it, or sleeps until). */
 static inline void
 lcore_plan(struct rp_lcore_ctx *lc, uint64_t due)
@@ -270,39 +283,24 @@ lcore_plan(struct rp_lcore_ctx *lc, uint64_t due)
 	rp_store_relaxed(&lc->due, due);
 }
 
-/*
- * Whether this pass begins late, the CPU not having been the engine's
- * (another spinner, the peer host on the same CPU, a stopped process):
- * the shards' timers must then not count the gap as the peer's silence
- * (rp_comp_timer()).
- */
-static void
-lcore_starve_check(struct rp_lcore_ctx *lc, uint64_t now)
-{
-	uint64_t due = rp_load_relaxed(&lc->due);
-	uint64_t lag = now > due ? now - due : 0;
-	uint64_t us = lag * 1000000u / rte_get_timer_hz();
-
-	if (due == 0 || us < RP_STARVE_US)
-		lag = 0;
-	for (unsigned int i = 0; i < lc->nr_shards; i++) {
-		lc->shards[i]->starved_from = due;
-		lc->shards[i]->starved_lag = lag;
-	}
-	if (lag != 0) {
-		lc_stat_add(lc, RP_LC_STARVED, 1);
-		lc_stat_add(lc, RP_LC_STARVED_US, us);
-	}
-}
-
 static bool
 lcore_poll(struct rp_lcore_ctx *lc)
 {
+	uint64_t due = rp_load_relaxed(&lc->due), lag = 0;
 	bool busy = false;
 
-	lcore_starve_check(lc, rte_get_timer_cycles());
-	for (unsigned int i = 0; i < lc->nr_shards; i++)
-		busy |= shard_poll(lc->shards[i]);
+	for (unsigned int i = 0; i < lc->nr_shards; i++) {
+		struct rp_shard *sh = lc->shards[i];
+
+		sh->starved_from = due;
+		busy |= shard_poll(sh);
+		lag = RTE_MAX(lag, sh->starved_lag);
+	}
+	if (lag != 0) {
+		lc_stat_add(lc, RP_LC_STARVED, 1);
+		lc_stat_add(lc, RP_LC_STARVED_US,
+			    lag * 1000000u / rte_get_timer_hz());
+	}
 	lcore_plan(lc, rte_get_timer_cycles());
 	lc_stat_add(lc, RP_LC_POLLS, 1);
 	if (busy)
