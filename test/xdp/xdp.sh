@@ -81,6 +81,13 @@ netdev_cfg a "$RP_VETH_A" 0 1
 netdev_cfg b "$RP_VETH_B" 1 0
 CA=$rv_tmp/a.ini
 CB=$rv_tmp/b.ini
+# queues and adaptive test the engine lcores themselves (the transmit
+# queue of the lcore's CPU, the lcore's wake-ups): no inline passes, which
+# the default (inline_us = auto) gives a polling program on two CPUs.
+case $case in
+queues | adaptive)
+	sed -i "s/^\[engine\]$/[engine]\ninline_us = 0/" "$CA" "$CB" ;;
+esac
 
 # counter NAME PROGRAM: a device counter from the program's exit log.
 counter() {
