@@ -441,7 +441,8 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 
 	if (qp->comp.deadline == 0 || now < qp->comp.deadline)
 		return false;
-	if (sh->starved_lag != 0 && qp->comp.deadline > sh->starved_from) {
+	if (sh->starved_lag != 0 && qp->comp.deadline > sh->starved_from &&
+	    qp->comp.deadline - sh->starved_from <= sh->starved_lag) {
 		/*
 		 * It ran out while no pass could run: the CPU was not the
 		 * engine's, and the answer may be waiting in the receive

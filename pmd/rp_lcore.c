@@ -216,19 +216,6 @@ shard_poll(struct rp_shard *sh)
 		busy = true;
 	}
 	now = rte_get_timer_cycles();
-	/*
-	 * Starved: this pass reaches the timers RP_STARVE_US later than the
-	 * lcore's plan (starved_from, set by lcore_poll(); 0 for a pass run
-	 * by no lcore), the CPU not having been the engine's (another
-	 * spinner, the peer host on the same CPU, a stopped process).  The
-	 * timers must then not take the gap for the peer's silence
-	 * (rp_comp_timer()).
-	 */
-	sh->starved_lag = 0;
-	if (sh->starved_from != 0 && now > sh->starved_from &&
-	    now - sh->starved_from >
-	    rte_get_timer_hz() / 1000000u * RP_STARVE_US)
-		sh->starved_lag = now - sh->starved_from;
 	/* QPs with work only: rung, received for, or not yet done. */
 	rp_qp_bells(dev);
 	for (uint32_t i = 0; i < sh->nr_active; ) {
@@ -283,24 +270,42 @@ lcore_plan(struct rp_lcore_ctx *lc, uint64_t due)
 	rp_store_relaxed(&lc->due, due);
 }
 
-static bool
-lcore_poll(struct rp_lcore_ctx *lc)
+/*
+ * Starved: this pass begins RP_STARVE_US later than the lcore planned
+ * (lcore_plan()), the CPU not having been the engine's (another spinner,
+ * the peer host on the same CPU, a stopped process).  The shards' timers
+ * must then not take the gap [due, due + lag] for the peer's silence
+ * (rp_comp_timer()).  Time spent in a pass, its own or the other shards'
+ * of the lcore, is the engine's and counts; so does a preemption inside
+ * a pass, which this cannot tell from work.
+ */
+static void
+lcore_starve_check(struct rp_lcore_ctx *lc, uint64_t now)
 {
 	uint64_t due = rp_load_relaxed(&lc->due), lag = 0;
-	bool busy = false;
 
+	if (due != 0 && now > due &&
+	    now - due > rte_get_timer_hz() / 1000000u * RP_STARVE_US)
+		lag = now - due;
 	for (unsigned int i = 0; i < lc->nr_shards; i++) {
-		struct rp_shard *sh = lc->shards[i];
-
-		sh->starved_from = due;
-		busy |= shard_poll(sh);
-		lag = RTE_MAX(lag, sh->starved_lag);
+		lc->shards[i]->starved_from = due;
+		lc->shards[i]->starved_lag = lag;
 	}
 	if (lag != 0) {
 		lc_stat_add(lc, RP_LC_STARVED, 1);
 		lc_stat_add(lc, RP_LC_STARVED_US,
 			    lag * 1000000u / rte_get_timer_hz());
 	}
+}
+
+static bool
+lcore_poll(struct rp_lcore_ctx *lc)
+{
+	bool busy = false;
+
+	lcore_starve_check(lc, rte_get_timer_cycles());
+	for (unsigned int i = 0; i < lc->nr_shards; i++)
+		busy |= shard_poll(lc->shards[i]);
 	lcore_plan(lc, rte_get_timer_cycles());
 	lc_stat_add(lc, RP_LC_POLLS, 1);
 	if (busy)

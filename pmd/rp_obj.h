@@ -629,7 +629,8 @@ struct rp_shard {
 	/*
 	 * This pass began starved_lag TSC late (0: on time), the next pass
 	 * having been due at starved_from (rp_lcore.c): timers that expired
-	 * in between wait that much longer (rp_comp_timer()).
+	 * in between wait that much longer (rp_comp_timer()).  Set by the
+	 * lcore's pass (or an inline one) before the shard's.
 	 */
 	uint64_t starved_from;
 	uint64_t starved_lag;
