@@ -12,6 +12,7 @@
 #ifndef _RTP_H_
 #define _RTP_H_
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +57,12 @@ struct rtp_settings {
 	enum rtp_wait_mode wait;
 	uint32_t hybrid_us;	/* RTP_WAIT_HYBRID: polling spell */
 	double timeout;		/* seconds without progress before failing */
+	/* CPUs of the measuring threads (--cpus-client/--cpus-server);
+	 * not set: every online CPU, as any verbs program's threads */
+	bool cpus_cli_set;
+	bool cpus_srv_set;
+	cpu_set_t cpus_cli;
+	cpu_set_t cpus_srv;
 };
 
 /* Options of the command line (rtp_params.c). */
@@ -96,6 +103,8 @@ struct rtp_params {
 #define RTP_MAX_COUNTERS	64
 struct rtp_counters {
 	uint64_t tsc;
+	uint64_t eng_cpu_ns;		/* engine lcore threads' CPU time */
+	bool has_eng_cpu;		/* (their threads found) */
 	unsigned int nb_lcores;
 	uint64_t lc[RP_MAX_ENGINE_LCORES][RTP_MAX_COUNTERS];
 	const char *lc_names[RTP_MAX_COUNTERS];
@@ -136,6 +145,8 @@ struct rtp_result {
 	double msg_rate;		/* messages/s */
 	double gbps;			/* payload Gbit/s */
 	double cpu_us_per_msg;		/* application threads */
+	double eng_cpu_us_per_msg;	/* this process's engine lcores */
+	bool has_eng_cpu;
 	double engine_busy;		/* share of the engine lcores' cycles */
 	double signals_per_msg;		/* doorbell eventfd signals */
 	double wakeups_per_msg;		/* engine wake-ups from blocking */
@@ -154,6 +165,9 @@ struct rtp_result {
 	uint64_t srv_retransmits;
 	uint64_t srv_drops;
 	uint64_t srv_wc_errors;
+	/* where the threads ran: "cli=0,srv=1,eng=1" (their CPU sets) */
+	char placement[128];
+	bool cpu_over;			/* more spinners than their CPUs */
 };
 
 /* One end of a connection: what the peer needs to reach its QPs. */
@@ -255,6 +269,8 @@ struct rtp_run {
 	bool hello_ok;			/* the server took our hello */
 	void *priv;			/* own_resources modes: their state */
 	struct rtp_srv_figures srv_fig;	/* what the server counted */
+	cpu_set_t cli_cpus;		/* the threads' affinity, as run */
+	cpu_set_t srv_cpus;
 };
 
 /* Out-of-band messages of the two-process topology (rtp_oob.c). */
@@ -301,6 +317,8 @@ int rtp_wait_parse(const char *s, enum rtp_wait_mode *m);
 int rtp_idle_parse(const char *s, enum rp_idle_policy *idle);
 int rtp_u64_parse(const char *s, uint64_t min, uint64_t max, uint64_t *v);
 int rtp_double_parse(const char *s, double min, double max, double *v);
+int rtp_cpus_parse(const char *s, cpu_set_t *set);
+void rtp_cpus_fmt(const cpu_set_t *set, char *buf, size_t len);
 
 /* rtp_wait.c */
 int rtp_waiter_init(struct rtp_waiter *w, struct rtp_side *s,
@@ -402,6 +420,8 @@ int rtp_stop(void);
 bool rtp_running(void);
 int rtp_set_idle(enum rp_idle_policy idle);
 void rtp_unpin_thread(void);
+void rtp_cpus_all(cpu_set_t *set);
+bool rtp_inline_on(void);
 
 /* rtp_cmdline.c */
 int rtp_cmdline_interactive(void);

@@ -6,6 +6,7 @@
  *   show device|port|qp|lcore [stats]   show results   show settings
  *   set idle busy|yield|sleep|adaptive  set wait poll|event|epoll|hybrid
  *   set size|depth|qps|idle-qps|rate|duration|iters|warmup|hybrid-us|timeout VALUE
+ *   set cpus-client|cpus-server LIST
  *   start MODE   stop   help   quit
  */
 
@@ -101,14 +102,20 @@ static void
 show_settings(FILE *f)
 {
 	const struct rtp_settings *s = &rtp.params.set;
+	char cli[64] = "all", srv[64] = "all";
 
+	if (s->cpus_cli_set)
+		rtp_cpus_fmt(&s->cpus_cli, cli, sizeof(cli));
+	if (s->cpus_srv_set)
+		rtp_cpus_fmt(&s->cpus_srv, srv, sizeof(srv));
 	fprintf(f, "size %u depth %u qps %u idle-qps %u iters %" PRIu64
 		" duration %g warmup %" PRIu64
-		" rate %g wait %s hybrid-us %u timeout %g idle %s\n",
+		" rate %g wait %s hybrid-us %u timeout %g idle %s"
+		" cpus-client %s cpus-server %s\n",
 		s->size, s->depth, s->qps, s->idle_qps, s->iters, s->duration,
 		s->warmup,
 		s->rate, rtp_wait_name(s->wait), s->hybrid_us, s->timeout,
-		rp_idle_policy_name(rtp.idle));
+		rp_idle_policy_name(rtp.idle), cli, srv);
 }
 
 /* Processes attached to the devices (--host). */
@@ -269,6 +276,9 @@ static cmdline_parse_token_string_t cmd_set_num =
 		"size#depth#qps#idle-qps#rate#duration#iters#warmup#hybrid-us#timeout");
 static cmdline_parse_token_string_t cmd_set_num_val =
 	TOKEN_STRING_INITIALIZER(struct cmd_set, value, NULL);
+static cmdline_parse_token_string_t cmd_set_cpus =
+	TOKEN_STRING_INITIALIZER(struct cmd_set, what,
+				 "cpus-client#cpus-server");
 
 static cmdline_parse_inst_t cmd_set_idle_inst = {
 	.f = cmd_set_cb,
@@ -293,6 +303,15 @@ static cmdline_parse_inst_t cmd_set_num_inst = {
 	.help_str = "set size|depth|qps|idle-qps|rate|duration|iters|warmup|hybrid-us|timeout VALUE",
 	.tokens = {
 		(void *)&cmd_set_set, (void *)&cmd_set_num,
+		(void *)&cmd_set_num_val, NULL,
+	},
+};
+
+static cmdline_parse_inst_t cmd_set_cpus_inst = {
+	.f = cmd_set_cb,
+	.help_str = "set cpus-client|cpus-server LIST: the thread's CPUs (0, 0-1, 0,2)",
+	.tokens = {
+		(void *)&cmd_set_set, (void *)&cmd_set_cpus,
 		(void *)&cmd_set_num_val, NULL,
 	},
 };
@@ -357,6 +376,7 @@ cmd_word_cb(void *parsed, struct cmdline *cl, void *data)
 		       "  set idle busy|yield|sleep|adaptive\n"
 		       "  set wait poll|event|epoll|hybrid\n"
 		       "  set size|depth|qps|idle-qps|rate|duration|iters|warmup|hybrid-us|timeout VALUE\n"
+		       "  set cpus-client|cpus-server LIST\n"
 		       "  start MODE | stop | quit\n"
 		       "modes:\n");
 		rtp_mode_list(stdout);
@@ -378,6 +398,7 @@ static cmdline_parse_ctx_t rtp_ctx[] = {
 	&cmd_set_idle_inst,
 	&cmd_set_wait_inst,
 	&cmd_set_num_inst,
+	&cmd_set_cpus_inst,
 	&cmd_start_inst,
 	&cmd_word_inst,
 	NULL,

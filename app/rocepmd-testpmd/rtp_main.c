@@ -44,6 +44,15 @@ static struct {
 
 static void job_report(struct rtp_result *r);
 
+/* Every online CPU: where a thread of no --cpus-* option may run. */
+void
+rtp_cpus_all(cpu_set_t *set)
+{
+	CPU_ZERO(set);
+	for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; c++)
+		CPU_SET(c, set);
+}
+
 /*
  * Not the main lcore's CPU, which a thread inherits: the measuring threads
  * are scheduled as any verbs program's are.
@@ -53,17 +62,28 @@ rtp_unpin_thread(void)
 {
 	cpu_set_t all;
 
-	CPU_ZERO(&all);
-	for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; c++)
-		CPU_SET(c, &all);
+	rtp_cpus_all(&all);
 	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
+}
+
+/*
+ * Whether polling threads run the engine's passes, so that the lcore
+ * stands aside while they poll (the idle column, the cpu field).
+ */
+bool
+rtp_inline_on(void)
+{
+	/* What the engine decided (auto) for every poller; on-cpu, only
+	 * for one on an engine lcore's CPU, is placement()'s to judge
+	 * (rtp_run.c). */
+	return rp_engine_inline(0, NULL, NULL, 0) == RP_INLINE_ON;
 }
 
 static void *
 job_main(void *arg)
 {
 	(void)arg;
-	rtp_unpin_thread();
+	/* rtp_run() places the thread (--cpus-client) */
 	rtp_run(rtp_job.mode, &rtp_job.set, &rtp_job.res);
 	job_report(&rtp_job.res);
 	__atomic_store_n(&rtp_job.finished, true, __ATOMIC_RELEASE);
@@ -81,11 +101,11 @@ job_report(struct rtp_result *r)
 		snprintf(r->idle, sizeof(r->idle), "%s>%s%s",
 			 rp_idle_policy_name(rtp_job.idle0),
 			 rp_idle_policy_name(idle),
-			 rtp.cfg.inline_us != 0 ? "+inl" : "");
+			 rtp_inline_on() ? "+inl" : "");
 	else
 		snprintf(r->idle, sizeof(r->idle), "%s%s",
 			 rp_idle_policy_name(idle),
-			 rtp.cfg.inline_us != 0 ? "+inline" : "");
+			 rtp_inline_on() ? "+inline" : "");
 	rtp_report(rtp.out, rtp.params.format, r);
 	if (rtp.nb_results < RTE_DIM(rtp.results))
 		rtp.results[rtp.nb_results++] = *r;
@@ -360,6 +380,8 @@ main(int argc, char **argv)
 		}
 	}
 	atexit(rundir_atexit);
+	/* Before the EAL pins this thread: inline_us = auto's input. */
+	rp_engine_app_cpus();
 	ret = rte_eal_init(eal_argc, eal_argv);
 	rp_eal_rundir_note();
 	if (ret < 0) {

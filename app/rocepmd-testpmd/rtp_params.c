@@ -87,6 +87,62 @@ rtp_double_parse(const char *s, double min, double max, double *v)
 	return 0;
 }
 
+/* A CPU list, "0-1" or "0,2" (taskset -c, EAL -l): 0, or -EINVAL. */
+int
+rtp_cpus_parse(const char *s, cpu_set_t *set)
+{
+	const char *p = s;
+
+	CPU_ZERO(set);
+	for (;;) {
+		char *end;
+		unsigned long a, b;
+
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		a = strtoul(p, &end, 10);
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			if (*p < '0' || *p > '9')
+				return -EINVAL;
+			b = strtoul(p, &end, 10);
+		}
+		if (a > b || b >= CPU_SETSIZE)
+			return -EINVAL;
+		for (unsigned long c = a; c <= b; c++)
+			CPU_SET(c, set);
+		if (*end == '\0')
+			return 0;
+		if (*end != ',')
+			return -EINVAL;
+		p = end + 1;
+	}
+}
+
+/* The same list back, runs of CPUs as ranges ("0-3,6"); "-" if empty. */
+void
+rtp_cpus_fmt(const cpu_set_t *set, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < CPU_SETSIZE && off < len; c++) {
+		int e = c;
+
+		if (!CPU_ISSET(c, set))
+			continue;
+		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
+			e++;
+		off += (size_t)snprintf(buf + off, len - off, e > c ?
+					"%s%d-%d" : "%s%d", off != 0 ? "," : "",
+					c, e);
+		c = e;
+	}
+	if (buf[0] == '\0')
+		snprintf(buf, len, "-");
+}
+
 void
 rtp_settings_default(struct rtp_settings *s)
 {
@@ -135,12 +191,16 @@ rtp_usage(FILE *f)
 "  --duration S (0: --iters)  --warmup N (100)  --rate MSGS_PER_S (0: max)\n"
 "  --wait poll|event|epoll|hybrid (poll)  --hybrid-us N (20)\n"
 "  --timeout S (10)      fail when a completion takes longer\n"
+"  --cpus-client LIST    CPUs of the client thread, e.g. 0 or 0-1 or 0,2\n"
+"  --cpus-server LIST    CPUs of the server thread (both: every CPU); the\n"
+"                        engine lcores' come from the EAL (-l, --lcores)\n"
 "Engine:\n"
 "  --idle busy|yield|sleep|adaptive   idle policy (default: the config's,\n"
 "                        or yield)\n"
 "  --idle-us N           idle time before yielding or sleeping\n"
-"  --inline-us N         inline mode: polling threads run engine passes, the\n"
-"                        lcore stands aside N us after one (0: off)\n"
+"  --inline-us auto|N    inline mode: polling threads run engine passes, the\n"
+"                        lcore stands aside N us after one (0: off; auto,\n"
+"                        the default: decided from the CPUs, see --check)\n"
 "Raw limit:\n"
 "  --raw / --no-raw      measure plain UDP frames on the ports before the\n"
 "                        engine starts (default: on with two --port);\n"
@@ -156,7 +216,8 @@ rtp_usage(FILE *f)
 enum {
 	OPT_PORT = 256, OPT_CONFIG, OPT_MODE, OPT_CMDFILE, OPT_LIST, OPT_SIZE,
 	OPT_DEPTH, OPT_QPS, OPT_IDLE_QPS, OPT_ITERS, OPT_DURATION, OPT_WARMUP, OPT_RATE,
-	OPT_WAIT, OPT_HYBRID, OPT_TIMEOUT, OPT_IDLE, OPT_IDLE_US, OPT_INLINE_US,
+	OPT_WAIT, OPT_HYBRID, OPT_TIMEOUT, OPT_CPUS_CLI, OPT_CPUS_SRV,
+	OPT_IDLE, OPT_IDLE_US, OPT_INLINE_US,
 	OPT_RAW,
 	OPT_NO_RAW, OPT_JSON, OPT_CSV, OPT_OUT, OPT_STATS, OPT_SERVER,
 	OPT_HOST, OPT_HOST_MODE, OPT_HOST_GROUP,
@@ -181,6 +242,8 @@ static const struct option rtp_opts[] = {
 	{ "wait", required_argument, NULL, OPT_WAIT },
 	{ "hybrid-us", required_argument, NULL, OPT_HYBRID },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "cpus-client", required_argument, NULL, OPT_CPUS_CLI },
+	{ "cpus-server", required_argument, NULL, OPT_CPUS_SRV },
 	{ "idle", required_argument, NULL, OPT_IDLE },
 	{ "idle-us", required_argument, NULL, OPT_IDLE_US },
 	{ "inline-us", required_argument, NULL, OPT_INLINE_US },
@@ -320,6 +383,16 @@ setting_parse(struct rtp_settings *s, int opt, const char *val)
 			return bad("--timeout", val, "seconds, 0.01..3600");
 		s->timeout = d;
 		return 0;
+	case OPT_CPUS_CLI:
+		if (rtp_cpus_parse(val, &s->cpus_cli) < 0)
+			return bad("--cpus-client", val, "a CPU list: 0, 0-1, 0,2");
+		s->cpus_cli_set = true;
+		return 0;
+	case OPT_CPUS_SRV:
+		if (rtp_cpus_parse(val, &s->cpus_srv) < 0)
+			return bad("--cpus-server", val, "a CPU list: 0, 0-1, 0,2");
+		s->cpus_srv_set = true;
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -329,8 +402,7 @@ rtp_setting_set(struct rtp_settings *s, const char *name, const char *val)
 {
 	for (unsigned int i = 0; rtp_opts[i].name != NULL; i++)
 		if (strcmp(rtp_opts[i].name, name) == 0 &&
-		    rtp_opts[i].val >= OPT_SIZE && rtp_opts[i].val <= OPT_TIMEOUT &&
-		    rtp_opts[i].val != OPT_IDLE)
+		    rtp_opts[i].val >= OPT_SIZE && rtp_opts[i].val <= OPT_CPUS_SRV)
 			return setting_parse(s, rtp_opts[i].val, val);
 	return -ENOENT;
 }
@@ -390,8 +462,11 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 			p->idle_us = (uint32_t)v;
 			break;
 		case OPT_INLINE_US:
-			if (rtp_u64_parse(optarg, 0, 100000, &v) < 0)
-				return bad("--inline-us", optarg, "0..100000");
+			if (strcmp(optarg, "auto") == 0)
+				v = RP_INLINE_AUTO;
+			else if (rtp_u64_parse(optarg, 0, 100000, &v) < 0)
+				return bad("--inline-us", optarg,
+					   "auto or 0..100000");
 			p->inline_us = (uint32_t)v;
 			p->inline_set = true;
 			break;
@@ -560,9 +635,11 @@ rtp_params_config(const struct rtp_params *p, struct rp_config *cfg,
 	for (unsigned int i = 0; i < p->nb_ports; i++)
 		if (p->port[i].lcore_set && p->port[i].lcore < 64)
 			lcores |= 1ull << p->port[i].lcore;
-	fprintf(f, "[engine]\nmain_lcore = %u\nidle = %s\nidle_us = %u\n"
-		"inline_us = %u\n", main_lcore, rp_idle_policy_name(p->idle),
-		p->idle_us, p->inline_us);
+	fprintf(f, "[engine]\nmain_lcore = %u\nidle = %s\nidle_us = %u\n",
+		main_lcore, rp_idle_policy_name(p->idle), p->idle_us);
+	/* Not given: the engine's default, auto. */
+	if (p->inline_set && p->inline_us != RP_INLINE_AUTO)
+		fprintf(f, "inline_us = %u\n", p->inline_us);
 	if (lcores != 0) {
 		const char *sep = "";
 

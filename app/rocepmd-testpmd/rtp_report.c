@@ -41,7 +41,7 @@ rtp_quantile(uint64_t *v, uint64_t n, double q)
 	"cqes_per_poll,events_per_msg,retransmits,drops,wc_errors," \
 	"received,lat_x_raw,bw_of_raw,srv_received,srv_bytes," \
 	"srv_cpu_us_per_msg,srv_engine_busy,srv_retransmits,srv_drops," \
-	"srv_wc_errors,status"
+	"srv_wc_errors,eng_cpu_us_per_msg,placement,cpu,status"
 
 void
 rtp_report_header(FILE *f, enum rtp_format fmt)
@@ -49,12 +49,12 @@ rtp_report_header(FILE *f, enum rtp_format fmt)
 	if (fmt == RTP_FMT_CSV)
 		fprintf(f, "%s\n", RTP_FIELDS);
 	else if (fmt == RTP_FMT_TABLE)
-		fprintf(f, "%-6s %-10s %7s %5s %3s %-6s %-8s %9s %8s %8s %8s %8s %10s %8s %7s %5s %6s %6s %5s %6s %4s %8s %7s %s\n",
+		fprintf(f, "%-6s %-10s %7s %5s %3s %-6s %-8s %9s %8s %8s %8s %8s %10s %8s %7s %5s %6s %6s %5s %6s %4s %8s %7s %7s %-17s %-4s %s\n",
 			"#", "mode", "size", "depth", "qps", "wait", "idle",
 			"msgs", "lat_min", "lat_p50", "lat_p99", "lat_p999",
 			"msg/s", "Gbit/s", "cpu_us", "eng%", "sig/m",
 			"wake/m", "cqe/p", "retx", "drop", "lat/raw",
-			"bw/raw", "status");
+			"bw/raw", "eng_us", "placement", "cpu", "status");
 }
 
 void
@@ -70,6 +70,15 @@ status(const struct rtp_result *r)
 	if (r->error == 0 && r->error_msg[0] == '\0')
 		return "ok";
 	return r->error_msg[0] != '\0' ? r->error_msg : strerror(-r->error);
+}
+
+/* The cpu field: "" where no thread ran (the raw rows). */
+static const char *
+cpu_field(const struct rtp_result *r)
+{
+	if (r->placement[0] == '\0')
+		return "";
+	return r->cpu_over ? "oversubscribed" : "ok";
 }
 
 /*
@@ -126,14 +135,16 @@ rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 	case RTP_FMT_TABLE:
 		fprintf(f, "%-6s %-10s %7u %5u %3u %-6s %-8s %9" PRIu64
 			" %8.2f %8.2f %8.2f %8.2f %10.0f %8.3f %7.2f %5.1f %6.3f %6.3f %5.2f %6" PRIu64
-			" %4" PRIu64 " %8.2f %7.3f %s\n",
+			" %4" PRIu64 " %8.2f %7.3f %7.2f %-17s %-4s %s\n",
 			"RESULT", r->mode, s->size, s->depth, s->qps,
 			rtp_wait_name(s->wait), r->idle, r->msgs, r->lat_min,
 			r->lat_p50, r->lat_p99, r->lat_p999, r->msg_rate,
 			r->gbps, r->cpu_us_per_msg, r->engine_busy * 100,
 			r->signals_per_msg, r->wakeups_per_msg,
 			r->cqes_per_poll, r->retransmits, r->drops,
-			r->lat_x_raw, r->bw_of_raw, status(r));
+			r->lat_x_raw, r->bw_of_raw, r->eng_cpu_us_per_msg,
+			r->placement[0] != '\0' ? r->placement : "-",
+			r->placement[0] != '\0' ? cpu_field(r) : "-", status(r));
 		report_srv(f, fmt, r);
 		break;
 	case RTP_FMT_JSON:
@@ -157,7 +168,14 @@ rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 			r->drops, r->wc_errors, r->received, r->lat_x_raw,
 			r->bw_of_raw);
 		report_srv(f, fmt, r);
-		fprintf(f, "\"status\":\"%s\"}\n", status(r));
+		if (r->has_eng_cpu)
+			fprintf(f, "\"eng_cpu_us_per_msg\":%.4f,",
+				r->eng_cpu_us_per_msg);
+		else
+			fprintf(f, "\"eng_cpu_us_per_msg\":null,");
+		fprintf(f, "\"placement\":\"%s\",\"cpu\":\"%s\","
+			"\"status\":\"%s\"}\n", r->placement, cpu_field(r),
+			status(r));
 		break;
 	case RTP_FMT_CSV:
 		fprintf(f, "%s,%u,%u,%u,%s,%s,%.0f,%" PRIu64 ",%" PRIu64
@@ -173,7 +191,13 @@ rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 			r->drops, r->wc_errors, r->received, r->lat_x_raw,
 			r->bw_of_raw);
 		report_srv(f, fmt, r);
-		fprintf(f, "\"%s\"\n", status(r));
+		if (r->has_eng_cpu)
+			fprintf(f, "%.4f,", r->eng_cpu_us_per_msg);
+		else
+			fprintf(f, ",");
+		/* quoted: a placement lists CPUs with commas */
+		fprintf(f, "\"%s\",%s,\"%s\"\n", r->placement, cpu_field(r),
+			status(r));
 		break;
 	}
 	fflush(f);

@@ -15,6 +15,7 @@
  */
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_lcore.h>
 #include <rte_pause.h>
 
 #include <rte_common.h>
@@ -147,6 +149,87 @@ rtp_run_abort(void)
 		run->abort = true;
 }
 
+/*
+ * The thread of an engine lcore, by the name the EAL gives its workers
+ * ("rte-worker-N"; "lcore-worker-N" before DPDK 22.11): its TID, 0 if none.
+ */
+static long
+lcore_tid(unsigned int lcore)
+{
+	char w1[32], w2[32], path[300], comm[32];
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	long tid = 0;
+
+	if (d == NULL)
+		return 0;
+	snprintf(w1, sizeof(w1), "rte-worker-%u", lcore);
+	snprintf(w2, sizeof(w2), "lcore-worker-%u", lcore);
+	while (tid == 0 && (e = readdir(d)) != NULL) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 e->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) != NULL) {
+			comm[strcspn(comm, "\n")] = '\0';
+			if (strcmp(comm, w1) == 0 || strcmp(comm, w2) == 0)
+				tid = atol(e->d_name);
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return tid;
+}
+
+/*
+ * CPU time of the engine lcores' threads (the first field of their
+ * schedstat, ns on a CPU): what an event-driven run's engine spends,
+ * which the application threads' CPU time does not hold.  false when a
+ * thread or its schedstat is missing.
+ */
+static bool
+eng_cpu_ns(uint64_t *ns)
+{
+	static long tid[RP_MAX_ENGINE_LCORES];
+	unsigned int lcore;
+
+	*ns = 0;
+	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++) {
+		char path[64];
+		unsigned long long t;
+		FILE *f;
+		int n;
+
+		if (rp_lcore_stats_get(i, &lcore, NULL, NULL, 0) < 0)
+			return i > 0;
+		/* found once (lcores live as long), by whichever thread snaps */
+		t = (unsigned long long)__atomic_load_n(&tid[i],
+							__ATOMIC_RELAXED);
+		if (t == 0) {
+			t = (unsigned long long)lcore_tid(lcore);
+			__atomic_store_n(&tid[i], (long)t, __ATOMIC_RELAXED);
+		}
+		if (t == 0)
+			return false;
+		snprintf(path, sizeof(path), "/proc/self/task/%llu/schedstat",
+			 t);
+		f = fopen(path, "r");
+		if (f == NULL)
+			return false;
+		n = fscanf(f, "%llu", &t);
+		fclose(f);
+		if (n != 1)
+			return false;
+		*ns += t;
+	}
+	return true;
+}
+
 void
 rtp_counters_snap(struct rtp_counters *c)
 {
@@ -155,6 +238,7 @@ rtp_counters_snap(struct rtp_counters *c)
 
 	memset(c, 0, sizeof(*c));
 	c->tsc = rte_get_tsc_cycles();
+	c->has_eng_cpu = eng_cpu_ns(&c->eng_cpu_ns);
 	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++) {
 		n = rp_lcore_stats_get(i, &lcore, c->lc_names, c->lc[i],
 				       RTP_MAX_COUNTERS);
@@ -1004,6 +1088,8 @@ server_main(void *arg)
 	uint64_t cpu0 = rtp_thread_cpu_ns();
 	int ret = 0;
 
+	pthread_getaffinity_np(pthread_self(), sizeof(run->srv_cpus),
+			       &run->srv_cpus);
 	if (run->mode->server_recvs)
 		ret = recvs_post_all(&run->srv, run, run->mode->latency ? 1 :
 				     run->set.depth * RTP_RX_PER_DEPTH);
@@ -1013,6 +1099,138 @@ server_main(void *arg)
 	run->srv_err = ret;
 	run->srv.cpu_ns = rtp_thread_cpu_ns() - cpu0;
 	return NULL;
+}
+
+/*
+ * The server thread, on the CPUs of --cpus-server, else on every CPU (not
+ * the client thread's, which it would inherit); back when it is ready.
+ */
+static int
+server_start(struct rtp_run *run, pthread_t *t)
+{
+	pthread_attr_t attr;
+	cpu_set_t all;
+	int ret;
+
+	rtp_cpus_all(&all);
+	ret = pthread_attr_init(&attr);
+	if (ret != 0)
+		return run_fail(run, -ret, "%s: %s", "server thread");
+	ret = pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t),
+					  run->set.cpus_srv_set ?
+					  &run->set.cpus_srv : &all);
+	srv_ready = false;
+	if (ret == 0)
+		ret = pthread_create(t, &attr, server_main, run);
+	pthread_attr_destroy(&attr);
+	if (ret != 0 && run->set.cpus_srv_set) {
+		char what[80], l[48];
+
+		rtp_cpus_fmt(&run->set.cpus_srv, l, sizeof(l));
+		snprintf(what, sizeof(what), "server thread on CPUs %s", l);
+		return run_fail(run, -ret, "%s: %s", what);
+	}
+	if (ret != 0)
+		return run_fail(run, -ret, "%s: %s", "server thread");
+	while (!__atomic_load_n(&srv_ready, __ATOMIC_ACQUIRE))
+		usleep(100);
+	return 0;
+}
+
+/* The client thread (the caller) on --cpus-client's CPUs, else any. */
+static int
+client_place(struct rtp_run *run)
+{
+	int ret = 0;
+
+	if (run->set.cpus_cli_set)
+		ret = -pthread_setaffinity_np(pthread_self(),
+					      sizeof(run->set.cpus_cli),
+					      &run->set.cpus_cli);
+	else
+		rtp_unpin_thread();
+	pthread_getaffinity_np(pthread_self(), sizeof(run->cli_cpus),
+			       &run->cli_cpus);
+	if (ret < 0) {
+		char what[80], l[48];
+
+		rtp_cpus_fmt(&run->set.cpus_cli, l, sizeof(l));
+		snprintf(what, sizeof(what), "client thread on CPUs %s", l);
+		return run_fail(run, ret, "%s: %s", what);
+	}
+	return 0;
+}
+
+/* Whether a thread of CPU set a runs on CPUs of b only. */
+static bool
+cpus_within(const cpu_set_t *a, const cpu_set_t *b)
+{
+	cpu_set_t x;
+
+	CPU_AND(&x, a, b);
+	return CPU_COUNT(a) != 0 && CPU_EQUAL(&x, a);
+}
+
+/*
+ * Where the run's threads and this process's engine lcores may run
+ * (their CPU sets), and whether the spinners among them had a CPU each.
+ * Spinners: the measuring threads that busy-wait (poll, hybrid; the tag
+ * modes poll; a passive server sleeps) and the engine lcores, except
+ * when the program polls with inline passes on: the lcore stands aside
+ * (with auto's on-cpu, only for a poller pinned to the lcore's CPUs).
+ */
+static void
+placement(const struct rtp_run *run, struct rtp_result *res)
+{
+	const bool polls = run->mode->own_resources ||
+		run->set.wait == RTP_WAIT_POLL ||
+		run->set.wait == RTP_WAIT_HYBRID;
+	/* the server thread is ours: one process, a mode with two ends */
+	const bool srv = rtp.params.client == NULL &&
+		!run->mode->own_resources;
+	char cli_s[32], srv_s[32], eng_s[32];
+	cpu_set_t busy, eng;
+	unsigned int lcore, nb_eng = 0, spinners = 0;
+	bool srv_spins = false, aside;
+
+	CPU_ZERO(&eng);
+	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES &&
+	     rp_lcore_stats_get(i, &lcore, NULL, NULL, 0) >= 0; i++) {
+		rte_cpuset_t c = rte_lcore_cpuset(lcore);
+
+		CPU_OR(&eng, &eng, &c);
+		nb_eng++;
+	}
+	CPU_ZERO(&busy);
+	if (polls) {
+		spinners++;
+		CPU_OR(&busy, &busy, &run->cli_cpus);
+	}
+	/* a server thread that never started (a failed run) spins not */
+	if (polls && srv && run->mode->server_active &&
+	    CPU_COUNT(&run->srv_cpus) != 0) {
+		spinners++;
+		CPU_OR(&busy, &busy, &run->srv_cpus);
+		srv_spins = true;
+	}
+	aside = polls && (rtp_inline_on() ||
+		(rp_engine_inline(0, NULL, NULL, 0) == RP_INLINE_ON_CPU &&
+		 (cpus_within(&run->cli_cpus, &eng) ||
+		  (srv_spins && cpus_within(&run->srv_cpus, &eng)))));
+	if (!aside) {
+		spinners += nb_eng;
+		CPU_OR(&busy, &busy, &eng);
+	}
+	res->cpu_over = spinners > (unsigned int)CPU_COUNT(&busy);
+	rtp_cpus_fmt(&run->cli_cpus, cli_s, sizeof(cli_s));
+	rtp_cpus_fmt(&run->srv_cpus, srv_s, sizeof(srv_s));
+	rtp_cpus_fmt(&eng, eng_s, sizeof(eng_s));
+	if (srv)
+		snprintf(res->placement, sizeof(res->placement),
+			 "cli=%s,srv=%s,eng=%s", cli_s, srv_s, eng_s);
+	else
+		snprintf(res->placement, sizeof(res->placement),
+			 "cli=%s,eng=%s", cli_s, eng_s);
 }
 
 static int
@@ -1058,6 +1276,10 @@ figures(struct rtp_run *run, const struct rtp_counters *c0,
 	quantiles(run, res);
 	res->cpu_us_per_msg = (double)(run->cli.cpu_ns + run->srv.cpu_ns) /
 		1e3 / (double)msgs;
+	res->has_eng_cpu = c0->has_eng_cpu && c1->has_eng_cpu;
+	if (res->has_eng_cpu)
+		res->eng_cpu_us_per_msg = (double)(c1->eng_cpu_ns -
+			c0->eng_cpu_ns) / 1e3 / (double)msgs;
 	busy = rtp_counter(c1, true, "busy_cycles") -
 		rtp_counter(c0, true, "busy_cycles");
 	idle = rtp_counter(c1, true, "idle_cycles") -
@@ -1215,6 +1437,9 @@ rtp_serve_one(int fd, const volatile bool *quit)
 		ret = rtp_oob_hello_check(&h, &mode, &set, r.msg,
 					  sizeof(r.msg));
 	if (ret == 0) {
+		/* this process's --cpus-server, not the client's */
+		set.cpus_srv_set = rtp.params.set.cpus_srv_set;
+		set.cpus_srv = rtp.params.set.cpus_srv;
 		run->mode = mode;
 		run->set = set;
 		run->oob = -1;
@@ -1234,11 +1459,8 @@ rtp_serve_one(int fd, const volatile bool *quit)
 	if (ret == 0)
 		rtp_counters_snap(&run->c0);
 	if (ret == 0) {
-		srv_ready = false;
-		ret = -pthread_create(&srv, NULL, server_main, run);
+		ret = server_start(run, &srv);
 		srv_up = ret == 0;
-		while (srv_up && !__atomic_load_n(&srv_ready, __ATOMIC_ACQUIRE))
-			usleep(100);
 	}
 	if (run != NULL && r.msg[0] == '\0')
 		snprintf(r.msg, sizeof(r.msg), "%s", run->err);
@@ -1317,6 +1539,8 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 	run->samples = malloc(sizeof(uint64_t) * (set->iters != 0 ?
 		RTE_MIN(set->iters, (uint64_t)RTP_MAX_SAMPLES) : RTP_MAX_SAMPLES));
 	ret = run->samples == NULL ? -ENOMEM : 0;
+	if (ret == 0)
+		ret = client_place(run);
 	if (ret == 0 && mode->own_resources) {
 		/* both ends are the mode's, driven by its one thread */
 		if (remote) {
@@ -1372,11 +1596,8 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 		snprintf(run->err, sizeof(run->err), "setup: %s",
 			 strerror(-ret));
 	if (ret == 0 && !remote) {
-		srv_ready = false;
-		ret = -pthread_create(&srv, NULL, server_main, run);
+		ret = server_start(run, &srv);
 		srv_up = ret == 0;
-		while (srv_up && !__atomic_load_n(&srv_ready, __ATOMIC_ACQUIRE))
-			usleep(100);
 	}
 	if (ret == 0) {
 		cur_set(run);
@@ -1401,6 +1622,7 @@ done:
 		snprintf(run->err, sizeof(run->err), "stopped");
 	if (srv_up && run->t_start != 0)
 		figures(run, &run->c0, &run->c1, res);
+	placement(run, res);
 	res->valid = srv_up && run->t_start != 0;
 	res->error = ret;
 	snprintf(res->error_msg, sizeof(res->error_msg), "%s", run->err);
