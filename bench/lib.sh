@@ -11,22 +11,38 @@
 #                           (RP_VETH_MTU, RP_NFT... pass through)
 #   die MSG                 "SCRIPT: ERROR: MSG", exit 1
 #   stop_server             stop the server started last ($srv), by PID
+#   bench_csv FILE MODE FIELD...
+#                           the named fields of rocepmd-testpmd's CSV rows
+#                           (--csv) of mode MODE, "|" between them (a field
+#                           this rocepmd-testpmd has not: empty)
+#   bench_server_gone       if the server has exited already: reap it, its
+#                           exit status in $srv_rc (else srv_rc empty)
+#   bench_errlines FILE     the last lines of a program's log that say what
+#                           went wrong, on one line
+#   bench_why RC NRES STATUS CLIENT_LOG SERVER_LOG [SERVER_EXIT]
+#                           why a server/client invocation failed (the
+#                           client's exit RC, 124: timeout; NRES result
+#                           rows, 0: none; the run's STATUS), on one line;
+#                           nothing if it did not
 #
 # The EXIT trap stops $srv and every PID in bench_pids (TERM, by PID:
 # only what the script started), removes the topology and $tmp.
 #
-# Environment: BENCH_TIMEOUT (seconds a program may run, 120).
+# Environment: BENCH_TIMEOUT (seconds a program may run, 120), BENCH_BUILD
+# (the build directory, build).
 
 set -uo pipefail
 
 bench_prog=${0##*/}
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-app=$src/build/app/rocepmd-testpmd/rocepmd-testpmd
-run=$src/build/tools/rocepmd-run
+build=${BENCH_BUILD:-$src/build}
+app=$build/app/rocepmd-testpmd/rocepmd-testpmd
+run=$build/tools/rocepmd-run
 TMO=${BENCH_TIMEOUT:-120}
 bench_pids=()
 bench_topo=0
 srv=
+srv_rc=
 tmp=
 
 die() {
@@ -39,6 +55,76 @@ stop_server() {
 	kill -TERM "$srv" 2>/dev/null
 	wait "$srv" 2>/dev/null
 	srv=
+}
+
+bench_csv() {
+	local f=$1 m=$2
+
+	shift 2
+	awk -v m="$m" -v want="$*" '
+	function split_csv(line, f,   n, i, c, q, cur) {
+		n = 0; cur = ""; q = 0
+		for (i = 1; i <= length(line); i++) {
+			c = substr(line, i, 1)
+			if (c == "\"") { q = !q; continue }
+			if (c == "," && !q) { f[++n] = cur; cur = ""; continue }
+			cur = cur c
+		}
+		f[++n] = cur
+		return n
+	}
+	/^mode,/ { n = split_csv($0, h); delete col
+		for (i = 1; i <= n; i++) col[h[i]] = i; next }
+	{ split_csv($0, f) }
+	("mode" in col) && f[col["mode"]] == m {
+		k = split(want, w, " "); s = ""
+		for (i = 1; i <= k; i++)
+			s = s (i > 1 ? "|" : "") ((w[i] in col) ? f[col[w[i]]] : "")
+		print s
+	}' "$f"
+}
+
+bench_server_gone() {
+	srv_rc=
+	[ -n "$srv" ] || return 0
+	kill -0 "$srv" 2>/dev/null && return 0
+	wait "$srv"
+	srv_rc=$?
+	srv=
+}
+
+bench_errlines() {
+	local f=$1 l
+
+	[ -s "$f" ] || return 0
+	l=$(grep -av TELEMETRY "$f" |
+		grep -aiE 'error|fail|cannot|abort|refused|invalid|timed out|timeout|exceed|denied|unable|no such|not ' |
+		tail -n 2)
+	[ -n "$l" ] ||
+		l=$(grep -av TELEMETRY "$f" | grep -av '^[[:space:]]*$' | tail -n 1)
+	printf '%s' "$l" | tr -s '\n\t' '| ' | sed 's/|/ \/ /g' | cut -c 1-200
+}
+
+bench_why() {
+	local rc=$1 nres=$2 st=$3 clog=$4 slog=$5 srv_rc=${6:-} why l
+
+	if [ "$rc" = 124 ]; then
+		why="timeout: killed after ${TMO} s (exit 124)"
+	elif [ "$nres" = 0 ]; then
+		why="no result (client exit $rc)"
+	elif [ "$st" != ok ]; then
+		why="status: $st"
+	elif [ "$rc" != 0 ]; then
+		why="client exit $rc"
+	else
+		return 0
+	fi
+	l=$(bench_errlines "$clog")
+	[ -z "$l" ] || why="$why; client: $l"
+	[ -z "$srv_rc" ] || why="$why; server exited first (exit $srv_rc)"
+	l=$(bench_errlines "$slog")
+	[ -z "$l" ] || why="$why; server: $l"
+	echo "$why"
 }
 
 bench_cleanup() {
