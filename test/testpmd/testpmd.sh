@@ -10,6 +10,8 @@
 #             run, show qp lists both ends' QPs (RTS, PSNs) and set idle
 #             applies (the row says sleep>yield), other settings refused
 #   sweep     bench/sweep.py on a tiny grid: CSV rows, plots, summary
+#   starve    the process stopped 20 times in a run: starved passes and
+#             deferred retransmit timers counted, no timeout, nothing lost
 set -uo pipefail
 app=${1:?usage: $0 APP CASE}
 case=${2:?usage: $0 APP CASE}
@@ -263,6 +265,45 @@ s = open(d + "/summary.txt").read()
 assert "crossover, idle yield" in s and "raw one-way" in s, s
 PY
 	grep -q "^crossover, idle yield" "$tmp/summary" || fail "no summary"
+	;;
+starve)
+	# The process stopped (SIGSTOP) 20 times for 100 ms (longer than the
+	# retransmit timeout, 67 ms) while a paced
+	# send_bw on events has requests in flight: each stop is a gap in
+	# which no pass ran, so the engine counts starved passes, and the
+	# retransmit timers that ran out inside a gap wait the gap out
+	# (timer_starved) instead of firing; no message is lost, none fails.
+	"$app" "${eal[@]}" --log-level=rocepmd:info -- "${ports[@]}" --no-raw \
+		--mode send_bw --wait event --idle adaptive --size 4096 \
+		--depth 16 --rate 20000 --duration 8 --csv --out "$tmp/out.csv" \
+		>"$tmp/log" 2>&1 &
+	p=$!
+	sleep 2.5
+	for i in $(seq 20); do
+		kill -STOP "$p" && sleep 0.1 && kill -CONT "$p" && sleep 0.08 ||
+			fail "stop $i: the run ended early"
+	done
+	wait "$p" || { tail -20 "$tmp/log"; fail "the run failed"; }
+	python3 - "$tmp/out.csv" <<'PY' || fail "the run's row"
+import csv, sys
+r = [r for r in csv.DictReader(open(sys.argv[1])) if r["mode"] == "send_bw"]
+assert len(r) == 1, "rows %s" % r
+r = r[0]
+assert r["status"] == "ok" and int(r["wc_errors"]) == 0, r
+msgs = int(r["msgs"])
+assert msgs > 0 and int(r["received"]) == msgs, "received %s of %d" % (r["received"], msgs)
+print("ok send_bw: %d messages, all received; p50 %s us" % (msgs, r["lat_p50_us"]))
+PY
+	sp=$(sed -n 's/.*engine lcore 1: starved_passes \([0-9]*\)$/\1/p' "$tmp/log")
+	su=$(sed -n 's/.*engine lcore 1: starved_us \([0-9]*\)$/\1/p' "$tmp/log")
+	ts=$(sed -n 's/.*rocepmd0: timer_starved \([0-9]*\)$/\1/p' "$tmp/log")
+	to=$(sed -n 's/.*rocepmd0: retry_timeouts \([0-9]*\)$/\1/p' "$tmp/log")
+	echo "starved_passes ${sp:-0}, starved_us ${su:-0}, timer_starved ${ts:-0}, retry_timeouts ${to:-0}"
+	# a stop that lands inside a pass counts as the engine's time
+	[ "${sp:-0}" -ge 10 ] || fail "${sp:-0} starved passes for 20 stops"
+	[ "${su:-0}" -ge 1000000 ] || fail "starved ${su:-0} us in all, 20 stops of 100 ms"
+	[ "${ts:-0}" -ge 1 ] || fail "no retransmit timer waited a gap out"
+	[ "${to:-0}" -eq 0 ] || fail "$to retransmit timeouts: a stop was taken for loss"
 	;;
 *)
 	fail "unknown case $case"
