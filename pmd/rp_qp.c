@@ -697,11 +697,6 @@ qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 		return -EINVAL;
 	if ((mask & IBV_QP_MIN_RNR_TIMER) && a->min_rnr_timer > 31)
 		return -EINVAL;
-	if ((mask & IBV_QP_ACCESS_FLAGS) &&
-	    (a->qp_access_flags & ~(IBV_ACCESS_LOCAL_WRITE |
-	     IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-	     IBV_ACCESS_REMOTE_ATOMIC)))
-		return -EINVAL;
 	if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) && qp->type == IBV_QPT_RC) {
 		ret = qp_rd_alloc(qp, a->max_dest_rd_atomic, &rd, &rd_size);
 		if (ret < 0)
@@ -721,8 +716,12 @@ qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 		qp->atom = (struct rp_atom_res *)(rd + rd_size);
 	}
 
+	/* As the kernel's devices: bits that do not apply to a QP (MR-only
+	 * ones such as IBV_ACCESS_ON_DEMAND) are accepted and ignored. */
 	if (mask & IBV_QP_ACCESS_FLAGS)
-		qp->access = a->qp_access_flags;
+		qp->access = a->qp_access_flags & (IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			IBV_ACCESS_REMOTE_ATOMIC);
 	if (mask & IBV_QP_QKEY)
 		qp->qkey = a->qkey;
 	if (mask & IBV_QP_PKEY_INDEX)

@@ -1140,6 +1140,23 @@ rt_qp_state_rc(struct rt_dev *d0)
 			 "access flags after INIT->INIT: 0x%x",
 			 q.qp_access_flags);
 
+		/*
+		 * MR-only bits in qp_access_flags (issue 26): the kernel's
+		 * devices accept them and ignore what does not apply to a
+		 * QP; so does rocepmd, which keeps the QP's four.
+		 */
+		rt_step("INIT->INIT with MR-only access bits: accepted, ignored");
+		at.qp_access_flags = RT_ACCESS_ALL | IBV_ACCESS_ON_DEMAND |
+			IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED |
+			IBV_ACCESS_RELAXED_ORDERING;
+		ret = rt_modify(&a, &at, IBV_QP_STATE | IBV_QP_ACCESS_FLAGS);
+		RT_CHECK(ret == 0, "INIT->INIT with IBV_ACCESS_ON_DEMAND and "
+			 "other MR-only bits: %s", strerror(ret));
+		ret = ibv_query_qp(a.qp, &q, IBV_QP_ACCESS_FLAGS, &qi);
+		RT_CHECK(ret == 0 && q.qp_access_flags == RT_ACCESS_ALL,
+			 "access flags after MR-only bits: 0x%x (want 0x%x)",
+			 q.qp_access_flags, RT_ACCESS_ALL);
+
 		memset(&at, 0, sizeof(at));
 		at.qp_state = IBV_QPS_RTS;
 		at.sq_psn = a.psn;
