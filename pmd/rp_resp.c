@@ -174,10 +174,15 @@ resp_send(struct rp_qp *qp, const struct rp_pkt *pkt)
 	ret = rp_sge_copy_in_pkt(qp->dev, r->pdn, r->sge, r->wqe.num_sge,
 				 r->offset, pay + skip, len - skip);
 	if (ret != 0) {
-		/* Too long for the buffer, or a bad lkey in the WQE. */
+		/*
+		 * Too long for the buffer: the request's fault, class C, NAK
+		 * "invalid request".  A bad lkey in the WQE: the responder's
+		 * own (local protection), NAK "remote operational error", as
+		 * rxe and mlx5 answer it (IBTA 9.7.5.2.8).
+		 */
 		resp_rcv_finish(qp, pkt, ret == -EMSGSIZE ?
 				IBV_WC_LOC_LEN_ERR : IBV_WC_LOC_PROT_ERR);
-		return RP_RESP_ERR_INV_REQ;
+		return ret == -EMSGSIZE ? RP_RESP_ERR_INV_REQ : RP_RESP_ERR_OP;
 	}
 	r->offset += len - skip;
 	if (pkt->mask & RP_M_LAST) {

@@ -988,6 +988,31 @@ rt_case_rc_recv_too_small(void)
 		rt_buf_free(&src);
 		rt_buf_free(&dst);
 	}
+
+	/*
+	 * A receive whose lkey names no MR of the QP's PD (issue 26: after
+	 * ibv_rereg_mr moved it to another PD): a responder local protection
+	 * fault, answered as the kernel's devices do, with the NAK "remote
+	 * operational error".
+	 */
+	rt_step("SEND into a receive with a bad lkey: receiver "
+		"IBV_WC_LOC_PROT_ERR, sender IBV_WC_REM_OP_ERR");
+	rt_rc_pair(&a, &d0, &b, &d1, NULL);
+	rt_buf_alloc(&src, &d0, 64, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, 64, IBV_ACCESS_LOCAL_WRITE);
+	r = rt_sge(&dst, 0, 64);
+	r.lkey ^= 0x00f00000u;		/* another key index: no such MR */
+	rt_post_recv(&b, 1100, &r, 1);
+	s = rt_sge(&src, 0, 64);
+	rt_post_send(&a, 1110, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	rt_expect_wc(b.rcq, "receiver", 1100, IBV_WC_LOC_PROT_ERR, -1);
+	rt_expect_wc(a.scq, "sender", 1110, IBV_WC_REM_OP_ERR, -1);
+	rt_expect_qp_state(&a, IBV_QPS_ERR, "sender");
+	rt_expect_qp_state(&b, IBV_QPS_ERR, "receiver");
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
 	rt_dev_close(&d0);
 	rt_dev_close(&d1);
 }
@@ -3294,7 +3319,7 @@ static const struct rt_case rt_cases[] = {
 	{ "rc_rnr", rt_case_rc_rnr, 90,
 	  "RNR retry exhausted (0, 1) and RNR recovery (7)" },
 	{ "rc_recv_too_small", rt_case_rc_recv_too_small, 90,
-	  "LOC_LEN_ERR / REM_INV_REQ_ERR" },
+	  "LOC_LEN_ERR / REM_INV_REQ_ERR; a bad lkey: LOC_PROT_ERR / REM_OP_ERR" },
 	{ "qp_state", rt_case_qp_state, 90,
 	  "modify_qp transitions, masks, query_qp, post in RESET" },
 	{ "ud_send", rt_case_ud_send, 90,
