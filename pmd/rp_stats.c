@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Device counters: names, and the /rocepmd/stats telemetry command. */
+/*
+ * Device counters: names, and the /rocepmd/stats telemetry command; and
+ * /rocepmd/port, what a device is bound to (rocepmd-status of a host).
+ */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -183,10 +186,36 @@ shards_cmd(const char *cmd __rte_unused, const char *params,
 	return 0;
 }
 
+/*
+ * /rocepmd/port,ID: what the device is bound to, which the device region
+ * an attached process maps does not say: rocepmd-status --attach prints
+ * the netdev from it, as `rdma link show` does for rxe.
+ */
+static int
+port_cmd(const char *cmd __rte_unused, const char *params,
+	 struct rte_tel_data *d)
+{
+	const struct rp_dev *dev = tel_dev(params);
+
+	if (dev == NULL)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "name", dev->ctl->name);
+	rte_tel_data_add_dict_string(d, "device", dev->cfg.device);
+	rte_tel_data_add_dict_string(d, "netdev", dev->cfg.netdev);
+	rte_tel_data_add_dict_u64(d, "xdp", dev->cfg.netdev_xdp);
+	rte_tel_data_add_dict_u64(d, "port_id", dev->port_id);
+	rte_tel_data_add_dict_u64(d, "link_up",
+				  rp_load_relaxed(&dev->ctl->link_up));
+	return 0;
+}
+
 RTE_INIT(rp_stats_init)
 {
 	rte_telemetry_register_cmd("/rocepmd/stats", stats_cmd,
 				   "Device counters. Parameters: device index");
 	rte_telemetry_register_cmd("/rocepmd/shards", shards_cmd,
 				   "Per-lcore share of a device (queues, QPs, counters). Parameters: device index");
+	rte_telemetry_register_cmd("/rocepmd/port", port_cmd,
+				   "What a device is bound to (device, netdev). Parameters: device index");
 }
