@@ -8,14 +8,15 @@
 
 #define RP_XDP_ROCE_PORT	4791
 #define RP_XDP_MAX_QUEUES	64
-#define RP_XDP_MAX_ADDRS	64
+#define RP_XDP_MAX_ADDRS	128	/* the GIDs and the joined groups (RP_MAX_MCAST) */
 #define RP_XDP_PROG_NAME	"rp_xdp_steer"
 #define RP_XDP_ADDRS_MAP	"rp_addrs"
 #define RP_XDP_STATS_MAP	"rp_stats"
 /* the name DPDK's af_xdp PMD looks for in a program of xdp_prog= */
 #define RP_XDP_XSKS_MAP		"xsks_map"
 
-/* A device address: IPv6, or IPv4 as ::ffff:a.b.c.d (its GID). */
+/* A device address or a group a UD QP joined: IPv6, or IPv4 as
+ * ::ffff:a.b.c.d (its GID). */
 struct rp_xdp_addr {
 	unsigned char a[16];
 };

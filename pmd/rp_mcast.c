@@ -5,9 +5,12 @@
  * IPv6 ff00::/8 GID; its frames come to the group's Ethernet address
  * (rp_gid_mcast_mac), which the port's address filter takes while a QP is
  * attached (rp_mcast_l2_for_us), and a datagram to it (BTH DestQP
- * 0xFFFFFF) goes to every attached QP (rp_recv.c).  As in rxe, nothing is
- * said to the network: no IGMP or MLD report, so a switch that snoops
- * them does not forward the group to the port.
+ * 0xFFFFFF) goes to every attached QP (rp_recv.c); on an XDP port the
+ * group's address also goes into the program's map, so that its RoCEv2
+ * reaches the engine instead of the kernel.  As in rxe, nothing is said to
+ * the network: no IGMP or MLD report, so a switch that snoops them does
+ * not forward the group to the port (the RDMA CM's join makes the kernel
+ * send them, rdmacm/cm_mcast.c).
  */
 
 #include <errno.h>
@@ -71,6 +74,8 @@ rp_mcast_attach(struct rp_dev *dev, struct rp_ctrl_mcast *c)
 	if (rp_shard_move_to(qp, 0) != 0)
 		return -ENOMEM;
 	g->qpn[g->nr_qp++] = c->qpn;
+	if (g->nr_qp == 1)
+		rp_xdp_port_group(dev, g->gid, true);
 	return 0;
 }
 
@@ -84,6 +89,8 @@ mcast_detach(struct rp_dev *dev, uint32_t qpn, const uint8_t gid[16])
 	for (uint32_t i = 0; i < g->nr_qp; i++)
 		if (g->qpn[i] == qpn) {
 			g->qpn[i] = g->qpn[--g->nr_qp];
+			if (g->nr_qp == 0)
+				rp_xdp_port_group(dev, g->gid, false);
 			return 0;
 		}
 	return -EINVAL;

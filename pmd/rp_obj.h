@@ -1103,6 +1103,7 @@ int rp_xdp_port_start(struct rp_dev *dev, const char *driver,
 void rp_xdp_port_fini(struct rp_dev *dev);
 void rp_xdp_port_poll(struct rp_dev *dev);
 void rp_xdp_port_addrs(struct rp_dev *dev);
+void rp_xdp_port_group(struct rp_dev *dev, const uint8_t gid[16], bool add);
 void rp_xdp_port_addrs_sync(struct rp_dev *dev, const uint8_t (*old)[16]);
 
 /* ---- rp_netdev_watch.c */

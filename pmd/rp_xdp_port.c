@@ -6,7 +6,8 @@
  * libbpf: before that, a program of ours left on the interface by an
  * engine that was killed is found and removed (the PMD would refuse to
  * attach over it); after the start, the device's addresses go into the
- * program's rp_addrs map, and its per-CPU counters are read (on the lcore,
+ * program's rp_addrs map (with the multicast groups UD QPs joined,
+ * rp_mcast.c), and its per-CPU counters are read (on the lcore,
  * with the link poll, ten times a second: never per packet), with the
  * statistics of the port's AF_XDP socket (XDP_STATISTICS: frames the
  * socket dropped, descriptors the kernel found invalid), which tell what
@@ -272,6 +273,27 @@ rp_xdp_port_addrs(struct rp_dev *dev)
 				"%s: XDP address map: %s: RoCEv2 to GID %u goes to the kernel",
 				dev->cfg.device, strerror(errno), g);
 	}
+	for (unsigned int i = 0; i < RP_MAX_MCAST; i++)
+		if (dev->mcast[i].nr_qp != 0)
+			rp_xdp_port_group(dev, dev->mcast[i].gid, true);
+}
+
+/* A multicast group a UD QP joined (add) or the last one left. */
+void
+rp_xdp_port_group(struct rp_dev *dev, const uint8_t gid[16], bool add)
+{
+	const __u8 one = 1;
+	struct rp_xdp_addr a;
+
+	if (dev->xdp_addrs_fd < 0)
+		return;
+	memcpy(a.a, gid, 16);
+	if (!add)
+		(void)bpf_map_delete_elem(dev->xdp_addrs_fd, &a);
+	else if (bpf_map_update_elem(dev->xdp_addrs_fd, &a, &one, BPF_ANY) != 0)
+		RP_LOGT(rp_logtype_port, ERR,
+			"%s: XDP address map: %s: RoCEv2 to a multicast group goes to the kernel",
+			dev->cfg.device, strerror(errno));
 }
 
 void

@@ -647,6 +647,7 @@ rdma_destroy_id(struct rdma_cm_id *id)
 			c->mad);
 	}
 	cm_will_drop(c);
+	cm_mc_leave_all(c);	/* as the kernel's rdma_destroy_id */
 	if (c->remote_guid != 0 && !c->sidr)
 		cm_stale_add(c->remote_id, c->remote_guid);
 	if (c->bound)
@@ -1224,12 +1225,16 @@ rdma_get_cm_event(struct rdma_event_channel *channel,
 		if (e != NULL) {
 			TAILQ_REMOVE(&ch->queue, e, link);
 			ch->readers--;
+			if (e->mc != NULL)
+				cm_mc_taken(e);
 		}
 		pthread_mutex_unlock(&cm_lock);
 		if (e != NULL)
 			break;
 		/* The event's id was destroyed before delivery: next. */
 	}
+	if (e->mc != NULL)
+		cm_mc_deliver(e);	/* the QP joins the group */
 	*event = &e->ev;
 	return 0;
 }
@@ -1244,6 +1249,8 @@ rdma_ack_cm_event(struct rdma_cm_event *event)
 		return -1;
 	}
 	pthread_mutex_lock(&cm_lock);
+	if (e->mc != NULL)
+		cm_mc_acked(e);
 	if (--e->owner->events_out == 0)
 		pthread_cond_broadcast(&e->owner->acked);
 	pthread_mutex_unlock(&cm_lock);

@@ -141,6 +141,7 @@ enum cm_state {
 };
 
 struct cm_chan;
+struct cm_mc;
 
 struct cm_id {
 	struct rdma_cm_id id;		/* first: what the application sees */
@@ -185,12 +186,14 @@ struct cm_id {
 	unsigned int events_out;	/* delivered, not acked */
 	pthread_cond_t acked;
 	struct ibv_sa_path_rec path;
+	struct cm_mc *mcs;		/* multicast joins (cm_mcast.c) */
 };
 
 struct cm_event {
 	struct rdma_cm_event ev;	/* first */
 	TAILQ_ENTRY(cm_event) link;
 	struct cm_id *owner;		/* the id whose events_out it counts */
+	struct cm_mc *mc;		/* a multicast join's event, or NULL */
 	uint8_t priv[CM_MAD_SIZE];
 };
 

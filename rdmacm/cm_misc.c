@@ -2,8 +2,8 @@
 /*
  * The rest of librdmacm's ABI: device lists, options, rdma_init_qp_attr,
  * SRQs on an id, rdma_getaddrinfo, and the calls rocepmd does not offer
- * (multicast, ECE), which fail cleanly here instead of reaching the real
- * librdmacm with a rocepmd object.
+ * (ECE), which fail cleanly here instead of reaching the real librdmacm
+ * with a rocepmd object.
  */
 
 #include <arpa/inet.h>
@@ -23,29 +23,6 @@ cm_unsupported(const char *name)
 	CM_LOG(NOTICE, "%s is not supported by rocepmd", name);
 	errno = ENOSYS;
 	return -1;
-}
-
-CM_EXPORT int
-rdma_join_multicast(struct rdma_cm_id *id __rte_unused,
-		    struct sockaddr *addr __rte_unused,
-		    void *context __rte_unused)
-{
-	return cm_unsupported(__func__);
-}
-
-CM_EXPORT int
-rdma_join_multicast_ex(struct rdma_cm_id *id __rte_unused,
-		       struct rdma_cm_join_mc_attr_ex *attr __rte_unused,
-		       void *context __rte_unused)
-{
-	return cm_unsupported(__func__);
-}
-
-CM_EXPORT int
-rdma_leave_multicast(struct rdma_cm_id *id __rte_unused,
-		     struct sockaddr *addr __rte_unused)
-{
-	return cm_unsupported(__func__);
 }
 
 CM_EXPORT int

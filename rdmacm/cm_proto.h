@@ -55,4 +55,10 @@ void cm_build_dreq(struct cm_id *c);
 void cm_will_set(struct cm_id *c);
 void cm_will_drop(struct cm_id *c);
 
+/* cm_mcast.c: multicast joins and their events */
+void cm_mc_taken(struct cm_event *e);
+void cm_mc_deliver(struct cm_event *e);
+void cm_mc_acked(struct cm_event *e);
+void cm_mc_leave_all(struct cm_id *c);
+
 #endif /* _CM_PROTO_H_ */

@@ -33,6 +33,12 @@
  *                to a raw QP set up as the kernel's active side would;
  *                then RC and UC connections whose QPs (ibv_query_qp)
  *                start where rdma_init_qp_attr said, crosswise
+ *   mcast        rdma_join_multicast(_ex) and rdma_leave_multicast: bad
+ *                calls (EINVAL, EOPNOTSUPP, EADDRNOTAVAIL), the JOIN event's
+ *                address (the group GID, QPN 0xFFFFFF, the UDP Q_Key), a
+ *                datagram to the group, a send-only member not in it, a
+ *                group joined twice left twice, rdma_destroy_id with groups
+ *   mcast6       mcast over IPv6
  *
  * Run as: rocepmd-run --config two-ports.ini -- rp_cm_test CASE
  */
@@ -1573,6 +1579,211 @@ rt_case_family(void)
 	family_once(AF_INET6, AF_INET, PORT_BASE + 21);
 }
 
+/* --------------------------------------------------------------- mcast */
+
+/* The group of the family under test: 239.1.2.3 or ff0e::db8:1. */
+static struct sockaddr *
+mc_group(struct sockaddr_storage *ss, union ibv_gid *mgid)
+{
+	memset(ss, 0, sizeof(*ss));
+	memset(mgid, 0, sizeof(*mgid));
+	if (cm_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		inet_pton(AF_INET6, "ff0e::db8:1", &s6->sin6_addr);
+		memcpy(mgid->raw, &s6->sin6_addr, 16);
+	} else {
+		sin_set((struct sockaddr_in *)ss, 0xef010203, 0);
+		mgid->raw[10] = mgid->raw[11] = 0xff;	/* ::ffff:239.1.2.3 */
+		memcpy(&mgid->raw[12], &((struct sockaddr_in *)ss)->sin_addr, 4);
+	}
+	return (struct sockaddr *)ss;
+}
+
+/* A join's event and what it says about the group. */
+static struct ibv_ah *
+mc_joined(struct cm_side *s, const union ibv_gid *mgid, void *context,
+	  const char *who)
+{
+	struct rdma_cm_event *ev;
+	struct ibv_ah *ah;
+
+	ev = cm_expect(s->ch, RDMA_CM_EVENT_MULTICAST_JOIN, CM_TIMEOUT_MS, who);
+	RT_CHECK(ev->id == s->id && ev->status == 0 &&
+		 ev->param.ud.private_data == context,
+		 "%s: MULTICAST_JOIN: id, status %d or context wrong", who,
+		 ev->status);
+	RT_CHECK(ev->param.ud.qp_num == 0xffffff &&
+		 ev->param.ud.qkey == RDMA_UDP_QKEY,
+		 "%s: MULTICAST_JOIN: qp_num 0x%x qkey 0x%x", who,
+		 ev->param.ud.qp_num, ev->param.ud.qkey);
+	RT_CHECK(ev->param.ud.ah_attr.is_global &&
+		 ev->param.ud.ah_attr.dlid == 0 &&
+		 memcmp(ev->param.ud.ah_attr.grh.dgid.raw, mgid->raw, 16) == 0 &&
+		 ev->param.ud.ah_attr.grh.sgid_index ==
+		 (cm_family == AF_INET6 ? 2 : 0) &&
+		 ev->param.ud.ah_attr.grh.hop_limit != 0,
+		 "%s: MULTICAST_JOIN: the address is not the group's from our GID",
+		 who);
+	ah = ibv_create_ah(s->pd, &ev->param.ud.ah_attr);
+	RT_CHECK(ah != NULL, "%s: ibv_create_ah from the event: %s", who,
+		 strerror(errno));
+	cm_ack(ev);
+	return ah;
+}
+
+static void
+mc_send(struct cm_side *s, struct ibv_ah *ah, uint64_t wr_id)
+{
+	struct ibv_sge sg = rt_sge(&s->buf, 0, 256);
+	struct ibv_send_wr wr = { 0 }, *bad;
+
+	wr.wr_id = wr_id;
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = 0xffffff;
+	wr.wr.ud.remote_qkey = RDMA_UDP_QKEY;
+	RT_CHECK(ibv_post_send(s->id->qp, &wr, &bad) == 0, "post UD SEND");
+	rt_expect_wc(s->cq, "UD SEND to the group", wr_id, IBV_WC_SUCCESS,
+		     IBV_WC_SEND);
+}
+
+static void
+mc_expect_none(struct cm_side *s, const char *what)
+{
+	struct ibv_wc wc;
+
+	RT_CHECK(!rt_poll_wc(s->cq, &wc, 0.3), "%s: received a datagram",
+		 what);
+}
+
+static void
+rt_case_mcast(void)
+{
+	struct cm_side rcv, snd, tcp, late;
+	struct rdma_cm_join_mc_attr_ex ax = { 0 };
+	struct sockaddr_storage grp_ss, a;
+	struct sockaddr *grp;
+	union ibv_gid mgid;
+	struct ibv_ah *ah, *rah;
+	struct ibv_wc wc;
+
+	grp = mc_group(&grp_ss, &mgid);
+	side_init(&rcv, RDMA_PS_UDP);
+	side_init(&snd, RDMA_PS_UDP);
+
+	rt_step("bad joins and leaves");
+	RT_CHECK(rdma_join_multicast(rcv.id, grp, NULL) == -1 &&
+		 errno == EINVAL, "join on an unbound id: %s, expected EINVAL",
+		 strerror(errno));
+	RT_CHECK(rdma_bind_addr(rcv.id, dev_addr(&a, 1, 0)) == 0,
+		 "rdma_bind_addr: %s", strerror(errno));
+	RT_CHECK(rdma_bind_addr(snd.id, dev_addr(&a, 0, 0)) == 0,
+		 "rdma_bind_addr: %s", strerror(errno));
+	side_qp(&rcv, rcv.id, IBV_QPT_UD);
+	side_qp(&snd, snd.id, IBV_QPT_UD);
+	RT_CHECK(rdma_leave_multicast(rcv.id, grp) == -1 &&
+		 errno == EADDRNOTAVAIL,
+		 "leave of a group not joined: %s, expected EADDRNOTAVAIL",
+		 strerror(errno));
+	RT_CHECK(rdma_join_multicast(rcv.id, dev_addr(&a, 0, 0), NULL) == -1 &&
+		 errno == EINVAL, "join of a unicast address: %s, expected EINVAL",
+		 strerror(errno));
+	ax.comp_mask = RDMA_CM_JOIN_MC_ATTR_ADDRESS;
+	ax.addr = grp;
+	RT_CHECK(rdma_join_multicast_ex(rcv.id, &ax, NULL) == -1 &&
+		 errno == EINVAL, "join_ex without join flags: %s, expected EINVAL",
+		 strerror(errno));
+	ax.comp_mask = RDMA_CM_JOIN_MC_ATTR_RESERVED;
+	RT_CHECK(rdma_join_multicast_ex(rcv.id, &ax, NULL) == -1 &&
+		 errno == EOPNOTSUPP,
+		 "join_ex with a reserved comp_mask bit: %s, expected EOPNOTSUPP",
+		 strerror(errno));
+	ax.comp_mask = RDMA_CM_JOIN_MC_ATTR_ADDRESS |
+		RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS;
+	ax.join_flags = RDMA_MC_JOIN_FLAG_RESERVED;
+	RT_CHECK(rdma_join_multicast_ex(rcv.id, &ax, NULL) == -1 &&
+		 errno == EINVAL, "join_ex with reserved flags: %s, expected EINVAL",
+		 strerror(errno));
+	side_init(&tcp, RDMA_PS_TCP);
+	RT_CHECK(rdma_bind_addr(tcp.id, dev_addr(&a, 1, 0)) == 0,
+		 "rdma_bind_addr: %s", strerror(errno));
+	RT_CHECK(rdma_join_multicast(tcp.id, grp, NULL) == -1 &&
+		 errno == EINVAL, "join on an RC id: %s, expected EINVAL",
+		 strerror(errno));
+	side_fini(&tcp);
+
+	rt_step("receiver joins twice, sender send-only");
+	RT_CHECK(rdma_join_multicast(rcv.id, grp, &rcv) == 0,
+		 "rdma_join_multicast: %s", strerror(errno));
+	rah = mc_joined(&rcv, &mgid, &rcv, "receiver");
+	RT_CHECK(rdma_join_multicast(rcv.id, grp, &snd) == 0,
+		 "second rdma_join_multicast: %s", strerror(errno));
+	ibv_destroy_ah(mc_joined(&rcv, &mgid, &snd, "receiver, again"));
+	ax.join_flags = RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER;
+	RT_CHECK(rdma_join_multicast_ex(snd.id, &ax, NULL) == 0,
+		 "rdma_join_multicast_ex send-only: %s", strerror(errno));
+	ah = mc_joined(&snd, &mgid, NULL, "sender");
+
+	rt_step("a datagram to the group reaches the receiver's QP");
+	post_recv(&rcv, rcv.id);
+	post_recv(&snd, snd.id);
+	mc_send(&snd, ah, 1);
+	wc = rt_expect_wc(rcv.cq, "receiver", 1, IBV_WC_SUCCESS, IBV_WC_RECV);
+	RT_CHECK(wc.src_qp == snd.id->qp->qp_num && wc.byte_len == 256 + RT_GRH_LEN,
+		 "group datagram: %u B from QP 0x%x", wc.byte_len, wc.src_qp);
+	rt_step("a send-only member's QP is not in the group");
+	mc_send(&rcv, rah, 2);
+	mc_expect_none(&snd, "send-only member");
+
+	rt_step("leave one of two joins: still in the group");
+	RT_CHECK(rdma_leave_multicast(rcv.id, grp) == 0,
+		 "rdma_leave_multicast: %s", strerror(errno));
+	post_recv(&rcv, rcv.id);
+	mc_send(&snd, ah, 3);
+	rt_expect_wc(rcv.cq, "receiver after one leave", 1, IBV_WC_SUCCESS,
+		     IBV_WC_RECV);
+	rt_step("leave the other: out of the group");
+	RT_CHECK(rdma_leave_multicast(rcv.id, grp) == 0,
+		 "second rdma_leave_multicast: %s", strerror(errno));
+	RT_CHECK(rdma_leave_multicast(rcv.id, grp) == -1 &&
+		 errno == EADDRNOTAVAIL,
+		 "third leave: %s, expected EADDRNOTAVAIL", strerror(errno));
+	post_recv(&rcv, rcv.id);
+	mc_send(&snd, ah, 4);
+	mc_expect_none(&rcv, "receiver after both leaves");
+
+	rt_step("rdma_destroy_id with groups joined, events taken or not");
+	side_init(&late, RDMA_PS_UDP);
+	RT_CHECK(rdma_bind_addr(late.id, dev_addr(&a, 1, 0)) == 0,
+		 "rdma_bind_addr: %s", strerror(errno));
+	side_qp(&late, late.id, IBV_QPT_UD);
+	RT_CHECK(rdma_join_multicast(late.id, grp, NULL) == 0,
+		 "rdma_join_multicast: %s", strerror(errno));
+	ibv_destroy_ah(mc_joined(&late, &mgid, NULL, "late"));
+	RT_CHECK(rdma_join_multicast(rcv.id, grp, NULL) == 0,
+		 "rdma_join_multicast: %s", strerror(errno));
+	post_recv(&late, late.id);
+	mc_send(&snd, ah, 5);
+	rt_expect_wc(late.cq, "late", 1, IBV_WC_SUCCESS, IBV_WC_RECV);
+	RT_CHECK(ibv_destroy_ah(ah) == 0 && ibv_destroy_ah(rah) == 0,
+		 "ibv_destroy_ah");
+	side_fini(&late);
+	side_fini(&snd);
+	side_fini(&rcv);	/* its join's event never taken */
+}
+
+static void
+rt_case_mcast6(void)
+{
+	cm_family = AF_INET6;
+	rt_case_mcast();
+}
+
 static const struct rt_case rt_cases[] = {
 	{ "rc", rt_case_rc, 60,
 	  "connect/accept/private data, SEND and READ, disconnect" },
@@ -1593,6 +1804,9 @@ static const struct rt_case rt_cases[] = {
 	  "random and mutated MADs to QP 1, then a real connection" },
 	{ "chan_race", rt_case_chan_race, 60,
 	  "a reader waiting while its id and channel are destroyed" },
+	{ "mcast", rt_case_mcast, 60,
+	  "rdma_join_multicast(_ex)/rdma_leave_multicast: errors, events, data" },
+	{ "mcast6", rt_case_mcast6, 60, "mcast over IPv6 (ff0e::db8:1)" },
 	{ "psn", rt_case_psn, 60,
 	  "Starting PSNs as the kernel reads them; RC and UC QP attributes" },
 };
