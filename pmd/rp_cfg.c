@@ -30,6 +30,7 @@
 #include <rte_cfgfile.h>
 #include <rte_common.h>
 #include <rte_ethdev.h>
+#include <rte_log.h>
 #include <rte_string_fns.h>
 
 #include "rocepmd.h"
@@ -41,10 +42,11 @@
 /*
  * Words rp_cfg_eal_argv() may add to the [eal] args: program name, -l and
  * --main-lcore with their values, a --vdev or -a pair per port, --no-pci,
- * --no-huge -m 512, --in-memory or --no-shconf, --file-prefix=, and the
- * closing NULL.
+ * --no-huge -m 512, --in-memory or --no-shconf, --file-prefix=, five
+ * --log-level options, and the closing NULL; besides, the [eal] args' own
+ * --log-level options once more (at most RP_CFG_EAL_USER_ARGS words).
  */
-#define RP_CFG_EAL_OWN_ARGS	(1 + 4 + 2 * RP_MAX_PORTS + 3 + 3 + 1)
+#define RP_CFG_EAL_OWN_ARGS	(1 + 4 + 2 * RP_MAX_PORTS + 3 + 3 + 5 + 1)
 #define RP_CFG_EAL_USER_ARGS	44	/* a literal: it is in messages */
 
 /* Headers around an IB payload in the largest frame the engine sends: */
@@ -63,7 +65,7 @@
 
 #define RP_CFG_DEFAULT_NO_HUGE_MB	"512"
 
-static_assert(RP_CFG_EAL_USER_ARGS + RP_CFG_EAL_OWN_ARGS <= RP_EAL_MAX_ARGS,
+static_assert(2 * RP_CFG_EAL_USER_ARGS + RP_CFG_EAL_OWN_ARGS <= RP_EAL_MAX_ARGS,
 	      "RP_CFG_EAL_USER_ARGS does not fit RP_EAL_MAX_ARGS");
 static_assert(RP_MAX_PORTS <= 10, "port sections are port0..port9 at most");
 static_assert(RP_ETHDEV_NAME_LEN == RTE_ETH_NAME_MAX_LEN,
@@ -258,6 +260,36 @@ rp_cfg_parse_idle(const struct rp_cfg_key *key, const char *val, void *base,
 		}
 	}
 	snprintf(why, len, "'%s' is not an idle policy", val);
+	return -EINVAL;
+}
+
+/* [eal] log_level: the names EAL's --log-level takes, by RTE_LOG_* level. */
+static const char * const rp_log_level_names[] = {
+	[RTE_LOG_EMERG] = "emergency",
+	[RTE_LOG_ALERT] = "alert",
+	[RTE_LOG_CRIT] = "critical",
+	[RTE_LOG_ERR] = "error",
+	[RTE_LOG_WARNING] = "warning",
+	[RTE_LOG_NOTICE] = "notice",
+	[RTE_LOG_INFO] = "info",
+	[RTE_LOG_DEBUG] = "debug",
+};
+
+static int
+rp_cfg_parse_log_level(const struct rp_cfg_key *key, const char *val,
+		       void *base, char *why, size_t len)
+{
+	uint32_t *level = RTE_PTR_ADD(base, key->off);
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(rp_log_level_names); i++) {
+		if (rp_log_level_names[i] != NULL &&
+		    strcmp(val, rp_log_level_names[i]) == 0) {
+			*level = i;
+			return 0;
+		}
+	}
+	snprintf(why, len, "'%s' is not a log level", val);
 	return -EINVAL;
 }
 
@@ -638,6 +670,12 @@ static const struct rp_cfg_type rp_cfg_type_eal_args = {
 		RTE_STR(RP_CFG_EAL_USER_ARGS) " words",
 };
 
+static const struct rp_cfg_type rp_cfg_type_log_level = {
+	.parse = rp_cfg_parse_log_level,
+	.accepted = "emergency, alert, critical, error, warning, notice, "
+		"info, debug",
+};
+
 static const struct rp_cfg_type rp_cfg_type_device = {
 	.parse = rp_cfg_parse_device,
 	.accepted = "net_<driver><n>[,key=value...], or a PCI address "
@@ -684,6 +722,12 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		.name = "args", .sect = RP_CFG_SECT_EAL,
 		.type = &rp_cfg_type_eal_args,
 		RP_CFG_CFG(eal_args),
+	},
+	{
+		/* rocepmd's and DPDK's log types; see rp_cfg_eal_argv() */
+		.name = "log_level", .sect = RP_CFG_SECT_EAL,
+		.type = &rp_cfg_type_log_level, .def = "notice",
+		RP_CFG_CFG(log_level),
 	},
 	{
 		.name = "main_lcore", .sect = RP_CFG_SECT_ENGINE,
@@ -1721,6 +1765,92 @@ rp_cfg_argv_has(char * const *argv, int from, int to, char c,
 	return false;
 }
 
+/*
+ * Whether the word w of n characters is a --log-level option; *value_next
+ * tells whether its value is the next word ("--log-level LEVEL").
+ */
+static bool
+rp_cfg_word_log_level(const char *w, size_t n, bool *value_next)
+{
+	static const char opt[] = "--log-level";
+	const size_t k = sizeof(opt) - 1;
+
+	if (n < k || strncmp(w, opt, k) != 0 || (n > k && w[k] != '='))
+		return false;
+	*value_next = n == k;
+	return true;
+}
+
+/* The words of the [eal] args: all, or only the --log-level options. */
+static void
+rp_cfg_argv_add_user(struct rp_cfg_argv *a, const char *args, bool log_only)
+{
+	bool value_next = false;
+	const char *p;
+
+	for (p = args; *p != '\0';) {
+		bool take;
+		size_t n;
+
+		while (isspace((unsigned char)*p))
+			p++;
+		n = 0;
+		while (p[n] != '\0' && !isspace((unsigned char)p[n]))
+			n++;
+		if (n > 0) {
+			take = !log_only || value_next;
+			if (rp_cfg_word_log_level(p, n, &value_next))
+				take = true;
+			else
+				value_next = false;
+			if (take)
+				rp_cfg_argv_add(a, "%.*s", (int)n, p);
+		}
+		p += n;
+	}
+}
+
+/*
+ * [eal] log_level: every log type at that level, rocepmd's and DPDK's,
+ * except that below info the EAL and telemetry say errors only.  A healthy
+ * start of Debian's 22.11 has each warn once, both false alarms: "No free
+ * 1048576 kB hugepages" while 2 MiB pages serve, and "No legacy callbacks,
+ * legacy socket not created"; the rest of what they say at start is info.
+ *
+ * EAL applies --log-level options in order to the types that exist (the
+ * EAL's own, rocepmd's: registered by constructors), but gives a type
+ * registered during rte_eal_init() (telemetry, the drivers it loads) the
+ * level of the first option that matches it.  So the narrower options come
+ * both before and after the wider one.
+ */
+static void
+rp_cfg_argv_add_log_levels(struct rp_cfg_argv *a, uint32_t level)
+{
+	static const char * const quiet[] = { "lib.eal", "lib.telemetry" };
+	const char *all, *start;
+	unsigned int pass, i;
+
+	/* 0: a configuration not from rp_cfg_load(), the default */
+	if (level == 0)
+		level = RTE_LOG_NOTICE;
+	if (level >= RTE_DIM(rp_log_level_names)) {
+		a->rc = -EINVAL;
+		return;
+	}
+	all = rp_log_level_names[level];
+	start = rp_log_level_names[level > RTE_LOG_NOTICE ? level :
+				   RTE_MIN(level, (uint32_t)RTE_LOG_ERR)];
+	for (pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			rp_cfg_argv_add(a, "--log-level=*:%s", all);
+		if (start == all)
+			continue;
+		for (i = 0; i < RTE_DIM(quiet); i++)
+			rp_cfg_argv_add(a, "--log-level=%s:%s", quiet[i],
+					start);
+	}
+}
+
 /* Whether the kernel has any free huge page, of any size. */
 static bool
 rp_cfg_hugepages_free(void)
@@ -1766,7 +1896,6 @@ rp_cfg_eal_argv(const struct rp_config *cfg, const char *prog,
 	char lcores[16 * (RP_MAX_ENGINE_LCORES + 1)];
 	bool all_vdev = true, no_huge;
 	int user, end;
-	const char *p;
 	uint32_t i;
 
 	if (cfg == NULL || argv == NULL || storage == NULL || max_args < 1 ||
@@ -1775,18 +1904,7 @@ rp_cfg_eal_argv(const struct rp_config *cfg, const char *prog,
 
 	rp_cfg_argv_add(&a, "%s", prog != NULL ? prog : "rocepmd");
 	user = a.argc;
-	for (p = cfg->eal_args; *p != '\0';) {
-		size_t n;
-
-		while (isspace((unsigned char)*p))
-			p++;
-		n = 0;
-		while (p[n] != '\0' && !isspace((unsigned char)p[n]))
-			n++;
-		if (n > 0)
-			rp_cfg_argv_add(&a, "%.*s", (int)n, p);
-		p += n;
-	}
+	rp_cfg_argv_add_user(&a, cfg->eal_args, false);
 	if (a.rc != 0)
 		return a.rc;
 	end = a.argc;
@@ -1840,6 +1958,10 @@ rp_cfg_eal_argv(const struct rp_config *cfg, const char *prog,
 	if (!rp_cfg_argv_has(argv, user, end, '\0', "file-prefix"))
 		rp_cfg_argv_add(&a, "--file-prefix=rocepmd-%ld",
 				(long)getpid());
+	/* Last: the [eal] args' own --log-level options, given before
+	 * log_level's and again after them, win over them (see above). */
+	rp_cfg_argv_add_log_levels(&a, cfg->log_level);
+	rp_cfg_argv_add_user(&a, cfg->eal_args, true);
 	if (a.rc != 0)
 		return a.rc;
 	argv[a.argc] = NULL;

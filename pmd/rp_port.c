@@ -77,6 +77,26 @@ port_find(const struct rp_port_cfg *pc, uint16_t *port_id)
  * the block as well.  Other PMDs (memif in 22.11) leave both unset, and
  * the engine wakes on doorbells and its timeout only.
  */
+/*
+ * The RX interrupt fd of queue 0, or -1.  A PMD that accepts
+ * intr_conf.rxq without having the interrupt (af_xdp, memif in 22.11) makes
+ * ethdev log an error ("Rx Intr handle unset") for asking: the engine only
+ * asks, so ethdev is kept quiet meanwhile.
+ */
+static int
+rp_port_rx_intr_fd(uint16_t port_id)
+{
+	int level = rte_log_get_level(rte_eth_dev_logtype);
+	int fd;
+
+	if (level > 0)
+		rte_log_set_level(rte_eth_dev_logtype, RTE_LOG_CRIT);
+	fd = rte_eth_dev_rx_intr_ctl_q_get_fd(port_id, 0);
+	if (level > 0)
+		rte_log_set_level(rte_eth_dev_logtype, (uint32_t)level);
+	return fd;
+}
+
 static void
 rp_port_rx_intr_setup(struct rp_dev *dev, bool intr, const char *driver,
 		      unsigned int ifindex)
@@ -88,7 +108,7 @@ rp_port_rx_intr_setup(struct rp_dev *dev, bool intr, const char *driver,
 	dev->nr_rx_sock = 0;
 	if (!dev->rx_intr_want)
 		return;
-	fd = intr ? rte_eth_dev_rx_intr_ctl_q_get_fd(dev->port_id, 0) : -1;
+	fd = intr ? rp_port_rx_intr_fd(dev->port_id) : -1;
 	if (fd >= 0 && rte_eth_dev_rx_intr_enable(dev->port_id, 0) == 0) {
 		rte_eth_dev_rx_intr_disable(dev->port_id, 0);
 		dev->rx_intr_fd = fd;

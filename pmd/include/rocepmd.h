@@ -24,7 +24,7 @@ extern "C" {
 
 #define RP_MAX_PORTS		4
 #define RP_MAX_ENGINE_LCORES	8
-#define RP_EAL_MAX_ARGS		64
+#define RP_EAL_MAX_ARGS		128
 #define RP_CFG_STR		256
 #define RP_ETHDEV_NAME_LEN	64	/**< RTE_ETH_NAME_MAX_LEN */
 #define RP_MAX_IPV6		4	/**< configured IPv6 addresses per port */
@@ -169,6 +169,7 @@ struct rp_host_cfg {
 struct rp_config {
 	char path[PATH_MAX];
 	char eal_args[1024];		/**< [eal] args, verbatim */
+	uint32_t log_level;		/**< [eal] log_level: RTE_LOG_*, 0 notice */
 	uint32_t main_lcore;
 	uint32_t nb_lcores;
 	uint32_t lcores[RP_MAX_ENGINE_LCORES];	/**< engine lcores */
@@ -206,7 +207,9 @@ int rp_cfg_load(const char *path, struct rp_config *cfg, char *err,
  * --main-lcore main", "--vdev dev" or "-a pci" per port (and --no-pci when
  * all are vdevs), "--no-huge -m 512" when the kernel has no free huge page,
  * --in-memory (or --no-shconf with --no-huge, which 22.11 cannot combine
- * with --in-memory) and --file-prefix=rocepmd-<pid>.  argv[argc] is NULL.
+ * with --in-memory) and --file-prefix=rocepmd-<pid>; last, the --log-level
+ * options of [eal] log_level, then the [eal] args' own --log-level options
+ * again (so that they win, see rp_cfg.c).  argv[argc] is NULL.
  *
  * @param storage buffer the argument strings are written into
  * @return argc, or -E2BIG (max_args too small), -ENOSPC (storage too
@@ -352,7 +355,9 @@ int rp_lcore_stats_get(unsigned int idx, unsigned int *lcore,
 /**
  * Note this process's EAL runtime directory (rte_eal_get_runtime_dir()),
  * which DPDK 22.11 creates per --file-prefix and never removes.  Call after
- * rte_eal_init(), whether it succeeded or not.
+ * rte_eal_init(), whether it succeeded or not.  Removes, beside it, the
+ * rocepmd-<pid> directories of processes that are gone (killed by a
+ * signal: no exit handler ran) and left nothing alive in them.
  */
 void rp_eal_rundir_note(void);
 

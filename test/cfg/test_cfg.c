@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <rte_log.h>
 
 #include "rocepmd.h"
 
@@ -84,6 +85,7 @@ struct tc_kv {
 
 static const struct tc_kv tc_base[] = {
 	{ "eal", "args", "--no-telemetry" },
+	{ "eal", "log_level", "notice" },
 	{ "engine", "main_lcore", "0" },
 	{ "engine", "lcores", "1,2" },
 	{ "engine", "idle", "yield" },
@@ -152,6 +154,9 @@ static const struct tc_kv tc_bad[] = {
 	{ "eal", "args", "--file-prefix=\"a b\"" },
 	{ "eal", "args", "--file-prefix='a'" },
 	{ "eal", "args", TC_45_WORDS },
+	{ "eal", "log_level", "loud" },
+	{ "eal", "log_level", "7" },
+	{ "eal", "log_level", "Info" },
 	{ "engine", "main_lcore", "128" },
 	{ "engine", "main_lcore", "-1" },
 	{ "engine", "main_lcore", "0x1" },
@@ -427,6 +432,7 @@ test_defaults(void **state)
 	(void)state;
 	assert_int_equal(tc_load(text), 0);
 	assert_string_equal(tc_cfg.eal_args, "");
+	assert_int_equal(tc_cfg.log_level, RTE_LOG_NOTICE);
 	assert_int_equal(tc_cfg.main_lcore, 0);
 	assert_int_equal(tc_cfg.nb_lcores, 1);
 	assert_int_equal(tc_cfg.lcores[0], 1);
@@ -807,7 +813,11 @@ test_argv_vdev(void **state)
 		"-l", "0,1,3", "--main-lcore", "0",
 		"--vdev", "net_ring0",
 		"--vdev", "net_af_packet0,iface=rp-veth-a,qpairs=1",
-		"--no-pci", "--no-shconf", prefix, NULL,
+		"--no-pci", "--no-shconf", prefix,
+		"--log-level=lib.eal:error", "--log-level=lib.telemetry:error",
+		"--log-level=*:notice",
+		"--log-level=lib.eal:error", "--log-level=lib.telemetry:error",
+		NULL,
 	};
 	int argc;
 
@@ -833,7 +843,11 @@ test_argv_pci(void **state)
 		"-l", "1,0", "--main-lcore", "1",
 		"-a", "0000:01:00.0",
 		"-a", "02:00.1,rxq=2",
-		"--in-memory", prefix, NULL,
+		"--in-memory", prefix,
+		"--log-level=lib.eal:error", "--log-level=lib.telemetry:error",
+		"--log-level=*:notice",
+		"--log-level=lib.eal:error", "--log-level=lib.telemetry:error",
+		NULL,
 	};
 	int argc;
 
@@ -878,7 +892,11 @@ test_argv_overrides(void **state)
 	const char *expect[] = {
 		"prog", "-l0-3", "--file-prefix=mine", "--in-memory",
 		"--socket-mem=64", "--no-pci",
-		"--vdev", "net_ring0", NULL,
+		"--vdev", "net_ring0",
+		"--log-level=lib.eal:error", "--log-level=lib.telemetry:error",
+		"--log-level=*:notice",
+		"--log-level=lib.eal:error", "--log-level=lib.telemetry:error",
+		NULL,
 	};
 	int argc;
 
@@ -914,6 +932,71 @@ test_argv_overrides(void **state)
 	assert_int_equal(tc_argv_count(argc, "-l"), 1);
 	assert_int_equal(tc_argv_count(argc, "0,1"), 1);
 	assert_int_equal(tc_argv_count(argc, "--main-lcore"), 0);
+}
+
+/*
+ * [eal] log_level: every log type at that level, EAL and telemetry at
+ * errors only below info (their start-up warnings are false alarms), the
+ * narrower options on both sides of the wider; the [eal] args' own
+ * --log-level options again at the end, in both forms.
+ */
+static void
+test_argv_log_levels(void **state)
+{
+	static const char args[] =
+		"[eal]\nargs = -l 0,1 --log-level pmd.net.af_xdp:debug -m 64 "
+		"--log-level=rocepmd.*:debug --file-prefix=x --in-memory\n";
+	static const char port[] =
+		"[port0]\ndevice = net_ring0\nipv4 = 192.0.2.1/24\n";
+	const char *quiet[] = {
+		"prog", "-l", "0,1", "--log-level", "pmd.net.af_xdp:debug",
+		"-m", "64", "--log-level=rocepmd.*:debug", "--file-prefix=x",
+		"--in-memory", "--vdev", "net_ring0", "--no-pci",
+		"--log-level=lib.eal:error", "--log-level=lib.telemetry:error",
+		"--log-level=*:warning",
+		"--log-level=lib.eal:error", "--log-level=lib.telemetry:error",
+		"--log-level", "pmd.net.af_xdp:debug",
+		"--log-level=rocepmd.*:debug", NULL,
+	};
+	const char *loud[] = {
+		"prog", "-l", "0,1", "-m", "64", "--file-prefix=x",
+		"--in-memory", "--vdev", "net_ring0", "--no-pci",
+		"--log-level=*:info", NULL,
+	};
+	char text[512];
+	int argc;
+
+	(void)state;
+	snprintf(text, sizeof(text), "%slog_level = warning\n%s", args, port);
+	argc = tc_argv_build(text);
+	tc_argv_equal(argc, quiet);
+
+	argc = tc_argv_build("[eal]\nargs = -l 0,1 -m 64 --file-prefix=x "
+			     "--in-memory\nlog_level = info\n"
+			     "[port0]\ndevice = net_ring0\n"
+			     "ipv4 = 192.0.2.1/24\n");
+	tc_argv_equal(argc, loud);
+
+	/* error and more severe: one level for every type */
+	argc = tc_argv_build("[eal]\nlog_level = error\n"
+			     "[port0]\ndevice = net_ring0\n"
+			     "ipv4 = 192.0.2.1/24\n");
+	assert_int_equal(tc_argv_count_prefix(argc, "--log-level"), 1);
+	assert_int_equal(tc_argv_count(argc, "--log-level=*:error"), 1);
+	argc = tc_argv_build("[eal]\nlog_level = emergency\n"
+			     "[port0]\ndevice = net_ring0\n"
+			     "ipv4 = 192.0.2.1/24\n");
+	assert_int_equal(tc_argv_count_prefix(argc, "--log-level"), 1);
+	assert_int_equal(tc_argv_count(argc, "--log-level=*:emergency"), 1);
+
+	/* "--log-level" at the very end, without its value: copied as is
+	 * (the EAL says what is wrong); "--log-levels" is not one */
+	argc = tc_argv_build("[eal]\nargs = --log-levels=1 --log-level\n"
+			     "[port0]\ndevice = net_ring0\n"
+			     "ipv4 = 192.0.2.1/24\n");
+	assert_int_equal(tc_argv_count(argc, "--log-level"), 2);
+	assert_int_equal(tc_argv_count(argc, "--log-levels=1"), 1);
+	assert_string_equal(tc_argv[argc - 1], "--log-level");
 }
 
 /* Free huge pages of any size, read as rp_cfg does. */
@@ -1047,6 +1130,7 @@ main(void)
 		cmocka_unit_test(test_argv_overrides),
 		cmocka_unit_test(test_argv_hugepages),
 		cmocka_unit_test(test_argv_limits),
+		cmocka_unit_test(test_argv_log_levels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,9 +102,13 @@ ip netns exec "$RP_NS_B" "$RP_RUN" --config "$RV_CFG_B" --check \
 grep -q "^in use: port0 .*$want" "$rv_tmp/check.out" ||
 	rv_fail "rocepmd-run --check has no 'in use:' line naming PID $owner: $(cat "$rv_tmp/check.out")"
 
-# 3. The shim refuses too, at the verbs boundary.
+# 3. The shim refuses too, at the verbs boundary.  At log_level info, an
+# EAL that started would say so ("EAL: Detected CPU lcores").
+loud=$rv_tmp/loud-b.ini
+sed 's/^\[eal\]$/[eal]\nlog_level = info/' "$RV_CFG_B" >"$loud"
+grep -q '^log_level = info$' "$loud" || rv_fail "could not add log_level to $RV_CFG_B"
 start=$SECONDS
-ip netns exec "$RP_NS_B" env LD_PRELOAD="$shim" ROCEPMD_CONFIG="$RV_CFG_B" \
+ip netns exec "$RP_NS_B" env LD_PRELOAD="$shim" ROCEPMD_CONFIG="$loud" \
 	timeout -k 5 60 ibv_devinfo -d rocepmd0 \
 	>"$rv_tmp/direct.out" 2>"$rv_tmp/direct.err"
 rc=$?
