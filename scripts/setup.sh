@@ -22,6 +22,7 @@ packages=(
 	dpdk
 	gcc
 	ibverbs-utils
+	infiniband-diags
 	iproute2
 	iputils-ping
 	libbpf-dev

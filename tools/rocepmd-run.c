@@ -11,15 +11,18 @@
  * runs) and that no other process owns one of its ports, then exports
  * ROCEPMD_CONFIG (absolute path) and prepends the verbs shim and the RDMA
  * CM (librocepmd-verbs.so, librocepmd-rdmacm.so) to LD_PRELOAD, and execs
- * the program.  The shim claims the ports itself
- * (rp_port_lock()); asking here only spares the program a start that
- * would fail.
+ * the program; librocepmd-umad.so (libibumad's CA discovery for
+ * rocepmd's devices, so ibstat shows them) comes after them.  The shim
+ * claims the ports itself (rp_port_lock()); asking here only spares the
+ * program a start that would fail.
  *
  * --attach: the program attaches to the host serving SOCKET (rocepmd-testpmd
  * --host) instead of booting an engine: no configuration, the verbs shim
  * and the RDMA CM preloaded (the CM shares the device's QP 1 with the
  * host's other processes, pmd/rp_gsi.c), and ROCEPMD_ATTACH=SOCKET.
- * Without SOCKET, the one *.sock of $ROCEPMD_RUN_DIR, else /run/rocepmd.
+ * Without SOCKET, the one *.sock of $ROCEPMD_RUN_DIR, else /run/rocepmd,
+ * that a host of the caller's network namespace serves (two namespaces of
+ * one machine share the directory, each with its own host).
  * With no configuration at all (no --config, ROCEPMD_CONFIG or
  * ./rocepmd.ini) and one such socket, rocepmd-run attaches to it.
  */
@@ -51,6 +54,12 @@
 #endif
 #ifndef RP_RDMACM_INSTALL_PATH
 #define RP_RDMACM_INSTALL_PATH "/usr/local/lib/librocepmd-rdmacm.so"
+#endif
+#ifndef RP_UMAD_BUILD_PATH
+#define RP_UMAD_BUILD_PATH ""
+#endif
+#ifndef RP_UMAD_INSTALL_PATH
+#define RP_UMAD_INSTALL_PATH "/usr/local/lib/librocepmd-umad.so"
 #endif
 #ifndef RP_BUILD_ROOT
 #define RP_BUILD_ROOT ""
@@ -94,13 +103,17 @@ rp_run_usage(FILE *f)
 		"                     attach to the host serving SOCKET (also\n"
 		"                     --attach SOCKET when SOCKET is a socket);\n"
 		"                     default: the only *.sock of $ROCEPMD_RUN_DIR,\n"
-		"                     else of " RP_SERVE_DIR "\n"
+		"                     else of " RP_SERVE_DIR ", that a host of\n"
+		"                     this network namespace serves\n"
 		"  -s, --shim PATH    verbs shim library (default: $ROCEPMD_SHIM,\n"
 		"                     else the build tree's when run from it,\n"
 		"                     else " RP_SHIM_INSTALL_PATH ")\n"
 		"  -r, --rdmacm PATH  RDMA CM library (default: $ROCEPMD_RDMACM,\n"
 		"                     else the build tree's when run from it,\n"
 		"                     else " RP_RDMACM_INSTALL_PATH ")\n"
+		"  $ROCEPMD_UMAD      libibumad's CA discovery (ibstat), preloaded\n"
+		"                     after them (default: the build tree's when\n"
+		"                     run from it, else " RP_UMAD_INSTALL_PATH ")\n"
 		"      --check        validate the configuration, print one line\n"
 		"                     per port, the EAL arguments and which\n"
 		"                     process owns a port, if one does, and exit;\n"
@@ -154,6 +167,17 @@ rp_run_lib_path(const char *opt, const char *var, const char *build,
 	if (rp_run_in_build_tree() && rp_run_exists(build))
 		return build;
 	return install;
+}
+
+/*
+ * libibumad's CA discovery for rocepmd's devices (ibstat,
+ * verbs-shim/shim_umad.c), preloaded last: $ROCEPMD_UMAD, else as the shim.
+ */
+static const char *
+rp_run_umad(void)
+{
+	return rp_run_lib_path(NULL, "ROCEPMD_UMAD", RP_UMAD_BUILD_PATH,
+			       RP_UMAD_INSTALL_PATH);
 }
 
 /* Configuration file: --config, else $ROCEPMD_CONFIG, else ./rocepmd.ini. */
@@ -306,17 +330,90 @@ rp_run_is_socket(const char *path)
 	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
+#define RP_RUN_MAX_SOCKS	64
+
+/* The *.sock files of the run directory. */
+struct rp_run_socks {
+	unsigned int n;
+	struct {
+		char name[256];
+		dev_t dev;
+		ino_t ino;
+		bool here;	/* a host of this network namespace listens */
+	} s[RP_RUN_MAX_SOCKS];
+};
+
+/*
+ * Mark the sockets a host of this network namespace listens on.
+ * /proc/net/unix lists the Unix sockets of the reader's network namespace
+ * only, with the path each is bound to: a host's listening socket is in
+ * its namespace's list, whoever reads it, with no right over the host's
+ * process and without connecting to it.  Files are compared, not path
+ * strings, which the host may have spelled otherwise.  Without
+ * /proc/net/unix, every socket counts.
+ */
+static void
+rp_run_socks_mark(struct rp_run_socks *socks)
+{
+	char line[PATH_MAX + 128];
+	unsigned int i;
+	FILE *f;
+
+	f = fopen("/proc/net/unix", "re");
+	if (f == NULL) {
+		for (i = 0; i < socks->n; i++)
+			socks->s[i].here = true;
+		return;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long flags;
+		struct stat st;
+		int path = 0;
+
+		/* Num RefCount Protocol Flags Type St Inode Path */
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %n", &flags,
+			   &path) < 1 || path == 0 || line[path] != '/' ||
+		    !(flags & (1UL << 16)) ||	/* __SO_ACCEPTCON: listens */
+		    stat(line + path, &st) != 0)
+			continue;
+		for (i = 0; i < socks->n; i++)
+			if (socks->s[i].dev == st.st_dev &&
+			    socks->s[i].ino == st.st_ino)
+				socks->s[i].here = true;
+	}
+	fclose(f);
+}
+
+/* The names of the sockets of socks whose here is as asked, into buf. */
+static const char *
+rp_run_socks_list(const struct rp_run_socks *socks, bool here, char *buf,
+		  size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < socks->n && used < len; i++)
+		if (socks->s[i].here == here)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%s", used == 0 ? "" : ", ",
+						 socks->s[i].name);
+	return buf;
+}
+
 /*
  * The host socket when --attach names none: the only *.sock of the run
- * directory.  Into path (PATH_MAX), or an error message and false.
+ * directory that a host of this network namespace serves.  Into path
+ * (PATH_MAX), or an error message and false.
  */
 static bool
 rp_run_attach_default(char *path, bool quiet)
 {
 	const char *env = getenv("ROCEPMD_RUN_DIR");
 	const char *dir = env != NULL && env[0] != '\0' ? env : RP_SERVE_DIR;
-	char found[1024] = "";
-	unsigned int n = 0;
+	static struct rp_run_socks socks;
+	char list[1024];
+	unsigned int i, n = 0;
 	struct dirent *de;
 	DIR *d;
 
@@ -328,27 +425,44 @@ rp_run_attach_default(char *path, bool quiet)
 			rp_run_prog, dir, strerror(errno));
 		return false;
 	}
-	while ((de = readdir(d)) != NULL) {
+	socks.n = 0;
+	while ((de = readdir(d)) != NULL && socks.n < RP_RUN_MAX_SOCKS) {
 		size_t len = strlen(de->d_name);
+		struct stat st;
 
-		if (len <= 5 || strcmp(de->d_name + len - 5, ".sock") != 0)
+		if (len <= 5 || len >= sizeof(socks.s[0].name) ||
+		    strcmp(de->d_name + len - 5, ".sock") != 0 ||
+		    fstatat(dirfd(d), de->d_name, &st, 0) != 0 ||
+		    !S_ISSOCK(st.st_mode))
 			continue;
-		if (n++ == 0)
-			snprintf(path, PATH_MAX, "%s/%s", dir, de->d_name);
-		snprintf(found + strlen(found), sizeof(found) - strlen(found),
-			 "%s%s", n == 1 ? "" : ", ", de->d_name);
+		memcpy(socks.s[socks.n].name, de->d_name, len + 1);
+		socks.s[socks.n].dev = st.st_dev;
+		socks.s[socks.n].ino = st.st_ino;
+		socks.s[socks.n].here = false;
+		socks.n++;
 	}
 	closedir(d);
+	rp_run_socks_mark(&socks);
+	for (i = 0; i < socks.n; i++) {
+		if (socks.s[i].here && n++ == 0)
+			snprintf(path, PATH_MAX, "%s/%s", dir,
+				 socks.s[i].name);
+	}
 	if (n == 1)
 		return true;
 	if (quiet)
 		return false;
-	if (n == 0)
+	if (socks.n == 0)
 		fprintf(stderr, "%s: --attach: no host socket (*.sock) in %s (start a host with rocepmd-testpmd --host, or name its socket: --attach=SOCKET)\n",
 			rp_run_prog, dir);
+	else if (n == 0)
+		fprintf(stderr, "%s: --attach: no host of this network namespace serves a socket in %s (%s: hosts of other namespaces, or stopped); start one here with rocepmd-testpmd --host, or name a socket: --attach=SOCKET\n",
+			rp_run_prog, dir,
+			rp_run_socks_list(&socks, false, list, sizeof(list)));
 	else
-		fprintf(stderr, "%s: --attach: %u host sockets in %s: %s; choose one with --attach=SOCKET\n",
-			rp_run_prog, n, dir, found);
+		fprintf(stderr, "%s: --attach: %u host sockets of this network namespace in %s: %s; choose one with --attach=SOCKET\n",
+			rp_run_prog, n, dir,
+			rp_run_socks_list(&socks, true, list, sizeof(list)));
 	return false;
 }
 
@@ -396,6 +510,7 @@ rp_run_attach(char **argv, const char *sock, const char *shim,
 	      const char *rdmacm, bool check)
 {
 	char abs_sock[PATH_MAX], abs_shim[PATH_MAX], abs_rdmacm[PATH_MAX];
+	char abs_umad[PATH_MAX];
 
 	if (!rp_run_is_socket(sock) || realpath(sock, abs_sock) == NULL) {
 		fprintf(stderr, "%s: --attach: %s: %s (start a host with rocepmd-testpmd --host)\n",
@@ -410,12 +525,15 @@ rp_run_attach(char **argv, const char *sock, const char *shim,
 			      "use --shim PATH or set ROCEPMD_SHIM", abs_shim) ||
 	    !rp_run_lib_check("RDMA CM library", rdmacm,
 			      "use --rdmacm PATH or set ROCEPMD_RDMACM",
-			      abs_rdmacm))
+			      abs_rdmacm) ||
+	    !rp_run_lib_check("libibumad discovery library", rp_run_umad(),
+			      "set ROCEPMD_UMAD", abs_umad))
 		return RP_RUN_EXIT_CONFIG;
 	/* The shim attaches when ROCEPMD_ATTACH is set; no configuration.
-	 * LD_PRELOAD=shim:rdmacm:(the caller's), as embedded. */
+	 * LD_PRELOAD=shim:rdmacm:umad:(the caller's), as embedded. */
 	if (unsetenv("ROCEPMD_CONFIG") != 0 ||
 	    setenv("ROCEPMD_ATTACH", abs_sock, 1) != 0 ||
+	    rp_run_set_preload(abs_umad) != 0 ||
 	    rp_run_set_preload(abs_rdmacm) != 0 ||
 	    rp_run_set_preload(abs_shim) != 0) {
 		fprintf(stderr, "%s: cannot set the environment: %s\n",
@@ -446,6 +564,7 @@ main(int argc, char **argv)
 	const char *config_opt = NULL, *shim_opt = NULL, *rdmacm_opt = NULL;
 	const char *config, *shim, *rdmacm;
 	char abs_config[PATH_MAX], abs_shim[PATH_MAX], abs_rdmacm[PATH_MAX];
+	char abs_umad[PATH_MAX];
 	char err[1024];
 	char attach_sock[PATH_MAX];
 	const char *attach_opt = NULL;
@@ -564,7 +683,9 @@ main(int argc, char **argv)
 			      "use --shim PATH or set ROCEPMD_SHIM", abs_shim) ||
 	    !rp_run_lib_check("RDMA CM library", rdmacm,
 			      "use --rdmacm PATH or set ROCEPMD_RDMACM",
-			      abs_rdmacm))
+			      abs_rdmacm) ||
+	    !rp_run_lib_check("libibumad discovery library", rp_run_umad(),
+			      "set ROCEPMD_UMAD", abs_umad))
 		return RP_RUN_EXIT_CONFIG;
 
 	/* The shim would refuse to start: say so before the program runs. */
@@ -574,8 +695,9 @@ main(int argc, char **argv)
 		return RP_RUN_EXIT_CONFIG;
 	}
 
-	/* The shim first: LD_PRELOAD=shim:rdmacm:(the caller's) */
+	/* The shim first: LD_PRELOAD=shim:rdmacm:umad:(the caller's) */
 	if (setenv("ROCEPMD_CONFIG", abs_config, 1) != 0 ||
+	    rp_run_set_preload(abs_umad) != 0 ||
 	    rp_run_set_preload(abs_rdmacm) != 0 ||
 	    rp_run_set_preload(abs_shim) != 0) {
 		fprintf(stderr, "%s: cannot set the environment: %s\n",

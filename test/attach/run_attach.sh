@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # rocepmd-run --attach: which socket it takes (named, --attach SOCKET, the
-# only *.sock of $ROCEPMD_RUN_DIR), what it refuses (--config, no socket,
-# several), the environment it gives the program (ROCEPMD_ATTACH absolute,
+# only *.sock of $ROCEPMD_RUN_DIR that a host of this network namespace
+# listens on), what it refuses (--config, no socket, several, only sockets
+# nobody listens on), the environment it gives the program (ROCEPMD_ATTACH absolute,
 # no ROCEPMD_CONFIG, the shim and the RDMA CM preloaded) and --check against a fake
 # host (test_attach_client --host).
 # Usage: run_attach.sh ROCEPMD_RUN PRELOAD_LIB FAKE_HOST
@@ -17,8 +18,13 @@ fake=$(realpath "$3")
 tmp=$(mktemp -d)
 tmp=$(realpath "$tmp")
 host_pid=
-trap '[ -n "$host_pid" ] && kill "$host_pid" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+two_pids=
+# shellcheck disable=SC2086  # two_pids: a list
+trap '[ -n "$host_pid" ] && kill "$host_pid" 2>/dev/null; [ -n "$two_pids" ] && kill -KILL $two_pids 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 unset ROCEPMD_CONFIG ROCEPMD_SHIM ROCEPMD_RDMACM ROCEPMD_ATTACH LD_PRELOAD
+# a copy of the stand-in plays libibumad's CA discovery (librocepmd-umad.so)
+cp "$shim" "$tmp/umad.so"
+export ROCEPMD_UMAD="$tmp/umad.so"
 
 failures=0
 fail() {
@@ -63,24 +69,51 @@ rc=$?
 expect 1 "no run directory"
 contains "$tmp/err" "$tmp/missing: No such file or directory" "no run directory"
 
-# 4. two sockets: exit 1, both listed
-: >"$tmp/two/a.sock"
-: >"$tmp/two/b.sock"
+# 4. two hosts listening: exit 1, both listed; a file that is not a
+# socket is no host
+: >"$tmp/two/c.sock"
+for h in a b; do
+	"$fake" --host "$tmp/two/$h.sock" 1 >/dev/null 2>&1 &
+	two_pids="$two_pids $!"
+done
+i=0
+while { [ ! -S "$tmp/two/a.sock" ] || [ ! -S "$tmp/two/b.sock" ]; } &&
+      [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 ROCEPMD_RUN_DIR=$tmp/two "$run" --attach --shim "$shim" -- true \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 1 "two sockets"
-contains "$tmp/err" "2 host sockets in $tmp/two" "two sockets"
+contains "$tmp/err" "2 host sockets of this network namespace in $tmp/two" "two sockets"
 contains "$tmp/err" "a.sock" "two sockets"
 contains "$tmp/err" "b.sock" "two sockets"
 contains "$tmp/err" "--attach=SOCKET" "two sockets"
 
+# 4b. the same sockets once nobody listens (hosts killed, as a host of
+# another namespace looks from here): exit 1, said and listed
+# shellcheck disable=SC2086
+kill -KILL $two_pids
+# shellcheck disable=SC2086
+wait $two_pids 2>/dev/null
+two_pids=
+[ -S "$tmp/two/a.sock" ] || fail "a killed fake host removed its socket"
+ROCEPMD_RUN_DIR=$tmp/two "$run" --attach --shim "$shim" -- touch "$tmp/ran" \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 1 "sockets without a host"
+contains "$tmp/err" "no host of this network namespace serves a socket in $tmp/two" "sockets without a host"
+contains "$tmp/err" "a.sock" "sockets without a host"
+contains "$tmp/err" "b.sock" "sockets without a host"
+[ -e "$tmp/ran" ] && fail "sockets without a host: the program ran"
+
 # 5. a named path that is not a socket
-"$run" --attach="$tmp/two/a.sock" --shim "$shim" -- true \
+"$run" --attach="$tmp/two/c.sock" --shim "$shim" -- true \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 1 "not a socket"
-contains "$tmp/err" "$tmp/two/a.sock: not a socket" "not a socket"
+contains "$tmp/err" "$tmp/two/c.sock: not a socket" "not a socket"
 
 # The fake host: one client (--check below).
 sock=$tmp/one/h.sock
@@ -103,7 +136,7 @@ expect 0 "--attach=SOCKET"
 contains "$tmp/out" "ATTACH=$sock" "--attach=SOCKET"
 contains "$tmp/out" "CONFIG=" "--attach=SOCKET"
 grep -q '^CONFIG=.' "$tmp/out" && fail "--attach=SOCKET: ROCEPMD_CONFIG still set"
-grep -qx "PRELOAD=$shim:$tmp/cm.so" "$tmp/out" || fail "--attach=SOCKET: LD_PRELOAD is not the shim and the RDMA CM: $(cat "$tmp/out")"
+grep -qx "PRELOAD=$shim:$tmp/cm.so:$tmp/umad.so" "$tmp/out" || fail "--attach=SOCKET: LD_PRELOAD is not the shim, the RDMA CM and umad: $(cat "$tmp/out")"
 
 # 6b. --attach with a missing RDMA CM library: a clear error, nothing runs
 "$run" --attach="$sock" --shim "$shim" --rdmacm "$tmp/nocm.so" -- \

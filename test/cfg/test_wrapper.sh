@@ -18,6 +18,10 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 unset ROCEPMD_CONFIG ROCEPMD_SHIM ROCEPMD_RDMACM LD_PRELOAD
 cm=$tmp/cm.so
 cp "$shim" "$cm"
+# another copy plays libibumad's CA discovery (librocepmd-umad.so)
+umad=$tmp/umad.so
+cp "$shim" "$umad"
+export ROCEPMD_UMAD="$umad"
 
 failures=0
 fail() {
@@ -60,14 +64,14 @@ contains "$tmp/err" "$tmp/bad.ini: [port0] mtu:" "bad config"
 contains "$tmp/err" "accepted: 256, 512, 1024, 2048, 4096" "bad config"
 [ ! -e "$tmp/ran" ] || fail "bad config: the program ran"
 
-# 2. good config: LD_PRELOAD is the shim then the CM, ROCEPMD_CONFIG the
+# 2. good config: LD_PRELOAD is the shim, the CM, umad, ROCEPMD_CONFIG the
 # absolute path
 (cd "$tmp" && "$run" --config good.ini --shim "$shim" --rdmacm "$cm" -- \
 	/bin/sh -c 'echo $LD_PRELOAD $ROCEPMD_CONFIG') >"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 0 "good config"
-[ "$(cat "$tmp/out")" = "$shim:$cm $tmp/good.ini" ] ||
-	fail "good config: printed '$(cat "$tmp/out")', expected '$shim:$cm $tmp/good.ini'"
+[ "$(cat "$tmp/out")" = "$shim:$cm:$umad $tmp/good.ini" ] ||
+	fail "good config: printed '$(cat "$tmp/out")', expected '$shim:$cm:$umad $tmp/good.ini'"
 
 # 3. without '--', the program's own options are left alone
 "$run" --config "$tmp/good.ini" --shim "$shim" --rdmacm "$cm" /bin/sh -c 'echo "$0" "$1"' \
@@ -77,12 +81,12 @@ expect 0 "no --"
 [ "$(cat "$tmp/out")" = "--config x" ] ||
 	fail "no --: printed '$(cat "$tmp/out")'"
 
-# 4. an existing LD_PRELOAD is kept, after the shim and the CM
+# 4. an existing LD_PRELOAD is kept, after the shim, the CM and umad
 LD_PRELOAD=libc.so.6 "$run" --config "$tmp/good.ini" --shim "$shim" --rdmacm "$cm" -- \
 	/bin/sh -c 'echo $LD_PRELOAD' >"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 0 "LD_PRELOAD prepend"
-[ "$(cat "$tmp/out")" = "$shim:$cm:libc.so.6" ] ||
+[ "$(cat "$tmp/out")" = "$shim:$cm:$umad:libc.so.6" ] ||
 	fail "LD_PRELOAD prepend: '$(cat "$tmp/out")'"
 
 # 5. ROCEPMD_CONFIG, ROCEPMD_SHIM and ROCEPMD_RDMACM as defaults
@@ -90,8 +94,17 @@ ROCEPMD_CONFIG="$tmp/good.ini" ROCEPMD_SHIM="$shim" ROCEPMD_RDMACM="$cm" "$run" 
 	/bin/sh -c 'echo $LD_PRELOAD $ROCEPMD_CONFIG' >"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect 0 "environment defaults"
-[ "$(cat "$tmp/out")" = "$shim:$cm $tmp/good.ini" ] ||
+[ "$(cat "$tmp/out")" = "$shim:$cm:$umad $tmp/good.ini" ] ||
 	fail "environment defaults: '$(cat "$tmp/out")'"
+
+# 5b. a missing libibumad discovery library: a clear error, nothing runs
+ROCEPMD_UMAD="$tmp/noumad.so" "$run" --config "$tmp/good.ini" --shim "$shim" \
+	--rdmacm "$cm" -- touch "$tmp/ran" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 1 "no umad library"
+contains "$tmp/err" "libibumad discovery library $tmp/noumad.so" "no umad library"
+contains "$tmp/err" "ROCEPMD_UMAD" "no umad library"
+[ ! -e "$tmp/ran" ] || fail "no umad library: the program ran"
 
 # 6. ./rocepmd.ini as the last default; none at all is an error
 mkdir "$tmp/cwd" "$tmp/empty"

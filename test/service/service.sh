@@ -31,6 +31,10 @@
 #             QP number not its own, and writes garbage over its whole
 #             arena (producer indexes included) and rings the doorbell;
 #             the pair passes, the host serves on, and its objects go
+#   pick      the README's set-up: both hosts' sockets in one directory
+#             (ROCEPMD_RUN_DIR), `rocepmd-run --attach` without a socket
+#             in each namespace takes its own namespace's host; in a third
+#             namespace, with no host, it says so and names the sockets
 #
 # The hosts' counts are read through DPDK telemetry (/rocepmd/objects,
 # /rocepmd/clients), from the path the host prints.
@@ -351,6 +355,47 @@ PY
 		{ rv_show client; rv_show server; rv_fail "the pair beside the hostile process failed: client $crc, server $src"; }
 	rv_check_pingpong client 4096 3000
 	check_clean
+	;;
+pick)
+	export ROCEPMD_RUN_DIR=$rv_tmp
+	for h in A B; do
+		if [ "$h" = A ]; then
+			ns=$RP_NS_A sock=$SOCK_A ip4=$RV_IP_A other=B
+		else
+			ns=$RP_NS_B sock=$SOCK_B ip4=$RV_IP_B other=A
+		fi
+		ip netns exec "$ns" "$RP_RUN" --attach --check \
+			>"$rv_tmp/pick$h.out" 2>"$rv_tmp/pick$h.err" ||
+			{ rv_show "pick$h"; rv_fail "rocepmd-run --attach --check in namespace $h failed"; }
+		grep -q "^$sock: ok:" "$rv_tmp/pick$h.out" &&
+			grep -q "ipv4 $ip4/" "$rv_tmp/pick$h.out" ||
+			{ rv_show "pick$h"; rv_fail "namespace $h: not its host's socket $sock"; }
+		# which host serves it: its log says "attached: pid N (ibv_devices)"
+		mine=$(grep -c "attached: pid [0-9]* (ibv_devices)" "$rv_tmp/host$h.err")
+		theirs=$(grep -c "attached: pid [0-9]* (ibv_devices)" "$rv_tmp/host$other.err")
+		ip netns exec "$ns" timeout -k 10 60 "$RP_RUN" --attach -- \
+			ibv_devices >"$rv_tmp/devices$h.out" 2>"$rv_tmp/devices$h.err" ||
+			{ rv_show "devices$h"; rv_fail "rocepmd-run --attach ibv_devices in namespace $h failed"; }
+		grep -q rocepmd0 "$rv_tmp/devices$h.out" ||
+			rv_fail "namespace $h: ibv_devices lists no rocepmd0"
+		[ "$(grep -c "attached: pid [0-9]* (ibv_devices)" "$rv_tmp/host$h.err")" -eq $((mine + 1)) ] ||
+			{ rv_show "host$h"; rv_fail "host $h did not serve ibv_devices of its namespace"; }
+		[ "$(grep -c "attached: pid [0-9]* (ibv_devices)" "$rv_tmp/host$other.err")" -eq "$theirs" ] ||
+			rv_fail "host $other served ibv_devices of namespace $h"
+		rv_log "namespace $h: rocepmd-run --attach took $sock"
+	done
+	# A namespace with no host: said, with the sockets seen.
+	rv_ns1=rv-svpick-c
+	ip netns add "$rv_ns1" || rv_fail "cannot create namespace $rv_ns1"
+	ip netns exec "$rv_ns1" "$RP_RUN" --attach -- ibv_devices \
+		>"$rv_tmp/none.out" 2>"$rv_tmp/none.err"
+	rc=$?
+	rv_show none
+	[ "$rc" -eq 1 ] || rv_fail "--attach with no host in the namespace: status $rc, expected 1"
+	grep -q "no host of this network namespace serves a socket in $rv_tmp (.*a.sock" "$rv_tmp/none.err" &&
+		grep -q "b.sock" "$rv_tmp/none.err" ||
+		rv_fail "--attach with no host in the namespace does not say so"
+	[ ! -s "$rv_tmp/none.out" ] || rv_fail "ibv_devices ran without a host"
 	;;
 *)
 	rv_fail "unknown case '$case'"
