@@ -6,20 +6,21 @@
 # (ping-pong up to 1 MiB, allreduce, alltoall, every result checked).
 #
 # With "attach" (issue 12): a rocepmd-testpmd --host on each test host owns
-# the port, and two ranks per host (four) attach to it
-# (rocepmd-run --attach): ranks 0 and 2 in A, 1 and 3 in B, so the
+# the port, both hosts' sockets in one directory (ROCEPMD_RUN_DIR), and two
+# ranks per host (four) attach to it (rocepmd-run --attach, which takes the
+# host of its network namespace): ranks 0 and 2 in A, 1 and 3 in B, so the
 # ping-pong crosses the hosts and the collectives also run between two
 # processes sharing one device (its loopback).
 #
-# mpirun runs in host A; the test hosts are named by their addresses
-# (192.0.2.1 is local to A, so rank 0 starts there directly).  Open MPI's
-# rsh launcher reaches host B through a small agent (--mca plm_rsh_agent)
-# that maps the address to B's namespace and runs the orted command line
-# there with `ip netns exec`, as ssh would on a real host.  Each rank runs
-# through rocepmd-run with its host's configuration (MPMD: one
-# application context per host).  UCX_TLS keeps UCX on TRANSPORT (rc_v:
-# rc_verbs, ud_verbs only to wire up) plus `self` for a rank's messages to
-# itself; the ranks' log must show TRANSPORT/rocepmd0:1 as the lane.
+# mpirun runs in host A through scripts/rocepmd-mpirun, the guide's
+# command: the test hosts are named by their addresses (192.0.2.1 is local
+# to A, so rank 0 starts there directly), --netns maps each address to its
+# namespace (and configuration), and the script, as Open MPI's launcher
+# agent, runs the orted command line there with `ip netns exec`, as ssh
+# would on a real host; every rank runs through rocepmd-run.  UCX_TLS
+# keeps UCX on TRANSPORT (rc_v: rc_verbs, ud_verbs only to wire up) plus
+# `self` for a rank's messages to itself; the ranks' log must show
+# TRANSPORT/rocepmd0:1 as the lane.
 
 # shellcheck source=../verbs/lib.sh
 . "$(dirname "$0")/../verbs/lib.sh"
@@ -54,40 +55,12 @@ if [ "$attach" = attach ]; then
 	host_start B
 	base_a=$(counts A)
 	base_b=$(counts B)
-	run_a=("$RP_RUN" --attach="$SOCK_A" --)
-	run_b=("$RP_RUN" --attach="$SOCK_B" --)
+	export ROCEPMD_RUN_DIR=$rv_tmp
+	how=(--attach --netns "$RV_IP_A=$RP_NS_A" --netns "$RV_IP_B=$RP_NS_B")
 else
-	run_a=("$RP_RUN" --config "$RV_CFG_A" --)
-	run_b=("$RP_RUN" --config "$RV_CFG_B" --)
+	how=(--netns "$RV_IP_A=$RP_NS_A,$RV_CFG_A"
+	     --netns "$RV_IP_B=$RP_NS_B,$RV_CFG_B")
 fi
-
-agent=$rv_tmp/netns-agent
-cat >"$agent" <<AGENT
-#!/bin/bash
-# plm_rsh_agent: HOST COMMAND..., run as ssh would on HOST
-host=\$1
-shift
-case \$host in
-$RV_IP_A) ns=$RP_NS_A ;;
-$RV_IP_B) ns=$RP_NS_B ;;
-*) echo "netns-agent: unknown host '\$host'" >&2; exit 255 ;;
-esac
-exec ip netns exec "\$ns" /bin/sh -c "\$*"
-AGENT
-chmod +x "$agent"
-
-# One application context per rank, alternating hosts: rank r on A when
-# r is even.
-ctx=()
-for ((r = 0; r < nranks; r++)); do
-	[ "$r" -eq 0 ] || ctx+=(:)
-	if [ $((r % 2)) -eq 0 ]; then
-		ctx+=(-np 1 --host "$RV_IP_A:$nranks" "${run_a[@]}")
-	else
-		ctx+=(-np 1 --host "$RV_IP_B:$nranks" "${run_b[@]}")
-	fi
-	ctx+=("$RM_MPI_CHECK" "$iters")
-done
 
 export UCX_TLS=$tls UCX_NET_DEVICES=$dev UCX_LOG_LEVEL=info
 rv_log "mpirun ($RP_NS_A): $RV_IP_A $RV_IP_B, UCX_TLS=$tls"
@@ -95,13 +68,16 @@ rv_log "mpirun ($RP_NS_A): $RV_IP_A $RV_IP_B, UCX_TLS=$tls"
 # first rank to core 0; both ranks then busy-poll one CPU and a round trip
 # costs scheduler slices (1 ms; 10 ms when the ranks also run the engines'
 # passes, inline_us, instead of 20 us).
+# --map-by node: rank r on A when r is even.
 ip netns exec "$RP_NS_A" timeout -k 10 "$RV_TIMEOUT" \
-	mpirun --allow-run-as-root --bind-to none \
-	--mca plm_rsh_agent "$agent" \
+	env ROCEPMD_RUN="$RP_RUN" "$RP_SRC_ROOT/scripts/rocepmd-mpirun" \
+	"${how[@]}" --allow-run-as-root --bind-to none \
 	--mca oob_tcp_if_include 192.0.2.0/24 \
 	--mca pml ucx --mca btl self \
 	-x UCX_TLS -x UCX_NET_DEVICES -x UCX_LOG_LEVEL \
-	"${ctx[@]}" >"$rv_tmp/mpirun.out" 2>"$rv_tmp/mpirun.err" &
+	--host "$RV_IP_A:$((nranks / 2)),$RV_IP_B:$((nranks / 2))" \
+	-np "$nranks" --map-by node -- "$RM_MPI_CHECK" "$iters" \
+	>"$rv_tmp/mpirun.out" 2>"$rv_tmp/mpirun.err" &
 rv_last_pid=$!
 rv_pids+=("$rv_last_pid")
 wait "$rv_last_pid"
