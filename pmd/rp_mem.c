@@ -15,10 +15,19 @@
  * Any memory the process has mapped is reached (heap, stack, files, huge
  * pages) without pinning it, and a bad address is -EFAULT, never a fault
  * of the engine.
+ *
+ * An implicit on-demand MR (and a window over one) names any address of
+ * the engine's own process, which the wire may then name too: it is
+ * reached with process_vm_readv/writev on this process, one system call
+ * per access and no batching, so that an address the process has not
+ * mapped, or not mapped writable, is -EFAULT (a NAK, a local protection
+ * error) and never a fault of the engine.  Unlike /proc/self/mem, these
+ * honour the mapping's protection, as a device's page fault would.
  */
 
 #include <errno.h>
 #include <string.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -80,10 +89,14 @@ ahead_drop(struct rp_mem_batch *b)
 		b->ra[i].len = 0;
 }
 
+/* This process, for process_vm_readv/writev (implicit MRs). */
+static pid_t mem_self_pid;
+
 /* A batch per shard: each stages what its own pass writes. */
 int
 rp_mem_init(struct rp_dev *dev)
 {
+	mem_self_pid = getpid();
 	for (uint32_t i = 0; i < dev->nr_shards; i++) {
 		dev->sh[i].wb = rte_zmalloc("rp_mem_batch",
 					    sizeof(*dev->sh[i].wb), 0);
@@ -131,6 +144,30 @@ mem_remote(int32_t mem, void *local, uint8_t *remote, uint32_t n, bool write)
 	return mem_io_res(done, n);
 }
 
+/*
+ * n bytes at `p` of this process through the kernel (an implicit MR):
+ * 0, or -EFAULT when any of them is not mapped (writable, for a write).
+ */
+static int
+mem_self(void *local, uint8_t *p, uint32_t n, bool write)
+{
+	struct iovec l = { local, n }, r = { p, n };
+	ssize_t done;
+
+	done = write ? process_vm_writev(mem_self_pid, &l, 1, &r, 1, 0) :
+		process_vm_readv(mem_self_pid, &l, 1, &r, 1, 0);
+	return done == (ssize_t)n ? 0 : -EFAULT;
+}
+
+/* The memory of an MR that is not reached with memcpy. */
+static int
+mem_io(const struct rp_mr *m, void *local, uint8_t *p, uint32_t n,
+       bool write)
+{
+	return m->implicit ? mem_self(local, p, n, write) :
+		mem_remote(m->mem, local, p, n, write);
+}
+
 void
 rp_mem_flush_pending(struct rp_dev *dev)
 {
@@ -174,6 +211,8 @@ rp_mem_write(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 	struct rp_mem_batch *b = rp_sh(dev)->wb;
 	uint32_t stage = pkt ? 0 : n;
 
+	if (unlikely(m->implicit))
+		return mem_self((void *)(uintptr_t)src, p, n, true);
 	if (likely(m->mem == 0)) {
 		memcpy(p, src, n);
 		return 0;
@@ -210,6 +249,8 @@ rp_mem_read(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 	ssize_t got;
 	size_t len;
 
+	if (unlikely(m->implicit))
+		return mem_self(dst, (uint8_t *)(uintptr_t)p, n, false);
 	if (likely(m->mem == 0)) {
 		memcpy(dst, p, n);
 		return 0;
@@ -265,7 +306,7 @@ rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 	uint64_t v;
 	int ret;
 
-	if (likely(m->mem == 0)) {
+	if (likely(m->mem == 0 && !m->implicit)) {
 		if (cmp_swap) {
 			v = compare_add;
 			/* On a mismatch v becomes the value found. */
@@ -281,10 +322,11 @@ rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 	}
 	rp_mem_flush(dev);
 	ahead_drop(rp_sh(dev)->wb);
-	/* Another process's memory: a read then a write, which two shards
-	 * must not interleave on one address. */
+	/* Another process's memory, or any address of ours (implicit): a
+	 * read then a write, which two shards must not interleave on one
+	 * address. */
 	rp_dev_shared_lock(dev);
-	ret = mem_remote(m->mem, &v, (uint8_t *)p, sizeof(v), false);
+	ret = mem_io(m, &v, (uint8_t *)p, sizeof(v), false);
 	if (ret == 0) {
 		*orig = v;
 		if (!cmp_swap)
@@ -293,7 +335,7 @@ rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 			v = swap;
 		else
 			goto out;	/* no write: the compare failed */
-		ret = mem_remote(m->mem, &v, (uint8_t *)p, sizeof(v), true);
+		ret = mem_io(m, &v, (uint8_t *)p, sizeof(v), true);
 	}
 out:
 	rp_dev_shared_unlock(dev);

@@ -50,6 +50,17 @@ rp_pd_free(struct rp_dev *dev, struct rp_ctrl_pd *pd)
 	IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | IBV_ACCESS_ON_DEMAND | \
 	IBV_ACCESS_HUGETLB | IBV_ACCESS_RELAXED_ORDERING)
 
+/*
+ * An implicit on-demand MR (ibv_reg_mr(3): NULL, SIZE_MAX, ON_DEMAND): a
+ * key over the whole address space, iova == address.
+ */
+static bool
+mr_implicit(uint32_t access, uint64_t addr, uint64_t length, uint64_t iova)
+{
+	return (access & IBV_ACCESS_ON_DEMAND) && addr == 0 && iova == 0 &&
+		length == UINT64_MAX;
+}
+
 /* What a registration (or a change of one) must satisfy. */
 static int
 mr_check(const struct rp_dev *dev, uint32_t pdn, uint32_t access,
@@ -62,6 +73,8 @@ mr_check(const struct rp_dev *dev, uint32_t pdn, uint32_t access,
 	/* IB 10.6.3.1: remote write or atomic needs local write. */
 	if ((access & remote) && !(access & IBV_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
+	if (mr_implicit(access, addr, length, iova))
+		return 0;
 	if (addr == 0 && length != 0)
 		return -EINVAL;
 	if (length > (1ull << 40) || iova + length < iova)
@@ -109,15 +122,25 @@ int
 rp_mr_reg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
 {
 	struct rp_mr *m;
+	bool implicit;
 	int ret;
 
 	ret = mr_check(dev, mr->pdn, mr->access, mr->addr, mr->length,
 		       mr->iova);
 	if (ret < 0)
 		return ret;
+	/*
+	 * An attached process's memory is reached through its
+	 * /proc/self/mem, which writes even its read-only mappings: a key
+	 * over all of it is not offered (the shim does not advertise it).
+	 */
+	implicit = mr_implicit(mr->access, mr->addr, mr->length, mr->iova);
+	if (implicit && mr->mem != 0)
+		return -EOPNOTSUPP;
 	m = rp_key_alloc(dev, RP_KEY_MR, mr->pdn);
 	if (m == NULL)
 		return -ENOMEM;
+	m->implicit = implicit;
 	m->access = mr->access;
 	m->addr = (uint8_t *)(uintptr_t)mr->addr;
 	m->mem = mr->mem;
@@ -176,6 +199,7 @@ rp_mr_rereg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
 	struct rp_mr *m = mr_entry(dev, mr->lkey);
 	uint32_t pdn, access;
 	uint64_t addr, length, iova;
+	bool implicit;
 	int ret;
 
 	if (m == NULL ||
@@ -200,6 +224,10 @@ rp_mr_rereg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
 	ret = mr_check(dev, pdn, access, addr, length, iova);
 	if (ret < 0)
 		return ret;
+	implicit = mr_implicit(access, addr, length, iova);
+	if (implicit && ((mr->flags & IBV_REREG_MR_CHANGE_TRANSLATION) ?
+			 mr->mem : m->mem) != 0)
+		return -EOPNOTSUPP;	/* as rp_mr_reg() */
 	dev->pd_refs[m->pdn]--;
 	dev->pd_refs[pdn]++;
 	m->pdn = pdn;
@@ -207,6 +235,7 @@ rp_mr_rereg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
 	m->addr = (uint8_t *)(uintptr_t)addr;
 	if (mr->flags & IBV_REREG_MR_CHANGE_TRANSLATION)
 		m->mem = mr->mem;
+	m->implicit = implicit;
 	m->length = length;
 	m->iova = iova;
 	mr->rkey = m->key;
@@ -253,7 +282,8 @@ rp_mr_lookup(struct rp_dev *dev, uint32_t key, uint32_t pdn, uint64_t va,
 		return NULL;
 	if ((m->access & access) != access)
 		return NULL;
-	if (va < m->iova || va + len < va || va + len > m->iova + m->length)
+	/* Subtractions: nothing wraps, for an implicit MR's 0..2^64-1 too. */
+	if (va < m->iova || len > m->length || va - m->iova > m->length - len)
 		return NULL;
 	return m;
 }

@@ -125,10 +125,14 @@ mw_bind(struct rp_qp *qp, const struct rp_send_wqe *w)
 	 * which no consumer may set back to a stale key's. */
 	if ((w->rkey ^ win->key) & ~0xffu)
 		return IBV_WC_MW_BIND_ERR;
-	/* Type 2: only a free window binds (invalidate it first). */
-	if (win->kind == RP_KEY_MW2 && win->bound)
+	/*
+	 * Type 2: only a free window binds (o10-37.2.30: invalidate it
+	 * first), and never to nothing (o10-37.2.40: a zero-length bind
+	 * does not invalidate it).  Type 1: a zero-length bind unbinds; it
+	 * is never zero based (o10-36.2.2).
+	 */
+	if (win->kind == RP_KEY_MW2 && (win->bound || len == 0))
 		return IBV_WC_MW_BIND_ERR;
-	/* Type 1: a zero-length bind unbinds; it is never zero based. */
 	if (win->kind == RP_KEY_MW1) {
 		if (access & IBV_ACCESS_ZERO_BASED)
 			return IBV_WC_MW_BIND_ERR;
@@ -138,21 +142,30 @@ mw_bind(struct rp_qp *qp, const struct rp_send_wqe *w)
 			return IBV_WC_SUCCESS;
 		}
 	}
+	/*
+	 * The MR: of the QP's (and so the window's) PD (C10-72), open to
+	 * binding (C10-73), not zero based (as rxe refuses it).  It needs
+	 * no remote right: the window gives those.
+	 */
 	mr = rp_key_entry(dev, w->imm_data);
 	if (mr == NULL || mr->kind != RP_KEY_MR || mr->pdn != qp->pdn ||
-	    !(mr->access & IBV_ACCESS_MW_BIND))
+	    !(mr->access & IBV_ACCESS_MW_BIND) ||
+	    (mr->access & IBV_ACCESS_ZERO_BASED))
 		return IBV_WC_MW_BIND_ERR;
-	/* Remote write or atomic through the window needs local write. */
+	/* C10-74: remote write or atomic through it needs local write. */
 	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
 	    !(mr->access & IBV_ACCESS_LOCAL_WRITE))
 		return IBV_WC_MW_BIND_ERR;
-	if (addr < mr->iova || addr + len < addr ||
-	    addr + len > mr->iova + mr->length)
+	/* C10-75: inside the MR; a zero-based window too (addr is where
+	 * it starts in the MR).  Subtractions, so nothing wraps. */
+	if (addr < mr->iova || addr - mr->iova > mr->length ||
+	    len > mr->length - (addr - mr->iova))
 		return IBV_WC_MW_BIND_ERR;
 	mw_unbind(dev, win);
 	win->key = w->rkey;
 	win->addr = mr->addr + (addr - mr->iova);
 	win->mem = mr->mem;
+	win->implicit = mr->implicit;
 	win->iova = (access & IBV_ACCESS_ZERO_BASED) ? 0 : addr;
 	win->length = len;
 	win->access = access & ~(uint32_t)IBV_ACCESS_ZERO_BASED;

@@ -112,6 +112,9 @@ struct rp_mr {
 	bool valid;
 	uint8_t kind;			/* enum rp_key_kind */
 	bool bound;			/* window: bound (a view below) */
+	bool implicit;			/* implicit ODP MR, or a window over
+					 * one: any address, so every access
+					 * goes through the kernel (rp_mem.c) */
 	uint8_t *addr;			/* application mapping of the buffer */
 	int32_t mem;			/* 0: in this process; else 1 + the
 					 * host's fd of the attached process's

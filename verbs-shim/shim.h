@@ -142,6 +142,9 @@ struct shim_pd {
 struct shim_mr {
 	struct ibv_mr ibv;		/* lkey is the engine's MR number */
 	uint32_t pdn;
+	unsigned int access;		/* as registered (ibv_advise_mr()) */
+	uint64_t iova;
+	struct shim_mr *next;		/* the process's MRs (shim_pd_mr.c) */
 };
 
 struct shim_ah {

@@ -548,11 +548,14 @@ shim_query_device_ex(struct ibv_context *ibctx,
 	/*
 	 * On-demand paging: the engine reaches registered memory through
 	 * the application's own mapping and pins nothing, so every MR is
-	 * "on demand".  Not implicit ODP: a key over the whole address space
-	 * would let a peer name unmapped memory, which the engine would
-	 * fault on instead of NAKing (doc/guides/verbs_apps.rst).
+	 * "on demand".  Implicit ODP too, for an embedded engine: it reaches
+	 * such a key's memory through the kernel, so an unmapped address a
+	 * peer names is a NAK, not a fault (rp_mem.c).  An attached
+	 * process's whole memory is not offered (rp_mr_reg()).
 	 */
-	full.odp_caps.general_caps = IBV_ODP_SUPPORT;
+	full.odp_caps.general_caps = IBV_ODP_SUPPORT |
+		(shim_engine != &shim_engine_attached_ops ?
+		 IBV_ODP_SUPPORT_IMPLICIT : 0);
 	full.odp_caps.per_transport_caps.rc_odp_caps = IBV_ODP_SUPPORT_SEND |
 		IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_WRITE |
 		IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_SRQ_RECV |

@@ -8,11 +8,47 @@
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "shim.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ	22	/* Linux 5.14 */
+#define MADV_POPULATE_WRITE	23
+#endif
+
+/* The process's MRs, for ibv_advise_mr() to check its SGEs against. */
+static pthread_mutex_t shim_mr_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shim_mr *shim_mr_list;
+
+static void
+shim_mr_link(struct shim_mr *mr)
+{
+	pthread_mutex_lock(&shim_mr_lock);
+	mr->next = shim_mr_list;
+	shim_mr_list = mr;
+	pthread_mutex_unlock(&shim_mr_lock);
+}
+
+static void
+shim_mr_unlink(struct shim_mr *mr)
+{
+	struct shim_mr **p;
+
+	pthread_mutex_lock(&shim_mr_lock);
+	for (p = &shim_mr_list; *p != NULL; p = &(*p)->next) {
+		if (*p == mr) {
+			*p = mr->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&shim_mr_lock);
+}
 
 SHIM_EXPORT struct ibv_pd *
 ibv_alloc_pd(struct ibv_context *ibctx)
@@ -81,11 +117,13 @@ shim_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
 	struct shim_mr *mr;
 	int ret;
 
+	/*
+	 * Implicit ODP (NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND, iova 0): a key
+	 * over the whole address space, the ibv_mr saying NULL and SIZE_MAX
+	 * as mlx5's does; the engine reaches it through the kernel
+	 * (rp_mem.c).  Attached processes are refused (EOPNOTSUPP).
+	 */
 	ret = shim_mr_access(&access);
-	/* Implicit ODP (the whole address space) is not offered. */
-	if (ret == 0 && (access & IBV_ACCESS_ON_DEMAND) && addr == NULL &&
-	    length == SIZE_MAX)
-		ret = -EOPNOTSUPP;
 	if (ret < 0) {
 		errno = -ret;
 		return NULL;
@@ -114,6 +152,9 @@ shim_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
 	mr->ibv.handle = s.u.mr.lkey;
 	mr->ibv.lkey = s.u.mr.lkey;
 	mr->ibv.rkey = s.u.mr.rkey;
+	mr->access = access;
+	mr->iova = iova;
+	shim_mr_link(mr);
 	return &mr->ibv;
 }
 
@@ -153,6 +194,7 @@ ibv_dereg_mr(struct ibv_mr *ibmr)
 	ret = shim_ctrl(shim_ctx(ibmr->context), &s);
 	if (ret < 0)
 		return -ret;
+	shim_mr_unlink(mr);
 	free(mr);
 	return 0;
 }
@@ -197,30 +239,131 @@ ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr,
 		ibmr->pd = ibpd;
 	}
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		pthread_mutex_lock(&shim_mr_lock);
 		ibmr->addr = addr;
 		ibmr->length = length;
+		mr->iova = (uintptr_t)addr;
+		pthread_mutex_unlock(&shim_mr_lock);
 	}
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		mr->access = acc;
 	return 0;
 }
 
+/* The MR of `pd`'s context `lkey` names, or NULL; under shim_mr_lock. */
+static struct shim_mr *
+shim_mr_find(const struct ibv_pd *pd, uint32_t lkey)
+{
+	for (struct shim_mr *mr = shim_mr_list; mr != NULL; mr = mr->next)
+		if (mr->ibv.context == pd->context && mr->ibv.lkey == lkey)
+			return mr;
+	return NULL;
+}
+
+/* Whether the kernel knows MADV_POPULATE_READ (EINVAL is ambiguous). */
+static bool
+shim_populate_known(void)
+{
+	static int known = -1;	/* under shim_mr_lock */
+	void *p;
+
+	if (known < 0) {
+		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return false;
+		known = madvise(p, 4096, MADV_POPULATE_READ) == 0;
+		munmap(p, 4096);
+	}
+	return known == 1;
+}
+
 /*
- * vctx->advise_mr, behind ibv_advise_mr(): prefetching an ODP range has
- * nothing to do, since the engine reads the application's memory through
- * its own mapping and no page is ever missing from a device's table.  The
- * advice is checked and accepted (ibv_advise_mr(3): a hint).
+ * Fault in [va, va + len) as a device's prefetch would (MADV_POPULATE_*):
+ * EFAULT when part of it is not mapped, or not readable (writable, to
+ * write): ENOMEM and EINVAL from a kernel that knows the advice.  An
+ * older kernel leaves the hint unfollowed.
+ */
+static int
+shim_mr_populate(uint64_t va, uint64_t len, bool write)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t start = va & ~(pg - 1);
+
+	if (len == 0)
+		return 0;
+	if (va + len < va || va + len + pg - 1 < va + len)
+		return EFAULT;
+	len = ((va + len + pg - 1) & ~(pg - 1)) - start;
+	if (madvise((void *)(uintptr_t)start, len, write ?
+		    MADV_POPULATE_WRITE : MADV_POPULATE_READ) == 0)
+		return 0;
+	if (errno == ENOMEM || errno == EFAULT ||
+	    (errno == EINVAL && shim_populate_known()))
+		return EFAULT;
+	return 0;
+}
+
+/* One SGE of ibv_advise_mr(), under shim_mr_lock: mlx5's answers. */
+static int
+shim_advise_sge(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		uint32_t flags, const struct ibv_sge *sge)
+{
+	struct shim_mr *mr = shim_mr_find(pd, sge->lkey);
+	bool implicit;
+	uint64_t off;
+
+	/* Only an on-demand MR takes advice; of this PD; writable to
+	 * prefetch for writing. */
+	if (mr == NULL || !(mr->access & IBV_ACCESS_ON_DEMAND))
+		return ENOENT;
+	if (mr->ibv.pd != pd ||
+	    (advice == IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
+	     !(mr->access & IBV_ACCESS_LOCAL_WRITE)))
+		return EPERM;
+	/* The range is looked at only when the caller waits (FLUSH). */
+	if (!(flags & IBV_ADVISE_MR_FLAG_FLUSH))
+		return 0;
+	implicit = mr->ibv.addr == NULL && mr->ibv.length == SIZE_MAX;
+	off = sge->addr - mr->iova;
+	if (sge->addr < mr->iova || off > mr->ibv.length ||
+	    sge->length > mr->ibv.length - off)
+		return EFAULT;
+	if (advice == IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return 0;
+	return shim_mr_populate(implicit ? sge->addr :
+				(uintptr_t)mr->ibv.addr + off, sge->length,
+				advice == IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE);
+}
+
+/*
+ * vctx->advise_mr, behind ibv_advise_mr(): the engine reaches the
+ * application's memory through its own mapping and no page is ever
+ * missing from a device's table, so advice only checks, as the kernel's
+ * mlx5 does: an unknown advice EOPNOTSUPP; a key that names no on-demand
+ * MR ENOENT; an MR of another PD, or PREFETCH_WRITE of one without local
+ * write, EPERM.  With IBV_ADVISE_MR_FLAG_FLUSH the call is synchronous:
+ * a range outside the MR, or (but for PREFETCH_NO_FAULT) memory that is
+ * not mapped, is EFAULT, and the pages are faulted in before it returns.
  */
 int
 shim_advise_mr(struct ibv_pd *ibpd, enum ibv_advise_mr_advice advice,
 	       uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sges)
 {
-	RTE_SET_USED(ibpd);
-	if ((advice != IBV_ADVISE_MR_ADVICE_PREFETCH &&
-	     advice != IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
-	     advice != IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT) ||
-	    (flags & ~(uint32_t)IBV_ADVISE_MR_FLAG_FLUSH) != 0 ||
+	int ret = 0;
+
+	if (advice != IBV_ADVISE_MR_ADVICE_PREFETCH &&
+	    advice != IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
+	    advice != IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return EOPNOTSUPP;
+	if ((flags & ~(uint32_t)IBV_ADVISE_MR_FLAG_FLUSH) != 0 ||
 	    sg_list == NULL || num_sges == 0)
 		return EINVAL;
-	return 0;
+	pthread_mutex_lock(&shim_mr_lock);
+	for (uint32_t i = 0; i < num_sges && ret == 0; i++)
+		ret = shim_advise_sge(ibpd, advice, flags, &sg_list[i]);
+	pthread_mutex_unlock(&shim_mr_lock);
+	return ret;
 }
 
 /* ------------------------------------------------------ memory windows */

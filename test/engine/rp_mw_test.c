@@ -186,11 +186,11 @@ mw_bind1(struct mw_env *e, struct ibv_mw *mw, struct ibv_mr *mr,
 	rt_expect_wc(e->b.scq, "bind", 40, IBV_WC_SUCCESS, IBV_WC_BIND_MW);
 }
 
-/* IBV_WR_BIND_MW of a type 2 window posted on b; returns the post's rc. */
+/* IBV_WR_BIND_MW of a type 2 window at `addr`, posted on b: the rc. */
 static int
-mw_post_bind2(struct mw_env *e, struct ibv_mw *mw, uint32_t rkey,
-	      struct ibv_mr *mr, uint64_t off, uint64_t len,
-	      unsigned int access, uint64_t wr_id)
+mw_post_bind2_at(struct mw_env *e, struct ibv_mw *mw, uint32_t rkey,
+		 struct ibv_mr *mr, uint64_t addr, uint64_t len,
+		 unsigned int access, uint64_t wr_id)
 {
 	struct ibv_send_wr wr, *bad = NULL;
 
@@ -201,10 +201,20 @@ mw_post_bind2(struct mw_env *e, struct ibv_mw *mw, uint32_t rkey,
 	wr.bind_mw.mw = mw;
 	wr.bind_mw.rkey = rkey;
 	wr.bind_mw.bind_info.mr = mr;
-	wr.bind_mw.bind_info.addr = (uintptr_t)e->tgt.p + off;
+	wr.bind_mw.bind_info.addr = addr;
 	wr.bind_mw.bind_info.length = len;
 	wr.bind_mw.bind_info.mw_access_flags = access;
 	return ibv_post_send(e->b.qp, &wr, &bad);
+}
+
+/* The same at offset `off` of the target buffer. */
+static int
+mw_post_bind2(struct mw_env *e, struct ibv_mw *mw, uint32_t rkey,
+	      struct ibv_mr *mr, uint64_t off, uint64_t len,
+	      unsigned int access, uint64_t wr_id)
+{
+	return mw_post_bind2_at(e, mw, rkey, mr, (uintptr_t)e->tgt.p + off,
+				len, access, wr_id);
 }
 
 static void
@@ -412,6 +422,214 @@ rt_case_mw_bind_err(void)
 	mw_close(&e);
 }
 
+/*
+ * The target buffer registered again with IBV_ACCESS_LOCAL_WRITE |
+ * IBV_ACCESS_MW_BIND only: windows give the remote rights, the MR none.
+ */
+#define MW_MR_LOCAL	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND)
+
+static void
+mw_tgt_local(struct mw_env *e)
+{
+	int ret = ibv_dereg_mr(e->tgt.mr);
+
+	RT_CHECK(ret == 0, "ibv_dereg_mr: %s", strerror(ret));
+	e->tgt.mr = ibv_reg_mr(e->d1.pd, e->tgt.p, e->tgt.len, MW_MR_LOCAL);
+	RT_CHECK(e->tgt.mr != NULL, "ibv_reg_mr(LOCAL_WRITE | MW_BIND): %s",
+		 strerror(errno));
+}
+
+/* A bind posted (rc 0) that completes with MW_BIND_ERR; a new pair. */
+static void
+mw_bind_err(struct mw_env *e, int ret, uint64_t wr_id, const char *what)
+{
+	RT_CHECK(ret == 0, "%s: post: %s", what, strerror(ret));
+	rt_expect_wc(e->b.scq, what, wr_id, IBV_WC_MW_BIND_ERR, -1);
+	rt_expect_qp_state(&e->b, IBV_QPS_ERR, "after MW_BIND_ERR");
+	mw_unpair(e);
+	mw_pair(e);
+}
+
+/* ibv_bind_mw() of a type 1 window that must complete MW_BIND_ERR. */
+static void
+mw_bind1_err(struct mw_env *e, struct ibv_mw *mw, struct ibv_mr *mr,
+	     uint64_t addr, uint64_t len, unsigned int access,
+	     const char *what)
+{
+	struct ibv_mw_bind bind = {
+		.wr_id = 48,
+		.send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = mr, .addr = addr, .length = len,
+			       .mw_access_flags = access },
+	};
+
+	rt_step("%s: MW_BIND_ERR", what);
+	mw_bind_err(e, ibv_bind_mw(e->b.qp, mw, &bind), 48, what);
+}
+
+/* IBV_WR_BIND_MW of a type 2 window that must complete MW_BIND_ERR. */
+static void
+mw_bind2_err(struct mw_env *e, struct ibv_mw *mw, struct ibv_mr *mr,
+	     uint64_t addr, uint64_t len, unsigned int access,
+	     const char *what)
+{
+	rt_step("%s: MW_BIND_ERR", what);
+	mw_bind_err(e, mw_post_bind2_at(e, mw, ibv_inc_rkey(mw->rkey), mr,
+					addr, len, access, 49), 49, what);
+}
+
+/*
+ * The bind rules (IBTA 10.6.7, C10-72..75, o10-36.2.2, o10-37.2.40; the
+ * kernel's rxe_check_bind_mw()): the MR must allow binding and, for a
+ * window with remote write or atomic rights, local write; it needs no
+ * remote right of its own.
+ */
+static void
+rt_case_mw_bind_rules(void)
+{
+	struct mw_env e;
+	struct ibv_mw *mw1, *mw2;
+	struct ibv_mr *mr;
+	struct ibv_pd *pd2;
+	uintptr_t win;
+	uint32_t k;
+	int ret;
+
+	mw_open(&e);
+	mw_tgt_local(&e);
+	win = (uintptr_t)e.tgt.p + MW_OFF;
+	mw1 = mw_alloc(&e, IBV_MW_TYPE_1);
+	mw2 = mw_alloc(&e, IBV_MW_TYPE_2);
+	mw_refused(&e, IBV_WR_RDMA_WRITE, win, e.tgt.mr->rkey, 64,
+		   "WRITE with the rkey of an MR without remote rights");
+
+	/* The issue's case, type 1: LOCAL_WRITE | MW_BIND, REMOTE_WRITE. */
+	mw_bind1(&e, mw1, e.tgt.mr, MW_OFF, MW_LEN, IBV_ACCESS_REMOTE_WRITE);
+	mw_write_ok(&e, mw1->rkey, 0, MW_LEN);
+	mw_refused(&e, IBV_WR_RDMA_READ, win, mw1->rkey, 64,
+		   "READ through a write-only window");
+	mw_bind1(&e, mw1, e.tgt.mr, MW_OFF, MW_LEN, MW_RW);
+	mw_write_ok(&e, mw1->rkey, 10, 100);
+	mw_read_ok(&e, mw1->rkey, 0, MW_LEN);
+	mw_bind1_err(&e, mw1, e.tgt.mr, win, MW_LEN,
+		     MW_RW | IBV_ACCESS_ZERO_BASED,
+		     "type 1 window zero based (o10-36.2.2)");
+	mw_bind1(&e, mw1, NULL, 0, 0, 0);
+	mw_refused(&e, IBV_WR_RDMA_WRITE, win, mw1->rkey, 64,
+		   "WRITE through a type 1 window unbound by a zero-length "
+		   "bind");
+
+	/* The same, type 2 through IBV_WR_BIND_MW. */
+	k = ibv_inc_rkey(mw2->rkey);
+	mw_bind2(&e, mw2, k, IBV_ACCESS_REMOTE_WRITE);
+	mw2->rkey = k;
+	mw_write_ok(&e, k, 0, MW_LEN);
+	mw_local_inv(&e.b, k, IBV_WC_SUCCESS);
+
+	mw_bind2_err(&e, mw2, e.tgt.mr, win, 0, MW_RW,
+		     "type 2 bind of zero length (o10-37.2.40)");
+	mw_bind2_err(&e, mw2, NULL, 0, 0, MW_RW,
+		     "type 2 bind without an MR (o10-37.2.40)");
+	mw_bind2_err(&e, mw2, e.tgt.mr, win, MW_LEN,
+		     MW_RW | IBV_ACCESS_LOCAL_WRITE,
+		     "window access with a local right");
+	mw_bind2_err(&e, mw2, e.tgt.mr, (uintptr_t)e.tgt.p - 1, 64, MW_RW,
+		     "window starting before the MR (C10-75)");
+	mw_bind2_err(&e, mw2, e.tgt.mr, win, UINT64_MAX - win + 2, MW_RW,
+		     "window whose end wraps around (C10-75)");
+
+	/* A zero-based type 2 window: its rkey addresses from 0. */
+	rt_step("type 2 window zero based: WRITE at va 16 lands at MR "
+		"offset %u", MW_OFF + 16);
+	k = ibv_inc_rkey(mw2->rkey);
+	ret = mw_post_bind2(&e, mw2, k, e.tgt.mr, MW_OFF, MW_LEN,
+			    MW_RW | IBV_ACCESS_ZERO_BASED, 41);
+	RT_CHECK(ret == 0, "post_send(BIND_MW): %s", strerror(ret));
+	rt_expect_wc(e.b.scq, "zero-based bind", 41, IBV_WC_SUCCESS,
+		     IBV_WC_BIND_MW);
+	mw2->rkey = k;
+	{
+		struct ibv_sge s = rt_sge(&e.src, 0, 64);
+
+		memset(e.tgt.p, RT_GUARD_BYTE, e.tgt.len);
+		rt_fill_random(e.src.p, 64);
+		rt_post_send(&e.a, 7, IBV_WR_RDMA_WRITE, &s, 1,
+			     IBV_SEND_SIGNALED, 0, 16, k);
+		rt_expect_wc(e.a.scq, "WRITE at va 16", 7, IBV_WC_SUCCESS,
+			     IBV_WC_RDMA_WRITE);
+		rt_check_data(e.tgt.p + MW_OFF + 16, e.src.p, 64,
+			      "WRITE through a zero-based window");
+		rt_check_guard(e.tgt.p, MW_OFF + 16, "MR before");
+	}
+	mw_refused(&e, IBV_WR_RDMA_WRITE, MW_LEN - 8, k, 16,
+		   "WRITE past a zero-based window's end");
+	/* (the new pair's QP: the window was freed with the old one) */
+
+	/* C10-74: remote write or atomic needs local write on the MR. */
+	mr = ibv_reg_mr(e.d1.pd, e.tgt.p, e.tgt.len, IBV_ACCESS_MW_BIND);
+	RT_CHECK(mr != NULL, "ibv_reg_mr(MW_BIND): %s", strerror(errno));
+	mw_bind2_err(&e, mw2, mr, win, MW_LEN, IBV_ACCESS_REMOTE_WRITE,
+		     "REMOTE_WRITE window over an MR without LOCAL_WRITE "
+		     "(C10-74)");
+	mw_bind2_err(&e, mw2, mr, win, MW_LEN, IBV_ACCESS_REMOTE_ATOMIC,
+		     "REMOTE_ATOMIC window over an MR without LOCAL_WRITE "
+		     "(C10-74)");
+	mw_bind1_err(&e, mw1, mr, win, MW_LEN, IBV_ACCESS_REMOTE_WRITE,
+		     "type 1 REMOTE_WRITE window over an MR without "
+		     "LOCAL_WRITE (C10-74)");
+	rt_step("REMOTE_READ window over an MR with MW_BIND only: bound");
+	k = ibv_inc_rkey(mw2->rkey);
+	ret = mw_post_bind2_at(&e, mw2, k, mr, win, MW_LEN,
+			       IBV_ACCESS_REMOTE_READ, 41);
+	RT_CHECK(ret == 0, "post_send(BIND_MW): %s", strerror(ret));
+	rt_expect_wc(e.b.scq, "read-only bind", 41, IBV_WC_SUCCESS,
+		     IBV_WC_BIND_MW);
+	mw2->rkey = k;
+	mw_read_ok(&e, k, 0, 256);
+	mw_local_inv(&e.b, k, IBV_WC_SUCCESS);
+	ret = ibv_dereg_mr(mr);
+	RT_CHECK(ret == 0, "ibv_dereg_mr: %s", strerror(ret));
+
+	/* An MR with IBV_ACCESS_ZERO_BASED takes no window (rxe). */
+	mr = ibv_reg_mr(e.d1.pd, e.tgt.p, e.tgt.len,
+			MW_MR_LOCAL | IBV_ACCESS_ZERO_BASED);
+	if (mr != NULL) {
+		mw_bind2_err(&e, mw2, mr, win, MW_LEN, MW_RW,
+			     "window over a zero-based MR");
+		ret = ibv_dereg_mr(mr);
+		RT_CHECK(ret == 0, "ibv_dereg_mr: %s", strerror(ret));
+	}
+
+	/* C10-72: the MR, the window and the QP share one PD. */
+	pd2 = ibv_alloc_pd(e.d1.ctx);
+	RT_CHECK(pd2 != NULL, "ibv_alloc_pd: %s", strerror(errno));
+	mr = ibv_reg_mr(pd2, e.tgt.p, e.tgt.len, MW_MR_LOCAL);
+	RT_CHECK(mr != NULL, "ibv_reg_mr(pd2): %s", strerror(errno));
+	mw_bind2_err(&e, mw2, mr, win, MW_LEN, MW_RW,
+		     "window over an MR of another PD (C10-72)");
+	rt_step("type 1 window over an MR of another PD: EPERM (verbs.h)");
+	{
+		struct ibv_mw_bind bind = {
+			.wr_id = 48,
+			.bind_info = { .mr = mr, .addr = win,
+				       .length = MW_LEN,
+				       .mw_access_flags = MW_RW },
+		};
+
+		ret = ibv_bind_mw(e.b.qp, mw1, &bind);
+		RT_CHECK(ret == EPERM, "ibv_bind_mw(MR of another PD): %s",
+			 strerror(ret));
+	}
+	ret = ibv_dereg_mr(mr);
+	RT_CHECK(ret == 0, "ibv_dereg_mr: %s", strerror(ret));
+	ret = ibv_dealloc_pd(pd2);
+	RT_CHECK(ret == 0, "ibv_dealloc_pd: %s", strerror(ret));
+
+	mw_dealloc(mw1);
+	mw_dealloc(mw2);
+	mw_close(&e);
+}
+
 /* The ibv_wr_*() API: ibv_wr_bind_mw() and ibv_wr_local_inv(). */
 static void
 rt_case_mw_wr_api(void)
@@ -451,10 +669,13 @@ rt_case_mw_wr_api(void)
 	rt_rc_connect(&e.a, &e.b, &rt_rc_default);
 	e.up = true;
 	qpx = ibv_qp_to_qp_ex(e.b.qp);
+	/* The window gives the remote rights, the MR has none (issue 26). */
+	mw_tgt_local(&e);
 
 	mw = mw_alloc(&e, IBV_MW_TYPE_2);
 	k = ibv_inc_rkey(mw->rkey);
-	rt_step("ibv_wr_bind_mw type 2, rkey 0x%x", k);
+	rt_step("ibv_wr_bind_mw type 2, rkey 0x%x, over an MR with "
+		"LOCAL_WRITE | MW_BIND only", k);
 	bi = (struct ibv_mw_bind_info){
 		.mr = e.tgt.mr,
 		.addr = (uintptr_t)e.tgt.p + MW_OFF,
@@ -612,6 +833,8 @@ static const struct rt_case rt_cases[] = {
 	  "type 2 window: BIND_MW, LOCAL_INV, rebind with a new key, QP" },
 	{ "mw_bind_err", rt_case_mw_bind_err, 120,
 	  "binds and invalidations that fail with MW_BIND_ERR" },
+	{ "mw_bind_rules", rt_case_mw_bind_rules, 120,
+	  "bind rules: MR rights, zero length, zero based, range, PD" },
 	{ "mw_wr_api", rt_case_mw_wr_api, 120,
 	  "ibv_wr_bind_mw and ibv_wr_local_inv" },
 	{ "send_inv", rt_case_send_inv, 120,

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
@@ -49,7 +51,6 @@ rt_case_dev_ids(void)
 	struct rt_dev d0, d1;
 	struct rt_ep a, b;
 	struct rt_buf src, dst;
-	struct ibv_mr *mr;
 	uint32_t rc;
 	ssize_t n;
 	int ret;
@@ -61,14 +62,15 @@ rt_case_dev_ids(void)
 	RT_CHECK(d0.attr.vendor_part_id == 0, "vendor_part_id %u",
 		 d0.attr.vendor_part_id);
 
-	rt_step("ibv_query_device_ex: ODP capabilities, not implicit");
+	rt_step("ibv_query_device_ex: ODP capabilities, implicit too");
 	ret = ibv_query_device_ex(d0.ctx, NULL, &ax);
 	RT_CHECK(ret == 0, "ibv_query_device_ex: %s", strerror(ret));
 	RT_CHECK(ax.odp_caps.general_caps & IBV_ODP_SUPPORT,
 		 "general_caps 0x%" PRIx64 ": no IBV_ODP_SUPPORT",
 		 ax.odp_caps.general_caps);
-	RT_CHECK(!(ax.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT),
-		 "implicit ODP advertised");
+	RT_CHECK(ax.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT,
+		 "general_caps 0x%" PRIx64 ": no IBV_ODP_SUPPORT_IMPLICIT",
+		 ax.odp_caps.general_caps);
 	rc = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
 		IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
 		IBV_ODP_SUPPORT_SRQ_RECV;
@@ -78,12 +80,7 @@ rt_case_dev_ids(void)
 	RT_CHECK((ax.odp_caps.per_transport_caps.ud_odp_caps & rc) == rc,
 		 "ud_odp_caps 0x%x", ax.odp_caps.per_transport_caps.ud_odp_caps);
 
-	rt_step("implicit ODP (NULL, SIZE_MAX): EOPNOTSUPP");
-	mr = ibv_reg_mr(d0.pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND |
-			IBV_ACCESS_LOCAL_WRITE);
-	RT_CHECK(mr == NULL && errno == EOPNOTSUPP, "implicit ODP MR: %s",
-		 mr == NULL ? strerror(errno) : "registered");
-
+	/* implicit ODP: case implicit_odp */
 	rt_step("IBV_ACCESS_ON_DEMAND MRs: SEND, WRITE and READ between them");
 	rt_rc_pair(&a, &d0, &b, &d1, NULL);
 	rt_buf_alloc(&src, &d0, 8192, IBV_ACCESS_LOCAL_WRITE |
@@ -124,8 +121,8 @@ rt_case_dev_ids(void)
 		RT_CHECK(ret == 0, "ibv_advise_mr: %s", strerror(ret));
 		ret = ibv_advise_mr(d1.pd, (enum ibv_advise_mr_advice)77, 0,
 				    &s, 1);
-		RT_CHECK(ret == EINVAL, "ibv_advise_mr(bad advice): %s",
-			 strerror(ret));
+		RT_CHECK(ret == EOPNOTSUPP, "ibv_advise_mr(bad advice): %s, "
+			 "mlx5's EOPNOTSUPP expected", strerror(ret));
 	}
 	rt_ep_destroy(&a);
 	rt_ep_destroy(&b);
@@ -621,9 +618,267 @@ rt_case_ah_from_wc(void)
 	rt_close2(&d0, &d1);
 }
 
+/* ------------------------------------------------------- implicit ODP */
+
+#define IMP_ACCESS	(IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE | \
+			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+			 IBV_ACCESS_REMOTE_ATOMIC)
+
+struct imp_env {
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;		/* a on rocepmd0 requests */
+	struct rt_rc_opts o;
+};
+
+static void
+imp_pair(struct imp_env *e)
+{
+	rt_rc_pair(&e->a, &e->d0, &e->b, &e->d1, &e->o);
+}
+
+/* A request the responder must refuse: REM_ACCESS_ERR; a new pair. */
+static void
+imp_refused(struct imp_env *e, enum ibv_wr_opcode op, struct ibv_sge *s,
+	    uint64_t raddr, uint32_t rkey, const char *what)
+{
+	rt_step("%s: REM_ACCESS_ERR, the process alive", what);
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD)
+		rt_post_atomic(&e->a, false, 3, op, s, raddr, rkey, 1, 0);
+	else
+		rt_post_send(&e->a, 3, op, s, 1, IBV_SEND_SIGNALED, 0, raddr,
+			     rkey);
+	rt_expect_wc(e->a.scq, what, 3, IBV_WC_REM_ACCESS_ERR, -1);
+	rt_ep_destroy(&e->a);
+	rt_ep_destroy(&e->b);
+	imp_pair(e);
+}
+
+/* ibv_advise_mr() of one SGE: expect `want`. */
+static void
+imp_advise(struct ibv_pd *pd, enum ibv_advise_mr_advice adv, uint32_t flags,
+	   uint32_t lkey, uint64_t addr, uint32_t len, int want,
+	   const char *what)
+{
+	struct ibv_sge s = { .addr = addr, .length = len, .lkey = lkey };
+	int ret;
+
+	rt_step("ibv_advise_mr %s: %s", what, want ? strerror(want) : "0");
+	ret = ibv_advise_mr(pd, adv, flags, &s, 1);
+	RT_CHECK(ret == want, "ibv_advise_mr %s: %s, expected %s", what,
+		 ret ? strerror(ret) : "0", want ? strerror(want) : "0");
+}
+
+/*
+ * Implicit on-demand MRs (ibv_reg_mr(pd, NULL, SIZE_MAX, ON_DEMAND)): a
+ * key over the whole address space, iova == address, used locally and by
+ * the peer at heap addresses never registered; an unmapped or read-only
+ * address the peer names is a NAK, never a fault of the process.
+ */
+static void
+rt_case_implicit_odp(void)
+{
+	struct imp_env e;
+	struct ibv_mr *i0, *i1, *mr;
+	uint8_t *src, *dst, *hole, *ro;
+	uint64_t *word, orig;
+	long pg = sysconf(_SC_PAGESIZE);
+	struct ibv_sge s;
+	struct ibv_pd *pd2;
+	uint32_t dead;
+	int ret;
+
+	memset(&e, 0, sizeof(e));
+	rt_open2(&e.d0, &e.d1);
+	e.o = rt_rc_default;
+	e.o.access |= IBV_ACCESS_REMOTE_ATOMIC;
+
+	rt_step("ibv_reg_mr_iova(NULL, SIZE_MAX, iova 4096, ON_DEMAND): "
+		"EINVAL");
+	mr = ibv_reg_mr_iova(e.d1.pd, NULL, SIZE_MAX, 4096, IMP_ACCESS);
+	RT_CHECK(mr == NULL && errno == EINVAL, "implicit MR at iova 4096: "
+		 "%s", mr == NULL ? strerror(errno) : "registered");
+	rt_step("ibv_reg_mr(NULL, SIZE_MAX, ON_DEMAND) on both devices");
+	i0 = ibv_reg_mr(e.d0.pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND |
+			IBV_ACCESS_LOCAL_WRITE);
+	RT_CHECK(i0 != NULL, "implicit ODP MR: %s", strerror(errno));
+	i1 = ibv_reg_mr(e.d1.pd, NULL, SIZE_MAX, IMP_ACCESS);
+	RT_CHECK(i1 != NULL, "implicit ODP MR: %s", strerror(errno));
+	RT_CHECK(i1->addr == NULL && i1->length == SIZE_MAX,
+		 "implicit MR addr %p length %zu, expected NULL and SIZE_MAX",
+		 i1->addr, i1->length);
+	imp_pair(&e);
+
+	/* plain heap, never registered */
+	src = malloc(16384);
+	dst = malloc(16384);
+	word = aligned_alloc(8, 64);
+	RT_CHECK(src != NULL && dst != NULL && word != NULL, "malloc");
+
+	rt_step("SEND 5000 B from the heap to the heap, implicit lkeys");
+	s = (struct ibv_sge){ (uintptr_t)dst, 8192, i1->lkey };
+	rt_post_recv(&e.b, 7, &s, 1);
+	rt_fill_random(src, 5000);
+	s = (struct ibv_sge){ (uintptr_t)src, 5000, i0->lkey };
+	rt_post_send(&e.a, 8, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	rt_expect_wc(e.a.scq, "SEND", 8, IBV_WC_SUCCESS, IBV_WC_SEND);
+	rt_expect_wc(e.b.rcq, "RECV", 7, IBV_WC_SUCCESS, IBV_WC_RECV);
+	rt_check_data(dst, src, 5000, "SEND through implicit MRs");
+
+	rt_step("RDMA WRITE 9000 B to a heap address through the implicit "
+		"rkey");
+	memset(dst, 0, 16384);
+	rt_fill_random(src, 9000);
+	s = (struct ibv_sge){ (uintptr_t)src, 9000, i0->lkey };
+	rt_post_send(&e.a, 1, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst + 333, i1->rkey);
+	rt_expect_wc(e.a.scq, "WRITE", 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	rt_check_data(dst + 333, src, 9000, "WRITE through the implicit rkey");
+
+	rt_step("RDMA READ 7000 B of a heap address through the implicit "
+		"rkey");
+	rt_fill_random(dst, 7000);
+	memset(src, 0, 7000);
+	s = (struct ibv_sge){ (uintptr_t)src, 7000, i0->lkey };
+	rt_post_send(&e.a, 2, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst, i1->rkey);
+	rt_expect_wc(e.a.scq, "READ", 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(src, dst, 7000, "READ through the implicit rkey");
+
+	rt_step("FETCH_AND_ADD and CMP_AND_SWP on a heap word");
+	*word = 40;
+	s = (struct ibv_sge){ (uintptr_t)&orig, 8, i0->lkey };
+	rt_post_atomic(&e.a, false, 4, IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
+		       (uintptr_t)word, i1->rkey, 2, 0);
+	rt_expect_wc(e.a.scq, "FETCH_AND_ADD", 4, IBV_WC_SUCCESS,
+		     IBV_WC_FETCH_ADD);
+	RT_CHECK(orig == 40 && *word == 42, "FETCH_AND_ADD: orig %" PRIu64
+		 ", word %" PRIu64, orig, *word);
+	rt_post_atomic(&e.a, false, 5, IBV_WR_ATOMIC_CMP_AND_SWP, &s,
+		       (uintptr_t)word, i1->rkey, 42, 7);
+	rt_expect_wc(e.a.scq, "CMP_AND_SWP", 5, IBV_WC_SUCCESS,
+		     IBV_WC_COMP_SWAP);
+	RT_CHECK(orig == 42 && *word == 7, "CMP_AND_SWP: orig %" PRIu64
+		 ", word %" PRIu64, orig, *word);
+
+	/*
+	 * A page mapped then unmapped (a later mmap may take its place: one
+	 * WRITE at once); then an inaccessible page after a writable one
+	 * (PROT_NONE stays so); a read-only page.
+	 */
+	hole = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	RT_CHECK(hole != MAP_FAILED, "mmap: %s", strerror(errno));
+	RT_CHECK(munmap(hole, (size_t)pg) == 0, "munmap: %s", strerror(errno));
+	s = (struct ibv_sge){ (uintptr_t)src, 256, i0->lkey };
+	imp_refused(&e, IBV_WR_RDMA_WRITE, &s, (uintptr_t)hole, i1->rkey,
+		    "WRITE to a page just unmapped");
+	hole = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	RT_CHECK(hole != MAP_FAILED, "mmap: %s", strerror(errno));
+	hole += pg;
+	RT_CHECK(mprotect(hole, (size_t)pg, PROT_NONE) == 0, "mprotect: %s",
+		 strerror(errno));
+	ro = mmap(NULL, (size_t)pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		  -1, 0);
+	RT_CHECK(ro != MAP_FAILED, "mmap: %s", strerror(errno));
+
+	imp_refused(&e, IBV_WR_RDMA_WRITE, &s, (uintptr_t)hole, i1->rkey,
+		    "WRITE to an inaccessible page");
+	imp_refused(&e, IBV_WR_RDMA_WRITE, &s, (uintptr_t)hole - 100,
+		    i1->rkey, "WRITE running into an inaccessible page");
+	imp_refused(&e, IBV_WR_RDMA_READ, &s, (uintptr_t)hole, i1->rkey,
+		    "READ of an inaccessible page");
+	imp_refused(&e, IBV_WR_RDMA_WRITE, &s, (uintptr_t)ro, i1->rkey,
+		    "WRITE to a read-only page");
+	for (long i = 0; i < pg; i++)
+		RT_CHECK(ro[i] == 0, "read-only page written at %ld", i);
+	s = (struct ibv_sge){ (uintptr_t)&orig, 8, i0->lkey };
+	imp_refused(&e, IBV_WR_ATOMIC_FETCH_AND_ADD, &s, (uintptr_t)hole,
+		    i1->rkey, "FETCH_AND_ADD on an inaccessible page");
+
+	rt_step("SEND from an inaccessible page through the implicit lkey: "
+		"LOC_PROT_ERR");
+	s = (struct ibv_sge){ (uintptr_t)hole, 64, i0->lkey };
+	rt_post_send(&e.a, 9, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	rt_expect_wc(e.a.scq, "SEND from an inaccessible page", 9,
+		     IBV_WC_LOC_PROT_ERR, -1);
+	rt_ep_destroy(&e.a);
+	rt_ep_destroy(&e.b);
+	imp_pair(&e);
+
+	/* ibv_advise_mr(): mlx5's answers (shim_advise_mr()). */
+	imp_advise(e.d1.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+		   IBV_ADVISE_MR_FLAG_FLUSH, i1->lkey, (uintptr_t)dst, 16384,
+		   0, "PREFETCH_WRITE | FLUSH of heap through an implicit MR");
+	imp_advise(e.d1.pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+		   IBV_ADVISE_MR_FLAG_FLUSH, i1->lkey, (uintptr_t)hole, 64,
+		   EFAULT, "PREFETCH | FLUSH of an inaccessible page");
+	imp_advise(e.d1.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+		   IBV_ADVISE_MR_FLAG_FLUSH, i1->lkey, (uintptr_t)ro, 64,
+		   EFAULT, "PREFETCH_WRITE | FLUSH of a read-only page");
+	imp_advise(e.d1.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+		   IBV_ADVISE_MR_FLAG_FLUSH, i1->lkey, (uintptr_t)hole, 64, 0,
+		   "PREFETCH_NO_FAULT | FLUSH of an inaccessible page");
+	imp_advise(e.d1.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, i1->lkey,
+		   (uintptr_t)hole, 64, 0,
+		   "PREFETCH of an inaccessible page, no FLUSH (not waited "
+		   "for)");
+	imp_advise(e.d1.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, i1->lkey ^ 0x80,
+		   (uintptr_t)dst, 64, ENOENT, "with a bad lkey");
+	imp_advise(e.d1.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, i1->lkey,
+		   (uintptr_t)dst, 64, 0, "PREFETCH, no FLUSH");
+	imp_advise(e.d1.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 4, i1->lkey,
+		   (uintptr_t)dst, 64, EINVAL, "with an unknown flag");
+	imp_advise(e.d1.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE + 7, 0,
+		   i1->lkey, (uintptr_t)dst, 64, EOPNOTSUPP,
+		   "with an unknown advice");
+	pd2 = ibv_alloc_pd(e.d1.ctx);
+	RT_CHECK(pd2 != NULL, "ibv_alloc_pd: %s", strerror(errno));
+	imp_advise(pd2, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, i1->lkey,
+		   (uintptr_t)dst, 64, EPERM, "naming an MR of another PD");
+	mr = ibv_reg_mr(e.d1.pd, dst, 4096, IBV_ACCESS_ON_DEMAND);
+	RT_CHECK(mr != NULL, "ibv_reg_mr(ON_DEMAND): %s", strerror(errno));
+	imp_advise(e.d1.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0, mr->lkey,
+		   (uintptr_t)dst, 64, EPERM,
+		   "PREFETCH_WRITE of an MR without local write");
+	imp_advise(e.d1.pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+		   IBV_ADVISE_MR_FLAG_FLUSH, mr->lkey, (uintptr_t)dst + 4000,
+		   200, EFAULT, "| FLUSH past the MR's end");
+	imp_advise(e.d1.pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+		   IBV_ADVISE_MR_FLAG_FLUSH, mr->lkey, (uintptr_t)dst, 4096, 0,
+		   "| FLUSH of the whole MR");
+	RT_CHECK(ibv_dereg_mr(mr) == 0, "ibv_dereg_mr");
+	mr = ibv_reg_mr(e.d1.pd, dst, 4096, IBV_ACCESS_LOCAL_WRITE);
+	RT_CHECK(mr != NULL, "ibv_reg_mr: %s", strerror(errno));
+	imp_advise(e.d1.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, mr->lkey,
+		   (uintptr_t)dst, 64, ENOENT, "naming an MR not on demand");
+	RT_CHECK(ibv_dereg_mr(mr) == 0, "ibv_dereg_mr");
+	RT_CHECK(ibv_dealloc_pd(pd2) == 0, "ibv_dealloc_pd");
+
+	rt_step("ibv_dereg_mr of the implicit MRs; the old rkey is dead");
+	dead = i1->rkey;
+	ret = ibv_dereg_mr(i1);
+	RT_CHECK(ret == 0, "ibv_dereg_mr(implicit): %s", strerror(ret));
+	s = (struct ibv_sge){ (uintptr_t)src, 64, i0->lkey };
+	imp_refused(&e, IBV_WR_RDMA_WRITE, &s, (uintptr_t)dst, dead,
+		    "WRITE through the deregistered implicit rkey");
+	rt_ep_destroy(&e.a);
+	rt_ep_destroy(&e.b);
+	ret = ibv_dereg_mr(i0);
+	RT_CHECK(ret == 0, "ibv_dereg_mr(implicit): %s", strerror(ret));
+	munmap(ro, (size_t)pg);
+	munmap(hole - pg, 2 * (size_t)pg);
+	free(src);
+	free(dst);
+	free(word);
+	rt_close2(&e.d0, &e.d1);
+}
+
 static const struct rt_case rt_cases[] = {
 	{ "dev_ids", rt_case_dev_ids, 90,
 	  "vendor IDs, ODP caps and ODP MRs, the GID table queries" },
+	{ "implicit_odp", rt_case_implicit_odp, 90,
+	  "implicit ODP MRs: any heap address, unmapped ones NAKed, advise" },
 	{ "rereg_mr", rt_case_rereg_mr, 90,
 	  "ibv_rereg_mr: access, translation, PD, refusals" },
 	{ "resize_cq", rt_case_resize_cq, 120,
