@@ -278,10 +278,10 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 
 /*
  * The WQE a READ response (or an ATOMIC ACKNOWLEDGE, `atomic`) answers:
- * the oldest, a READ (an atomic) that expects this PSN.  NULL for a
- * response to nothing outstanding, a duplicate (counted), or one past a
- * lost response, which is then asked for again, once per gap (the rest of
- * a burst still arriving says the same).
+ * the oldest, a READ or ATOMIC WRITE (an atomic) that expects this PSN.
+ * NULL for a response to nothing outstanding, a duplicate (counted), or
+ * one past a lost response, which is then asked for again, once per gap
+ * (the rest of a burst still arriving says the same).
  */
 static struct rp_swqe *
 comp_resp_wqe(struct rp_qp *qp, const struct rp_pkt *pkt, bool atomic)
@@ -295,7 +295,8 @@ comp_resp_wqe(struct rp_qp *qp, const struct rp_pkt *pkt, bool atomic)
 		return NULL;
 	s = rp_swqe(qp, qp->comp.tail);
 	if ((atomic ? !rp_wr_is_atomic(s->opcode) :
-	     s->opcode != IBV_WR_RDMA_READ) || s->state == RP_SWQE_NEW ||
+	     s->opcode != IBV_WR_RDMA_READ &&
+	     s->opcode != IBV_WR_ATOMIC_WRITE) || s->state == RP_SWQE_NEW ||
 	    s->state == RP_SWQE_DONE)
 		return NULL;
 	d = rp_psn_diff(pkt->psn, qp->comp.rd_psn);
@@ -317,6 +318,22 @@ comp_resp_wqe(struct rp_qp *qp, const struct rp_pkt *pkt, bool atomic)
 	return s;
 }
 
+/* One request of max_rd_atomic answered: the WQE at the tail completes. */
+static void
+comp_rd_atomic_done(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	qp->comp.rd_psn = rp_psn_add(pkt->psn, 1);
+	qp->comp.rd_retried = false;
+	comp_acked(qp, qp->comp.rd_psn);
+	/* A request a rewind had uncounted may complete before its resend:
+	 * never wrap (a wrapped count stalls every READ). */
+	if (qp->req.rd_out > 0)
+		qp->req.rd_out--;
+	rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+	comp_retire(qp, qp->comp.rd_psn, false);
+	comp_progress(qp);
+}
+
 static void
 comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 {
@@ -327,6 +344,17 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 	s = comp_resp_wqe(qp, pkt, false);
 	if (s == NULL)
 		return;
+	if (s->opcode == IBV_WR_ATOMIC_WRITE) {
+		/* Its answer: a READ response ONLY, empty, with an ACK
+		 * (IBTA 1.5, as rxe sends it). */
+		if (pkt->opcode != RP_OP_READ_RESP_ONLY || pkt->paylen != 0 ||
+		    (rp_pkt_aeth_syn(pkt) & RP_AETH_TYPE_MASK) != RP_AETH_ACK) {
+			comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
+			return;
+		}
+		comp_rd_atomic_done(qp, pkt);
+		return;
+	}
 	k = (uint32_t)rp_psn_diff(pkt->psn, s->first_psn);
 	if (k >= s->npkts) {
 		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
@@ -404,14 +432,7 @@ comp_atomic_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 		comp_error(qp, pkt->psn, IBV_WC_LOC_PROT_ERR);
 		return;
 	}
-	qp->comp.rd_psn = rp_psn_add(pkt->psn, 1);
-	qp->comp.rd_retried = false;
-	comp_acked(qp, qp->comp.rd_psn);
-	if (qp->req.rd_out > 0)
-		qp->req.rd_out--;
-	rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
-	comp_retire(qp, qp->comp.rd_psn, false);
-	comp_progress(qp);
+	comp_rd_atomic_done(qp, pkt);
 }
 
 void

@@ -35,6 +35,8 @@ wc_opcode(uint8_t wr_opcode)
 		return IBV_WC_BIND_MW;
 	case IBV_WR_LOCAL_INV:
 		return IBV_WC_LOCAL_INV;
+	case IBV_WR_ATOMIC_WRITE:
+		return IBV_WC_ATOMIC_WRITE;
 	default:
 		return IBV_WC_SEND;
 	}
@@ -65,7 +67,8 @@ rp_cqe_send(struct rp_qp *qp, uint32_t idx, uint32_t status)
 	cqe.status = status;
 	cqe.opcode = wc_opcode(w->opcode);
 	cqe.qp_num = qp->qpn;
-	/* What landed in the SGEs: READ data, an atomic's 8 bytes. */
+	/* What landed in the SGEs: READ data, an atomic's 8 bytes; an
+	 * ATOMIC WRITE's 8 bytes sent (rxe reports the WQE's length). */
 	if (status == IBV_WC_SUCCESS && rp_wr_is_rd_atomic(w->opcode))
 		cqe.byte_len = s->length;
 	/*

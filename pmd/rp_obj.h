@@ -183,12 +183,20 @@ rp_wr_is_atomic(uint8_t wr_opcode)
 	       wr_opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-/* READ and atomic requests: answered by responses, counted against
- * max_rd_atomic. */
+/* READ and atomic requests: their responses land in the WQE's SGEs. */
+static inline bool
+rp_wr_fills_sge(uint8_t wr_opcode)
+{
+	return wr_opcode == IBV_WR_RDMA_READ || rp_wr_is_atomic(wr_opcode);
+}
+
+/* READ, atomic and ATOMIC WRITE requests: answered by responses (an
+ * ATOMIC WRITE by an empty READ response), counted against max_rd_atomic
+ * (the responder queues their answers with the READs'). */
 static inline bool
 rp_wr_is_rd_atomic(uint8_t wr_opcode)
 {
-	return wr_opcode == IBV_WR_RDMA_READ || rp_wr_is_atomic(wr_opcode);
+	return rp_wr_fills_sge(wr_opcode) || wr_opcode == IBV_WR_ATOMIC_WRITE;
 }
 
 enum rp_swqe_state {

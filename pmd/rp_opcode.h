@@ -41,6 +41,7 @@ enum rp_op {
 	RP_OP_FETCH_ADD = 0x14,
 	RP_OP_SEND_LAST_INV = 0x16,
 	RP_OP_SEND_ONLY_INV = 0x17,
+	RP_OP_ATOMIC_WRITE = 0x1d,	/* IBTA 1.5: RETH + 8 bytes */
 };
 
 /* Header bits: the order here is the order on the wire after the BTH. */
@@ -96,6 +97,9 @@ enum rp_hdr_id {
 #define RP_M_UD		(1u << 22)
 #define RP_M_INV	(1u << 23)
 #define RP_M_CNP	(1u << 24)	/* RoCEv2 CNP: neither REQ nor RESP; drop */
+/* ATOMIC WRITE: 8 bytes stored whole, answered like a zero-length READ
+ * (RDMA READ response ONLY, no payload), as rxe answers it */
+#define RP_M_ATOMIC_WRITE (1u << 25)
 
 struct rp_opcode_info {
 	const char *name;	/* NULL: undefined opcode, reject */
@@ -126,9 +130,10 @@ void rp_opcode_init(void);
  * @param last        true when the rest of the message fits in this packet
  * @return the opcode, or -1 when the combination is not allowed
  *
- * READ and atomic requests are always one packet: any call with first set
- * returns the request opcode (last is ignored, the request has no
- * payload), first == 0 returns -1.  UD allows SEND and SEND_WITH_IMM only,
+ * READ, atomic and ATOMIC WRITE requests are always one packet: any call
+ * with first set returns the request opcode (last is ignored: a READ or
+ * an atomic has no payload, an ATOMIC WRITE's 8 bytes fit any MTU),
+ * first == 0 returns -1.  UD allows SEND and SEND_WITH_IMM only,
  * as a single packet (first and last).  UC has no READ, atomics or
  * SEND_WITH_INV.
  */

@@ -40,7 +40,7 @@ req_validate(struct rp_qp *qp, const struct rp_send_wqe *w,
 		return IBV_WC_LOC_QP_OP_ERR;
 	if (w->flags & RP_WQE_INLINE) {
 		if (w->length > qp->caps.max_inline_data ||
-		    rp_wr_is_rd_atomic(w->opcode))
+		    rp_wr_fills_sge(w->opcode))
 			return IBV_WC_LOC_LEN_ERR;
 		total = w->length;
 	} else {
@@ -48,7 +48,7 @@ req_validate(struct rp_qp *qp, const struct rp_send_wqe *w,
 			return IBV_WC_LOC_LEN_ERR;
 		/* READ and atomic responses are written into the SGEs. */
 		if (rp_sge_check(qp->dev, pdn, sge, w->num_sge,
-				 rp_wr_is_rd_atomic(w->opcode) ?
+				 rp_wr_fills_sge(w->opcode) ?
 				 IBV_ACCESS_LOCAL_WRITE : 0, &total) < 0)
 			return IBV_WC_LOC_PROT_ERR;
 	}
@@ -62,6 +62,10 @@ req_validate(struct rp_qp *qp, const struct rp_send_wqe *w,
 			return IBV_WC_LOC_LEN_ERR;
 		total = sizeof(uint64_t);
 	}
+	/* An ATOMIC WRITE carries exactly 8 bytes (the shim refuses other
+	 * lengths at the post). */
+	if (w->opcode == IBV_WR_ATOMIC_WRITE && total != sizeof(uint64_t))
+		return IBV_WC_LOC_LEN_ERR;
 	if (qp->type == IBV_QPT_UD) {
 		const struct rp_ah *ah;
 
@@ -543,6 +547,10 @@ req_send_packet(struct rp_qp *qp)
 	}
 	qp->req.off += chunk;
 	qp->req.pkt++;
+	/* An ATOMIC WRITE's answer is queued with the READs' (as rxe's
+	 * responder queues it): it counts against max_rd_atomic. */
+	if (s->opcode == IBV_WR_ATOMIC_WRITE)
+		qp->req.rd_out++;
 	if (last)
 		req_done(qp);
 	return true;
@@ -693,9 +701,10 @@ req_rd_segs(const struct rp_swqe *s, uint32_t k0)
 
 /*
  * Go back to `psn`: the next packet sent is the one with that PSN.  A READ
- * is re-requested from that PSN on, an atomic sent again (the responder
- * treats both as duplicates: an atomic is answered from its replay
- * cache).  False if no WQE in flight holds `psn`.
+ * is re-requested from that PSN on, an atomic or ATOMIC WRITE sent again
+ * (the responder treats them as duplicates: an atomic is answered from
+ * its replay cache, an ATOMIC WRITE answered without writing again).
+ * False if no WQE in flight holds `psn`.
  */
 bool
 rp_req_rewind(struct rp_qp *qp, uint32_t psn)
@@ -716,8 +725,8 @@ rp_req_rewind(struct rp_qp *qp, uint32_t psn)
 						  k0 > 0 &&
 						  k0 < (int32_t)s->npkts ?
 						  (uint32_t)k0 : 0);
-			} else if (rp_wr_is_atomic(s->opcode)) {
-				rd++;	/* its ATOMIC ACK still owed */
+			} else if (rp_wr_is_rd_atomic(s->opcode)) {
+				rd++;	/* its (ATOMIC) ACK still owed */
 			}
 			continue;
 		}

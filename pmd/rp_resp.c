@@ -2,8 +2,9 @@
 /*
  * Responder: executes incoming requests.  RC: PSN check (duplicate,
  * in order, ahead), opcode sequence check, SEND into receive WQEs, RDMA
- * WRITE, READ and atomics against rkeys, ACK/NAK generation, READ
- * responses and ATOMIC ACKNOWLEDGEs (atomics replayed from a cache).
+ * WRITE, READ, atomics and ATOMIC WRITE against rkeys, ACK/NAK
+ * generation, READ responses and ATOMIC ACKNOWLEDGEs (atomics replayed
+ * from a cache).
  * UD: Q_Key check and delivery with the 40-byte GRH area.
  */
 
@@ -214,8 +215,10 @@ resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
 		uint64_t va = rp_pkt_reth_va(pkt);
 		uint32_t dlen = rp_pkt_reth_len(pkt);
 
+		/* An operation the QP does not enable is an invalid
+		 * request, not an access violation (rxe's check_op_valid). */
 		if (!(qp->access & IBV_ACCESS_REMOTE_WRITE))
-			return RP_RESP_ERR_ACCESS;
+			return RP_RESP_ERR_INV_REQ;
 		if (dlen != 0 &&
 		    rp_rkey_lookup(qp, rp_pkt_reth_rkey(pkt), va, dlen,
 				   IBV_ACCESS_REMOTE_WRITE) == NULL)
@@ -341,7 +344,7 @@ resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 	struct rp_mr *mr = NULL;
 
 	if (!(qp->access & IBV_ACCESS_REMOTE_READ))
-		return RP_RESP_ERR_ACCESS;
+		return RP_RESP_ERR_INV_REQ;	/* not enabled on the QP */
 	if (len > (1u << 31) || qp->rd == NULL)
 		return RP_RESP_ERR_INV_REQ;
 	if (len != 0) {
@@ -410,7 +413,7 @@ resp_atomic(struct rp_qp *qp, const struct rp_pkt *pkt)
 	int ret;
 
 	if (!(qp->access & IBV_ACCESS_REMOTE_ATOMIC))
-		return RP_RESP_ERR_ACCESS;
+		return RP_RESP_ERR_INV_REQ;	/* not enabled on the QP */
 	if (qp->rd == NULL)
 		return RP_RESP_ERR_INV_REQ;
 	/* A misaligned target: NAK invalid request (as rxe answers it). */
@@ -442,6 +445,87 @@ resp_atomic(struct rp_qp *qp, const struct rp_pkt *pkt)
 	ar->valid = true;
 	qp->resp.msn++;
 	return resp_atomic_ack(qp, pkt, false, orig);
+}
+
+/*
+ * Store 8 bytes at va as one write: a compare-and-swap until the value it
+ * replaces is the one it compared with (rp_mem_atomic() is the engine's
+ * one atomic access to registered memory, here or in an attached process).
+ */
+static int
+resp_store8(struct rp_qp *qp, struct rp_mr *mr, uint64_t va, uint64_t val)
+{
+	uint64_t expect = 0, orig;
+	int ret;
+
+	for (;;) {
+		ret = rp_mem_atomic(qp->dev, mr, va, true, expect, val, &orig);
+		if (ret != 0 || orig == expect)
+			return ret;
+		expect = orig;
+	}
+}
+
+/*
+ * ATOMIC WRITE (IBTA 1.5): 8 bytes stored whole at an 8-byte aligned
+ * target under an rkey with REMOTE_WRITE, answered by an empty READ
+ * response ONLY queued with the READs' (as rxe answers it), so it keeps
+ * their order.  Misaligned: NAK invalid request; no rights: NAK remote
+ * access error (rxe_resp.c's atomic_write_reply and check_rkey).
+ */
+static enum rp_resp_res
+resp_atomic_write(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
+{
+	uint64_t va = rp_pkt_reth_va(pkt);
+	enum rp_resp_res res;
+	struct rp_rd_resp *rd;
+	struct rp_mr *mr;
+	uint64_t val;
+	uint64_t *p;
+	int ret;
+
+	if (dup) {
+		/* Done already: answered again, never written again. */
+		res = RP_RESP_OK;
+		goto answer;
+	}
+	if (!(qp->access & IBV_ACCESS_REMOTE_WRITE))
+		return RP_RESP_ERR_INV_REQ;	/* not enabled on the QP */
+	if (qp->rd == NULL || rp_pkt_reth_len(pkt) != sizeof(val) ||
+	    pkt->paylen != sizeof(val))
+		return RP_RESP_ERR_INV_REQ;
+	if ((va & (sizeof(val) - 1)) != 0)
+		return RP_RESP_ERR_INV_REQ;
+	mr = rp_rkey_lookup(qp, rp_pkt_reth_rkey(pkt), va, sizeof(val),
+			    IBV_ACCESS_REMOTE_WRITE);
+	if (mr == NULL)
+		return RP_RESP_ERR_ACCESS;
+	p = (uint64_t *)(mr->addr + (va - mr->iova));
+	if (((uintptr_t)p & (sizeof(val) - 1)) != 0)
+		return RP_RESP_ERR_INV_REQ;	/* iova and address disagree */
+	if (qp->resp.rd_head - qp->resp.rd_tail >=
+	    RTE_MAX(qp->max_dest_rd_atomic, 1u) &&
+	    !qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)].replay)
+		return RP_RESP_ERR_INV_REQ;
+	memcpy(&val, rp_pkt_payload(pkt), sizeof(val));
+	ret = resp_store8(qp, mr, va, val);
+	if (ret != 0)
+		return resp_mem_res(ret);
+	qp->resp.msn++;
+answer:
+	if (qp->rd == NULL)
+		return RP_RESP_DROP;
+	rd = resp_rd_slot(qp, pkt, dup, &res);
+	if (rd == NULL)
+		return res;
+	rd->npkts_left = 1;
+	rd->last_psn = pkt->psn;
+	rd->va = 0;
+	rd->left = 0;
+	rd->total = 0;
+	rd->mr = NULL;
+	rd->key = 0;
+	return RP_RESP_OK;
 }
 
 /*
@@ -807,6 +891,8 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 			(void)resp_read(qp, pkt, true);
 		else if (pkt->mask & RP_M_ATOMIC)
 			resp_atomic_dup(qp, pkt);
+		else if (pkt->mask & RP_M_ATOMIC_WRITE)
+			(void)resp_atomic_write(qp, pkt, true);
 		else
 			resp_ack(qp, rp_psn_add(qp->resp.epsn, RP_PSN_MASK));
 		return;
@@ -822,6 +908,8 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 		res = resp_write(qp, pkt);
 	else if (pkt->mask & RP_M_READ)
 		res = resp_read(qp, pkt, false);
+	else if (pkt->mask & RP_M_ATOMIC_WRITE)
+		res = resp_atomic_write(qp, pkt, false);
 	else
 		res = resp_atomic(qp, pkt);
 	if (res != RP_RESP_OK) {
@@ -832,7 +920,9 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	qp->resp.epsn = rp_psn_add(qp->resp.epsn, 1);
 	qp->resp.nak_sent = false;
 	resp_comm_est(qp);
-	/* READs and atomics are acknowledged by their responses. */
-	if (pkt->ackreq && !(pkt->mask & (RP_M_READ | RP_M_ATOMIC)))
+	/* READs, atomics and ATOMIC WRITEs are acknowledged by their
+	 * responses. */
+	if (pkt->ackreq &&
+	    !(pkt->mask & (RP_M_READ | RP_M_ATOMIC | RP_M_ATOMIC_WRITE)))
 		resp_ack(qp, pkt->psn);
 }

@@ -109,6 +109,10 @@ shim_mtu_enum(uint32_t bytes)
 	return IBV_MTU_256;
 }
 
+/* IB_UVERBS_DEVICE_ATOMIC_WRITE of Linux 6.2's ib_user_verbs.h: the
+ * device_cap_flags_ex bit of ATOMIC WRITE. */
+#define SHIM_DEVICE_ATOMIC_WRITE	(UINT64_C(1) << 40)
+
 /* IB link width and speed codes, as ibv_port_attr carries them. */
 #define SHIM_WIDTH_1X	1
 #define SHIM_WIDTH_4X	2
@@ -545,6 +549,10 @@ shim_query_device_ex(struct ibv_context *ibctx,
 	full.tm_caps.flags = ctx->ctl->tm_flags;
 	full.tm_caps.max_ops = ctx->ctl->tm_max_ops;
 	full.tm_caps.max_sge = ctx->ctl->tm_max_sge;
+	/* ATOMIC WRITE (IBV_WR_ATOMIC_WRITE, ibv_wr_atomic_write()), in
+	 * the kernel's bit (rdma-core 44's headers predate it). */
+	full.device_cap_flags_ex = full.orig_attr.device_cap_flags |
+		SHIM_DEVICE_ATOMIC_WRITE;
 	/*
 	 * On-demand paging: the engine reaches registered memory through
 	 * the application's own mapping and pins nothing, so every MR is

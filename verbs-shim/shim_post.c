@@ -41,7 +41,8 @@ static const uint32_t shim_wr_qpts[] = {
 	[IBV_WR_SEND_WITH_INV] = SHIM_RC,
 	[IBV_WR_LOCAL_INV] = SHIM_RC | SHIM_UC,
 	[IBV_WR_BIND_MW] = SHIM_RC | SHIM_UC,
-	/* TSO, DRIVER1, ATOMIC_WRITE: none */
+	[IBV_WR_ATOMIC_WRITE] = SHIM_RC,
+	/* TSO, DRIVER1, FLUSH: none */
 };
 
 static inline bool
@@ -50,6 +51,15 @@ shim_wr_valid(enum ibv_wr_opcode opcode, enum ibv_qp_type qpt)
 	return (unsigned int)opcode < RTE_DIM(shim_wr_qpts) &&
 	       (unsigned int)qpt < 32 &&
 	       (shim_wr_qpts[opcode] & SHIM_QPT_BIT(qpt)) != 0;
+}
+
+/* The IBV_QP_EX_WITH_* bit that lets ibv_wr_*() build `opcode` (the same
+ * bit number up to TSO; ATOMIC_WRITE's is 12, its opcode 15). */
+static inline uint64_t
+shim_wr_send_op(enum ibv_wr_opcode opcode)
+{
+	return opcode == IBV_WR_ATOMIC_WRITE ?
+		(uint64_t)IBV_QP_EX_WITH_ATOMIC_WRITE : UINT64_C(1) << opcode;
 }
 
 static inline bool
@@ -203,6 +213,15 @@ shim_send_wqe_put(struct shim_qp *qp, const struct ibv_send_wr *wr,
 		h.rkey = wr->wr.atomic.rkey;
 		h.compare_add = wr->wr.atomic.compare_add;
 		h.swap = wr->wr.atomic.swap;
+		break;
+	case IBV_WR_ATOMIC_WRITE:
+		/* Exactly its 8 bytes, from the SGEs or inline, as
+		 * ibv_wr_atomic_write() gives them; alignment is the
+		 * responder's to check (NAK, IBV_WC_REM_INV_REQ_ERR). */
+		if (length != 8)
+			return EINVAL;
+		h.remote_addr = wr->wr.rdma.remote_addr;
+		h.rkey = wr->wr.rdma.rkey;
 		break;
 	case IBV_WR_LOCAL_INV:
 		h.num_sge = 0;		/* imm_data: the rkey (union) */
@@ -415,7 +434,7 @@ shim_wr_begin(struct shim_qp *qp, enum ibv_wr_opcode opcode)
 	if (qp->wr_err != 0)
 		return NULL;
 	if (!shim_wr_valid(opcode, qp->qpx.qp_base.qp_type) ||
-	    !(qp->send_ops_flags & (UINT64_C(1) << opcode))) {
+	    !(qp->send_ops_flags & shim_wr_send_op(opcode))) {
 		shim_wr_fail(qp, EINVAL);
 		return NULL;
 	}
@@ -575,14 +594,27 @@ shim_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
 	shim_wr_unsupported(qpx);
 }
 
+/* The 8 bytes at atomic_wr, copied now (as rxe's provider does): they
+ * travel inline, whatever setters follow. */
 static void
 shim_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 		     uint64_t remote_addr, const void *atomic_wr)
 {
-	RTE_SET_USED(rkey);
-	RTE_SET_USED(remote_addr);
-	RTE_SET_USED(atomic_wr);
-	shim_wr_unsupported(qpx);
+	struct shim_qp *qp = shim_qpx(qpx);
+	struct rp_send_wqe *wqe = shim_wr_begin(qp, IBV_WR_ATOMIC_WRITE);
+
+	if (wqe == NULL)
+		return;
+	if (atomic_wr == NULL) {
+		shim_wr_fail(qp, EINVAL);
+		return;
+	}
+	wqe->rkey = rkey;
+	wqe->remote_addr = remote_addr;
+	memcpy(wqe + 1, atomic_wr, 8);
+	wqe->num_sge = 0;
+	wqe->length = 8;
+	wqe->flags |= RP_WQE_INLINE;
 }
 
 static void
@@ -615,8 +647,8 @@ shim_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 	uint64_t length = 0;
 	size_t i;
 
-	if (wqe == NULL)
-		return;
+	if (wqe == NULL || wqe->opcode == IBV_WR_ATOMIC_WRITE)
+		return;		/* its 8 bytes came with it */
 	if (num_sge > qp->cap.max_send_sge) {
 		shim_wr_fail(qp, EINVAL);
 		return;
@@ -658,8 +690,8 @@ shim_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
 	uint8_t *dst;
 	size_t i;
 
-	if (wqe == NULL)
-		return;
+	if (wqe == NULL || wqe->opcode == IBV_WR_ATOMIC_WRITE)
+		return;		/* its 8 bytes came with it */
 	for (i = 0; i < num_buf; i++)
 		length += buf_list[i].length;
 	if (!shim_wr_inline_ok((enum ibv_wr_opcode)wqe->opcode) ||

@@ -847,6 +847,19 @@ rt_case_rc_bad_rkey(void)
 		      "IBV_ACCESS_REMOTE_READ", IBV_WR_RDMA_READ,
 		      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, 64,
 		      4096, 0, 0);
+	/* An operation the responder's QP does not enable: "invalid
+	 * request", as rxe answers it (check_op_valid), not "remote access
+	 * error"; the responder QP goes to ERR all the same. */
+	rt_bad_request(&d0, &d1, "RDMA WRITE to a QP without "
+		       "IBV_ACCESS_REMOTE_WRITE: NAK invalid request",
+		       IBV_WR_RDMA_WRITE, RT_ACCESS_ALL, 64, 4096, 0, 0,
+		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ,
+		       IBV_WC_REM_INV_REQ_ERR);
+	rt_bad_request(&d0, &d1, "RDMA READ from a QP without "
+		       "IBV_ACCESS_REMOTE_READ: NAK invalid request",
+		       IBV_WR_RDMA_READ, RT_ACCESS_ALL, 64, 4096, 0, 0,
+		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+		       IBV_WC_REM_INV_REQ_ERR);
 	rt_dev_close(&d0);
 	rt_dev_close(&d1);
 }
@@ -2857,9 +2870,9 @@ rt_case_mcast(void)
 
 #define RT_ACCESS_ATOMIC	(RT_ACCESS_ALL | IBV_ACCESS_REMOTE_ATOMIC)
 
-/* An RC endpoint whose QP takes the ibv_wr_* API for atomics. */
+/* An RC endpoint whose QP takes the ibv_wr_* API for `ops` and READ. */
 static void
-rt_ep_create_ex(struct rt_ep *ep, struct rt_dev *d)
+rt_ep_create_ex_ops(struct rt_ep *ep, struct rt_dev *d, uint64_t ops)
 {
 	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
 	struct ibv_qp_init_attr_ex ia;
@@ -2878,12 +2891,19 @@ rt_ep_create_ex(struct rt_ep *ep, struct rt_dev *d)
 	ia.cap.max_recv_sge = RT_SGE;
 	ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	ia.pd = d->pd;
-	ia.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
-		IBV_QP_EX_WITH_RDMA_READ;
+	ia.send_ops_flags = ops | IBV_QP_EX_WITH_RDMA_READ;
 	ep->qp = ibv_create_qp_ex(d->ctx, &ia);
-	RT_CHECK(ep->qp != NULL, "ibv_create_qp_ex(%s, atomics): %s", d->name,
+	RT_CHECK(ep->qp != NULL, "ibv_create_qp_ex(%s, send_ops_flags 0x%"
+		 PRIx64 "): %s", d->name, (uint64_t)ia.send_ops_flags,
 		 strerror(errno));
+}
+
+/* An RC endpoint whose QP takes the ibv_wr_* API for atomics. */
+static void
+rt_ep_create_ex(struct rt_ep *ep, struct rt_dev *d)
+{
+	rt_ep_create_ex_ops(ep, d, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+			    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
 }
 
 /*
@@ -3089,8 +3109,9 @@ rt_case_rc_atomic_err(void)
 		  IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 4096, 0, RT_ACCESS_ATOMIC,
 		  IBV_WC_REM_ACCESS_ERR },
 		{ "FETCH_AND_ADD to a QP without IBV_ACCESS_REMOTE_ATOMIC: NAK "
-		  "remote access error", IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 0, 0,
-		  RT_ACCESS_ALL, IBV_WC_REM_ACCESS_ERR },
+		  "invalid request (as rxe: not enabled on the QP)",
+		  IBV_WR_ATOMIC_FETCH_AND_ADD, ra, 0, 0, RT_ACCESS_ALL,
+		  IBV_WC_REM_INV_REQ_ERR },
 	};
 	struct rt_rc_opts o = rt_rc_default;
 	struct rt_dev d0, d1;
@@ -3159,6 +3180,250 @@ rt_case_rc_atomic_err(void)
 	rt_ep_destroy(&b);
 	rt_buf_free(&res);
 	rt_buf_free(&tgt);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
+/* ---------------------------------------------------------- ATOMIC WRITE */
+
+/* IB_UVERBS_DEVICE_ATOMIC_WRITE (Linux 6.2): rdma-core 44 predates it. */
+#define RT_DEVICE_ATOMIC_WRITE	(UINT64_C(1) << 40)
+#define RT_AW_N			64u
+
+/* a ATOMIC WRITEs `v` at t (b's, under rkey) through ibv_wr_atomic_write. */
+static int
+rt_try_atomic_write_ex(struct rt_ep *a, uint64_t wr_id, uint64_t *t,
+		       uint32_t rkey, uint64_t v)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(a->qp);
+
+	RT_CHECK(qpx != NULL, "ibv_qp_to_qp_ex: NULL");
+	ibv_wr_start(qpx);
+	qpx->wr_id = wr_id;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qpx, rkey, (uintptr_t)t, &v);
+	v = ~v;		/* copied at the call, as rxe's provider does */
+	return ibv_wr_complete(qpx);
+}
+
+/*
+ * ATOMIC WRITE (IBTA 1.5; rxe since Linux 6.2): 8 bytes from the SGE (or
+ * inline) stored whole at an 8-byte aligned target of an MR with
+ * REMOTE_WRITE; completion IBV_WC_ATOMIC_WRITE, byte_len 8; no receive
+ * taken.  More than max_rd_atomic at once, with READs between (its answer
+ * is an empty READ response, counted with theirs).  The post refuses a
+ * length other than 8 (EINVAL) and UC; the responder NAKs a misaligned
+ * target (invalid request) and an MR without REMOTE_WRITE (remote access
+ * error); ibv_wr_atomic_write() works on a QP created with
+ * IBV_QP_EX_WITH_ATOMIC_WRITE and fails ibv_wr_complete() (EINVAL) on one
+ * without.
+ */
+static void
+rt_case_rc_atomic_write(void)
+{
+	struct rt_rc_opts o = rt_rc_default;
+	struct ibv_device_attr_ex ax;
+	struct rt_buf src, tgt, rdb;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct ibv_sge s;
+	struct ibv_wc wc;
+	uint64_t v, *t;
+	int ret;
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	rt_step("ibv_query_device_ex: device_cap_flags_ex has ATOMIC_WRITE "
+		"(bit 40)");
+	memset(&ax, 0, sizeof(ax));
+	ret = ibv_query_device_ex(d0.ctx, NULL, &ax);
+	RT_CHECK(ret == 0 && (ax.device_cap_flags_ex & RT_DEVICE_ATOMIC_WRITE),
+		 "ibv_query_device_ex: %s, device_cap_flags_ex 0x%" PRIx64,
+		 strerror(ret), (uint64_t)ax.device_cap_flags_ex);
+
+	rt_rc_pair_wrap(&a, &d0, &b, &d1, &o);
+	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&rdb, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&tgt, &d1, 4096, RT_ACCESS_ALL);
+	memset(tgt.p, RT_GUARD_BYTE, tgt.len);
+	t = (uint64_t *)(tgt.p + RT_GUARD);
+	v = rt_rand64(&rt_rng);
+	memcpy(src.p, &v, 8);
+
+	rt_step("ibv_post_send ATOMIC_WRITE 0x%" PRIx64 " from an SGE", v);
+	s = rt_sge(&src, 0, 8);
+	rt_post_send(&a, 1, IBV_WR_ATOMIC_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)t, tgt.mr->rkey);
+	wc = rt_expect_wc(a.scq, "ATOMIC_WRITE", 1, IBV_WC_SUCCESS,
+			  IBV_WC_ATOMIC_WRITE);
+	RT_CHECK(wc.byte_len == 8, "ATOMIC_WRITE byte_len %u, expected 8",
+		 wc.byte_len);
+	RT_CHECK(__atomic_load_n(t, __ATOMIC_ACQUIRE) == v, "target 0x%" PRIx64
+		 ", expected 0x%" PRIx64, *t, v);
+	rt_check_guard(tgt.p, RT_GUARD, "before the target");
+	rt_check_guard(tgt.p + RT_GUARD + 8, RT_GUARD, "after the target");
+
+	rt_step("ATOMIC_WRITE inline");
+	v = rt_rand64(&rt_rng);
+	memcpy(src.p + 64, &v, 8);
+	s = rt_sge(&src, 64, 8);
+	rt_post_send(&a, 2, IBV_WR_ATOMIC_WRITE, &s, 1,
+		     IBV_SEND_SIGNALED | IBV_SEND_INLINE, 0, (uintptr_t)t,
+		     tgt.mr->rkey);
+	rt_expect_wc(a.scq, "ATOMIC_WRITE inline", 2, IBV_WC_SUCCESS,
+		     IBV_WC_ATOMIC_WRITE);
+	RT_CHECK(__atomic_load_n(t, __ATOMIC_ACQUIRE) == v, "target 0x%" PRIx64
+		 ", expected 0x%" PRIx64, *t, v);
+
+	rt_step("ATOMIC_WRITE of 4 and of 16 bytes: EINVAL at the post");
+	s = rt_sge(&src, 0, 4);
+	ret = rt_try_send(&a, 3, IBV_WR_ATOMIC_WRITE, &s, 1, IBV_SEND_SIGNALED,
+			  0, (uintptr_t)t, tgt.mr->rkey);
+	RT_CHECK(ret == EINVAL, "4 bytes: %s, expected EINVAL", strerror(ret));
+	s = rt_sge(&src, 0, 16);
+	ret = rt_try_send(&a, 3, IBV_WR_ATOMIC_WRITE, &s, 1, IBV_SEND_SIGNALED,
+			  0, (uintptr_t)t, tgt.mr->rkey);
+	RT_CHECK(ret == EINVAL, "16 bytes: %s, expected EINVAL",
+		 strerror(ret));
+	rt_expect_empty(a.scq, 20, "nothing posted");
+
+	rt_step("%u ATOMIC_WRITEs and READs alternating, posted at once "
+		"(max_rd_atomic %u)", RT_AW_N, rt_rd_atom(&d0));
+	for (uint32_t i = 0; i < RT_AW_N; i++) {
+		uint64_t x = 0x1000 + i;
+
+		memcpy(src.p + 1024 + (size_t)i * 8, &x, 8);
+	}
+	for (uint32_t i = 0; i < RT_AW_N; i++) {
+		if (i % 2 == 0) {
+			s = rt_sge(&src, 1024 + (size_t)i * 8, 8);
+			rt_post_send(&a, 100 + i, IBV_WR_ATOMIC_WRITE, &s, 1,
+				     IBV_SEND_SIGNALED, 0,
+				     (uintptr_t)tgt.p + 1024 + i * 8,
+				     tgt.mr->rkey);
+		} else {
+			/* the slot the previous ATOMIC WRITE wrote */
+			s = rt_sge(&rdb, (size_t)i * 8, 8);
+			rt_post_send(&a, 100 + i, IBV_WR_RDMA_READ, &s, 1,
+				     IBV_SEND_SIGNALED, 0,
+				     (uintptr_t)tgt.p + 1024 + (i - 1) * 8,
+				     tgt.mr->rkey);
+		}
+	}
+	for (uint32_t i = 0; i < RT_AW_N; i++)
+		rt_expect_wc(a.scq, i % 2 == 0 ? "ATOMIC_WRITE" : "READ",
+			     100 + i, IBV_WC_SUCCESS, i % 2 == 0 ?
+			     IBV_WC_ATOMIC_WRITE : IBV_WC_RDMA_READ);
+	for (uint32_t i = 0; i < RT_AW_N; i += 2) {
+		uint64_t x, r;
+
+		memcpy(&x, tgt.p + 1024 + (size_t)i * 8, 8);
+		memcpy(&r, rdb.p + (size_t)(i + 1) * 8, 8);
+		RT_CHECK(x == 0x1000 + i && r == x, "slot %u: 0x%" PRIx64
+			 ", READ after it 0x%" PRIx64 ", expected 0x%x", i, x,
+			 r, 0x1000 + i);
+	}
+	rt_expect_empty(b.rcq, 0, "responder: ATOMIC WRITEs take no receive");
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+
+	rt_step("UC: ATOMIC_WRITE refused at the post (EINVAL)");
+	{
+		const struct rt_ep_opts uo = { .type = IBV_QPT_UC };
+		struct rt_ep u0, u1;
+
+		struct ibv_qp_attr at;
+
+		rt_ep_create(&u0, &d0, &uo);
+		rt_ep_create(&u1, &d1, &uo);
+		/* u0 to RTS toward u1 (nothing is sent) */
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_INIT;
+		at.port_num = RT_PORT;
+		at.qp_access_flags = RT_ACCESS_ALL;
+		ret = rt_modify(&u0, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+		RT_CHECK(ret == 0, "UC to INIT: %s", strerror(ret));
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTR;
+		at.path_mtu = IBV_MTU_1024;
+		at.dest_qp_num = u1.qp->qp_num;
+		at.rq_psn = u1.psn;
+		rt_ah_attr(&at.ah_attr, &d1.gid);
+		ret = rt_modify(&u0, &at, IBV_QP_STATE | IBV_QP_AV |
+				IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				IBV_QP_RQ_PSN);
+		RT_CHECK(ret == 0, "UC to RTR: %s", strerror(ret));
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTS;
+		at.sq_psn = u0.psn;
+		ret = rt_modify(&u0, &at, IBV_QP_STATE | IBV_QP_SQ_PSN);
+		RT_CHECK(ret == 0, "UC to RTS: %s", strerror(ret));
+		s = rt_sge(&src, 64, 8);
+		ret = rt_try_send(&u0, 4, IBV_WR_RDMA_WRITE, &s, 1,
+				  IBV_SEND_SIGNALED, 0, (uintptr_t)t,
+				  tgt.mr->rkey);
+		RT_CHECK(ret == 0, "UC RDMA_WRITE posts: %s", strerror(ret));
+		s = rt_sge(&src, 0, 8);
+		ret = rt_try_send(&u0, 4, IBV_WR_ATOMIC_WRITE, &s, 1,
+				  IBV_SEND_SIGNALED, 0, (uintptr_t)t,
+				  tgt.mr->rkey);
+		RT_CHECK(ret == EINVAL, "UC: %s, expected EINVAL",
+			 strerror(ret));
+		rt_expect_wc(u0.scq, "UC RDMA_WRITE", 4, IBV_WC_SUCCESS,
+			     IBV_WC_RDMA_WRITE);
+		rt_ep_destroy(&u0);
+		rt_ep_destroy(&u1);
+	}
+
+	rt_step("ibv_wr_atomic_write on a QP with IBV_QP_EX_WITH_ATOMIC_WRITE");
+	rt_ep_create_ex_ops(&a, &d0, IBV_QP_EX_WITH_ATOMIC_WRITE);
+	rt_ep_create_ex_ops(&b, &d1, IBV_QP_EX_WITH_ATOMIC_WRITE);
+	rt_rc_connect(&a, &b, &o);
+	v = rt_rand64(&rt_rng);
+	ret = rt_try_atomic_write_ex(&a, 5, t, tgt.mr->rkey, v);
+	RT_CHECK(ret == 0, "ibv_wr_complete: %s", strerror(ret));
+	wc = rt_expect_wc(a.scq, "ibv_wr_atomic_write", 5, IBV_WC_SUCCESS,
+			  IBV_WC_ATOMIC_WRITE);
+	RT_CHECK(wc.byte_len == 8, "byte_len %u, expected 8", wc.byte_len);
+	RT_CHECK(__atomic_load_n(t, __ATOMIC_ACQUIRE) == v, "target 0x%" PRIx64
+		 ", expected 0x%" PRIx64, *t, v);
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+
+	rt_step("ibv_wr_atomic_write on a QP without "
+		"IBV_QP_EX_WITH_ATOMIC_WRITE: ibv_wr_complete EINVAL");
+	rt_ep_create_ex(&a, &d0);
+	rt_ep_create_ex(&b, &d1);
+	rt_rc_connect(&a, &b, &o);
+	ret = rt_try_atomic_write_ex(&a, 6, t, tgt.mr->rkey, ~v);
+	RT_CHECK(ret == EINVAL, "ibv_wr_complete: %s, expected EINVAL",
+		 strerror(ret));
+	rt_expect_empty(a.scq, 20, "nothing posted");
+	RT_CHECK(*t == v, "target changed to 0x%" PRIx64, *t);
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_buf_free(&src);
+	rt_buf_free(&rdb);
+	rt_buf_free(&tgt);
+
+	rt_bad_request(&d0, &d1, "ATOMIC_WRITE at a misaligned address "
+		       "(target + 4): NAK invalid request", IBV_WR_ATOMIC_WRITE,
+		       RT_ACCESS_ALL, 8, 4096, 4, 0, RT_ACCESS_ALL,
+		       IBV_WC_REM_INV_REQ_ERR);
+	rt_bad_request(&d0, &d1, "ATOMIC_WRITE into an MR without "
+		       "IBV_ACCESS_REMOTE_WRITE: NAK remote access error",
+		       IBV_WR_ATOMIC_WRITE,
+		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, 8,
+		       4096, 0, 0, RT_ACCESS_ALL, IBV_WC_REM_ACCESS_ERR);
+	rt_bad_request(&d0, &d1, "ATOMIC_WRITE with a wrong rkey: NAK remote "
+		       "access error", IBV_WR_ATOMIC_WRITE, RT_ACCESS_ALL, 8,
+		       4096, 0, 0x80, RT_ACCESS_ALL, IBV_WC_REM_ACCESS_ERR);
+	rt_bad_request(&d0, &d1, "ATOMIC_WRITE to a QP without "
+		       "IBV_ACCESS_REMOTE_WRITE: NAK invalid request",
+		       IBV_WR_ATOMIC_WRITE, RT_ACCESS_ALL, 8, 4096, 0, 0,
+		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ,
+		       IBV_WC_REM_INV_REQ_ERR);
 	rt_dev_close(&d0);
 	rt_dev_close(&d1);
 }
@@ -3340,6 +3605,9 @@ static const struct rt_case rt_cases[] = {
 	  "CMP_AND_SWP, FETCH_AND_ADD: both post APIs, with READs" },
 	{ "rc_atomic_err", rt_case_rc_atomic_err, 90,
 	  "misaligned, no REMOTE_ATOMIC, bad rkey: NAKs; bad SGE: EINVAL" },
+	{ "rc_atomic_write", rt_case_rc_atomic_write, 120,
+	  "ATOMIC WRITE: SGE, inline, ibv_wr_atomic_write, with READs; "
+	  "misaligned, no REMOTE_WRITE: NAKs; bad length, UC: EINVAL" },
 	{ "rc_atomic_race", rt_case_rc_atomic_race, 120,
 	  "two devices' QPs and the CPU add to one counter: none lost" },
 	{ "rc_atomic_lossy", rt_case_rc_atomic_lossy, 120,

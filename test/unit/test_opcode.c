@@ -71,6 +71,9 @@ static const struct exp_op exp_rc_only[] = {
 	{ 0x16, 16, .ieth = 12, .mask = SND | L | CP | RP_M_IETH | RP_M_INV },
 	{ 0x17, 16, .ieth = 12,
 	  .mask = SND | O | RW | CP | RP_M_IETH | RP_M_INV },
+	/* IBTA 1.5 ATOMIC WRITE: RETH, then its 8 bytes as payload */
+	{ 0x1d, 28, .reth = 12,
+	  .mask = RQ | P | O | RP_M_RETH | RP_M_ATOMIC_WRITE },
 };
 
 static const struct exp_op exp_other[] = {
@@ -156,7 +159,7 @@ test_defined(void **state)
 		assert_int_equal(rp_opcode[i].mask, 0);
 		assert_int_equal(rp_opcode[i].length, 0);
 	}
-	assert_int_equal(n, 2 * 12 + 11 + 3);
+	assert_int_equal(n, 2 * 12 + 12 + 3);
 	/* a few the brief names explicitly */
 	assert_null(rp_opcode[0x15].name);	/* RESYNC: not supported */
 	assert_null(rp_opcode[0x40].name);	/* RD */
@@ -268,6 +271,8 @@ expect_next(int wr, int qpt, int first, int last)
 		return qpt == IBV_QPT_RC && first ? 0x13 : -1;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return qpt == IBV_QPT_RC && first ? 0x14 : -1;
+	case IBV_WR_ATOMIC_WRITE:
+		return qpt == IBV_QPT_RC && first ? 0x1d : -1;
 	default:
 		return -1;
 	}
@@ -323,6 +328,10 @@ test_next_opcode(void **state)
 	assert_int_equal(rp_next_opcode(IBV_WR_LOCAL_INV, IBV_QPT_RC, 1, 1),
 			 -1);
 	assert_int_equal(rp_next_opcode(IBV_WR_ATOMIC_WRITE, IBV_QPT_RC, 1,
+					1), RP_OP_ATOMIC_WRITE);
+	assert_int_equal(rp_next_opcode(IBV_WR_ATOMIC_WRITE, IBV_QPT_UC, 1,
+					1), -1);
+	assert_int_equal(rp_next_opcode(IBV_WR_ATOMIC_WRITE, IBV_QPT_RC, 0,
 					1), -1);
 }
 
