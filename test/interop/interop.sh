@@ -29,10 +29,12 @@
 # guest's eth0 also holds 2001:db8::1/64, rocepmd 2001:db8::10/64, the
 # RDMA CM given their sockaddr_in6), ibv_rc_pingpong over the IPv6 GIDs
 # (rc6), test/interop/inv_pingpong (SEND_WITH_IMM, RDMA_WRITE_WITH_IMM, a
-# type 2 memory window bound with IBV_WR_BIND_MW, WRITE and READ through
-# it, SEND_WITH_INV of its rkey, the invalidated rkey refused; over IPv4,
+# type 2 memory window bound with IBV_WR_BIND_MW over an MR with no
+# remote right (LOCAL_WRITE | MW_BIND), WRITE and READ through it,
+# SEND_WITH_INV of its rkey, the invalidated rkey refused; over IPv4,
 # inv, and over IPv6, inv6: the host's binary, copied into the guest per
-# run), ibv_srq_pingpong, ib_send_bw with four QPs, over UD and on events,
+# run; badrecv: its -R, a SEND into a receive with a bad lkey, NAK
+# "remote operational error"), ibv_srq_pingpong, ib_send_bw with four QPs, over UD and on events,
 # ib_write_lat inline, ib_read_lat, ib_write_bw both ways at once,
 # rdma_server/rdma_client and rstream, the guest's qperf against
 # rocepmd's qperf server (rxe-client only), and a lossy ibv_rc_pingpong
@@ -324,6 +326,10 @@ scen rc6 tcp "ibv_rc_pingpong $pp6 -s 4096 -n 10" "ibv_rc_pingpong $pp6 -s 4096 
 # IBV_WC_WITH_INV (1 << 3) (doc/guides/interop.rst); rocepmd gets no -K.
 scen inv tcp "@INV@ $pp @INVK@" "@INV@ $pp @INVK@"
 scen inv6 tcp "@INV@ $pp6 @INVK@" "@INV@ $pp6 @INVK@"
+# inv_pingpong -R: a SEND into a receive whose lkey is a deregistered
+# MR's: NAK "remote operational error" from the server's responder
+# (IBV_WC_REM_OP_ERR at the client), its receive completing in error.
+scen badrecv tcp "@INV@ $pp @INVK@ -R" "@INV@ $pp @INVK@ -R"
 # Shapes the pingpongs above do not take: a shared receive queue, several
 # QPs at once, UD streams, inline WRITEs, both directions at once,
 # completions on events, librdmacm's synchronous verbs (rdma_server and
@@ -590,11 +596,11 @@ check_output() {
 		grep -q "local address: .* GID $rp_ip6\$" "$rv_tmp/$name.out" &&
 		grep -q "remote address: .* GID $guest_ip6\$" "$rv_tmp/$name.out" ||
 			rv_fail "$name did not run over $rp_ip6 <-> $guest_ip6" ;;
-	inv | inv6)
+	inv | inv6 | badrecv)
 		grep -q '^inv_pingpong: PASS' "$rv_tmp/$name.out" ||
 			rv_fail "$name printed no PASS line"
 		local g=::ffff:$guest_ip
-		[ "$n" = inv ] || g=$guest_ip6
+		[ "$n" != inv6 ] || g=$guest_ip6
 		grep -q "^remote QPN .* GID $g\$" "$rv_tmp/$name.out" ||
 			rv_fail "$name's peer was not GID $g" ;;
 	rc_event) rv_check_pingpong "$name" 64 10 ;;
@@ -746,6 +752,7 @@ minf=0
 for n in "${scen_names[@]}"; do
 	case $n in
 	inv | inv6) minf=$((minf + 10)) ;;
+	badrecv) minf=$((minf + 2)) ;;	# a SEND and its NAK
 	*) minf=$((minf + 20)) ;;
 	esac
 done

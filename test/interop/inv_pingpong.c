@@ -5,8 +5,8 @@
  * kernel's rxe; doc/guides/interop.rst).  libibverbs only, so the same
  * binary runs under rocepmd-run and on rxe.
  *
- *   server: inv_pingpong -d DEV -g GID_INDEX -p PORT [-K]
- *   client: inv_pingpong -d DEV -g GID_INDEX -p PORT [-K] SERVER
+ *   server: inv_pingpong -d DEV -g GID_INDEX -p PORT [-K] [-R]
+ *   client: inv_pingpong -d DEV -g GID_INDEX -p PORT [-K] [-R] SERVER
  *
  * -K: the device reports the kernel's ib_wc_flags, not libibverbs'
  * ibv_wc_flags (Linux's rxe: its provider copies the kernel's completion,
@@ -22,15 +22,28 @@
  *      RECV with IBV_WC_WITH_IMM, the immediate and the data right;
  *   2. RDMA_WRITE_WITH_IMM into the server's MR: a RECV_RDMA_WITH_IMM
  *      completion with the immediate, the data in the MR;
- *   3. the server allocates a type 2 memory window and binds it over part
- *      of its MR with IBV_WR_BIND_MW on its QP; the client WRITEs half of
- *      the window through the window's rkey and READs all of it back (its
- *      own half and the half the server wrote before), both sides checking
- *      the data;
+ *   3. the server allocates a type 2 memory window and binds it with
+ *      IBV_WR_BIND_MW on its QP over a second MR, registered over that
+ *      part of its buffer with IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND
+ *      only (the window, not the MR, grants REMOTE_WRITE | REMOTE_READ);
+ *      the client WRITEs half of the window through the window's rkey and
+ *      READs all of it back (its own half and the half the server wrote
+ *      before), both sides checking the data;
  *   4. SEND_WITH_INV of the window's rkey: the server's completion has
  *      IBV_WC_WITH_INV and invalidated_rkey equal to that rkey;
  *   5. a WRITE through the invalidated rkey completes on the client with
  *      IBV_WC_REM_ACCESS_ERR.
+ *
+ * -R runs one check instead, on a connection of its own: the server posts
+ * a receive whose lkey is that of an MR it has deregistered (neither
+ * libibverbs, rxe nor rocepmd looks at lkeys when a receive is posted),
+ * the client SENDs 64 bytes into it.  The responder finds the bad lkey
+ * when it places the data: a fault of its own (IBTA 9.7.5.2.8: NAK
+ * "remote operational error"), so the client's completion is
+ * IBV_WC_REM_OP_ERR, and the server's receive completes in error: rocepmd
+ * says IBV_WC_LOC_PROT_ERR (a protection fault, as mlx5 reports it); with
+ * -K (rxe), IBV_WC_LOC_QP_OP_ERR, what rxe_resp.c reports for it (its
+ * "malformed WQE", class A).
  *
  * TCP carries a one-byte step mark after each stage, so no request runs
  * before the other side is ready for it.  Exit status 0 and the line
@@ -326,7 +339,7 @@ static void connect_qp(struct ibv_qp *qp, const struct peer *me,
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: inv_pingpong -d DEVICE -g GID_INDEX -p PORT [-K] [SERVER]\n");
+	fprintf(stderr, "usage: inv_pingpong -d DEVICE -g GID_INDEX -p PORT [-K] [-R] [SERVER]\n");
 	exit(2);
 }
 
@@ -346,9 +359,10 @@ int main(int argc, char **argv)
 	struct peer me, rem;
 	union ibv_gid gid;
 	uint8_t *buf;
-	int gidx = 0, opt, fd, i, n, kflags = 0;
+	int gidx = 0, opt, fd, i, n, kflags = 0, badrecv = 0;
+	struct ibv_mr *wmr = NULL;
 
-	while ((opt = getopt(argc, argv, "d:g:p:K")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:p:KR")) != -1) {
 		switch (opt) {
 		case 'd':
 			devname = optarg;
@@ -361,6 +375,9 @@ int main(int argc, char **argv)
 			break;
 		case 'K':
 			kflags = 1;
+			break;
+		case 'R':
+			badrecv = 1;
 			break;
 		default:
 			usage();
@@ -388,12 +405,15 @@ int main(int argc, char **argv)
 	if (!buf)
 		die("out of memory");
 	memset(buf, 0, BUF_SIZE);
-	/* MW_BIND: the server's window is bound over this MR */
 	mr = ibv_reg_mr(pd, buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE |
-			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			IBV_ACCESS_MW_BIND);
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	if (!mr)
-		die("ibv_reg_mr with IBV_ACCESS_MW_BIND: %s", strerror(errno));
+		die("ibv_reg_mr: %s", strerror(errno));
+	/* the server's window is bound over this one: no remote right */
+	wmr = ibv_reg_mr(pd, buf + MW_OFF, MW_SIZE, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_MW_BIND);
+	if (!wmr)
+		die("ibv_reg_mr(LOCAL_WRITE | MW_BIND): %s", strerror(errno));
 	cq = ibv_create_cq(ctx, 32, NULL, NULL, 0);
 	if (!cq)
 		die("ibv_create_cq: %s", strerror(errno));
@@ -419,7 +439,29 @@ int main(int argc, char **argv)
 	me.rkey = mr->rkey;
 	me.addr = (uintptr_t)buf;
 
-	if (!server) {
+	if (!server && badrecv) {
+		struct ibv_mr *dead;
+
+		/* one receive under the lkey of an MR that is gone */
+		dead = ibv_reg_mr(pd, buf, MSG_SIZE, IBV_ACCESS_LOCAL_WRITE);
+		if (!dead)
+			die("ibv_reg_mr: %s", strerror(errno));
+		sge.addr = (uintptr_t)buf;
+		sge.length = MSG_SIZE;
+		sge.lkey = dead->lkey;
+		if (ibv_dereg_mr(dead))
+			die("ibv_dereg_mr failed");
+		memset(&rwr, 0, sizeof(rwr));
+		rwr.wr_id = 200;
+		rwr.sg_list = &sge;
+		rwr.num_sge = 1;
+		if (ibv_post_recv(qp, &rwr, &rbad))
+			die("ibv_post_recv with a deregistered MR's lkey 0x%x: "
+			    "refused at the post", sge.lkey);
+		fd = tcp_accept(port);
+		recv_peer(fd, &rem);
+		send_peer(fd, &me);
+	} else if (!server) {
 		/* receives for SEND_WITH_IMM, WRITE_WITH_IMM, SEND_WITH_INV,
 		 * posted before the client may send anything */
 		for (i = 0; i < 3; i++) {
@@ -453,6 +495,53 @@ int main(int argc, char **argv)
 	connect_qp(qp, &me, &rem, gidx);
 	mark(fd, 1);
 	expect_mark(fd, 1);
+
+	if (badrecv) {
+		enum ibv_wc_status want = kflags ? IBV_WC_LOC_QP_OP_ERR :
+			IBV_WC_LOC_PROT_ERR;
+
+		if (!server) {
+			poll_one(&wc, "receive with a bad lkey");
+			if (wc.wr_id != 200)
+				die("receive with a bad lkey: completion of wr_id %"
+				    PRIu64, wc.wr_id);
+			if (wc.status != want)
+				die("receive with a bad lkey: status %s (%d), expected %s (%d)",
+				    ibv_wc_status_str(wc.status), wc.status,
+				    ibv_wc_status_str(want), want);
+			printf("receive with a bad lkey: %s\n",
+			       ibv_wc_status_str(wc.status));
+			mark(fd, 6);
+		} else {
+			fill(buf, MSG_SIZE, 0x60);
+			sge.addr = (uintptr_t)buf;
+			sge.length = MSG_SIZE;
+			sge.lkey = mr->lkey;
+			memset(&wr, 0, sizeof(wr));
+			wr.wr_id = 7;
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			wr.opcode = IBV_WR_SEND;
+			wr.send_flags = IBV_SEND_SIGNALED;
+			post(qp, &wr, "SEND into a receive with a bad lkey");
+			poll_one(&wc, "SEND into a receive with a bad lkey");
+			if (wc.wr_id != 7)
+				die("SEND into a bad lkey: completion of wr_id %" PRIu64,
+				    wc.wr_id);
+			if (wc.status != IBV_WC_REM_OP_ERR)
+				die("SEND into a bad lkey: status %s (%d), expected %s",
+				    ibv_wc_status_str(wc.status), wc.status,
+				    ibv_wc_status_str(IBV_WC_REM_OP_ERR));
+			printf("SEND into a receive with a bad lkey: %s\n",
+			       ibv_wc_status_str(wc.status));
+			expect_mark(fd, 6);
+		}
+		ibv_destroy_qp(qp);
+		close(fd);
+		printf("inv_pingpong: PASS (%s): a receive with a bad lkey: NAK remote operational error\n",
+		       role);
+		goto out;
+	}
 
 	if (!server) {
 		struct ibv_mw *mw;
@@ -495,7 +584,7 @@ int main(int argc, char **argv)
 		wr.send_flags = IBV_SEND_SIGNALED;
 		wr.bind_mw.mw = mw;
 		wr.bind_mw.rkey = rkey;
-		wr.bind_mw.bind_info.mr = mr;
+		wr.bind_mw.bind_info.mr = wmr;
 		wr.bind_mw.bind_info.addr = (uintptr_t)buf + MW_OFF;
 		wr.bind_mw.bind_info.length = MW_SIZE;
 		wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
@@ -505,8 +594,8 @@ int main(int argc, char **argv)
 		/* (mw->rkey is not checked: libibverbs updates it in
 		 * ibv_bind_mw, for type 1, and providers need not for a
 		 * type 2 bind posted on the QP) */
-		printf("BIND_MW: type 2 window rkey 0x%08x over %u bytes\n", rkey,
-		       MW_SIZE);
+		printf("BIND_MW: type 2 window rkey 0x%08x over %u bytes of an MR with LOCAL_WRITE | MW_BIND only\n",
+		       rkey, MW_SIZE);
 		me.rkey = rkey;
 		me.addr = (uintptr_t)buf + MW_OFF;
 		send_peer(fd, &me);
@@ -636,9 +725,11 @@ int main(int argc, char **argv)
 		ibv_destroy_qp(qp);
 	}
 	close(fd);
-	printf("inv_pingpong: PASS (%s): SEND_WITH_IMM, RDMA_WRITE_WITH_IMM, type 2 MW bind/WRITE/READ, SEND_WITH_INV, invalidated rkey refused\n",
+	printf("inv_pingpong: PASS (%s): SEND_WITH_IMM, RDMA_WRITE_WITH_IMM, type 2 MW bind (MR without remote rights)/WRITE/READ, SEND_WITH_INV, invalidated rkey refused\n",
 	       role);
+out:
 	ibv_destroy_cq(cq);
+	ibv_dereg_mr(wmr);
 	ibv_dereg_mr(mr);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);

@@ -10,8 +10,9 @@
 #
 # Passes when both exit 0 and print their PASS lines: SEND_WITH_IMM and
 # RDMA_WRITE_WITH_IMM (immediates, completion flags, data), a type 2
-# window bound with IBV_WR_BIND_MW that the client WRITEs and READs
-# through (data checked on both sides), SEND_WITH_INV of its rkey (the
+# window bound with IBV_WR_BIND_MW over an MR with no remote right
+# (LOCAL_WRITE | MW_BIND) that the client WRITEs and READs through (data
+# checked on both sides), SEND_WITH_INV of its rkey (the
 # server's completion has IBV_WC_WITH_INV and that rkey), and a WRITE
 # through the invalidated rkey completing with IBV_WC_REM_ACCESS_ERR.
 
