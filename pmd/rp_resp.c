@@ -394,6 +394,37 @@ resp_atomic_ack(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 }
 
 /*
+ * The target of an atomic or an ATOMIC WRITE: the operation enabled on
+ * the QP (else NAK invalid request, as rxe's check_op_valid), an 8-byte
+ * aligned va (else invalid request, as rxe) under an rkey with the right
+ * (else remote access error), and room for the answer among the READs'
+ * (a peer beyond its max_rd_atomic gets invalid request).
+ */
+static enum rp_resp_res
+resp_target8(struct rp_qp *qp, uint32_t rkey, uint64_t va, int access,
+	     struct rp_mr **mrp)
+{
+	struct rp_mr *mr;
+
+	if (!(qp->access & access) || qp->rd == NULL)
+		return RP_RESP_ERR_INV_REQ;
+	if ((va & (sizeof(uint64_t) - 1)) != 0)
+		return RP_RESP_ERR_INV_REQ;
+	mr = rp_rkey_lookup(qp, rkey, va, sizeof(uint64_t), access);
+	if (mr == NULL)
+		return RP_RESP_ERR_ACCESS;
+	if (((uintptr_t)(mr->addr + (va - mr->iova)) &
+	     (sizeof(uint64_t) - 1)) != 0)
+		return RP_RESP_ERR_INV_REQ;	/* iova and address disagree */
+	if (qp->resp.rd_head - qp->resp.rd_tail >=
+	    RTE_MAX(qp->max_dest_rd_atomic, 1u) &&
+	    !qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)].replay)
+		return RP_RESP_ERR_INV_REQ;
+	*mrp = mr;
+	return RP_RESP_OK;
+}
+
+/*
  * An atomic: an 8-byte aligned target under an rkey with
  * REMOTE_ATOMIC, executed with the CPU's atomic instructions, so that it
  * is atomic against every other atomic on it: other QPs and devices (their
@@ -407,29 +438,16 @@ static enum rp_resp_res
 resp_atomic(struct rp_qp *qp, const struct rp_pkt *pkt)
 {
 	uint64_t va = rp_pkt_atmeth_va(pkt);
+	enum rp_resp_res res;
 	struct rp_atom_res *ar;
 	struct rp_mr *mr;
-	uint64_t *p, orig;
+	uint64_t orig;
 	int ret;
 
-	if (!(qp->access & IBV_ACCESS_REMOTE_ATOMIC))
-		return RP_RESP_ERR_INV_REQ;	/* not enabled on the QP */
-	if (qp->rd == NULL)
-		return RP_RESP_ERR_INV_REQ;
-	/* A misaligned target: NAK invalid request (as rxe answers it). */
-	if ((va & (sizeof(uint64_t) - 1)) != 0)
-		return RP_RESP_ERR_INV_REQ;
-	mr = rp_rkey_lookup(qp, rp_pkt_atmeth_rkey(pkt), va, sizeof(uint64_t),
-			    IBV_ACCESS_REMOTE_ATOMIC);
-	if (mr == NULL)
-		return RP_RESP_ERR_ACCESS;
-	p = (uint64_t *)(mr->addr + (va - mr->iova));
-	if (((uintptr_t)p & (sizeof(uint64_t) - 1)) != 0)
-		return RP_RESP_ERR_INV_REQ;	/* iova and address disagree */
-	if (qp->resp.rd_head - qp->resp.rd_tail >=
-	    RTE_MAX(qp->max_dest_rd_atomic, 1u) &&
-	    !qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)].replay)
-		return RP_RESP_ERR_INV_REQ;
+	res = resp_target8(qp, rp_pkt_atmeth_rkey(pkt), va,
+			   IBV_ACCESS_REMOTE_ATOMIC, &mr);
+	if (res != RP_RESP_OK)
+		return res;
 	if (pkt->opcode == RP_OP_CMP_SWAP)
 		ret = rp_mem_atomic(qp->dev, mr, va, true,
 				    rp_pkt_atmeth_comp(pkt),
@@ -481,7 +499,6 @@ resp_atomic_write(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 	struct rp_rd_resp *rd;
 	struct rp_mr *mr;
 	uint64_t val;
-	uint64_t *p;
 	int ret;
 
 	if (dup) {
@@ -489,24 +506,12 @@ resp_atomic_write(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 		res = RP_RESP_OK;
 		goto answer;
 	}
-	if (!(qp->access & IBV_ACCESS_REMOTE_WRITE))
-		return RP_RESP_ERR_INV_REQ;	/* not enabled on the QP */
-	if (qp->rd == NULL || rp_pkt_reth_len(pkt) != sizeof(val) ||
-	    pkt->paylen != sizeof(val))
+	if (rp_pkt_reth_len(pkt) != sizeof(val) || pkt->paylen != sizeof(val))
 		return RP_RESP_ERR_INV_REQ;
-	if ((va & (sizeof(val) - 1)) != 0)
-		return RP_RESP_ERR_INV_REQ;
-	mr = rp_rkey_lookup(qp, rp_pkt_reth_rkey(pkt), va, sizeof(val),
-			    IBV_ACCESS_REMOTE_WRITE);
-	if (mr == NULL)
-		return RP_RESP_ERR_ACCESS;
-	p = (uint64_t *)(mr->addr + (va - mr->iova));
-	if (((uintptr_t)p & (sizeof(val) - 1)) != 0)
-		return RP_RESP_ERR_INV_REQ;	/* iova and address disagree */
-	if (qp->resp.rd_head - qp->resp.rd_tail >=
-	    RTE_MAX(qp->max_dest_rd_atomic, 1u) &&
-	    !qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)].replay)
-		return RP_RESP_ERR_INV_REQ;
+	res = resp_target8(qp, rp_pkt_reth_rkey(pkt), va,
+			   IBV_ACCESS_REMOTE_WRITE, &mr);
+	if (res != RP_RESP_OK)
+		return res;
 	memcpy(&val, rp_pkt_payload(pkt), sizeof(val));
 	ret = resp_store8(qp, mr, va, val);
 	if (ret != 0)
