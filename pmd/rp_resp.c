@@ -370,10 +370,14 @@ resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 	return RP_RESP_OK;
 }
 
-/* Queue the ATOMIC ACKNOWLEDGE of `orig` for the atomic request pkt. */
+/*
+ * Queue the one-packet answer of pkt with the READs': an ATOMIC
+ * ACKNOWLEDGE of `orig` for an atomic, an empty READ response ONLY for an
+ * ATOMIC WRITE.
+ */
 static enum rp_resp_res
-resp_atomic_ack(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
-		uint64_t orig)
+resp_answer1(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
+	     bool atomic, uint64_t orig)
 {
 	enum rp_resp_res res;
 	struct rp_rd_resp *rd;
@@ -388,7 +392,7 @@ resp_atomic_ack(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 	rd->total = 0;
 	rd->mr = NULL;
 	rd->key = 0;
-	rd->atomic = true;
+	rd->atomic = atomic;
 	rd->orig = orig;
 	return RP_RESP_OK;
 }
@@ -462,7 +466,7 @@ resp_atomic(struct rp_qp *qp, const struct rp_pkt *pkt)
 	ar->orig = orig;
 	ar->valid = true;
 	qp->resp.msn++;
-	return resp_atomic_ack(qp, pkt, false, orig);
+	return resp_answer1(qp, pkt, false, true, orig);
 }
 
 /*
@@ -496,16 +500,12 @@ resp_atomic_write(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 {
 	uint64_t va = rp_pkt_reth_va(pkt);
 	enum rp_resp_res res;
-	struct rp_rd_resp *rd;
 	struct rp_mr *mr;
 	uint64_t val;
 	int ret;
 
-	if (dup) {
-		/* Done already: answered again, never written again. */
-		res = RP_RESP_OK;
+	if (dup)	/* done already: answered again, never written again */
 		goto answer;
-	}
 	if (rp_pkt_reth_len(pkt) != sizeof(val) || pkt->paylen != sizeof(val))
 		return RP_RESP_ERR_INV_REQ;
 	res = resp_target8(qp, rp_pkt_reth_rkey(pkt), va,
@@ -520,17 +520,7 @@ resp_atomic_write(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 answer:
 	if (qp->rd == NULL)
 		return RP_RESP_DROP;
-	rd = resp_rd_slot(qp, pkt, dup, &res);
-	if (rd == NULL)
-		return res;
-	rd->npkts_left = 1;
-	rd->last_psn = pkt->psn;
-	rd->va = 0;
-	rd->left = 0;
-	rd->total = 0;
-	rd->mr = NULL;
-	rd->key = 0;
-	return RP_RESP_OK;
+	return resp_answer1(qp, pkt, dup, false, 0);
 }
 
 /*
@@ -547,7 +537,7 @@ resp_atomic_dup(struct rp_qp *qp, const struct rp_pkt *pkt)
 		const struct rp_atom_res *ar = &qp->atom[i];
 
 		if (ar->valid && ar->psn == pkt->psn) {
-			(void)resp_atomic_ack(qp, pkt, true, ar->orig);
+			(void)resp_answer1(qp, pkt, true, true, ar->orig);
 			return;
 		}
 	}
