@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Client side of the attach protocol (rp_attach.h), shared by the verbs
- * shim and rocepmd-run --check.
+ * shim, rocepmd-run and rocepmd-status; and which host a client takes when
+ * it is named none (rp_attach_pick()).
  *
  * Everything the host sends is checked before it is used: the WELCOME's
  * size, magic, versions and device count, that exactly the announced
@@ -11,10 +12,14 @@
  * otherwise gets a message naming what was wrong, never a crash.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -23,6 +28,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "rocepmd.h"		/* RP_SERVE_DIR; no DPDK in it */
 #include "rp_attach_client.h"
 
 /* Descriptors a WELCOME may carry: a region and a wake-up fd per device. */
@@ -539,4 +545,158 @@ rp_attach_close(struct rp_attach_conn *c)
 	if (c->sock >= 0)
 		close(c->sock);
 	conn_reset(c);
+}
+
+/* ------------------------------------------------ the default host */
+
+#define PICK_MAX_SOCKS	64
+
+/* The *.sock files of the run directory. */
+struct pick_socks {
+	unsigned int n;
+	struct {
+		char name[256];
+		dev_t dev;
+		ino_t ino;
+		bool here;	/* a host of this network namespace listens */
+	} s[PICK_MAX_SOCKS];
+};
+
+/*
+ * Mark the sockets a host of this network namespace listens on.
+ * /proc/net/unix lists the Unix sockets of the reader's network namespace
+ * only, with the path each is bound to: a host's listening socket is in
+ * its namespace's list, whoever reads it, with no right over the host's
+ * process and without connecting to it.  Files are compared, not path
+ * strings, which the host may have spelled otherwise.  Without
+ * /proc/net/unix, every socket counts.
+ */
+static void
+pick_mark(struct pick_socks *socks)
+{
+	char line[PATH_MAX + 128];
+	unsigned int i;
+	FILE *f;
+
+	f = fopen("/proc/net/unix", "re");
+	if (f == NULL) {
+		for (i = 0; i < socks->n; i++)
+			socks->s[i].here = true;
+		return;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long flags;
+		struct stat st;
+		int path = 0;
+
+		/* Num RefCount Protocol Flags Type St Inode Path */
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %n", &flags,
+			   &path) < 1 || path == 0 || line[path] != '/' ||
+		    !(flags & (1UL << 16)) ||	/* __SO_ACCEPTCON: listens */
+		    stat(line + path, &st) != 0)
+			continue;
+		for (i = 0; i < socks->n; i++)
+			if (socks->s[i].dev == st.st_dev &&
+			    socks->s[i].ino == st.st_ino)
+				socks->s[i].here = true;
+	}
+	fclose(f);
+}
+
+/* The names of the sockets of socks whose here is as asked, into buf. */
+static const char *
+pick_list(const struct pick_socks *socks, bool here, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < socks->n && used < len; i++)
+		if (socks->s[i].here == here)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%s", used == 0 ? "" : ", ",
+						 socks->s[i].name);
+	return buf;
+}
+
+/* The *.sock files of dir into socks; 0 or a negative errno. */
+static int
+pick_scan(const char *dir, struct pick_socks *socks)
+{
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir(dir);
+	if (d == NULL)
+		return -errno;
+	socks->n = 0;
+	while ((de = readdir(d)) != NULL && socks->n < PICK_MAX_SOCKS) {
+		size_t len = strlen(de->d_name);
+		struct stat st;
+
+		if (len <= 5 || len >= sizeof(socks->s[0].name) ||
+		    strcmp(de->d_name + len - 5, ".sock") != 0 ||
+		    fstatat(dirfd(d), de->d_name, &st, 0) != 0 ||
+		    !S_ISSOCK(st.st_mode))
+			continue;
+		memcpy(socks->s[socks->n].name, de->d_name, len + 1);
+		socks->s[socks->n].dev = st.st_dev;
+		socks->s[socks->n].ino = st.st_ino;
+		socks->s[socks->n].here = false;
+		socks->n++;
+	}
+	closedir(d);
+	return 0;
+}
+
+int
+rp_attach_pick(char *path, size_t len, char *err, size_t errlen)
+{
+	const char *env = getenv("ROCEPMD_RUN_DIR");
+	const char *dir = env != NULL && env[0] != '\0' ? env : RP_SERVE_DIR;
+	struct pick_socks *socks;
+	char list[1024];
+	unsigned int i, n = 0;
+	int ret;
+
+	socks = calloc(1, sizeof(*socks));	/* 18 KiB: not on a stack */
+	if (socks == NULL) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	ret = pick_scan(dir, socks);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s (start a host with rocepmd-testpmd --host, or name its socket: --attach=SOCKET)",
+			 dir, strerror(-ret));
+		goto out;
+	}
+	pick_mark(socks);
+	for (i = 0; i < socks->n; i++) {
+		if (socks->s[i].here && n++ == 0 &&
+		    (size_t)snprintf(path, len, "%s/%s", dir,
+				     socks->s[i].name) >= len) {
+			snprintf(err, errlen, "%s/%s: %s", dir,
+				 socks->s[i].name, strerror(ENAMETOOLONG));
+			ret = -ENAMETOOLONG;
+			goto out;
+		}
+	}
+	if (n == 1) {
+		ret = 0;
+	} else if (socks->n == 0) {
+		snprintf(err, errlen, "no host socket (*.sock) in %s (start a host with rocepmd-testpmd --host, or name its socket: --attach=SOCKET)",
+			 dir);
+		ret = -ENOENT;
+	} else if (n == 0) {
+		snprintf(err, errlen, "no host of this network namespace serves a socket in %s (%s: hosts of other namespaces, or stopped); start one here with rocepmd-testpmd --host, or name a socket: --attach=SOCKET",
+			 dir, pick_list(socks, false, list, sizeof(list)));
+		ret = -ECONNREFUSED;
+	} else {
+		snprintf(err, errlen, "%u host sockets of this network namespace in %s: %s; choose one with --attach=SOCKET",
+			 n, dir, pick_list(socks, true, list, sizeof(list)));
+		ret = -ENOTUNIQ;
+	}
+out:
+	free(socks);
+	return ret;
 }

@@ -4,7 +4,8 @@
  * check its WELCOME, map the device regions, run control requests.
  *
  * No EAL and no logging: the verbs shim (shim_attach.c) logs the messages
- * these functions write into `err`, rocepmd-run --check prints them.
+ * these functions write into `err`, rocepmd-run and rocepmd-status print
+ * them.
  * Nothing here is thread-safe: one caller at a time per connection.
  */
 
@@ -72,5 +73,21 @@ int rp_attach_request(struct rp_attach_conn *c, uint32_t dev,
 
 /* Unmap the regions and close every descriptor (the host cleans up). */
 void rp_attach_close(struct rp_attach_conn *c);
+
+/*
+ * The host socket a client takes when it is named none (rocepmd-run and
+ * rocepmd-status --attach): the only *.sock of $ROCEPMD_RUN_DIR, else
+ * RP_SERVE_DIR, that a host of the caller's network namespace listens on
+ * (namespaces of one machine share the directory, each with its own host).
+ *
+ * @param path	on success, the socket's path (dir/name)
+ * @param err	on failure, why, and what to do (start a host, or name a
+ *		socket with --attach=SOCKET)
+ * @return 0, or a negative errno: the directory's opendir() error, -ENOENT
+ *	(no socket in it), -ECONNREFUSED (sockets, but no host of this
+ *	namespace listens on one), -ENOTUNIQ (several do), -ENAMETOOLONG,
+ *	-ENOMEM
+ */
+int rp_attach_pick(char *path, size_t len, char *err, size_t errlen);
 
 #endif /* _RP_ATTACH_CLIENT_H_ */

@@ -28,7 +28,6 @@
  */
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -115,10 +114,11 @@ rp_run_usage(FILE *f)
 		"                     after them (default: the build tree's when\n"
 		"                     run from it, else " RP_UMAD_INSTALL_PATH ")\n"
 		"      --check        validate the configuration, print one line\n"
-		"                     per port, the EAL arguments and which\n"
-		"                     process owns a port, if one does, and exit;\n"
-		"                     with --attach: attach, print one line per\n"
-		"                     device the host serves, and exit\n"
+		"                     per port, the EAL arguments, the three\n"
+		"                     libraries' paths and which process owns a\n"
+		"                     port, if one does, and exit; with --attach:\n"
+		"                     attach, print one line per device the host\n"
+		"                     serves and the libraries' paths, and exit\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n"
 		"\n"
@@ -255,6 +255,18 @@ rp_run_lib_check(const char *what, const char *path, const char *hint,
 	return true;
 }
 
+/* --check: the libraries the program would preload, in that order. */
+static void
+rp_run_print_libs(const char *shim, const char *rdmacm)
+{
+	const char *umad = rp_run_umad();
+
+	printf("shim: %s%s\n", shim, rp_run_exists(shim) ? "" : " (missing)");
+	printf("rdmacm: %s%s\n", rdmacm,
+	       rp_run_exists(rdmacm) ? "" : " (missing)");
+	printf("umad: %s%s\n", umad, rp_run_exists(umad) ? "" : " (missing)");
+}
+
 static void
 rp_run_print_check(const struct rp_config *cfg, const char *path,
 		   const char *shim, const char *rdmacm)
@@ -314,10 +326,7 @@ rp_run_print_check(const struct rp_config *cfg, const char *path,
 			printf(" %s", argv[a]);
 		printf("\n");
 	}
-	printf("shim: %s%s\n", shim,
-	       rp_run_exists(shim) ? "" : " (missing)");
-	printf("rdmacm: %s%s\n", rdmacm,
-	       rp_run_exists(rdmacm) ? "" : " (missing)");
+	rp_run_print_libs(shim, rdmacm);
 	if (rp_port_lock_check(cfg, err, sizeof(err)) == -EBUSY)
 		printf("in use: %s\n", err);
 }
@@ -330,145 +339,25 @@ rp_run_is_socket(const char *path)
 	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-#define RP_RUN_MAX_SOCKS	64
-
-/* The *.sock files of the run directory. */
-struct rp_run_socks {
-	unsigned int n;
-	struct {
-		char name[256];
-		dev_t dev;
-		ino_t ino;
-		bool here;	/* a host of this network namespace listens */
-	} s[RP_RUN_MAX_SOCKS];
-};
-
 /*
- * Mark the sockets a host of this network namespace listens on.
- * /proc/net/unix lists the Unix sockets of the reader's network namespace
- * only, with the path each is bound to: a host's listening socket is in
- * its namespace's list, whoever reads it, with no right over the host's
- * process and without connecting to it.  Files are compared, not path
- * strings, which the host may have spelled otherwise.  Without
- * /proc/net/unix, every socket counts.
- */
-static void
-rp_run_socks_mark(struct rp_run_socks *socks)
-{
-	char line[PATH_MAX + 128];
-	unsigned int i;
-	FILE *f;
-
-	f = fopen("/proc/net/unix", "re");
-	if (f == NULL) {
-		for (i = 0; i < socks->n; i++)
-			socks->s[i].here = true;
-		return;
-	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		unsigned long flags;
-		struct stat st;
-		int path = 0;
-
-		/* Num RefCount Protocol Flags Type St Inode Path */
-		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %n", &flags,
-			   &path) < 1 || path == 0 || line[path] != '/' ||
-		    !(flags & (1UL << 16)) ||	/* __SO_ACCEPTCON: listens */
-		    stat(line + path, &st) != 0)
-			continue;
-		for (i = 0; i < socks->n; i++)
-			if (socks->s[i].dev == st.st_dev &&
-			    socks->s[i].ino == st.st_ino)
-				socks->s[i].here = true;
-	}
-	fclose(f);
-}
-
-/* The names of the sockets of socks whose here is as asked, into buf. */
-static const char *
-rp_run_socks_list(const struct rp_run_socks *socks, bool here, char *buf,
-		  size_t len)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (unsigned int i = 0; i < socks->n && used < len; i++)
-		if (socks->s[i].here == here)
-			used += (size_t)snprintf(buf + used, len - used,
-						 "%s%s", used == 0 ? "" : ", ",
-						 socks->s[i].name);
-	return buf;
-}
-
-/*
- * The host socket when --attach names none: the only *.sock of the run
- * directory that a host of this network namespace serves.  Into path
- * (PATH_MAX), or an error message and false.
+ * The host socket when --attach names none (rp_attach_pick()): into path
+ * (PATH_MAX), or an error message unless quiet, and false.
  */
 static bool
 rp_run_attach_default(char *path, bool quiet)
 {
-	const char *env = getenv("ROCEPMD_RUN_DIR");
-	const char *dir = env != NULL && env[0] != '\0' ? env : RP_SERVE_DIR;
-	static struct rp_run_socks socks;
-	char list[1024];
-	unsigned int i, n = 0;
-	struct dirent *de;
-	DIR *d;
+	char err[PATH_MAX + 1280];
 
-	d = opendir(dir);
-	if (d == NULL) {
-		if (quiet)
-			return false;
-		fprintf(stderr, "%s: --attach: %s: %s (start a host with rocepmd-testpmd --host, or name its socket: --attach=SOCKET)\n",
-			rp_run_prog, dir, strerror(errno));
-		return false;
-	}
-	socks.n = 0;
-	while ((de = readdir(d)) != NULL && socks.n < RP_RUN_MAX_SOCKS) {
-		size_t len = strlen(de->d_name);
-		struct stat st;
-
-		if (len <= 5 || len >= sizeof(socks.s[0].name) ||
-		    strcmp(de->d_name + len - 5, ".sock") != 0 ||
-		    fstatat(dirfd(d), de->d_name, &st, 0) != 0 ||
-		    !S_ISSOCK(st.st_mode))
-			continue;
-		memcpy(socks.s[socks.n].name, de->d_name, len + 1);
-		socks.s[socks.n].dev = st.st_dev;
-		socks.s[socks.n].ino = st.st_ino;
-		socks.s[socks.n].here = false;
-		socks.n++;
-	}
-	closedir(d);
-	rp_run_socks_mark(&socks);
-	for (i = 0; i < socks.n; i++) {
-		if (socks.s[i].here && n++ == 0)
-			snprintf(path, PATH_MAX, "%s/%s", dir,
-				 socks.s[i].name);
-	}
-	if (n == 1)
+	if (rp_attach_pick(path, PATH_MAX, err, sizeof(err)) == 0)
 		return true;
-	if (quiet)
-		return false;
-	if (socks.n == 0)
-		fprintf(stderr, "%s: --attach: no host socket (*.sock) in %s (start a host with rocepmd-testpmd --host, or name its socket: --attach=SOCKET)\n",
-			rp_run_prog, dir);
-	else if (n == 0)
-		fprintf(stderr, "%s: --attach: no host of this network namespace serves a socket in %s (%s: hosts of other namespaces, or stopped); start one here with rocepmd-testpmd --host, or name a socket: --attach=SOCKET\n",
-			rp_run_prog, dir,
-			rp_run_socks_list(&socks, false, list, sizeof(list)));
-	else
-		fprintf(stderr, "%s: --attach: %u host sockets of this network namespace in %s: %s; choose one with --attach=SOCKET\n",
-			rp_run_prog, n, dir,
-			rp_run_socks_list(&socks, true, list, sizeof(list)));
+	if (!quiet)
+		fprintf(stderr, "%s: --attach: %s\n", rp_run_prog, err);
 	return false;
 }
 
 /* --attach --check: attach, print the devices, detach. */
 static int
-rp_run_attach_check(const char *sock, const char *shim)
+rp_run_attach_check(const char *sock, const char *shim, const char *rdmacm)
 {
 	struct rp_attach_conn c;
 	char addr[INET_ADDRSTRLEN];
@@ -499,7 +388,7 @@ rp_run_attach_check(const char *sock, const char *shim)
 		       c.dev[i].arena_size >> 20,
 		       c.dev[i].wake_fd >= 0 ? "yes" : "no");
 	}
-	printf("shim: %s%s\n", shim, rp_run_exists(shim) ? "" : " (missing)");
+	rp_run_print_libs(shim, rdmacm);
 	rp_attach_close(&c);
 	return 0;
 }
@@ -520,7 +409,7 @@ rp_run_attach(char **argv, const char *sock, const char *shim,
 		return RP_RUN_EXIT_CONFIG;
 	}
 	if (check)
-		return rp_run_attach_check(abs_sock, shim);
+		return rp_run_attach_check(abs_sock, shim, rdmacm);
 	if (!rp_run_lib_check("verbs shim", shim,
 			      "use --shim PATH or set ROCEPMD_SHIM", abs_shim) ||
 	    !rp_run_lib_check("RDMA CM library", rdmacm,

@@ -35,9 +35,10 @@
  * its format.
  *
  * Without --config or --attach: the configuration rocepmd-run would take
- * ($ROCEPMD_CONFIG, else ./rocepmd.ini), else the only host socket of the
- * run directory.  No device to show is an error (exit 1) with a message
- * saying why, never empty output.
+ * ($ROCEPMD_CONFIG, else ./rocepmd.ini), else the host socket rocepmd-run
+ * would take (rp_attach_pick(): the only one of the run directory that a
+ * host of this network namespace serves).  No device to show is an error
+ * (exit 1) with a message saying why, never empty output.
  */
 
 #include <arpa/inet.h>
@@ -155,7 +156,9 @@ st_usage(FILE *f)
 		"      --attach[=SOCKET]\n"
 		"                      a running host (rocepmd-testpmd --host);\n"
 		"                      default: the only *.sock of\n"
-		"                      $ROCEPMD_RUN_DIR, else " RP_SERVE_DIR "\n"
+		"                      $ROCEPMD_RUN_DIR, else " RP_SERVE_DIR ",\n"
+		"                      that a host of this network namespace\n"
+		"                      serves\n"
 		"  With neither: the configuration, else the only host socket.\n"
 		"\n"
 		"Exit status: 0, 1 when there is no device (or no counter) to\n"
@@ -385,39 +388,6 @@ st_from_ctl(struct st_dev *sd, const struct rp_dev_ctl *ctl)
 	sd->speed = __atomic_load_n(&ctl->link_speed, __ATOMIC_RELAXED);
 }
 
-/* The only *.sock of the run directory into path, or a message and false. */
-static bool
-st_default_socket(char *path, bool quiet)
-{
-	const char *env = getenv("ROCEPMD_RUN_DIR");
-	const char *dir = env != NULL && env[0] != '\0' ? env : RP_SERVE_DIR;
-	unsigned int n = 0;
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	if (d != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			size_t len = strlen(de->d_name);
-
-			if (len <= 5 || strcmp(de->d_name + len - 5, ".sock"))
-				continue;
-			if (n++ == 0)
-				snprintf(path, PATH_MAX, "%s/%s", dir,
-					 de->d_name);
-		}
-		closedir(d);
-	}
-	if (n == 1)
-		return true;
-	if (!quiet && n == 0)
-		fprintf(stderr, "%s: no rocepmd host: no *.sock in %s (start one with rocepmd-testpmd --host, or name its socket: --attach=SOCKET)\n",
-			st_prog, dir);
-	else if (!quiet)
-		fprintf(stderr, "%s: %u host sockets in %s: choose one with --attach=SOCKET\n",
-			st_prog, n, dir);
-	return false;
-}
-
 /* A running host: its devices through the attach protocol. */
 static int
 st_load_host(struct st_view *v, const char *sock)
@@ -522,8 +492,9 @@ st_rundir_atexit(void)
 
 /*
  * An embedded configuration: boot the engine on its ports, read, stop.
- * The EAL without telemetry (nobody could ask it in time) and quiet
- * below warnings: the output is this tool's.
+ * The EAL without telemetry (nobody could ask it in time) and as loud as
+ * the configuration's [eal] log_level says, as any program under
+ * rocepmd-run: at the default, a healthy boot prints nothing.
  */
 static int
 st_load_config(struct st_view *v, const char *path)
@@ -558,8 +529,10 @@ st_load_config(struct st_view *v, const char *path)
 			st_prog, path, strerror(-argc));
 		return argc;
 	}
+	/* No log option of its own: appended after the configuration's, it
+	 * would lose to them for the types registered during
+	 * rte_eal_init() and win for the others (rp_cfg_eal_argv()). */
 	argv[argc++] = (char *)(uintptr_t)"--no-telemetry";
-	argv[argc++] = (char *)(uintptr_t)"--log-level=lib.*:warning";
 	argv[argc] = NULL;
 	atexit(st_rundir_atexit);
 	rp_engine_app_cpus();
@@ -816,7 +789,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *attach_opt = NULL, *cmd, *filter = NULL;
-	char sock[PATH_MAX];
+	char sock[PATH_MAX], err[PATH_MAX + 1280];
 	bool attach = false, details = false;
 	int opt, ret;
 
@@ -868,7 +841,7 @@ main(int argc, char **argv)
 			cmd[0] == 's') < 0)
 		return ST_EXIT_USAGE;
 
-	/* The source, as rocepmd-run chooses it. */
+	/* The source, as rocepmd-run chooses it (rp_attach_pick()). */
 	if (!attach && config == NULL) {
 		const char *env = getenv("ROCEPMD_CONFIG");
 
@@ -876,39 +849,41 @@ main(int argc, char **argv)
 			config = env;
 		else if (access(ST_DEFAULT_CONFIG, F_OK) == 0)
 			config = ST_DEFAULT_CONFIG;
-		else if (st_default_socket(sock, true))
+		else if (rp_attach_pick(sock, sizeof(sock), err,
+					sizeof(err)) == 0)
 			attach = true;
 		else {
-			fprintf(stderr, "%s: no rocepmd device to show: no configuration (--config FILE, $ROCEPMD_CONFIG or ./%s) and no host (rocepmd-testpmd --host) socket in %s\n",
-				st_prog, ST_DEFAULT_CONFIG,
-				getenv("ROCEPMD_RUN_DIR") != NULL ?
-				getenv("ROCEPMD_RUN_DIR") : RP_SERVE_DIR);
+			fprintf(stderr, "%s: no rocepmd device to show: no configuration (--config FILE, $ROCEPMD_CONFIG or ./%s) and no host to attach to: %s\n",
+				st_prog, ST_DEFAULT_CONFIG, err);
 			return ST_EXIT_NODEV;
 		}
 	} else if (attach) {
-		if (attach_opt != NULL && attach_opt[0] != '\0')
+		if (attach_opt != NULL && attach_opt[0] != '\0') {
 			snprintf(sock, sizeof(sock), "%s", attach_opt);
-		else if (!st_default_socket(sock, false))
+		} else if (rp_attach_pick(sock, sizeof(sock), err,
+					  sizeof(err)) != 0) {
+			fprintf(stderr, "%s: --attach: %s\n", st_prog, err);
 			return ST_EXIT_NODEV;
+		}
 	}
 
 	if (strcmp(cmd, "devinfo") == 0) {
 		/* A port another process owns: rocepmd-run would refuse. */
 		if (!attach) {
 			static struct rp_config cfg;
-			char err[1024];
+			char why[1024];
 
-			if (rp_cfg_load(config, &cfg, err, sizeof(err)) != 0) {
-				fprintf(stderr, "%s: %s\n", st_prog, err);
+			if (rp_cfg_load(config, &cfg, why, sizeof(why)) != 0) {
+				fprintf(stderr, "%s: %s\n", st_prog, why);
 				return ST_EXIT_NODEV;
 			}
-			if (rp_port_lock_check(&cfg, err, sizeof(err)) ==
+			if (rp_port_lock_check(&cfg, why, sizeof(why)) ==
 			    -EBUSY) {
 				snprintf(st_view.source,
 					 sizeof(st_view.source),
 					 "configuration %s", config);
 				snprintf(st_view.busy, sizeof(st_view.busy),
-					 "%s", err);
+					 "%s", why);
 				st_from_cfg(&st_view, &cfg);
 				return st_cmd_link(&st_view, true, NULL);
 			}

@@ -155,6 +155,20 @@ expect 0 "--check"
 contains "$tmp/out" "port0: vdev net_ring0, ipv4 192.0.2.1/24" "--check"
 contains "$tmp/out" "--vdev net_ring0" "--check"
 
+# --check: the paths of the three libraries the program would preload
+"$run" --config "$tmp/good.ini" --shim "$shim" --rdmacm "$cm" --check \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 0 "--check libraries"
+for lib in "shim: $shim" "rdmacm: $cm" "umad: $umad"; do
+	grep -qx -- "$lib" "$tmp/out" || fail "--check: no line '$lib' in: $(cat "$tmp/out")"
+done
+ROCEPMD_UMAD=$tmp/noumad.so "$run" --config "$tmp/good.ini" --check \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 0 "--check, umad library missing"
+contains "$tmp/out" "umad: $tmp/noumad.so (missing)" "--check, umad library missing"
+
 # 9. --check names every idle policy with its own timing keys
 for idle in busy yield sleep adaptive; do
 	sed "s/^lcores = 1$/lcores = 1\\

@@ -34,12 +34,6 @@ app=$RP_TESTPMD
 
 rv_topology ibstat
 
-# has NAME REGEX WHAT: NAME's stdout has a line matching REGEX.
-has() {
-	grep -Eq "$2" "$rv_tmp/$1.out" || rv_fail "$1: no line for $3 (/$2/)"
-	rv_log "$1: $3: $(grep -Em1 "$2" "$rv_tmp/$1.out" | sed 's/^[[:space:]]*//')"
-}
-
 # run NAME ARGS...: rocepmd-run --config A ARGS; exit status in rc.
 run() {
 	local name=$1
@@ -87,17 +81,17 @@ fi
 # --- embedded configuration
 run ibstat ibstat
 [ "$rc" -eq 0 ] || rv_fail "ibstat: exit $rc"
-has ibstat "^CA 'rocepmd0'\$" "the CA"
-has ibstat "^[[:space:]]+Number of ports: 1\$" "one port"
-has ibstat "^[[:space:]]+Firmware version: rocepmd" "the firmware version"
-has ibstat "^[[:space:]]+Node GUID: 0x$guid\$" "the node GUID"
-has ibstat "^[[:space:]]+Port 1:\$" "port 1"
-has ibstat "^[[:space:]]+State: Active\$" "state Active"
-has ibstat "^[[:space:]]+Physical state: LinkUp\$" "physical state LinkUp"
-has ibstat "^[[:space:]]+Rate: [1-9][0-9.]*\$" "a rate"
-has ibstat "^[[:space:]]+Base lid: 0\$" "LID 0 (RoCE)"
-has ibstat "^[[:space:]]+Port GUID: 0x$guid\$" "the port GUID (the node's)"
-has ibstat "^[[:space:]]+Link layer: Ethernet\$" "link layer Ethernet"
+rv_has ibstat "^CA 'rocepmd0'\$" "the CA"
+rv_has ibstat "^[[:space:]]+Number of ports: 1\$" "one port"
+rv_has ibstat "^[[:space:]]+Firmware version: rocepmd" "the firmware version"
+rv_has ibstat "^[[:space:]]+Node GUID: 0x$guid\$" "the node GUID"
+rv_has ibstat "^[[:space:]]+Port 1:\$" "port 1"
+rv_has ibstat "^[[:space:]]+State: Active\$" "state Active"
+rv_has ibstat "^[[:space:]]+Physical state: LinkUp\$" "physical state LinkUp"
+rv_has ibstat "^[[:space:]]+Rate: [1-9][0-9.]*\$" "a rate"
+rv_has ibstat "^[[:space:]]+Base lid: 0\$" "LID 0 (RoCE)"
+rv_has ibstat "^[[:space:]]+Port GUID: 0x$guid\$" "the port GUID (the node's)"
+rv_has ibstat "^[[:space:]]+Link layer: Ethernet\$" "link layer Ethernet"
 
 run list ibstat -l
 [ "$rc" -eq 0 ] || rv_fail "ibstat -l: exit $rc"
@@ -106,10 +100,10 @@ rv_log "ibstat -l: rocepmd0"
 
 run port ibstat rocepmd0 1
 [ "$rc" -eq 0 ] || rv_fail "ibstat rocepmd0 1: exit $rc"
-has port "^CA: 'rocepmd0'\$" "the CA of the port"
-has port "^Port 1:\$" "port 1 alone"
-has port "^State: Active\$" "state Active"
-has port "^Link layer: Ethernet\$" "link layer Ethernet"
+rv_has port "^CA: 'rocepmd0'\$" "the CA of the port"
+rv_has port "^Port 1:\$" "port 1 alone"
+rv_has port "^State: Active\$" "state Active"
+rv_has port "^Link layer: Ethernet\$" "link layer Ethernet"
 
 run guids ibstat -p
 [ "$rc" -eq 0 ] || rv_fail "ibstat -p: exit $rc"
@@ -118,7 +112,7 @@ rv_log "ibstat -p: 0x$guid"
 
 run short ibstat -s
 [ "$rc" -eq 0 ] || rv_fail "ibstat -s: exit $rc"
-has short "^CA 'rocepmd0'\$" "the CA"
+rv_has short "^CA 'rocepmd0'\$" "the CA"
 grep -q "Port 1" "$rv_tmp/short.out" && rv_fail "ibstat -s prints the port"
 
 # --- bad input: an error, not nothing
@@ -146,9 +140,9 @@ sv_fg host A -- ibstat
 rc=$rv_status
 rv_show host
 [ "$rc" -eq 0 ] || rv_fail "ibstat --attach: exit $rc"
-has host "^CA 'rocepmd0'\$" "the host's CA"
-has host "^[[:space:]]+State: Active\$" "state Active"
-has host "^[[:space:]]+Port GUID: 0x$guid\$" "the port GUID"
-has host "^[[:space:]]+Link layer: Ethernet\$" "link layer Ethernet"
+rv_has host "^CA 'rocepmd0'\$" "the host's CA"
+rv_has host "^[[:space:]]+State: Active\$" "state Active"
+rv_has host "^[[:space:]]+Port GUID: 0x$guid\$" "the port GUID"
+rv_has host "^[[:space:]]+Link layer: Ethernet\$" "link layer Ethernet"
 
 rv_log "PASS: ibstat shows rocepmd0 through rocepmd-run, embedded and attached"

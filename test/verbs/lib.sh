@@ -312,6 +312,13 @@ rv_show() {
 	fi
 }
 
+# rv_has NAME REGEX WHAT: NAME's stdout has a line matching REGEX (grep
+# -E), logged without its indentation; else the test fails naming WHAT.
+rv_has() {
+	grep -Eq "$2" "$rv_tmp/$1.out" || rv_fail "$1: no line for $3 (/$2/)"
+	rv_log "$1: $3: $(grep -Em1 "$2" "$rv_tmp/$1.out" | sed 's/^[[:space:]]*//')"
+}
+
 # rv_check_pingpong NAME SIZE ITERS: the result lines of an ibv_*_pingpong,
 # shown in the log and checked against what was asked for:
 #   8192000 bytes in 0.51 seconds = 128.50 Mbit/sec

@@ -9,10 +9,14 @@
 #                  nothing on stdout
 #   embedded       --config A: `link -d` says ACTIVE, LINK_UP, the veth,
 #                  the IB MTU and the GIDs (::ffff:192.0.2.x, 2001:db8::);
-#                  `statistic` prints the counters under rxe's names
+#                  `statistic` prints the counters under rxe's names;
+#                  neither prints anything on stderr (the default
+#                  log_level: the engine's boot is silent)
 #   port in use    --config A while a host owns A's port: the
 #                  configuration's view and the owner's PID, exit 0 for
 #                  link; statistic exits 1 naming the PID and --attach
+#   pick           no socket named, both hosts' in the run directory: each
+#                  namespace's tool shows its own host (as rocepmd-run)
 #   host           --attach: link -d as above; sent_pkts and rcvd_pkts grow
 #                  by at least the round trips of an ibv_rc_pingpong
 #                  between the hosts; devinfo is ibv_devinfo's own output
@@ -31,24 +35,19 @@ app=$RP_TESTPMD
 
 rv_topology status
 
-# st NAME NS ARGS...: rocepmd-status ARGS in NS; output in NAME.out/.err,
-# exit status in st_rc.
+# st NAME NS ARGS...: rocepmd-status ARGS in NS, with the run directory
+# st_dir (default: an empty one); output in NAME.out/.err, exit status in
+# st_rc.
 st() {
 	local name=$1 ns=$2
 
 	shift 2
 	(cd "$rv_tmp/empty" &&
-		ip netns exec "$ns" env ROCEPMD_RUN_DIR="$rv_tmp/empty" \
+		ip netns exec "$ns" env ROCEPMD_RUN_DIR="${st_dir:-$rv_tmp/empty}" \
 			timeout -k 5 60 "$RP_STATUS" "$@") \
 		>"$rv_tmp/$name.out" 2>"$rv_tmp/$name.err"
 	st_rc=$?
 	rv_show "$name"
-}
-
-# has NAME REGEX WHAT: NAME's stdout has a line matching REGEX.
-has() {
-	grep -Eq "$2" "$rv_tmp/$1.out" || rv_fail "$1: no line for $3 (/$2/)"
-	rv_log "$1: $3: $(grep -Em1 "$2" "$rv_tmp/$1.out" | sed 's/^ *//')"
 }
 
 # ctr NAME COUNTER: a counter of a `statistic` output.
@@ -77,15 +76,21 @@ grep -q "none.sock" "$rv_tmp/none-sock.err" ||
 # --- embedded configuration: the tool boots the engine for a moment
 st emb "$RP_NS_A" --config "$RV_CFG_A" link -d
 [ "$st_rc" -eq 0 ] || rv_fail "link -d --config: exit $st_rc"
-has emb "^link rocepmd0/1 state ACTIVE physical_state LINK_UP netdev $RP_VETH_A\$" \
+# the configuration's [eal] log_level (default notice): a healthy boot
+# prints nothing, the EAL's and the drivers' start-up lines included
+[ ! -s "$rv_tmp/emb.err" ] ||
+	rv_fail "link --config: the embedded engine printed on stderr: $(head -c 600 "$rv_tmp/emb.err")"
+rv_has emb "^link rocepmd0/1 state ACTIVE physical_state LINK_UP netdev $RP_VETH_A\$" \
 	"state and netdev"
-has emb "active_mtu $(rv_cfg_mtu "$RV_CFG_A") " "the IB MTU of the config"
-has emb "gid 0 ::ffff:$ip4_re type RoCE v2" "GID 0 (IPv4)"
-has emb "gid 1 fe80::[0-9a-f:]+ type RoCE v2" "GID 1 (link-local)"
-has emb "gid [2-9] ${RV_IP6_A} type RoCE v2" "the IPv6 GID"
+rv_has emb "active_mtu $(rv_cfg_mtu "$RV_CFG_A") " "the IB MTU of the config"
+rv_has emb "gid 0 ::ffff:$ip4_re type RoCE v2" "GID 0 (IPv4)"
+rv_has emb "gid 1 fe80::[0-9a-f:]+ type RoCE v2" "GID 1 (link-local)"
+rv_has emb "gid [2-9] ${RV_IP6_A} type RoCE v2" "the IPv6 GID"
 st emb-stat "$RP_NS_A" --config "$RV_CFG_A" statistic show
 [ "$st_rc" -eq 0 ] || rv_fail "statistic --config: exit $st_rc"
-has emb-stat "^link rocepmd0/1 sent_pkts [0-9]+ rcvd_pkts [0-9]+ duplicate_request [0-9]+ out_of_seq_request [0-9]+ rcvd_rnr_err [0-9]+ send_rnr_err [0-9]+ send_err [0-9]+\$" \
+[ ! -s "$rv_tmp/emb-stat.err" ] ||
+	rv_fail "statistic --config: the embedded engine printed on stderr: $(head -c 600 "$rv_tmp/emb-stat.err")"
+rv_has emb-stat "^link rocepmd0/1 sent_pkts [0-9]+ rcvd_pkts [0-9]+ duplicate_request [0-9]+ out_of_seq_request [0-9]+ rcvd_rnr_err [0-9]+ send_rnr_err [0-9]+ send_err [0-9]+\$" \
 	"the counters under rxe's names"
 grep -q "ack_deferred\|link_downed" "$rv_tmp/emb-stat.out" &&
 	rv_fail "a counter the engine does not keep is printed"
@@ -101,9 +106,9 @@ host_a=$(sv_prog_pid "$HOST_A")
 
 st busy "$RP_NS_A" --config "$RV_CFG_A" link
 [ "$st_rc" -eq 0 ] || rv_fail "link of a port in use: exit $st_rc"
-has busy "^link rocepmd0/1 state UNKNOWN physical_state UNKNOWN netdev $RP_VETH_A\$" \
+rv_has busy "^link rocepmd0/1 state UNKNOWN physical_state UNKNOWN netdev $RP_VETH_A\$" \
 	"the configuration's view"
-has busy "^in use: .*PID $host_a\\b" "the owner's PID"
+rv_has busy "^in use: .*PID $host_a\\b" "the owner's PID"
 st busy-stat "$RP_NS_A" --config "$RV_CFG_A" statistic
 [ "$st_rc" -eq 1 ] || rv_fail "statistic of a port in use: exit $st_rc, not 1"
 grep -q "PID $host_a" "$rv_tmp/busy-stat.err" && grep -q -- "--attach" "$rv_tmp/busy-stat.err" ||
@@ -111,11 +116,24 @@ grep -q "PID $host_a" "$rv_tmp/busy-stat.err" && grep -q -- "--attach" "$rv_tmp/
 
 st host "$RP_NS_A" --attach="$SOCK_A" link -d
 [ "$st_rc" -eq 0 ] || rv_fail "link -d --attach: exit $st_rc"
-has host "^link rocepmd0/1 state ACTIVE physical_state LINK_UP netdev $RP_VETH_A\$" \
+rv_has host "^link rocepmd0/1 state ACTIVE physical_state LINK_UP netdev $RP_VETH_A\$" \
 	"state and netdev of the host"
-has host "gid 0 ::ffff:$ip4_re type RoCE v2" "GID 0 of the host"
-has host "gid [2-9] ${RV_IP6_A} type RoCE v2" "the IPv6 GID of the host"
-has host "source host .*PID $host_a\\)" "the host's PID"
+rv_has host "gid 0 ::ffff:$ip4_re type RoCE v2" "GID 0 of the host"
+rv_has host "gid [2-9] ${RV_IP6_A} type RoCE v2" "the IPv6 GID of the host"
+rv_has host "source host .*PID $host_a\\)" "the host's PID"
+
+# no socket named, both hosts' sockets in the run directory: the one a
+# host of the caller's namespace serves, in each namespace (rocepmd-run's
+# choice, rp_attach_pick)
+host_b=$(sv_prog_pid "$HOST_B")
+st_dir=$rv_tmp st pick-a "$RP_NS_A" link -d
+[ "$st_rc" -eq 0 ] || rv_fail "link -d, no source named, two hosts' sockets: exit $st_rc"
+rv_has pick-a "source host .*/a\.sock \(PID $host_a\)" "the host of namespace A"
+st_dir=$rv_tmp st pick-b "$RP_NS_B" --attach statistic
+[ "$st_rc" -eq 0 ] || rv_fail "statistic --attach, two hosts' sockets: exit $st_rc"
+rv_has pick-b "^link rocepmd0/1 sent_pkts " "the counters of namespace B's host"
+st_dir=$rv_tmp st pick-b-link "$RP_NS_B" --attach link -d
+rv_has pick-b-link "source host .*/b\.sock \(PID $host_b\)" "the host of namespace B"
 
 st before "$RP_NS_A" --attach="$SOCK_A" statistic
 [ "$st_rc" -eq 0 ] || rv_fail "statistic --attach: exit $st_rc"
@@ -137,7 +155,7 @@ tx=$(host_stat A tx_packets)
 
 st devinfo "$RP_NS_A" --attach="$SOCK_A" devinfo -v
 [ "$st_rc" -eq 0 ] || rv_fail "devinfo --attach: exit $st_rc"
-has devinfo '^hca_id:[[:space:]]+rocepmd0$' "ibv_devinfo's hca_id"
-has devinfo "GID\[[[:space:]]*0\]:[[:space:]]+::ffff:$ip4_re, RoCE v2" "ibv_devinfo's GID 0"
+rv_has devinfo '^hca_id:[[:space:]]+rocepmd0$' "ibv_devinfo's hca_id"
+rv_has devinfo "GID\[[[:space:]]*0\]:[[:space:]]+::ffff:$ip4_re, RoCE v2" "ibv_devinfo's GID 0"
 
 rv_log "PASS: rocepmd-status shows the devices, embedded and of a host"
