@@ -404,6 +404,7 @@ rp_ah_destroy(struct rp_dev *dev, struct rp_ctrl_ah *ah)
 {
 	if (ah->ahn == 0 || ah->ahn >= RP_MAX_AH || !dev->ah[ah->ahn].valid)
 		return -EINVAL;
+	rp_qp_drain_pd(dev, dev->ah[ah->ahn].pdn);	/* sends through it */
 	dev->ah[ah->ahn].valid = false;
 	dev->pd_refs[dev->ah[ah->ahn].pdn]--;
 	return 0;

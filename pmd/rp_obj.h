@@ -960,6 +960,7 @@ int rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c);
 int rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m);
 int rp_qp_query(struct rp_dev *dev, struct rp_ctrl_qp *m);
 int rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m);
+void rp_qp_drain_pd(struct rp_dev *dev, uint32_t pdn);
 struct rp_qp *rp_qp_get(struct rp_dev *dev, uint32_t qpn);
 void rp_qp_error(struct rp_qp *qp, uint32_t status);
 void rp_qp_error_event(struct rp_qp *qp, uint32_t status, uint32_t event);

@@ -406,6 +406,67 @@ qp_flush(struct rp_qp *qp, bool app)
 	return busy;
 }
 
+/* At most this many packets go out as a QP is destroyed. */
+#define RP_QP_DRAIN_PKTS	16384u
+/* Passes without progress (the port's queue full) before giving up. */
+#define RP_QP_DRAIN_STALLS	64u
+
+/*
+ * Destroying a UD or UC QP in RTS first sends the WQEs the application
+ * posted: their completion says only that they are on the wire, and rxe
+ * sends them before ibv_post_send returns (its requester runs in the
+ * caller), so a program may post its datagrams and destroy the QP at once
+ * (mckey -s -o).  Bounded: no answer is awaited, at most
+ * RP_QP_DRAIN_PKTS packets, and a stalled port ends it.  RC's sends are
+ * not sent: unacknowledged, nothing could retransmit or complete them
+ * (IBTA: a destroyed QP's outstanding WQEs are lost; an application waits
+ * for its completions, as rping and perftest do).  On the control path,
+ * other shards paused: their QPs' packets leave from this lcore's queue.
+ */
+static void
+qp_drain_unreliable(struct rp_qp *qp)
+{
+	uint32_t start = qp->req.psn, stalls = 0;
+
+	if ((qp->type != IBV_QPT_UD && qp->type != IBV_QPT_UC) ||
+	    qp->state != IBV_QPS_RTS || qp->flushing)
+		return;
+	while (!qp->flushing &&
+	       (rp_req_ingest(qp) != 0 || qp->req.head != qp->sq_prod ||
+		qp->req.inprog) &&
+	       rp_psn_diff(qp->req.psn, start) < (int32_t)RP_QP_DRAIN_PKTS) {
+		if (rp_req_step(qp))
+			stalls = 0;
+		else if (!rp_port_flush(qp->dev) &&
+			 ++stalls >= RP_QP_DRAIN_STALLS)
+			break;
+	}
+	if (qp->req.head != qp->sq_prod || qp->req.inprog)
+		RP_QP_LOG(rp_logtype, DEBUG, qp->qpn,
+			  "%u send WQEs not sent before a destroy",
+			  qp->sq_prod - qp->req.head);
+	rp_port_flush(qp->dev);
+}
+
+/*
+ * Before an address handle of PD @pdn goes: the UD sends posted through
+ * it leave first (rxe and mlx5 copy the address into the WQE, so a
+ * program may destroy the AH right after posting, as mckey does before
+ * it destroys the QP).  Control path: a scan of the QP table.
+ */
+void
+rp_qp_drain_pd(struct rp_dev *dev, uint32_t pdn)
+{
+	for (uint32_t i = 0; i < RP_MAX_QP; i++) {
+		struct rp_qp *qp = dev->qp[i];
+
+		if (qp != NULL && qp->type == IBV_QPT_UD && qp->pdn == pdn &&
+		    (rp_load_acquire(&qp->sq->prod) != qp->app_ingest ||
+		     qp->req.head != qp->sq_prod))
+			qp_drain_unreliable(qp);
+	}
+}
+
 int
 rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 {
@@ -413,6 +474,7 @@ rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 
 	if (qp == NULL)
 		return -EINVAL;
+	qp_drain_unreliable(qp);
 	/* A message being received and rendezvous in flight give their
 	 * SRQ and tagged buffers back first. */
 	qp_flush(qp, false);

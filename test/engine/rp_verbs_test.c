@@ -1670,6 +1670,125 @@ rt_case_ud_send(void)
 	rt_dev_close(&d1);
 }
 
+/*
+ * UD sends posted right before ibv_destroy_qp still go out (mckey -s -o
+ * posts unsignalled datagrams, destroys its AH, then its QP): rxe sends
+ * them inside ibv_post_send, rocepmd's destroys send what its lcore had
+ * not taken.
+ */
+#define RT_UD_DESTROY_N	32
+
+/* One UD SEND of src[off, off + len) to peer's QP, completed or not. */
+static void
+rt_ud_post(struct rt_ep *ep, struct ibv_ah *ah, const struct rt_ep *peer,
+	   struct rt_buf *src, size_t off, size_t len, uint64_t wr_id,
+	   unsigned int flags)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge s = rt_sge(src, off, len);
+	int ret;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = flags;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = peer->qp->qp_num;
+	wr.wr.ud.remote_qkey = RT_QKEY;
+	ret = ibv_post_send(ep->qp, &wr, &bad);
+	RT_CHECK(ret == 0, "UD ibv_post_send: %s", strerror(ret));
+}
+
+static void
+rt_case_ud_destroy_sends(void)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_UD,
+				       .max_send_wr = RT_UD_DESTROY_N,
+				       .max_recv_wr = RT_UD_DESTROY_N };
+	const size_t len = 200, slot = RT_GRH_LEN + 256;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah;
+	struct ibv_sge r;
+	struct ibv_wc wc;
+	int round, i, ret;
+
+	rt_dev_open(&d0, RT_DEV0);
+	rt_dev_open(&d1, RT_DEV1);
+	rt_ep_create(&b, &d1, &eo);
+	rt_ud_up(&b);
+	rt_buf_alloc(&src, &d0, RT_UD_DESTROY_N * len, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, RT_UD_DESTROY_N * slot,
+		     IBV_ACCESS_LOCAL_WRITE);
+	rt_ah_attr(&aa, &d1.gid);
+	for (round = 0; round < 2; round++) {
+		rt_ep_create(&a, &d0, &eo);
+		rt_ud_up(&a);
+		ah = ibv_create_ah(d0.pd, &aa);
+		RT_CHECK(ah != NULL, "ibv_create_ah to %s: %s", d1.name,
+			 strerror(errno));
+		rt_fill_random(src.p, src.len);
+		if (round == 0) {
+			/* The destroy waits for no ARP answer. */
+			rt_step("one UD SEND, completed: the peer's address "
+				"is resolved");
+			r = rt_sge(&dst, 0, slot);
+			rt_post_recv(&b, 2999, &r, 1);
+			rt_ud_post(&a, ah, &b, &src, 0, len, 3999,
+				   IBV_SEND_SIGNALED);
+			rt_expect_wc(a.scq, "UD sender", 3999, IBV_WC_SUCCESS,
+				     IBV_WC_SEND);
+			rt_expect_wc(b.rcq, "UD receiver", 2999,
+				     IBV_WC_SUCCESS, IBV_WC_RECV);
+		}
+		for (i = 0; i < RT_UD_DESTROY_N; i++) {
+			r = rt_sge(&dst, (size_t)i * slot, slot);
+			rt_post_recv(&b, 3000 + (uint64_t)i, &r, 1);
+		}
+		rt_step("post %d unsignalled UD SENDs, destroy %s at once",
+			RT_UD_DESTROY_N, round == 0 ? "the QP" :
+			"the AH, then the QP");
+		for (i = 0; i < RT_UD_DESTROY_N; i++)
+			rt_ud_post(&a, ah, &b, &src, (size_t)i * len, len,
+				   4000 + (uint64_t)i, 0);
+		if (round == 1) {
+			ret = ibv_destroy_ah(ah);
+			RT_CHECK(ret == 0, "ibv_destroy_ah: %s",
+				 strerror(ret));
+		}
+		rt_ep_destroy(&a);
+		if (round == 0) {
+			ret = ibv_destroy_ah(ah);
+			RT_CHECK(ret == 0, "ibv_destroy_ah: %s",
+				 strerror(ret));
+		}
+
+		rt_step("the peer receives all %d, in order",
+			RT_UD_DESTROY_N);
+		for (i = 0; i < RT_UD_DESTROY_N; i++) {
+			wc = rt_expect_wc(b.rcq, "UD receiver",
+					  3000 + (uint64_t)i, IBV_WC_SUCCESS,
+					  IBV_WC_RECV);
+			RT_CHECK(wc.byte_len == len + RT_GRH_LEN, "datagram "
+				 "%d: byte_len %u", i, wc.byte_len);
+			rt_check_data(dst.p + (size_t)i * slot + RT_GRH_LEN,
+				      src.p + (size_t)i * len, len,
+				      "UD payload");
+		}
+		RT_CHECK(!rt_poll_wc(b.rcq, &wc, 0.2), "a datagram too many");
+	}
+
+	rt_ep_destroy(&b);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+	rt_dev_close(&d0);
+	rt_dev_close(&d1);
+}
+
 /* ----------------------------------------------------- completion channel */
 
 static int rt_magic_scq = 0x5c;
@@ -3589,6 +3708,8 @@ static const struct rt_case rt_cases[] = {
 	  "modify_qp transitions, masks, query_qp, post in RESET" },
 	{ "ud_send", rt_case_ud_send, 90,
 	  "UD SEND, GRH, Q_Key, immediate, AH from WC" },
+	{ "ud_destroy_sends", rt_case_ud_destroy_sends, 60,
+	  "UD SENDs posted right before ibv_destroy_ah/_qp all go out" },
 	{ "comp_channel", rt_case_comp_channel, 120,
 	  "completion channel rules CC-1..CC-9" },
 	{ "many_wrs", rt_case_many_wrs, 300,
