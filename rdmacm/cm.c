@@ -710,7 +710,8 @@ rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 
 /*
  * The device and our GID to reach @dst from: the source address's given
- * (@src, or the bound one), else the device on dst's subnet.  The GID
+ * (@src, or the bound one), else the device on dst's subnet, or for a
+ * multicast group the device the route to it takes.  The GID
  * must be of dst's family (the engine sends IPv4 from ::ffff: GIDs only).
  */
 static struct cm_dev *
@@ -724,6 +725,8 @@ cm_route_dev(struct cm_id *c, const union ibv_gid *src,
 	else if (c->dev != NULL) {
 		d = c->dev;
 		*idx = c->sgid_index;
+	} else if (cm_gid_is_mc(dst)) {
+		d = cm_mc_route_dev(dst, idx);	/* no subnet holds a group */
 	} else {
 		d = cm_dev_for_gid(dst, false, idx);
 	}

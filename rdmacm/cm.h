@@ -212,6 +212,8 @@ extern pthread_mutex_t cm_lock;
 /* cm_agent.c, all under cm_lock */
 struct cm_dev *cm_dev_for_gid(const union ibv_gid *ip, bool exact,
 			      uint8_t *sgid_index);
+struct cm_dev *cm_dev_for_family(bool v4, bool link_local,
+				 uint8_t *sgid_index);
 bool cm_gid_is_v4(const union ibv_gid *gid);
 int cm_dev_open_all(void);
 int cm_send(struct cm_dev *dev, uint8_t sgid_index,

@@ -457,6 +457,39 @@ cm_dev_for_gid(const union ibv_gid *ip, bool exact, uint8_t *sgid_index)
 	return NULL;
 }
 
+/*
+ * The first device's address of a family, for a destination no subnet
+ * holds (a multicast group): IPv4's GID, or for IPv6 a configured
+ * address, the link-local one if @link_local or if there is none.
+ */
+struct cm_dev *
+cm_dev_for_family(bool v4, bool link_local, uint8_t *sgid_index)
+{
+	for (unsigned int i = 0; i < cm_nr_devs; i++) {
+		int found = -1;
+
+		for (unsigned int g = 0; g < RP_GID_TBL_LEN; g++) {
+			const union ibv_gid *own = &cm_devs[i].gid[g];
+			bool ll = own->raw[0] == 0xfe &&
+				(own->raw[1] & 0xc0) == 0x80;
+
+			if (cm_gid_empty(own) || cm_gid_is_v4(own) != v4)
+				continue;
+			if (v4 || ll == link_local) {
+				found = (int)g;
+				break;
+			}
+			if (found < 0)
+				found = (int)g;
+		}
+		if (found >= 0) {
+			*sgid_index = (uint8_t)found;
+			return &cm_devs[i];
+		}
+	}
+	return NULL;
+}
+
 static struct ibv_ah *
 cm_ah(struct cm_dev *d, uint8_t sgid_index, const union ibv_gid *dgid)
 {

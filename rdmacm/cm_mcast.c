@@ -34,6 +34,7 @@
 #include "cm_proto.h"
 
 #define CM_MC_QPN	0xFFFFFFu	/* a datagram to the group's QPs */
+#define CM_MC_ROUTE_PORT 4791	/* any: a route lookup sends nothing */
 
 struct cm_mc {
 	struct cm_mc *next;		/* the id's joins, newest first */
@@ -56,6 +57,68 @@ cm_mc_addr_ok(const struct sockaddr *sa, union ibv_gid *mgid)
 	if (sa->sa_family == AF_INET)
 		return IN_MULTICAST(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
 	return memcmp(mgid->raw, zero, 16) != 0 && mgid->raw[0] == 0xff;
+}
+
+/* A group's GID: ::ffff:224.0.0.0/100 or ff00::/8. */
+bool
+cm_gid_is_mc(const union ibv_gid *gid)
+{
+	if (cm_gid_is_v4(gid))
+		return (gid->raw[12] & 0xf0) == 0xe0;
+	return gid->raw[0] == 0xff;
+}
+
+/*
+ * rdma_resolve_addr of a group without a source address.  The kernel
+ * routes it (ip_route_output: the interface of the route to the group,
+ * its address the source) and takes the RDMA device of that interface:
+ * so do we when that address is a device's; a device whose address the
+ * kernel does not hold (a port of rocepmd's own), or no route to the
+ * group (a namespace without a default route), takes the first device's
+ * address of the group's family, link-local for a link-local group.
+ */
+struct cm_dev *
+cm_mc_route_dev(const union ibv_gid *group, uint8_t *idx)
+{
+	bool v4 = cm_gid_is_v4(group);
+	/* scope 1 or 2 (ff02::1...): no route without an interface */
+	bool ll = !v4 && (group->raw[1] & 0x0f) <= 2;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct cm_dev *d = NULL;
+	int s = -1;
+
+	memset(&ss, 0, sizeof(ss));
+	if (v4) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(CM_MC_ROUTE_PORT);
+		memcpy(&sin->sin_addr, &group->raw[12], 4);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(CM_MC_ROUTE_PORT);
+		memcpy(&sin6->sin6_addr, group->raw, 16);
+	}
+	if (!ll)
+		s = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	/* A UDP connect sends nothing: it routes and picks the source. */
+	if (s >= 0 && connect(s, (struct sockaddr *)&ss,
+			      v4 ? sizeof(struct sockaddr_in) :
+			      sizeof(struct sockaddr_in6)) == 0 &&
+	    getsockname(s, (struct sockaddr *)&ss, &len) == 0) {
+		union ibv_gid src;
+
+		cm_sa_gid((struct sockaddr *)&ss, &src);
+		d = cm_dev_for_gid(&src, true, idx);
+	}
+	if (s >= 0)
+		close(s);
+	if (d == NULL)
+		d = cm_dev_for_family(v4, ll, idx);
+	return d;
 }
 
 /* The kernel interface holding @ip (a GID of the device), or 0. */

@@ -60,5 +60,7 @@ void cm_mc_taken(struct cm_event *e);
 void cm_mc_deliver(struct cm_event *e);
 void cm_mc_acked(struct cm_event *e);
 void cm_mc_leave_all(struct cm_id *c);
+bool cm_gid_is_mc(const union ibv_gid *gid);
+struct cm_dev *cm_mc_route_dev(const union ibv_gid *group, uint8_t *idx);
 
 #endif /* _CM_PROTO_H_ */

@@ -37,7 +37,9 @@
  *                calls (EINVAL, EOPNOTSUPP, EADDRNOTAVAIL), the JOIN event's
  *                address (the group GID, QPN 0xFFFFFF, the UDP Q_Key), a
  *                datagram to the group, a send-only member not in it, a
- *                group joined twice left twice, rdma_destroy_id with groups
+ *                group resolved without a source address (a device's
+ *                address becomes the source), a group joined twice left
+ *                twice, rdma_destroy_id with groups
  *   mcast6       mcast over IPv6
  *
  * Run as: rocepmd-run --config two-ports.ini -- rp_cm_test CASE
@@ -1664,13 +1666,14 @@ mc_expect_none(struct cm_side *s, const char *what)
 static void
 rt_case_mcast(void)
 {
-	struct cm_side rcv, snd, tcp, late;
+	struct cm_side rcv, snd, tcp, late, any, *peer;
 	struct rdma_cm_join_mc_attr_ex ax = { 0 };
 	struct sockaddr_storage grp_ss, a;
 	struct sockaddr *grp;
 	union ibv_gid mgid;
-	struct ibv_ah *ah, *rah;
+	struct ibv_ah *ah, *rah, *aah;
 	struct ibv_wc wc;
+	bool on1;
 
 	grp = mc_group(&grp_ss, &mgid);
 	side_init(&rcv, RDMA_PS_UDP);
@@ -1739,6 +1742,39 @@ rt_case_mcast(void)
 	rt_step("a send-only member's QP is not in the group");
 	mc_send(&rcv, rah, 2);
 	mc_expect_none(&snd, "send-only member");
+
+	/* mckey without -b: the route to the group gives the source. */
+	rt_step("rdma_resolve_addr of the group without a source address");
+	side_init(&any, RDMA_PS_UDP);
+	RT_CHECK(rdma_resolve_addr(any.id, NULL, grp, 2000) == 0,
+		 "rdma_resolve_addr of the group: %s", strerror(errno));
+	cm_ack(cm_expect(any.ch, RDMA_CM_EVENT_ADDR_RESOLVED, CM_TIMEOUT_MS,
+			 "group, no source"));
+	/*
+	 * Device 0's, or 1's if the host's kernel holds that address and
+	 * routes the group there: then the receiver is device 0's QP (the
+	 * engine does not loop a group's datagram back to its own device).
+	 */
+	on1 = is_dev_addr(rdma_get_local_addr(any.id), 1);
+	RT_CHECK(on1 || is_dev_addr(rdma_get_local_addr(any.id), 0),
+		 "group, no source: the source is not a device's address");
+	side_qp(&any, any.id, IBV_QPT_UD);
+	RT_CHECK(rdma_join_multicast_ex(any.id, &ax, NULL) == 0,
+		 "rdma_join_multicast_ex send-only: %s", strerror(errno));
+	aah = mc_joined(&any, &mgid, NULL, "resolved without a source");
+	peer = on1 ? &snd : &rcv;
+	RT_CHECK(!on1 || ibv_attach_mcast(snd.id->qp, &mgid, 0) == 0,
+		 "ibv_attach_mcast on device 0: %s", strerror(errno));
+	post_recv(peer, peer->id);
+	mc_send(&any, aah, 6);
+	wc = rt_expect_wc(peer->cq, "receiver", 1, IBV_WC_SUCCESS, IBV_WC_RECV);
+	RT_CHECK(wc.src_qp == any.id->qp->qp_num,
+		 "group datagram from QP 0x%x, expected 0x%x", wc.src_qp,
+		 any.id->qp->qp_num);
+	RT_CHECK(!on1 || ibv_detach_mcast(snd.id->qp, &mgid, 0) == 0,
+		 "ibv_detach_mcast on device 0: %s", strerror(errno));
+	RT_CHECK(ibv_destroy_ah(aah) == 0, "ibv_destroy_ah");
+	side_fini(&any);
 
 	rt_step("leave one of two joins: still in the group");
 	RT_CHECK(rdma_leave_multicast(rcv.id, grp) == 0,

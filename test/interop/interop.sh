@@ -36,7 +36,10 @@
 # run; badrecv: its -R, a SEND into a receive with a bad lkey, NAK
 # "remote operational error"), ibv_srq_pingpong, ib_send_bw with four QPs, over UD and on events,
 # ib_write_lat inline, ib_read_lat, ib_write_bw both ways at once,
-# rdma_server/rdma_client and rstream, the guest's qperf against
+# rdma_server/rdma_client and rstream, mckey (UD multicast through the
+# RDMA CM: the server joins 239.1.2.3 and receives, the client joins and
+# sends it 10 datagrams; IPv4 only: the kernel's CM refuses an IPv6 group
+# on a RoCEv2 port), the guest's qperf against
 # rocepmd's qperf server (rxe-client only), and a lossy ibv_rc_pingpong
 # where nftables drops one request packet and one ACK of each side.  Each
 # scenario has its own TCP port, so a late program never meets the wrong
@@ -277,9 +280,13 @@ ri_fg() {
 # address's: 2 on rocepmd, whatever the guest found on rxe) @INV@
 # (inv_pingpong) @INVK@ (its -K) @PORT@ are filled per side.  kind: tcp (the
 # programs meet over TCP @PORT@) or cm (the RDMA CM; rping listens on
-# @PORT@, udaddy on its fixed port), cm6 (the same over IPv6).  A client
-# gets its server's address (the TCP address for tcp, the RDMA address for
-# cm, the IPv6 one for cm6) where it says @ADDR@, else appended.  A
+# @PORT@, udaddy on its fixed port), cm6 (the same over IPv6), mc (a
+# multicast group: the server joins it and is ready once its id exists).
+# A client gets its server's address (the TCP address for tcp, the RDMA
+# address for cm, the IPv6 one for cm6, none for mc) where it says @ADDR@,
+# else appended.  @MCBIND@: "-b" and the client's own address on rxe (the
+# kernel routes a group to pick a source, and the guest has no route to
+# it), nothing on rocepmd (its RDMA CM takes the device's address).  A
 # direction (rxe-server or rxe-client) runs the scenario in that one only.
 scen_names=()
 declare -A scen_kind scen_srv scen_cli
@@ -346,6 +353,11 @@ scen rstream cm "rstream -b @SADDR@ -p @PORT@ -S 16384 -C 200" "rstream -p @PORT
 # eight RC connections, each with a CQ of its own: the QPs a device of two
 # lcores spreads over both (RI_LCORES=2)
 scen ucmatose cm "ucmatose -b @SADDR@ -p @PORT@ -c 8 -C 50 -S 1024" "ucmatose -p @PORT@ -c 8 -C 50 -S 1024 -s"
+# UD multicast: the receiver joins 239.1.2.3 (the kernel's IGMP join, rxe's
+# attach; rocepmd's steering of the group), the sender joins and sends
+# 10 datagrams to QPN 0xFFFFFF after mckey's 3 s pause.  The bridge has
+# mcast_snooping off: it floods the group to every port.
+scen mckey mc "mckey -m 239.1.2.3 -b @SADDR@" "mckey -m 239.1.2.3 -s @MCBIND@"
 # qperf (its own TCP exchange, then the RDMA CM: -cm1), one second a test;
 # "quit" ends the server.  Why only this direction, why not its UC tests
 # and not ib_send_bw -R: doc/guides/interop.rst.
@@ -359,7 +371,7 @@ cli_line() {
 
 	if [[ $c == *@ADDR@* ]]; then
 		c=${c//@ADDR@/$4}
-	else
+	elif [ "${scen_kind[$2]}" != mc ]; then
 		c="$c $4"
 	fi
 	fill "$1" "$c" "$3" ""
@@ -375,12 +387,14 @@ fill() {
 		a=${a//@GID6@/\$RXE_GID6}
 		a=${a//@INV@//job/inv_pingpong}
 		a=${a//@INVK@/-K}
+		a=${a//@MCBIND@/-b $guest_ip}
 	else
 		a=${a//@DEV@/rocepmd0}
 		a=${a//@GID@/0}
 		a=${a//@GID6@/2}
 		a=${a//@INV@/$RP_INV_PINGPONG}
 		a=${a//@INVK@/}
+		a=${a//@MCBIND@/}
 	fi
 	a=${a//@PORT@/$3}
 	a=${a//@SADDR@/$4}
@@ -440,6 +454,10 @@ serve() {
 		kill -0 $pid 2>/dev/null || break
 		if [[ $kind == tcp ]]; then
 			[[ -n "$(ss -Hltn "sport = :$port" 2>/dev/null)" ]] && break
+		elif [[ $kind == mc ]]; then
+			# its id on rxe0: joined a moment later
+			rdma resource show cm_id 2>/dev/null |
+				grep -qE 'comm mckey|ps UDP' && { sleep 1; break; }
 		else
 			rdma resource show cm_id 2>/dev/null | grep -q LISTEN && break
 		fi
@@ -608,6 +626,11 @@ check_output() {
 	ud) rv_check_pingpong "$name" 512 10 ;;
 	udaddy | udaddy6) grep -qx 'return status 0' "$rv_tmp/$name.out" ||
 		rv_fail "$name did not print 'return status 0'" ;;
+	mckey)	grep -qx 'data transfers complete' "$rv_tmp/$name.out" ||
+			rv_fail "$name did not print 'data transfers complete'"
+		grep -q '^mckey: joined dgid: ::ffff:239.1.2.3 mlid 0x0 sl 0$' \
+			"$rv_tmp/$name.out" ||
+			rv_fail "$name's join did not give ::ffff:239.1.2.3, LID 0" ;;
 	atomic_lat | atomic_bw)
 		# rocepmd the client: its result line, 8 bytes, the iterations
 		local it=2000
@@ -753,6 +776,7 @@ for n in "${scen_names[@]}"; do
 	case $n in
 	inv | inv6) minf=$((minf + 10)) ;;
 	badrecv) minf=$((minf + 2)) ;;	# a SEND and its NAK
+	mckey) minf=$((minf + 10)) ;;	# 10 datagrams, unanswered
 	*) minf=$((minf + 20)) ;;
 	esac
 done
@@ -782,8 +806,13 @@ if [ "${RI_INLINE_US:-0}" != 0 ]; then
 fi
 # Bound to ri-h1 (xdp): the program's counters must show RoCEv2 handed to
 # the engine, and the kernel's neighbour table must have given the guest.
+# Not for mckey alone (RI_ONLY): a group's MAC comes from its address, and
+# rocepmd's sender (rxe-server) receives nothing.
+ri_cs="xdp_redirected neigh_from_kernel"
+[[ " ${scen_names[*]} " == " mckey " ]] && ri_cs=xdp_redirected
+[[ " ${scen_names[*]} " == " mckey " && $dir == rxe-server ]] && ri_cs=
 if [ "$ri_port" = xdp ]; then
-	for c in xdp_redirected neigh_from_kernel; do
+	for c in $ri_cs; do
 		v=$(counter_sum "$c")
 		[ "$v" -gt 0 ] || rv_fail "netdev = ri-h1: no $c in the engines' counters"
 		rv_log "netdev = ri-h1: $c $v (all programs)"

@@ -1,13 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# mckey.sh 4|6 xdp|af_packet [RECEIVER ARGS [-- SENDER ARGS]]: rdmacm-utils'
+# mckey.sh 4|6 xdp|af_packet [RECEIVER ARGS [-- [nobind] SENDER ARGS]]: rdmacm-utils'
 # mckey over rocepmd between two network namespaces: UD multicast through
 # the RDMA CM (rdma_join_multicast_ex, RDMA_CM_EVENT_MULTICAST_JOIN,
 # rdma_leave_multicast), IPv4 group 239.1.2.3 or IPv6 group ff0e::db8:1.
 #
 #   [rv-<tag>-b] rocepmd-run ... -- mckey -m GROUP -b B RECEIVER ARGS...
 #   [rv-<tag>-a] rocepmd-run ... -- mckey -m GROUP -b A -s SENDER ARGS...
+#
+# nobind drops the sender's -b: rdma_resolve_addr of the group without a
+# source address, which the route to the group (or the one device) gives.
+# A send-only sender (-o) exits right after posting its sends unsignalled:
+# the engine must still send them as the QP is destroyed.
 #
 # The receiver joins first; the sender joins, waits 3 s (mckey's own pause)
 # and sends 10 datagrams to QPN 0xFFFFFF of the group.  Passes when both
@@ -27,6 +32,11 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do
 	shift
 done
 [ $# -gt 0 ] && shift
+sbind=1
+if [ "${1:-}" = nobind ]; then
+	sbind=0
+	shift
+fi
 sargs=("$@")
 
 rv_need_env
@@ -53,8 +63,10 @@ rcv=$rv_last_pid
 # The receiver's engine starts and joins; the sender still pauses 3 s after
 # its own join before it sends.
 sleep 1
-rv_log "sender ($RP_NS_A): mckey -m $group -b $ip_a -s ${sargs[*]}"
-rv_fg sender "$RP_NS_A" "$RV_CFG_A" -- mckey -m "$group" -b "$ip_a" -s "${sargs[@]}"
+bind=()
+[ "$sbind" = 1 ] && bind=(-b "$ip_a")
+rv_log "sender ($RP_NS_A): mckey -m $group ${bind[*]} -s ${sargs[*]}"
+rv_fg sender "$RP_NS_A" "$RV_CFG_A" -- mckey -m "$group" "${bind[@]}" -s "${sargs[@]}"
 snd=$rv_status
 if [ "$snd" -ne 0 ]; then
 	sleep 1
@@ -83,4 +95,4 @@ for side in sender receiver; do
 	grep -q "^mckey: joined dgid: $mgid mlid 0x0 sl 0$" "$rv_tmp/$side.out" ||
 		rv_fail "$side's join event did not give group GID $mgid, LID 0"
 done
-rv_log "PASS: mckey IPv$fam over $RV_PORT, receiver ${rargs[*]}, sender ${sargs[*]}"
+rv_log "PASS: mckey IPv$fam over $RV_PORT, receiver ${rargs[*]}, sender ${bind[*]} ${sargs[*]}"
