@@ -276,12 +276,33 @@ rt_case_rereg_mr(void)
 	rt_step("IBV_REREG_MR_CHANGE_PD: to another PD");
 	pd2 = ibv_alloc_pd(d1.ctx);
 	RT_CHECK(pd2 != NULL, "ibv_alloc_pd: %s", strerror(errno));
+	{
+		/* posted before the MR moves: its lkey then names no MR of
+		 * the QP's PD (issue 26's case) */
+		struct ibv_sge r = { .addr = (uintptr_t)t2, .length = 64,
+				     .lkey = t1.mr->lkey };
+
+		rt_post_recv(&b, 40, &r, 1);
+	}
 	ret = ibv_rereg_mr(t1.mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0);
 	RT_CHECK(ret == 0, "ibv_rereg_mr(PD): %d (%s)", ret, strerror(errno));
 	RT_CHECK(t1.mr->pd == pd2, "mr->pd not the new PD");
 	ret = ibv_dealloc_pd(pd2);
 	RT_CHECK(ret == EBUSY, "ibv_dealloc_pd of the MR's new PD: %s",
 		 strerror(ret));
+	rt_step("SEND into a receive posted under the moved MR's lkey: "
+		"receiver IBV_WC_LOC_PROT_ERR, sender IBV_WC_REM_OP_ERR");
+	{
+		struct ibv_sge s = rt_sge(&src, 0, 64);
+
+		rt_post_send(&a, 41, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0,
+			     0, 0);
+		rt_expect_wc(b.rcq, "receiver", 40, IBV_WC_LOC_PROT_ERR, -1);
+		rt_expect_wc(a.scq, "sender", 41, IBV_WC_REM_OP_ERR, -1);
+	}
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	rt_rc_pair(&a, &d0, &b, &d1, NULL);
 	ext_write(&a, &src, (uintptr_t)t2, rkey, 16, IBV_WC_REM_ACCESS_ERR,
 		  "WRITE through a QP of the old PD: refused");
 	ret = ibv_rereg_mr(t1.mr, IBV_REREG_MR_CHANGE_PD |
