@@ -3569,6 +3569,79 @@ rt_u64_cmp(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/*
+ * Under loss: ATOMIC WRITE k * 1000, then two FETCH_AND_ADDs of 1 of the
+ * same word, for k = 1..N on one QP, a window of 16 in flight.  Every
+ * operation completes, in order, and the adds find k * 1000 and
+ * k * 1000 + 1: ATOMIC WRITEs keep their place among the atomics through
+ * go-back-N.  (A duplicate ATOMIC WRITE executed again is mostly
+ * invisible here: go-back-N resends the adds after it too, which the
+ * replay cache answers, and the next write overwrites the word.)
+ */
+static void
+rt_atomic_write_lossy(struct rt_ep *req, struct rt_buf *res, uint64_t *w,
+		      uint32_t rkey)
+{
+	enum { STEPS = 3, SLOTS = RT_RACE_WIN / STEPS + 1 };
+	uint64_t *val = (uint64_t *)res->p, *orig = val + SLOTS;
+	uint64_t dup0 = rt_stat(1, "duplicate_request");
+	uint32_t posted = 0, done = 0, n = RT_RACE_N / 4;
+	struct ibv_wc wc[RT_RACE_WIN];
+	double t0 = rt_now();
+
+	rt_step("%u ATOMIC WRITEs, each followed by two FETCH_AND_ADDs of "
+		"the same word, under loss: every add finds what the write "
+		"and the add before it left", n);
+	__atomic_store_n(w, 0, __ATOMIC_RELEASE);
+	while (done < STEPS * n) {
+		while (posted < STEPS * n && posted - done < RT_RACE_WIN) {
+			uint32_t k = posted / STEPS, j = posted % STEPS;
+			uint32_t slot = k % SLOTS;
+			struct ibv_sge s;
+
+			if (j == 0) {
+				val[slot] = (uint64_t)(k + 1) * 1000u;
+				s = rt_sge(res, slot * 8u, 8);
+				rt_post_send(req, posted, IBV_WR_ATOMIC_WRITE,
+					     &s, 1, IBV_SEND_SIGNALED, 0,
+					     (uintptr_t)w, rkey);
+			} else {
+				s = rt_sge(res, (SLOTS + slot * 2u + j - 1) *
+					   8u, 8);
+				rt_post_atomic(req, false, posted,
+					       IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
+					       (uintptr_t)w, rkey, 1, 0);
+			}
+			posted++;
+		}
+		int got = ibv_poll_cq(req->scq, RT_RACE_WIN, wc);
+
+		RT_CHECK(got >= 0, "ibv_poll_cq: %d", got);
+		for (int i = 0; i < got; i++, done++) {
+			uint32_t k = done / STEPS, j = done % STEPS;
+			uint64_t want = (uint64_t)(k + 1) * 1000u + j - 1;
+			uint64_t found = j == 0 ? 0 :
+				orig[(k % SLOTS) * 2u + j - 1];
+
+			RT_CHECK(wc[i].status == IBV_WC_SUCCESS &&
+				 wc[i].wr_id == done, "wr_id %" PRIu64
+				 " status %s, expected %u success",
+				 wc[i].wr_id, ibv_wc_status_str(wc[i].status),
+				 done);
+			if (j != 0)
+				RT_CHECK(found == want, "add %u.%u found %"
+					 PRIu64 ", expected %" PRIu64, k, j,
+					 found, want);
+		}
+		RT_CHECK(rt_now() - t0 < rt_timeout_s * 4, "stuck: %u/%u done",
+			 done, STEPS * n);
+	}
+	RT_CHECK(*w == (uint64_t)n * 1000u + 2, "the word is %" PRIu64
+		 ", expected %u", *w, n * 1000u + 2);
+	printf("    rocepmd1: %" PRIu64 " more duplicate requests answered\n",
+	       rt_stat(1, "duplicate_request") - dup0);
+}
+
 static void
 rt_atomic_race(bool lossy)
 {
@@ -3664,6 +3737,7 @@ rt_atomic_race(bool lossy)
 			RT_CHECK(dup > 0, "rocepmd%u answered no duplicate "
 				 "under loss", d);
 		}
+		rt_atomic_write_lossy(&req[0], &res[0], c + 1, mr1->rkey);
 	}
 	RT_CHECK(ibv_dereg_mr(mr1) == 0, "ibv_dereg_mr");
 	for (int i = 0; i < 2; i++) {
@@ -3732,7 +3806,7 @@ static const struct rt_case rt_cases[] = {
 	{ "rc_atomic_race", rt_case_rc_atomic_race, 120,
 	  "two devices' QPs and the CPU add to one counter: none lost" },
 	{ "rc_atomic_lossy", rt_case_rc_atomic_lossy, 120,
-	  "the same under drop/dup/reorder/corrupt: replayed, none twice" },
+	  "the same under drop/dup/reorder/corrupt: replayed, none twice; ATOMIC WRITEs among adds" },
 	{ "ipv6_rc", rt_case_ipv6_rc, 200,
 	  "GID table; RC SEND/WRITE/READ over IPv6, global and link-local" },
 	{ "ipv6_ud", rt_case_ipv6_ud, 120,
