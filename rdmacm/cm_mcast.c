@@ -363,30 +363,34 @@ cm_mc_leave_all(struct cm_id *c)
 	}
 }
 
-CM_EXPORT int
-rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
-		    void *context)
+/* A join under the CM's lock, as the librdmacm calls answer it. */
+static int
+cm_mc_join_call(struct rdma_cm_id *id, struct sockaddr *addr, uint16_t flags,
+		void *context)
 {
-	struct cm_id *c = cm_id(id);
 	int ret;
 
 	pthread_mutex_lock(&cm_lock);
-	ret = cm_mc_join(id, addr, RDMA_MC_JOIN_FLAG_FULLMEMBER, context);
+	ret = cm_mc_join(id, addr, flags, context);
 	pthread_mutex_unlock(&cm_lock);
 	if (ret < 0) {
 		errno = -ret;
 		return -1;
 	}
-	return cm_complete(c);
+	return cm_complete(cm_id(id));
+}
+
+CM_EXPORT int
+rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
+		    void *context)
+{
+	return cm_mc_join_call(id, addr, RDMA_MC_JOIN_FLAG_FULLMEMBER, context);
 }
 
 CM_EXPORT int
 rdma_join_multicast_ex(struct rdma_cm_id *id,
 		       struct rdma_cm_join_mc_attr_ex *attr, void *context)
 {
-	struct cm_id *c = cm_id(id);
-	int ret;
-
 	/* librdmacm's checks, in its order. */
 	if (attr == NULL) {
 		errno = EINVAL;
@@ -402,14 +406,8 @@ rdma_join_multicast_ex(struct rdma_cm_id *id,
 		errno = EINVAL;
 		return -1;
 	}
-	pthread_mutex_lock(&cm_lock);
-	ret = cm_mc_join(id, attr->addr, (uint16_t)attr->join_flags, context);
-	pthread_mutex_unlock(&cm_lock);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	return cm_complete(c);
+	return cm_mc_join_call(id, attr->addr, (uint16_t)attr->join_flags,
+			       context);
 }
 
 CM_EXPORT int
