@@ -40,10 +40,12 @@
 /* Marks a definition that the version script exports. */
 #define SHIM_EXPORT	__attribute__((visibility("default")))
 
+extern int shim_logtype;		/* rocepmd.shim (shim_boot.c) */
+
 /* Logging never changes errno: callers set it for the application. */
 #define SHIM_LOG(level, fmt, ...) do { \
 	int shim_errno_ = errno; \
-	RP_LOGT(rp_logtype_shim, level, fmt, ##__VA_ARGS__); \
+	RP_LOGT(shim_logtype, level, fmt, ##__VA_ARGS__); \
 	errno = shim_errno_; \
 } while (0)
 

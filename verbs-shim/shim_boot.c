@@ -40,6 +40,8 @@
 
 #include "shim.h"
 
+RTE_LOG_REGISTER_SUFFIX(shim_logtype, shim, NOTICE);
+
 #define SHIM_BOOT_ARGBUF	8192
 
 struct shim_boot_state {

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Devices: one per configured port, each with its shared region. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_alarm.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_pause.h>
+
+#include <infiniband/verbs.h>
+
+#include "rp_atomic.h"
+#include "rp_doorbell.h"
+#include "rp_icrc.h"
+#include "rp_log.h"
+#include "rp_engine.h"
+
+struct rp_dev *rp_devs[RP_MAX_PORTS];
+unsigned int rp_nr_devs;
+
+/* The addresses of the control block: GIDs, IPv4, prefix lengths. */
+static void
+dev_fill_ctl_addrs(struct rp_dev *dev)
+{
+	struct rp_dev_ctl *ctl = dev->ctl;
+
+	memcpy(ctl->gid, dev->gid, sizeof(ctl->gid));
+	ctl->ipv4 = dev->ipv4;
+	ctl->prefix_len = dev->cfg.prefix_len;
+	memset(ctl->gid_plen, 0, sizeof(ctl->gid_plen));
+	ctl->gid_plen[0] = (uint8_t)(96 + dev->cfg.prefix_len);
+	ctl->gid_plen[1] = 64;		/* fe80::/64 */
+	for (uint32_t i = 0; i < dev->cfg.nr_ipv6; i++)
+		ctl->gid_plen[2 + i] = dev->cfg.ipv6_plen[i];
+}
+
+static void
+dev_fill_ctl(struct rp_dev *dev)
+{
+	struct rp_dev_ctl *ctl = dev->ctl;
+	const uint8_t *m = dev->mac.addr_bytes;
+
+	ctl->magic = RP_ABI_MAGIC;
+	ctl->version = RP_ABI_VERSION;
+	ctl->region_size = dev->region_size;
+	snprintf(ctl->name, sizeof(ctl->name), "rocepmd%u", dev->id);
+	memcpy(ctl->mac, m, 6);
+	dev_fill_ctl_addrs(dev);
+	ctl->mtu = dev->mtu;
+	ctl->max_qp = RP_MAX_QP - 2;
+	ctl->max_cq = RP_MAX_CQ;
+	ctl->max_mr = RP_MAX_MR - 1;
+	ctl->max_pd = RP_MAX_PD;
+	ctl->max_ah = RP_MAX_AH - 1;
+	ctl->max_qp_wr = RP_MAX_WR;
+	ctl->max_cqe = RP_MAX_CQE - 1;
+	ctl->max_sge = RP_MAX_SGE;
+	ctl->max_inline = RP_MAX_INLINE;
+	ctl->max_rd_atom = RP_MAX_RD_ATOMIC;
+	ctl->max_chan = RP_MAX_CHAN;
+	ctl->port_id = dev->port_id;
+	ctl->max_srq = RP_MAX_SRQ;
+	ctl->max_srq_wr = RP_MAX_SRQ_WR;
+	ctl->max_srq_sge = RP_MAX_SGE;
+	/* Tag matching on RC with rendezvous offload (tm_caps). */
+	ctl->tm_max_rndv_hdr_size = RP_TM_MAX_RNDV_HDR;
+	ctl->tm_max_num_tags = RP_TM_MAX_TAGS;
+	ctl->tm_flags = IBV_TM_CAP_RC;
+	ctl->tm_max_ops = RP_TM_MAX_OPS;
+	ctl->tm_max_sge = 1;
+	/* EUI-64 from the MAC, as RoCE NICs derive their node GUID. */
+	ctl->sys_image_guid = (uint64_t)(m[0] ^ 2) << 56 | (uint64_t)m[1] << 48 |
+		(uint64_t)m[2] << 40 | 0xfffeull << 24 | (uint64_t)m[3] << 16 |
+		(uint64_t)m[4] << 8 | m[5];
+}
+
+/*
+ * The GID table, RoCEv2 entries only: 0 the IPv4-mapped address (as
+ * before: programs are told -g 0), 1 the link-local address, modified
+ * EUI-64 from the MAC as Linux forms it (RFC 4291 appendix A), 2.. the
+ * configured IPv6 addresses.  Needs the MAC (rp_port_init).
+ */
+static void
+dev_gid_init(struct rp_dev *dev)
+{
+	const uint8_t *m = dev->mac.addr_bytes;
+	uint8_t *ll = dev->gid[1];
+
+	memset(dev->gid, 0, sizeof(dev->gid));
+	dev->gid[0][10] = 0xff;
+	dev->gid[0][11] = 0xff;
+	memcpy(&dev->gid[0][12], &dev->ipv4, 4);
+	ll[0] = 0xfe;
+	ll[1] = 0x80;
+	ll[8] = m[0] ^ 0x02;
+	ll[9] = m[1];
+	ll[10] = m[2];
+	ll[11] = 0xff;
+	ll[12] = 0xfe;
+	ll[13] = m[3];
+	ll[14] = m[4];
+	ll[15] = m[5];
+	for (uint32_t i = 0; i < dev->cfg.nr_ipv6; i++)
+		memcpy(dev->gid[2 + i], dev->cfg.ipv6[i], 16);
+	dev->nr_gid = 2 + dev->cfg.nr_ipv6;
+}
+
+/*
+ * Lcore: the kernel interface of a netdev-bound port has other addresses
+ * (rp_netdev_watch.c): the GID table, the control block and the XDP
+ * program's map follow, and applications get IBV_EVENT_GID_CHANGE.  The
+ * GIDs are written before the event is published (its release), so a
+ * program that queries on the event reads the new table.
+ */
+void
+rp_dev_addrs_set(struct rp_dev *dev, uint32_t ipv4, uint32_t prefix_len,
+		 const uint8_t (*ipv6)[16], const uint8_t *plen, uint32_t n6)
+{
+	uint8_t old[RP_GID_TBL_LEN][16];
+
+	n6 = RTE_MIN(n6, (uint32_t)RP_MAX_IPV6);
+	memcpy(old, dev->gid, sizeof(old));
+	dev->ipv4 = ipv4;
+	dev->cfg.ipv4 = ipv4;
+	dev->cfg.prefix_len = prefix_len;
+	for (uint32_t i = 0; i < n6; i++) {
+		memcpy(dev->cfg.ipv6[i], ipv6[i], 16);
+		dev->cfg.ipv6_plen[i] = plen[i];
+	}
+	dev->cfg.nr_ipv6 = n6;
+	dev_gid_init(dev);
+	if (memcmp(old, dev->gid, sizeof(old)) == 0)
+		return;
+	rp_xdp_port_addrs_sync(dev, old);
+	dev_fill_ctl_addrs(dev);
+	rp_stat_inc(dev, RP_STAT_GID_CHANGE);
+	RP_LOG(NOTICE, "rocepmd%u: the addresses of %s changed: %u GID(s)",
+	       dev->id, dev->cfg.netdev, dev->nr_gid);
+	rp_async_push(dev, IBV_EVENT_GID_CHANGE, 1);
+}
+
+/* Index of one of our GIDs, or -1. */
+int
+rp_dev_gid_find(const struct rp_dev *dev, const uint8_t gid[16])
+{
+	for (uint32_t i = 0; i < dev->nr_gid; i++)
+		if (memcmp(dev->gid[i], gid, 16) == 0)
+			return (int)i;
+	return -1;
+}
+
+const uint8_t *
+rp_dev_sgid(const struct rp_dev *dev, uint32_t idx, const uint8_t dgid[16])
+{
+	if (idx >= dev->nr_gid || rp_gid_is_v4(dev->gid[idx]) !=
+	    rp_gid_is_v4(dgid))
+		return NULL;
+	return dev->gid[idx];
+}
+
+/* The counters that moved, at INFO level, when a device goes away. */
+static void
+dev_stats_log(const struct rp_dev *dev)
+{
+	for (unsigned int i = 0; i < RP_STAT_MAX; i++)
+		if (rp_dev_stat(dev, i) != 0)
+			RP_LOG(INFO, "rocepmd%u: %s %" PRIu64, dev->id,
+			       rp_stat_names[i], rp_dev_stat(dev, i));
+	/* Several lcores: what each carried (shardN_name, as above). */
+	for (uint32_t s = 0; dev->nr_shards > 1 && s < dev->nr_shards; s++) {
+		static const enum rp_stat per[] = {
+			RP_STAT_RX_PKTS, RP_STAT_TX_PKTS,
+			RP_STAT_SHARD_HANDOFF,
+		};
+		const struct rp_shard *sh = &dev->sh[s];
+
+		RP_LOG(INFO, "rocepmd%u: shard%u_lcore %u", dev->id, s,
+		       sh->lcore);
+		for (unsigned int k = 0; k < RTE_DIM(per); k++)
+			RP_LOG(INFO, "rocepmd%u: shard%u_%s %" PRIu64, dev->id,
+			       s, rp_stat_names[per[k]],
+			       rp_load_relaxed(&sh->stats[per[k]]));
+	}
+}
+
+static void
+dev_free(struct rp_dev *dev)
+{
+	/* The lcores have stopped: the XDP program's last counts, read
+	 * here, are not ten link polls old. */
+	rp_xdp_port_poll(dev);
+	if (dev->ctl != NULL)
+		dev_stats_log(dev);
+	rp_netdev_watch_fini(dev);
+	rp_port_fini(dev);
+	rp_shard_fini(dev);
+	rp_ctrl_fini(dev);
+	rp_gsi_fini(dev);
+	rp_mem_fini(dev);
+	rp_region_fini(dev);
+	rte_free(dev);
+}
+
+static int
+dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
+{
+	struct rp_dev *dev;
+	int ret;
+
+	dev = rte_zmalloc("rp_dev", sizeof(*dev), RTE_CACHE_LINE_SIZE);
+	if (dev == NULL)
+		return -ENOMEM;
+	dev->id = id;
+	dev->cfg = *pc;
+	dev->ipv4 = pc->ipv4;
+	dev->mtu = pc->mtu;
+	dev->wake_fd = -1;
+	dev->rx_intr_fd = -1;
+	dev->if_sock = -1;
+	dev->kick_fd = -1;
+	dev->xdp_addrs_fd = -1;
+	dev->xdp_stats_fd = -1;
+	dev->xsk_fd = -1;
+	dev->nl_fd = -1;
+	dev->region_fd = -1;
+	dev->rx_intr_want = rx_intr;
+	rte_spinlock_init(&dev->shared_lock);
+	ret = rp_shard_init(dev);
+	if (ret < 0)
+		goto err_free;
+	ret = rp_region_init(dev, pc->region_mb);
+	if (ret < 0)
+		goto err_free;
+	ret = rp_ctrl_init(dev);
+	if (ret < 0)
+		goto err_free;
+	ret = rp_mem_init(dev);
+	if (ret < 0)
+		goto err_free;
+	ret = rp_gsi_init(dev);
+	if (ret < 0)
+		goto err_free;
+	ret = rp_port_init(dev);
+	if (ret < 0)
+		goto err_free;
+	dev_gid_init(dev);
+	rp_xdp_port_addrs(dev);
+	rp_netdev_watch_init(dev);
+	dev_fill_ctl(dev);
+	rp_port_link_poll(dev);
+	rp_devs[id] = dev;
+	RP_LOG(INFO, "%s: port %u (%s) mtu %u", dev->ctl->name, dev->port_id,
+	       pc->device, dev->mtu);
+	return 0;
+
+err_free:
+	dev_free(dev);
+	return ret;
+}
+
+int
+rp_engine_start(const struct rp_config *cfg)
+{
+	int ret;
+
+	if (rp_nr_devs != 0)
+		return -EALREADY;
+	for (unsigned int i = 0; i < cfg->nb_ports; i++) {
+		ret = dev_create(i, &cfg->port[i],
+				 cfg->idle == RP_IDLE_ADAPTIVE);
+		if (ret < 0)
+			goto err;
+		rp_nr_devs = i + 1;
+	}
+	ret = rp_lcore_launch(cfg);
+	if (ret < 0)
+		goto err;
+	return 0;
+err:
+	RP_LOG(ERR, "engine start failed: %s", strerror(-ret));
+	rp_engine_stop();
+	return ret;
+}
+
+static void
+devs_close_all(void)
+{
+	for (unsigned int i = 0; i < rp_nr_devs; i++) {
+		if (rp_devs[i] != NULL)
+			dev_free(rp_devs[i]);
+		rp_devs[i] = NULL;
+	}
+	rp_nr_devs = 0;
+}
+
+/*
+ * Handshake between rp_engine_stop() and the alarm.  The EAL orders the
+ * two through a timerfd, out of ThreadSanitizer's sight; these release and
+ * acquire pairs make the order visible to it and cost nothing else.
+ */
+struct devs_close_req {
+	uint32_t go;
+	uint32_t done;
+};
+
+static void
+devs_close_alarm(void *arg)
+{
+	struct devs_close_req *req = arg;
+
+	/* A0: pairs with R0 in rp_engine_stop(); already set. */
+	while (rp_load_acquire(&req->go) == 0)
+		rte_pause();
+	devs_close_all();
+	/* R1: pairs with A1 in rp_engine_stop(). */
+	rp_store_release(&req->done, 1u);
+}
+
+void
+rp_engine_stop(void)
+{
+	struct devs_close_req req = { 0, 0 };
+	uint64_t waited_ms = 0;
+
+	rp_lcore_stop();
+	if (rp_nr_devs == 0)
+		return;
+	/*
+	 * Ports are stopped and closed on the EAL interrupt thread, from an
+	 * alarm: PMD control callbacks run there too (memif's control
+	 * channel, whose peer in the same process reacts to our disconnect;
+	 * link-state events), and a close racing one of them frees what it
+	 * is using.  On that thread the two are serialised.
+	 */
+	/* R0 */
+	rp_store_release(&req.go, 1u);
+	if (rte_eal_alarm_set(1, devs_close_alarm, &req) != 0) {
+		RP_LOG(WARNING, "cannot schedule the port close on the interrupt thread: closing here");
+		devs_close_all();
+		return;
+	}
+	/* A1 */
+	while (rp_load_acquire(&req.done) == 0) {
+		rte_delay_us_sleep(1000);
+		if (++waited_ms == 5000) {
+			/* Nothing to race with if the thread never runs it. */
+			if (rte_eal_alarm_cancel(devs_close_alarm, &req) > 0) {
+				RP_LOG(WARNING, "interrupt thread unresponsive: closing the ports here");
+				devs_close_all();
+				return;
+			}
+		}
+	}
+}
+
+unsigned int
+rp_dev_count(void)
+{
+	return rp_nr_devs;
+}
+
+uint64_t
+rp_dev_region_size(unsigned int id)
+{
+	return id < rp_nr_devs && rp_devs[id] != NULL ?
+		rp_devs[id]->region_size : 0;
+}
+
+void *
+rp_dev_own_arena(unsigned int id, uint64_t *size)
+{
+	const struct rp_arena *a;
+
+	*size = 0;
+	if (id >= rp_nr_devs || rp_devs[id] == NULL)
+		return NULL;
+	a = &rp_devs[id]->arena[0];
+	if (!a->used)
+		return NULL;
+	*size = a->size;
+	return a->base;
+}
+
+struct rp_dev_ctl *
+rp_dev_ctl(unsigned int id)
+{
+	return id < rp_nr_devs && rp_devs[id] != NULL ? rp_devs[id]->ctl : NULL;
+}
+
+/*
+ * Called after the caller's release store of a producer index (SQ, RQ,
+ * control ring).  With the idle policy "adaptive" the engine may be about
+ * to block: wake it.  A system call here only when the engine said it
+ * sleeps, never per post otherwise.
+ */
+void
+rp_dev_doorbell(unsigned int id)
+{
+	struct rp_dev *dev = id < rp_nr_devs ? rp_devs[id] : NULL;
+
+	if (dev != NULL && !rp_doorbell_ring(dev->ctl, dev->wake_fd))
+		RP_LOG(DEBUG, "rocepmd%u: wake-up write: %s", dev->id,
+		       strerror(errno));
+}

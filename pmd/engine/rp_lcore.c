@@ -1,0 +1,955 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Engine lcores: run to completion over the devices they own -- control
+ * requests, a receive burst, each active QP's requester, READ responses
+ * and timers, then one transmit burst.  Each step says whether it found
+ * work, so an idle lcore can give its CPU back.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_pause.h>
+#include <rte_telemetry.h>
+
+#include <infiniband/verbs.h>
+
+#include "rp_atomic.h"
+#include "rp_inline.h"
+#include "rp_log.h"
+#include "rp_engine.h"
+#include "rp_signal.h"
+
+/*
+ * Per-lcore counters: one writer, the lcore (rp_counter_add); readers
+ * (telemetry, the stop log) load them relaxed.
+ */
+enum rp_lc_stat {
+	RP_LC_BUSY_CYCLES = 0,	/* passes that found work */
+	RP_LC_IDLE_CYCLES,	/* passes that did not, yields, naps, blocks */
+	RP_LC_POLLS,
+	RP_LC_POLLS_BUSY,
+	RP_LC_YIELDS,		/* idle "yield": sched_yield() calls */
+	RP_LC_NAPS,		/* idle "sleep": nanosleep() calls */
+	RP_LC_BLOCKS,		/* idle "adaptive": blocked waits */
+	RP_LC_BLOCKS_ABORTED,	/* need_wakeup raised, then work found */
+	RP_LC_WAKE_DOORBELL,
+	RP_LC_WAKE_RX_INTR,
+	RP_LC_WAKE_RX_SOCK,	/* a port's receive socket became readable */
+	RP_LC_WAKE_TIMEOUT,
+	RP_LC_DOORBELL_SIGNALS,	/* eventfd writes by doorbells, as read */
+	RP_LC_INLINE_PASSES,	/* inline: passes run by application threads */
+	RP_LC_STAND_ASIDES,	/* inline: naps while the application ran them */
+	RP_LC_WAKE_CLIENT,	/* of WAKE_DOORBELL: an attached process's */
+	RP_LC_STARVED,		/* passes that began RP_STARVE_US late */
+	RP_LC_STARVED_US,	/* how late, in all */
+	RP_LC_STAT_MAX,
+};
+
+static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
+	[RP_LC_BUSY_CYCLES] = "busy_cycles",
+	[RP_LC_IDLE_CYCLES] = "idle_cycles",
+	[RP_LC_POLLS] = "polls",
+	[RP_LC_POLLS_BUSY] = "polls_busy",
+	[RP_LC_YIELDS] = "yields",
+	[RP_LC_NAPS] = "naps",
+	[RP_LC_BLOCKS] = "sleeps",
+	[RP_LC_BLOCKS_ABORTED] = "sleeps_aborted",
+	[RP_LC_WAKE_DOORBELL] = "wakeups_doorbell",
+	[RP_LC_WAKE_RX_INTR] = "wakeups_rx_intr",
+	[RP_LC_WAKE_RX_SOCK] = "wakeups_rx_socket",
+	[RP_LC_WAKE_TIMEOUT] = "wakeups_timeout",
+	[RP_LC_DOORBELL_SIGNALS] = "doorbell_signals",
+	[RP_LC_INLINE_PASSES] = "inline_passes",
+	[RP_LC_STAND_ASIDES] = "stand_asides",
+	[RP_LC_WAKE_CLIENT] = "wakeups_client",
+	[RP_LC_STARVED] = "starved_passes",
+	[RP_LC_STARVED_US] = "starved_us",
+};
+
+struct rp_lcore_ctx {
+	unsigned int lcore;
+	unsigned int nr_shards;
+	/* the shards it runs, one per device at most (rp_shard.c) */
+	struct rp_shard *shards[RP_MAX_PORTS];
+	/* "adaptive" blocks: no device it serves has other lcores, whose
+	 * doorbells would need a wake-up of their own */
+	bool can_block;
+	/* written by rp_engine_set_idle() at any time: relaxed loads */
+	uint32_t idle;			/* enum rp_idle_policy */
+	uint64_t idle_cycles;
+	struct timespec nap;
+	uint64_t wake_ns;		/* adaptive: longest block */
+	/*
+	 * adaptive: eventfd, or -1.  Made for every policy, since the policy
+	 * may become adaptive at run time; doorbells write it only when the
+	 * lcore raised need_wakeup, which only "adaptive" does.
+	 */
+	int wake_fd;
+	bool launched;
+	/*
+	 * Launch and stop handshakes in C11 atomics.  rte_eal_remote_launch()
+	 * and rte_eal_wait_lcore() order the same things, but inside DPDK
+	 * where ThreadSanitizer cannot see it; these make the order visible
+	 * to it (and cost two loads).
+	 */
+	uint32_t go;			/* main: release before launch */
+	uint32_t done;			/* lcore: release when it returns */
+	/*
+	 * Inline mode (inline_us != 0): application threads run passes
+	 * (rp_engine_assist) while they poll a CQ.  Whoever runs a pass, or
+	 * touches the devices at all, holds the token; the lcore gives it up
+	 * whenever it sleeps, and stands aside for inline_us after an
+	 * application's pass.
+	 */
+	bool inline_mode;
+	enum rp_inline_kind inline_kind;
+	cpu_set_t cpus;			/* the lcore's CPUs (RP_INLINE_ON_CPU) */
+	uint64_t stand_cycles;
+	struct timespec stand;
+	uint32_t token;			/* 1 while a thread owns the devices */
+	uint64_t app_tsc;		/* TSC of the application's last try */
+	uint32_t standing;		/* the lcore naps aside (U0/U1) */
+	/*
+	 * TSC by which the next pass was due: the end of the last one, or of
+	 * the nap, block or stand-aside the lcore chose.  A pass that begins
+	 * RP_STARVE_US later than that was starved: the CPU was not the
+	 * engine's.  Written by whoever runs a pass and by the lcore as it
+	 * naps: relaxed, the last plan wins.
+	 */
+	uint64_t due;
+	/*
+	 * Written by the thread that holds the token (the lcore, or in
+	 * inline mode an application thread), except stand_asides and the
+	 * cycle counters, written by the lcore alone.
+	 */
+	uint64_t stats[RP_LC_STAT_MAX];
+};
+
+static struct rp_lcore_ctx rp_lcores[RP_MAX_ENGINE_LCORES];
+/* What inline_us decided, at launch (rp_inline.c). */
+static struct rp_inline_choice rp_inline;
+static unsigned int rp_nr_lcores;
+static uint32_t rp_stop;
+/* Device id -> its lcore, for rp_engine_assist(); set before launch. */
+static struct rp_lcore_ctx *rp_dev_lcore[RP_MAX_PORTS];
+
+static inline void
+lc_stat_add(struct rp_lcore_ctx *lc, enum rp_lc_stat s, uint64_t v)
+{
+	rp_counter_add(&lc->stats[s], v);
+}
+
+/* Inline mode: take the devices of an lcore, or find them taken. */
+static inline bool
+lcore_token_try(struct rp_lcore_ctx *lc)
+{
+	uint32_t free_ = 0;
+
+	/* acquire: pairs with the release in lcore_token_give(), so a pass
+	 * sees everything the previous owner's pass wrote. */
+	return __atomic_compare_exchange_n(&lc->token, &free_, 1u, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static inline void
+lcore_token_give(struct rp_lcore_ctx *lc)
+{
+	if (lc->inline_mode)
+		rp_store_release(&lc->token, 0u);
+}
+
+/* The lcore, back from a sleep: an application's pass is short. */
+static inline void
+lcore_token_wait(struct rp_lcore_ctx *lc)
+{
+	if (!lc->inline_mode)
+		return;
+	while (!lcore_token_try(lc))
+		rte_pause();
+}
+
+/*
+ * Lateness a pass is counted as starved from: far below the shortest
+ * retransmit timeout (1 ms, rp_req.c), above a nap's usual overshoot.
+ */
+#define RP_STARVE_US	200
+
+/*
+ * One pass over a shard of a device: shard 0 also runs control requests
+ * and the link and address polls.
+ */
+static bool
+shard_poll(struct rp_shard *sh)
+{
+	struct rp_dev *dev = sh->dev;
+	struct rte_mbuf *pkts[RP_BURST];
+	uint64_t now;
+	uint16_t n;
+	bool busy = false;
+
+	RTE_PER_LCORE(rp_cur_shard) = sh;
+	if (sh->idx != 0)
+		rp_shard_wait(sh);
+	sh->pass_cqes = 0;
+	if (sh->idx == 0)
+		busy = rp_ctrl_poll(dev);
+	/* List operations before packets: a tag posted before a message
+	 * arrived is matched by it. */
+	for (uint32_t i = 0; i < dev->nr_tm_srq; i++)
+		if (dev->tm_srq[i]->shard == sh->idx)
+			busy |= rp_tm_ops_poll(dev->tm_srq[i]);
+	n = rp_shard_rx(sh, pkts, RP_BURST);
+	if (n != 0) {
+		rp_recv_burst(dev, pkts, n);
+		busy = true;
+	}
+	now = rte_get_timer_cycles();
+	/* QPs with work only: rung, received for, or not yet done. */
+	rp_qp_bells(dev);
+	for (uint32_t i = 0; i < sh->nr_active; ) {
+		struct rp_qp *qp = sh->active[i];
+		bool quiet;
+
+		busy |= rp_qp_step(qp, now, &quiet);
+		if (!quiet) {
+			i++;
+			continue;
+		}
+		/* The last one, not stepped yet, takes its place. */
+		sh->active[i] = sh->active[--sh->nr_active];
+		qp->active = false;
+	}
+	if (sh->tx_defer && sh->pass_cqes != 0 && sh->nr_tx != 0 &&
+	    !dev->fault_on) {
+		/* The caller's next pass sends them (rp_engine_assist). */
+		rp_stat_add(dev, RP_STAT_TX_DEFERRED, sh->nr_tx);
+		busy = true;
+	} else {
+		busy |= rp_port_flush(dev);
+	}
+	if (sh->idx == 0 && now >= dev->link_check) {
+		/* The GID table and link state: the other shards read them. */
+		rp_shard_pause(dev);
+		rp_port_link_poll(dev);
+		rp_xdp_port_poll(dev);
+		rp_netdev_watch_poll(dev);
+		rp_shard_resume(dev);
+		dev->link_check = now + rte_get_timer_hz() / 10;
+	}
+	RTE_PER_LCORE(rp_cur_shard) = NULL;
+	return busy;
+}
+
+/*
+ * One pass over a device's shard 0.  Exported for the transport fuzzer
+ * (test/fuzz/fuzz_transport.c), which is the device's lcore itself: it
+ * calls this once per injected frame, so every run is deterministic.
+ */
+bool
+rp_dev_poll(struct rp_dev *dev)
+{
+	return shard_poll(&dev->sh[0]);
+}
+
+/* The next pass is due at `due` (the caller runs it, or sleeps until). */
+static inline void
+lcore_plan(struct rp_lcore_ctx *lc, uint64_t due)
+{
+	rp_store_relaxed(&lc->due, due);
+}
+
+/*
+ * Starved: this pass begins RP_STARVE_US later than the lcore planned
+ * (lcore_plan()), the CPU not having been the engine's (another spinner,
+ * the peer host on the same CPU, a stopped process).  The shards' timers
+ * must then not take the gap [due, due + lag] for the peer's silence
+ * (rp_comp_timer()).  Time spent in a pass, its own or the other shards'
+ * of the lcore, is the engine's and counts; so does a preemption inside
+ * a pass, which this cannot tell from work.
+ */
+static void
+lcore_starve_check(struct rp_lcore_ctx *lc, uint64_t now)
+{
+	uint64_t due = rp_load_relaxed(&lc->due), lag = 0;
+
+	if (due != 0 && now > due &&
+	    now - due > rte_get_timer_hz() / 1000000u * RP_STARVE_US)
+		lag = now - due;
+	for (unsigned int i = 0; i < lc->nr_shards; i++) {
+		lc->shards[i]->starved_from = due;
+		lc->shards[i]->starved_lag = lag;
+	}
+	if (lag != 0) {
+		lc_stat_add(lc, RP_LC_STARVED, 1);
+		lc_stat_add(lc, RP_LC_STARVED_US,
+			    lag * 1000000u / rte_get_timer_hz());
+	}
+}
+
+static bool
+lcore_poll(struct rp_lcore_ctx *lc)
+{
+	bool busy = false;
+
+	lcore_starve_check(lc, rte_get_timer_cycles());
+	for (unsigned int i = 0; i < lc->nr_shards; i++)
+		busy |= shard_poll(lc->shards[i]);
+	lcore_plan(lc, rte_get_timer_cycles());
+	lc_stat_add(lc, RP_LC_POLLS, 1);
+	if (busy)
+		lc_stat_add(lc, RP_LC_POLLS_BUSY, 1);
+	return busy;
+}
+
+/*
+ * The earliest TSC at which a timer of the lcore's devices needs a pass:
+ * retransmit and RNR timers of active QPs, the link poll.  0 when a device
+ * holds frames the port refused (or ones a fault holds back), which must
+ * not wait.
+ */
+static uint64_t
+lcore_deadline(const struct rp_lcore_ctx *lc, uint64_t limit)
+{
+	uint64_t dl = limit;
+
+	for (unsigned int d = 0; d < lc->nr_shards; d++) {
+		const struct rp_shard *sh = lc->shards[d];
+		const struct rp_dev *dev = sh->dev;
+
+		if (sh->nr_tx != 0 || dev->fault[0].nr_held != 0 ||
+		    dev->fault[1].nr_held != 0)
+			return 0;
+		dl = RTE_MIN(dl, dev->link_check);
+		for (uint32_t i = 0; i < sh->nr_active; i++) {
+			const struct rp_qp *qp = sh->active[i];
+
+			if (qp->comp.deadline != 0)
+				dl = RTE_MIN(dl, qp->comp.deadline);
+			if (qp->req.rnr_wait)
+				dl = RTE_MIN(dl, qp->req.rnr_until);
+		}
+	}
+	return dl;
+}
+
+static void
+lcore_need_wakeup(struct rp_lcore_ctx *lc, uint32_t v)
+{
+	for (unsigned int d = 0; d < lc->nr_shards; d++) {
+		struct rp_dev *dev = lc->shards[d]->dev;
+
+		rp_store_relaxed(&dev->ctl->need_wakeup, v);
+		if (v != 0)
+			rp_port_rx_intr_enable(dev);
+		else
+			rp_port_rx_intr_disable(dev);
+	}
+}
+
+/*
+ * Read an RX interrupt's eventfd (the engine's own, not every kind takes
+ * RWF_NOWAIT) that poll() reported readable; returns its count.
+ */
+static uint64_t
+fd_drain(int fd)
+{
+	uint64_t v = 0;
+
+	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return 0;
+	return v;
+}
+
+/* fd is the RX interrupt of one of the lcore's devices (not a socket). */
+static bool
+lcore_is_intr_fd(const struct rp_lcore_ctx *lc, int fd)
+{
+	for (unsigned int d = 0; d < lc->nr_shards; d++)
+		if (lc->shards[d]->dev->rx_intr_fd == fd)
+			return true;
+	return false;
+}
+
+/* Wake-up eventfds of attached processes: one per process and device. */
+#define LC_CLIENT_FDS	(RP_MAX_PORTS * (RP_MAX_ARENAS - 1))
+
+/*
+ * The wake-up fds of the processes attached to the lcore's devices (each
+ * arena's own, rp_region.c), into fds; where each is kept, into where.
+ * Arenas come and go through control requests, which run on this lcore
+ * or, inline, on a thread holding the token: the caller holds it.
+ */
+static unsigned int
+lcore_client_fds(const struct rp_lcore_ctx *lc, struct pollfd *fds,
+		 const int **where)
+{
+	unsigned int n = 0;
+
+	for (unsigned int d = 0; d < lc->nr_shards; d++) {
+		const struct rp_dev *dev = lc->shards[d]->dev;
+
+		for (uint32_t i = 1; i < RP_MAX_ARENAS; i++) {
+			const struct rp_arena *a = &dev->arena[i];
+
+			if (!a->used || a->wake_fd < 0 || n == LC_CLIENT_FDS)
+				continue;
+			where[n] = &a->wake_fd;
+			fds[n++] = (struct pollfd){
+				.fd = a->wake_fd, .events = POLLIN,
+			};
+		}
+	}
+	return n;
+}
+
+/*
+ * Idle policy "adaptive": announce the sleep, take a last look at every
+ * work source, and block until a doorbell (the engine's own, or an
+ * attached process's), an RX interrupt, the nearest timer or wake_us.
+ * Returns true if the last look found work.
+ */
+static bool
+lcore_block(struct rp_lcore_ctx *lc)
+{
+	struct pollfd fds[1 + RP_MAX_PORTS * RP_PORT_WAIT_FDS + LC_CLIENT_FDS];
+	const int *where[LC_CLIENT_FDS];
+	unsigned int nfds = 0, nport, nclient;
+	bool rung = false, client = false;
+	struct timespec ts;
+	uint64_t now, dl, hz = rte_get_timer_hz();
+	int ret;
+
+	lcore_need_wakeup(lc, 1u);
+	/*
+	 * D0: pairs with D1 in rp_doorbell_ring() (rp_doorbell.h).  Our
+	 * store of need_wakeup, this fence, then the loads of the last look
+	 * (control ring, TM-SRQ op rings, loopback ring, RX queue, each
+	 * active QP's SQ producer and, when flushing, RQ producer: the very loads of a
+	 * normal pass); a
+	 * poster's release store of its producer, its fence, its load of
+	 * need_wakeup.  One of the two sees the other's store, so no post
+	 * is stranded.  RX interrupts were enabled before this look, so a
+	 * frame arriving after it raises the interrupt; a receive socket is
+	 * readable as long as a frame waits in it.
+	 */
+	rp_fence_seq_cst();
+	if (lcore_poll(lc)) {
+		lcore_need_wakeup(lc, 0u);
+		lc_stat_add(lc, RP_LC_BLOCKS_ABORTED, 1);
+		return true;
+	}
+	now = rte_get_timer_cycles();
+	dl = lcore_deadline(lc, now + lc->wake_ns * hz / 1000000000u);
+	if (dl <= now) {
+		lcore_need_wakeup(lc, 0u);
+		return false;
+	}
+	dl = (dl - now) * 1000000000u / hz;	/* ns */
+	ts.tv_sec = (time_t)(dl / 1000000000u);
+	ts.tv_nsec = (long)(dl % 1000000000u);
+
+	fds[nfds].fd = lc->wake_fd;
+	fds[nfds++].events = POLLIN;
+	for (unsigned int d = 0; d < lc->nr_shards; d++)
+		nfds += rp_port_wait_fds(lc->shards[d]->dev, fds + nfds,
+					 RTE_DIM(fds) - LC_CLIENT_FDS - nfds);
+	nport = nfds;
+	nclient = lcore_client_fds(lc, fds + nport, where);
+	nfds += nclient;
+	lc_stat_add(lc, RP_LC_BLOCKS, 1);
+	lcore_plan(lc, now + (uint64_t)ts.tv_sec * hz +
+		   (uint64_t)ts.tv_nsec * hz / 1000000000u);
+	lcore_token_give(lc);
+	ret = ppoll(fds, nfds, &ts, NULL);
+	lcore_token_wait(lc);
+	lcore_need_wakeup(lc, 0u);
+
+	/*
+	 * Doorbells: ours, and each attached process's own fd.  Read with
+	 * RWF_NOWAIT: a process may have cleared O_NONBLOCK on its fd, or
+	 * read its count first; neither may block us.  An arena destroyed
+	 * while we slept (inline: by a pass of another thread) closed its
+	 * fd: only fds that are still an arena's are read.
+	 */
+	if (ret > 0 && (fds[0].revents & POLLIN) != 0) {
+		rung = true;
+		lc_stat_add(lc, RP_LC_DOORBELL_SIGNALS,
+			    rp_fd_drain_nowait(lc->wake_fd));
+	}
+	for (unsigned int i = 0; ret > 0 && i < nclient; i++) {
+		const struct pollfd *p = &fds[nport + i];
+
+		if ((p->revents & POLLIN) == 0 || *where[i] != p->fd)
+			continue;
+		client = true;
+		lc_stat_add(lc, RP_LC_DOORBELL_SIGNALS,
+			    rp_fd_drain_nowait(p->fd));
+	}
+	if (client)
+		lc_stat_add(lc, RP_LC_WAKE_CLIENT, 1);
+	if (rung || client) {
+		lc_stat_add(lc, RP_LC_WAKE_DOORBELL, 1);
+		ret = -1;	/* counted */
+	}
+	for (unsigned int i = 1; i < nport; i++) {
+		bool intr = lcore_is_intr_fd(lc, fds[i].fd);
+
+		if ((fds[i].revents & POLLIN) == 0)
+			continue;
+		/* An interrupt's count is read; a socket's frames are the
+		 * next pass's. */
+		if (intr)
+			fd_drain(fds[i].fd);
+		if (ret > 0) {
+			lc_stat_add(lc, intr ? RP_LC_WAKE_RX_INTR :
+				    RP_LC_WAKE_RX_SOCK, 1);
+			ret = -1;
+		}
+	}
+	if (ret >= 0)
+		lc_stat_add(lc, RP_LC_WAKE_TIMEOUT, 1);
+	return false;
+}
+
+/*
+ * Inline mode: whether to stand aside, with the devices left to the
+ * application, or run a pass (then holding the token).
+ */
+static bool
+lcore_stand_aside(struct rp_lcore_ctx *lc)
+{
+	struct pollfd pfd = { .fd = lc->wake_fd, .events = POLLIN };
+	uint64_t now = rte_get_timer_cycles();
+
+	if (now - rp_load_relaxed(&lc->app_tsc) >= lc->stand_cycles &&
+	    lcore_token_try(lc))
+		return false;
+	lc_stat_add(lc, RP_LC_STAND_ASIDES, 1);
+	/*
+	 * U0: pairs with U1 in rp_engine_unassist().  Our store of
+	 * standing, the fence, our load of app_tsc; the program's store of
+	 * app_tsc, its fence, its load of standing.  Either we see that it
+	 * stopped polling, or it sees us aside and wakes us.
+	 */
+	rp_store_relaxed(&lc->standing, 1u);
+	rp_fence_seq_cst();
+	lcore_plan(lc, rte_get_timer_cycles() + lc->stand_cycles);
+	/* Only our own fd: need_wakeup is 0 while we stand aside, so no
+	 * attached process rings its own, and the arenas that hold theirs
+	 * are the token holder's to change now. */
+	if (rte_get_timer_cycles() - rp_load_relaxed(&lc->app_tsc) <
+	    lc->stand_cycles &&
+	    ppoll(&pfd, 1, &lc->stand, NULL) > 0 &&
+	    (pfd.revents & POLLIN) != 0)
+		lc_stat_add(lc, RP_LC_DOORBELL_SIGNALS,
+			    rp_fd_drain_nowait(lc->wake_fd));
+	rp_store_relaxed(&lc->standing, 0u);
+	return true;
+}
+
+static int
+lcore_main(void *arg)
+{
+	struct rp_lcore_ctx *lc = arg;
+	uint64_t t0 = rte_get_timer_cycles();
+	uint64_t last_busy = t0;
+
+	/* A0: pairs with R0 in rp_lcore_launch(): devices are set up. */
+	while (rp_load_acquire(&lc->go) == 0)
+		rte_pause();
+	/* Naps of a few microseconds need no timer slack. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	RP_LOG(INFO, "engine lcore %u: %u device(s), idle policy %s, inline passes %s",
+	       lc->lcore, lc->nr_shards,
+	       rp_idle_policy_name(rp_load_relaxed(&lc->idle)),
+	       rp_inline_kind_name(lc->inline_kind));
+	while (!rp_load_relaxed(&rp_stop)) {
+		bool busy;
+		uint64_t t1;
+		uint32_t idle;
+
+		if (lc->inline_mode && lcore_stand_aside(lc)) {
+			t1 = rte_get_timer_cycles();
+			lc_stat_add(lc, RP_LC_IDLE_CYCLES, t1 - t0);
+			t0 = t1;
+			continue;
+		}
+		busy = lcore_poll(lc);
+		t1 = rte_get_timer_cycles();
+		idle = rp_load_relaxed(&lc->idle);
+		if (idle == RP_IDLE_ADAPTIVE && !lc->can_block)
+			idle = RP_IDLE_YIELD;
+		if (busy) {
+			last_busy = t1;
+		} else if (idle == RP_IDLE_ADAPTIVE &&
+			   t1 - last_busy > lc->idle_cycles) {
+			/* The last look holds the devices; the block itself
+			 * gives them up.  Keep last_busy after a wake-up: a
+			 * pass that finds nothing (a timeout) blocks again at
+			 * once. */
+			busy = lcore_block(lc);
+			if (busy)
+				last_busy = rte_get_timer_cycles();
+		}
+		/* Inline mode: the devices are free while the lcore naps. */
+		lcore_token_give(lc);
+		if (!busy && t1 - last_busy > lc->idle_cycles) {
+			if (idle == RP_IDLE_YIELD) {
+				/* Give the CPU to whoever shares it (the
+				 * application, the peer's engine); a post or a
+				 * packet is seen on the next pass. */
+				lc_stat_add(lc, RP_LC_YIELDS, 1);
+				sched_yield();
+			} else if (idle == RP_IDLE_SLEEP) {
+				/* A sleeper that wakes preempts a spinning
+				 * application under CFS, where a yield would
+				 * not: on shared CPUs this bounds the latency a
+				 * busy application adds. */
+				lc_stat_add(lc, RP_LC_NAPS, 1);
+				lcore_plan(lc, rte_get_timer_cycles() +
+					   rte_get_timer_hz() / 1000000u *
+					   (uint64_t)lc->nap.tv_nsec / 1000u);
+				nanosleep(&lc->nap, NULL);
+			}
+		}
+		t1 = rte_get_timer_cycles();
+		lc_stat_add(lc, busy ? RP_LC_BUSY_CYCLES : RP_LC_IDLE_CYCLES,
+			    t1 - t0);
+		t0 = t1;
+	}
+	/* The devices are the lcore's for good: no inline pass from now. */
+	lcore_token_wait(lc);
+	/* Leave nothing half-sent behind; a device's shard 0 still running
+	 * its control must not wait for these shards (rp_shard_pause()). */
+	for (unsigned int i = 0; i < lc->nr_shards; i++) {
+		RTE_PER_LCORE(rp_cur_shard) = lc->shards[i];
+		rp_port_flush(lc->shards[i]->dev);
+		rp_store_release(&lc->shards[i]->gone, 1u);
+	}
+	RTE_PER_LCORE(rp_cur_shard) = NULL;
+	/* R1: pairs with A1 in rp_lcore_stop(): the devices are ours no
+	 * more. */
+	rp_store_release(&lc->done, 1u);
+	return 0;
+}
+
+/* The lcore serving device `dev` if it may run inline passes, or NULL. */
+static struct rp_lcore_ctx *
+inline_lcore(unsigned int dev)
+{
+	struct rp_lcore_ctx *lc = dev < RP_MAX_PORTS ? rp_dev_lcore[dev] : NULL;
+
+	return lc != NULL && lc->inline_mode ? lc : NULL;
+}
+
+/*
+ * Inline mode: one pass over the devices of the lcore that serves device
+ * `dev`, run by the calling application thread, unless another thread
+ * runs one.  Telling the lcore first makes it stand aside, so that a
+ * polling application and a busy lcore do not take turns on one CPU.
+ */
+bool
+rp_engine_assist(unsigned int dev)
+{
+	struct rp_lcore_ctx *lc = inline_lcore(dev);
+
+	if (lc == NULL)
+		return false;
+	if (lc->inline_kind == RP_INLINE_ON_CPU) {
+		/* Only a thread that shares the lcore's CPU: one elsewhere
+		 * and the lcore both have a CPU (rp_inline.c).  getcpu is a
+		 * read of the thread's rseq area in glibc 2.35 and later. */
+		int cpu = sched_getcpu();
+
+		if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &lc->cpus))
+			return false;
+	}
+	rp_store_relaxed(&lc->app_tsc, rte_get_timer_cycles());
+	if (!lcore_token_try(lc))
+		return false;
+	lc_stat_add(lc, RP_LC_INLINE_PASSES, 1);
+	for (unsigned int i = 0; i < lc->nr_shards; i++)
+		lc->shards[i]->tx_defer = true;
+	lcore_poll(lc);
+	for (unsigned int i = 0; i < lc->nr_shards; i++)
+		lc->shards[i]->tx_defer = false;
+	/* The program polls again at once, or the lcore is back within
+	 * its stand-aside. */
+	lcore_plan(lc, rte_get_timer_cycles() + lc->stand_cycles);
+	lcore_token_give(lc);
+	return true;
+}
+
+void
+rp_engine_unassist(unsigned int dev)
+{
+	const uint64_t one = 1;
+	struct rp_lcore_ctx *lc = inline_lcore(dev);
+
+	if (lc == NULL)
+		return;
+	/* U1: pairs with U0 in lcore_stand_aside(). */
+	rp_store_relaxed(&lc->app_tsc, 0);
+	rp_fence_seq_cst();
+	if (rp_load_relaxed(&lc->standing) != 0 &&
+	    write(lc->wake_fd, &one, sizeof(one)) < 0)
+		RP_LOG(DEBUG, "lcore %u: wake-up: %s", lc->lcore,
+		       strerror(errno));
+}
+
+/* inline_us, decided once from the engine lcores' CPUs and the program's. */
+static int
+lcore_inline_decide(const struct rp_config *cfg)
+{
+	cpu_set_t app, engine;
+
+	CPU_ZERO(&engine);
+	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
+		cpu_set_t c;
+
+		if (!rte_lcore_is_enabled(cfg->lcores[i]))
+			continue;	/* refused below */
+		c = rte_lcore_cpuset(cfg->lcores[i]);
+		CPU_OR(&engine, &engine, &c);
+	}
+	rp_inline_app_cpus(&app);
+	rp_inline_decide(cfg->inline_us, &app, &engine, &rp_inline);
+	RP_LOG(INFO, "inline passes %s: %s", rp_inline_kind_name(rp_inline.kind),
+	       rp_inline.why);
+	return 0;
+}
+
+int
+rp_lcore_launch(const struct rp_config *cfg)
+{
+	unsigned int n = 0;
+	int ret;
+
+	rp_store_relaxed(&rp_stop, 0u);
+	memset(rp_lcores, 0, sizeof(rp_lcores));
+	memset(rp_dev_lcore, 0, sizeof(rp_dev_lcore));
+	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++)
+		rp_lcores[i].wake_fd = -1;
+	rp_nr_lcores = 0;
+	ret = lcore_inline_decide(cfg);
+	if (ret < 0)
+		return ret;
+	/*
+	 * Every lcore set up before any runs: a device's shard 0 stops its
+	 * other shards (rp_shard_pause()) through their wake-up fds, from
+	 * its first pass on.
+	 */
+	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
+		struct rp_lcore_ctx *lc = &rp_lcores[n];
+
+		lc->lcore = cfg->lcores[i];
+		lc->idle = cfg->idle;
+		lc->idle_cycles = rte_get_timer_hz() / 1000000 * cfg->idle_us;
+		lc->nap.tv_nsec = (long)cfg->sleep_us * 1000;
+		lc->wake_ns = (uint64_t)cfg->wake_us * 1000;
+		lc->inline_kind = rp_inline.kind;
+		lc->inline_mode = rp_inline.kind != RP_INLINE_OFF;
+		lc->cpus = rte_lcore_cpuset(lc->lcore);
+		lc->stand_cycles = rte_get_timer_hz() / 1000000 * rp_inline.us;
+		lc->stand.tv_sec = rp_inline.us / 1000000;
+		lc->stand.tv_nsec = (long)(rp_inline.us % 1000000) * 1000;
+		lc->can_block = true;
+		for (unsigned int d = 0; d < rp_nr_devs; d++)
+			for (uint32_t s = 0; s < rp_devs[d]->nr_shards; s++) {
+				struct rp_shard *sh = &rp_devs[d]->sh[s];
+
+				if (sh->lcore != lc->lcore)
+					continue;
+				lc->shards[lc->nr_shards++] = sh;
+				if (s == 0)
+					rp_dev_lcore[d] = lc;
+				if (rp_devs[d]->nr_shards > 1)
+					lc->can_block = false;
+			}
+		if (lc->nr_shards == 0)
+			continue;
+		lc->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (lc->wake_fd < 0) {
+			ret = -errno;
+			RP_LOG(ERR, "lcore %u: eventfd: %s", lc->lcore,
+			       strerror(errno));
+			return ret;
+		}
+		for (unsigned int d = 0; d < lc->nr_shards; d++) {
+			lc->shards[d]->wake_fd = lc->wake_fd;
+			if (lc->shards[d]->idx == 0)
+				lc->shards[d]->dev->wake_fd = lc->wake_fd;
+		}
+		if (!rte_lcore_is_enabled(lc->lcore) ||
+		    lc->lcore == rte_get_main_lcore()) {
+			RP_LOG(ERR, "engine lcore %u is not an enabled worker lcore",
+			       lc->lcore);
+			return -EINVAL;
+		}
+		n++;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		struct rp_lcore_ctx *lc = &rp_lcores[i];
+
+		/* R0: pairs with A0 in lcore_main(). */
+		rp_store_release(&lc->go, 1u);
+		ret = rte_eal_remote_launch(lcore_main, lc, lc->lcore);
+		if (ret < 0) {
+			RP_LOG(ERR, "cannot launch lcore %u: %s", lc->lcore,
+			       strerror(-ret));
+			return ret;
+		}
+		lc->launched = true;
+		rp_nr_lcores++;
+	}
+	return 0;
+}
+
+/* The counters that moved, at INFO level, when an engine lcore stops. */
+static void
+lcore_stats_log(const struct rp_lcore_ctx *lc)
+{
+	for (unsigned int i = 0; i < RP_LC_STAT_MAX; i++) {
+		uint64_t v = rp_load_relaxed(&lc->stats[i]);
+
+		if (v != 0)
+			RP_LOG(INFO, "engine lcore %u: %s %" PRIu64, lc->lcore,
+			       rp_lc_stat_names[i], v);
+	}
+}
+
+void
+rp_lcore_stop(void)
+{
+	const uint64_t one = 1;
+
+	rp_store_release(&rp_stop, 1u);
+	/* A blocked lcore would see the flag only at its timeout. */
+	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++)
+		if (rp_lcores[i].wake_fd >= 0 &&
+		    write(rp_lcores[i].wake_fd, &one, sizeof(one)) < 0)
+			RP_LOG(DEBUG, "lcore wake-up: %s", strerror(errno));
+	for (unsigned int i = 0; i < rp_nr_lcores; i++) {
+		struct rp_lcore_ctx *lc = &rp_lcores[i];
+
+		if (lc->launched) {
+			rte_eal_wait_lcore(lc->lcore);
+			/* A1: pairs with R1 in lcore_main(). */
+			while (rp_load_acquire(&lc->done) == 0)
+				rte_pause();
+			lcore_stats_log(lc);
+		}
+		lc->launched = false;
+	}
+	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++) {
+		struct rp_lcore_ctx *lc = &rp_lcores[i];
+
+		if (lc->wake_fd < 0)
+			continue;
+		for (unsigned int d = 0; d < lc->nr_shards; d++) {
+			lc->shards[d]->wake_fd = -1;
+			lc->shards[d]->dev->wake_fd = -1;
+		}
+		close(lc->wake_fd);
+		lc->wake_fd = -1;
+	}
+	rp_nr_lcores = 0;
+}
+
+int
+rp_engine_set_idle(enum rp_idle_policy idle)
+{
+	if ((unsigned int)idle >= RP_IDLE_MAX)
+		return -EINVAL;
+	/* The lcore reads it once per pass; nothing else depends on it. */
+	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++)
+		rp_store_relaxed(&rp_lcores[i].idle, (uint32_t)idle);
+	return 0;
+}
+
+int
+rp_engine_inline(unsigned int dev, uint32_t *us, char *why, size_t len)
+{
+	const struct rp_lcore_ctx *lc = dev < RP_MAX_PORTS ?
+		rp_dev_lcore[dev] : NULL;
+
+	if (lc == NULL)
+		return -ENOENT;
+	if (us != NULL)
+		*us = lc->inline_mode ? rp_inline.us : 0;
+	if (why != NULL)
+		snprintf(why, len, "%s", rp_inline.why);
+	return (int)lc->inline_kind;
+}
+
+int
+rp_lcore_stats_get(unsigned int idx, unsigned int *lcore,
+		   const char **names, uint64_t *vals, unsigned int n)
+{
+	const struct rp_lcore_ctx *lc;
+
+	if (idx >= rp_load_relaxed(&rp_nr_lcores))
+		return -ENOENT;
+	lc = &rp_lcores[idx];
+	if (lcore != NULL)
+		*lcore = lc->lcore;
+	for (unsigned int s = 0; s < RP_LC_STAT_MAX && s < n; s++) {
+		if (names != NULL)
+			names[s] = rp_lc_stat_names[s];
+		if (vals != NULL)
+			vals[s] = rp_load_relaxed(&lc->stats[s]);
+	}
+	return RP_LC_STAT_MAX;
+}
+
+/* /rocepmd/lcores: the counters of every engine lcore. */
+static int
+lcores_cmd(const char *cmd __rte_unused, const char *params __rte_unused,
+	   struct rte_tel_data *d)
+{
+	unsigned int n = rp_load_relaxed(&rp_nr_lcores);
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_timer_hz());
+	if (n != 0)
+		rte_tel_data_add_dict_string(d, "inline_why", rp_inline.brief);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct rp_lcore_ctx *lc = &rp_lcores[i];
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		char name[32];
+
+		if (c == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_string(c, "idle",
+				rp_idle_policy_name(rp_load_relaxed(&lc->idle)));
+		rte_tel_data_add_dict_string(c, "inline",
+				rp_inline_kind_name(lc->inline_kind));
+		rte_tel_data_add_dict_u64(c, "inline_us",
+				lc->inline_mode ? rp_inline.us : 0);
+		for (unsigned int s = 0; s < RP_LC_STAT_MAX; s++)
+			rte_tel_data_add_dict_u64(c, rp_lc_stat_names[s],
+					rp_load_relaxed(&lc->stats[s]));
+		snprintf(name, sizeof(name), "lcore%u", lc->lcore);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	return 0;
+}
+
+RTE_INIT(rp_lcore_telemetry_init)
+{
+	rte_telemetry_register_cmd("/rocepmd/lcores", lcores_cmd,
+				   "Engine lcore counters (idle policy, busy and idle cycles, wake-ups). No parameters");
+}

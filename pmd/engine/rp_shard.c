@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Several lcores for one device (guides/architecture): each lcore runs a
+ * shard of the device, with its own port queue pair and the QPs placed on
+ * it, so that the hot path still has one writer per object and no lock.
+ *
+ *  - Placement: a QP joins the shard of its SRQ, else of its CQs, else
+ *    the shard with the fewest QPs; CQs and SRQs follow their QPs.  A QP
+ *    that would join objects of two shards moves the objects of one, with
+ *    every QP that shares them, to the other: a CQ is never written by two
+ *    lcores.  QP 1's agents and UD QPs in a multicast group live on shard
+ *    0, which receives what is not a unicast RoCEv2 frame.
+ *  - Frames: a shard reads its queues, and hands a frame for another
+ *    shard's QP to that shard through its handoff ring (the peer picks the
+ *    queue: a NIC's RSS hashes its UDP source port, a veth delivers on the
+ *    queue the peer's kernel sent from).  ARP and neighbour discovery
+ *    reach every shard, each keeping its own neighbour cache; shard 0
+ *    alone answers.
+ *  - Control: requests, and shard 0's periodic link and address work, run
+ *    while the other shards wait at the start of their pass
+ *    (rp_shard_pause()), so that they may touch any shard's objects.
+ */
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+
+#include "rp_atomic.h"
+#include "rp_log.h"
+#include "rp_engine.h"
+
+#define RP_HANDOFF_RING	1024u
+
+RTE_DEFINE_PER_LCORE(struct rp_shard *, rp_cur_shard);
+
+int
+rp_shard_init(struct rp_dev *dev)
+{
+	const struct rp_port_cfg *pc = &dev->cfg;
+	char name[RTE_RING_NAMESIZE];
+
+	dev->nr_shards = RTE_MAX(pc->nr_lcores, 1u);
+	for (uint32_t i = 0; i < dev->nr_shards; i++) {
+		struct rp_shard *sh = &dev->sh[i];
+
+		sh->dev = dev;
+		sh->idx = i;
+		sh->lcore = pc->nr_lcores != 0 ? pc->lcores[i] : pc->lcore;
+		sh->wake_fd = -1;
+		sh->pmd_rxq = true;
+		/* Shard 0 takes the doorbells of QPs no other shard owns. */
+		if (i == 0)
+			memset(sh->bell_own, 0xff, sizeof(sh->bell_own));
+		if (dev->nr_shards == 1)
+			continue;
+		snprintf(name, sizeof(name), "rp_hand_%u_%u", dev->id, i);
+		sh->handoff = rte_ring_lookup(name);
+		if (sh->handoff == NULL)
+			sh->handoff = rte_ring_create(name, RP_HANDOFF_RING,
+						      SOCKET_ID_ANY,
+						      RING_F_SC_DEQ);
+		if (sh->handoff == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+rp_shard_fini(struct rp_dev *dev)
+{
+	struct rte_mbuf *m;
+
+	for (uint32_t i = 0; i < RP_MAX_SHARDS; i++) {
+		struct rp_shard *sh = &dev->sh[i];
+
+		if (sh->handoff == NULL)
+			continue;
+		while (rte_ring_sc_dequeue(sh->handoff, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(sh->handoff);
+		sh->handoff = NULL;
+	}
+}
+
+/*
+ * The queues of each shard: ethdev queue pair i for shard i; on af_xdp,
+ * the interface's receive queues in contiguous ranges (queue 0 is the
+ * PMD's, shard 0's), a shard other than 0 sending on its first socket.
+ */
+void
+rp_shard_queues(struct rp_dev *dev, bool xdp)
+{
+	uint32_t ns = dev->nr_shards, nq = 1 + dev->nr_xsk_rxq;
+
+	for (uint32_t i = 0; i < ns; i++) {
+		struct rp_shard *sh = &dev->sh[i];
+		uint32_t lo = i * nq / ns, hi = (i + 1) * nq / ns;
+
+		if (!xdp) {
+			sh->rxq = sh->txq = (uint16_t)i;
+			sh->pmd_rxq = true;
+			sh->nr_xsk = 0;
+		} else if (i == 0) {
+			sh->pmd_rxq = true;
+			sh->xsk_lo = 0;
+			sh->nr_xsk = hi - 1;
+		} else {
+			sh->pmd_rxq = false;
+			sh->xsk_lo = lo - 1;
+			sh->nr_xsk = hi - lo;
+			sh->xsk_tx = true;
+		}
+		if (!xdp)
+			lo = i, hi = i + 1;
+		if (ns > 1 && hi - lo == 1)
+			RP_LOGT(rp_logtype_port, INFO,
+				"%s: lcore %u serves receive queue %u",
+				dev->cfg.device, sh->lcore, lo);
+		else if (ns > 1)
+			RP_LOGT(rp_logtype_port, INFO,
+				"%s: lcore %u serves receive queues %u to %u",
+				dev->cfg.device, sh->lcore, lo, hi - 1);
+	}
+}
+
+/* ---- control stops the other shards */
+
+/*
+ * A shard's pass starts here: if shard 0 asks it to wait, it says so and
+ * waits.  Acquire of the resume pairs with shard 0's release, so the pass
+ * sees everything control wrote.
+ */
+void
+rp_shard_wait(struct rp_shard *sh)
+{
+	uint32_t seq = rp_load_acquire(&sh->pause_seq);
+
+	if (likely((seq & 1) == 0))
+		return;
+	rp_store_release(&sh->pause_ack, seq);
+	while (rp_load_acquire(&sh->pause_seq) == seq)
+		rte_pause();
+}
+
+/*
+ * Shards of other devices on the calling lcore: it runs none of their
+ * passes while it waits here, so it may say they wait (two devices whose
+ * shards 0 are on each other's lcores would otherwise wait for each
+ * other).  Their next pass waits for real.
+ */
+static void
+pause_ack_mine(const struct rp_dev *dev)
+{
+	unsigned int lcore = rte_lcore_id();
+
+	for (unsigned int d = 0; d < rp_nr_devs; d++) {
+		struct rp_dev *o = rp_devs[d];
+
+		if (o == NULL || o == dev)
+			continue;
+		for (uint32_t i = 1; i < o->nr_shards; i++) {
+			struct rp_shard *sh = &o->sh[i];
+			uint32_t seq = rp_load_acquire(&sh->pause_seq);
+
+			if (sh->lcore == lcore && (seq & 1) != 0)
+				rp_store_release(&sh->pause_ack, seq);
+		}
+	}
+}
+
+/* Both a no-op for a device of one shard. */
+void
+rp_shard_pause(struct rp_dev *dev)
+{
+	const uint64_t one = 1;
+
+	for (uint32_t i = 1; i < dev->nr_shards; i++) {
+		struct rp_shard *sh = &dev->sh[i];
+
+		rp_store_release(&sh->pause_seq, sh->pause_seq + 1);
+		/* An lcore asleep (idle "sleep", an inline stand-aside)
+		 * answers sooner. */
+		if (sh->wake_fd >= 0 &&
+		    write(sh->wake_fd, &one, sizeof(one)) < 0)
+			RP_LOG(DEBUG, "shard wake-up: %s", strerror(errno));
+	}
+	for (uint32_t i = 1; i < dev->nr_shards; i++) {
+		struct rp_shard *sh = &dev->sh[i];
+
+		while (rp_load_acquire(&sh->pause_ack) != sh->pause_seq &&
+		       rp_load_acquire(&sh->gone) == 0) {
+			pause_ack_mine(dev);
+			rte_pause();
+		}
+	}
+}
+
+void
+rp_shard_resume(struct rp_dev *dev)
+{
+	for (uint32_t i = 1; i < dev->nr_shards; i++)
+		rp_store_release(&dev->sh[i].pause_seq,
+				 dev->sh[i].pause_seq + 1);
+}
+
+/* ---- placement */
+
+/* QPs of a shard: control writes, telemetry reads (relaxed). */
+static void
+qps_add(struct rp_shard *sh, int32_t d)
+{
+	rp_store_relaxed(&sh->nr_qp, sh->nr_qp + (uint32_t)d);
+}
+
+static inline uint32_t
+cq_idx(const struct rp_cq *cq)
+{
+	return cq->cqn & (RP_MAX_CQ - 1);
+}
+
+/* Objects of one component, marked by index while it is gathered. */
+struct comp_set {
+	bool cq[RP_MAX_CQ];
+	bool srq[RP_MAX_SRQ];
+};
+
+static void
+set_qp_objs(struct comp_set *s, const struct rp_qp *qp)
+{
+	s->cq[cq_idx(qp->scq)] = true;
+	s->cq[cq_idx(qp->rcq)] = true;
+	if (qp->srq != NULL) {
+		s->srq[qp->srq->idx] = true;
+		if (qp->srq->cq != NULL)
+			s->cq[cq_idx(qp->srq->cq)] = true;
+	}
+}
+
+static bool
+set_has_qp(const struct comp_set *s, const struct rp_qp *qp)
+{
+	return s->cq[cq_idx(qp->scq)] || s->cq[cq_idx(qp->rcq)] ||
+		(qp->srq != NULL && s->srq[qp->srq->idx]);
+}
+
+/* Moves one QP: its active-list entry, its doorbell bit, the counts. */
+static void
+qp_move(struct rp_qp *qp, uint32_t to)
+{
+	struct rp_dev *dev = qp->dev;
+	struct rp_shard *from = &dev->sh[qp->shard], *dst = &dev->sh[to];
+	uint64_t bit = UINT64_C(1) << (qp->idx % 64);
+	bool active = qp->active;
+
+	if (qp->shard == to)
+		return;
+	if (active) {
+		for (uint32_t i = 0; i < from->nr_active; i++)
+			if (from->active[i] == qp) {
+				from->active[i] =
+					from->active[--from->nr_active];
+				break;
+			}
+		qp->active = false;
+	}
+	from->bell_own[qp->idx / 64] &= ~bit;
+	qps_add(from, -1);
+	qp->shard = to;
+	dst->bell_own[qp->idx / 64] |= bit;
+	qps_add(dst, 1);
+	if (active)
+		rp_qp_wake(qp);
+	rp_stat_inc(dev, RP_STAT_SHARD_MOVES);
+}
+
+/*
+ * Moves the QPs of shard `from` that share, directly or through others,
+ * a CQ or SRQ of set s to shard `to`, and their CQs and SRQs with them.
+ */
+static void
+component_move(struct rp_dev *dev, struct comp_set *s, uint32_t from,
+	       uint32_t to)
+{
+	bool again = true;
+
+	while (again) {
+		again = false;
+		for (uint32_t i = 0; i < dev->qp_hi; i++) {
+			struct rp_qp *qp = dev->qp[i];
+
+			if (qp == NULL || qp->shard != from ||
+			    !set_has_qp(s, qp))
+				continue;
+			set_qp_objs(s, qp);
+			qp_move(qp, to);
+			again = true;
+		}
+	}
+	for (uint32_t i = 0; i < RP_MAX_CQ; i++)
+		if (s->cq[i] && dev->cq[i] != NULL)
+			dev->cq[i]->shard = to;
+	for (uint32_t i = 0; i < RP_MAX_SRQ; i++)
+		if (s->srq[i] && dev->srq[i] != NULL)
+			dev->srq[i]->shard = to;
+}
+
+/*
+ * The shard an object of a new QP already belongs to, or -1.  A CQ is
+ * taken by its QPs, or by the TM-SRQ that completes into it.
+ */
+static int
+cq_shard(const struct rp_dev *dev, const struct rp_cq *cq)
+{
+	if (cq->nr_qp != 0)
+		return (int)cq->shard;
+	for (uint32_t i = 0; i < dev->nr_tm_srq; i++)
+		if (dev->tm_srq[i]->cq == cq)
+			return (int)dev->tm_srq[i]->shard;
+	return -1;
+}
+
+static int
+srq_shard(const struct rp_srq *srq)
+{
+	if (srq == NULL)
+		return -1;
+	/* A TM-SRQ is served from creation (its list operations). */
+	return srq->nr_qp != 0 || srq->tm != NULL ? (int)srq->shard : -1;
+}
+
+static uint32_t
+least_loaded(const struct rp_dev *dev)
+{
+	uint32_t best = 0;
+
+	for (uint32_t i = 1; i < dev->nr_shards; i++)
+		if (dev->sh[i].nr_qp < dev->sh[best].nr_qp)
+			best = i;
+	return best;
+}
+
+/* Joins `to` with whatever component the objects of qp are in now. */
+static void
+join(struct rp_dev *dev, const struct rp_qp *qp, uint32_t to)
+{
+	int have[3] = { srq_shard(qp->srq), cq_shard(dev, qp->scq),
+			cq_shard(dev, qp->rcq) };
+
+	for (unsigned int k = 0; k < RTE_DIM(have); k++) {
+		struct comp_set *s;
+
+		if (have[k] < 0 || (uint32_t)have[k] == to)
+			continue;
+		s = calloc(1, sizeof(*s));
+		if (s == NULL)
+			continue;	/* left split: see the caller */
+		set_qp_objs(s, qp);
+		component_move(dev, s, (uint32_t)have[k], to);
+		free(s);
+		have[0] = srq_shard(qp->srq);
+		have[1] = cq_shard(dev, qp->scq);
+		have[2] = cq_shard(dev, qp->rcq);
+	}
+}
+
+/*
+ * A new QP's shard, before its CQs and SRQ count it (control, the other
+ * shards waiting).  -ENOMEM if its objects could not be brought together.
+ */
+int
+rp_shard_place(struct rp_dev *dev, struct rp_qp *qp)
+{
+	int to = -1;
+
+	if (dev->nr_shards == 1) {
+		qp->shard = 0;
+		qps_add(&dev->sh[0], 1);
+		return 0;
+	}
+	/* Shard 0 keeps what it has: QP 1's agents and groups' members
+	 * must stay there, and a join never takes them away. */
+	if (qp->gsi != NULL || srq_shard(qp->srq) == 0 ||
+	    cq_shard(dev, qp->scq) == 0 || cq_shard(dev, qp->rcq) == 0)
+		to = 0;
+	if (to < 0)
+		to = srq_shard(qp->srq);
+	if (to < 0)
+		to = cq_shard(dev, qp->scq);
+	if (to < 0)
+		to = cq_shard(dev, qp->rcq);
+	if (to < 0)
+		to = (int)least_loaded(dev);
+	join(dev, qp, (uint32_t)to);
+	if ((srq_shard(qp->srq) >= 0 && srq_shard(qp->srq) != to) ||
+	    (cq_shard(dev, qp->scq) >= 0 && cq_shard(dev, qp->scq) != to) ||
+	    (cq_shard(dev, qp->rcq) >= 0 && cq_shard(dev, qp->rcq) != to))
+		return -ENOMEM;
+	qp->shard = (uint32_t)to;
+	qp->scq->shard = qp->rcq->shard = (uint32_t)to;
+	if (qp->srq != NULL) {
+		qp->srq->shard = (uint32_t)to;
+		if (qp->srq->cq != NULL)
+			qp->srq->cq->shard = (uint32_t)to;
+	}
+	qps_add(&dev->sh[to], 1);
+	if (to != 0) {
+		dev->sh[0].bell_own[qp->idx / 64] &=
+			~(UINT64_C(1) << (qp->idx % 64));
+		dev->sh[to].bell_own[qp->idx / 64] |=
+			UINT64_C(1) << (qp->idx % 64);
+	}
+	return 0;
+}
+
+/* A QP goes: its doorbell bit back to shard 0. */
+void
+rp_shard_unplace(struct rp_qp *qp)
+{
+	struct rp_dev *dev = qp->dev;
+	uint64_t bit = UINT64_C(1) << (qp->idx % 64);
+
+	qps_add(&dev->sh[qp->shard], -1);
+	dev->sh[qp->shard].bell_own[qp->idx / 64] &= ~bit;
+	dev->sh[0].bell_own[qp->idx / 64] |= bit;
+}
+
+/* qp and everything it shares a CQ or SRQ with, to shard `to`. */
+int
+rp_shard_move_to(struct rp_qp *qp, uint32_t to)
+{
+	struct rp_dev *dev = qp->dev;
+	struct comp_set *s;
+
+	if (qp->shard == to)
+		return 0;
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return -ENOMEM;
+	set_qp_objs(s, qp);
+	component_move(dev, s, qp->shard, to);
+	free(s);
+	return 0;
+}
+
+/* ---- frames */
+
+enum { FRAME_ALL = -1 };
+
+/*
+ * The shard a frame is for, read from its headers without checking them
+ * (the owner checks everything): the owner of a unicast RoCEv2 frame's
+ * destination QP; every shard for ARP and ICMPv6 (neighbour discovery);
+ * shard 0 for anything else (QP 1, groups, what is dropped).
+ */
+static int
+frame_shard(const struct rp_dev *dev, const struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m), l4, qpn;
+	uint16_t et;
+	const struct rp_qp *qp;
+
+	if (len < RTE_ETHER_HDR_LEN)
+		return 0;
+	et = (uint16_t)(p[12] << 8 | p[13]);
+	if (et == RTE_ETHER_TYPE_ARP)
+		return FRAME_ALL;
+	if (et == RTE_ETHER_TYPE_IPV4) {
+		if (len < RTE_ETHER_HDR_LEN + 20u || p[23] != IPPROTO_UDP)
+			return 0;
+		l4 = RTE_ETHER_HDR_LEN + (p[14] & 0xfu) * 4u;
+	} else if (et == RTE_ETHER_TYPE_IPV6) {
+		if (len < RTE_ETHER_HDR_LEN + 40u)
+			return 0;
+		if (p[20] == IPPROTO_ICMPV6)
+			return FRAME_ALL;
+		if (p[20] != IPPROTO_UDP)
+			return 0;
+		l4 = RTE_ETHER_HDR_LEN + 40u;
+	} else {
+		return 0;
+	}
+	/* UDP (8) then the BTH, whose bytes 5 to 7 are the DestQP */
+	if (len < l4 + 8u + 12u || p[l4 + 2] != (RP_ROCE_UDP_PORT >> 8) ||
+	    p[l4 + 3] != (RP_ROCE_UDP_PORT & 0xff))
+		return 0;
+	qpn = rp_bth_qpn(p + l4 + 8);
+	if (qpn <= 1 || qpn == RP_QPN_MASK)
+		return 0;
+	qp = dev->qp[qpn & (RP_MAX_QP - 1)];
+	return qp != NULL ? (int)qp->shard : 0;
+}
+
+static void
+handoff(struct rp_shard *sh, struct rp_shard *to, struct rte_mbuf *m)
+{
+	rp_handoff_release(m);
+	if (rte_ring_mp_enqueue(to->handoff, m) != 0) {
+		rte_pktmbuf_free(m);
+		rp_stat_inc(sh->dev, RP_STAT_SHARD_HANDOFF_DROP);
+		return;
+	}
+	rp_stat_inc(sh->dev, RP_STAT_SHARD_HANDOFF);
+}
+
+/*
+ * A pass's frames: those other shards handed over, then the shard's own
+ * queues, less what it hands to other shards.  ARP and ICMPv6 read here
+ * go to every shard; handed over, they stay.
+ */
+uint16_t
+rp_shard_rx(struct rp_shard *sh, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rp_dev *dev = sh->dev;
+	uint16_t nh = 0, nb, keep;
+
+	if (dev->nr_shards == 1)
+		return rp_port_rx(dev, pkts, n);
+	nh = (uint16_t)rte_ring_sc_dequeue_burst(sh->handoff, (void **)pkts,
+						 n / 2, NULL);
+	rp_handoff_acquire_bulk(pkts, nh);
+	nb = nh + rp_port_rx(dev, pkts + nh, n - nh);
+	keep = 0;
+	for (uint16_t i = 0; i < nb; i++) {
+		struct rte_mbuf *m = pkts[i];
+		int to = frame_shard(dev, m);
+
+		if (to == FRAME_ALL) {
+			if (i >= nh)
+				for (uint32_t k = 0; k < dev->nr_shards; k++) {
+					if (k == sh->idx)
+						continue;
+					rte_mbuf_refcnt_update(m, 1);
+					handoff(sh, &dev->sh[k], m);
+				}
+			to = (int)sh->idx;
+		}
+		if ((uint32_t)to == sh->idx)
+			pkts[keep++] = m;
+		else
+			handoff(sh, &dev->sh[to], m);
+	}
+	return keep;
+}

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Fault injection on a port, for tests: drop (alone or in bursts),
+ * duplicate, reorder, corrupt or delay IP frames, on transmit and on
+ * receive, at per-mille rates, so loss recovery is tested on any port
+ * (nftables and netem cannot reach memif frames, nor af_packet ones
+ * without qdisc_bypass=0).
+ *
+ * A plan replays from its seed whatever the timing: the fate of frame N
+ * of a direction is a hash of (seed, direction, N) (rp_fault_plan.h),
+ * never the state of a generator drawn at moments that depend on the
+ * schedule.
+ * Held frames wait in a fixed ring per direction (struct rp_fault_dir):
+ * no allocation, no syscall on the path.
+ */
+
+#include <rte_cycles.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "rp_fault_plan.h"
+#include "rp_engine.h"
+
+/* A reordered frame waits for its later frames at most this long. */
+#define RP_FAULT_REORDER_MAX_US	200u
+
+static void
+fault_dir_init(struct rp_fault_dir *d, const struct rp_fault_rates *r)
+{
+	memset(d, 0, sizeof(*d));
+	d->rate = r;
+}
+
+void
+rp_fault_init(struct rp_dev *dev)
+{
+	const struct rp_fault_cfg *f = &dev->cfg.fault;
+
+	fault_dir_init(&dev->fault[0], &f->tx);
+	fault_dir_init(&dev->fault[1], &f->rx);
+	dev->fault_on = rp_fault_rates_on(&f->tx) || rp_fault_rates_on(&f->rx);
+}
+
+void
+rp_fault_fini(struct rp_dev *dev)
+{
+	for (unsigned int dir = 0; dir < 2; dir++) {
+		struct rp_fault_dir *d = &dev->fault[dir];
+
+		for (unsigned int i = 0; i < RP_FAULT_HOLD; i++) {
+			rte_pktmbuf_free(d->hold[i].m);
+			d->hold[i].m = NULL;
+		}
+		d->nr_held = 0;
+	}
+}
+
+/* Offset of the first byte after the BTH, or 0 if not a RoCEv2 frame. */
+static uint32_t
+fault_bth_end(const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth =
+		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	uint32_t end;
+
+	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		end = RTE_ETHER_HDR_LEN + 20 + 8 + 12;
+	else if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6))
+		end = RTE_ETHER_HDR_LEN + 40 + 8 + 12;
+	else
+		return 0;
+	return rte_pktmbuf_data_len(m) > end ? end : 0;
+}
+
+/* Hold m in a free slot; false if the ring is full (m then passes). */
+static bool
+fault_hold(struct rp_fault_dir *d, struct rte_mbuf *m, uint64_t until_n,
+	   uint64_t until_tsc)
+{
+	if (d->nr_held == RP_FAULT_HOLD)
+		return false;
+	for (unsigned int i = 0; i < RP_FAULT_HOLD; i++) {
+		if (d->hold[i].m == NULL) {
+			d->hold[i].m = m;
+			d->hold[i].until_n = until_n;
+			d->hold[i].until_tsc = until_tsc;
+			d->nr_held++;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Next held frame that is due, or NULL. */
+static struct rte_mbuf *
+fault_due(struct rp_fault_dir *d, uint64_t now)
+{
+	if (d->nr_held == 0)
+		return NULL;
+	for (unsigned int i = 0; i < RP_FAULT_HOLD; i++) {
+		struct rte_mbuf *m = d->hold[i].m;
+
+		if (m != NULL && (d->n >= d->hold[i].until_n ||
+				  now >= d->hold[i].until_tsc)) {
+			d->hold[i].m = NULL;
+			d->nr_held--;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The faults of frame m in direction dir: NULL if dropped or held (m is
+ * then the fault layer's), else m, with *dup a copy to pass after it or
+ * NULL.
+ */
+static struct rte_mbuf *
+fault_apply(struct rp_dev *dev, unsigned int dir, struct rte_mbuf *m,
+	    struct rte_mbuf **dup)
+{
+	const struct rp_fault_cfg *f = &dev->cfg.fault;
+	struct rp_fault_dir *d = &dev->fault[dir];
+	uint32_t bth_end = fault_bth_end(m);
+	uint64_t n, now, hz_us;
+	uint32_t act;
+
+	*dup = NULL;
+	if (bth_end == 0)
+		return m;	/* ARP and the like: never touched */
+	n = d->n++;
+	act = rp_fault_plan(f, dir, n);
+	if (likely(act == 0))
+		return m;
+	rp_stat_inc(dev, RP_STAT_FAULT);
+	if (act & RP_FAULT_DROP) {
+		rp_stat_inc(dev, RP_STAT_FAULT_DROP);
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	/* The copy first: a corrupted frame is never doubled. */
+	if (act & RP_FAULT_DUP) {
+		*dup = rte_pktmbuf_copy(m, dev->pool, 0, UINT32_MAX);
+		if (*dup != NULL)
+			rp_stat_inc(dev, RP_STAT_FAULT_DUP);
+	}
+	if (act & RP_FAULT_CORRUPT) {
+		/* A byte past the BTH: the length and opcode checks pass,
+		 * the ICRC check must drop the frame. */
+		uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+		uint32_t span = rte_pktmbuf_data_len(m) - bth_end;
+
+		rp_stat_inc(dev, RP_STAT_FAULT_CORRUPT);
+		p[bth_end + rp_fault_hash(f->seed, dir, n, RP_FAULT_DRAW_WHERE) %
+		  span] ^= 0x5a;
+	}
+	now = rte_get_timer_cycles();
+	hz_us = rte_get_timer_hz() / 1000000u;
+	if ((act & RP_FAULT_REORDER) &&
+	    fault_hold(d, m, n + 1 + f->reorder_depth,
+		       now + hz_us * RP_FAULT_REORDER_MAX_US)) {
+		rp_stat_inc(dev, RP_STAT_FAULT_REORDER);
+		return NULL;
+	}
+	if ((act & RP_FAULT_DELAY) &&
+	    fault_hold(d, m, UINT64_MAX, now + hz_us * f->delay_us)) {
+		rp_stat_inc(dev, RP_STAT_FAULT_DELAY);
+		return NULL;
+	}
+	return m;
+}
+
+void
+rp_fault_tx(struct rp_dev *dev, struct rte_mbuf *m)
+{
+	struct rte_mbuf *dup;
+
+	m = fault_apply(dev, 0, m, &dup);
+	if (m != NULL)
+		rp_port_enqueue(dev, m);
+	if (dup != NULL)
+		rp_port_enqueue(dev, dup);
+	if (dev->fault[0].nr_held != 0)
+		rp_fault_release(dev);
+}
+
+/* Before a burst goes out, and after each frame: held frames now due. */
+void
+rp_fault_release(struct rp_dev *dev)
+{
+	struct rp_fault_dir *d = &dev->fault[0];
+	uint64_t now;
+	struct rte_mbuf *m;
+
+	if (d->nr_held == 0)
+		return;
+	now = rte_get_timer_cycles();
+	while ((m = fault_due(d, now)) != NULL)
+		rp_port_enqueue(dev, m);
+}
+
+/*
+ * Received frames in[0..nb) through the receive faults into out[0..cap),
+ * with the held frames that are due; returns how many are in out.  The
+ * caller receives at most cap / 2 frames: each may become two (itself
+ * and a duplicate), and held frames take only the room left over.
+ */
+uint16_t
+rp_fault_rx(struct rp_dev *dev, struct rte_mbuf **in, uint16_t nb,
+	    struct rte_mbuf **out, uint16_t cap)
+{
+	struct rp_fault_dir *d = &dev->fault[1];
+	uint64_t now = d->nr_held != 0 ? rte_get_timer_cycles() : 0;
+	struct rte_mbuf *m, *dup;
+	uint16_t o = 0;
+
+	for (uint16_t i = 0; i < nb; i++) {
+		m = fault_apply(dev, 1, in[i], &dup);
+		if (m != NULL)
+			out[o++] = m;
+		if (dup != NULL)
+			out[o++] = dup;
+		/* Frames whose reorder depth this one completed, leaving
+		 * room for the rest of the burst. */
+		while (o + 2 * (nb - 1 - i) < cap &&
+		       (m = fault_due(d, now)) != NULL)
+			out[o++] = m;
+	}
+	if (d->nr_held != 0) {
+		now = rte_get_timer_cycles();
+		while (o < cap && (m = fault_due(d, now)) != NULL)
+			out[o++] = m;
+	}
+	return o;
+}

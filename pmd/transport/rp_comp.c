@@ -1,0 +1,520 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completer: consumes ACKs, NAKs, READ responses and ATOMIC ACKNOWLEDGEs
+ * for a requester, retires send WQEs in order into the send CQ, and
+ * drives recovery: go-back-N on a sequence NAK or a timeout, a delayed
+ * retry on an RNR NAK, an error completion when the retry counts run out.
+ */
+
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include <infiniband/verbs.h>
+
+#include "rp_atomic.h"
+#include "rp_log.h"
+#include "rp_engine.h"
+#include "rp_psn.h"
+#include "rp_xmit.h"
+
+/* IBTA 9.7.5.2.8 RNR timer encoding, in units of 10 us. */
+static const uint32_t rp_rnr_10us[32] = {
+	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
+	16384, 24576, 32768, 49152,
+};
+
+/*
+ * The window follows loss (additive increase, multiplicative decrease):
+ * go-back-N resends everything after a lost packet, so a window of
+ * RP_WINDOW packets under 10% loss resends some 25 packets per packet
+ * delivered.  A loss (a sequence NAK, a READ response missing, an early
+ * resend or a timeout) halves it, once per window of packets sent; each
+ * window's worth of packets acknowledged widens it by one.
+ */
+#define RP_CWND_MIN	8u
+
+static void
+comp_cut(struct rp_qp *qp)
+{
+	uint32_t w = rp_qp_window(qp);
+
+	if (qp->comp.cwnd != 0 &&
+	    rp_psn_diff(qp->comp.una, qp->comp.recover_psn) < 0)
+		return;		/* this window was cut already */
+	qp->comp.cwnd = RTE_MAX(w / 2, RP_CWND_MIN);
+	qp->comp.cwnd_acc = 0;
+	qp->comp.recover_psn = qp->req.max_psn;
+}
+
+static void
+comp_grow(struct rp_qp *qp, uint32_t acked)
+{
+	if (qp->comp.cwnd == 0)
+		return;
+	qp->comp.cwnd_acc += acked;
+	while (qp->comp.cwnd_acc >= qp->comp.cwnd && qp->comp.cwnd != 0) {
+		qp->comp.cwnd_acc -= qp->comp.cwnd;
+		if (++qp->comp.cwnd >= RP_WINDOW)
+			qp->comp.cwnd = 0;
+	}
+}
+
+/* Everything before `una` is acknowledged: end a sample it covers. */
+static void
+comp_rtt_acked(struct rp_qp *qp)
+{
+	uint64_t rtt;
+
+	if (qp->comp.rtt_tsc == 0 ||
+	    rp_psn_diff(qp->comp.una, qp->comp.rtt_psn) < 0)
+		return;
+	rtt = rte_get_timer_cycles() - qp->comp.rtt_tsc;
+	qp->comp.rtt_tsc = 0;
+	/* RFC 6298's gain of 1/8 */
+	qp->comp.srtt = qp->comp.srtt == 0 ? rtt :
+		qp->comp.srtt - qp->comp.srtt / 8 + rtt / 8;
+}
+
+static bool
+comp_outstanding(const struct rp_qp *qp)
+{
+	return qp->comp.tail != qp->req.hi || qp->req.inprog;
+}
+
+/* Progress was made: reset the retry budget and restart the timer. */
+static void
+comp_progress(struct rp_qp *qp)
+{
+	qp->comp.retry_left = qp->retry_cnt;
+	qp->comp.rnr_left = qp->rnr_retry;
+	qp->comp.probes = 0;
+	if (comp_outstanding(qp))
+		rp_req_arm_timer(qp);
+	else
+		qp->comp.deadline = 0;
+}
+
+/*
+ * Everything before `psn` is acknowledged: move the window's base.  True
+ * if it moved (progress, even inside one large message).
+ */
+static bool
+comp_acked(struct rp_qp *qp, uint32_t psn)
+{
+	if (rp_psn_diff(psn, qp->comp.una) <= 0 ||
+	    rp_psn_diff(psn, qp->req.max_psn) > 0)
+		return false;
+	comp_grow(qp, (uint32_t)rp_psn_diff(psn, qp->comp.una));
+	qp->comp.una = psn;
+	comp_rtt_acked(qp);
+	return true;
+}
+
+/* Where a READ lost responses resumes: its first missing one. */
+static uint32_t
+comp_rd_resume(const struct rp_qp *qp, const struct rp_swqe *s)
+{
+	int32_t k = rp_psn_diff(qp->comp.rd_psn, s->first_psn);
+
+	return k > 0 && k < (int32_t)s->npkts ? qp->comp.rd_psn : s->first_psn;
+}
+
+/*
+ * Retire WQEs whose last PSN is before `psn` (strictly: before when
+ * `inclusive` is false, up to and including it otherwise).  Stops at a
+ * READ, which only its responses complete.
+ */
+static uint32_t
+comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
+{
+	uint32_t n = 0;
+
+	/*
+	 * WQEs past req.head were sent before a rewind: an ACK that covers
+	 * them (the responder had them) retires them without a resend.
+	 */
+	while (qp->comp.tail != qp->req.hi) {
+		struct rp_swqe *s = rp_swqe(qp, qp->comp.tail);
+		uint32_t last = rp_psn_add(s->first_psn, s->npkts - 1);
+		int32_t d = rp_psn_diff(psn, last);
+
+		if (s->state == RP_SWQE_NEW || s->state == RP_SWQE_DONE ||
+		    (inclusive ? d < 0 : d <= 0))
+			break;
+		if (rp_wr_is_rd_atomic(s->opcode)) {
+			/* An ACK past an unanswered READ or atomic: its
+			 * responses were lost (implicit NAK, IBTA 9.7.5.1.5).
+			 * Ask once from the first missing one; later ACKs say
+			 * the same. */
+			if (!qp->comp.rd_retried) {
+				qp->comp.rd_retried = true;
+				rp_req_rewind(qp, comp_rd_resume(qp, s));
+			}
+			break;
+		}
+		rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+		n++;
+	}
+	if ((int32_t)(qp->comp.tail - qp->req.head) > 0) {
+		/* Retired past the resend point: resume after them. */
+		RP_QP_LOG(rp_logtype_comp, DEBUG, qp->qpn,
+			  "ack psn %u retired past head %u to %u", psn,
+			  qp->req.head, qp->comp.tail);
+		qp->req.head = qp->comp.tail;
+		qp->req.inprog = false;
+		/* Nothing is sent and unretired now: no READ outstanding.
+		 * (A rewind dropped the counts of the READs retired here.) */
+		qp->req.rd_out = 0;
+		qp->req.psn = qp->comp.tail != qp->req.hi ?
+			rp_swqe(qp, qp->comp.tail)->first_psn : qp->req.max_psn;
+	}
+	if (qp->comp.tail != qp->req.hi) {
+		struct rp_swqe *s = rp_swqe(qp, qp->comp.tail);
+
+		if (rp_wr_is_rd_atomic(s->opcode) &&
+		    rp_psn_diff(qp->comp.rd_psn, s->first_psn) < 0)
+			qp->comp.rd_psn = s->first_psn;
+		if (s->state != RP_SWQE_NEW)
+			comp_acked(qp, s->first_psn);
+	} else {
+		comp_acked(qp, qp->req.max_psn);
+	}
+	return n;
+}
+
+static void
+comp_error(struct rp_qp *qp, uint32_t psn, uint32_t status)
+{
+	comp_retire(qp, psn, false);
+	RP_QP_LOG(rp_logtype_comp, DEBUG, qp->qpn, "error status %u at psn %u",
+		  status, psn);
+	switch (status) {
+	case IBV_WC_REM_INV_REQ_ERR:
+	case IBV_WC_REM_ACCESS_ERR:
+	case IBV_WC_REM_OP_ERR:
+	case IBV_WC_REM_INV_RD_REQ_ERR:
+		/* The peer's error, NAKed: the CQE reports it here, and the
+		 * peer's responder raises the event on its side. */
+		rp_qp_error(qp, status);
+		break;
+	default:
+		/* Retries exhausted, bad response, local protection. */
+		rp_qp_error_event(qp, status, IBV_EVENT_QP_FATAL);
+		break;
+	}
+}
+
+static void
+comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	uint8_t syn = rp_pkt_aeth_syn(pkt);
+	uint32_t psn = pkt->psn;
+
+	if (syn != RP_AETH_CREDIT_INVALID)
+		RP_QP_LOG(rp_logtype_comp, DEBUG, qp->qpn,
+			  "syndrome 0x%02x psn %u (tail %u head %u psn %u)",
+			  syn, psn, qp->comp.tail, qp->req.head, qp->req.psn);
+
+	switch (syn & RP_AETH_TYPE_MASK) {
+	case RP_AETH_ACK:
+		/* Partial ACKs of a large message are progress too ('|':
+		 * both must run, no short circuit). */
+		if ((comp_retire(qp, psn, true) != 0) |
+		    comp_acked(qp, rp_psn_add(psn, 1)))
+			comp_progress(qp);
+		break;
+	case RP_AETH_RNR_NAK:
+		rp_stat_inc(qp->dev, RP_STAT_RX_RNR_NAK);
+		if ((comp_retire(qp, psn, false) != 0) | comp_acked(qp, psn))
+			comp_progress(qp);
+		if (qp->comp.rnr_left == 0) {
+			comp_error(qp, psn, IBV_WC_RNR_RETRY_EXC_ERR);
+			break;
+		}
+		if (qp->rnr_retry != 7)	/* 7 means retry for ever */
+			qp->comp.rnr_left--;
+		rp_req_rewind(qp, psn);
+		qp->req.rnr_wait = true;
+		qp->req.rnr_until = rte_get_timer_cycles() +
+			rte_get_timer_hz() / 100000 * rp_rnr_10us[syn & 0x1f];
+		rp_req_arm_timer(qp);
+		break;
+	case RP_AETH_NAK:
+		rp_stat_inc(qp->dev, RP_STAT_RX_NAK);
+		switch (syn) {
+		case RP_AETH_NAK_PSN_SEQ:
+			/* The responder NAKs a gap once: resume from it now,
+			 * the timer is the last resort. */
+			if ((comp_retire(qp, psn, false) != 0) |
+			    comp_acked(qp, psn))
+				comp_progress(qp);
+			comp_cut(qp);
+			rp_req_rewind(qp, psn);
+			break;
+		case RP_AETH_NAK_INVALID_REQ:
+			comp_error(qp, psn, IBV_WC_REM_INV_REQ_ERR);
+			break;
+		case RP_AETH_NAK_REM_ACCESS:
+			comp_error(qp, psn, IBV_WC_REM_ACCESS_ERR);
+			break;
+		case RP_AETH_NAK_REM_OP:
+			comp_error(qp, psn, IBV_WC_REM_OP_ERR);
+			break;
+		case RP_AETH_NAK_INVALID_RD:
+			comp_error(qp, psn, IBV_WC_REM_INV_RD_REQ_ERR);
+			break;
+		default:
+			comp_error(qp, psn, IBV_WC_BAD_RESP_ERR);
+			break;
+		}
+		break;
+	default:
+		/* Reserved syndrome: ignore, the timer recovers. */
+		break;
+	}
+}
+
+/*
+ * The WQE a READ response (or an ATOMIC ACKNOWLEDGE, `atomic`) answers:
+ * the oldest, a READ or ATOMIC WRITE (an atomic) that expects this PSN.
+ * NULL for a response to nothing outstanding, a duplicate (counted), or
+ * one past a lost response, which is then asked for again, once per gap
+ * (the rest of a burst still arriving says the same).
+ */
+static struct rp_swqe *
+comp_resp_wqe(struct rp_qp *qp, const struct rp_pkt *pkt, bool atomic)
+{
+	struct rp_swqe *s;
+	int32_t d;
+
+	/* Responses come in order: anything before this one is acked. */
+	comp_retire(qp, pkt->psn, false);
+	if (qp->comp.tail == qp->req.hi)
+		return NULL;
+	s = rp_swqe(qp, qp->comp.tail);
+	if ((atomic ? !rp_wr_is_atomic(s->opcode) :
+	     s->opcode != IBV_WR_RDMA_READ &&
+	     s->opcode != IBV_WR_ATOMIC_WRITE) || s->state == RP_SWQE_NEW ||
+	    s->state == RP_SWQE_DONE)
+		return NULL;
+	d = rp_psn_diff(pkt->psn, qp->comp.rd_psn);
+	if (d < 0) {
+		rp_stat_inc(qp->dev, RP_STAT_RX_DUP);
+		return NULL;
+	}
+	if (d > 0) {
+		/* A response was lost: ask again from it, once per gap (the
+		 * rest of the burst still arriving says the same). */
+		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
+		if (!qp->comp.rd_retried) {
+			qp->comp.rd_retried = true;
+			comp_cut(qp);
+			rp_req_rewind(qp, comp_rd_resume(qp, s));
+		}
+		return NULL;
+	}
+	return s;
+}
+
+/* One request of max_rd_atomic answered: the WQE at the tail completes. */
+static void
+comp_rd_atomic_done(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	qp->comp.rd_psn = rp_psn_add(pkt->psn, 1);
+	qp->comp.rd_retried = false;
+	comp_acked(qp, qp->comp.rd_psn);
+	/* A request a rewind had uncounted may complete before its resend:
+	 * never wrap (a wrapped count stalls every READ). */
+	if (qp->req.rd_out > 0)
+		qp->req.rd_out--;
+	rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+	comp_retire(qp, qp->comp.rd_psn, false);
+	comp_progress(qp);
+}
+
+static void
+comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	const struct rp_send_wqe *w;
+	struct rp_swqe *s;
+	uint32_t off, k, want;
+
+	s = comp_resp_wqe(qp, pkt, false);
+	if (s == NULL)
+		return;
+	if (s->opcode == IBV_WR_ATOMIC_WRITE) {
+		/* Its answer: a READ response ONLY, empty, with an ACK
+		 * (IBTA 1.5, as rxe sends it). */
+		if (pkt->opcode != RP_OP_READ_RESP_ONLY || pkt->paylen != 0 ||
+		    (rp_pkt_aeth_syn(pkt) & RP_AETH_TYPE_MASK) != RP_AETH_ACK) {
+			comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
+			return;
+		}
+		comp_rd_atomic_done(qp, pkt);
+		return;
+	}
+	k = (uint32_t)rp_psn_diff(pkt->psn, s->first_psn);
+	if (k >= s->npkts) {
+		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
+		return;
+	}
+	/*
+	 * Opcode position and size must fit the READ's requests exactly:
+	 * each starts at an RP_READ_SEG boundary or where it was asked again
+	 * (there the old request's MIDDLE may come first), and ends at the
+	 * next boundary or the READ's end.  Once asked again mid-way, a
+	 * late response to an earlier request (a FIRST where that one
+	 * started) may still come, whatever the latest restart.
+	 */
+	off = k * qp->mtu;
+	want = s->length > off ? RTE_MIN(qp->mtu, s->length - off) : 0;
+	if ((k % RP_READ_SEG == 0 ? !(pkt->mask & RP_M_FIRST) :
+	     k != s->rd_restart && !s->rd_midway &&
+	     (pkt->mask & RP_M_FIRST)) ||
+	    ((pkt->mask & RP_M_LAST) != 0) !=
+	    (k == s->npkts - 1 || (k + 1) % RP_READ_SEG == 0) ||
+	    pkt->paylen != want) {
+		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
+		return;
+	}
+	w = rp_sq_wqe(qp, qp->comp.tail);
+	if (pkt->paylen != 0 &&
+	    rp_sge_copy_in_pkt(qp->dev, s->pdn, (const struct rp_sge *)(w + 1),
+			       w->num_sge, off,
+			       rp_pkt_payload(pkt), pkt->paylen) != 0) {
+		comp_error(qp, pkt->psn, IBV_WC_LOC_PROT_ERR);
+		return;
+	}
+	qp->comp.rd_psn = rp_psn_add(pkt->psn, 1);
+	qp->comp.rd_retried = false;
+	comp_acked(qp, qp->comp.rd_psn);
+	if (pkt->mask & RP_M_LAST) {
+		/* One request answered.  A READ a rewind had uncounted may
+		 * complete before its resend: never wrap (a wrapped count
+		 * stalls every READ). */
+		if (qp->req.rd_out > 0)
+			qp->req.rd_out--;
+	}
+	if (k == s->npkts - 1) {
+		rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+		comp_retire(qp, qp->comp.rd_psn, false);
+	}
+	comp_progress(qp);
+}
+
+/*
+ * An ATOMIC ACKNOWLEDGE: the original value goes into the WQE's local SGE
+ * (8 bytes, host order, as rxe writes it) and the atomic completes.
+ */
+static void
+comp_atomic_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	const struct rp_send_wqe *w;
+	struct rp_swqe *s;
+	uint64_t orig;
+
+	/* An atomic at the tail expects its answer at comp.rd_psn, its only
+	 * PSN; a later atomic's answer says this one's was lost. */
+	s = comp_resp_wqe(qp, pkt, true);
+	if (s == NULL)
+		return;
+	if ((rp_pkt_aeth_syn(pkt) & RP_AETH_TYPE_MASK) != RP_AETH_ACK) {
+		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
+		return;
+	}
+	w = rp_sq_wqe(qp, qp->comp.tail);
+	orig = rp_pkt_atmack_orig(pkt);
+	if (rp_sge_copy_in(qp->dev, s->pdn, (const struct rp_sge *)(w + 1),
+			   w->num_sge, 0, (const uint8_t *)&orig,
+			   sizeof(orig)) != 0) {
+		comp_error(qp, pkt->psn, IBV_WC_LOC_PROT_ERR);
+		return;
+	}
+	comp_rd_atomic_done(qp, pkt);
+}
+
+void
+rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	if (qp->type != IBV_QPT_RC || qp->flushing ||
+	    (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD))
+		return;
+	/* Responses for PSNs never sent are bogus: drop them. */
+	if (rp_psn_diff(pkt->psn, qp->req.max_psn) >= 0) {
+		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
+		return;
+	}
+	if (pkt->mask & RP_M_READ)
+		comp_read_resp(qp, pkt);
+	else if (pkt->mask & RP_M_ATOMIC)
+		comp_atomic_ack(qp, pkt);
+	else if (pkt->opcode == RP_OP_ACK)
+		comp_ack(qp, pkt);
+}
+
+/* Retransmit timer.  Returns true if it did something. */
+bool
+rp_comp_timer(struct rp_qp *qp, uint64_t now)
+{
+	const struct rp_shard *sh = &qp->dev->sh[qp->shard];
+
+	if (qp->comp.deadline == 0 || now < qp->comp.deadline)
+		return false;
+	if (sh->starved_lag != 0 && qp->comp.deadline > sh->starved_from &&
+	    qp->comp.deadline - sh->starved_from <= sh->starved_lag) {
+		/*
+		 * It ran out while no pass could run: the CPU was not the
+		 * engine's, and the answer may be waiting in the receive
+		 * ring.  The timer counts the engine's time, not the wall's.
+		 */
+		qp->comp.deadline += sh->starved_lag;
+		rp_stat_inc(qp->dev, RP_STAT_TIMER_STARVED);
+		return false;
+	}
+	qp->comp.deadline = 0;
+	if (qp->flushing || (!comp_outstanding(qp) &&
+	    qp->sq_prod == qp->comp.tail &&
+	    rp_load_acquire(&qp->sq->prod) == qp->app_ingest))
+		return false;
+	if (qp->req.rnr_wait) {
+		/* The responder asked for this silence (RNR NAK): the
+		 * requester resends when it ends, the timer runs again. */
+		rp_req_arm_timer(qp);
+		return false;
+	}
+	if (qp->comp.probes < RP_PROBE_MAX && qp->comp.srtt != 0 &&
+	    qp->addr_ok) {
+		/* Silence for a few round trips: resend early. */
+		qp->comp.probes++;
+		rp_stat_inc(qp->dev, RP_STAT_PROBE);
+		comp_cut(qp);
+		qp->comp.rd_retried = false;
+		if (comp_outstanding(qp) && !rp_req_rewind(qp, qp->comp.una))
+			rp_req_rewind(qp, rp_swqe(qp, qp->comp.tail)->first_psn);
+		rp_req_arm_timer(qp);
+		return true;
+	}
+	rp_stat_inc(qp->dev, RP_STAT_TIMEOUT);
+	RP_QP_LOG(rp_logtype_comp, DEBUG, qp->qpn,
+		  "timeout: tail %u head %u hi %u psn %u max_psn %u retry_left %u",
+		  qp->comp.tail, qp->req.head, qp->req.hi, qp->req.psn,
+		  qp->req.max_psn, qp->comp.retry_left);
+	if (qp->comp.retry_left == 0) {
+		RP_QP_LOG(rp_logtype_comp, INFO, qp->qpn,
+			  "retry count exceeded");
+		rp_qp_error_event(qp, IBV_WC_RETRY_EXC_ERR, IBV_EVENT_QP_FATAL);
+		return true;
+	}
+	qp->comp.retry_left--;
+	qp->comp.rd_retried = false;
+	rp_xmit_reresolve(qp);
+	comp_cut(qp);
+	/* Resume from the oldest unacknowledged PSN, not the message's
+	 * start: a large message keeps what was acknowledged of it. */
+	if (comp_outstanding(qp) && !rp_req_rewind(qp, qp->comp.una))
+		rp_req_rewind(qp, rp_swqe(qp, qp->comp.tail)->first_psn);
+	rp_req_arm_timer(qp);
+	return true;
+}

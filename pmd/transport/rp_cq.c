@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * CQ rings (engine side) and completion channels: publish a CQE, and fire
+ * the CQ's channel when the application armed it.
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_malloc.h>
+
+#include <infiniband/verbs.h>
+
+#include "rp_atomic.h"
+#include "rp_log.h"
+#include "rp_engine.h"
+#include "rp_signal.h"
+
+#define RP_CQN_IDX(n)	((n) & 0xffffu)
+
+struct rp_cq *
+rp_cq_get(struct rp_dev *dev, uint32_t cqn)
+{
+	struct rp_cq *cq;
+
+	if (RP_CQN_IDX(cqn) >= RP_MAX_CQ)
+		return NULL;
+	cq = dev->cq[RP_CQN_IDX(cqn)];
+	return cq != NULL && cq->cqn == cqn ? cq : NULL;
+}
+
+static struct rp_chan *
+chan_get(struct rp_dev *dev, int chn)
+{
+	if (chn < 0 || (uint32_t)chn >= RP_MAX_CHAN || !dev->chan[chn].valid)
+		return NULL;
+	return &dev->chan[chn];
+}
+
+int
+rp_cq_create(struct rp_dev *dev, struct rp_ctrl_cq *c)
+{
+	struct rp_chan *ch = NULL;
+	struct rp_cq *cq;
+	uint32_t idx, size;
+	int64_t off;
+
+	if (c->cqe == 0 || c->cqe >= RP_MAX_CQE)
+		return -EINVAL;
+	if (c->chan >= 0) {
+		ch = chan_get(dev, c->chan);
+		if (ch == NULL)
+			return -EINVAL;
+	}
+	for (idx = 0; idx < RP_MAX_CQ; idx++)
+		if (dev->cq[idx] == NULL)
+			break;
+	if (idx == RP_MAX_CQ)
+		return -ENOMEM;
+	size = rte_align32pow2(c->cqe + 1);
+	off = rp_region_alloc(dev, RP_CQ_HDR_SIZE +
+			      (uint64_t)size * sizeof(struct rp_cqe));
+	if (off < 0)
+		return (int)off;
+	cq = rte_zmalloc("rp_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE);
+	if (cq == NULL) {
+		rp_region_free(dev, off, RP_CQ_HDR_SIZE +
+			       (uint64_t)size * sizeof(struct rp_cqe));
+		return -ENOMEM;
+	}
+	/* 15 bits: a CQN stays positive where the ABI's int32_t -1 is none */
+	dev->cq_gen[idx] = (dev->cq_gen[idx] + 1) & 0x7fff;
+	cq->cqn = idx | (uint32_t)dev->cq_gen[idx] << 16;
+	cq->size = size;
+	cq->log2_size = rte_log2_u32(size);
+	cq->chan = ch != NULL ? c->chan : -1;
+	cq->arena = dev->cur_arena;
+	cq->off = off;
+	cq->ctl = rp_region_ptr(dev, off);
+	cq->ring = (struct rp_cqe *)((uint8_t *)cq->ctl + RP_CQ_HDR_SIZE);
+	if (ch != NULL)
+		ch->nr_cq++;
+	dev->cq[idx] = cq;
+	c->cqn = cq->cqn;
+	c->size = size;
+	c->off = off;
+	return 0;
+}
+
+int
+rp_cq_destroy(struct rp_dev *dev, struct rp_ctrl_cq *c)
+{
+	struct rp_cq *cq = rp_cq_get(dev, c->cqn);
+	struct rp_chan *ch;
+
+	if (cq == NULL)
+		return -EINVAL;
+	if (cq->nr_qp != 0)
+		return -EBUSY;
+	ch = chan_get(dev, cq->chan);
+	if (ch != NULL)
+		ch->nr_cq--;
+	dev->cq[RP_CQN_IDX(cq->cqn)] = NULL;
+	rp_region_free(dev, cq->off, RP_CQ_HDR_SIZE +
+		       (uint64_t)cq->size * sizeof(struct rp_cqe));
+	rte_free(cq);
+	return 0;
+}
+
+/*
+ * ibv_resize_cq(): a new ring of at least c->cqe entries, into which the
+ * CQEs the application has not consumed move, in order, from index 0; the
+ * old ring is freed.  The shim holds the CQ's poll lock meanwhile, and
+ * this lcore posts no CQE during the move.  -EINVAL if they do not fit.
+ */
+int
+rp_cq_resize(struct rp_dev *dev, struct rp_ctrl_cq *c)
+{
+	struct rp_cq *cq = rp_cq_get(dev, c->cqn);
+	struct rp_cq_ctl *ctl;
+	struct rp_cqe *ring;
+	uint32_t size, cons, pending;
+	int64_t off;
+
+	if (cq == NULL || c->cqe == 0 || c->cqe >= RP_MAX_CQE)
+		return -EINVAL;
+	/* Untrusted: a cons ahead of prod or a lap behind is "full". */
+	cons = rp_load_acquire(&cq->ctl->cons);
+	pending = RTE_MIN(cq->prod - cons, cq->size);
+	cons = cq->prod - pending;
+	size = rte_align32pow2(c->cqe + 1);
+	if (pending >= size)
+		return -EINVAL;
+	off = rp_region_alloc(dev, RP_CQ_HDR_SIZE +
+			      (uint64_t)size * sizeof(struct rp_cqe));
+	if (off < 0)
+		return (int)off;
+	ctl = rp_region_ptr(dev, off);
+	ring = (struct rp_cqe *)((uint8_t *)ctl + RP_CQ_HDR_SIZE);
+	memset(ctl, 0, RP_CQ_HDR_SIZE + (size_t)size * sizeof(struct rp_cqe));
+	for (uint32_t i = 0; i < pending; i++) {
+		ring[i] = cq->ring[(cons + i) & (cq->size - 1)];
+		ring[i].owner = 1;	/* lap 0 of the new ring */
+	}
+	ctl->prod = pending;
+	ctl->arm = rp_load_relaxed(&cq->ctl->arm);
+	rp_region_free(dev, cq->off, RP_CQ_HDR_SIZE +
+		       (uint64_t)cq->size * sizeof(struct rp_cqe));
+	cq->off = off;
+	cq->ctl = ctl;
+	cq->ring = ring;
+	cq->size = size;
+	cq->log2_size = rte_log2_u32(size);
+	cq->prod = pending;
+	c->size = size;
+	c->off = off;
+	return 0;
+}
+
+/* Queue the CQ's event on its channel and wake the channel's readers. */
+static void
+chan_fire(struct rp_dev *dev, struct rp_cq *cq)
+{
+	struct rp_chan *ch = chan_get(dev, cq->chan);
+
+	if (ch == NULL)
+		return;
+	/* A channel's CQs may be on several shards: one producer at a time. */
+	rp_dev_shared_lock(dev);
+	/* A2: pairs with R2 in the shim: a slot is free once it is consumed. */
+	if (ch->prod - rp_load_acquire(&ch->ctl->cons) >= RP_CHAN_EVENTS) {
+		/* Cannot happen with fewer armings than slots; never block. */
+		rp_store_relaxed(&ch->ctl->dropped, ch->ctl->dropped + 1);
+		rp_dev_shared_unlock(dev);
+		return;
+	}
+	ch->ctl->ev[ch->prod % RP_CHAN_EVENTS] = cq->cqn;
+	ch->prod++;
+	/* R3: pairs with A3 in ibv_get_cq_event: entry before count. */
+	rp_store_release(&ch->ctl->prod, ch->prod);
+	rp_dev_shared_unlock(dev);
+	rp_stat_inc(dev, RP_STAT_EVENTS);
+	/* Never blocks: an attached client's is our socket end, full when
+	 * it does not read (the fd is readable, the event in its ring). */
+	if (!rp_fd_signal(ch->fd, ch->sock) && errno != EAGAIN)
+		RP_LOG_RL(rp_logtype_cq, ERR, "channel %ld: signal failed: %s",
+			  (long)(ch - dev->chan), strerror(errno));
+}
+
+/*
+ * Publish one CQE.  -ENOSPC when the application has not consumed enough:
+ * the CQE is not written (never overwrite) and the CQ is marked overrun.
+ */
+int
+rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe)
+{
+	struct rp_cqe *slot;
+	uint32_t arm, solicited;
+
+	/* The data a completion reports is in the process first. */
+	rp_mem_flush(dev);
+
+	/*
+	 * A4: pairs with the shim's release of cons after reading CQEs.
+	 * Untrusted: a cons beyond prod (or more than size behind) reads
+	 * as a full ring, so it is an overrun too.
+	 */
+	if (cq->prod - rp_load_acquire(&cq->ctl->cons) >= cq->size) {
+		cq->overflows++;
+		rp_stat_inc(dev, RP_STAT_CQ_OVERFLOW);
+		rp_store_relaxed(&cq->ctl->overflow, 1u);
+		RP_LOG_RL(rp_logtype_cq, ERR, "cq 0x%x overflow", cq->cqn);
+		/* One IBV_EVENT_CQ_ERR per episode: until a CQE fits again. */
+		if (!cq->overrun) {
+			cq->overrun = true;
+			rp_async_push(dev, IBV_EVENT_CQ_ERR, cq->cqn);
+		}
+		return -ENOSPC;
+	}
+	cq->overrun = false;
+	slot = &cq->ring[cq->prod & (cq->size - 1)];
+	memcpy(slot, cqe, offsetof(struct rp_cqe, owner));
+	/* R4: pairs with the shim's acquire of owner in poll_cq. */
+	rp_store_release(&slot->owner, (cq->prod >> cq->log2_size) + 1);
+	cq->prod++;
+	rp_sh(dev)->pass_cqes++;
+	rp_store_relaxed(&cq->ctl->prod, cq->prod);
+	if (cq->chan < 0)
+		return 0;
+
+	/*
+	 * F1: pairs with the full fence after the arm store in
+	 * ibv_req_notify_cq (Dekker): either the application's next poll sees
+	 * this CQE or we see its arm.
+	 */
+	rp_fence_seq_cst();
+	arm = rp_load_relaxed(&cq->ctl->arm);
+	solicited = (cqe->flags & RP_CQE_SOLICITED) ||
+		cqe->status != IBV_WC_SUCCESS;
+	while ((arm & RP_CQ_ARM_NEXT) || ((arm & RP_CQ_ARM_SOL) && solicited)) {
+		/* Claim the arm: one event per arming. */
+		if (rp_cas(&cq->ctl->arm, &arm, arm & ~RP_CQ_ARM_MASK)) {
+			chan_fire(dev, cq);
+			break;
+		}
+	}
+	return 0;
+}
+
+int
+rp_chan_create(struct rp_dev *dev, struct rp_ctrl_chan *c)
+{
+	struct rp_chan *ch;
+	int64_t off;
+
+	if (c->fd < 0)
+		return -EBADF;
+	for (uint32_t i = 0; i < RP_MAX_CHAN; i++) {
+		ch = &dev->chan[i];
+		if (ch->valid)
+			continue;
+		off = rp_region_alloc(dev, sizeof(struct rp_chan_ctl));
+		if (off < 0)
+			return (int)off;
+		memset(ch, 0, sizeof(*ch));
+		ch->valid = true;
+		ch->fd = c->fd;
+		ch->sock = rp_fd_is_sock(c->fd);
+		ch->off = off;
+		ch->ctl = rp_region_ptr(dev, off);
+		c->chn = i;
+		c->off = off;
+		return 0;
+	}
+	return -ENOMEM;
+}
+
+int
+rp_chan_destroy(struct rp_dev *dev, struct rp_ctrl_chan *c)
+{
+	struct rp_chan *ch = chan_get(dev, (int)c->chn);
+
+	if (ch == NULL)
+		return -EINVAL;
+	if (ch->nr_cq != 0)
+		return -EBUSY;
+	rp_region_free(dev, ch->off, sizeof(struct rp_chan_ctl));
+	ch->valid = false;
+	return 0;
+}

@@ -1,0 +1,923 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Responder: executes incoming requests.  RC: PSN check (duplicate,
+ * in order, ahead), opcode sequence check, SEND into receive WQEs, RDMA
+ * WRITE, READ, atomics and ATOMIC WRITE against rkeys, ACK/NAK
+ * generation, READ responses and ATOMIC ACKNOWLEDGEs (atomics replayed
+ * from a cache).
+ * UD: Q_Key check and delivery with the 40-byte GRH area.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_ip.h>
+
+#include <infiniband/verbs.h>
+
+#include "rp_atomic.h"
+#include "rp_log.h"
+#include "rp_engine.h"
+#include "rp_psn.h"
+#include "rp_xmit.h"
+
+/* Outcome of executing one request packet. */
+enum rp_resp_res {
+	RP_RESP_OK = 0,
+	RP_RESP_RNR,		/* no receive WQE: RNR NAK, PSN not consumed */
+	RP_RESP_ERR_INV_REQ,	/* NAK invalid request, QP to ERR */
+	RP_RESP_ERR_ACCESS,	/* NAK remote access error */
+	RP_RESP_ERR_OP,		/* NAK remote operational error, QP to ERR */
+	RP_RESP_DROP,		/* silently dropped (UD) */
+	RP_RESP_GONE,		/* the attached process that owns the QP died */
+};
+
+/*
+ * An ACK or NAK to send later, from rp_resp_step(): it replaces one owed
+ * already, which it covers (ACKs are cumulative; a NAK's PSN is the
+ * expected one, so it acknowledges everything before).
+ */
+static void
+resp_owe_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
+{
+	qp->resp.ack_owed = true;
+	qp->resp.ack_syn = syn;
+	qp->resp.ack_psn = psn;
+}
+
+/*
+ * Send an ACK or NAK now, or, while the peer's MAC is unknown, owe it
+ * (ARP is asked again on every responder step until it answers; a
+ * duplicate request from the peer meanwhile only updates what is owed).
+ */
+void
+rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
+{
+	struct rte_mbuf *m;
+	uint8_t *bth;
+
+	if (!rp_xmit_ready(qp)) {
+		resp_owe_ack(qp, syn, psn);
+		return;
+	}
+	/* Newer than anything owed, which it covers. */
+	qp->resp.ack_owed = false;
+	m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, RP_OP_ACK, 0, 0, psn, 0,
+			  &bth);
+	if (m == NULL)
+		return;
+	rp_aeth_set(rp_xmit_hdr(bth, RP_OP_ACK, RP_HDR_AETH), syn,
+		    qp->resp.msn);
+	rp_xmit_send(qp, &qp->addr, m);
+	rp_stat_inc(qp->dev, RP_STAT_TX_ACK);
+}
+
+/*
+ * Take the next receive WQE into qp->resp.rcv; false if there is none, or
+ * if the application's ring is corrupt: then the QP is in ERR (the caller
+ * tells by resp_no_rwqe()).
+ */
+static bool
+resp_take_rwqe(struct rp_qp *qp)
+{
+	struct rp_rcv_state *r = &qp->resp.rcv;
+	const struct rp_recv_wqe *w;
+	uint32_t prod;
+
+	if (qp->srq != NULL) {
+		r->kind = RP_RCV_SRQ;
+		/* UC: the WQE an aborted message took serves the next one. */
+		if (r->held) {
+			r->held = false;
+			r->offset = 0;
+			r->skip = 0;
+			r->active = true;
+			return true;
+		}
+		return rp_srq_take(qp->srq, r);
+	}
+	/* A0: pairs with the shim's release of the RQ producer index. */
+	prod = rp_load_acquire(&qp->rq->prod);
+	/* Untrusted: more than the ring holds is no index at all. */
+	if (prod - qp->rq_cons > qp->rq_size) {
+		RP_QP_LOG(rp_logtype_resp, ERR, qp->qpn,
+			  "corrupt RQ producer index %u (consumed %u, size %u)",
+			  prod, qp->rq_cons, qp->rq_size);
+		rp_qp_error_event(qp, IBV_WC_WR_FLUSH_ERR, IBV_EVENT_QP_FATAL);
+		return false;
+	}
+	if (prod == qp->rq_cons)
+		return false;
+	w = rp_rq_wqe(qp, qp->rq_cons);
+	/* Copy before use: the application owns the ring memory. */
+	memcpy(&r->wqe, w, sizeof(r->wqe));
+	r->kind = RP_RCV_RQ;
+	r->idx = qp->rq_cons;
+	if (r->wqe.num_sge > qp->caps.max_recv_sge) {
+		/* A malformed WQE: it completes in error, the QP with it. */
+		RP_QP_LOG(rp_logtype_resp, ERR, qp->qpn,
+			  "receive WQE %u has %u SGEs, max %u", r->idx,
+			  r->wqe.num_sge, qp->caps.max_recv_sge);
+		r->active = true;
+		rp_cqe_recv(qp, NULL, IBV_WC_LOC_QP_OP_ERR, IBV_WC_RECV, 0);
+		rp_qp_error_event(qp, IBV_WC_WR_FLUSH_ERR, IBV_EVENT_QP_FATAL);
+		return false;
+	}
+	memcpy(r->sge, w + 1, sizeof(r->sge[0]) * r->wqe.num_sge);
+	r->pdn = qp->pdn;
+	r->offset = 0;
+	r->skip = 0;
+	r->active = true;
+	return true;
+}
+
+/* No receive WQE taken: wait for one (RNR), or the ring was corrupt. */
+static enum rp_resp_res
+resp_no_rwqe(const struct rp_qp *qp)
+{
+	return qp->state == IBV_QPS_ERR ? RP_RESP_ERR_OP : RP_RESP_RNR;
+}
+
+/*
+ * The SEND in qp->resp.rcv ended: placed in full (SUCCESS, at its last
+ * packet) or not (an error status).
+ */
+static void
+resp_rcv_finish(struct rp_qp *qp, const struct rp_pkt *pkt, uint32_t status)
+{
+	rp_cqe_recv(qp, pkt, status, IBV_WC_RECV, qp->resp.rcv.offset);
+}
+
+static enum rp_resp_res
+resp_send(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	struct rp_rcv_state *r = &qp->resp.rcv;
+	const uint8_t *pay = rp_pkt_payload(pkt);
+	uint32_t len = pkt->paylen;
+	uint32_t skip;
+	int ret;
+
+	if (pkt->mask & RP_M_FIRST) {
+		if (qp->srq != NULL && qp->srq->tm != NULL) {
+			/* Tag matching decides where the message goes. */
+			if (rp_tm_recv_first(qp, pkt) < 0)
+				return RP_RESP_RNR;
+		} else if (!resp_take_rwqe(qp)) {
+			return resp_no_rwqe(qp);
+		}
+	} else if (!r->active) {
+		return RP_RESP_ERR_INV_REQ;
+	}
+	/* TM: the TMH of a matched message is not placed. */
+	skip = RTE_MIN(r->skip, len);
+	r->skip = 0;
+	ret = rp_sge_copy_in_pkt(qp->dev, r->pdn, r->sge, r->wqe.num_sge,
+				 r->offset, pay + skip, len - skip);
+	if (ret != 0) {
+		/*
+		 * Too long for the buffer: the request's fault, class C, NAK
+		 * "invalid request".  A bad lkey in the WQE: the responder's
+		 * own (local protection), NAK "remote operational error", as
+		 * rxe and mlx5 answer it (IBTA 9.7.5.2.8).
+		 */
+		resp_rcv_finish(qp, pkt, ret == -EMSGSIZE ?
+				IBV_WC_LOC_LEN_ERR : IBV_WC_LOC_PROT_ERR);
+		return ret == -EMSGSIZE ? RP_RESP_ERR_INV_REQ : RP_RESP_ERR_OP;
+	}
+	r->offset += len - skip;
+	if (pkt->mask & RP_M_LAST) {
+		/* SEND with Invalidate: the key goes before the CQE says so. */
+		if ((pkt->mask & RP_M_IETH) &&
+		    rp_key_invalidate(qp, rp_pkt_ieth_rkey(pkt)) < 0)
+			return RP_RESP_ERR_INV_REQ;
+		resp_rcv_finish(qp, pkt, IBV_WC_SUCCESS);
+		qp->resp.msn++;
+	}
+	return RP_RESP_OK;
+}
+
+/* A failed copy to or from the MR's memory (rp_mem.c's errors). */
+static inline enum rp_resp_res
+resp_mem_res(int ret)
+{
+	return ret == -ESRCH ? RP_RESP_GONE : RP_RESP_ERR_ACCESS;
+}
+
+static enum rp_resp_res
+resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	uint32_t len = pkt->paylen;
+	struct rp_mr *mr;
+	int ret;
+
+	if (pkt->mask & RP_M_FIRST) {
+		uint64_t va = rp_pkt_reth_va(pkt);
+		uint32_t dlen = rp_pkt_reth_len(pkt);
+
+		/* An operation the QP does not enable is an invalid
+		 * request, not an access violation (rxe's check_op_valid). */
+		if (!(qp->access & IBV_ACCESS_REMOTE_WRITE))
+			return RP_RESP_ERR_INV_REQ;
+		if (dlen != 0 &&
+		    rp_rkey_lookup(qp, rp_pkt_reth_rkey(pkt), va, dlen,
+				   IBV_ACCESS_REMOTE_WRITE) == NULL)
+			return RP_RESP_ERR_ACCESS;
+		qp->resp.wr_rkey = rp_pkt_reth_rkey(pkt);
+		qp->resp.wr_va = va;
+		qp->resp.wr_left = dlen;
+		qp->resp.wr_total = dlen;
+	} else if (!(rp_opcode[qp->resp.last_op].mask & RP_M_WRITE)) {
+		return RP_RESP_ERR_INV_REQ;
+	}
+	/* With immediate, a receive WQE is needed before writing anything. */
+	if ((pkt->mask & RP_M_RWQE) && !qp->resp.rcv.active &&
+	    !resp_take_rwqe(qp))
+		return resp_no_rwqe(qp);
+	if (len > qp->resp.wr_left)
+		return RP_RESP_ERR_INV_REQ;
+	if ((pkt->mask & RP_M_LAST) && len != qp->resp.wr_left)
+		return RP_RESP_ERR_INV_REQ;
+	if (len != 0) {
+		/*
+		 * Every packet against the MR as it is now: deregistered, or
+		 * its slot taken by a new registration (another key) since
+		 * the FIRST, the rest is refused.  Deregistration runs on
+		 * this lcore, between packets: no lock needed.
+		 */
+		mr = rp_rkey_lookup(qp, qp->resp.wr_rkey, qp->resp.wr_va, len,
+				    IBV_ACCESS_REMOTE_WRITE);
+		if (mr == NULL)
+			return RP_RESP_ERR_ACCESS;
+		ret = rp_mem_write(qp->dev, mr, qp->resp.wr_va,
+				   rp_pkt_payload(pkt), len, true);
+		if (ret != 0)
+			return resp_mem_res(ret);
+		qp->resp.wr_va += len;
+		qp->resp.wr_left -= len;
+	}
+	if (pkt->mask & RP_M_LAST) {
+		if (pkt->mask & RP_M_IMMDT)
+			rp_cqe_recv(qp, pkt, IBV_WC_SUCCESS,
+				    IBV_WC_RECV_RDMA_WITH_IMM, qp->resp.wr_total);
+		qp->resp.msn++;
+	}
+	return RP_RESP_OK;
+}
+
+/*
+ * A slot of the responder's resources (qp->rd[]) for the READ or atomic
+ * request `pkt`, or NULL with *res saying why not.
+ */
+static struct rp_rd_resp *
+resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
+	     enum rp_resp_res *res)
+{
+	struct rp_rd_resp *rd;
+
+	if (dup) {
+		/*
+		 * The requester went back to this request (go-back-N): the
+		 * responses still owed from it on will be asked for again, so
+		 * they must not fill the queue twice (C9-100).  That includes
+		 * a READ it resumes mid-way: it has every response before
+		 * this PSN.
+		 */
+		while (qp->resp.rd_head != qp->resp.rd_tail) {
+			struct rp_rd_resp *last = &qp->rd[(qp->resp.rd_head - 1) &
+							 (qp->rd_size - 1)];
+
+			if (rp_psn_diff(last->last_psn, pkt->psn) < 0)
+				break;
+			last->valid = false;
+			qp->resp.rd_head--;
+		}
+	}
+	if (qp->resp.rd_head - qp->resp.rd_tail >=
+	    RTE_MAX(qp->max_dest_rd_atomic, 1u)) {
+		if (dup) {
+			/* A duplicate can wait for the requester's next retry. */
+			*res = RP_RESP_DROP;
+			return NULL;
+		}
+		/*
+		 * A READ queued again for a duplicate request may be one the
+		 * requester has completed since, from the first responses
+		 * (they crossed its resend): it no longer counts it against
+		 * max_rd_atomic, and its next new READ finds the queue full.
+		 * Such stale entries are the oldest, since the requester
+		 * completes in order and no first execution can precede them.
+		 * Give up the oldest replay; only a queue full of requests the
+		 * requester really has outstanding is its error.
+		 */
+		rd = &qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)];
+		if (!rd->replay) {
+			RP_QP_LOG(rp_logtype_resp, INFO, qp->qpn,
+				  "op 0x%02x psn %u: %u READs/atomics queued "
+				  "already", pkt->opcode, pkt->psn,
+				  qp->resp.rd_head - qp->resp.rd_tail);
+			*res = RP_RESP_ERR_INV_REQ;
+			return NULL;
+		}
+		RP_QP_LOG(rp_logtype_resp, DEBUG, qp->qpn,
+			  "op 0x%02x psn %u: queue full, replay psn %u given up",
+			  pkt->opcode, pkt->psn, rd->first_psn);
+		rd->valid = false;
+		qp->resp.rd_tail++;
+	}
+	rd = &qp->rd[qp->resp.rd_head++ & (qp->rd_size - 1)];
+	rd->psn = pkt->psn;
+	rd->first_psn = pkt->psn;
+	rd->valid = true;
+	rd->replay = dup;
+	rd->atomic = false;
+	return rd;
+}
+
+static enum rp_resp_res
+resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
+{
+	uint64_t va = rp_pkt_reth_va(pkt);
+	uint32_t len = rp_pkt_reth_len(pkt);
+	enum rp_resp_res res;
+	struct rp_rd_resp *rd;
+	struct rp_mr *mr = NULL;
+
+	if (!(qp->access & IBV_ACCESS_REMOTE_READ))
+		return RP_RESP_ERR_INV_REQ;	/* not enabled on the QP */
+	if (len > (1u << 31) || qp->rd == NULL)
+		return RP_RESP_ERR_INV_REQ;
+	if (len != 0) {
+		mr = rp_rkey_lookup(qp, rp_pkt_reth_rkey(pkt), va, len,
+				    IBV_ACCESS_REMOTE_READ);
+		if (mr == NULL)
+			return RP_RESP_ERR_ACCESS;
+	}
+	rd = resp_rd_slot(qp, pkt, dup, &res);
+	if (rd == NULL)
+		return res;
+	rd->npkts_left = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
+	rd->last_psn = rp_psn_add(pkt->psn, rd->npkts_left - 1);
+	rd->va = va;
+	rd->left = len;
+	rd->total = len;
+	rd->mr = mr;
+	rd->key = mr != NULL ? mr->key : 0;
+	if (!dup) {
+		qp->resp.epsn = rp_psn_add(pkt->psn, rd->npkts_left - 1);
+		qp->resp.msn++;
+	}
+	return RP_RESP_OK;
+}
+
+/*
+ * Queue the one-packet answer of pkt with the READs': an ATOMIC
+ * ACKNOWLEDGE of `orig` for an atomic, an empty READ response ONLY for an
+ * ATOMIC WRITE.
+ */
+static enum rp_resp_res
+resp_answer1(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
+	     bool atomic, uint64_t orig)
+{
+	enum rp_resp_res res;
+	struct rp_rd_resp *rd;
+
+	rd = resp_rd_slot(qp, pkt, dup, &res);
+	if (rd == NULL)
+		return res;
+	rd->npkts_left = 1;
+	rd->last_psn = pkt->psn;
+	rd->va = 0;
+	rd->left = 0;
+	rd->total = 0;
+	rd->mr = NULL;
+	rd->key = 0;
+	rd->atomic = atomic;
+	rd->orig = orig;
+	return RP_RESP_OK;
+}
+
+/*
+ * The target of an atomic or an ATOMIC WRITE: the operation enabled on
+ * the QP (else NAK invalid request, as rxe's check_op_valid), an 8-byte
+ * aligned va (else invalid request, as rxe) under an rkey with the right
+ * (else remote access error), and room for the answer among the READs'
+ * (a peer beyond its max_rd_atomic gets invalid request).
+ */
+static enum rp_resp_res
+resp_target8(struct rp_qp *qp, uint32_t rkey, uint64_t va, int access,
+	     struct rp_mr **mrp)
+{
+	struct rp_mr *mr;
+
+	if (!(qp->access & access) || qp->rd == NULL)
+		return RP_RESP_ERR_INV_REQ;
+	if ((va & (sizeof(uint64_t) - 1)) != 0)
+		return RP_RESP_ERR_INV_REQ;
+	mr = rp_rkey_lookup(qp, rkey, va, sizeof(uint64_t), access);
+	if (mr == NULL)
+		return RP_RESP_ERR_ACCESS;
+	if (((uintptr_t)(mr->addr + (va - mr->iova)) &
+	     (sizeof(uint64_t) - 1)) != 0)
+		return RP_RESP_ERR_INV_REQ;	/* iova and address disagree */
+	if (qp->resp.rd_head - qp->resp.rd_tail >=
+	    RTE_MAX(qp->max_dest_rd_atomic, 1u) &&
+	    !qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)].replay)
+		return RP_RESP_ERR_INV_REQ;
+	*mrp = mr;
+	return RP_RESP_OK;
+}
+
+/*
+ * An atomic: an 8-byte aligned target under an rkey with
+ * REMOTE_ATOMIC, executed with the CPU's atomic instructions, so that it
+ * is atomic against every other atomic on it: other QPs and devices (their
+ * lcores) and the application's own __atomic operations.  The original
+ * value goes back in the ATOMIC ACKNOWLEDGE and into the replay cache.
+ * Every check comes first, the room for the response too (a peer beyond
+ * its max_rd_atomic gets "invalid request"): once executed, the response
+ * is owed.
+ */
+static enum rp_resp_res
+resp_atomic(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	uint64_t va = rp_pkt_atmeth_va(pkt);
+	enum rp_resp_res res;
+	struct rp_atom_res *ar;
+	struct rp_mr *mr;
+	uint64_t orig;
+	int ret;
+
+	res = resp_target8(qp, rp_pkt_atmeth_rkey(pkt), va,
+			   IBV_ACCESS_REMOTE_ATOMIC, &mr);
+	if (res != RP_RESP_OK)
+		return res;
+	if (pkt->opcode == RP_OP_CMP_SWAP)
+		ret = rp_mem_atomic(qp->dev, mr, va, true,
+				    rp_pkt_atmeth_comp(pkt),
+				    rp_pkt_atmeth_swap_add(pkt), &orig);
+	else
+		ret = rp_mem_atomic(qp->dev, mr, va, false,
+				    rp_pkt_atmeth_swap_add(pkt), 0, &orig);
+	if (ret != 0)
+		return resp_mem_res(ret);
+	ar = &qp->atom[qp->resp.atom_next++ & (qp->rd_size - 1)];
+	ar->psn = pkt->psn;
+	ar->orig = orig;
+	ar->valid = true;
+	qp->resp.msn++;
+	return resp_answer1(qp, pkt, false, true, orig);
+}
+
+/*
+ * Store 8 bytes at va as one write: a compare-and-swap until the value it
+ * replaces is the one it compared with (rp_mem_atomic() is the engine's
+ * one atomic access to registered memory, here or in an attached process).
+ */
+static int
+resp_store8(struct rp_qp *qp, struct rp_mr *mr, uint64_t va, uint64_t val)
+{
+	uint64_t expect = 0, orig;
+	int ret;
+
+	for (;;) {
+		ret = rp_mem_atomic(qp->dev, mr, va, true, expect, val, &orig);
+		if (ret != 0 || orig == expect)
+			return ret;
+		expect = orig;
+	}
+}
+
+/*
+ * ATOMIC WRITE (IBTA 1.5): 8 bytes stored whole at an 8-byte aligned
+ * target under an rkey with REMOTE_WRITE, answered by an empty READ
+ * response ONLY queued with the READs' (as rxe answers it), so it keeps
+ * their order.  Misaligned: NAK invalid request; no rights: NAK remote
+ * access error (rxe_resp.c's atomic_write_reply and check_rkey).
+ */
+static enum rp_resp_res
+resp_atomic_write(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
+{
+	uint64_t va = rp_pkt_reth_va(pkt);
+	enum rp_resp_res res;
+	struct rp_mr *mr;
+	uint64_t val;
+	int ret;
+
+	if (dup)	/* done already: answered again, never written again */
+		goto answer;
+	if (rp_pkt_reth_len(pkt) != sizeof(val) || pkt->paylen != sizeof(val))
+		return RP_RESP_ERR_INV_REQ;
+	res = resp_target8(qp, rp_pkt_reth_rkey(pkt), va,
+			   IBV_ACCESS_REMOTE_WRITE, &mr);
+	if (res != RP_RESP_OK)
+		return res;
+	memcpy(&val, rp_pkt_payload(pkt), sizeof(val));
+	ret = resp_store8(qp, mr, va, val);
+	if (ret != 0)
+		return resp_mem_res(ret);
+	qp->resp.msn++;
+answer:
+	if (qp->rd == NULL)
+		return RP_RESP_DROP;
+	return resp_answer1(qp, pkt, dup, false, 0);
+}
+
+/*
+ * A duplicate atomic: answered again from the replay cache, never
+ * executed again (IBTA 9.7.5.3).  One no longer in the cache is dropped
+ * (the requester, which completed it, no longer waits for it).
+ */
+static void
+resp_atomic_dup(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	if (qp->atom == NULL)
+		return;
+	for (uint32_t i = 0; i < qp->rd_size; i++) {
+		const struct rp_atom_res *ar = &qp->atom[i];
+
+		if (ar->valid && ar->psn == pkt->psn) {
+			(void)resp_answer1(qp, pkt, true, true, ar->orig);
+			return;
+		}
+	}
+	RP_QP_LOG(rp_logtype_resp, DEBUG, qp->qpn,
+		  "duplicate atomic psn %u: no longer cached, dropped",
+		  pkt->psn);
+}
+
+/*
+ * A positive ACK for `psn`, owed: the QP's step in the same pass sends
+ * one ACK for the last request of the burst that asked for one (ACKs are
+ * cumulative), after the READ responses queued for earlier requests,
+ * which an ACK must not overtake (the requester would take it for an
+ * implicit NAK of those READs and resend them).  Measured: 64 B SENDs
+ * 1.2 to 1.6 times the rate on events, 1.7 to 2.2 times with inline
+ * passes (guides/experiments_close_to_wire, issue 14).
+ */
+static void
+resp_ack(struct rp_qp *qp, uint32_t psn)
+{
+	resp_owe_ack(qp, RP_AETH_CREDIT_INVALID, psn);
+}
+
+/*
+ * Send up to a budget of owed READ response packets and ATOMIC
+ * ACKNOWLEDGEs, then an owed ACK or NAK.  Busy if any.  Nothing leaves
+ * before the peer's MAC is known.  In the error state only an owed NAK
+ * still goes (the one that tells the peer why), responses never.
+ */
+bool
+rp_resp_step(struct rp_qp *qp)
+{
+	uint32_t budget = RP_RD_BUDGET;
+	bool reads, busy = false;
+	int ret;
+
+	if (qp->type != IBV_QPT_RC)
+		return false;
+	reads = !qp->flushing && qp->resp.rd_tail != qp->resp.rd_head;
+	if ((!reads && !qp->resp.ack_owed) || !rp_xmit_ready(qp))
+		return false;
+	/* An ACK that waited for the MAC, not for the READs queued after
+	 * it, goes before their responses: PSN order. */
+	if (reads && qp->resp.ack_owed && rp_port_tx_room(qp->dev) &&
+	    rp_psn_diff(qp->resp.ack_psn,
+			qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)].psn) < 0) {
+		rp_resp_send_ack(qp, qp->resp.ack_syn, qp->resp.ack_psn);
+		busy = true;
+	}
+	while (reads && budget > 0 && qp->resp.rd_tail != qp->resp.rd_head &&
+	       rp_port_tx_room(qp->dev)) {
+		struct rp_rd_resp *rd =
+			&qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)];
+		bool first = rd->psn == rd->first_psn;
+		bool last = rd->npkts_left == 1;
+		uint32_t chunk = RTE_MIN(qp->mtu, rd->left);
+		struct rte_mbuf *m;
+		uint8_t *bth;
+		uint8_t op;
+
+		op = rd->atomic ? RP_OP_ATOMIC_ACK :
+			first && last ? RP_OP_READ_RESP_ONLY :
+			first ? RP_OP_READ_RESP_FIRST :
+			last ? RP_OP_READ_RESP_LAST : RP_OP_READ_RESP_MIDDLE;
+		/* The MR as it is now, for every packet (as a WRITE's). */
+		if (chunk != 0)
+			rd->mr = rp_rkey_lookup(qp, rd->key, rd->va, chunk,
+						IBV_ACCESS_REMOTE_READ);
+		if (chunk != 0 && rd->mr == NULL) {
+			/* Deregistered under the READ: stop answering it. */
+			rp_resp_send_ack(qp, RP_AETH_NAK_REM_ACCESS, rd->psn);
+			qp->resp.rd_tail++;
+			continue;
+		}
+		m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, op, 0, 0, rd->psn,
+				  chunk, &bth);
+		if (m == NULL)
+			break;
+		if (rp_opcode[op].mask & RP_M_AETH)
+			rp_aeth_set(rp_xmit_hdr(bth, op, RP_HDR_AETH),
+				    RP_AETH_CREDIT_INVALID, qp->resp.msn);
+		if (rd->atomic)
+			rp_atmack_set(rp_xmit_hdr(bth, op, RP_HDR_ATMACK),
+				      rd->orig);
+		ret = chunk == 0 ? 0 :
+			rp_mem_read(qp->dev, rd->mr, rd->va,
+				    rp_xmit_hdr(bth, op, RP_HDR_PAYLOAD), chunk,
+				    1ull << 62 | (uint64_t)qp->qpn << 32 |
+				    (uint64_t)rd->first_psn << 8, rd->left);
+		if (ret == -ESRCH) {
+			/* The process died: silence (RP_RESP_GONE). */
+			rte_pktmbuf_free(m);
+			rp_qp_error(qp, IBV_WC_WR_FLUSH_ERR);
+			return true;
+		}
+		if (ret != 0) {
+			/* Memory an attached process no longer has mapped. */
+			rte_pktmbuf_free(m);
+			rp_resp_send_ack(qp, RP_AETH_NAK_REM_ACCESS, rd->psn);
+			qp->resp.rd_tail++;
+			continue;
+		}
+		rp_xmit_send(qp, &qp->addr, m);
+		rd->va += chunk;
+		rd->left -= chunk;
+		rd->psn = rp_psn_add(rd->psn, 1);
+		rd->npkts_left--;
+		if (rd->npkts_left == 0) {
+			rd->valid = false;
+			qp->resp.rd_tail++;
+		}
+		budget--;
+		busy = true;
+	}
+	if (qp->resp.ack_owed && rp_port_tx_room(qp->dev) &&
+	    (qp->flushing || qp->resp.rd_tail == qp->resp.rd_head)) {
+		rp_resp_send_ack(qp, qp->resp.ack_syn, qp->resp.ack_psn);
+		busy = true;
+	}
+	return busy;
+}
+
+/* Opcode sequence (IBTA 9.8.3.1): a FIRST must be followed by MIDDLEs
+ * and a LAST of the same operation, and nothing else may interleave. */
+static bool
+resp_seq_ok(const struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	uint32_t prev = rp_opcode[qp->resp.last_op].mask;
+	bool in_msg = (prev & (RP_M_FIRST | RP_M_MIDDLE)) &&
+		!(prev & RP_M_LAST) && (prev & (RP_M_SEND | RP_M_WRITE));
+
+	if (in_msg) {
+		if (pkt->mask & RP_M_FIRST)
+			return false;
+		return (pkt->mask & prev & (RP_M_SEND | RP_M_WRITE)) != 0;
+	}
+	return (pkt->mask & RP_M_FIRST) != 0;
+}
+
+/* Payload size rules: FIRST and MIDDLE carry exactly one MTU. */
+static bool
+resp_len_ok(const struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	if (pkt->paylen > qp->mtu)
+		return false;
+	if ((pkt->mask & (RP_M_FIRST | RP_M_MIDDLE)) &&
+	    !(pkt->mask & RP_M_LAST) && pkt->paylen != qp->mtu)
+		return false;
+	return true;
+}
+
+static void
+resp_ud(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	struct rp_rcv_state *r = &qp->resp.rcv;
+	uint8_t grh[RP_GRH_SIZE];
+	int ret;
+
+	if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
+	    qp->state != IBV_QPS_SQD)
+		return;
+	/* C10-15: the Q_Key must match, else the datagram is dropped. */
+	if (rp_pkt_deth_qkey(pkt) != qp->qkey) {
+		rp_stat_inc(qp->dev, RP_STAT_RX_BAD_QKEY);
+		return;
+	}
+	if (!resp_take_rwqe(qp)) {
+		rp_stat_inc(qp->dev, RP_STAT_RX_NO_RWQE);
+		return;
+	}
+	/* The GRH area: for RoCEv2 over IPv4 the IPv4 header sits in its
+	 * last 20 bytes; over IPv6 it holds the IPv6 header.  wc.sl says
+	 * which (RP_CQE_SL_ROCE_*, rp_cqe_recv). */
+	memset(grh, 0, sizeof(grh));
+	if (pkt->ipver == 4)
+		memcpy(grh + 20, pkt->frame + pkt->l3_off, 20);
+	else
+		memcpy(grh, pkt->frame + pkt->l3_off, RP_GRH_SIZE);
+	ret = rp_sge_copy_in(qp->dev, r->pdn, r->sge, r->wqe.num_sge, 0, grh,
+			     RP_GRH_SIZE);
+	if (ret == 0 && pkt->paylen != 0)
+		ret = rp_sge_copy_in_pkt(qp->dev, r->pdn, r->sge,
+					 r->wqe.num_sge, RP_GRH_SIZE,
+					 rp_pkt_payload(pkt), pkt->paylen);
+	if (ret != 0) {
+		resp_rcv_finish(qp, pkt, ret == -EMSGSIZE ?
+				IBV_WC_LOC_LEN_ERR : IBV_WC_LOC_PROT_ERR);
+		return;
+	}
+	rp_cqe_recv(qp, pkt, IBV_WC_SUCCESS, IBV_WC_RECV,
+		    pkt->paylen + RP_GRH_SIZE);
+}
+
+static void
+resp_fail(struct rp_qp *qp, const struct rp_pkt *pkt, enum rp_resp_res res)
+{
+	RP_QP_LOG(rp_logtype_resp, DEBUG, qp->qpn,
+		  "op 0x%02x psn %u len %u: result %d (epsn %u last_op 0x%02x)",
+		  pkt->opcode, pkt->psn, pkt->paylen, res, qp->resp.epsn,
+		  qp->resp.last_op);
+	switch (res) {
+	case RP_RESP_RNR:
+		rp_stat_inc(qp->dev, RP_STAT_TX_RNR_NAK);
+		rp_resp_send_ack(qp, RP_AETH_RNR_NAK | qp->min_rnr_timer,
+				 pkt->psn);
+		break;
+	case RP_RESP_GONE:
+		/* No NAK: to the peer, as a QP destroyed a moment early
+		 * (rp_serve destroys it when it hears of the death); the
+		 * DREQ the process left (rp_gsi.c) tells it why. */
+		rp_qp_error(qp, IBV_WC_WR_FLUSH_ERR);
+		break;
+	case RP_RESP_ERR_ACCESS:
+		/* IBTA 9.9.3.1.3 class C: NAK, and the responder QP enters
+		 * the error state too (as rxe does). */
+		rp_resp_send_ack(qp, RP_AETH_NAK_REM_ACCESS, pkt->psn);
+		rp_qp_error_event(qp, IBV_WC_WR_FLUSH_ERR,
+				  IBV_EVENT_QP_ACCESS_ERR);
+		break;
+	case RP_RESP_ERR_INV_REQ:
+	case RP_RESP_ERR_OP:
+		rp_resp_send_ack(qp, res == RP_RESP_ERR_OP ?
+				 RP_AETH_NAK_REM_OP : RP_AETH_NAK_INVALID_REQ,
+				 pkt->psn);
+		if (qp->resp.rcv.active)
+			resp_rcv_finish(qp, pkt, IBV_WC_REM_INV_REQ_ERR);
+		/* Invalid request: class C, as an access violation; a remote
+		 * operational error is this QP's own failure. */
+		rp_qp_error_event(qp, IBV_WC_WR_FLUSH_ERR,
+				  res == RP_RESP_ERR_OP ? IBV_EVENT_QP_FATAL :
+				  IBV_EVENT_QP_ACCESS_ERR);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * The first request executed in RTR establishes the connection
+ * (IBV_EVENT_COMM_EST, once: the application may then move to RTS).
+ */
+static void
+resp_comm_est(struct rp_qp *qp)
+{
+	if (qp->state != IBV_QPS_RTR || qp->resp.comm_est)
+		return;
+	qp->resp.comm_est = true;
+	rp_async_push(qp->dev, IBV_EVENT_COMM_EST, qp->qpn);
+}
+
+/*
+ * Forget a message in progress: UC drops what a loss interrupted.  Its
+ * receive WQE serves the next message: an RQ's stays in the RQ, an SRQ's
+ * is held (it was already taken off the SRQ).
+ */
+static void
+resp_uc_abort(struct rp_qp *qp)
+{
+	struct rp_rcv_state *r = &qp->resp.rcv;
+
+	if (r->active && r->kind != RP_RCV_RQ)
+		r->held = true;
+	r->active = false;
+	qp->resp.last_op = RP_OP_SEND_ONLY;
+}
+
+/*
+ * UC (IBTA 9.8.4): no ACK, NAK or RNR.  A PSN gap or an invalid packet
+ * drops the message in progress; the next FIRST or ONLY starts afresh.
+ */
+static void
+resp_uc(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	enum rp_resp_res res;
+
+	if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
+	    qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE)
+		return;
+	if (pkt->psn != qp->resp.epsn) {
+		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
+		resp_uc_abort(qp);
+	}
+	qp->resp.epsn = rp_psn_add(pkt->psn, 1);
+	if (!resp_seq_ok(qp, pkt) || !resp_len_ok(qp, pkt)) {
+		resp_uc_abort(qp);
+		return;
+	}
+	if (pkt->mask & RP_M_SEND)
+		res = resp_send(qp, pkt);
+	else
+		res = resp_write(qp, pkt);
+	if (res != RP_RESP_OK) {
+		resp_uc_abort(qp);
+		return;
+	}
+	qp->resp.last_op = pkt->opcode;
+	resp_comm_est(qp);
+}
+
+void
+rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	enum rp_resp_res res;
+	int32_t d;
+
+	if (qp->type == IBV_QPT_UD) {
+		resp_ud(qp, pkt);
+		return;
+	}
+	if (qp->type == IBV_QPT_UC) {
+		resp_uc(qp, pkt);
+		return;
+	}
+	if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
+	    qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE)
+		return;
+
+	d = rp_psn_diff(pkt->psn, qp->resp.epsn);
+	if (d > 0) {
+		/*
+		 * C9-91: a gap: one sequence NAK, and the rest dropped.  Once
+		 * more if the requester is seen going back (a PSN below the
+		 * highest dropped since the NAK): it took the NAK and the
+		 * resent epsn was lost again, which no later packet of its
+		 * would report.
+		 */
+		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
+		RP_DP_LOG(rp_logtype_resp, "qp 0x%06x: gap: psn %u epsn %u nak_sent %d",
+			  qp->qpn, pkt->psn, qp->resp.epsn, qp->resp.nak_sent);
+		if (!qp->resp.nak_sent ||
+		    rp_psn_diff(pkt->psn, qp->resp.oos_psn) < 0) {
+			qp->resp.nak_sent = true;
+			qp->resp.oos_psn = pkt->psn;
+			rp_stat_inc(qp->dev, RP_STAT_TX_NAK_SEQ);
+			rp_resp_send_ack(qp, RP_AETH_NAK_PSN_SEQ, qp->resp.epsn);
+		} else {
+			qp->resp.oos_psn = pkt->psn;
+		}
+		return;
+	}
+	if (d < 0) {
+		/* C9-98..C9-102: duplicates are ACKed; READs re-executed,
+		 * atomics answered from the replay cache. */
+		rp_stat_inc(qp->dev, RP_STAT_RX_DUP);
+		if (pkt->mask & RP_M_READ)
+			(void)resp_read(qp, pkt, true);
+		else if (pkt->mask & RP_M_ATOMIC)
+			resp_atomic_dup(qp, pkt);
+		else if (pkt->mask & RP_M_ATOMIC_WRITE)
+			(void)resp_atomic_write(qp, pkt, true);
+		else
+			resp_ack(qp, rp_psn_add(qp->resp.epsn, RP_PSN_MASK));
+		return;
+	}
+
+	if (!resp_seq_ok(qp, pkt) || !resp_len_ok(qp, pkt)) {
+		resp_fail(qp, pkt, RP_RESP_ERR_INV_REQ);
+		return;
+	}
+	if (pkt->mask & RP_M_SEND)
+		res = resp_send(qp, pkt);
+	else if (pkt->mask & RP_M_WRITE)
+		res = resp_write(qp, pkt);
+	else if (pkt->mask & RP_M_READ)
+		res = resp_read(qp, pkt, false);
+	else if (pkt->mask & RP_M_ATOMIC_WRITE)
+		res = resp_atomic_write(qp, pkt, false);
+	else
+		res = resp_atomic(qp, pkt);
+	if (res != RP_RESP_OK) {
+		resp_fail(qp, pkt, res);
+		return;
+	}
+	qp->resp.last_op = pkt->opcode;
+	qp->resp.epsn = rp_psn_add(qp->resp.epsn, 1);
+	qp->resp.nak_sent = false;
+	resp_comm_est(qp);
+	/* READs, atomics and ATOMIC WRITEs are acknowledged by their
+	 * responses. */
+	if (pkt->ackreq &&
+	    !(pkt->mask & (RP_M_READ | RP_M_ATOMIC | RP_M_ATOMIC_WRITE)))
+		resp_ack(qp, pkt->psn);
+}

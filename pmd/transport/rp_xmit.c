@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Outgoing RoCEv2 frames of a QP (requester and responder alike): where
+ * they go and what their IP and UDP headers say.  This file owns the
+ * question "is the destination MAC known?": every sender asks it before
+ * building a frame, and a frame whose destination is unknown is not built
+ * at all.  The sender keeps what it owes (a WQE, an ACK, a READ response)
+ * and asks again on its next step, which repeats the ARP request.
+ */
+
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "rp_atomic.h"
+#include "rp_log.h"
+#include "rp_engine.h"
+#include "rp_xmit.h"
+
+/*
+ * Destination MAC of packets to `dgid`: a multicast group's Ethernet
+ * address, our own MAC for ourselves (the loopback ring), or the
+ * neighbour cache's entry for a unicast neighbour (ARP or ND).  -EAGAIN
+ * while it resolves (a request is out, repeated at most every
+ * RP_NEIGH_RETRY_MS as long as someone asks), -ENETUNREACH off-link.
+ */
+int
+rp_xmit_dmac(struct rp_dev *dev, const uint8_t dgid[16], uint8_t mac[6])
+{
+	if (rp_gid_is_mcast(dgid)) {
+		rp_gid_mcast_mac(dgid, mac);
+		return 0;
+	}
+	return rp_neigh_resolve(dev, dgid, mac);
+}
+
+/*
+ * Slow path of rp_xmit_ready(): resolve a connected QP's peer, or read
+ * its MAC again after the cache changed.
+ */
+bool
+rp_xmit_resolve(struct rp_qp *qp)
+{
+	uint32_t gen = rp_sh(qp->dev)->arp_gen;
+
+	if (rp_xmit_dmac(qp->dev, qp->av.dgid, qp->addr.dmac) != 0) {
+		qp->addr_ok = false;
+		return false;
+	}
+	qp->addr_ok = true;
+	qp->addr_gen = gen;
+	return true;
+}
+
+/* The peer stopped answering: confirm its MAC before the next retry. */
+void
+rp_xmit_reresolve(struct rp_qp *qp)
+{
+	if (!rp_gid_is_mcast(qp->av.dgid))
+		rp_neigh_probe(qp->dev, qp->av.dgid);
+}
+
+/* An AH's destination, resolved once (AHs are immutable). */
+bool
+rp_xmit_ah_ready(struct rp_dev *dev, struct rp_ah *ah)
+{
+	uint8_t mac[6];
+
+	/* A: pairs with R: the MAC before the flag (UD QPs of several
+	 * shards share an AH). */
+	if (likely(rp_load_acquire(&ah->dmac_ok)))
+		return true;
+	if (rp_xmit_dmac(dev, ah->av.dgid, mac) != 0)
+		return false;
+	rp_dev_shared_lock(dev);
+	if (!ah->dmac_ok) {
+		memcpy(ah->dmac, mac, sizeof(mac));
+		rp_store_release(&ah->dmac_ok, true);	/* R */
+	}
+	rp_dev_shared_unlock(dev);
+	return true;
+}
+
+/*
+ * IPv4 TTL / IPv6 hop limit of packets to an AV.  As Linux's
+ * ib_resolve_eth_dmac() does for rxe and mlx5 alike: a unicast
+ * destination gets the route's hop limit (here the port's, config key
+ * hop_limit), whatever the application put in the AV; a multicast group
+ * keeps the AV's.
+ */
+uint8_t
+rp_xmit_hop_limit(const struct rp_dev *dev, const struct rp_av *av)
+{
+	return rp_gid_is_mcast(av->dgid) ? av->hop_limit :
+		(uint8_t)dev->cfg.hop_limit;
+}
+
+static bool
+rp_xmit_dmac_zero(const uint8_t mac[6])
+{
+	return (mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]) == 0;
+}
+
+/*
+ * A frame for `opcode` with paylen payload bytes, L2-L4 and BTH written.
+ * *bth points at the BTH; extended headers go at rp_opcode[] offsets from
+ * it, and the payload at offset[RP_HDR_PAYLOAD].  Finish with rp_xmit_send().
+ * NULL without an mbuf, or when `a` has no destination MAC: senders ask
+ * rp_xmit_ready() / rp_xmit_ah_ready() first, so that is a bug, counted
+ * (tx_zero_dmac) and never put on the wire.
+ */
+struct rte_mbuf *
+rp_xmit_alloc(struct rp_qp *qp, const struct rp_pkt_addr *a, uint32_t dqpn,
+	      uint8_t opcode, int se, int ackreq, uint32_t psn,
+	      uint32_t paylen, uint8_t **bth)
+{
+	uint32_t flen = rp_pkt_frame_len(a, opcode, paylen);
+	struct rp_dev *dev = qp->dev;
+	struct rte_mbuf *m;
+	uint8_t *frame;
+	uint16_t off;
+
+	if (unlikely(rp_xmit_dmac_zero(a->dmac))) {
+		rp_stat_inc(dev, RP_STAT_TX_ZERO_DMAC);
+		RP_LOG_RL(rp_logtype, ERR,
+			  "%s: qp 0x%06x: packet without a destination MAC not sent",
+			  dev->ctl->name, qp->qpn);
+		return NULL;
+	}
+	m = rp_port_alloc(dev, flen, &frame);
+	if (m == NULL)
+		return NULL;
+	off = rp_pkt_build(frame, a, opcode, se, dqpn, ackreq, psn, paylen);
+	/* A per-port counter, as Linux numbers its datagrams: with DF set
+	 * any value is valid (RFC 6864), but a constant one is unusual. */
+	rp_pkt_set_ip_id(frame, rp_sh(dev)->ip_id++);
+	*bth = frame + off;
+	return m;
+}
+
+void
+rp_xmit_send(struct rp_qp *qp, const struct rp_pkt_addr *a, struct rte_mbuf *m)
+{
+	rp_pkt_finish(rte_pktmbuf_mtod(m, uint8_t *), a, rte_pktmbuf_data_len(m));
+	rp_port_tx(qp->dev, m);
+}

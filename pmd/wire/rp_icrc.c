@@ -1,0 +1,97 @@
+/*
+ * RoCEv2 invariant CRC (IBTA Annex A17.3.3).  The IP, UDP and BTH fields a
+ * router may rewrite are replaced by ones in a private copy of the headers;
+ * the rest of the packet is fed to the CRC straight from the buffer.
+ *
+ * The ICRC is CRC-32 as Ethernet's FCS (zlib's and gzip's crc32).  ISA-L's
+ * crc32_gzip_refl() computes it with the CPU's carry-less multiply over
+ * several lanes at once (VPCLMULQDQ where the CPU has it), and it takes a
+ * running CRC: the masked headers (with the LRH's stand-in before them)
+ * and the rest of the packet are one CRC in two calls, with no copy of
+ * the payload and no join.  DPDK 22.11's rte_net_crc folds one 16-byte
+ * lane at a time and is bound by the multiply's latency: 5 GB/s on this
+ * machine against ISA-L's 60 GB/s for 1 to 4 KiB, and half of the engine
+ * lcore's time in a 64 KiB RDMA WRITE stream
+ * (guides/experiments_close_to_wire).
+ */
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <isa-l/crc.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+
+#include "rp_hdr.h"
+#include "rp_icrc.h"
+#include "rp_opcode.h"
+
+#define RP_IPV4_MAX_HDR	60u
+#define RP_IPV6_HDR	40u
+#define RP_UDP_HDR	8u
+#define RP_ICRC_LRH	8u
+#define RP_ICRC_MAX_MASKED (RP_ICRC_LRH + RP_IPV4_MAX_HDR + RP_UDP_HDR + 12u)
+
+static inline void
+rp_icrc_ones(uint8_t *p, uint32_t off, uint32_t n, uint32_t len)
+{
+	/* A field beyond len is not covered at all: nothing to mask. */
+	while (n-- > 0 && off < len)
+		p[off++] = 0xff;
+}
+
+uint32_t
+rp_icrc_calc(const uint8_t *l3, uint32_t len)
+{
+	/* The LRH's stand-in (8 bytes of ones), then the masked headers */
+	uint8_t buf[RP_ICRC_MAX_MASKED];
+	uint8_t *hdr = buf + RP_ICRC_LRH;
+	uint32_t iplen, hlen;
+
+	memset(buf, 0xff, RP_ICRC_LRH);
+	if (len == 0)
+		return crc32_gzip_refl(0, buf, RP_ICRC_LRH);
+
+	/* The version nibble picks the layout; anything not 6 is IPv4. */
+	if ((l3[0] >> 4) == 6)
+		iplen = RP_IPV6_HDR;
+	else
+		iplen = (l3[0] & 0x0fu) * 4u;
+	hlen = RTE_MIN(len, iplen + RP_UDP_HDR + RP_BTH_SIZE);
+	memcpy(hdr, l3, hlen);
+
+	if ((l3[0] >> 4) == 6) {
+		/* traffic class and flow label: all but the version nibble */
+		hdr[0] |= 0x0f;
+		rp_icrc_ones(hdr, 1, 3, hlen);
+		rp_icrc_ones(hdr, 7, 1, hlen);		/* hop limit */
+	} else {
+		rp_icrc_ones(hdr, 1, 1, hlen);		/* TOS */
+		rp_icrc_ones(hdr, 8, 1, hlen);		/* TTL */
+		rp_icrc_ones(hdr, 10, 2, hlen);		/* header checksum */
+	}
+	rp_icrc_ones(hdr, iplen + 6, 2, hlen);		/* UDP checksum */
+	rp_icrc_ones(hdr, iplen + RP_UDP_HDR + 4, 1, hlen); /* FECN, BECN */
+
+	return crc32_gzip_refl(crc32_gzip_refl(0, buf, RP_ICRC_LRH + hlen),
+			       l3 + hlen, len - hlen);
+}
+
+void
+rp_icrc_put(uint8_t *l3, uint32_t len)
+{
+	uint32_t v = rte_cpu_to_le_32(rp_icrc_calc(l3, len));
+
+	memcpy(l3 + len, &v, RP_ICRC_SIZE);
+}
+
+int
+rp_icrc_check(const uint8_t *l3, uint32_t len)
+{
+	uint32_t v;
+
+	memcpy(&v, l3 + len, RP_ICRC_SIZE);
+	return rte_le_to_cpu_32(v) == rp_icrc_calc(l3, len) ? 0 : -EILSEQ;
+}
