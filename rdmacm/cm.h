@@ -6,9 +6,11 @@
  * DREQ/DREP and SIDR for UD, carried in MADs to QP 1.
  *
  * cm_agent.c owns each device's GSI QP, sends and receives MADs and runs
- * the agent thread (receive, retransmission timers); cm.c holds the
- * connection state machine and the exported functions.  Everything here
- * is control path: one mutex (cm_lock) guards all CM state.
+ * the agent thread (receive, retransmission timers); cm_proto.c holds
+ * the connection state machine, cm.c (ids and connections), cm_addr.c,
+ * cm_event.c, cm_qp.c and the other cm_*.c files the exported functions.
+ * Everything here is control path: one mutex (cm_lock) guards all CM
+ * state.
  */
 
 #ifndef _CM_H_
@@ -228,13 +230,13 @@ int cm_agent_will(struct cm_dev *d, uint32_t comm_id,
 		  const union ibv_gid *dgid, uint8_t sgid_index,
 		  const uint8_t *mad, uint32_t len);
 
-/* cm.c, from the agent thread, under cm_lock */
+/* cm_proto.c, from the agent thread, under cm_lock */
 void cm_mad_recv(struct cm_dev *dev, uint8_t sgid_index,
 		 const union ibv_gid *src, const uint8_t *mad);
 uint64_t cm_timers_run(uint64_t now);
-/* cm.c, under cm_lock */
+/* cm_proto.c, under cm_lock */
 int cm_init_qp_attr(struct cm_id *c, struct ibv_qp_attr *a, int *mask);
-/* cm.c, without cm_lock */
+/* cm.c and cm_event.c, without cm_lock */
 int cm_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 		 void *context, enum rdma_port_space ps,
 		 enum ibv_qp_type qpt);

@@ -4,7 +4,8 @@
  * cm.c and cma.c speak it over RoCE): the messages an id sends (REQ, REP,
  * RTU, REJ, DREQ, SIDR REQ and REP) and what the MADs it receives do to
  * it, the retransmission timers, and the QP moves the protocol drives.
- * The librdmacm API over it is cm.c; the MADs' layout is cm_mad.c.
+ * The librdmacm API over it is cm.c (and cm_addr.c, cm_event.c, cm_qp.c);
+ * the MADs' layout is cm_mad.c.
  * Everything here runs under cm_lock.
  */
 
