@@ -9,7 +9,7 @@
 # Two devices back to back over memif in one process, one engine lcore
 # (lcore 1) for both; completions on events unless BENCH_WAIT says
 # otherwise (a polling program and the engine lcore share this machine's
-# CPUs: guides/experiments).
+# CPUs: guides/experiments_close_to_wire).
 #
 #   goal                          rocepmd                 raw
 #   64 B RC SEND message rate     send_bw msg/s           raw_stream frames/s
