@@ -58,6 +58,16 @@ struct rt_case {
 };
 
 /*
+ * An rt_case table whose cases are declared in a .def file that meson
+ * also reads (test/engine/meson.build: the format): define RT_CASE_FN(name)
+ * to a case's function, then include the file inside the table.
+ */
+#define RT_CASE(name, ini, timeout, suites, watchdog, what) \
+	{ #name, RT_CASE_FN(name), watchdog, what },
+#define RT_CASE_EXTRA(name, watchdog, what) \
+	{ #name, RT_CASE_FN(name), watchdog, what },
+
+/*
  * Run the case argv[1] names: seed (RP_TEST_SEED), timeout
  * (RP_TEST_TIMEOUT) and watchdog set up, PASS printed when it returns.
  */

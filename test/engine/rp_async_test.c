@@ -932,28 +932,10 @@ rt_case_link_flap(void)
 
 /* ----------------------------------------------------------------- main */
 
+/* The cases: rp_async_test.def, which meson.build reads too. */
+#define RT_CASE_FN(name) rt_case_##name
 static const struct rt_case rt_cases[] = {
-	{ "cq_overflow", rt_case_cq_overflow, 60,
-	  "CQ_ERR once per overflow, no CQE overwritten" },
-	{ "qp_fatal", rt_case_qp_fatal, 60,
-	  "retry exceeded -> QP_FATAL within 2 s" },
-	{ "access_err", rt_case_access_err, 60,
-	  "bad rkey -> responder's QP_ACCESS_ERR" },
-	{ "flush_order", rt_case_flush_order, 60,
-	  "ERR: the error CQE, then every WQE flushed in order, once" },
-	{ "comm_est", rt_case_comm_est, 60,
-	  "first request at an RTR QP -> COMM_EST, once" },
-	{ "sq_drained", rt_case_sq_drained, 60,
-	  "RTS -> SQD with notify -> SQ_DRAINED after outstanding sends" },
-	{ "nonblock", rt_case_nonblock, 60,
-	  "O_NONBLOCK async_fd: EAGAIN, poll() readable while queued" },
-	{ "destroy_waits", rt_case_destroy_waits, 60,
-	  "destroy_qp/destroy_cq wait for the ack of delivered events" },
-	{ "link_flap", rt_case_link_flap, 60,
-	  "link down/up: PORT_ERR, PORT_ACTIVE, query_port, completions" },
-	{ "peer_gone", rt_case_peer_gone, 60,
-	  "peer gone before the first answer and mid-message: "
-	  "RETRY_EXC_ERR, WR_FLUSH_ERR, QP_FATAL" },
+#include "rp_async_test.def"
 };
 
 int

@@ -824,21 +824,10 @@ rt_case_rkey_reuse(void)
 	mw_close(&e);
 }
 
+/* The cases: rp_mw_test.def, which meson.build reads too. */
+#define RT_CASE_FN(name) rt_case_##name
 static const struct rt_case rt_cases[] = {
-	{ "rkey_reuse", rt_case_rkey_reuse, 120,
-	  "a stale rkey after 256 reuses of its slot reaches nothing" },
-	{ "mw_type1", rt_case_mw_type1, 120,
-	  "type 1 window: bind, WRITE/READ, bounds, access, rebind, unbind" },
-	{ "mw_type2", rt_case_mw_type2, 120,
-	  "type 2 window: BIND_MW, LOCAL_INV, rebind with a new key, QP" },
-	{ "mw_bind_err", rt_case_mw_bind_err, 120,
-	  "binds and invalidations that fail with MW_BIND_ERR" },
-	{ "mw_bind_rules", rt_case_mw_bind_rules, 120,
-	  "bind rules: MR rights, zero length, zero based, range, PD" },
-	{ "mw_wr_api", rt_case_mw_wr_api, 120,
-	  "ibv_wr_bind_mw and ibv_wr_local_inv" },
-	{ "send_inv", rt_case_send_inv, 120,
-	  "SEND_WITH_INV invalidates; WITH_INV and the rkey in the CQE" },
+#include "rp_mw_test.def"
 };
 
 int

@@ -791,25 +791,10 @@ rt_case_tm_bad_op(void)
 	by_finish(&by, &d0, &d1);
 }
 
+/* The cases: rp_shm_abuse_test.def, which meson.build reads too. */
+#define RT_CASE_FN(name) rt_case_##name
 static const struct rt_case cases[] = {
-	{ "sq_prod_back", rt_case_sq_prod_back, 60,
-	  "SQ producer between retired and ingested: QP_FATAL, flush" },
-	{ "sq_prod_far", rt_case_sq_prod_far, 60,
-	  "SQ producer beyond the ring or behind it: QP_FATAL" },
-	{ "sq_bad_wqe", rt_case_sq_bad_wqe, 90,
-	  "bad opcode, SGE count, length, lkey, inline, AH: error CQE" },
-	{ "bind_mw_bad", rt_case_bind_mw_bad, 90,
-	  "BIND_MW, LOCAL_INV with bad keys, range, access: MW_BIND_ERR" },
-	{ "rq_prod_far", rt_case_rq_prod_far, 60,
-	  "RQ producer beyond the ring: QP_FATAL, sender REM_OP_ERR" },
-	{ "rq_bad_sge", rt_case_rq_bad_sge, 60,
-	  "receive WQE with too many SGEs: LOC_QP_OP_ERR, QP_FATAL" },
-	{ "srq_bad", rt_case_srq_bad, 60,
-	  "SRQ WQE with too many SGEs, SRQ producer beyond: SRQ_ERR" },
-	{ "cq_cons_ahead", rt_case_cq_cons_ahead, 60,
-	  "CQ consumer index beyond its producer: CQ_ERR" },
-	{ "tm_bad_op", rt_case_tm_bad_op, 60,
-	  "TM op with bad opcode, handle, SGEs; op ring index: errors" },
+#include "rp_shm_abuse_test.def"
 };
 
 int

@@ -895,19 +895,10 @@ rt_case_implicit_odp(void)
 	rt_close2(&e.d0, &e.d1);
 }
 
+/* The cases: rp_verbs_ext_test.def, which meson.build reads too. */
+#define RT_CASE_FN(name) rt_case_##name
 static const struct rt_case rt_cases[] = {
-	{ "dev_ids", rt_case_dev_ids, 90,
-	  "vendor IDs, ODP caps and ODP MRs, the GID table queries" },
-	{ "implicit_odp", rt_case_implicit_odp, 90,
-	  "implicit ODP MRs: any heap address, unmapped ones NAKed, advise" },
-	{ "rereg_mr", rt_case_rereg_mr, 90,
-	  "ibv_rereg_mr: access, translation, PD, refusals" },
-	{ "resize_cq", rt_case_resize_cq, 120,
-	  "ibv_resize_cq: grow and shrink with CQEs preserved" },
-	{ "query_qp", rt_case_query_qp, 90,
-	  "ibv_query_qp: every attribute as set" },
-	{ "ah_from_wc", rt_case_ah_from_wc, 90,
-	  "ibv_init_ah_from_wc / ibv_create_ah_from_wc: UD reply" },
+#include "rp_verbs_ext_test.def"
 };
 
 int

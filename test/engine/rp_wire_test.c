@@ -2210,33 +2210,11 @@ wt_case_rd_atomic(void)
 	wt_expect_no_zero_dmac();
 }
 
+/* The cases: rp_wire_test.def, which meson.build reads too. */
+#define RT_CASE_FN(name) wt_case_##name
 static const struct rt_case wt_cases[] = {
-	{ "not_for_us", wt_case_not_for_us, 60,
-	  "frames to another MAC or an unjoined group dropped and counted" },
-	{ "resp_cold", wt_case_resp_cold, 60,
-	  "ACK, READ responses, UD wait for ARP, never a zero MAC" },
-	{ "fields", wt_case_fields, 60,
-	  "TTL = hop_limit (multicast: the AH's), IPv4 ID, UDP source port" },
-	{ "fields6", wt_case_fields6, 60,
-	  "IPv6: ND, hop limit, flow label, class, UDP port, ICRC masks" },
-	{ "rd128", wt_case_rd128, 60,
-	  "128 READs in flight: limits, requester stop, responder queue" },
-	{ "rd_replay", wt_case_rd_replay, 60,
-	  "a READ replayed after its completion takes no new READ's place" },
-	{ "peer_only", wt_case_peer_only, 60,
-	  "RC and UC take packets from their peer only, UD from anyone" },
-	{ "mr_gone_write", wt_case_mr_gone_write, 60,
-	  "a WRITE whose MR goes mid-message: NAK, nothing more lands" },
-	{ "mr_gone_read", wt_case_mr_gone_read, 60,
-	  "READ responses whose MR goes mid-message: LOC_PROT_ERR" },
-	{ "rd_atomic", wt_case_rd_atomic, 60,
-	  "READs and atomics together within max_rd_atomic" },
-	{ "atomic_replay", wt_case_atomic_replay, 60,
-	  "atomics as rxe's; a lost ATOMIC ACK: replayed, executed once" },
-	{ "arp_new_mac", wt_case_arp_new_mac, 60,
-	  "a peer back with a new MAC: ARP again on timeouts and when aged" },
-	{ "renak", wt_case_renak, 60,
-	  "a resent packet lost again is NAKed again at once" },};
+#include "rp_wire_test.def"
+};
 
 int
 main(int argc, char **argv)
