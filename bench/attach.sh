@@ -31,8 +31,7 @@
 bench_topology rpa
 command -v ib_send_lat >/dev/null || die "perftest not found (scripts/setup.sh)"
 for s in a b; do
-	sed "s/iface=rp-veth-$s\([,[:space:]]\|$\)/iface=${RP_VETH_A%a}$s\1/" \
-		"$src/config/netns-$s.ini" >"$tmp/$s.ini"
+	hosts_cfg "$s" af_packet "$tmp/$s.ini"
 	[ -z "${BENCH_IDLE:-}" ] ||
 		sed -i "s/^idle = .*/idle = $BENCH_IDLE/" "$tmp/$s.ini"
 done
@@ -52,24 +51,40 @@ how() {
 # ns A|B
 ns() { [ "$1" = A ] && echo "$RP_NS_A" || echo "$RP_NS_B"; }
 
+# attach_bg NAME A|B ARGV...: for hosts_pair (test/common/hosts.sh), ARGV
+# on that host in the current mode; the server's output in
+# $tmp/<pair_name>.srv, the client's in <pair_name>.out.
+# shellcheck disable=SC2317 # called through hosts_pair
+attach_bg() {
+	local ns=$RP_NS_A f=$tmp/$pair_name.out
+
+	[ "$2" = B ] && ns=$RP_NS_B f=$tmp/$pair_name.srv
+	# shellcheck disable=SC2046
+	ip netns exec "$ns" timeout "$TMO" "$run" $(how "$2") -- "${@:3}" \
+		>"$f" 2>&1 &
+	pair_pid=$!
+}
+
+# attach_ready PORT PID: the server listens on PORT, or 30 s went by (the
+# client then runs anyway).
+# shellcheck disable=SC2317 # called through hosts_pair
+attach_ready() {
+	hosts_listen "$RP_NS_B" "$1" "" 300
+}
+
 # pair NAME PORT PROG ARGS...: server in B, client in A; the client's
-# output in $tmp/NAME.out.
+# output in $tmp/NAME.out; the server's exit status.
+# shellcheck disable=SC2034 # the pair_* locals are hosts_pair's
 pair() {
-	local name=$1 port=$2 prog=$3 srv i
+	local pair_name=$1 port=$2 prog=$3
+	local pair_start=attach_bg pair_ready=attach_ready
+	local pair_forget='' pair_grace=''
 
 	shift 3
-	# shellcheck disable=SC2046
-	ip netns exec "$RP_NS_B" timeout "$TMO" "$run" $(how B) -- \
-		"$prog" -p "$port" "$@" >"$tmp/$name.srv" 2>&1 &
-	srv=$!
-	for ((i = 0; i < 300; i++)); do
-		ip netns exec "$RP_NS_B" ss -Hltn "sport = :$port" | grep -q . && break
-		sleep 0.1
-	done
-	# shellcheck disable=SC2046
-	ip netns exec "$RP_NS_A" timeout "$TMO" "$run" $(how A) -- \
-		"$prog" -p "$port" "$@" 192.0.2.2 >"$tmp/$name.out" 2>&1
-	wait "$srv"
+	local pair_srv=("$prog" -p "$port" "$@")
+	local pair_cli=("$prog" -p "$port" "$@" 192.0.2.2)
+	hosts_pair "$port"
+	return "$pair_src"
 }
 
 # start_ms: median wall time of 5 (embedded) or 20 (attached) launches.

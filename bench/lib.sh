@@ -8,7 +8,9 @@
 #   bench_topology PREFIX   needs root and a build; makes $tmp and brings
 #                           up scripts/netns-topology with namespaces
 #                           PREFIX<n>-a/-b and veth ends PREFIX<n>a/b
-#                           (RP_VETH_MTU, RP_NFT... pass through)
+#                           (RP_VETH_MTU, RP_NFT... pass through), with
+#                           hosts_up of test/common/hosts.sh, which this
+#                           file sources (hosts_pair, hosts_cfg...)
 #   die MSG                 "SCRIPT: ERROR: MSG", exit 1
 #   stop_server             stop the server started last ($srv), by PID
 #   bench_csv FILE MODE FIELD...
@@ -35,12 +37,13 @@ set -uo pipefail
 
 bench_prog=${0##*/}
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=../test/common/hosts.sh
+. "$src/test/common/hosts.sh"
 build=${BENCH_BUILD:-$src/build}
 app=$build/app/rocepmd-testpmd/rocepmd-testpmd
 run=$build/tools/rocepmd-run
 TMO=${BENCH_TIMEOUT:-120}
 bench_pids=()
-bench_topo=0
 srv=
 srv_rc=
 tmp=
@@ -135,8 +138,7 @@ bench_cleanup() {
 		kill -TERM "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
-	[ "$bench_topo" = 0 ] ||
-		"$src/scripts/netns-topology" down >/dev/null 2>&1
+	hosts_down
 	[ -n "$tmp" ] && rm -rf "$tmp"
 }
 trap bench_cleanup EXIT
@@ -146,12 +148,9 @@ trap 'exit 143' TERM
 bench_topology() {
 	local tag=$(($$ % 1000000))
 
-	export RP_NS_A="$1$tag-a" RP_NS_B="$1$tag-b"
-	export RP_VETH_A="$1${tag}a" RP_VETH_B="$1${tag}b"
 	[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
 	[ -x "$app" ] && [ -x "$run" ] || die "no build: scripts/rocepmd-build first"
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1-XXXXXX") || die "mktemp"
-	bench_topo=1
-	"$src/scripts/netns-topology" up >"$tmp/topology.log" 2>&1 ||
+	hosts_up "$1$tag-" "$1$tag" "$tmp/topology.log" ||
 		die "netns-topology up failed: $(cat "$tmp/topology.log")"
 }

@@ -140,24 +140,28 @@ sv_prog_pid() {
 	echo "$p"
 }
 
+# sv_pair_bg NAME A|B ARGV...: sv_bg for hosts_pair (test/common/hosts.sh).
+# shellcheck disable=SC2034 # pair_pid is hosts_pair's
+sv_pair_bg() {
+	sv_bg "$1" "$2" -- "${@:3}"
+	pair_pid=$rv_last_pid
+}
+
 # sv_pair PORT PROGRAM ARGS...: server attached in B, client in A.
+# shellcheck disable=SC2034,SC2154 # the pair_* variables are hosts_pair's
 sv_pair() {
-	local port=$1 prog=$2 srv crc src
+	local port=$1 prog=$2
+	local pair_start=sv_pair_bg pair_ready=rv_pair_ready
+	local pair_forget=rv_forget pair_grace=0
 
 	shift 2
-	sv_bg server B -- "$prog" -p "$port" "$@"
-	srv=$rv_last_pid
-	rv_wait_listen "$RP_NS_B" "$port" "$srv" server
-	sv_fg client A -- "$prog" -p "$port" "$@" "$RV_IP_B"
-	crc=$rv_status
-	[ "$crc" -eq 0 ] || kill -TERM "$srv" 2>/dev/null
-	wait "$srv"
-	src=$?
-	rv_forget "$srv"
-	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
+	local pair_srv=("$prog" -p "$port" "$@")
+	local pair_cli=("$prog" -p "$port" "$@" "$RV_IP_B")
+	hosts_pair "$port"
+	if [ "$pair_crc" -ne 0 ] || [ "$pair_src" -ne 0 ]; then
 		rv_show client
 		rv_show server
-		rv_fail "$prog: client exited $crc, server $src"
+		rv_fail "$prog: client exited $pair_crc, server $pair_src"
 	fi
 }
 

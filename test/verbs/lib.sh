@@ -18,9 +18,11 @@
 
 set -uo pipefail
 
+# shellcheck source=../common/hosts.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common/hosts.sh"
+
 rv_prog=${0##*/}
 rv_pids=()
-rv_topo=0
 rv_keep=${RV_KEEP:-0}
 RV_TIMEOUT=${RV_TIMEOUT:-300}
 
@@ -84,9 +86,8 @@ rv_cleanup() {
 
 	trap - EXIT INT TERM HUP
 	rv_stop_pids
-	if [ "$rv_topo" -eq 1 ]; then
-		"$RP_SRC_ROOT/scripts/netns-topology" down >/dev/null 2>&1 ||
-			echo "$rv_prog: netns-topology down failed" >&2
+	if [ "$hosts_topo" -eq 1 ]; then
+		hosts_down || echo "$rv_prog: netns-topology down failed" >&2
 		if ip netns list 2>/dev/null | awk '{ print $1 }' |
 		   grep -qxE -- "$RP_NS_A|$RP_NS_B"; then
 			echo "$rv_prog: namespace left behind after cleanup" >&2
@@ -132,19 +133,16 @@ rv_tmp=$(mktemp -d "${TMPDIR:-/tmp}/rv-${rv_prog%.sh}-XXXXXX") ||
 # RV_IP_B (the devices' IPv4 addresses), RV_IP6_A, RV_IP6_B (their first
 # global IPv6 addresses, GID index 2).
 rv_topology() {
-	local tag=$1 port=${RV_PORT:-xdp} h cfg veth
+	local tag=$1 port=${RV_PORT:-xdp} h veth
 
 	[ ${#tag} -le 11 ] || rv_fail "internal: topology tag '$tag' too long"
-	export RP_NS_A="rv-$tag-a" RP_NS_B="rv-$tag-b"
-	export RP_VETH_A="rv${tag}a" RP_VETH_B="rv${tag}b"
 	case $port in
 	xdp) export RP_NFT=0 RP_VETH_MTU=3000 ;;
 	af_packet) export RP_NFT=1 RP_VETH_MTU=9000 ;;
 	*) rv_fail "RV_PORT must be xdp or af_packet, not '$port'" ;;
 	esac
 	RV_PORT=$port
-	rv_topo=1
-	if ! "$RP_SRC_ROOT/scripts/netns-topology" up >"$rv_tmp/topology.log" 2>&1; then
+	if ! hosts_up "rv-$tag-" "rv$tag" "$rv_tmp/topology.log"; then
 		cat "$rv_tmp/topology.log" >&2
 		rv_fail "scripts/netns-topology up failed"
 	fi
@@ -152,20 +150,12 @@ rv_topology() {
 	RV_CFG_A=$rv_tmp/netns-a.ini
 	RV_CFG_B=$rv_tmp/netns-b.ini
 	for h in a b; do
-		cfg=$rv_tmp/netns-$h.ini
+		hosts_cfg "$h" "$port" "$rv_tmp/netns-$h.ini" && continue
 		veth=$RP_VETH_A
 		[ "$h" = b ] && veth=$RP_VETH_B
-		if [ "$port" = xdp ]; then
-			sed "s/^netdev = rp-veth-$h$/netdev = $veth/" \
-				"$RP_SRC_ROOT/config/netns-$h-xdp.ini" >"$cfg"
-			grep -q "^netdev = $veth$" "$cfg" ||
-				rv_fail "config/netns-$h-xdp.ini has no 'netdev = rp-veth-$h' to point at $veth"
-		else
-			sed "s/iface=rp-veth-$h\([,[:space:]]\|$\)/iface=$veth\1/" \
-				"$RP_SRC_ROOT/config/netns-$h.ini" >"$cfg"
-			grep -q "iface=$veth" "$cfg" ||
-				rv_fail "config/netns-$h.ini has no iface=rp-veth-$h to point at $veth"
-		fi
+		[ "$port" = xdp ] &&
+			rv_fail "config/netns-$h-xdp.ini has no 'netdev = rp-veth-$h' to point at $veth"
+		rv_fail "config/netns-$h.ini has no iface=rp-veth-$h to point at $veth"
 	done
 	if [ -n "${RV_IDLE:-}" ]; then
 		# The engine idle policy under test (busy, yield, sleep, adaptive).
@@ -266,20 +256,13 @@ rv_forget() {
 # rv_wait_listen NS PORT PID NAME: until a TCP listener on PORT exists in NS
 # (the pingpong server is up), at most 60 s, failing early if PID died.
 rv_wait_listen() {
-	local ns=$1 port=$2 pid=$3 name=$4 i
+	local ns=$1 port=$2 pid=$3 name=$4 st
 
-	for ((i = 0; i < 600; i++)); do
-		if ip netns exec "$ns" ss -Hltn "sport = :$port" 2>/dev/null |
-		   grep -q .; then
-			return 0
-		fi
-		if ! kill -0 "$pid" 2>/dev/null; then
-			rv_show "$name"
-			rv_fail "$name exited before listening on TCP port $port"
-		fi
-		sleep 0.1
-	done
+	hosts_listen "$ns" "$port" "$pid" 600
+	st=$?
+	[ "$st" -eq 0 ] && return 0
 	rv_show "$name"
+	[ "$st" -eq 1 ] && rv_fail "$name exited before listening on TCP port $port"
 	rv_fail "$name: no TCP listener on port $port after 60 s"
 }
 
@@ -340,38 +323,48 @@ rv_check_pingpong() {
 	[ "$i" -eq "$iters" ] || rv_fail "$name: $i iters, expected $iters"
 }
 
+# The tests' side of hosts_pair (test/common/hosts.sh).
+# rv_pair_bg NAME A|B ARGV...: rv_bg ARGV in that host's namespace with its
+# configuration (RV_CFG_A, RV_CFG_B); rv_pair_bg_log logs it first.
+rv_pair_bg() {
+	local ns=$RP_NS_A cfg=$RV_CFG_A
+
+	[ "$2" = B ] && ns=$RP_NS_B cfg=$RV_CFG_B
+	rv_bg "$1" "$ns" "$cfg" -- "${@:3}"
+	pair_pid=$rv_last_pid
+}
+
+rv_pair_bg_log() {
+	local ns=$RP_NS_A
+
+	[ "$2" = B ] && ns=$RP_NS_B
+	rv_log "$1 ($ns): ${*:3}"
+	rv_pair_bg "$@"
+}
+
+# rv_pair_ready PORT PID: the server listens on PORT, or the test fails.
+rv_pair_ready() {
+	rv_wait_listen "$RP_NS_B" "$1" "$2" server
+}
+
 # rv_pair PORT PROG ARGS...: PROG ARGS as server in B, then as client in A
 # with B's address appended, once the server listens on TCP PORT ("-":
 # after a second).  Both must exit 0; their output is shown.
+# shellcheck disable=SC2034 # the pair_* locals are hosts_pair's
 rv_pair() {
-	local port=$1 prog=$2 srv crc src
+	local port=$1 prog=$2
+	local pair_start=rv_pair_bg_log pair_ready=rv_pair_ready
+	local pair_forget=rv_forget pair_grace=1
 
 	shift 2
-	rv_log "server ($RP_NS_B): $prog $*"
-	rv_bg server "$RP_NS_B" "$RV_CFG_B" -- "$prog" "$@"
-	srv=$rv_last_pid
-	if [ "$port" = - ]; then
-		sleep 1
-	else
-		rv_wait_listen "$RP_NS_B" "$port" "$srv" server
-	fi
-	rv_log "client ($RP_NS_A): $prog $* $RV_IP_B"
-	rv_fg client "$RP_NS_A" "$RV_CFG_A" -- "$prog" "$@" "$RV_IP_B"
-	crc=$rv_status
-	if [ "$crc" -ne 0 ]; then
-		# the server would wait for ever for a client that is gone
-		sleep 1
-		kill -TERM "$srv" 2>/dev/null
-	fi
-	wait "$srv"
-	src=$?
-	rv_forget "$srv"
+	local pair_srv=("$prog" "$@") pair_cli=("$prog" "$@" "$RV_IP_B")
+	hosts_pair "$port"
 	rv_show client
 	rv_show server
-	[ "$crc" -ne 124 ] || rv_fail "client timed out after $RV_TIMEOUT s"
-	[ "$crc" -eq 0 ] || rv_fail "client exited with status $crc"
-	[ "$src" -ne 124 ] || rv_fail "server timed out after $RV_TIMEOUT s"
-	[ "$src" -eq 0 ] || rv_fail "server exited with status $src"
+	[ "$pair_crc" -ne 124 ] || rv_fail "client timed out after $RV_TIMEOUT s"
+	[ "$pair_crc" -eq 0 ] || rv_fail "client exited with status $pair_crc"
+	[ "$pair_src" -ne 124 ] || rv_fail "server timed out after $RV_TIMEOUT s"
+	[ "$pair_src" -eq 0 ] || rv_fail "server exited with status $pair_src"
 }
 
 # rv_pp_iters MODE: the round trips of a pingpong in MODE (poll or event):
@@ -482,7 +475,7 @@ rv_veth1_cfg() {
 # ingress hook could drop it.  Beware: a frame of a packet socket's TX
 # ring (net_af_packet) that the hook drops is not lost, the kernel puts it
 # back in the ring and sends it again on the socket's next sendto() (the
-# engine's TX ring kicks, pmd/rp_port_kick.c); for real loss between two
+# engine's TX ring kicks, pmd/port/rp_port_kick.c); for real loss between two
 # af_packet ports use rv_nft_loss_bridge.
 rv_nft_loss() {
 	local ns=$1 pm=$2 i

@@ -113,25 +113,19 @@ xdp_on() {
 
 # run2 PORT|cm: the server (array S) on host B, once it listens on TCP
 # PORT (cm: a head start, the RDMA CM resends a REQ sent before the server
-# listens), then the client (array C) on host A; both must exit 0.
+# listens), then the client (array C) on host A, with this test's
+# configurations (CA, CB); both must exit 0.
+# shellcheck disable=SC2034 # the pair_* locals are hosts_pair's
 run2() {
-	local srv crc src
+	local RV_CFG_A=$CA RV_CFG_B=$CB port=$1
+	local pair_start=rv_pair_bg pair_ready=rv_pair_ready
+	local pair_forget=rv_forget pair_grace=0
+	local pair_srv=("${S[@]}") pair_cli=("${C[@]}")
 
-	rv_bg server "$RP_NS_B" "$CB" -- "${S[@]}"
-	srv=$rv_last_pid
-	if [ "$1" = cm ]; then
-		sleep 1
-	else
-		rv_wait_listen "$RP_NS_B" "$1" "$srv" server
-	fi
-	rv_fg client "$RP_NS_A" "$CA" -- "${C[@]}"
-	crc=$rv_status
-	[ "$crc" -eq 0 ] || kill -TERM "$srv" 2>/dev/null
-	wait "$srv"
-	src=$?
-	rv_forget "$srv"
-	[ "$crc" -eq 0 ] && [ "$src" -eq 0 ] ||
-		{ rv_show client; rv_show server; rv_fail "${S[0]}: client $crc, server $src"; }
+	[ "$port" = cm ] && port=-
+	hosts_pair "$port"
+	[ "$pair_crc" -eq 0 ] && [ "$pair_src" -eq 0 ] ||
+		{ rv_show client; rv_show server; rv_fail "${S[0]}: client $pair_crc, server $pair_src"; }
 }
 
 pair() {
