@@ -16,12 +16,17 @@
  *
  * Read once, when the configuration is loaded (no EAL: rocepmd-run checks
  * the same).
+ *
+ * Also the port section's checks of netdev and device
+ * (rp_cfg_port_netdev()) and of a net_af_packet device's ring
+ * (rp_cfg_af_packet_check()), for rp_cfg.c.
  */
 
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <ifaddrs.h>
+#include <inttypes.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +36,8 @@
 #include <unistd.h>
 
 #include "rp_cfg_netdev.h"
+#include "rp_config.h"
+#include "rp_port_kind.h"
 
 /* The largest MTU an XDP program sees whole on a veth or a NIC without
  * multi-buffer XDP: a 4 KiB page less XDP's headroom (256) and the
@@ -38,6 +45,20 @@
  * header (veth_xdp_set() refuses larger MTUs: ETH_DATA_LEN-ish limits
  * vary by driver; this is veth's). */
 #define RP_XDP_MTU_MAX	3506u
+
+/* Headers around an IB payload in the largest frame the engine sends: */
+#define RP_CFG_FRAME_OVERHEAD	(14 + 20 + 8 + 12 + 16 + 4 + 4)
+/* Ethernet, IPv4, UDP, BTH, RETH, ImmDt, ICRC. */
+
+/*
+ * net_af_packet (TPACKET_V2): the kernel writes a received frame at offset 66
+ * of its ring frame and truncates it to the frame's end without telling
+ * anyone, so a frame of an IB MTU needs framesz >= MTU + 144.
+ */
+#define RP_CFG_AFP_RX_OFFSET	66
+#define RP_CFG_AFP_FRAMESZ	2048	/* PMD defaults */
+#define RP_CFG_AFP_FRAMECNT	512
+#define RP_CFG_AFP_ALIGN	16	/* TPACKET_ALIGNMENT */
 
 static int
 netdev_mtu(const char *ifname, uint32_t *mtu)
@@ -194,5 +215,119 @@ rp_cfg_netdev_bind(struct rp_port_cfg *port, unsigned int idx, bool want_v4,
 			 port->netdev);
 		return -EADDRNOTAVAIL;
 	}
+	return 0;
+}
+
+/* Value of key=<decimal> in a device's arguments, or def. */
+static int
+rp_cfg_devarg_u32(const char *dev, const char *key, uint32_t def,
+		  uint32_t *out)
+{
+	size_t klen = strlen(key);
+	const char *p = strchr(dev, ',');
+
+	*out = def;
+	while (p != NULL) {
+		p++;
+		if (strncmp(p, key, klen) == 0 && p[klen] == '=')
+			return rp_cfg_parse_uint(p + klen + 1,
+						 strcspn(p + klen + 1, ","),
+						 out);
+		p = strchr(p, ',');
+	}
+	return 0;
+}
+
+/*
+ * net_af_packet truncates received frames to its ring frames and
+ * mis-addresses frames when blocksz is not a multiple of framesz: catch both.
+ */
+int
+rp_cfg_af_packet_check(const struct rp_cfg_ctx *ctx, const char *sect,
+		       const struct rp_port_cfg *port)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t fs, bs, fc, need, m;
+	char fit[64];
+	size_t n = 0;
+
+	if (rp_port_kind_of(port->ethdev_name) != RP_PORT_AF_PACKET)
+		return 0;
+	if (page <= 0)
+		page = 4096;
+	if (rp_cfg_devarg_u32(port->device, "framesz", RP_CFG_AFP_FRAMESZ,
+			      &fs) != 0 ||
+	    rp_cfg_devarg_u32(port->device, "blocksz", (uint32_t)page,
+			      &bs) != 0 ||
+	    rp_cfg_devarg_u32(port->device, "framecnt", RP_CFG_AFP_FRAMECNT,
+			      &fc) != 0)
+		return rp_cfg_fail(ctx, -EINVAL, sect, "device",
+				   "framesz, blocksz, framecnt: decimal",
+				   "net_af_packet argument is not a number");
+	if (fs == 0 || fs % RP_CFG_AFP_ALIGN != 0 || bs == 0 ||
+	    bs % (uint32_t)page != 0 || bs % fs != 0 || fc == 0 ||
+	    fc % (bs / fs) != 0)
+		return rp_cfg_fail(ctx, -EINVAL, sect, "device",
+				   "framesz a multiple of 16, blocksz a "
+				   "multiple of the page size and of framesz, "
+				   "framecnt a multiple of blocksz/framesz",
+				   "net_af_packet framesz=%" PRIu32 " blocksz=%"
+				   PRIu32 " framecnt=%" PRIu32
+				   " is not a valid ring", fs, bs, fc);
+	need = port->mtu + RP_CFG_FRAME_OVERHEAD + RP_CFG_AFP_RX_OFFSET;
+	if (need <= fs)
+		return 0;
+	fit[0] = '\0';
+	for (m = 256; m <= 4096 && n < sizeof(fit); m *= 2) {
+		if (m + RP_CFG_FRAME_OVERHEAD + RP_CFG_AFP_RX_OFFSET <= fs)
+			n += (size_t)snprintf(fit + n, sizeof(fit) - n,
+					      "%s%" PRIu32, n == 0 ? "" : ", ",
+					      m);
+	}
+	return rp_cfg_fail(ctx, -EINVAL, sect, "mtu",
+			   n > 0 ? fit : "none",
+			   "%" PRIu32 " does not fit net_af_packet frames of "
+			   "framesz=%" PRIu32 " (needs framesz >= %" PRIu32
+			   ", e.g. framesz=5120,blocksz=20480 in device)",
+			   port->mtu, fs, need);
+}
+
+/*
+ * device and ipv4 are required, unless netdev names a kernel interface:
+ * then they come from it (rp_cfg_netdev_bind() above).
+ */
+int
+rp_cfg_port_netdev(const struct rp_cfg_ctx *ctx, const char *sect,
+		   struct rp_port_cfg *port, unsigned int idx)
+{
+	char why[256] = "";
+	char acc[64];
+	int rc;
+
+	if (port->netdev[0] == '\0') {
+		if (port->device[0] == '\0')
+			return rp_cfg_fail(ctx, -EINVAL, sect, "device",
+					   rp_cfg_accepted(rp_cfg_key_find(
+						RP_CFG_SECT_PORT, "device"),
+						acc, sizeof(acc)),
+					   "required key missing (or give "
+					   "netdev = IFACE)");
+		if (port->ipv4 == 0)
+			return rp_cfg_fail(ctx, -EINVAL, sect, "ipv4",
+					   rp_cfg_accepted(rp_cfg_key_find(
+						RP_CFG_SECT_PORT, "ipv4"),
+						acc, sizeof(acc)),
+					   "required key missing");
+		return 0;
+	}
+	if (port->device[0] != '\0')
+		return rp_cfg_fail(ctx, -EINVAL, sect, "netdev", NULL,
+				   "netdev and device: give one or the other");
+	rc = rp_cfg_netdev_bind(port, idx, port->ipv4 == 0,
+				port->nr_ipv6 == 0, why, sizeof(why));
+	if (rc < 0)
+		return rp_cfg_fail(ctx, rc, sect, "netdev", NULL, "%s", why);
+	if (why[0] != '\0')
+		fprintf(stderr, "rocepmd: [%s] netdev: %s\n", sect, why);
 	return 0;
 }
