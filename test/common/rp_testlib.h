@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rp_testlib: the verbs helpers shared by the one-process test programs
- * (test/engine/rp_verbs_test.c, test/engine/rp_async_test.c,
- * test/events/rp_events_test.c): failure reporting and the watchdog,
+ * (test/engine/test_verbs.c, test/engine/test_async.c,
+ * test/events/test_events.c): failure reporting and the watchdog,
  * random patterns, devices, registered buffers, endpoints, RC connection,
  * work requests, completions and completion channels.
  *

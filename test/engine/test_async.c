@@ -932,10 +932,10 @@ rt_case_link_flap(void)
 
 /* ----------------------------------------------------------------- main */
 
-/* The cases: rp_async_test.def, which meson.build reads too. */
+/* The cases: test_async.def, which meson.build reads too. */
 #define RT_CASE_FN(name) rt_case_##name
 static const struct rt_case rt_cases[] = {
-#include "rp_async_test.def"
+#include "test_async.def"
 };
 
 int

@@ -360,10 +360,10 @@ fm_run(void)
 	rt_dev_close(&f.d1);
 }
 
-/* The cases: rp_fault_matrix.def, which meson.build reads too. */
+/* The cases: test_fault_matrix.def, which meson.build reads too. */
 #define RT_CASE_FN(name) fm_run
 static const struct rt_case rt_cases[] = {
-#include "rp_fault_matrix.def"
+#include "test_fault_matrix.def"
 };
 
 int

@@ -824,10 +824,10 @@ rt_case_rkey_reuse(void)
 	mw_close(&e);
 }
 
-/* The cases: rp_mw_test.def, which meson.build reads too. */
+/* The cases: test_mw.def, which meson.build reads too. */
 #define RT_CASE_FN(name) rt_case_##name
 static const struct rt_case rt_cases[] = {
-#include "rp_mw_test.def"
+#include "test_mw.def"
 };
 
 int

@@ -791,10 +791,10 @@ rt_case_tm_bad_op(void)
 	by_finish(&by, &d0, &d1);
 }
 
-/* The cases: rp_shm_abuse_test.def, which meson.build reads too. */
+/* The cases: test_shm_abuse.def, which meson.build reads too. */
 #define RT_CASE_FN(name) rt_case_##name
 static const struct rt_case cases[] = {
-#include "rp_shm_abuse_test.def"
+#include "test_shm_abuse.def"
 };
 
 int

@@ -3755,10 +3755,10 @@ static void rt_case_rc_atomic_lossy(void) { rt_atomic_race(true); }
 
 /* ----------------------------------------------------------------- main */
 
-/* The cases: rp_verbs_test.def, which meson.build reads too. */
+/* The cases: test_verbs.def, which meson.build reads too. */
 #define RT_CASE_FN(name) rt_case_##name
 static const struct rt_case rt_cases[] = {
-#include "rp_verbs_test.def"
+#include "test_verbs.def"
 };
 
 int

@@ -895,10 +895,10 @@ rt_case_implicit_odp(void)
 	rt_close2(&e.d0, &e.d1);
 }
 
-/* The cases: rp_verbs_ext_test.def, which meson.build reads too. */
+/* The cases: test_verbs_ext.def, which meson.build reads too. */
 #define RT_CASE_FN(name) rt_case_##name
 static const struct rt_case rt_cases[] = {
-#include "rp_verbs_ext_test.def"
+#include "test_verbs_ext.def"
 };
 
 int

@@ -2210,10 +2210,10 @@ wt_case_rd_atomic(void)
 	wt_expect_no_zero_dmac();
 }
 
-/* The cases: rp_wire_test.def, which meson.build reads too. */
+/* The cases: test_wire.def, which meson.build reads too. */
 #define RT_CASE_FN(name) wt_case_##name
 static const struct rt_case wt_cases[] = {
-#include "rp_wire_test.def"
+#include "test_wire.def"
 };
 
 int

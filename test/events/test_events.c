@@ -9,7 +9,7 @@
  * with two rocepmd devices wired back to back over memif (rocepmd0 =
  * 192.0.2.1 sends, rocepmd1 = 192.0.2.2 owns the channel).
  * The helpers (devices, endpoints, work requests, completions) are those of
- * test/common/rp_testlib.c, shared with test/engine/rp_verbs_test.c;
+ * test/common/rp_testlib.c, shared with test/engine/test_verbs.c;
  * test/engine's comp_channel case covers the basics once, the cases here
  * each prove one rule thoroughly.
  *
