@@ -219,7 +219,11 @@ struct rp_dev {
 	struct rp_mcast mcast[RP_MAX_MCAST];
 
 	/* Fault injection (rp_port_fault.c): [0] transmit, [1] receive */
-	bool fault_on;
+	/* The port's operations (rp_port.h): its kind's, chosen at port
+	 * start, and the ones frames take (the kind's, or the fault
+	 * injection's wrapped around them) */
+	const struct rp_port_ops *kind_ops;
+	const struct rp_port_ops *ops;
 	struct rp_fault_dir fault[2];
 
 	uint64_t link_check;		/* TSC of the next link poll */

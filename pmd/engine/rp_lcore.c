@@ -232,7 +232,7 @@ shard_poll(struct rp_shard *sh)
 		qp->active = false;
 	}
 	if (sh->tx_defer && sh->pass_cqes != 0 && sh->nr_tx != 0 &&
-	    !dev->fault_on) {
+	    !dev->ops->holds) {
 		/* The caller's next pass sends them (rp_engine_assist). */
 		rp_stat_add(dev, RP_STAT_TX_DEFERRED, sh->nr_tx);
 		busy = true;

@@ -26,6 +26,7 @@
 #include "rp_atomic.h"
 #include "rp_log.h"
 #include "rp_engine.h"
+#include "rp_port_kind.h"
 
 #define RP_NB_MBUF	8191u
 #define RP_MBUF_CACHE	256u
@@ -98,10 +99,8 @@ rp_port_rx_intr_fd(uint16_t port_id)
 }
 
 static void
-rp_port_rx_intr_setup(struct rp_dev *dev, bool intr, const char *driver,
-		      unsigned int ifindex)
+rp_port_rx_intr_setup(struct rp_dev *dev, bool intr, unsigned int ifindex)
 {
-	unsigned int n;
 	int fd;
 
 	dev->rx_intr_fd = -1;
@@ -116,11 +115,8 @@ rp_port_rx_intr_setup(struct rp_dev *dev, bool intr, const char *driver,
 			dev->cfg.device, fd);
 		return;
 	}
-	if (driver != NULL && strcmp(driver, "net_af_packet") == 0 &&
-	    ifindex != 0) {
-		n = rp_port_ring_sockets(ifindex, dev->rx_sock, RP_RX_SOCKS);
-		dev->nr_rx_sock = RTE_MIN(n, RP_RX_SOCKS);
-	}
+	if (dev->kind_ops->rx_socks != NULL && ifindex != 0)
+		dev->kind_ops->rx_socks(dev, ifindex);
 	if (dev->nr_rx_sock != 0 || dev->xsk_fd >= 0) {
 		RP_LOGT(rp_logtype_port, INFO,
 			"%s: no RX interrupt, an idle engine wakes on its receive sockets",
@@ -192,13 +188,12 @@ port_ib_mtu_fit(uint32_t l3_mtu)
  * (framesz, rp_cfg.c), and then the interface's MTU.
  */
 static uint32_t
-port_pmd_max_l3(const struct rte_eth_dev_info *info)
+port_pmd_max_l3(const struct rp_dev *dev, const struct rte_eth_dev_info *info)
 {
 	uint32_t max = info->max_mtu;
 	const uint32_t l2 = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
 
-	if (info->driver_name != NULL &&
-	    strcmp(info->driver_name, "net_af_packet") == 0)
+	if (dev->kind_ops->no_pmd_mtu)
 		return UINT32_MAX;
 	if (info->max_rx_pktlen > l2 && info->max_rx_pktlen - l2 < max)
 		max = info->max_rx_pktlen - l2;
@@ -257,7 +252,7 @@ static void
 rp_port_mtu_check(struct rp_dev *dev, const struct rte_eth_dev_info *info)
 {
 	const uint32_t need = dev->mtu + RP_L3_OVERHEAD;
-	const uint32_t pmd_max = port_pmd_max_l3(info);
+	const uint32_t pmd_max = port_pmd_max_l3(dev, info);
 	char ifname[IF_NAMESIZE];
 	char advice[48];
 	uint32_t kmtu = 0;
@@ -357,76 +352,93 @@ port_pool_create(const char *name, uint32_t nb, uint16_t room, int socket,
 	return mp;
 }
 
-int
-rp_port_init(struct rp_dev *dev)
+static const struct rp_port_ops *port_kind_ops(enum rp_port_kind kind);
+
+/* The port, its PMD's facts, and the operations of its kind. */
+static int
+port_open(struct rp_dev *dev, struct rte_eth_dev_info *info)
 {
-	struct rte_eth_conf conf;
-	struct rte_eth_dev_info info;
-	struct rte_eth_rxconf rxconf;
-	char name[RTE_MEMPOOL_NAMESIZE];
-	uint32_t frame_max = RTE_MAX(dev->mtu + RP_HDR_ROOM, 2048u);
-	const char *fsz = strstr(dev->cfg.device, "framesz=");
-	uint32_t nb_mbuf, nq;
-	uint16_t neq;			/* ethdev queue pairs */
-	bool xdp;
 	int ret;
 
 	ret = port_find(&dev->cfg, &dev->port_id);
 	if (ret < 0)
 		return ret;
-	ret = rte_eth_dev_info_get(dev->port_id, &info);
+	ret = rte_eth_dev_info_get(dev->port_id, info);
 	if (ret < 0)
 		return ret;
-	/* af_packet copies whole ring frames: its mbufs must hold framesz. */
-	if (fsz != NULL)
-		frame_max = RTE_MAX(frame_max, (uint32_t)atoi(fsz + 8));
-	/* af_xdp's mbufs are its umem chunks, and the kernel keeps
-	 * XDP_PACKET_HEADROOM of each in front of the frame: without it a
-	 * frame of a full IB MTU with a RETH is dropped by the socket. */
-	xdp = info.driver_name != NULL &&
-		strcmp(info.driver_name, "net_af_xdp") == 0;
-	if (xdp)
-		frame_max += RP_XDP_PACKET_HEADROOM;
+	dev->kind_ops = port_kind_ops(rp_port_kind_of(info->driver_name));
+	dev->ops = dev->kind_ops;
+	dev->xsks_map_fd = -1;		/* af_xdp's, the others have none */
+	return 0;
+}
+
+/*
+ * A queue pair per lcore of the device (rp_shard.c): the PMD's, or on
+ * af_xdp the interface's receive queues (*nq), of which the PMD serves
+ * the first and the engine's own sockets the others (*neq = 1).
+ */
+static int
+port_queues(struct rp_dev *dev, const struct rte_eth_dev_info *info,
+	    uint32_t *nq, uint16_t *neq)
+{
+	const struct rp_port_ops *ops = dev->kind_ops;
+
+	*nq = ops->queues != NULL ? ops->queues(dev, info) : 1;
+	*neq = ops->umem ? 1 : (uint16_t)dev->nr_shards;
+	if (ops->umem ? *nq >= dev->nr_shards :
+	    info->max_rx_queues >= *neq && info->max_tx_queues >= *neq)
+		return 0;
+	RP_LOGT(rp_logtype_port, ERR,
+		"%s: %u lcores serve the port, and each needs its own queue pair; the port has %u%s",
+		dev->cfg.device, dev->nr_shards,
+		ops->umem ? *nq : RTE_MIN(info->max_rx_queues,
+					  info->max_tx_queues),
+		ops->queues_hint != NULL ? ops->queues_hint : "");
+	return -EINVAL;
+}
+
+/* The port's mbuf pool, for frames of the IB MTU on nq receive queues. */
+static int
+port_pool(struct rp_dev *dev, uint32_t nq)
+{
+	const struct rp_port_ops *ops = dev->kind_ops;
+	uint32_t frame_max = RTE_MAX(dev->mtu + RP_HDR_ROOM, 2048u);
+	char name[RTE_MEMPOOL_NAMESIZE];
 	/* The engine's own sockets on further receive queues fill from the
 	 * same pool (rp_xsk_rxq.c). */
-	nq = rp_xdp_port_queues(dev, info.driver_name, info.if_index);
-	nb_mbuf = RP_NB_MBUF + (nq - 1) * rp_xsk_fill(nq);
-	/*
-	 * A queue pair per lcore of the device (rp_shard.c): the PMD's, or
-	 * on af_xdp the interface's receive queues, of which the PMD serves
-	 * the first and the engine's own sockets the others.
-	 */
-	neq = xdp ? 1 : (uint16_t)dev->nr_shards;
-	if (xdp ? nq < dev->nr_shards :
-	    info.max_rx_queues < neq || info.max_tx_queues < neq) {
-		RP_LOGT(rp_logtype_port, ERR,
-			"%s: %u lcores serve the port, and each needs its own queue pair; the port has %u%s",
-			dev->cfg.device, dev->nr_shards,
-			xdp ? nq : RTE_MIN(info.max_rx_queues,
-					   info.max_tx_queues),
-			xdp ? " receive queues (ethtool -L, or a veth made with numrxqueues and numtxqueues)" :
-			strcmp(info.driver_name, "net_af_packet") == 0 ?
-			" (af_packet: qpairs=N in the device string)" : "");
-		return -EINVAL;
-	}
+	uint32_t nb_mbuf = RP_NB_MBUF + (nq - 1) * rp_xsk_fill(nq);
 
+	if (ops->frame_max != NULL)
+		frame_max = ops->frame_max(dev, frame_max);
 	snprintf(name, sizeof(name), "rp_mbuf_%u", dev->id);
 	dev->pool = rte_mempool_lookup(name);
 	if (dev->pool == NULL)
 		dev->pool = port_pool_create(name, nb_mbuf,
 			(uint16_t)(RTE_PKTMBUF_HEADROOM + frame_max),
-			rte_eth_dev_socket_id(dev->port_id), xdp);
+			rte_eth_dev_socket_id(dev->port_id), ops->umem);
 	if (dev->pool == NULL) {
 		RP_LOGT(rp_logtype_port, ERR, "mbuf pool: %s",
 			rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
-	if (xdp && dev->pool->nb_mem_chunks != 1) {
+	if (ops->umem && dev->pool->nb_mem_chunks != 1) {
 		RP_LOGT(rp_logtype_port, ERR,
 			"%s: the mbuf pool is in %u pieces of memory; af_xdp registers one (its umem)",
 			dev->cfg.device, dev->pool->nb_mem_chunks);
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+/* neq queue pairs; *intr: whether the PMD took RX interrupts. */
+static int
+port_configure(struct rp_dev *dev, const struct rte_eth_dev_info *info,
+	       uint16_t neq, bool *intr)
+{
+	struct rte_eth_rxconf rxconf = info->default_rxconf;
+	struct rte_eth_conf conf;
+	int socket = rte_eth_dev_socket_id(dev->port_id);
+	int ret;
 
 	memset(&conf, 0, sizeof(conf));
 	/* An engine that blocks when idle wants RX interrupts: ask, and do
@@ -443,25 +455,32 @@ rp_port_init(struct rp_dev *dev)
 			dev->port_id, rte_strerror(-ret));
 		return ret;
 	}
+	*intr = conf.intr_conf.rxq != 0;
 	/* af_xdp loads rocepmd's XDP program with the queue: not over a
 	 * killed engine's. */
-	ret = rp_xdp_port_prepare(dev, info.driver_name, info.if_index);
-	if (ret < 0)
-		return ret;
-	rxconf = info.default_rxconf;
-	for (uint16_t q = 0; q < neq; q++) {
-		ret = rte_eth_rx_queue_setup(dev->port_id, q, RP_NB_RXD,
-				rte_eth_dev_socket_id(dev->port_id), &rxconf,
-				dev->pool);
-		if (ret < 0)
-			return ret;
-		ret = rte_eth_tx_queue_setup(dev->port_id, q, RP_NB_TXD,
-				rte_eth_dev_socket_id(dev->port_id), NULL);
+	if (dev->kind_ops->prepare != NULL) {
+		ret = dev->kind_ops->prepare(dev, info);
 		if (ret < 0)
 			return ret;
 	}
+	for (uint16_t q = 0; q < neq; q++) {
+		ret = rte_eth_rx_queue_setup(dev->port_id, q, RP_NB_RXD,
+					     socket, &rxconf, dev->pool);
+		if (ret < 0)
+			return ret;
+		ret = rte_eth_tx_queue_setup(dev->port_id, q, RP_NB_TXD,
+					     socket, NULL);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
 
-	rp_port_mtu_check(dev, &info);
+/* The MAC, the start, and what the kind does once the port runs. */
+static int
+port_start(struct rp_dev *dev, const struct rte_eth_dev_info *info)
+{
+	int ret;
 
 	if (dev->cfg.mac_set) {
 		memcpy(dev->mac.addr_bytes, dev->cfg.mac, 6);
@@ -469,24 +488,45 @@ rp_port_init(struct rp_dev *dev)
 	} else {
 		rte_eth_macaddr_get(dev->port_id, &dev->mac);
 	}
-
 	ret = rte_eth_dev_start(dev->port_id);
 	if (ret < 0) {
 		RP_LOGT(rp_logtype_port, ERR, "start port %u: %s",
 			dev->port_id, rte_strerror(-ret));
 		return ret;
 	}
+	if (dev->kind_ops->start != NULL)
+		return dev->kind_ops->start(dev, info);
+	return 0;
+}
 
-	ret = rp_xdp_port_start(dev, info.driver_name, info.if_index);
+int
+rp_port_init(struct rp_dev *dev)
+{
+	struct rte_eth_dev_info info;
+	char name[RTE_RING_NAMESIZE];
+	uint32_t nq;
+	uint16_t neq;			/* ethdev queue pairs */
+	bool intr;
+	int ret;
+
+	ret = port_open(dev, &info);
+	if (ret == 0)
+		ret = port_queues(dev, &info, &nq, &neq);
+	if (ret == 0)
+		ret = port_pool(dev, nq);
+	if (ret == 0)
+		ret = port_configure(dev, &info, neq, &intr);
 	if (ret < 0)
 		return ret;
-	rp_shard_queues(dev, xdp);
-	rp_port_rx_intr_setup(dev, conf.intr_conf.rxq != 0, info.driver_name,
-			      info.if_index);
+	rp_port_mtu_check(dev, &info);
+	ret = port_start(dev, &info);
+	if (ret < 0)
+		return ret;
+	rp_shard_queues(dev, dev->kind_ops->umem);
+	rp_port_rx_intr_setup(dev, intr, info.if_index);
 	if (info.if_index != 0 &&
 	    if_indextoname(info.if_index, dev->if_name) != NULL)
 		dev->if_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	rp_port_kick_init(dev, info.driver_name, info.if_index);
 	rp_fault_init(dev);
 	snprintf(name, sizeof(name), "rp_loop_%u", dev->id);
 	dev->loop_ring = rte_ring_create(name, RP_LOOP_RING, SOCKET_ID_ANY,
@@ -502,7 +542,8 @@ rp_port_fini(struct rp_dev *dev)
 	struct rte_mbuf *m;
 
 	rp_fault_fini(dev);
-	rp_xdp_port_fini(dev);
+	if (dev->kind_ops != NULL && dev->kind_ops->fini != NULL)
+		dev->kind_ops->fini(dev);
 	if (dev->if_sock >= 0) {
 		close(dev->if_sock);
 		dev->if_sock = -1;
@@ -526,9 +567,9 @@ rp_port_fini(struct rp_dev *dev)
 	}
 }
 
-/* The frames of the calling shard's queues, and shard 0's loopback. */
+/* The frames of the calling shard's queue, and shard 0's loopback. */
 static uint16_t
-port_rx_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+port_ethdev_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rp_shard *sh = rp_sh(dev);
 	uint16_t nb = 0;
@@ -536,12 +577,23 @@ port_rx_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 	if (sh->idx == 0)
 		nb = rte_ring_sc_dequeue_burst(dev->loop_ring, (void **)pkts,
 					       n, NULL);
-	if (likely(sh->nr_xsk == 0)) {
-		if (nb < n && sh->pmd_rxq)
-			nb += rte_eth_rx_burst(dev->port_id, sh->rxq, pkts + nb,
-					       n - nb);
-		return nb;
-	}
+	if (nb < n && sh->pmd_rxq)
+		nb += rte_eth_rx_burst(dev->port_id, sh->rxq, pkts + nb, n - nb);
+	return nb;
+}
+
+/* af_xdp: the same, and the shard's further receive queues. */
+static uint16_t
+port_af_xdp_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rp_shard *sh = rp_sh(dev);
+	uint16_t nb = 0;
+
+	if (likely(sh->nr_xsk == 0))
+		return port_ethdev_rx(dev, pkts, n);
+	if (sh->idx == 0)
+		nb = rte_ring_sc_dequeue_burst(dev->loop_ring, (void **)pkts,
+					       n, NULL);
 	/* Further receive queues (rp_xsk_rxq.c): the PMD's first on every
 	 * other pass, so that a busy queue starves none. */
 	sh->xsk_first = !sh->xsk_first;
@@ -558,16 +610,8 @@ port_rx_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 uint16_t
 rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rte_mbuf *in[RP_BURST / 2];
-	uint16_t nb;
+	uint16_t nb = dev->ops->rx(dev, pkts, n);
 
-	/* (Faults come with one lcore per device only: rp_cfg.c.) */
-	if (unlikely(dev->fault_on)) {
-		/* Half a burst: room for what the faults add. */
-		nb = port_rx_burst(dev, in, RTE_MIN(n / 2u, RP_BURST / 2));
-		return rp_fault_rx(dev, in, nb, pkts, n);
-	}
-	nb = port_rx_burst(dev, pkts, n);
 	/* Frames in mbufs another lcore of the pool may have used last. */
 	rp_handoff_acquire_bulk(pkts, nb);
 	return nb;
@@ -591,23 +635,28 @@ rp_port_alloc(struct rp_dev *dev, uint32_t frame_len, uint8_t **data)
 	return m;
 }
 
-bool
-rp_port_flush(struct rp_dev *dev)
+/*
+ * The shard's frames out to the port; whether any went, or the port has
+ * more to do.  kick: af_packet's TX ring kick (rp_port_kick.c); xsk:
+ * af_xdp's own sockets' (rp_xsk_rxq.c).  Each kind's flush passes
+ * constants, so that the compiler drops what the kind has not.
+ */
+static inline bool
+port_flush(struct rp_dev *dev, bool kind_kick, bool kind_xsk)
 {
 	struct rp_shard *sh = rp_sh(dev);
-	bool kick = dev->kick_fd >= 0 && sh->idx == 0;
+	bool kick = kind_kick && dev->kick_fd >= 0 && sh->idx == 0;
+	bool xsk = kind_xsk && sh->xsk_tx;
 	uint16_t sent = 0;
 	int tries = 0;
 
-	if (unlikely(dev->fault_on))
-		rp_fault_release(dev);
 	if (sh->nr_tx == 0)
 		return (kick && rp_port_kick(dev)) ||
-			(sh->xsk_tx && rp_xsk_tx_pending(dev, sh));
+			(xsk && rp_xsk_tx_pending(dev, sh));
 	/* The PMD frees them into the pool the device's lcores share. */
 	rp_handoff_release_bulk(sh->tx, sh->nr_tx);
 	while (sent < sh->nr_tx && tries++ < 4)
-		sent += sh->xsk_tx ?
+		sent += xsk ?
 			rp_xsk_tx(dev, sh, sh->tx + sent, sh->nr_tx - sent) :
 			rte_eth_tx_burst(dev->port_id, sh->txq, sh->tx + sent,
 					 sh->nr_tx - sent);
@@ -621,13 +670,35 @@ rp_port_flush(struct rp_dev *dev)
 	return sent != 0;
 }
 
+static bool
+port_ethdev_flush(struct rp_dev *dev)
+{
+	return port_flush(dev, false, false);
+}
+
+static bool
+port_af_packet_flush(struct rp_dev *dev)
+{
+	return port_flush(dev, true, false);
+}
+
+static bool
+port_af_xdp_flush(struct rp_dev *dev)
+{
+	return port_flush(dev, false, true);
+}
+
+bool
+rp_port_flush(struct rp_dev *dev)
+{
+	return dev->ops->flush(dev);
+}
+
+/* A frame to send: through the faults, if any, into the shard's buffer. */
 void
 rp_port_tx(struct rp_dev *dev, struct rte_mbuf *m)
 {
-	if (unlikely(dev->fault_on))
-		rp_fault_tx(dev, m);
-	else
-		rp_port_enqueue(dev, m);
+	dev->ops->tx(dev, m);
 }
 
 void
@@ -699,4 +770,111 @@ rp_port_link_poll(struct rp_dev *dev)
 	if (up != was)
 		rp_async_push(dev, up ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR,
 			      1);
+}
+
+/* ---- The kinds of port (rp_port_kind.h) */
+
+/* af_packet copies whole ring frames: its mbufs must hold framesz. */
+static uint32_t
+af_packet_frame_max(const struct rp_dev *dev, uint32_t frame_max)
+{
+	const char *fsz = strstr(dev->cfg.device, "framesz=");
+
+	if (fsz != NULL)
+		frame_max = RTE_MAX(frame_max, (uint32_t)atoi(fsz + 8));
+	return frame_max;
+}
+
+static int
+af_packet_start(struct rp_dev *dev, const struct rte_eth_dev_info *info)
+{
+	rp_port_kick_init(dev, info->if_index);
+	return 0;
+}
+
+static void
+af_packet_rx_socks(struct rp_dev *dev, unsigned int ifindex)
+{
+	unsigned int n = rp_port_ring_sockets(ifindex, dev->rx_sock,
+					      RP_RX_SOCKS);
+
+	dev->nr_rx_sock = RTE_MIN(n, RP_RX_SOCKS);
+}
+
+/*
+ * af_xdp's mbufs are its umem chunks, and the kernel keeps
+ * XDP_PACKET_HEADROOM of each in front of the frame: without it a frame
+ * of a full IB MTU with a RETH is dropped by the socket.
+ */
+static uint32_t
+af_xdp_frame_max(const struct rp_dev *dev, uint32_t frame_max)
+{
+	RTE_SET_USED(dev);
+	return frame_max + RP_XDP_PACKET_HEADROOM;
+}
+
+static uint32_t
+af_xdp_queues(const struct rp_dev *dev, const struct rte_eth_dev_info *info)
+{
+	return rp_xdp_port_queues(dev, info->if_index);
+}
+
+static int
+af_xdp_prepare(struct rp_dev *dev, const struct rte_eth_dev_info *info)
+{
+	return rp_xdp_port_prepare(dev, info->if_index);
+}
+
+static int
+af_xdp_start(struct rp_dev *dev, const struct rte_eth_dev_info *info)
+{
+	return rp_xdp_port_start(dev, info->if_index);
+}
+
+/* Any other PMD: memif, ring, null, tap, NICs. */
+static const struct rp_port_ops port_ethdev_ops = {
+	.name = "ethdev",
+	.rx = port_ethdev_rx,
+	.tx = rp_port_enqueue,
+	.flush = port_ethdev_flush,
+};
+
+static const struct rp_port_ops port_af_packet_ops = {
+	.name = "af_packet",
+	.frame_max = af_packet_frame_max,
+	.start = af_packet_start,
+	.rx_socks = af_packet_rx_socks,
+	.rx = port_ethdev_rx,
+	.tx = rp_port_enqueue,
+	.flush = port_af_packet_flush,
+	.no_pmd_mtu = true,
+	.queues_hint = " (af_packet: qpairs=N in the device string)",
+};
+
+static const struct rp_port_ops port_af_xdp_ops = {
+	.name = "af_xdp",
+	.frame_max = af_xdp_frame_max,
+	.queues = af_xdp_queues,
+	.prepare = af_xdp_prepare,
+	.start = af_xdp_start,
+	.fini = rp_xdp_port_fini,
+	.rx = port_af_xdp_rx,
+	.tx = rp_port_enqueue,
+	.flush = port_af_xdp_flush,
+	.umem = true,
+	.queues_hint = " receive queues (ethtool -L, or a veth made with numrxqueues and numtxqueues)",
+};
+
+static const struct rp_port_ops *
+port_kind_ops(enum rp_port_kind kind)
+{
+	switch (kind) {
+	case RP_PORT_AF_PACKET:
+		return &port_af_packet_ops;
+	case RP_PORT_AF_XDP:
+		return &port_af_xdp_ops;
+	case RP_PORT_ETHDEV:
+	default:
+		return &port_ethdev_ops;
+	}
 }

@@ -43,21 +43,52 @@ struct rp_fault_dir {
 	} hold[RP_FAULT_HOLD];
 };
 
+/*
+ * What differs between kinds of port (rp_port_kind.h): one const table a
+ * kind, chosen once at port start and kept in rp_dev.kind_ops.  rp_dev.ops
+ * is the one the frames take: the kind's, or the fault injection's that
+ * wraps it (rp_port_fault.c).  A pass calls through it once a burst (rx,
+ * flush), and once a frame sent (tx).  Start-up hooks may be NULL.
+ */
+struct rte_eth_dev_info;
+struct rp_port_ops {
+	const char *name;
+	/* rp_port_init, in this order */
+	uint32_t (*frame_max)(const struct rp_dev *dev, uint32_t frame_max);
+	uint32_t (*queues)(const struct rp_dev *dev,
+			   const struct rte_eth_dev_info *info);
+	int (*prepare)(struct rp_dev *dev, const struct rte_eth_dev_info *info);
+	int (*start)(struct rp_dev *dev, const struct rte_eth_dev_info *info);
+	/* sockets readable while frames wait, for a port without RX
+	 * interrupt: into dev->rx_sock */
+	void (*rx_socks)(struct rp_dev *dev, unsigned int ifindex);
+	void (*fini)(struct rp_dev *dev);
+	/* Frames: a burst in, a frame out, the frames out to the port */
+	uint16_t (*rx)(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n);
+	void (*tx)(struct rp_dev *dev, struct rte_mbuf *m);
+	bool (*flush)(struct rp_dev *dev);
+	/* af_xdp: the mbufs are the umem (packed, one piece), the interface's
+	 * receive queues are the lcores' (rp_shard_queues) */
+	bool umem;
+	/* the PMD's reported frame limits are not its own (af_packet) */
+	bool no_pmd_mtu;
+	/* frames wait in it besides the shard's buffer (faults): flush on
+	 * every pass */
+	bool holds;
+	const char *queues_hint;	/* on too few queue pairs */
+};
+
 /* ---- rp_port.c */
 int rp_port_init(struct rp_dev *dev);
 void rp_port_fini(struct rp_dev *dev);
 uint16_t rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n);
 void rp_port_tx(struct rp_dev *dev, struct rte_mbuf *m);
 void rp_port_enqueue(struct rp_dev *dev, struct rte_mbuf *m);
+bool rp_port_flush(struct rp_dev *dev);
 
 /* ---- rp_port_fault.c */
 void rp_fault_init(struct rp_dev *dev);
 void rp_fault_fini(struct rp_dev *dev);
-void rp_fault_tx(struct rp_dev *dev, struct rte_mbuf *m);
-void rp_fault_release(struct rp_dev *dev);
-uint16_t rp_fault_rx(struct rp_dev *dev, struct rte_mbuf **in, uint16_t nb,
-		     struct rte_mbuf **out, uint16_t cap);
-bool rp_port_flush(struct rp_dev *dev);
 
 /* ---- rp_port_fds.c */
 unsigned int rp_port_ring_sockets(unsigned int ifindex, int *fds,
@@ -67,8 +98,7 @@ unsigned int rp_port_fds(bool (*match)(int fd, const void *arg),
 			 const void *arg, int *fds, unsigned int max);
 
 /* ---- rp_port_kick.c */
-void rp_port_kick_init(struct rp_dev *dev, const char *driver,
-		       unsigned int ifindex);
+void rp_port_kick_init(struct rp_dev *dev, unsigned int ifindex);
 bool rp_port_kick(struct rp_dev *dev);
 
 void rp_port_link_poll(struct rp_dev *dev);
@@ -111,13 +141,10 @@ unsigned int rp_xsk_rxq_fds(const struct rp_dev *dev, int *fds,
 			    unsigned int max);
 void rp_xsk_rxq_close(struct rp_dev *dev, int xsks_map_fd);
 
-/* ---- rp_xdp_port.c */
-uint32_t rp_xdp_port_queues(const struct rp_dev *dev, const char *driver,
-			    uint32_t ifindex);
-int rp_xdp_port_prepare(struct rp_dev *dev, const char *driver,
-			uint32_t ifindex);
-int rp_xdp_port_start(struct rp_dev *dev, const char *driver,
-		      uint32_t ifindex);
+/* ---- rp_xdp_port.c (af_xdp ports only) */
+uint32_t rp_xdp_port_queues(const struct rp_dev *dev, uint32_t ifindex);
+int rp_xdp_port_prepare(struct rp_dev *dev, uint32_t ifindex);
+int rp_xdp_port_start(struct rp_dev *dev, uint32_t ifindex);
 void rp_xdp_port_fini(struct rp_dev *dev);
 void rp_xdp_port_poll(struct rp_dev *dev);
 void rp_xdp_port_addrs(struct rp_dev *dev);

@@ -12,6 +12,10 @@
  * schedule.
  * Held frames wait in a fixed ring per direction (struct rp_fault_dir):
  * no allocation, no syscall on the path.
+ *
+ * A device with faults configured sends and receives through
+ * rp_port_fault_ops, which wraps its kind's operations (rp_port.h): a
+ * device without pays nothing for them.
  */
 
 #include <rte_cycles.h>
@@ -23,6 +27,8 @@
 
 /* A reordered frame waits for its later frames at most this long. */
 #define RP_FAULT_REORDER_MAX_US	200u
+
+static const struct rp_port_ops rp_port_fault_ops;
 
 static void
 fault_dir_init(struct rp_fault_dir *d, const struct rp_fault_rates *r)
@@ -38,7 +44,8 @@ rp_fault_init(struct rp_dev *dev)
 
 	fault_dir_init(&dev->fault[0], &f->tx);
 	fault_dir_init(&dev->fault[1], &f->rx);
-	dev->fault_on = rp_fault_rates_on(&f->tx) || rp_fault_rates_on(&f->rx);
+	if (rp_fault_rates_on(&f->tx) || rp_fault_rates_on(&f->rx))
+		dev->ops = &rp_port_fault_ops;
 }
 
 void
@@ -170,23 +177,9 @@ fault_apply(struct rp_dev *dev, unsigned int dir, struct rte_mbuf *m,
 	return m;
 }
 
-void
-rp_fault_tx(struct rp_dev *dev, struct rte_mbuf *m)
-{
-	struct rte_mbuf *dup;
-
-	m = fault_apply(dev, 0, m, &dup);
-	if (m != NULL)
-		rp_port_enqueue(dev, m);
-	if (dup != NULL)
-		rp_port_enqueue(dev, dup);
-	if (dev->fault[0].nr_held != 0)
-		rp_fault_release(dev);
-}
-
 /* Before a burst goes out, and after each frame: held frames now due. */
-void
-rp_fault_release(struct rp_dev *dev)
+static void
+fault_release(struct rp_dev *dev)
 {
 	struct rp_fault_dir *d = &dev->fault[0];
 	uint64_t now;
@@ -196,7 +189,28 @@ rp_fault_release(struct rp_dev *dev)
 		return;
 	now = rte_get_timer_cycles();
 	while ((m = fault_due(d, now)) != NULL)
-		rp_port_enqueue(dev, m);
+		dev->kind_ops->tx(dev, m);
+}
+
+static void
+fault_tx(struct rp_dev *dev, struct rte_mbuf *m)
+{
+	struct rte_mbuf *dup;
+
+	m = fault_apply(dev, 0, m, &dup);
+	if (m != NULL)
+		dev->kind_ops->tx(dev, m);
+	if (dup != NULL)
+		dev->kind_ops->tx(dev, dup);
+	if (dev->fault[0].nr_held != 0)
+		fault_release(dev);
+}
+
+static bool
+fault_flush(struct rp_dev *dev)
+{
+	fault_release(dev);
+	return dev->kind_ops->flush(dev);
 }
 
 /*
@@ -205,9 +219,9 @@ rp_fault_release(struct rp_dev *dev)
  * caller receives at most cap / 2 frames: each may become two (itself
  * and a duplicate), and held frames take only the room left over.
  */
-uint16_t
-rp_fault_rx(struct rp_dev *dev, struct rte_mbuf **in, uint16_t nb,
-	    struct rte_mbuf **out, uint16_t cap)
+static uint16_t
+fault_rx_apply(struct rp_dev *dev, struct rte_mbuf **in, uint16_t nb,
+	       struct rte_mbuf **out, uint16_t cap)
 {
 	struct rp_fault_dir *d = &dev->fault[1];
 	uint64_t now = d->nr_held != 0 ? rte_get_timer_cycles() : 0;
@@ -233,3 +247,24 @@ rp_fault_rx(struct rp_dev *dev, struct rte_mbuf **in, uint16_t nb,
 	}
 	return o;
 }
+
+/* (Faults come with one lcore per device only: rp_cfg.c.) */
+static uint16_t
+fault_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *in[RP_BURST / 2];
+	/* Half a burst: room for what the faults add. */
+	uint16_t nb = dev->kind_ops->rx(dev, in,
+					RTE_MIN(n / 2u, RP_BURST / 2));
+
+	return fault_rx_apply(dev, in, nb, pkts, n);
+}
+
+/* Around the kind's frame operations; the rest stays the kind's. */
+static const struct rp_port_ops rp_port_fault_ops = {
+	.name = "faults",
+	.rx = fault_rx,
+	.tx = fault_tx,
+	.flush = fault_flush,
+	.holds = true,
+};

@@ -32,15 +32,15 @@
 #include "rp_log.h"
 #include "rp_engine.h"
 
+/* An af_packet port's (rp_port.c), after its start. */
 void
-rp_port_kick_init(struct rp_dev *dev, const char *driver,
-		  unsigned int ifindex)
+rp_port_kick_init(struct rp_dev *dev, unsigned int ifindex)
 {
 	int found = -1;
 	unsigned int n;
 
 	dev->kick_fd = -1;
-	if (strcmp(driver, "net_af_packet") != 0 || ifindex == 0 ||
+	if (ifindex == 0 ||
 	    strstr(dev->cfg.device, "qdisc_bypass=0") == NULL)
 		return;
 	n = rp_port_ring_sockets(ifindex, &found, 1);

@@ -80,12 +80,11 @@ xsk_find_new(void)
 	return -1;
 }
 
-/* Whether the port is af_xdp with a program of its own given. */
+/* Whether the af_xdp port has a program of its own given. */
 static bool
-xdp_port_ours(const struct rp_dev *dev, const char *driver)
+xdp_port_ours(const struct rp_dev *dev)
 {
-	return driver != NULL && strcmp(driver, "net_af_xdp") == 0 &&
-		strstr(dev->cfg.device, "xdp_prog=") != NULL;
+	return strstr(dev->cfg.device, "xdp_prog=") != NULL;
 }
 
 /* The XDP program attached to ifindex: its fd and info, or -1. */
@@ -110,7 +109,7 @@ xdp_prog_get(uint32_t ifindex, struct bpf_prog_info *info)
 }
 
 int
-rp_xdp_port_prepare(struct rp_dev *dev, const char *driver, uint32_t ifindex)
+rp_xdp_port_prepare(struct rp_dev *dev, uint32_t ifindex)
 {
 	struct bpf_prog_info info;
 	char ifname[IF_NAMESIZE] = "?";
@@ -120,7 +119,7 @@ rp_xdp_port_prepare(struct rp_dev *dev, const char *driver, uint32_t ifindex)
 	dev->xdp_stats_fd = -1;
 	dev->xsk_fd = -1;
 	dev->xsks_map_fd = -1;
-	if (!xdp_port_ours(dev, driver) || ifindex == 0)
+	if (!xdp_port_ours(dev) || ifindex == 0)
 		return 0;
 	nr_xsk_before = xsk_fds(xsk_before, RP_XSK_FDS);
 	if_indextoname(ifindex, ifname);
@@ -181,13 +180,12 @@ xdp_map_find(const struct bpf_prog_info *pinfo, int prog_fd, const char *name)
  * every one, as far as the program's xsks_map reaches.
  */
 uint32_t
-rp_xdp_port_queues(const struct rp_dev *dev, const char *driver,
-		   uint32_t ifindex)
+rp_xdp_port_queues(const struct rp_dev *dev, uint32_t ifindex)
 {
 	char ifname[IF_NAMESIZE];
 	uint32_t nq;
 
-	if (!xdp_port_ours(dev, driver) || ifindex == 0 ||
+	if (!xdp_port_ours(dev) || ifindex == 0 ||
 	    if_indextoname(ifindex, ifname) == NULL ||
 	    strstr(dev->cfg.device, "start_queue=") != NULL ||
 	    strstr(dev->cfg.device, "queue_count=") != NULL)
@@ -204,13 +202,13 @@ rp_xdp_port_queues(const struct rp_dev *dev, const char *driver,
 }
 
 int
-rp_xdp_port_start(struct rp_dev *dev, const char *driver, uint32_t ifindex)
+rp_xdp_port_start(struct rp_dev *dev, uint32_t ifindex)
 {
 	char ifname[IF_NAMESIZE];
 	struct bpf_prog_info info;
 	int fd;
 
-	if (!xdp_port_ours(dev, driver))
+	if (!xdp_port_ours(dev))
 		return 0;
 	fd = xdp_prog_get(ifindex, &info);
 	if (fd < 0 || strncmp(info.name, RP_XDP_PROG_NAME,
@@ -243,7 +241,7 @@ rp_xdp_port_start(struct rp_dev *dev, const char *driver, uint32_t ifindex)
 			dev->cfg.device);
 	if (if_indextoname(ifindex, ifname) == NULL ||
 	    rp_xsk_rxq_open(dev, ifname, dev->xsks_map_fd,
-			    rp_xdp_port_queues(dev, driver, ifindex)) < 0) {
+			    rp_xdp_port_queues(dev, ifindex)) < 0) {
 		rp_xdp_port_fini(dev);
 		return -EIO;
 	}
