@@ -4,14 +4,19 @@
  *
  * Laid out as DPDK's app/test-pmd: rtp_main.c (testpmd.c: EAL, engine,
  * launch), rtp_params.c (parameters.c), rtp_cmdline.c (cmdline.c), one file
- * per traffic mode family (rtp_mode_*.c, the fwd engines) listed in one
- * const table (rtp_mode.c), rtp_run.c (the measurement: threads, counters),
- * rtp_wait.c (completion modes), rtp_report.c (table, JSON, CSV).
+ * per traffic mode family (rtp_mode_*.c, the fwd engines: each holds its
+ * traffic pattern) listed in one const table (rtp_mode.c), rtp_pattern.c
+ * (patterns several modes share, phases, pacing), rtp_run.c (the driver of
+ * a run: its threads), rtp_res.c (devices, PDs, MRs, CQs, QPs, posting),
+ * rtp_oob.c (the two-process exchange), rtp_wait.c (completion modes),
+ * rtp_counters.c (engine counters, clocks), rtp_report.c (figures; table,
+ * JSON, CSV).
  */
 
 #ifndef _RTP_H_
 #define _RTP_H_
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,6 +32,17 @@
 #define RTP_MAX_SIZE		(1u << 20)
 #define RTP_MAX_SAMPLES		(1u << 22)	/* latency samples kept per run */
 #define RTP_NAME		"rocepmd-testpmd"
+#define RTP_SIGNAL_EVERY	16	/* ping-pong: one signaled send in N */
+/*
+ * Receives a streaming receiver keeps posted, per send WR in flight: the
+ * sender gets a completion (and posts again) as soon as the peer's engine
+ * takes a receive, before the receiving program reposts it, so a receive
+ * queue of just the depth runs dry whenever that program is slower than
+ * the engine, and every RNR NAK stalls the sender for the RNR timer
+ * (perftest's receive depth, 512, is likewise four times its send depth).
+ */
+#define RTP_RX_PER_DEPTH	4u
+#define RTP_WC_BURST		32	/* completions taken at once */
 
 /* How a measuring thread waits for its completions (rtp_wait.c). */
 enum rtp_wait_mode {
@@ -99,7 +115,7 @@ struct rtp_params {
 	} port[RP_MAX_PORTS];
 };
 
-/* Counter snapshot: engine lcores and devices (rtp_run.c). */
+/* Counter snapshot: engine lcores and devices (rtp_counters.c). */
 #define RTP_MAX_COUNTERS	64
 struct rtp_counters {
 	uint64_t tsc;
@@ -194,7 +210,10 @@ struct rtp_waiter {
 	uint64_t unacked;
 };
 
-/* One end: a device, its PD, one MR over a buffer, one CQ, the QPs. */
+/*
+ * One end (rtp_res.c): a device, its PD, one MR over a buffer, one CQ,
+ * the QPs.
+ */
 struct rtp_side {
 	unsigned int dev;
 	struct ibv_context *ctx;
@@ -337,38 +356,57 @@ int rtp_oob_send(int fd, const void *buf, size_t len);
 int rtp_oob_recv(int fd, void *buf, size_t len, double timeout);
 int rtp_oob_hello_check(struct rtp_oob_hello *h, const struct rtp_mode **mode,
 			struct rtp_settings *set, char *err, size_t len);
+int rtp_remote_hello(struct rtp_run *run);
+int rtp_remote_done(struct rtp_run *run, int status);
+int rtp_serve_one(int fd, const volatile bool *quit);
 
 /* rtp_run.c */
-int rtp_serve_one(int fd, const volatile bool *quit);
 int rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 	    struct rtp_result *res);
 void rtp_run_abort(void);
 int rtp_show_qps(FILE *f);
-void rtp_counters_snap(struct rtp_counters *c);
-uint64_t rtp_counter(const struct rtp_counters *c, bool lcore,
-		     const char *name);
+int rtp_fail(struct rtp_run *run, int err, const char *what);
+int rtp_fail_fmt(struct rtp_run *run, int err, const char *fmt,
+		 const char *what);
+int rtp_server_start(struct rtp_run *run, pthread_t *t);
+
+/* rtp_res.c */
+int rtp_side_open(struct rtp_side *s, unsigned int dev,
+		  const struct rtp_settings *set, struct rtp_run *run);
+int rtp_qp_connect(struct ibv_context *ctx, struct ibv_qp *qp,
+		   const struct rtp_ep_info *remote, uint32_t sq_psn);
+int rtp_side_connect(struct rtp_side *s, struct rtp_run *run);
+void rtp_side_flush(struct rtp_side *s);
+void rtp_side_close(struct rtp_side *s);
 int rtp_post(struct rtp_side *s, uint32_t q, enum ibv_wr_opcode op,
 	     uint32_t size, uint64_t wr_id, bool signaled, uint32_t imm);
 int rtp_post_recv(struct rtp_side *s, uint32_t q, uint32_t size,
 		  uint64_t wr_id);
+int rtp_recvs_post_all(struct rtp_side *s, struct rtp_run *run, uint32_t n);
+uint32_t rtp_wc_qp(const struct rtp_side *s, const struct ibv_wc *wc);
 int rtp_wc_check(struct rtp_side *s, const struct ibv_wc *wc,
 		 struct rtp_run *run);
-int rtp_fail(struct rtp_run *run, int err, const char *what);
-int rtp_remote_hello(struct rtp_run *run);
-int rtp_qp_connect(struct ibv_context *ctx, struct ibv_qp *qp,
-		   const struct rtp_ep_info *remote, uint32_t sq_psn);
+void rtp_side_show(FILE *f, const char *name, const struct rtp_side *s);
+
+/* rtp_pattern.c */
+/* A one-sided latency mode's look at completed WR i: 0, or the failure. */
+typedef int (*rtp_check_t)(struct rtp_run *run, uint64_t i);
 uint64_t rtp_measure_begin(struct rtp_run *run);
 void rtp_measure_end(struct rtp_run *run);
 void rtp_sample(struct rtp_run *run, uint64_t v);
 int rtp_pingpong_client(struct rtp_run *run, enum ibv_wr_opcode op);
 int rtp_pingpong_server(struct rtp_run *run, enum ibv_wr_opcode op);
+int rtp_onesided_lat_client(struct rtp_run *run, enum ibv_wr_opcode op,
+			    rtp_check_t check);
 int rtp_stream_client(struct rtp_run *run, enum ibv_wr_opcode op);
-int rtp_stream_server(struct rtp_run *run);
-int rtp_read_lat_client(struct rtp_run *run);
-int rtp_atomic_lat_client(struct rtp_run *run);
 int rtp_passive_server(struct rtp_run *run);
+
+/* rtp_counters.c */
 double rtp_tsc_us(uint64_t ticks);
 uint64_t rtp_thread_cpu_ns(void);
+void rtp_counters_snap(struct rtp_counters *c);
+uint64_t rtp_counter(const struct rtp_counters *c, bool lcore,
+		     const char *name);
 
 /* rtp_mode_raw.c: plain UDP frames on the ports, before the engine */
 struct rtp_raw_result {
@@ -393,13 +431,17 @@ int rtp_raw_client(const struct rp_config *cfg, const struct rtp_settings *set,
 		   const char *host, uint16_t port);
 
 /* rtp_report.c */
+double rtp_quantile(uint64_t *v, uint64_t n, double q);
+void rtp_figures(struct rtp_run *run, const struct rtp_counters *c0,
+		 const struct rtp_counters *c1, struct rtp_result *res);
+struct rtp_srv_figures rtp_figures_srv(struct rtp_run *run);
+void rtp_placement(const struct rtp_run *run, struct rtp_result *res);
 void rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r);
 void rtp_report_raw(FILE *f, enum rtp_format fmt);
 void rtp_report_header(FILE *f, enum rtp_format fmt);
 void rtp_report_footer(FILE *f, enum rtp_format fmt);
 void rtp_stats_line(FILE *f, const struct rtp_counters *prev,
 		    const struct rtp_counters *cur);
-double rtp_quantile(uint64_t *v, uint64_t n, double q);
 
 /* rtp_main.c: state shared with the commands */
 struct rtp_state {

@@ -74,8 +74,8 @@ bool
 rtp_inline_on(void)
 {
 	/* What the engine decided (auto) for every poller; on-cpu, only
-	 * for one on an engine lcore's CPU, is placement()'s to judge
-	 * (rtp_run.c). */
+	 * for one on an engine lcore's CPU, is rtp_placement()'s to judge
+	 * (rtp_report.c). */
 	return rp_engine_inline(0, NULL, NULL, 0) == RP_INLINE_ON;
 }
 

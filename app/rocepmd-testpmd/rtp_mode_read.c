@@ -7,12 +7,18 @@
 
 #include "rtp.h"
 
+static int
+read_lat_client(struct rtp_run *run)
+{
+	return rtp_onesided_lat_client(run, IBV_WR_RDMA_READ, NULL);
+}
+
 const struct rtp_mode rtp_mode_read_lat = {
 	.name = "read_lat",
 	.help = "one RDMA READ at a time, round-trip latency (ib_read_lat)",
 	.latency = true,
 	.lat_div = 1,
-	.client = rtp_read_lat_client,
+	.client = read_lat_client,
 	.server = rtp_passive_server,
 };
 

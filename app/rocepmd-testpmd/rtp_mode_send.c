@@ -36,6 +36,33 @@ send_bw_client(struct rtp_run *run)
 	return rtp_stream_client(run, IBV_WR_SEND);
 }
 
+/* Streaming receiver: keep depth receives posted per QP, until flushed. */
+static int
+send_bw_server(struct rtp_run *run)
+{
+	struct rtp_side *s = &run->srv;
+	struct ibv_wc wc[RTP_WC_BURST];
+
+	for (;;) {
+		int n = rtp_wait_cq(&s->w, wc, RTP_WC_BURST, NULL, 0);
+
+		if (n < 0)
+			return rtp_fail(run, n, "server wait");
+		for (int k = 0; k < n; k++) {
+			int ret = rtp_wc_check(s, &wc[k], run);
+
+			if (ret != 0)
+				return ret < 0 ? ret : 0;
+			run->received++;
+			ret = rtp_post_recv(s, rtp_wc_qp(s, &wc[k]),
+					    run->set.size, 0);
+			if (ret < 0)
+				return rtp_fail(run, ret,
+						"server ibv_post_recv");
+		}
+	}
+}
+
 const struct rtp_mode rtp_mode_send_bw = {
 	.name = "send_bw",
 	.help = "streamed SENDs, depth per QP (ib_send_bw)",
@@ -43,5 +70,5 @@ const struct rtp_mode rtp_mode_send_bw = {
 	.server_active = true,
 	.server_recvs = true,
 	.client = send_bw_client,
-	.server = rtp_stream_server,
+	.server = send_bw_server,
 };

@@ -6,12 +6,17 @@
  * client says it is done and the server answers with what it counted.
  * Messages are fixed-size structures (both ends are this program); what
  * arrives is bounded before use (rtp_oob_hello_check).
+ * Then both halves of a run over it: the client's hello and done (for
+ * rtp_run), the server's serving of one client (rtp_serve_one).
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -188,4 +193,158 @@ rtp_oob_hello_check(struct rtp_oob_hello *h, const struct rtp_mode **mode,
 	set->hybrid_us = h->hybrid_us;
 	set->timeout = h->timeout;
 	return 0;
+}
+
+/* ---- the client's half of a run ---------------------------------------- */
+
+/*
+ * The run to the server, its QPs back (run->cli.remote) once they are
+ * ready to receive; run->cli.local filled.  0, or the run failed.  An
+ * own_resources mode's client calls it with its local[0] filled.
+ */
+int
+rtp_remote_hello(struct rtp_run *run)
+{
+	const int fd = run->oob;
+	struct rtp_oob_hello h = {
+		.magic = RTP_OOB_MAGIC,
+		.size = run->set.size,
+		.depth = run->set.depth,
+		.qps = run->set.qps,
+		.wait = run->set.wait,
+		.hybrid_us = run->set.hybrid_us,
+		.timeout = run->set.timeout,
+	};
+	struct rtp_oob_reply r;
+	int ret;
+
+	memset(h.mode, 0, sizeof(h.mode));
+	snprintf(h.mode, sizeof(h.mode), "%s", run->mode->name);
+	memcpy(h.ep, run->cli.local, sizeof(h.ep));
+	ret = rtp_oob_send(fd, &h, sizeof(h));
+	if (ret == 0)
+		ret = rtp_oob_recv(fd, &r, sizeof(r), run->set.timeout);
+	if (ret < 0)
+		return rtp_fail(run, ret, "exchange with the server");
+	r.msg[sizeof(r.msg) - 1] = '\0';
+	if (r.magic != RTP_OOB_MAGIC)
+		return rtp_fail(run, -EPROTO, "server reply");
+	if (r.status < 0) {
+		snprintf(run->err, sizeof(run->err), "server: %.100s", r.msg);
+		return rtp_fail(run, r.status, "server");
+	}
+	memcpy(run->cli.remote, r.ep, sizeof(run->cli.remote));
+	run->hello_ok = true;
+	return 0;
+}
+
+/* The run is over: the server stops and says what it counted. */
+int
+rtp_remote_done(struct rtp_run *run, int status)
+{
+	struct rtp_oob_done d = { .magic = RTP_OOB_MAGIC, .status = status };
+	int ret = rtp_oob_send(run->oob, &d, sizeof(d));
+
+	if (ret == 0)
+		ret = rtp_oob_recv(run->oob, &d, sizeof(d), run->set.timeout);
+	if (ret == 0 && d.magic != RTP_OOB_MAGIC)
+		ret = -EPROTO;
+	if (ret < 0)
+		return rtp_fail(run, ret, "end of run with the server");
+	run->srv_fig = d.fig;
+	run->received = d.fig.received;
+	run->srv.cpu_ns = d.fig.cpu_ns;
+	return d.status < 0 ? rtp_fail(run, d.status, "server") : 0;
+}
+
+/* ---- the server's half: one client served ------------------------------ */
+
+/*
+ * Serve one client (--server): the settings it sends, our QPs back, the
+ * server thread of its mode until it says it is done (or quit is raised).
+ */
+int
+rtp_serve_one(int fd, const volatile bool *quit)
+{
+	struct rtp_oob_reply r = { .magic = RTP_OOB_MAGIC };
+	struct rtp_oob_hello h = { .magic = 0 };
+	struct rtp_oob_done d;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct rtp_run *run = calloc(1, sizeof(*run));
+	const struct rtp_mode *mode = NULL;
+	struct rtp_settings set;
+	pthread_t srv;
+	bool srv_up = false;
+	int ret = run == NULL ? -ENOMEM : 0;
+
+	if (ret == 0)
+		ret = rtp_oob_recv(fd, &h, sizeof(h), 10);
+	if (ret == 0)
+		ret = rtp_oob_hello_check(&h, &mode, &set, r.msg,
+					  sizeof(r.msg));
+	if (ret == 0) {
+		/* this process's --cpus-server, not the client's */
+		set.cpus_srv_set = rtp.params.set.cpus_srv_set;
+		set.cpus_srv = rtp.params.set.cpus_srv;
+		run->mode = mode;
+		run->set = set;
+		run->oob = -1;
+		memcpy(run->srv.remote, h.ep, sizeof(run->srv.remote));
+	}
+	if (ret == 0 && mode->own_resources) {
+		ret = mode->remote_open != NULL ? mode->remote_open(run) :
+			rtp_fail(run, -ENOTSUP, mode->name);
+	} else if (ret == 0) {
+		ret = rtp_side_open(&run->srv, 0, &set, run);
+		if (ret == 0)
+			ret = rtp_side_connect(&run->srv, run);
+		if (ret == 0)
+			ret = rtp_waiter_init(&run->srv.w, &run->srv,
+					      set.wait, set.hybrid_us);
+	}
+	if (ret == 0)
+		rtp_counters_snap(&run->c0);
+	if (ret == 0) {
+		ret = rtp_server_start(run, &srv);
+		srv_up = ret == 0;
+	}
+	if (run != NULL && r.msg[0] == '\0')
+		snprintf(r.msg, sizeof(r.msg), "%s", run->err);
+	r.status = ret;
+	if (srv_up)
+		memcpy(r.ep, run->srv.local, sizeof(r.ep));
+	if (ret != -ECONNRESET && ret != -ETIMEDOUT)
+		rtp_oob_send(fd, &r, sizeof(r));
+	if (srv_up) {
+		while (!*quit && poll(&p, 1, 200) == 0)
+			;
+		if (!*quit)
+			rtp_oob_recv(fd, &d, sizeof(d), set.timeout);
+		run->stop = true;
+		rtp_side_flush(&run->srv);
+		pthread_join(srv, NULL);
+		rtp_counters_snap(&run->c1);
+		d = (struct rtp_oob_done){
+			.magic = RTP_OOB_MAGIC,
+			.status = run->srv_err,
+			.fig = rtp_figures_srv(run),
+		};
+		rtp_oob_send(fd, &d, sizeof(d));
+		ret = run->srv_err;
+	}
+	printf("SERVED %s size %u qps %u received %" PRIu64 " %s%s\n",
+	       mode != NULL ? mode->name : "-", h.size, h.qps,
+	       run != NULL ? run->received : 0,
+	       ret == 0 ? "ok" : "error: ", ret == 0 ? "" :
+	       (r.msg[0] != '\0' ? r.msg : strerror(-ret)));
+	fflush(stdout);
+	if (run != NULL) {
+		if (mode != NULL && mode->own_resources &&
+		    mode->remote_close != NULL)
+			mode->remote_close(run);
+		rtp_side_close(&run->srv);
+		free(run);
+	}
+	close(fd);
+	return ret;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Results: one fixed table row per run (grep-able: every row starts with
- * "RESULT"), or JSON (one object per line) or CSV with the same fields.
+ * Results: the figures of a run (latency quantiles, rates, CPU and engine
+ * shares from the counters, where its threads ran), then one fixed table
+ * row per run (grep-able: every row starts with "RESULT"), or JSON (one
+ * object per line) or CSV with the same fields.
  */
 
 #include <inttypes.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_lcore.h>
 
 #include "rtp.h"
 
@@ -33,6 +36,204 @@ rtp_quantile(uint64_t *v, uint64_t n, double q)
 	i = (uint64_t)(q * (double)(n - 1) + 0.5);
 	return (double)v[RTE_MIN(i, n - 1)];
 }
+
+/* ---- the figures of a run ---------------------------------------------- */
+
+/* Latency quantiles of the samples, us: the round trip over lat_div. */
+static int
+quantiles(struct rtp_run *run, struct rtp_result *res)
+{
+	double div = (double)(run->lat_div != 0 ? run->lat_div :
+			      run->mode->lat_div);
+
+	if (run->nb_samples == 0)
+		return 0;
+	res->has_lat = true;
+	res->lat_min = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
+		run->nb_samples, 0.0)) / div;
+	res->lat_p50 = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
+		run->nb_samples, 0.5)) / div;
+	res->lat_p99 = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
+		run->nb_samples, 0.99)) / div;
+	res->lat_p999 = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
+		run->nb_samples, 0.999)) / div;
+	res->lat_max = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
+		run->nb_samples, 1.0)) / div;
+	return 0;
+}
+
+/*
+ * The figures of a run from its samples and the counters at both ends of
+ * its measured phase (c0, c1); two processes: with the server's.
+ */
+void
+rtp_figures(struct rtp_run *run, const struct rtp_counters *c0,
+	    const struct rtp_counters *c1, struct rtp_result *res)
+{
+	uint64_t busy, idle, polls, msgs;
+
+	res->msgs = run->cli.done;
+	res->posted = run->posted;
+	/* the receiver's count less the warm-up messages */
+	res->received = run->received >= run->set.warmup ?
+		run->received - run->set.warmup : 0;
+	res->bytes = res->msgs * run->set.size;
+	res->seconds = rtp_tsc_us(run->t_end - run->t_start) / 1e6;
+	msgs = RTE_MAX(res->msgs, 1u);
+	if (res->seconds > 0) {
+		res->msg_rate = (double)res->msgs / res->seconds;
+		res->gbps = (double)res->bytes * 8 / res->seconds / 1e9;
+	}
+	quantiles(run, res);
+	res->cpu_us_per_msg = (double)(run->cli.cpu_ns + run->srv.cpu_ns) /
+		1e3 / (double)msgs;
+	res->has_eng_cpu = c0->has_eng_cpu && c1->has_eng_cpu;
+	if (res->has_eng_cpu)
+		res->eng_cpu_us_per_msg = (double)(c1->eng_cpu_ns -
+			c0->eng_cpu_ns) / 1e3 / (double)msgs;
+	busy = rtp_counter(c1, true, "busy_cycles") -
+		rtp_counter(c0, true, "busy_cycles");
+	idle = rtp_counter(c1, true, "idle_cycles") -
+		rtp_counter(c0, true, "idle_cycles");
+	res->engine_busy = busy + idle != 0 ?
+		(double)busy / (double)(busy + idle) : 0;
+#define DIFF(lc, name) (rtp_counter(c1, lc, name) - rtp_counter(c0, lc, name))
+	res->signals_per_msg = (double)DIFF(true, "doorbell_signals") /
+		(double)msgs;
+	res->wakeups_per_msg = (double)(DIFF(true, "wakeups_doorbell") +
+		DIFF(true, "wakeups_rx_intr") + DIFF(true, "wakeups_timeout")) /
+		(double)msgs;
+	res->retransmits = DIFF(false, "retransmits");
+	res->drops = DIFF(false, "tx_dropped") + DIFF(false, "no_mbuf") +
+		DIFF(false, "retry_timeouts");
+#undef DIFF
+	polls = run->cli.w.polls;
+	res->cqes_per_poll = polls != 0 ?
+		(double)run->cli.w.cqes / (double)polls : 0;
+	res->events_per_msg = (double)run->cli.w.events / (double)msgs;
+	res->wc_errors = run->cli.wc_errors + run->srv.wc_errors;
+	if (run->oob >= 0 && run->hello_ok) {
+		const struct rtp_srv_figures *f = &run->srv_fig;
+		uint64_t w = run->set.warmup;
+
+		res->has_srv = true;
+		res->srv_received = f->received >= w ? f->received - w : 0;
+		res->srv_bytes = f->bytes >= w * run->set.size ?
+			f->bytes - w * run->set.size : 0;
+		res->srv_cpu_us_per_msg = (double)f->cpu_ns / 1e3 /
+			(double)msgs;
+		res->srv_engine_busy = f->busy_cycles + f->idle_cycles != 0 ?
+			(double)f->busy_cycles /
+			(double)(f->busy_cycles + f->idle_cycles) : 0;
+		res->srv_retransmits = f->retransmits;
+		res->srv_drops = f->drops;
+		res->srv_wc_errors = f->wc_errors;
+	}
+	if (rtp_raw.valid && rtp_raw.size == run->set.size) {
+		if (res->has_lat && run->mode->latency && rtp_raw.lat_p50 > 0)
+			res->lat_x_raw = res->lat_p50 * (run->lat_div != 0 ?
+				run->lat_div : run->mode->lat_div) /
+				2 / rtp_raw.lat_p50;
+		if (rtp_raw.msg_rate > 0)
+			res->bw_of_raw = res->msg_rate / rtp_raw.msg_rate;
+	}
+}
+
+/* The server's own counts of the run, for the client's report. */
+struct rtp_srv_figures
+rtp_figures_srv(struct rtp_run *run)
+{
+	const struct rtp_counters *c0 = &run->c0, *c1 = &run->c1;
+
+#define DIFF(lc, name) (rtp_counter(c1, lc, name) - rtp_counter(c0, lc, name))
+	return (struct rtp_srv_figures){
+		/* warm-up included: the client knows how many it sent */
+		.received = run->received,
+		.bytes = run->received * run->set.size,
+		.cpu_ns = run->srv.cpu_ns,
+		.busy_cycles = DIFF(true, "busy_cycles"),
+		.idle_cycles = DIFF(true, "idle_cycles"),
+		.retransmits = DIFF(false, "retransmits"),
+		.drops = DIFF(false, "tx_dropped") + DIFF(false, "no_mbuf") +
+			DIFF(false, "retry_timeouts"),
+		.wc_errors = run->srv.wc_errors,
+	};
+#undef DIFF
+}
+
+/* Whether a thread of CPU set a runs on CPUs of b only. */
+static bool
+cpus_within(const cpu_set_t *a, const cpu_set_t *b)
+{
+	cpu_set_t x;
+
+	CPU_AND(&x, a, b);
+	return CPU_COUNT(a) != 0 && CPU_EQUAL(&x, a);
+}
+
+/*
+ * Where the run's threads and this process's engine lcores may run
+ * (their CPU sets), and whether the spinners among them had a CPU each.
+ * Spinners: the measuring threads that busy-wait (poll, hybrid; the tag
+ * modes poll; a passive server sleeps) and the engine lcores, except
+ * when the program polls with inline passes on: the lcore stands aside
+ * (with auto's on-cpu, only for a poller pinned to the lcore's CPUs).
+ */
+void
+rtp_placement(const struct rtp_run *run, struct rtp_result *res)
+{
+	const bool polls = run->mode->own_resources ||
+		run->set.wait == RTP_WAIT_POLL ||
+		run->set.wait == RTP_WAIT_HYBRID;
+	/* the server thread is ours: one process, a mode with two ends */
+	const bool srv = rtp.params.client == NULL &&
+		!run->mode->own_resources;
+	char cli_s[32], srv_s[32], eng_s[32];
+	cpu_set_t busy, eng;
+	unsigned int lcore, nb_eng = 0, spinners = 0;
+	bool srv_spins = false, aside;
+
+	CPU_ZERO(&eng);
+	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES &&
+	     rp_lcore_stats_get(i, &lcore, NULL, NULL, 0) >= 0; i++) {
+		rte_cpuset_t c = rte_lcore_cpuset(lcore);
+
+		CPU_OR(&eng, &eng, &c);
+		nb_eng++;
+	}
+	CPU_ZERO(&busy);
+	if (polls) {
+		spinners++;
+		CPU_OR(&busy, &busy, &run->cli_cpus);
+	}
+	/* a server thread that never started (a failed run) spins not */
+	if (polls && srv && run->mode->server_active &&
+	    CPU_COUNT(&run->srv_cpus) != 0) {
+		spinners++;
+		CPU_OR(&busy, &busy, &run->srv_cpus);
+		srv_spins = true;
+	}
+	aside = polls && (rtp_inline_on() ||
+		(rp_engine_inline(0, NULL, NULL, 0) == RP_INLINE_ON_CPU &&
+		 (cpus_within(&run->cli_cpus, &eng) ||
+		  (srv_spins && cpus_within(&run->srv_cpus, &eng)))));
+	if (!aside) {
+		spinners += nb_eng;
+		CPU_OR(&busy, &busy, &eng);
+	}
+	res->cpu_over = spinners > (unsigned int)CPU_COUNT(&busy);
+	rtp_cpus_fmt(&run->cli_cpus, cli_s, sizeof(cli_s));
+	rtp_cpus_fmt(&run->srv_cpus, srv_s, sizeof(srv_s));
+	rtp_cpus_fmt(&eng, eng_s, sizeof(eng_s));
+	if (srv)
+		snprintf(res->placement, sizeof(res->placement),
+			 "cli=%s,srv=%s,eng=%s", cli_s, srv_s, eng_s);
+	else
+		snprintf(res->placement, sizeof(res->placement),
+			 "cli=%s,eng=%s", cli_s, eng_s);
+}
+
+/* ---- printing ---------------------------------------------------------- */
 
 #define RTP_FIELDS \
 	"mode,size,depth,qps,wait,idle,rate,msgs,bytes,seconds,lat_min_us," \
