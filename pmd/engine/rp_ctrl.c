@@ -6,6 +6,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -19,8 +20,6 @@
 #include "rp_atomic.h"
 #include "rp_log.h"
 #include "rp_engine.h"
-
-typedef int (*rp_ctrl_fn)(struct rp_dev *dev, struct rp_ctrl_slot *req);
 
 static int
 ctrl_nop(struct rp_dev *dev __rte_unused, struct rp_ctrl_slot *req __rte_unused)
@@ -110,39 +109,94 @@ ctrl_rp_srq_create(struct rp_dev *dev, struct rp_ctrl_slot *req)
 		rp_srq_create(dev, c);
 }
 
-static const rp_ctrl_fn rp_ctrl_ops[RP_CTRL_OP_MAX] = {
-	[RP_CTRL_NOP] = ctrl_nop,
-	[RP_CTRL_PD_ALLOC] = ctrl_rp_pd_alloc,
-	[RP_CTRL_PD_FREE] = ctrl_rp_pd_free,
-	[RP_CTRL_MR_REG] = ctrl_rp_mr_reg,
-	[RP_CTRL_MR_DEREG] = ctrl_rp_mr_dereg,
-	[RP_CTRL_CQ_CREATE] = ctrl_rp_cq_create,
-	[RP_CTRL_CQ_DESTROY] = ctrl_rp_cq_destroy,
-	[RP_CTRL_QP_CREATE] = ctrl_rp_qp_create,
-	[RP_CTRL_QP_MODIFY] = ctrl_rp_qp_modify,
-	[RP_CTRL_QP_QUERY] = ctrl_rp_qp_query,
-	[RP_CTRL_QP_DESTROY] = ctrl_rp_qp_destroy,
-	[RP_CTRL_AH_CREATE] = ctrl_rp_ah_create,
-	[RP_CTRL_AH_DESTROY] = ctrl_rp_ah_destroy,
-	[RP_CTRL_CHAN_CREATE] = ctrl_rp_chan_create,
-	[RP_CTRL_CHAN_DESTROY] = ctrl_rp_chan_destroy,
-	[RP_CTRL_ASYNC_REG] = ctrl_rp_async_reg,
-	[RP_CTRL_ASYNC_UNREG] = ctrl_rp_async_unreg,
-	[RP_CTRL_SRQ_CREATE] = ctrl_rp_srq_create,
-	[RP_CTRL_SRQ_MODIFY] = ctrl_rp_srq_modify,
-	[RP_CTRL_SRQ_QUERY] = ctrl_rp_srq_query,
-	[RP_CTRL_SRQ_DESTROY] = ctrl_rp_tm_srq_destroy,
-	[RP_CTRL_MCAST_ATTACH] = ctrl_rp_mcast_attach,
-	[RP_CTRL_MCAST_DETACH] = ctrl_rp_mcast_detach,
-	[RP_CTRL_MR_REREG] = ctrl_rp_mr_rereg,
-	[RP_CTRL_MW_ALLOC] = ctrl_rp_mw_alloc,
-	[RP_CTRL_MW_DEALLOC] = ctrl_rp_mw_dealloc,
-	[RP_CTRL_CQ_RESIZE] = ctrl_rp_cq_resize,
-	[RP_CTRL_OBJECTS] = ctrl_objects,
-	[RP_CTRL_ARENA_CREATE] = ctrl_rp_arena_create,
-	[RP_CTRL_ARENA_DESTROY] = ctrl_rp_arena_destroy,
-	[RP_CTRL_GSI_BIND] = ctrl_rp_gsi_bind,
-	[RP_CTRL_GSI_WILL] = ctrl_rp_gsi_will,
+/* The slot's offset of a 32-bit id: any other size fails to build. */
+#define ID(f) (offsetof(struct rp_ctrl_slot, u.f) + 0 * \
+	sizeof(char[sizeof(((struct rp_ctrl_slot *)0)->u.f) == 4 ? 1 : -1]))
+#define OWN(k, f)	{ ID(f), RP_QUOTA_ ## k, 0 }
+#define OWN_OPT(k, f)	{ ID(f), RP_QUOTA_ ## k, RP_CTRL_REF_OPT }
+#define MAKES(k, f)	.acct = RP_CTRL_MAKES, .kind = RP_QUOTA_ ## k, .id = ID(f)
+#define ENDS(k, f)	.acct = RP_CTRL_ENDS, .kind = RP_QUOTA_ ## k, .id = ID(f)
+#define ATTACH		RP_CTRL_F_ATTACH
+#define RUN(fn, fl)	.run = fn, .flags = (fl)
+
+/*
+ * Every op, once: its handler and what the attach server checks and
+ * counts of an attached client's request (rp_serve_check.c,
+ * rp_serve_quota.c).  An op without ATTACH is the host's alone.
+ */
+const struct rp_ctrl_desc rp_ctrl_descs[RP_CTRL_OP_MAX] = {
+	[RP_CTRL_NOP] = { RUN(ctrl_nop, ATTACH) },
+	[RP_CTRL_PD_ALLOC] = { RUN(ctrl_rp_pd_alloc, ATTACH), MAKES(PD, pd.pdn) },
+	[RP_CTRL_PD_FREE] = { RUN(ctrl_rp_pd_free, ATTACH), ENDS(PD, pd.pdn),
+		.own = { OWN(PD, pd.pdn) } },
+	[RP_CTRL_MR_REG] = {
+		RUN(ctrl_rp_mr_reg, ATTACH | RP_CTRL_F_MEM | RP_CTRL_F_PAGES),
+		MAKES(MR, mr.lkey), .own = { OWN(PD, mr.pdn) } },
+	[RP_CTRL_MR_DEREG] = { RUN(ctrl_rp_mr_dereg, ATTACH), ENDS(MR, mr.lkey),
+		.own = { OWN(MR, mr.lkey) } },
+	[RP_CTRL_CQ_CREATE] = { RUN(ctrl_rp_cq_create, ATTACH),
+		MAKES(CQ, cq.cqn), .own = { OWN_OPT(CHAN, cq.chan) } },
+	[RP_CTRL_CQ_DESTROY] = { RUN(ctrl_rp_cq_destroy, ATTACH),
+		ENDS(CQ, cq.cqn), .own = { OWN(CQ, cq.cqn) } },
+	[RP_CTRL_QP_CREATE] = {
+		RUN(ctrl_rp_qp_create, ATTACH | RP_CTRL_F_GSI),
+		MAKES(QP, qp_create.qpn),
+		.own = { OWN(PD, qp_create.pdn), OWN(CQ, qp_create.send_cqn),
+			 OWN(CQ, qp_create.recv_cqn),
+			 OWN_OPT(SRQ, qp_create.srqn) } },
+	[RP_CTRL_QP_MODIFY] = { RUN(ctrl_rp_qp_modify, ATTACH),
+		.own = { OWN(QP, qp.qpn) } },
+	[RP_CTRL_QP_QUERY] = { RUN(ctrl_rp_qp_query, ATTACH),
+		.own = { OWN(QP, qp.qpn) } },
+	[RP_CTRL_QP_DESTROY] = {
+		RUN(ctrl_rp_qp_destroy, ATTACH | RP_CTRL_F_GSI),
+		ENDS(QP, qp.qpn), .own = { OWN(QP, qp.qpn) } },
+	[RP_CTRL_AH_CREATE] = { RUN(ctrl_rp_ah_create, ATTACH),
+		MAKES(AH, ah.ahn), .own = { OWN(PD, ah.pdn) } },
+	[RP_CTRL_AH_DESTROY] = { RUN(ctrl_rp_ah_destroy, ATTACH),
+		ENDS(AH, ah.ahn), .own = { OWN(AH, ah.ahn) } },
+	/* The server makes the descriptor these carry (rp_serve_client.c). */
+	[RP_CTRL_CHAN_CREATE] = { RUN(ctrl_rp_chan_create, ATTACH),
+		MAKES(CHAN, chan.chn) },
+	[RP_CTRL_CHAN_DESTROY] = { RUN(ctrl_rp_chan_destroy, ATTACH),
+		ENDS(CHAN, chan.chn), .own = { OWN(CHAN, chan.chn) } },
+	/* Attached, a registration is named by the server's id for it. */
+	[RP_CTRL_ASYNC_REG] = { RUN(ctrl_rp_async_reg, ATTACH),
+		MAKES(ASYNC, async.id) },
+	[RP_CTRL_ASYNC_UNREG] = { RUN(ctrl_rp_async_unreg, ATTACH),
+		ENDS(ASYNC, async.id), .own = { OWN(ASYNC, async.id) } },
+	[RP_CTRL_SRQ_CREATE] = { RUN(ctrl_rp_srq_create, ATTACH),
+		MAKES(SRQ, srq.srqn),
+		.own = { OWN(PD, srq.pdn), OWN_OPT(CQ, srq.cqn) } },
+	[RP_CTRL_SRQ_MODIFY] = { RUN(ctrl_rp_srq_modify, ATTACH),
+		.own = { OWN(SRQ, srq.srqn) } },
+	[RP_CTRL_SRQ_QUERY] = { RUN(ctrl_rp_srq_query, ATTACH),
+		.own = { OWN(SRQ, srq.srqn) } },
+	[RP_CTRL_SRQ_DESTROY] = { RUN(ctrl_rp_tm_srq_destroy, ATTACH),
+		ENDS(SRQ, srq.srqn), .own = { OWN(SRQ, srq.srqn) } },
+	[RP_CTRL_MCAST_ATTACH] = { RUN(ctrl_rp_mcast_attach, ATTACH),
+		.own = { OWN(QP, mcast.qpn) } },
+	[RP_CTRL_MCAST_DETACH] = { RUN(ctrl_rp_mcast_detach, ATTACH),
+		.own = { OWN(QP, mcast.qpn) } },
+	[RP_CTRL_MR_REREG] = {
+		RUN(ctrl_rp_mr_rereg, ATTACH | RP_CTRL_F_MEM | RP_CTRL_F_PAGES),
+		.id = ID(mr.lkey),
+		.own = { { ID(mr.pdn), RP_QUOTA_PD, RP_CTRL_REF_NEW_PD },
+			 OWN(MR, mr.lkey) } },
+	[RP_CTRL_MW_ALLOC] = { RUN(ctrl_rp_mw_alloc, ATTACH),
+		MAKES(MW, mw.rkey), .own = { OWN(PD, mw.pdn) } },
+	[RP_CTRL_MW_DEALLOC] = { RUN(ctrl_rp_mw_dealloc, ATTACH),
+		ENDS(MW, mw.rkey), .own = { OWN(MW, mw.rkey) } },
+	[RP_CTRL_CQ_RESIZE] = { RUN(ctrl_rp_cq_resize, ATTACH),
+		.own = { OWN(CQ, cq.cqn) } },
+	[RP_CTRL_OBJECTS] = { RUN(ctrl_objects, 0) },
+	[RP_CTRL_ARENA_CREATE] = { RUN(ctrl_rp_arena_create, 0) },
+	[RP_CTRL_ARENA_DESTROY] = { RUN(ctrl_rp_arena_destroy, 0) },
+	/* Only through the client's own GSI agent (its RDMA CM). */
+	[RP_CTRL_GSI_BIND] = { RUN(ctrl_rp_gsi_bind, ATTACH),
+		.own = { { ID(gsi_bind.qpn), RP_QUOTA_QP, RP_CTRL_REF_GSI } } },
+	[RP_CTRL_GSI_WILL] = { RUN(ctrl_rp_gsi_will, ATTACH),
+		.own = { { ID(gsi_will.qpn), RP_QUOTA_QP, RP_CTRL_REF_GSI } } },
 };
 
 int
@@ -203,10 +257,10 @@ rp_ctrl_poll(struct rp_dev *dev)
 		/* Copy before validating: the caller cannot change it under us. */
 		memcpy(&req, slot, sizeof(req));
 		/* The request's objects are in its arena: so are their rings. */
-		if (req.op < RP_CTRL_OP_MAX && rp_ctrl_ops[req.op] != NULL &&
+		if (req.op < RP_CTRL_OP_MAX && rp_ctrl_descs[req.op].run != NULL &&
 		    req.arena < RP_MAX_ARENAS && dev->arena[req.arena].used) {
 			dev->cur_arena = req.arena;
-			ret = rp_ctrl_ops[req.op](dev, &req);
+			ret = rp_ctrl_descs[req.op].run(dev, &req);
 			dev->cur_arena = 0;
 		}
 		memcpy(&slot->u, &req.u, sizeof(req.u));

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -22,279 +23,7 @@
 
 #include "rocepmd.h"
 #include "rp_abi.h"
-#include "rp_port.h"
-#include "rp_net.h"
-#include "rp_mem.h"
 #include "rp_transport.h"
-
-enum rp_stat {
-	RP_STAT_RX_PKTS = 0,
-	RP_STAT_TX_PKTS,
-	RP_STAT_RX_NOT_ROCE,
-	RP_STAT_RX_BAD,
-	RP_STAT_RX_BAD_ICRC,
-	RP_STAT_RX_BAD_OPCODE,
-	RP_STAT_RX_NO_QP,
-	RP_STAT_RX_BAD_QKEY,
-	RP_STAT_RX_NO_RWQE,
-	RP_STAT_RX_DUP,
-	RP_STAT_RX_OUT_OF_SEQ,
-	RP_STAT_TX_NAK_SEQ,
-	RP_STAT_TX_RNR_NAK,
-	RP_STAT_TX_ACK,
-	RP_STAT_RETRANSMIT,
-	RP_STAT_TIMEOUT,
-	RP_STAT_RX_NAK,
-	RP_STAT_RX_RNR_NAK,
-	RP_STAT_ARP_RX,
-	RP_STAT_ARP_TX,
-	RP_STAT_TX_DROP,
-	RP_STAT_NOMBUF,
-	RP_STAT_CQ_OVERFLOW,
-	RP_STAT_EVENTS,
-	RP_STAT_LOOPBACK,
-	RP_STAT_FAULT,
-	RP_STAT_FAULT_DROP,
-	RP_STAT_FAULT_DUP,
-	RP_STAT_FAULT_REORDER,
-	RP_STAT_FAULT_CORRUPT,
-	RP_STAT_FAULT_DELAY,
-	RP_STAT_TM_OPS,
-	RP_STAT_TM_MATCHED,
-	RP_STAT_TM_UNEXPECTED,
-	RP_STAT_TM_NO_TAG,
-	RP_STAT_TM_RNDV,
-	RP_STAT_RX_NOT_FOR_US,
-	RP_STAT_TX_ZERO_DMAC,
-	RP_STAT_ARP_REFRESH,
-	RP_STAT_ARP_MAC_CHANGED,
-	RP_STAT_RX_NOT_PEER,
-	RP_STAT_ND_RX,
-	RP_STAT_ND_TX,
-	RP_STAT_RX_MCAST,
-	RP_STAT_PROBE,
-	RP_STAT_TIMER_STARVED,	/* retransmit timers deferred: engine starved */
-	RP_STAT_TX_KICK,
-	RP_STAT_MEM_FAULT,
-	RP_STAT_GSI_NO_AGENT,
-	RP_STAT_GSI_WILLS,
-	RP_STAT_GSI_WILLS_LOST,
-	RP_STAT_GSI_REFUSED,		/* MADs an agent may not send */
-	RP_STAT_XDP_REDIRECTED,
-	RP_STAT_XDP_PASSED,
-	RP_STAT_XDP_DROPPED,
-	RP_STAT_XDP_STALE,
-	RP_STAT_NEIGH_KERNEL,
-	RP_STAT_GID_CHANGE,
-	RP_STAT_TX_DEFERRED,
-	RP_STAT_XSK_RX_DROPPED,
-	RP_STAT_XSK_RX_RING_FULL,
-	RP_STAT_XSK_FILL_EMPTY,
-	RP_STAT_XSK_INVALID,
-	RP_STAT_RX_XSK_QUEUES,
-	RP_STAT_SHARD_HANDOFF,
-	RP_STAT_SHARD_HANDOFF_DROP,
-	RP_STAT_SHARD_MOVES,
-	RP_STAT_MAX,
-};
-
-extern const char * const rp_stat_names[RP_STAT_MAX];
-
-/*
- * A device's share of one engine lcore (guides/architecture, "Several
- * lcores for one device"): its port queue pair, the QPs it owns with their
- * CQs and SRQs, and everything a pass writes.  One writer, the lcore of the
- * shard; control requests run on shard 0 while the others wait
- * (rp_shard_pause()), so they may touch any shard.
- */
-#define RP_MAX_SHARDS	RP_MAX_ENGINE_LCORES
-
-struct rp_shard {
-	struct rp_dev *dev;
-	uint32_t idx;			/* 0: the one that runs control */
-	uint32_t lcore;
-	uint16_t rxq;			/* its ethdev queue pair */
-	uint16_t txq;
-	/* af_xdp: the engine's further receive queues it reads
-	 * (dev->xsk_rxq[xsk_lo .. xsk_lo + nr_xsk)) */
-	uint32_t xsk_lo;
-	uint32_t nr_xsk;
-	uint32_t xsk_turn;		/* which of them is read first */
-	bool xsk_first;			/* they before the PMD's queue */
-	bool pmd_rxq;			/* it reads an ethdev receive queue */
-	bool xsk_tx;			/* it sends on its first AF_XDP socket */
-	/* frames another shard read for its QPs (MP/SC), or NULL */
-	struct rte_ring *handoff;
-	uint32_t nr_qp;			/* QPs it owns: placement's load */
-	/* its QPs' doorbell bits, by word (only with several shards) */
-	uint64_t bell_own[RP_MAX_QP / 64];
-	/* control's stop: odd while shard 0 asks it to wait (rp_shard.c) */
-	uint32_t pause_seq;
-	uint32_t pause_ack;
-	uint32_t gone;			/* its lcore stopped: nothing to wait for */
-	int wake_fd;			/* its lcore's eventfd, or -1 */
-
-	struct rte_mbuf *tx[RP_TX_MAX];
-	uint16_t nr_tx;
-	uint16_t ip_id;
-	/*
-	 * Inline passes (rp_lcore.c): a pass run by the application thread
-	 * that will read the CQEs it published keeps its frames for that
-	 * thread's next pass, so that an ACK and the request answering the
-	 * completion leave in one burst (one system call on af_packet).
-	 */
-	bool tx_defer;			/* this pass may keep its frames */
-	/*
-	 * This pass began starved_lag TSC late (0: on time), the next pass
-	 * having been due at starved_from (rp_lcore.c): timers that expired
-	 * in between wait that much longer (rp_comp_timer()).  Set by the
-	 * lcore's pass (or an inline one) before the shard's.
-	 */
-	uint64_t starved_from;
-	uint64_t starved_lag;
-	uint32_t pass_cqes;		/* CQEs published by this pass */
-	bool kick_pending;		/* a burst went out since the last
-					 * kick that found the ring drained */
-	struct rp_mem_batch *wb;	/* writes staged for attached memory */
-	uint32_t mem_staged;		/* how many (rp_mem_flush()) */
-	/* Each shard resolves its peers itself: ARP and neighbour
-	 * discovery reach every shard (rp_shard_rx()). */
-	struct rp_neigh neigh[RP_NEIGH_ENTRIES];
-	uint32_t arp_gen;		/* bumped when a cached MAC changes */
-	uint32_t nr_active;
-	struct rp_qp *active[RP_MAX_QP];	/* QPs the pass steps */
-	/* a window as a lookup found it, whole (rp_mr_lookup()) */
-	struct rp_mr mw_snap;
-	uint64_t stats[RP_STAT_MAX];	/* summed by rp_dev_stat() */
-} __rte_cache_aligned;
-
-struct rp_dev {
-	unsigned int id;
-	uint16_t port_id;
-	struct rp_port_cfg cfg;
-	int region_fd;			/* memfd of the region, or -1 */
-	struct rp_dev_ctl *ctl;		/* region base: the control block */
-	uint64_t region_size;
-	/* The device region (rp_region.c): the control block alone, which
-	 * every attached process maps read-only */
-	struct rp_arena region;
-	/* Shared memory (rp_region.c): 0 the engine's own process's (its
-	 * fd goes to no one), others one per attached process; cur_arena:
-	 * the one the control request being run allocates in */
-	struct rp_arena arena[RP_MAX_ARENAS];
-	uint32_t cur_arena;
-	struct rte_mempool *pool;
-	struct rte_ring *ctrl_ring;	/* slot indexes, MP/SC */
-	struct rp_ctrl_slot *ctrl_slot;	/* RP_CTRL_SLOTS, private memory */
-	struct rte_ring *loop_ring;	/* frames to ourselves: MP, shard 0 reads */
-	struct rte_ether_addr mac;
-	uint32_t ipv4;			/* network order */
-	uint8_t gid[RP_GID_TBL_LEN][16];	/* as ctl->gid; zero: empty */
-	uint32_t nr_gid;		/* entries in use, from 0 */
-	uint32_t mtu;
-
-	struct rp_qp *qp[RP_MAX_QP];
-	uint16_t qp_gen[RP_MAX_QP];
-	uint32_t qp_hi;			/* highest QP index in use, + 1 */
-	/* arenas with QPs, whose doorbell bits a pass reads */
-	uint32_t bell_arena[RP_MAX_ARENAS];
-	uint32_t nr_bell_arenas;
-	struct rp_cq *cq[RP_MAX_CQ];
-	uint16_t cq_gen[RP_MAX_CQ];
-	struct rp_mr mr[RP_MAX_MR];
-	uint32_t mr_gen[RP_MAX_MR];	/* last generation used (RP_KEY_GEN_MASK) */
-	bool pd_used[RP_MAX_PD];
-	uint32_t pd_refs[RP_MAX_PD];
-	struct rp_ah ah[RP_MAX_AH];
-	struct rp_chan chan[RP_MAX_CHAN];
-	struct rp_srq *srq[RP_MAX_SRQ];
-	uint16_t srq_gen[RP_MAX_SRQ];
-	struct rp_srq *tm_srq[RP_MAX_SRQ];	/* TM-SRQs: op rings to poll */
-	uint32_t nr_tm_srq;
-
-	/* GSI agents (rp_gsi.c): by tag, and the service IDs they claim */
-	struct rp_qp *gsi_agent[RP_GSI_AGENTS];
-	struct rte_hash *gsi_svc;
-
-	struct rp_mcast mcast[RP_MAX_MCAST];
-
-	/* Fault injection (rp_port_fault.c): [0] transmit, [1] receive */
-	/* The port's operations (rp_port.h): its kind's, chosen at port
-	 * start, and the ones frames take (the kind's, or the fault
-	 * injection's wrapped around them) */
-	const struct rp_port_ops *kind_ops;
-	const struct rp_port_ops *ops;
-	struct rp_fault_dir fault[2];
-
-	uint64_t link_check;		/* TSC of the next link poll */
-
-	/* Idle policy "adaptive" (rp_lcore.c) */
-	int wake_fd;			/* serving lcore's eventfd, or -1 */
-	bool rx_intr_want;		/* ask the PMD for RX interrupts */
-	int rx_intr_fd;			/* RX queue 0 interrupt fd, or -1 */
-	/* Without one: af_packet's ring sockets, readable while frames
-	 * wait (af_xdp's are xsk_fd and the xsk_rxq's) */
-	int rx_sock[RP_RX_SOCKS];
-	uint32_t nr_rx_sock;
-	/* Kernel interface behind the port (af_packet, af_xdp): its flags
-	 * say the link state, which such PMDs do not report. */
-	char if_name[16];		/* IF_NAMESIZE */
-	int if_sock;			/* socket for its ioctls, or -1 */
-	/* af_xdp with rocepmd's XDP program (rp_xdp_port.c): its maps */
-	int xdp_addrs_fd;		/* or -1 */
-	int xdp_stats_fd;		/* or -1 */
-	int xsk_fd;			/* its AF_XDP socket (the PMD's), or -1 */
-	int xsks_map_fd;		/* the program's xsks_map, or -1 */
-	/* receive queues beyond the PMD's (rp_xsk_rxq.c) */
-	struct rp_xsk_rxq *xsk_rxq;
-	uint32_t nr_xsk_rxq;
-	uint32_t xsk_fill;		/* their fill rings' mbufs each */
-	uint8_t *xsk_base;		/* their umem: the pool's memory */
-	/* netdev-bound (rp_netdev_watch.c): rtnetlink address events */
-	int nl_fd;			/* or -1 */
-	uint32_t nl_ifindex;
-	/* net_af_packet with qdisc_bypass=0 (rp_port_kick.c) */
-	int kick_fd;			/* the PMD's packet socket, or -1 */
-	/* The lcores that serve it, each with its own port queues (rp_shard.c) */
-	uint32_t nr_shards;
-	rte_spinlock_t shared_lock;	/* rp_dev_shared_lock() */
-	struct rp_shard sh[RP_MAX_SHARDS];
-};
-
-/*
- * The shard whose pass the calling thread runs (rp_lcore.c sets it before
- * each pass), or shard 0 for threads that run none (start, stop, tests).
- */
-RTE_DECLARE_PER_LCORE(struct rp_shard *, rp_cur_shard);
-
-static inline struct rp_shard *
-rp_sh(const struct rp_dev *dev)
-{
-	struct rp_shard *sh = RTE_PER_LCORE(rp_cur_shard);
-
-	if (likely(sh != NULL && sh->dev == dev))
-		return sh;
-	return (struct rp_shard *)(uintptr_t)&dev->sh[0];
-}
-
-/*
- * What several shards of a device write besides their own (rp_shard.c):
- * the asynchronous event rings, completion channels, memory windows and
- * atomics on attached memory.  None is a packet's common path.
- */
-static inline void
-rp_dev_shared_lock(struct rp_dev *dev)
-{
-	if (dev->nr_shards > 1)
-		rte_spinlock_lock(&dev->shared_lock);
-}
-
-static inline void
-rp_dev_shared_unlock(struct rp_dev *dev)
-{
-	if (dev->nr_shards > 1)
-		rte_spinlock_unlock(&dev->shared_lock);
-}
 
 /* ---- rp_shard.c */
 int rp_shard_init(struct rp_dev *dev);
@@ -302,9 +31,6 @@ void rp_shard_fini(struct rp_dev *dev);
 void rp_shard_pause(struct rp_dev *dev);
 void rp_shard_resume(struct rp_dev *dev);
 void rp_shard_wait(struct rp_shard *sh);
-int rp_shard_place(struct rp_dev *dev, struct rp_qp *qp);
-void rp_shard_unplace(struct rp_qp *qp);
-int rp_shard_move_to(struct rp_qp *qp, uint32_t to);
 uint16_t rp_shard_rx(struct rp_shard *sh, struct rte_mbuf **pkts, uint16_t n);
 void rp_shard_queues(struct rp_dev *dev, bool xdp);
 
@@ -313,74 +39,72 @@ extern struct rp_dev *rp_devs[RP_MAX_PORTS];
 extern unsigned int rp_nr_devs;
 
 /* ---- rp_ctrl.c */
+typedef int (*rp_ctrl_fn)(struct rp_dev *dev, struct rp_ctrl_slot *req);
+
+/*
+ * One control op, declared once (rp_ctrl_descs[], indexed by its op): the
+ * engine's handler, and plain data the attach server (pmd/service/)
+ * interprets for an attached client's request: whether it may send it at
+ * all (deny by default), which objects it names must be its own, and
+ * which object (and so which quota, enum rp_quota_kind) it makes or ends.
+ */
+#define RP_CTRL_F_ATTACH	1u	/* an attached client may send it */
+#define RP_CTRL_F_MEM		2u	/* the server names the client's memory
+					 * (u.mr.mem) */
+#define RP_CTRL_F_PAGES		4u	/* charges the pages of u.mr's range: an
+					 * MR it makes, else when it changes its
+					 * translation */
+#define RP_CTRL_F_GSI		8u	/* a QP it makes with RP_QP_F_GSI is the
+					 * client's GSI agent, one per device;
+					 * the agent goes with the QP it ends */
+
+#define RP_CTRL_REF_OPT		1u	/* a negative id names none */
+#define RP_CTRL_REF_NEW_PD	2u	/* only with IBV_REREG_MR_CHANGE_PD */
+#define RP_CTRL_REF_GSI		4u	/* the client's GSI agent's QPN */
+
+/* An object a request names: it must be the client's. */
+struct rp_ctrl_ref {
+	uint16_t off;			/* its id in the slot; 0: none */
+	uint8_t kind;			/* enum rp_quota_kind */
+	uint8_t flags;			/* RP_CTRL_REF_* */
+};
+
+enum { RP_CTRL_KEEPS = 0, RP_CTRL_MAKES, RP_CTRL_ENDS };
+
+#define RP_CTRL_REFS	4
+
+struct rp_ctrl_desc {
+	rp_ctrl_fn run;			/* NULL: no such op */
+	uint32_t flags;			/* RP_CTRL_F_* */
+	uint8_t acct;			/* RP_CTRL_MAKES, _ENDS or _KEEPS */
+	uint8_t kind;			/* enum rp_quota_kind made or ended */
+	uint16_t id;			/* the slot's offset of its id */
+	struct rp_ctrl_ref own[RP_CTRL_REFS];
+};
+
+extern const struct rp_ctrl_desc rp_ctrl_descs[RP_CTRL_OP_MAX];
+
+/* The 32-bit id at `off` of a request (a uint32_t or int32_t field). */
+static inline uint32_t
+rp_ctrl_id(const struct rp_ctrl_slot *s, uint16_t off)
+{
+	uint32_t id;
+
+	memcpy(&id, (const uint8_t *)s + off, sizeof(id));
+	return id;
+}
+
 int rp_ctrl_init(struct rp_dev *dev);
 void rp_ctrl_fini(struct rp_dev *dev);
 bool rp_ctrl_poll(struct rp_dev *dev);
 
-/* ---- rp_async.c */
-void rp_async_push(struct rp_dev *dev, uint32_t type, uint32_t num);
-int rp_async_reg(struct rp_dev *dev, struct rp_ctrl_async *a);
-int rp_async_unreg(struct rp_dev *dev, struct rp_ctrl_async *a);
+/* ---- rp_stats.c: counter names; a counter of the device, all shards summed */
+extern const char * const rp_stat_names[RP_STAT_MAX];
+uint64_t rp_dev_stat(const struct rp_dev *dev, enum rp_stat s);
 
 /* ---- rp_lcore.c */
 int rp_lcore_launch(const struct rp_config *cfg);
 void rp_lcore_stop(void);
 bool rp_dev_poll(struct rp_dev *dev);
-
-/* One writer (the shard's lcore): relaxed load, add, relaxed store;
- * readers (telemetry, the stop log) load relaxed and sum the shards. */
-static inline void
-rp_stat_add(struct rp_dev *dev, enum rp_stat s, uint64_t n)
-{
-	struct rp_shard *sh = rp_sh(dev);
-
-	__atomic_store_n(&sh->stats[s],
-			 __atomic_load_n(&sh->stats[s], __ATOMIC_RELAXED) + n,
-			 __ATOMIC_RELAXED);
-}
-
-/* A counter of the device, all shards summed. */
-uint64_t rp_dev_stat(const struct rp_dev *dev, enum rp_stat s);
-
-static inline void
-rp_stat_inc(struct rp_dev *dev, enum rp_stat s)
-{
-	rp_stat_add(dev, s, 1);
-}
-
-/* ---- accessors of the layers below that need the device or its shard */
-
-/* Room to queue a burst of new packets (requester backpressure). */
-static inline bool
-rp_port_tx_room(const struct rp_dev *dev)
-{
-	return rp_sh(dev)->nr_tx < RP_TX_MAX / 2;
-}
-
-static inline void *
-rp_region_ptr(const struct rp_dev *dev, uint64_t off)
-{
-	return dev->arena[dev->cur_arena].base + off;
-}
-
-/* Writes staged for an attached process reach it (rp_mem.c). */
-static inline void
-rp_mem_flush(struct rp_dev *dev)
-{
-	if (unlikely(rp_sh(dev)->mem_staged != 0))
-		rp_mem_flush_pending(dev);
-}
-
-/* The QP has something to do: the lcore steps it from this pass on. */
-static inline void
-rp_qp_wake(struct rp_qp *qp)
-{
-	struct rp_shard *sh = &qp->dev->sh[qp->shard];
-
-	if (qp->active)
-		return;
-	sh->active[sh->nr_active++] = qp;
-	qp->active = true;
-}
 
 #endif /* _RP_ENGINE_H_ */

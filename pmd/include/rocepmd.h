@@ -139,7 +139,7 @@ struct rp_port_cfg {
 
 /**
  * What an attached process holds on a device, limited by the host's
- * [host] section (rp_serve_quota.c); the order of rp_serve.c's kinds.
+ * [host] section (rp_serve_quota.c); the order of rp_service.h's enum srv_kind.
  */
 enum rp_quota_kind {
 	RP_QUOTA_QP = 0,

@@ -54,7 +54,7 @@
  *
  * A process's GSI agent (QP_CREATE with RP_QP_F_GSI, its comm_prefix in
  * the reply) sends from QP 1 only CM MADs that speak for it (since
- * version 3; pmd/rp_gsi.c rp_gsi_send_ok()): a Local Communication ID
+ * version 3; pmd/transport/rp_gsi.c rp_gsi_send_ok()): a Local Communication ID
  * (SIDR REQ: a Request ID) carrying its prefix, a REJ of a REQ with 0
  * there, a SIDR REP for a service ID it claimed (GSI_BIND).  Any other
  * MAD is not sent: its WQE completes with IBV_WC_LOC_QP_OP_ERR and the

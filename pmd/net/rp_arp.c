@@ -12,7 +12,7 @@
 #include <rte_ether.h>
 
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 static void
 arp_send(struct rp_dev *dev, uint16_t op, const struct rte_ether_addr *dmac,

@@ -16,7 +16,7 @@
 #include <rte_ip.h>
 
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 #define RP_ICMP6		58
 #define RP_ND_NS		135

@@ -22,7 +22,7 @@
 #include <rte_ether.h>
 
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 #define RP_NEIGH_RETRY_MS	50
 

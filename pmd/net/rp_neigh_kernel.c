@@ -25,7 +25,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 #define RP_DISCARD_PORT	9
 /* A neighbour with a usable link-layer address (the kernel's NUD_VALID). */

@@ -20,7 +20,7 @@
 
 #include "rp_cfg_netdev.h"
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 int
 rp_netdev_watch_init(struct rp_dev *dev)

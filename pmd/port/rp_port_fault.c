@@ -23,7 +23,7 @@
 #include <rte_mbuf.h>
 
 #include "rp_fault_plan.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 /* A reordered frame waits for its later frames at most this long. */
 #define RP_FAULT_REORDER_MAX_US	200u

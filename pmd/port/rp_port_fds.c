@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-#include "rp_engine.h"
+#include "rp_port.h"
 
 unsigned int
 rp_port_fds(bool (*match)(int fd, const void *arg), const void *arg,

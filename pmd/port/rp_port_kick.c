@@ -30,7 +30,7 @@
 #include <rte_ethdev.h>
 
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 /* An af_packet port's (rp_port.c), after its start. */
 void

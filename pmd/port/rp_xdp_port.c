@@ -28,7 +28,7 @@
 #include "rp_atomic.h"
 #include "rp_cfg_netdev.h"
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 #include "rp_xdp.h"
 
 #define RP_XDP_MAX_CPUS	512

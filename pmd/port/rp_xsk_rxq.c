@@ -32,7 +32,7 @@
 
 #include "rp_atomic.h"
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 #define RP_SOL_XDP	283		/* SOL_XDP, which older libcs lack */
 

@@ -31,7 +31,7 @@
 #include <rte_common.h>
 
 #include "rp_log.h"
-#include "rp_serve_quota.h"
+#include "rp_service.h"
 
 #define SQ_PAGE_SHIFT	12
 #define SQ_MAX_UIDS	64u		/* at most one per client slot */
@@ -220,46 +220,33 @@ sq_mr(struct rp_sq_client *q, uint32_t dev, uint32_t lkey)
 	return NULL;
 }
 
-/* What a request takes: its kind and how many (0: none or gives back). */
+/*
+ * What a request takes (rp_ctrl_descs[]): the kind of the object it makes,
+ * or -1; and the pages of the MR it makes or moves, beyond those it held.
+ */
 static int
 sq_takes(const struct rp_sq_client *q, uint32_t dev,
 	 const struct rp_ctrl_slot *s, uint64_t *pages)
 {
-	*pages = 0;
-	switch (s->op) {
-	case RP_CTRL_PD_ALLOC:
-		return RP_QUOTA_PD;
-	case RP_CTRL_MR_REG:
-		*pages = sq_pages(s->u.mr.addr, s->u.mr.length);
-		return RP_QUOTA_MR;
-	case RP_CTRL_MR_REREG:
-		if (s->u.mr.flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
-			const struct rp_sq_mr *m =
-				sq_mr((struct rp_sq_client *)(uintptr_t)q, dev,
-				      s->u.mr.lkey);
-			uint64_t np = sq_pages(s->u.mr.addr, s->u.mr.length);
+	const struct rp_ctrl_desc *o;
 
-			if (m != NULL && np > m->pages)
-				*pages = np - m->pages;
-		}
+	*pages = 0;
+	if (s->op >= RP_CTRL_OP_MAX)
 		return -1;
-	case RP_CTRL_MW_ALLOC:
-		return RP_QUOTA_MW;
-	case RP_CTRL_CQ_CREATE:
-		return RP_QUOTA_CQ;
-	case RP_CTRL_QP_CREATE:
-		return RP_QUOTA_QP;
-	case RP_CTRL_AH_CREATE:
-		return RP_QUOTA_AH;
-	case RP_CTRL_SRQ_CREATE:
-		return RP_QUOTA_SRQ;
-	case RP_CTRL_CHAN_CREATE:
-		return RP_QUOTA_CHAN;
-	case RP_CTRL_ASYNC_REG:
-		return RP_QUOTA_ASYNC;
-	default:
-		return -1;
+	o = &rp_ctrl_descs[s->op];
+	if ((o->flags & RP_CTRL_F_PAGES) && o->acct == RP_CTRL_MAKES) {
+		*pages = sq_pages(s->u.mr.addr, s->u.mr.length);
+	} else if ((o->flags & RP_CTRL_F_PAGES) &&
+		   (s->u.mr.flags & IBV_REREG_MR_CHANGE_TRANSLATION)) {
+		const struct rp_sq_mr *m =
+			sq_mr((struct rp_sq_client *)(uintptr_t)q, dev,
+			      rp_ctrl_id(s, o->id));
+		uint64_t np = sq_pages(s->u.mr.addr, s->u.mr.length);
+
+		if (m != NULL && np > m->pages)
+			*pages = np - m->pages;
 	}
+	return o->acct == RP_CTRL_MAKES ? o->kind : -1;
 }
 
 /* Whether n more of kind k pass both limits; logs the one that does not. */
@@ -345,58 +332,35 @@ void
 rp_sq_done(struct rp_sq_client *q, uint32_t dev,
 	   const struct rp_ctrl_slot *s)
 {
+	const struct rp_ctrl_desc *o;
 	uint64_t pages;
+	uint32_t id;
 	int k;
 
-	if (dev >= RP_ATTACH_MAX_DEVS)
+	if (dev >= RP_ATTACH_MAX_DEVS || s->op >= RP_CTRL_OP_MAX)
 		return;
+	o = &rp_ctrl_descs[s->op];
+	id = rp_ctrl_id(s, o->id);
 	k = sq_takes(q, dev, s, &pages);
 	if (k >= 0)
 		sq_add(q, dev, (unsigned int)k, 1);
-	switch (s->op) {
-	case RP_CTRL_MR_REG:
-		sq_mr_add(q, dev, s->u.mr.lkey, pages);
-		return;
-	case RP_CTRL_MR_REREG:
-		if (s->u.mr.flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
-			sq_mr_del(q, dev, s->u.mr.lkey);
-			sq_mr_add(q, dev, s->u.mr.lkey,
+	if (o->flags & RP_CTRL_F_PAGES) {
+		if (o->acct == RP_CTRL_MAKES) {
+			sq_mr_add(q, dev, id, pages);
+		} else if (s->u.mr.flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+			sq_mr_del(q, dev, id);
+			sq_mr_add(q, dev, id,
 				  sq_pages(s->u.mr.addr, s->u.mr.length));
 		}
 		return;
-	case RP_CTRL_MR_DEREG:
-		sq_mr_del(q, dev, s->u.mr.lkey);
-		k = RP_QUOTA_MR;
-		break;
-	case RP_CTRL_PD_FREE:
-		k = RP_QUOTA_PD;
-		break;
-	case RP_CTRL_MW_DEALLOC:
-		k = RP_QUOTA_MW;
-		break;
-	case RP_CTRL_CQ_DESTROY:
-		k = RP_QUOTA_CQ;
-		break;
-	case RP_CTRL_QP_DESTROY:
-		k = RP_QUOTA_QP;
-		break;
-	case RP_CTRL_AH_DESTROY:
-		k = RP_QUOTA_AH;
-		break;
-	case RP_CTRL_SRQ_DESTROY:
-		k = RP_QUOTA_SRQ;
-		break;
-	case RP_CTRL_CHAN_DESTROY:
-		k = RP_QUOTA_CHAN;
-		break;
-	case RP_CTRL_ASYNC_UNREG:
-		k = RP_QUOTA_ASYNC;
-		break;
-	default:
-		return;
 	}
-	if (q->used[dev][k] != 0)
-		sq_add(q, dev, (unsigned int)k, -1);
+	if (o->acct != RP_CTRL_ENDS)
+		return;
+	/* An MR's pages go with it. */
+	if (o->kind == RP_QUOTA_MR)
+		sq_mr_del(q, dev, id);
+	if (q->used[dev][o->kind] != 0)
+		sq_add(q, dev, o->kind, -1);
 }
 
 void

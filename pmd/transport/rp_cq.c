@@ -15,7 +15,7 @@
 
 #include "rp_atomic.h"
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 #include "rp_signal.h"
 
 #define RP_CQN_IDX(n)	((n) & 0xffffu)

@@ -16,7 +16,7 @@
 #include <infiniband/verbs.h>
 
 #include "rp_atomic.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 static uint32_t
 wc_opcode(uint8_t wr_opcode)

@@ -34,7 +34,7 @@
 
 #include "rp_hdr.h"
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 #include "rp_opcode.h"
 #include "rp_xmit.h"
 

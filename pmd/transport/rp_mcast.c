@@ -19,7 +19,7 @@
 #include <infiniband/verbs.h>
 
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 struct rp_mcast *
 rp_mcast_find(struct rp_dev *dev, const uint8_t gid[16])

@@ -11,7 +11,7 @@
 #include <infiniband/verbs.h>
 
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 #include "rp_xmit.h"
 
 int

@@ -16,7 +16,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 #define RP_MW_ACCESS (IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE | \
 	IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_ZERO_BASED)

@@ -16,7 +16,7 @@
 
 #include "rp_atomic.h"
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 #include "rp_psn.h"
 #include "rp_xmit.h"
 

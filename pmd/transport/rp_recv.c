@@ -17,7 +17,7 @@
 
 #include "rp_atomic.h"
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 static bool
 transport_matches(uint32_t mask, uint32_t qp_type)

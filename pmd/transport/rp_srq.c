@@ -15,7 +15,7 @@
 
 #include "rp_atomic.h"
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 #define RP_SRQN_IDX(n)	((n) & 0xffffu)
 

@@ -30,7 +30,7 @@
 
 #include "rp_atomic.h"
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 /* Counts compare modulo 2^16, as the hardware counters of mlx5 do (TM-19). */
 #define RP_TM_CNT(v)		((uint16_t)(v))

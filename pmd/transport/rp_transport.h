@@ -14,6 +14,10 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_hash.h>
+#include <rte_spinlock.h>
+#include <rte_ring.h>
+#include <rte_per_lcore.h>
+#include <rte_memzone.h>
 
 #include <infiniband/verbs.h>
 
@@ -21,6 +25,8 @@
 #include "rp_abi.h"
 #include "rp_pkt.h"
 #include "rp_tm_list.h"
+#include "rp_port.h"
+#include "rp_net.h"
 
 #define RP_MAX_QP	4096u		/* QP table; QPN = gen << 12 | index */
 #define RP_QP_IDX_BITS	12
@@ -652,5 +658,8 @@ rp_qp_window(const struct rp_qp *qp)
 void rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt);
 bool rp_resp_step(struct rp_qp *qp);
 void rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn);
+
+/* The device that holds these objects, and its shards. */
+#include "rp_dev.h"
 
 #endif /* _RP_TRANSPORT_H_ */

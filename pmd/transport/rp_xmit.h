@@ -7,7 +7,7 @@
 #include <rte_branch_prediction.h>
 #include <rte_mbuf.h>
 
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 int rp_xmit_dmac(struct rp_dev *dev, const uint8_t dgid[16], uint8_t mac[6]);
 bool rp_xmit_resolve(struct rp_qp *qp);

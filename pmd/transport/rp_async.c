@@ -21,7 +21,7 @@
 
 #include "rp_atomic.h"
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 #include "rp_signal.h"
 
 /* One arena's ring and eventfds. */

@@ -35,7 +35,7 @@
 #include <rte_malloc.h>
 
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 /*
  * Writes into an attached process are batched: they reach the process at

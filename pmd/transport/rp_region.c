@@ -25,7 +25,7 @@
 #include <rte_malloc.h>
 
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 
 #define RP_PAGE 4096u
 

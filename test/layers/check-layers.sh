@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The engine's layers (guides/architecture.rst, "Layers"): a file of
+# pmd/<layer>/ may include headers of pmd/include/, bpf/ and its own or a
+# lower layer, never of a higher one, nor anything of verbs-shim/ or
+# rdmacm/; and no engine header is included by more than half of the
+# engine's files.  Includes that still run up are listed, one
+# "file -> header" a line, in known-upward.txt: the check fails on one
+# that is not listed (a new one) and on a listed one that is gone (so the
+# list only shrinks).
+#
+# check-layers.sh SOURCE_ROOT
+set -euo pipefail
+top=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
+known=$top/test/layers/known-upward.txt
+layers=(wire config port net transport engine service)
+declare -A rank=([include]=0 [bpf]=0)
+for i in "${!layers[@]}"; do
+	rank[${layers[$i]}]=$((i + 1))
+done
+# wire and config are peers at the bottom: neither uses the other
+rank[config]=1
+
+cd "$top"
+fail=0
+stray=$(find pmd -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' \))
+if [ -n "$stray" ]; then
+	echo "FAIL: engine files outside a layer folder: $stray"
+	fail=1
+fi
+
+# where each quoted header lives: include, bpf, a layer, or shim/rdmacm
+declare -A home
+while read -r f; do
+	d=${f#pmd/}; d=${d%%/*}
+	home[$(basename "$f")]=$d
+done < <(find pmd -mindepth 2 -name '*.h')
+while read -r f; do home[$(basename "$f")]=bpf; done < <(find bpf -name '*.h')
+while read -r f; do
+	b=$(basename "$f")
+	[ -n "${home[$b]:-}" ] || home[$b]=outside:${f%%/*}
+done < <(find verbs-shim rdmacm -name '*.h')
+
+files=$(find pmd -mindepth 2 \( -name '*.c' -o -name '*.h' \) | sort)
+nfiles=$(echo "$files" | wc -l)
+found=$(mktemp)
+trap 'rm -f "$found"' EXIT
+declare -A users
+for f in $files; do
+	d=${f#pmd/}; d=${d%%/*}
+	r=${rank[$d]:-}
+	if [ -z "$r" ]; then
+		echo "FAIL: $f: folder $d is not a layer"
+		fail=1
+		continue
+	fi
+	while read -r h; do
+		[ -n "$h" ] || continue
+		[ "$(basename "$h")" != "$(basename "$f")" ] || continue
+		users[$h]=$(( ${users[$h]:-0} + 1 ))
+		w=${home[$h]:-}
+		case $w in
+		"")
+			echo "FAIL: $f includes \"$h\", which is nowhere in pmd/ or bpf/"
+			fail=1 ;;
+		outside:*)
+			echo "FAIL: $f includes \"$h\" of ${w#outside:}/"
+			fail=1 ;;
+		*)
+			if [ "${rank[$w]}" -gt "$r" ] ||
+			   { [ "$w" != "$d" ] && [ "${rank[$w]}" -eq "$r" ] &&
+			     [ "$r" -gt 0 ]; }; then
+				echo "$f -> $h" >> "$found"
+			fi ;;
+		esac
+	done < <(sed -n 's/^#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+done
+
+listed() { { grep -v '^#' "$known" || true; } | sort -u; }
+new=$(sort -u "$found" | comm -23 - <(listed))
+gone=$(listed | comm -23 - <(sort -u "$found"))
+if [ -n "$new" ]; then
+	echo "FAIL: includes that run up a layer:"
+	echo "$new" | sed 's/^/  /'
+	fail=1
+fi
+if [ -n "$gone" ]; then
+	echo "FAIL: known-upward.txt lists includes that are gone (remove them):"
+	echo "$gone" | sed 's/^/  /'
+	fail=1
+fi
+for h in "${!users[@]}"; do
+	if [ $((users[$h] * 2)) -gt "$nfiles" ]; then
+		if grep -qx "# wide: $h" "$known"; then
+			continue
+		fi
+		echo "FAIL: $h is included by ${users[$h]} of the $nfiles engine files (more than half)"
+		fail=1
+	elif grep -qx "# wide: $h" "$known"; then
+		echo "FAIL: known-upward.txt says $h is wide; it is included by ${users[$h]} of $nfiles: remove the line"
+		fail=1
+	fi
+done
+up=$(sort -u "$found" | wc -l)
+echo "layers: $nfiles engine files, $up includes still run up (known-upward.txt)"
+for l in "${layers[@]}"; do
+	printf '  %-10s %3d files %6d lines\n' "$l" \
+		"$(find pmd/$l -name '*.[ch]' | wc -l)" \
+		"$(cat pmd/$l/*.[ch] | wc -l)"
+done
+exit $fail
