@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/mem_access: what reaching an attached process's memory costs
- * through its /proc/PID/mem descriptor (pread/pwritev, pmd/rp_mem.c since
+ * through its /proc/PID/mem descriptor (pread/pwritev, pmd/transport/rp_mem.c since
  * issue 24) against process_vm_readv/writev by PID (before), in one run on
  * the same child process and the same buffers.  A benchmark that prints
  * figures, not a test.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What rocepmd's XDP program (rp_xdp.c) and the engine that loads it
- * (pmd/rp_xdp_port.c) share: map layouts and names.
+ * (pmd/port/rp_xdp_port.c) share: map layouts and names.
  */
 #ifndef _RP_XDP_H_
 #define _RP_XDP_H_

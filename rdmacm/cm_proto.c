@@ -414,7 +414,7 @@ cm_build_dreq(struct cm_id *c)
 /*
  * A connected RC id leaves the engine the DREQ its process would send at
  * rdma_destroy_id(): should the process die first, the engine sends it
- * when it destroys the process's GSI agent (pmd/rp_gsi.c), so the peer
+ * when it destroys the process's GSI agent (pmd/transport/rp_gsi.c), so the peer
  * learns at once.  Withdrawn when the connection ends any other way.
  */
 void
@@ -657,7 +657,7 @@ cm_recv_rep(const uint8_t *m)
  * sender's (its Local Communication ID) name the peer's end?  The IB CM
  * checks both IDs (Linux's cm_acquire_id()); QP 1 of a rocepmd host is
  * every attached process's, and the host lets each speak only for IDs of
- * its own (pmd/rp_gsi.c), so another process cannot say the peer's.
+ * its own (pmd/transport/rp_gsi.c), so another process cannot say the peer's.
  */
 static bool
 cm_from_peer(const struct cm_id *c, uint32_t their_id)

@@ -19,7 +19,7 @@
  * --attach: the program attaches to the host serving SOCKET (rocepmd-testpmd
  * --host) instead of booting an engine: no configuration, the verbs shim
  * and the RDMA CM preloaded (the CM shares the device's QP 1 with the
- * host's other processes, pmd/rp_gsi.c), and ROCEPMD_ATTACH=SOCKET.
+ * host's other processes, pmd/transport/rp_gsi.c), and ROCEPMD_ATTACH=SOCKET.
  * Without SOCKET, the one *.sock of $ROCEPMD_RUN_DIR, else /run/rocepmd,
  * that a host of the caller's network namespace serves (two namespaces of
  * one machine share the directory, each with its own host).

@@ -47,7 +47,7 @@ int rocepmd_verbs_port_addr(struct ibv_context *ctx,
 /*
  * The process's GSI agent on a device: a UD QP whose datagrams leave from
  * QP 1 and which receives the MADs sent to QP 1 that are its own (QP 1
- * is shared by every process on the device, pmd/rp_gsi.c): the answers
+ * is shared by every process on the device, pmd/transport/rp_gsi.c): the answers
  * to communication IDs carrying its prefix, and the REQs for the service
  * IDs it claimed.  One per process and device.  NULL with errno set on
  * failure (EBUSY: the process has one).

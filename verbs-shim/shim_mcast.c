@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * UD multicast: ibv_attach_mcast / ibv_detach_mcast.  The engine keeps the
- * groups (pmd/rp_mcast.c); on RoCE a group is a multicast GID and the LID
+ * groups (pmd/transport/rp_mcast.c); on RoCE a group is a multicast GID and the LID
  * is meaningless (the kernel ignores it for RoCE ports too).
  */
 

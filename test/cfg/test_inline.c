@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * inline_us = auto (pmd/rp_inline.c): what it decides for the CPUs a
+ * inline_us = auto (pmd/config/rp_inline.c): what it decides for the CPUs a
  * program may use and the engine lcores' CPUs, what a number means, and
  * the engine lcores' CPUs as rocepmd-run --check reads them from the EAL
  * arguments.  No EAL.

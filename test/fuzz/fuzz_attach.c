@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Attach protocol fuzz target: arbitrary messages from one client of the
- * host's attach server (pmd/rp_serve.c), over a socketpair.
+ * host's attach server (pmd/service/rp_serve.c), over a socketpair.
  *
  * One rocepmd device on a ring port, served by an engine lcore as a host
  * serves it; the target is the client and, through the server's fuzzing
@@ -44,7 +44,7 @@
 #include <rte_ring.h>
 
 #include "rp_attach.h"
-#include "rp_obj.h"
+#include "rp_engine.h"
 
 #include "fuzz_attach.h"
 

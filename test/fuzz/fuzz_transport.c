@@ -53,7 +53,7 @@
 
 #include "rp_atomic.h"
 #include "rp_icrc.h"
-#include "rp_obj.h"
+#include "rp_engine.h"
 #include "rp_pkt.h"
 
 #include "fuzz_transport.h"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # cm.sh APP CASE: the RDMA CM of programs attached to a host (issue 12).
-# QP 1 of a device is every attached process's (pmd/rp_gsi.c): the engine
+# QP 1 of a device is every attached process's (pmd/transport/rp_gsi.c): the engine
 # hands a REQ to the process that claimed its port, everything else to the
 # process whose communication ID it names.  Unmodified rping (rdmacm-utils)
 # under `rocepmd-run --attach`, on the two test hosts of service.sh.

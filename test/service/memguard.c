@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rp_memguard: an attached program's memory is reached through its
- * address space, never through its PID (issue 24; pmd/mem/rp_mem.c).
+ * address space, never through its PID (issue 24; pmd/transport/rp_mem.c).
  *
  *   rp_memguard peer PORT exec|fork TRIGGER
  *       (host A) listens on TCP PORT; the target connects; two RC QPs

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # memguard.sh APP MEMGUARD CASE: an attached program's memory is reached
-# through its address space, never through its PID (issue 24, pmd/rp_mem.c).
+# through its address space, never through its PID (issue 24, pmd/transport/rp_mem.c).
 # rp_memguard's peer (host A) proves a WRITE and a READ through the
 # target's rkey work, then the target (host B) stops being the program that
 # registered the memory while its connection to the host lives on, a victim

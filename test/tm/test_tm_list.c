@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_tm_list: the tag matcher (pmd/rp_tm_list.c) against the linear
+ * test_tm_list: the tag matcher (pmd/transport/rp_tm_list.c) against the linear
  * reference (test/common/tm_linear.h), with EAL (rte_hash, rte_malloc)
  * but no device.
  *

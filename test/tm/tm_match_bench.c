@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tm_match_bench: the cost of one match in the TM-SRQ tag matcher
- * (pmd/rp_tm_list.c) against a plain linear list walk
+ * (pmd/transport/rp_tm_list.c) against a plain linear list walk
  * (test/common/tm_linear.h), measured in the same run, with 1, 64, 1024
  * and 16384 posted tags in three shapes: all exact; all wildcard with one
  * mask (the low 4 bits free, as an MPI "any source" receive); wildcards

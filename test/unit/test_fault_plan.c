@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The fault plan (pmd/rp_fault_plan.h): the fate of frame N is a function
+ * The fault plan (pmd/port/rp_fault_plan.h): the fate of frame N is a function
  * of (seed, direction, N) only, so a plan replays whatever the order in
  * which frames are met; rates and drop bursts come out as configured.
  */

@@ -3,7 +3,7 @@
  * Test helpers shared by test/unit and test/fuzz: a minimal classic-pcap
  * reader (no libpcap; both byte orders, microsecond and nanosecond
  * variants), directory listing, whole-capture loading, and a reference
- * ICRC written independently of pmd/rp_icrc.c.
+ * ICRC written independently of pmd/wire/rp_icrc.c.
  */
 
 #ifndef _TP_UTIL_H_

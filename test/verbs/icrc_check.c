@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * icrc_check: verify every RoCEv2 packet of pcap files with the project's
- * own parser and ICRC code (rp_pkt_parse() from pmd/rp_pkt.c), since
+ * own parser and ICRC code (rp_pkt_parse() from pmd/wire/rp_pkt.c), since
  * tshark 4.0 decodes RoCEv2 but does not check the ICRC.
  *
  *   icrc_check [--min N] [--flip] FILE.pcap...
