@@ -81,34 +81,18 @@ dev_fill_ctl(struct rp_dev *dev)
 }
 
 /*
- * The GID table, RoCEv2 entries only: 0 the IPv4-mapped address (as
- * before: programs are told -g 0), 1 the link-local address, modified
- * EUI-64 from the MAC as Linux forms it (RFC 4291 appendix A), 2.. the
- * configured IPv6 addresses.  Needs the MAC (rp_port_init).
+ * The link's state, and IBV_EVENT_PORT_ACTIVE/ERR on a change (the first
+ * poll finds the region's 0, and nobody listens yet); the device's one
+ * port is port 1.
  */
-static void
-dev_gid_init(struct rp_dev *dev)
+void
+rp_dev_link_poll(struct rp_dev *dev)
 {
-	const uint8_t *m = dev->mac.addr_bytes;
-	uint8_t *ll = dev->gid[1];
+	int up = rp_port_link_poll(dev);
 
-	memset(dev->gid, 0, sizeof(dev->gid));
-	dev->gid[0][10] = 0xff;
-	dev->gid[0][11] = 0xff;
-	memcpy(&dev->gid[0][12], &dev->ipv4, 4);
-	ll[0] = 0xfe;
-	ll[1] = 0x80;
-	ll[8] = m[0] ^ 0x02;
-	ll[9] = m[1];
-	ll[10] = m[2];
-	ll[11] = 0xff;
-	ll[12] = 0xfe;
-	ll[13] = m[3];
-	ll[14] = m[4];
-	ll[15] = m[5];
-	for (uint32_t i = 0; i < dev->cfg.nr_ipv6; i++)
-		memcpy(dev->gid[2 + i], dev->cfg.ipv6[i], 16);
-	dev->nr_gid = 2 + dev->cfg.nr_ipv6;
+	if (up >= 0)
+		rp_async_push(dev, up ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR,
+			      1);
 }
 
 /*
@@ -134,7 +118,7 @@ rp_dev_addrs_set(struct rp_dev *dev, uint32_t ipv4, uint32_t prefix_len,
 		dev->cfg.ipv6_plen[i] = plen[i];
 	}
 	dev->cfg.nr_ipv6 = n6;
-	dev_gid_init(dev);
+	rp_gid_init(dev);
 	if (memcmp(old, dev->gid, sizeof(old)) == 0)
 		return;
 	rp_xdp_port_addrs_sync(dev, old);
@@ -145,24 +129,6 @@ rp_dev_addrs_set(struct rp_dev *dev, uint32_t ipv4, uint32_t prefix_len,
 	rp_async_push(dev, IBV_EVENT_GID_CHANGE, 1);
 }
 
-/* Index of one of our GIDs, or -1. */
-int
-rp_dev_gid_find(const struct rp_dev *dev, const uint8_t gid[16])
-{
-	for (uint32_t i = 0; i < dev->nr_gid; i++)
-		if (memcmp(dev->gid[i], gid, 16) == 0)
-			return (int)i;
-	return -1;
-}
-
-const uint8_t *
-rp_dev_sgid(const struct rp_dev *dev, uint32_t idx, const uint8_t dgid[16])
-{
-	if (idx >= dev->nr_gid || rp_gid_is_v4(dev->gid[idx]) !=
-	    rp_gid_is_v4(dgid))
-		return NULL;
-	return dev->gid[idx];
-}
 
 /* The counters that moved, at INFO level, when a device goes away. */
 static void
@@ -249,11 +215,11 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 	ret = rp_port_init(dev);
 	if (ret < 0)
 		goto err_free;
-	dev_gid_init(dev);
+	rp_gid_init(dev);
 	rp_xdp_port_addrs(dev);
 	rp_netdev_watch_init(dev);
 	dev_fill_ctl(dev);
-	rp_port_link_poll(dev);
+	rp_dev_link_poll(dev);
 	rp_devs[id] = dev;
 	RP_LOG(INFO, "%s: port %u (%s) mtu %u", dev->ctl->name, dev->port_id,
 	       pc->device, dev->mtu);

@@ -32,9 +32,12 @@ void rp_shard_pause(struct rp_dev *dev);
 void rp_shard_resume(struct rp_dev *dev);
 void rp_shard_wait(struct rp_shard *sh);
 uint16_t rp_shard_rx(struct rp_shard *sh, struct rte_mbuf **pkts, uint16_t n);
-void rp_shard_queues(struct rp_dev *dev, bool xdp);
 
 /* ---- rp_dev.c */
+void rp_dev_link_poll(struct rp_dev *dev);
+void rp_dev_addrs_set(struct rp_dev *dev, uint32_t ipv4, uint32_t prefix_len,
+		      const uint8_t (*ipv6)[16], const uint8_t *plen,
+		      uint32_t n6);
 extern struct rp_dev *rp_devs[RP_MAX_PORTS];
 extern unsigned int rp_nr_devs;
 

@@ -186,6 +186,18 @@ lcore_token_wait(struct rp_lcore_ctx *lc)
  */
 #define RP_STARVE_US	200
 
+/* The kernel interface's addresses changed: the device follows. */
+static void
+dev_addrs_poll(struct rp_dev *dev)
+{
+	struct rp_port_cfg pc;
+
+	if (rp_netdev_watch_poll(dev, &pc))
+		rp_dev_addrs_set(dev, pc.ipv4, pc.prefix_len,
+				 (const uint8_t (*)[16])pc.ipv6, pc.ipv6_plen,
+				 pc.nr_ipv6);
+}
+
 /*
  * One pass over a shard of a device: shard 0 also runs control requests
  * and the link and address polls.
@@ -242,9 +254,9 @@ shard_poll(struct rp_shard *sh)
 	if (sh->idx == 0 && now >= dev->link_check) {
 		/* The GID table and link state: the other shards read them. */
 		rp_shard_pause(dev);
-		rp_port_link_poll(dev);
+		rp_dev_link_poll(dev);
 		rp_xdp_port_poll(dev);
-		rp_netdev_watch_poll(dev);
+		dev_addrs_poll(dev);
 		rp_shard_resume(dev);
 		dev->link_check = now + rte_get_timer_hz() / 10;
 	}

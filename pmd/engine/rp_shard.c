@@ -84,47 +84,6 @@ rp_shard_fini(struct rp_dev *dev)
 	}
 }
 
-/*
- * The queues of each shard: ethdev queue pair i for shard i; on af_xdp,
- * the interface's receive queues in contiguous ranges (queue 0 is the
- * PMD's, shard 0's), a shard other than 0 sending on its first socket.
- */
-void
-rp_shard_queues(struct rp_dev *dev, bool xdp)
-{
-	uint32_t ns = dev->nr_shards, nq = 1 + dev->nr_xsk_rxq;
-
-	for (uint32_t i = 0; i < ns; i++) {
-		struct rp_shard *sh = &dev->sh[i];
-		uint32_t lo = i * nq / ns, hi = (i + 1) * nq / ns;
-
-		if (!xdp) {
-			sh->rxq = sh->txq = (uint16_t)i;
-			sh->pmd_rxq = true;
-			sh->nr_xsk = 0;
-		} else if (i == 0) {
-			sh->pmd_rxq = true;
-			sh->xsk_lo = 0;
-			sh->nr_xsk = hi - 1;
-		} else {
-			sh->pmd_rxq = false;
-			sh->xsk_lo = lo - 1;
-			sh->nr_xsk = hi - lo;
-			sh->xsk_tx = true;
-		}
-		if (!xdp)
-			lo = i, hi = i + 1;
-		if (ns > 1 && hi - lo == 1)
-			RP_LOGT(rp_logtype_port, INFO,
-				"%s: lcore %u serves receive queue %u",
-				dev->cfg.device, sh->lcore, lo);
-		else if (ns > 1)
-			RP_LOGT(rp_logtype_port, INFO,
-				"%s: lcore %u serves receive queues %u to %u",
-				dev->cfg.device, sh->lcore, lo, hi - 1);
-	}
-}
-
 /* ---- control stops the other shards */
 
 /*

@@ -26,11 +26,9 @@ struct rp_neigh {
 	uint64_t confirmed;		/* TSC the peer last said its MAC; 0: stale */
 };
 
-/* ---- rp_dev.c: the GID table */
+/* ---- rp_gid.c: the GID table */
+void rp_gid_init(struct rp_dev *dev);
 int rp_dev_gid_find(const struct rp_dev *dev, const uint8_t gid[16]);
-void rp_dev_addrs_set(struct rp_dev *dev, uint32_t ipv4, uint32_t prefix_len,
-		      const uint8_t (*ipv6)[16], const uint8_t *plen,
-		      uint32_t n6);
 /* The source GID of packets from index `idx` to `dgid`, or NULL when the
  * entry is empty or of the other family (IPv4 vs IPv6). */
 const uint8_t *rp_dev_sgid(const struct rp_dev *dev, uint32_t idx,
@@ -58,7 +56,9 @@ bool rp_nd_l2_for_us(const struct rp_dev *dev,
 /* ---- rp_netdev_watch.c */
 int rp_netdev_watch_init(struct rp_dev *dev);
 void rp_netdev_watch_fini(struct rp_dev *dev);
-void rp_netdev_watch_poll(struct rp_dev *dev);
+/* true: the interface's addresses changed, and are in *pc */
+struct rp_port_cfg;
+bool rp_netdev_watch_poll(struct rp_dev *dev, struct rp_port_cfg *pc);
 
 /* ---- rp_neigh_kernel.c */
 int rp_neigh_kernel(const struct rp_dev *dev, const uint8_t ip[16],

@@ -6,7 +6,8 @@
  * link poll (ten times a second, non-blocking: no system call per
  * packet), tells it when one of the interface's addresses comes or goes;
  * it then reads them again (rp_cfg_netdev.c, as at start) and the device
- * follows (rp_dev_addrs_set(): GID table, XDP map, IBV_EVENT_GID_CHANGE).
+ * follows (the engine's rp_dev_addrs_set(): GID table, XDP map,
+ * IBV_EVENT_GID_CHANGE).
  */
 
 #include <errno.h>
@@ -56,38 +57,38 @@ rp_netdev_watch_fini(struct rp_dev *dev)
 	dev->nl_fd = -1;
 }
 
-/* The interface's addresses again, into the device. */
-static void
-netdev_resync(struct rp_dev *dev)
+/* The interface's addresses again, into *pc. */
+static bool
+netdev_resync(struct rp_dev *dev, struct rp_port_cfg *pc)
 {
-	struct rp_port_cfg pc;
 	char why[256] = "";
 	int ret;
 
-	memset(&pc, 0, sizeof(pc));
-	memcpy(pc.netdev, dev->cfg.netdev, sizeof(pc.netdev));
-	ret = rp_cfg_netdev_bind(&pc, dev->id, true, true, why, sizeof(why));
+	memset(pc, 0, sizeof(*pc));
+	memcpy(pc->netdev, dev->cfg.netdev, sizeof(pc->netdev));
+	ret = rp_cfg_netdev_bind(pc, dev->id, true, true, why, sizeof(why));
 	if (ret < 0 && ret != -EADDRNOTAVAIL) {
 		RP_LOG(WARNING, "%s: cannot read its addresses again: %s",
 		       dev->cfg.netdev, why);
-		return;
+		return false;
 	}
-	/* No IPv4 any more: GID 0 goes empty. */
-	rp_dev_addrs_set(dev, ret == 0 ? pc.ipv4 : 0,
-			 ret == 0 ? pc.prefix_len : 0,
-			 (const uint8_t (*)[16])pc.ipv6, pc.ipv6_plen,
-			 pc.nr_ipv6);
+	if (ret != 0) {
+		/* No IPv4 any more: GID 0 goes empty. */
+		pc->ipv4 = 0;
+		pc->prefix_len = 0;
+	}
+	return true;
 }
 
-void
-rp_netdev_watch_poll(struct rp_dev *dev)
+bool
+rp_netdev_watch_poll(struct rp_dev *dev, struct rp_port_cfg *pc)
 {
 	char buf[8192] __rte_aligned(sizeof(struct nlmsghdr));
 	bool changed = false;
 	ssize_t n;
 
 	if (dev->nl_fd < 0)
-		return;
+		return false;
 	while ((n = recv(dev->nl_fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
 		struct nlmsghdr *h = (struct nlmsghdr *)buf;
 		size_t len = (size_t)n;
@@ -104,6 +105,5 @@ rp_netdev_watch_poll(struct rp_dev *dev)
 	}
 	if (n < 0 && errno == ENOBUFS)
 		changed = true;		/* events lost: read them all */
-	if (changed)
-		netdev_resync(dev);
+	return changed && netdev_resync(dev, pc);
 }

@@ -25,7 +25,7 @@
 
 #include "rp_atomic.h"
 #include "rp_log.h"
-#include "rp_engine.h"
+#include "rp_transport.h"
 #include "rp_port_kind.h"
 
 #define RP_NB_MBUF	8191u
@@ -499,6 +499,47 @@ port_start(struct rp_dev *dev, const struct rte_eth_dev_info *info)
 	return 0;
 }
 
+/*
+ * The queues of each shard: ethdev queue pair i for shard i; on af_xdp,
+ * the interface's receive queues in contiguous ranges (queue 0 is the
+ * PMD's, shard 0's), a shard other than 0 sending on its first socket.
+ */
+static void
+port_shard_queues(struct rp_dev *dev, bool xdp)
+{
+	uint32_t ns = dev->nr_shards, nq = 1 + dev->nr_xsk_rxq;
+
+	for (uint32_t i = 0; i < ns; i++) {
+		struct rp_shard *sh = &dev->sh[i];
+		uint32_t lo = i * nq / ns, hi = (i + 1) * nq / ns;
+
+		if (!xdp) {
+			sh->rxq = sh->txq = (uint16_t)i;
+			sh->pmd_rxq = true;
+			sh->nr_xsk = 0;
+		} else if (i == 0) {
+			sh->pmd_rxq = true;
+			sh->xsk_lo = 0;
+			sh->nr_xsk = hi - 1;
+		} else {
+			sh->pmd_rxq = false;
+			sh->xsk_lo = lo - 1;
+			sh->nr_xsk = hi - lo;
+			sh->xsk_tx = true;
+		}
+		if (!xdp)
+			lo = i, hi = i + 1;
+		if (ns > 1 && hi - lo == 1)
+			RP_LOGT(rp_logtype_port, INFO,
+				"%s: lcore %u serves receive queue %u",
+				dev->cfg.device, sh->lcore, lo);
+		else if (ns > 1)
+			RP_LOGT(rp_logtype_port, INFO,
+				"%s: lcore %u serves receive queues %u to %u",
+				dev->cfg.device, sh->lcore, lo, hi - 1);
+	}
+}
+
 int
 rp_port_init(struct rp_dev *dev)
 {
@@ -522,7 +563,7 @@ rp_port_init(struct rp_dev *dev)
 	ret = port_start(dev, &info);
 	if (ret < 0)
 		return ret;
-	rp_shard_queues(dev, dev->kind_ops->umem);
+	port_shard_queues(dev, dev->kind_ops->umem);
 	rp_port_rx_intr_setup(dev, intr, info.if_index);
 	if (info.if_index != 0 &&
 	    if_indextoname(info.if_index, dev->if_name) != NULL)
@@ -752,7 +793,7 @@ port_kernel_link_up(const struct rp_dev *dev)
 	return (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
 }
 
-void
+int
 rp_port_link_poll(struct rp_dev *dev)
 {
 	struct rte_eth_link link;
@@ -760,16 +801,12 @@ rp_port_link_poll(struct rp_dev *dev)
 	uint32_t up, was;
 
 	if (rte_eth_link_get_nowait(dev->port_id, &link) != 0)
-		return;
+		return -1;
 	up = link.link_status && port_kernel_link_up(dev) ? 1u : 0u;
 	was = rp_load_relaxed(&dev->ctl->link_up);	/* ours: one writer */
 	rp_store_relaxed(&dev->ctl->link_up, up);
 	rp_store_relaxed(&dev->ctl->link_speed, link.link_speed);
-	/* Changes only (the first poll finds the region's 0, and nobody
-	 * listens yet); the device's one port is port 1. */
-	if (up != was)
-		rp_async_push(dev, up ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR,
-			      1);
+	return up != was ? (int)up : -1;
 }
 
 /* ---- The kinds of port (rp_port_kind.h) */

@@ -101,7 +101,9 @@ unsigned int rp_port_fds(bool (*match)(int fd, const void *arg),
 void rp_port_kick_init(struct rp_dev *dev, unsigned int ifindex);
 bool rp_port_kick(struct rp_dev *dev);
 
-void rp_port_link_poll(struct rp_dev *dev);
+/* The link's state into the control block: 1 it came up, 0 it went
+ * down, -1 no change. */
+int rp_port_link_poll(struct rp_dev *dev);
 /* Most descriptors a device adds to an idle lcore's wait */
 #define RP_PORT_WAIT_FDS	(1u + RP_XDP_MAX_QUEUES)
 struct pollfd;

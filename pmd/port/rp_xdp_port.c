@@ -373,7 +373,8 @@ rp_xdp_port_addrs_sync(struct rp_dev *dev, const uint8_t (*old)[16])
 		struct rp_xdp_addr a;
 
 		if (memcmp(old[g], zero, 16) == 0 ||
-		    rp_dev_gid_find(dev, old[g]) >= 0)
+		    rp_gid_index((const uint8_t (*)[16])dev->gid, dev->nr_gid,
+				 old[g]) >= 0)
 			continue;
 		memcpy(a.a, old[g], 16);
 		(void)bpf_map_delete_elem(dev->xdp_addrs_fd, &a);

@@ -139,6 +139,16 @@ rp_gid_is_v4(const uint8_t gid[16])
 	return memcmp(gid, pfx, 12) == 0;
 }
 
+/* Index of gid in a table of n GIDs, or -1. */
+static inline int
+rp_gid_index(const uint8_t (*tbl)[16], uint32_t n, const uint8_t gid[16])
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (memcmp(tbl[i], gid, 16) == 0)
+			return (int)i;
+	return -1;
+}
+
 /* True for a multicast GID: IPv4-mapped 224.0.0.0/4, or IPv6 ff00::/8. */
 static inline bool
 rp_gid_is_mcast(const uint8_t gid[16])

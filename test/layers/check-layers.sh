@@ -4,8 +4,8 @@
 # The engine's layers (guides/architecture.rst, "Layers"): a file of
 # pmd/<layer>/ may include headers of pmd/include/, bpf/ and its own or a
 # lower layer, never of a higher one, nor anything of verbs-shim/ or
-# rdmacm/; and no engine header is included by more than half of the
-# engine's files.  Includes that still run up are listed, one
+# rdmacm/; no function is called from a lower layer than its own; and no
+# engine header is included by more than half of the engine's files.  Includes that still run up are listed, one
 # "file -> header" a line, in known-upward.txt: the check fails on one
 # that is not listed (a new one) and on a listed one that is gone (so the
 # list only shrinks).
@@ -102,6 +102,32 @@ for h in "${!users[@]}"; do
 		fail=1
 	fi
 done
+# Calls: a function of pmd/ (rp_*, defined at the start of a line) called
+# from a file of a lower layer.  Names only, so a call through a pointer
+# is not seen; the includes above catch what a declaration would need.
+calls=$(mktemp)
+trap 'rm -f "$found" "$calls"' EXIT
+cfiles=$(echo "$files" | grep '\.c$')
+for f in $cfiles; do
+	d=${f#pmd/}; d=${d%%/*}
+	for fn in $(sed -n 's/^\(rp_[a-z0-9_]*\)(.*/\1/p' "$f" | sort -u); do
+		for u in $(grep -lE "(^|[^a-z0-9_.>])$fn[[:space:]]*\(" $cfiles); do
+			[ "$u" != "$f" ] || continue
+			ud=${u#pmd/}; ud=${ud%%/*}
+			if [ "${rank[$ud]}" -lt "${rank[$d]}" ] &&
+			   grep -vE '^[[:space:]]*(/?\*|//)' "$u" |
+			   grep -qE "(^|[^a-z0-9_.>])$fn[[:space:]]*\("; then
+				echo "$u calls $fn ($f)" >> "$calls"
+			fi
+		done
+	done
+done
+if [ -s "$calls" ]; then
+	echo "FAIL: calls that run up a layer:"
+	sort -u "$calls" | sed 's/^/  /'
+	fail=1
+fi
+
 up=$(sort -u "$found" | wc -l)
 echo "layers: $nfiles engine files, $up includes still run up (known-upward.txt)"
 for l in "${layers[@]}"; do
