@@ -195,15 +195,30 @@ send("set duration 2\n")
 send("set qps 2\n")
 send("start send_bw\n")
 until("send_bw running")
-time.sleep(0.5)
-mark = len(out)
-send("show qp\n")
-until("qp server: done")
-qp = out[mark:].decode(errors="replace")
-for side in ("client", "server"):
-    for q in (0, 1):
-        assert "qp %s/%d: 0x" % (side, q) in qp and " RTS sq_psn " in qp, \
-            "FAIL: show qp during a run:\n" + qp
+# the run is listed once its set-up is done, which takes longer on a
+# loaded machine: ask again until both ends' QPs are in RTS (30 s)
+def qps_rts(qp):
+    return all("qp %s/%d: 0x" % (side, q) in qp
+               for side in ("client", "server") for q in (0, 1)) \
+        and qp.count(" RTS sq_psn ") >= 4
+end = time.time() + 30
+while True:
+    mark = len(out)
+    send("show qp\n")
+    t = time.time() + 10
+    while not re.search(r"qp server: done|no QP: ",
+                        out[mark:].decode(errors="replace")):
+        if time.time() > t:
+            sys.exit("FAIL: no answer to show qp:\n" +
+                     out[mark:].decode(errors="replace"))
+        r, _, _ = select.select([fd], [], [], 0.2)
+        if r:
+            out += os.read(fd, 4096)
+    qp = out[mark:].decode(errors="replace")
+    if qps_rts(qp) or time.time() > end:
+        break
+    time.sleep(0.2)
+assert qps_rts(qp), "FAIL: show qp during a run:\n" + qp
 print("\n".join(l for l in qp.splitlines() if l.startswith(("qp ", "run "))))
 send("set size 256\n")
 until("only 'set idle' applies during a run")
