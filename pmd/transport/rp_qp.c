@@ -2,7 +2,9 @@
 /*
  * QP objects: creation with their shared queues, the verbs state machine
  * (RESET, INIT, RTR, RTS, SQD, SQE, ERR) with the attribute masks
- * ibv_modify_qp(3) requires and allows, and flushing in ERR.
+ * ibv_modify_qp(3) requires and allows, destruction.  The pass over a QP
+ * (doorbells, step, flush) is rp_pass.c, above the requester, responder
+ * and completer; the error state they enter is rp_qp_err.c, below them.
  */
 
 #include <errno.h>
@@ -19,23 +21,6 @@
 #include "rp_transport.h"
 #include "rp_psn.h"
 #include "rp_xmit.h"
-
-#define RP_QPN_IDX(n)	((n) & (RP_MAX_QP - 1))
-
-struct rp_qp *
-rp_qp_get(struct rp_dev *dev, uint32_t qpn)
-{
-	struct rp_qp *qp = dev->qp[RP_QPN_IDX(qpn)];
-
-	return qp != NULL && qp->qpn == qpn ? qp : NULL;
-}
-
-uint32_t
-rp_mtu_bytes(uint32_t ibv_mtu)
-{
-	return ibv_mtu >= IBV_MTU_256 && ibv_mtu <= IBV_MTU_4096 ?
-		128u << ibv_mtu : 0;
-}
 
 static uint32_t
 wq_stride(uint32_t hdr, uint32_t sge, uint32_t inl)
@@ -96,95 +81,6 @@ qp_bell_del(struct rp_dev *dev, struct rp_qp *qp)
 				dev->bell_arena[--dev->nr_bell_arenas];
 			break;
 		}
-}
-
-/*
- * The doorbell bits rung since the last pass: their QPs join the active
- * list.  Only words up to the highest QP index in use, only arenas with
- * QPs: a few loads when nothing was posted.
- */
-void
-rp_qp_bells(struct rp_dev *dev)
-{
-	const struct rp_shard *sh = rp_sh(dev);
-	bool all = dev->nr_shards == 1;
-	uint32_t words = (dev->qp_hi + 63) / 64;
-
-	for (uint32_t k = 0; k < dev->nr_bell_arenas; k++) {
-		uint32_t arena = dev->bell_arena[k];
-		uint64_t *bell = dev->arena[arena].bell;
-
-		for (uint32_t w = 0; w < words; w++) {
-			uint64_t bits;
-
-			uint64_t own = all ? ~UINT64_C(0) : sh->bell_own[w];
-
-			if ((rp_load_relaxed(&bell[w]) & own) == 0)
-				continue;
-			/* acquire: pairs with the poster's release of the
-			 * bit, after its release of prod.  Several shards
-			 * take only their own QPs' bits of a word. */
-			bits = all ? __atomic_exchange_n(&bell[w], 0,
-							 __ATOMIC_ACQUIRE) :
-				__atomic_fetch_and(&bell[w], ~own,
-						   __ATOMIC_ACQUIRE) & own;
-			while (bits != 0) {
-				struct rp_qp *qp =
-					dev->qp[w * 64 + rte_bsf64(bits)];
-
-				bits &= bits - 1;
-				/* an arena rings its own QPs only */
-				if (qp != NULL && qp->arena == arena)
-					rp_qp_wake(qp);
-			}
-		}
-	}
-}
-
-/* Nothing to do until a doorbell, a packet or a control request. */
-static bool
-qp_idle(const struct rp_qp *qp)
-{
-	return qp->comp.deadline == 0 && !qp->req.rnr_wait &&
-		!qp->sqd_notify && !qp->req.inprog &&
-		qp->req.head == qp->sq_prod && qp->comp.tail == qp->sq_prod &&
-		!qp->resp.ack_owed && qp->resp.rd_tail == qp->resp.rd_head;
-}
-
-/*
- * A QP's turn in the lcore's pass: requester, responder and retransmit
- * timer, or for a QP in error its flush.  *quiet: the step left it with
- * nothing to do, and it may leave the active list.
- */
-bool
-rp_qp_step(struct rp_qp *qp, uint64_t now, bool *quiet)
-{
-	bool busy;
-
-	if (qp->flushing) {
-		/* What the application posted since is flushed too. */
-		rp_req_ingest(qp);
-		busy = rp_qp_flush(qp);
-		/* A NAK still owed for want of the peer's MAC. */
-		busy |= rp_resp_step(qp);
-		*quiet = !busy && !qp->resp.ack_owed;
-		return busy;
-	}
-	/*
-	 * Responder first: READ responses and ACKs still owed leave before
-	 * the requests posted since, so the peer's completions (and the
-	 * requests that answer them) do not wait behind ours.  Measured:
-	 * +10 to 80 % 64 B SEND rate, on events and inline.
-	 */
-	busy = rp_resp_step(qp);
-	busy |= rp_req_step(qp);
-	if (qp->comp.deadline != 0 && now >= qp->comp.deadline)
-		busy |= rp_comp_timer(qp, now);
-	/* An error recorded in this pass is flushed in the next one: the
-	 * lcore must not nap (or block) before it. */
-	busy |= qp->flushing;
-	*quiet = !qp->flushing && qp_idle(qp);
-	return busy;
 }
 
 /* The private send ring: application slots plus the internal reserve. */
@@ -363,110 +259,6 @@ err_free_qp:
 	return ret;
 }
 
-/*
- * The one flush path: complete what a QP holds, in order.  Busy if it
- * completed anything.
- *  - The message being received: an RQ WQE stays in the RQ (flushed with
- *    it below); one taken from an SRQ (or held by UC), or a tagged buffer,
- *    is the QP's to complete.
- *  - Send WQEs of the private ring from the completer's tail: the first
- *    with the status rp_qp_error() recorded, the rest with WR_FLUSH_ERR;
- *    internal ones through their owner's hook (which ends the rendezvous
- *    they serve).
- *  - `app`: the application's WQEs complete (ERR), RQ included; else
- *    (RESET, destroy) they go without completions, as ibv_modify_qp(3)
- *    says, and only what the QP borrowed is given back.
- */
-static bool
-qp_flush(struct rp_qp *qp, bool app)
-{
-	struct rp_rcv_state *r = &qp->resp.rcv;
-	bool busy = false;
-
-	if ((r->active && r->kind != RP_RCV_RQ) || r->held) {
-		r->active = true;
-		r->held = false;
-		rp_cqe_recv(qp, NULL, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV,
-			    r->offset);
-		busy = true;
-	}
-	r->active = false;
-	if (!app)
-		qp->err_status = IBV_WC_WR_FLUSH_ERR;
-	while (qp->comp.tail != qp->sq_prod) {
-		uint32_t idx = qp->comp.tail++;
-
-		if (app || rp_swqe(qp, idx)->internal)
-			rp_cqe_send(qp, idx, qp->err_status);
-		qp->err_status = IBV_WC_WR_FLUSH_ERR;
-		busy = true;
-	}
-	qp->req.head = qp->req.hi = qp->comp.tail;
-	qp->req.inprog = false;
-	return busy;
-}
-
-/* At most this many packets go out as a QP is destroyed. */
-#define RP_QP_DRAIN_PKTS	16384u
-/* Passes without progress (the port's queue full) before giving up. */
-#define RP_QP_DRAIN_STALLS	64u
-
-/*
- * Destroying a UD or UC QP in RTS first sends the WQEs the application
- * posted: their completion says only that they are on the wire, and rxe
- * sends them before ibv_post_send returns (its requester runs in the
- * caller), so a program may post its datagrams and destroy the QP at once
- * (mckey -s -o).  Bounded: no answer is awaited, at most
- * RP_QP_DRAIN_PKTS packets, and a stalled port ends it.  RC's sends are
- * not sent: unacknowledged, nothing could retransmit or complete them
- * (IBTA: a destroyed QP's outstanding WQEs are lost; an application waits
- * for its completions, as rping and perftest do).  On the control path,
- * other shards paused: their QPs' packets leave from this lcore's queue.
- */
-static void
-qp_drain_unreliable(struct rp_qp *qp)
-{
-	uint32_t start = qp->req.psn, stalls = 0;
-
-	if ((qp->type != IBV_QPT_UD && qp->type != IBV_QPT_UC) ||
-	    qp->state != IBV_QPS_RTS || qp->flushing)
-		return;
-	while (!qp->flushing &&
-	       (rp_req_ingest(qp) != 0 || qp->req.head != qp->sq_prod ||
-		qp->req.inprog) &&
-	       rp_psn_diff(qp->req.psn, start) < (int32_t)RP_QP_DRAIN_PKTS) {
-		if (rp_req_step(qp))
-			stalls = 0;
-		else if (!rp_port_flush(qp->dev) &&
-			 ++stalls >= RP_QP_DRAIN_STALLS)
-			break;
-	}
-	if (qp->req.head != qp->sq_prod || qp->req.inprog)
-		RP_QP_LOG(rp_logtype, DEBUG, qp->qpn,
-			  "%u send WQEs not sent before a destroy",
-			  qp->sq_prod - qp->req.head);
-	rp_port_flush(qp->dev);
-}
-
-/*
- * Before an address handle of PD @pdn goes: the UD sends posted through
- * it leave first (rxe and mlx5 copy the address into the WQE, so a
- * program may destroy the AH right after posting, as mckey does before
- * it destroys the QP).  Control path: a scan of the QP table.
- */
-void
-rp_qp_drain_pd(struct rp_dev *dev, uint32_t pdn)
-{
-	for (uint32_t i = 0; i < RP_MAX_QP; i++) {
-		struct rp_qp *qp = dev->qp[i];
-
-		if (qp != NULL && qp->type == IBV_QPT_UD && qp->pdn == pdn &&
-		    (rp_load_acquire(&qp->sq->prod) != qp->app_ingest ||
-		     qp->req.head != qp->sq_prod))
-			qp_drain_unreliable(qp);
-	}
-}
-
 int
 rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 {
@@ -474,10 +266,10 @@ rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 
 	if (qp == NULL)
 		return -EINVAL;
-	qp_drain_unreliable(qp);
+	rp_qp_drain_unreliable(qp);
 	/* A message being received and rendezvous in flight give their
 	 * SRQ and tagged buffers back first. */
-	qp_flush(qp, false);
+	rp_qp_flush_wqes(qp, false);
 	/* An agent's wills leave before it goes. */
 	rp_gsi_agent_del(dev, qp);
 	rp_mw_qp_gone(dev, qp->qpn);
@@ -681,7 +473,7 @@ qp_reset(struct rp_qp *qp)
 	uint32_t sq_prod = rp_load_acquire(&qp->sq->prod);
 	uint32_t rq_prod = rp_load_acquire(&qp->rq->prod);
 
-	qp_flush(qp, false);
+	rp_qp_flush_wqes(qp, false);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	memset(&qp->resp, 0, sizeof(qp->resp));
@@ -913,87 +705,3 @@ rp_qp_query(struct rp_dev *dev, struct rp_ctrl_qp *m)
 	return 0;
 }
 
-/*
- * Move a QP to ERR: record the state and, if the WQE at the completer's
- * tail failed (`status` not a flush), its status.  Nothing completes
- * here: the lcore's next pass over the QP flushes it (rp_qp_flush), in
- * order, starting with that WQE.  Only the first error counts.
- */
-void
-rp_qp_error(struct rp_qp *qp, uint32_t status)
-{
-	if (qp->flushing)
-		return;
-	RP_QP_LOG(rp_logtype, DEBUG, qp->qpn, "to ERR (status %u)", status);
-	qp->state = IBV_QPS_ERR;
-	qp->flushing = true;
-	qp->comp.deadline = 0;
-	/* No WQE outstanding: the error is the QP's, no WQE's. */
-	qp->err_status = qp->comp.tail != qp->sq_prod ? status :
-		IBV_WC_WR_FLUSH_ERR;
-	rp_qp_wake(qp);
-}
-
-/*
- * rp_qp_error() for an error the application did not ask for, reported by
- * an affiliated asynchronous event (IBV_EVENT_QP_FATAL for a local or
- * transport error, IBV_EVENT_QP_ACCESS_ERR for a responder class C error)
- * when the QP enters ERR, not again while it is there.
- */
-void
-rp_qp_error_event(struct rp_qp *qp, uint32_t status, uint32_t event)
-{
-	bool first = !qp->flushing;
-
-	rp_qp_error(qp, status);
-	if (first)
-		rp_async_push(qp->dev, event, qp->qpn);
-}
-
-/*
- * SQD with en_sqd_async_notify: once no send WQE is outstanding (every
- * started one retired, the requester starts no new one in SQD), report
- * IBV_EVENT_SQ_DRAINED, once.
- */
-void
-rp_qp_sqd_check(struct rp_qp *qp)
-{
-	if (!qp->sqd_notify || qp->state != IBV_QPS_SQD)
-		return;
-	if (qp->comp.tail != qp->req.hi || qp->req.inprog)
-		return;
-	qp->sqd_notify = false;
-	rp_async_push(qp->dev, IBV_EVENT_SQ_DRAINED, qp->qpn);
-}
-
-/*
- * The lcore, each pass over a QP in ERR (after it copied in what the
- * application posted since): complete everything outstanding, the RQ's
- * WQEs too.  Busy if any.
- */
-bool
-rp_qp_flush(struct rp_qp *qp)
-{
-	uint32_t rq_prod = rp_load_acquire(&qp->rq->prod);
-	bool busy = qp_flush(qp, true);
-
-	if (qp->srq != NULL) {
-		/*
-		 * SRQ buffers are not the QP's to flush.  IBTA 11.6.3.1: the
-		 * last WQE of the SRQ this QP will touch is done.
-		 */
-		if (!qp->last_wqe_sent) {
-			qp->last_wqe_sent = true;
-			rp_async_push(qp->dev, IBV_EVENT_QP_LAST_WQE_REACHED,
-				      qp->qpn);
-		}
-		return busy;
-	}
-	if (rq_prod - qp->rq_cons > qp->rq_size)
-		return busy;	/* corrupt index: nothing sane to flush */
-	while (qp->rq_cons != rq_prod) {
-		rp_cqe_rq_flush(qp);
-		busy = true;
-	}
-	return busy;
-}

@@ -567,20 +567,26 @@ int rp_tm_srq_destroy(struct rp_dev *dev, struct rp_ctrl_srq *c);
 bool rp_tm_ops_poll(struct rp_srq *srq);
 int rp_tm_recv_first(struct rp_qp *qp, const struct rp_pkt *pkt);
 
-/* ---- rp_qp.c */
+/* ---- rp_qp.c: QP objects and the verbs state machine (control path) */
 int rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c);
 int rp_qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m);
 int rp_qp_query(struct rp_dev *dev, struct rp_ctrl_qp *m);
 int rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m);
+
+/* ---- rp_pass.c: the pass over a QP, above requester/responder/completer */
+void rp_qp_bells(struct rp_dev *dev);
+bool rp_qp_step(struct rp_qp *qp, uint64_t now, bool *quiet);
+bool rp_qp_flush(struct rp_qp *qp);
+bool rp_qp_flush_wqes(struct rp_qp *qp, bool app);
+void rp_qp_drain_unreliable(struct rp_qp *qp);
 void rp_qp_drain_pd(struct rp_dev *dev, uint32_t pdn);
+
+/* ---- rp_qp_err.c: below requester/responder/completer */
 struct rp_qp *rp_qp_get(struct rp_dev *dev, uint32_t qpn);
+uint32_t rp_mtu_bytes(uint32_t ibv_mtu);
 void rp_qp_error(struct rp_qp *qp, uint32_t status);
 void rp_qp_error_event(struct rp_qp *qp, uint32_t status, uint32_t event);
 void rp_qp_sqd_check(struct rp_qp *qp);
-bool rp_qp_flush(struct rp_qp *qp);
-uint32_t rp_mtu_bytes(uint32_t ibv_mtu);
-void rp_qp_bells(struct rp_dev *dev);
-bool rp_qp_step(struct rp_qp *qp, uint64_t now, bool *quiet);
 
 static inline struct rp_send_wqe *
 rp_sq_wqe(const struct rp_qp *qp, uint32_t idx)
