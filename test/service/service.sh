@@ -19,7 +19,7 @@
 #             had (telemetry /rocepmd/objects back to the count before),
 #             the server fails with an error, not a hang; the host then
 #             serves the next pair
-#   cycles    N attach/detach cycles (ibv_devinfo, RV_CYCLES, default 1000):
+#   cycles    N attach/detach cycles (ibv_devinfo, RV_CYCLES, default 300):
 #             objects and region pages back to the count before, the host's
 #             attached_total N higher
 #   refuse    a peer that is not a client (garbage, a wrong version) is
@@ -157,7 +157,7 @@ kill-write|kill-read|kill-send)
 	check_clean
 	;;
 cycles)
-	n=${RV_CYCLES:-1000}
+	n=${RV_CYCLES:-300}
 	before=$(tel B /rocepmd/clients | python3 -c \
 		'import json, sys; print(json.load(sys.stdin)["attached_total"])')
 	t0=$(date +%s%N)
