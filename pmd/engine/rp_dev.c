@@ -30,8 +30,8 @@ dev_fill_ctl_addrs(struct rp_dev *dev)
 {
 	struct rp_dev_ctl *ctl = dev->ctl;
 
-	memcpy(ctl->gid, dev->gid, sizeof(ctl->gid));
-	ctl->ipv4 = dev->ipv4;
+	memcpy(ctl->gid, dev->net.gid, sizeof(ctl->gid));
+	ctl->ipv4 = dev->net.ipv4;
 	ctl->prefix_len = dev->cfg.prefix_len;
 	memset(ctl->gid_plen, 0, sizeof(ctl->gid_plen));
 	ctl->gid_plen[0] = (uint8_t)(96 + dev->cfg.prefix_len);
@@ -44,7 +44,7 @@ static void
 dev_fill_ctl(struct rp_dev *dev)
 {
 	struct rp_dev_ctl *ctl = dev->ctl;
-	const uint8_t *m = dev->mac.addr_bytes;
+	const uint8_t *m = dev->port.mac.addr_bytes;
 
 	ctl->magic = RP_ABI_MAGIC;
 	ctl->version = RP_ABI_VERSION;
@@ -64,7 +64,7 @@ dev_fill_ctl(struct rp_dev *dev)
 	ctl->max_inline = RP_MAX_INLINE;
 	ctl->max_rd_atom = RP_MAX_RD_ATOMIC;
 	ctl->max_chan = RP_MAX_CHAN;
-	ctl->port_id = dev->port_id;
+	ctl->port_id = dev->port.port_id;
 	ctl->max_srq = RP_MAX_SRQ;
 	ctl->max_srq_wr = RP_MAX_SRQ_WR;
 	ctl->max_srq_sge = RP_MAX_SGE;
@@ -88,9 +88,16 @@ dev_fill_ctl(struct rp_dev *dev)
 void
 rp_dev_link_poll(struct rp_dev *dev)
 {
-	int up = rp_port_link_poll(dev);
+	uint32_t speed = 0, was;
+	int up = rp_port_link_get(&dev->port, &speed);
 
-	if (up >= 0)
+	if (up < 0)
+		return;
+	/* The control block's link fields have one writer: this lcore. */
+	was = rp_load_relaxed(&dev->ctl->link_up);
+	rp_store_relaxed(&dev->ctl->link_up, (uint32_t)up);
+	rp_store_relaxed(&dev->ctl->link_speed, speed);
+	if ((uint32_t)up != was)
 		rp_async_push(dev, up ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR,
 			      1);
 }
@@ -109,8 +116,8 @@ rp_dev_addrs_set(struct rp_dev *dev, uint32_t ipv4, uint32_t prefix_len,
 	uint8_t old[RP_GID_TBL_LEN][16];
 
 	n6 = RTE_MIN(n6, (uint32_t)RP_MAX_IPV6);
-	memcpy(old, dev->gid, sizeof(old));
-	dev->ipv4 = ipv4;
+	memcpy(old, dev->net.gid, sizeof(old));
+	dev->net.ipv4 = ipv4;
 	dev->cfg.ipv4 = ipv4;
 	dev->cfg.prefix_len = prefix_len;
 	for (uint32_t i = 0; i < n6; i++) {
@@ -118,14 +125,15 @@ rp_dev_addrs_set(struct rp_dev *dev, uint32_t ipv4, uint32_t prefix_len,
 		dev->cfg.ipv6_plen[i] = plen[i];
 	}
 	dev->cfg.nr_ipv6 = n6;
-	rp_gid_init(dev);
-	if (memcmp(old, dev->gid, sizeof(old)) == 0)
+	rp_gid_init(&dev->net);
+	if (memcmp(old, dev->net.gid, sizeof(old)) == 0)
 		return;
-	rp_xdp_port_addrs_sync(dev, old);
+	rp_xdp_port_addrs_sync(&dev->port, (const uint8_t (*)[16])old,
+			       (const uint8_t (*)[16])dev->net.gid, dev->net.nr_gid);
 	dev_fill_ctl_addrs(dev);
 	rp_stat_inc(dev, RP_STAT_GID_CHANGE);
 	RP_LOG(NOTICE, "rocepmd%u: the addresses of %s changed: %u GID(s)",
-	       dev->id, dev->cfg.netdev, dev->nr_gid);
+	       dev->id, dev->cfg.netdev, dev->net.nr_gid);
 	rp_async_push(dev, IBV_EVENT_GID_CHANGE, 1);
 }
 
@@ -160,11 +168,11 @@ dev_free(struct rp_dev *dev)
 {
 	/* The lcores have stopped: the XDP program's last counts, read
 	 * here, are not ten link polls old. */
-	rp_xdp_port_poll(dev);
+	rp_xdp_port_poll(&dev->port);
 	if (dev->ctl != NULL)
 		dev_stats_log(dev);
-	rp_netdev_watch_fini(dev);
-	rp_port_fini(dev);
+	rp_netdev_watch_fini(&dev->net);
+	rp_port_fini(&dev->port);
 	rp_shard_fini(dev);
 	rp_ctrl_fini(dev);
 	rp_gsi_fini(dev);
@@ -184,18 +192,11 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 		return -ENOMEM;
 	dev->id = id;
 	dev->cfg = *pc;
-	dev->ipv4 = pc->ipv4;
 	dev->mtu = pc->mtu;
 	dev->wake_fd = -1;
-	dev->rx_intr_fd = -1;
-	dev->if_sock = -1;
-	dev->kick_fd = -1;
-	dev->xdp_addrs_fd = -1;
-	dev->xdp_stats_fd = -1;
-	dev->xsk_fd = -1;
-	dev->nl_fd = -1;
+	rp_port_setup(&dev->port, id, &dev->cfg, rx_intr);
+	rp_net_setup(&dev->net, id, &dev->cfg, &dev->port);
 	dev->region_fd = -1;
-	dev->rx_intr_want = rx_intr;
 	rte_spinlock_init(&dev->shared_lock);
 	ret = rp_shard_init(dev);
 	if (ret < 0)
@@ -212,16 +213,17 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 	ret = rp_gsi_init(dev);
 	if (ret < 0)
 		goto err_free;
-	ret = rp_port_init(dev);
+	ret = rp_port_init(&dev->port);
 	if (ret < 0)
 		goto err_free;
-	rp_gid_init(dev);
-	rp_xdp_port_addrs(dev);
-	rp_netdev_watch_init(dev);
+	rp_gid_init(&dev->net);
+	rp_xdp_port_addrs(&dev->port, (const uint8_t (*)[16])dev->net.gid,
+			  dev->net.nr_gid);
+	rp_netdev_watch_init(&dev->net);
 	dev_fill_ctl(dev);
 	rp_dev_link_poll(dev);
 	rp_devs[id] = dev;
-	RP_LOG(INFO, "%s: port %u (%s) mtu %u", dev->ctl->name, dev->port_id,
+	RP_LOG(INFO, "%s: port %u (%s) mtu %u", dev->ctl->name, dev->port.port_id,
 	       pc->device, dev->mtu);
 	return 0;
 

@@ -192,7 +192,7 @@ dev_addrs_poll(struct rp_dev *dev)
 {
 	struct rp_port_cfg pc;
 
-	if (rp_netdev_watch_poll(dev, &pc))
+	if (rp_netdev_watch_poll(&dev->net, &pc))
 		rp_dev_addrs_set(dev, pc.ipv4, pc.prefix_len,
 				 (const uint8_t (*)[16])pc.ipv6, pc.ipv6_plen,
 				 pc.nr_ipv6);
@@ -243,19 +243,19 @@ shard_poll(struct rp_shard *sh)
 		sh->active[i] = sh->active[--sh->nr_active];
 		qp->active = false;
 	}
-	if (sh->tx_defer && sh->pass_cqes != 0 && sh->nr_tx != 0 &&
-	    !dev->ops->holds) {
+	if (sh->tx_defer && sh->pass_cqes != 0 && sh->pq.nr_tx != 0 &&
+	    !dev->port.ops->holds) {
 		/* The caller's next pass sends them (rp_engine_assist). */
-		rp_stat_add(dev, RP_STAT_TX_DEFERRED, sh->nr_tx);
+		rp_stat_add(dev, RP_STAT_TX_DEFERRED, sh->pq.nr_tx);
 		busy = true;
 	} else {
-		busy |= rp_port_flush(dev);
+		busy |= rp_port_flush(&sh->pq);
 	}
 	if (sh->idx == 0 && now >= dev->link_check) {
 		/* The GID table and link state: the other shards read them. */
 		rp_shard_pause(dev);
 		rp_dev_link_poll(dev);
-		rp_xdp_port_poll(dev);
+		rp_xdp_port_poll(&dev->port);
 		dev_addrs_poll(dev);
 		rp_shard_resume(dev);
 		dev->link_check = now + rte_get_timer_hz() / 10;
@@ -340,8 +340,8 @@ lcore_deadline(const struct rp_lcore_ctx *lc, uint64_t limit)
 		const struct rp_shard *sh = lc->shards[d];
 		const struct rp_dev *dev = sh->dev;
 
-		if (sh->nr_tx != 0 || dev->fault[0].nr_held != 0 ||
-		    dev->fault[1].nr_held != 0)
+		if (sh->pq.nr_tx != 0 || dev->port.fault[0].nr_held != 0 ||
+		    dev->port.fault[1].nr_held != 0)
 			return 0;
 		dl = RTE_MIN(dl, dev->link_check);
 		for (uint32_t i = 0; i < sh->nr_active; i++) {
@@ -364,9 +364,9 @@ lcore_need_wakeup(struct rp_lcore_ctx *lc, uint32_t v)
 
 		rp_store_relaxed(&dev->ctl->need_wakeup, v);
 		if (v != 0)
-			rp_port_rx_intr_enable(dev);
+			rp_port_rx_intr_enable(&dev->port);
 		else
-			rp_port_rx_intr_disable(dev);
+			rp_port_rx_intr_disable(&dev->port);
 	}
 }
 
@@ -389,7 +389,7 @@ static bool
 lcore_is_intr_fd(const struct rp_lcore_ctx *lc, int fd)
 {
 	for (unsigned int d = 0; d < lc->nr_shards; d++)
-		if (lc->shards[d]->dev->rx_intr_fd == fd)
+		if (lc->shards[d]->dev->port.rx_intr_fd == fd)
 			return true;
 	return false;
 }
@@ -475,7 +475,7 @@ lcore_block(struct rp_lcore_ctx *lc)
 	fds[nfds].fd = lc->wake_fd;
 	fds[nfds++].events = POLLIN;
 	for (unsigned int d = 0; d < lc->nr_shards; d++)
-		nfds += rp_port_wait_fds(lc->shards[d]->dev, fds + nfds,
+		nfds += rp_port_wait_fds(&lc->shards[d]->dev->port, fds + nfds,
 					 RTE_DIM(fds) - LC_CLIENT_FDS - nfds);
 	nport = nfds;
 	nclient = lcore_client_fds(lc, fds + nport, where);
@@ -647,7 +647,7 @@ lcore_main(void *arg)
 	 * its control must not wait for these shards (rp_shard_pause()). */
 	for (unsigned int i = 0; i < lc->nr_shards; i++) {
 		RTE_PER_LCORE(rp_cur_shard) = lc->shards[i];
-		rp_port_flush(lc->shards[i]->dev);
+		rp_port_flush(&lc->shards[i]->pq);
 		rp_store_release(&lc->shards[i]->gone, 1u);
 	}
 	RTE_PER_LCORE(rp_cur_shard) = NULL;

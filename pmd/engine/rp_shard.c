@@ -49,7 +49,8 @@ rp_shard_init(struct rp_dev *dev)
 		sh->idx = i;
 		sh->lcore = pc->nr_lcores != 0 ? pc->lcores[i] : pc->lcore;
 		sh->wake_fd = -1;
-		sh->pmd_rxq = true;
+		rp_port_add_queue(&dev->port, &sh->pq, sh->lcore, sh->stats);
+		rp_net_add_queue(&dev->net, &sh->nq, &sh->pq);
 		/* Shard 0 takes the doorbells of QPs no other shard owns. */
 		if (i == 0)
 			memset(sh->bell_own, 0xff, sizeof(sh->bell_own));
@@ -237,11 +238,11 @@ rp_shard_rx(struct rp_shard *sh, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t nh = 0, nb, keep;
 
 	if (dev->nr_shards == 1)
-		return rp_port_rx(dev, pkts, n);
+		return rp_port_rx(&sh->pq, pkts, n);
 	nh = (uint16_t)rte_ring_sc_dequeue_burst(sh->handoff, (void **)pkts,
 						 n / 2, NULL);
 	rp_handoff_acquire_bulk(pkts, nh);
-	nb = nh + rp_port_rx(dev, pkts + nh, n - nh);
+	nb = nh + rp_port_rx(&sh->pq, pkts + nh, n - nh);
 	keep = 0;
 	for (uint16_t i = 0; i < nb; i++) {
 		struct rte_mbuf *m = pkts[i];

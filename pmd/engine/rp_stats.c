@@ -204,7 +204,7 @@ port_cmd(const char *cmd __rte_unused, const char *params,
 	rte_tel_data_add_dict_string(d, "device", dev->cfg.device);
 	rte_tel_data_add_dict_string(d, "netdev", dev->cfg.netdev);
 	rte_tel_data_add_dict_u64(d, "xdp", dev->cfg.netdev_xdp);
-	rte_tel_data_add_dict_u64(d, "port_id", dev->port_id);
+	rte_tel_data_add_dict_u64(d, "port_id", dev->port.port_id);
 	rte_tel_data_add_dict_u64(d, "link_up",
 				  rp_load_relaxed(&dev->ctl->link_up));
 	return 0;

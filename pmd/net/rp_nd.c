@@ -16,7 +16,7 @@
 #include <rte_ip.h>
 
 #include "rp_log.h"
-#include "rp_transport.h"
+#include "rp_net.h"
 
 #define RP_ICMP6		58
 #define RP_ND_NS		135
@@ -69,9 +69,9 @@ nd_cksum(const struct rte_ipv6_hdr *ip, const void *l4, uint32_t len)
 }
 
 static bool
-nd_is_ours(const struct rp_dev *dev, const uint8_t ip[16])
+nd_is_ours(const struct rp_net *net, const uint8_t ip[16])
 {
-	int i = rp_dev_gid_find(dev, ip);
+	int i = rp_gid_find(net, ip);
 
 	return i > 0;		/* index 0 is the IPv4 GID */
 }
@@ -82,28 +82,28 @@ nd_is_ours(const struct rp_dev *dev, const uint8_t ip[16])
  * link-local one if none is, as RFC 6724 rule 2 would pick).
  */
 static const uint8_t *
-nd_src_for(const struct rp_dev *dev, const uint8_t dst[16])
+nd_src_for(const struct rp_net *net, const uint8_t dst[16])
 {
 	if (dst[0] != 0xff && !(dst[0] == 0xfe && (dst[1] & 0xc0) == 0x80))
-		for (unsigned int i = 0; i < dev->cfg.nr_ipv6; i++) {
-			uint8_t plen = dev->cfg.ipv6_plen[i];
-			const uint8_t *a = dev->cfg.ipv6[i];
+		for (unsigned int i = 0; i < net->cfg->nr_ipv6; i++) {
+			uint8_t plen = net->cfg->ipv6_plen[i];
+			const uint8_t *a = net->cfg->ipv6[i];
 			unsigned int n = plen / 8;
 
 			if (memcmp(a, dst, n) == 0 && (plen % 8 == 0 ||
 			    ((a[n] ^ dst[n]) & (0xff00 >> (plen % 8))) == 0))
 				return a;
 		}
-	return dev->gid[1];
+	return net->gid[1];
 }
 
 /* Is `ip` on the link: link-local, or on the prefix of an address of ours? */
 bool
-rp_nd_on_link(const struct rp_dev *dev, const uint8_t ip[16])
+rp_nd_on_link(const struct rp_net *net, const uint8_t ip[16])
 {
 	if (ip[0] == 0xfe && (ip[1] & 0xc0) == 0x80)
 		return true;
-	return nd_src_for(dev, ip) != dev->gid[1];
+	return nd_src_for(net, ip) != net->gid[1];
 }
 
 /*
@@ -112,20 +112,20 @@ rp_nd_on_link(const struct rp_dev *dev, const uint8_t ip[16])
  * advertisements go there, and the cache does without them.
  */
 bool
-rp_nd_l2_for_us(const struct rp_dev *dev, const struct rte_ether_addr *dst)
+rp_nd_l2_for_us(const struct rp_net *net, const struct rte_ether_addr *dst)
 {
 	const uint8_t *d = dst->addr_bytes;
 
 	if (d[0] != 0x33 || d[1] != 0x33 || d[2] != 0xff)
 		return false;
-	for (unsigned int i = 1; i < dev->nr_gid; i++)
-		if (memcmp(&dev->gid[i][13], &d[3], 3) == 0)
+	for (unsigned int i = 1; i < net->nr_gid; i++)
+		if (memcmp(&net->gid[i][13], &d[3], 3) == 0)
 			return true;
 	return false;
 }
 
 static void
-nd_send(struct rp_dev *dev, uint8_t type, uint8_t flags,
+nd_send(struct rp_net_q *nq, uint8_t type, uint8_t flags,
 	const struct rte_ether_addr *dmac, const uint8_t src[16],
 	const uint8_t dst[16], const uint8_t target[16])
 {
@@ -137,7 +137,7 @@ nd_send(struct rp_dev *dev, uint8_t type, uint8_t flags,
 	struct rte_mbuf *m;
 	uint8_t *p;
 
-	m = rp_port_alloc(dev, len, &p);
+	m = rp_port_alloc(nq->pq, len, &p);
 	if (m == NULL)
 		return;
 	memset(p, 0, len);
@@ -145,7 +145,7 @@ nd_send(struct rp_dev *dev, uint8_t type, uint8_t flags,
 	ip = (struct rte_ipv6_hdr *)(eth + 1);
 	nd = (struct rp_nd_msg *)(ip + 1);
 	rte_ether_addr_copy(dmac, &eth->dst_addr);
-	rte_ether_addr_copy(&dev->mac, &eth->src_addr);
+	rte_ether_addr_copy(&nq->net->port->mac, &eth->src_addr);
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
 	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
 	ip->payload_len = rte_cpu_to_be_16(RP_ND_LEN);
@@ -158,23 +158,23 @@ nd_send(struct rp_dev *dev, uint8_t type, uint8_t flags,
 	memcpy(nd->target, target, 16);
 	nd->opt_type = type == RP_ND_NS ? RP_ND_OPT_SLLA : RP_ND_OPT_TLLA;
 	nd->opt_len = 1;
-	memcpy(nd->opt_mac, dev->mac.addr_bytes, 6);
+	memcpy(nd->opt_mac, nq->net->port->mac.addr_bytes, 6);
 	/* One's complement sums are byte-order neutral: no swap. */
 	nd->cksum = (uint16_t)~nd_cksum(ip, nd, RP_ND_LEN);
-	rp_stat_inc(dev, RP_STAT_ND_TX);
-	rp_port_tx(dev, m);
+	rp_stats_inc(nq->pq->stats, RP_STAT_ND_TX);
+	rp_port_tx(nq->pq, m);
 }
 
 /* Multicast a solicitation for the MAC of `ip`. */
 void
-rp_nd_solicit(struct rp_dev *dev, const uint8_t ip[16])
+rp_nd_solicit(struct rp_net_q *nq, const uint8_t ip[16])
 {
 	struct rte_ether_addr dmac;
 	uint8_t grp[16];
 
 	nd_snm(ip, grp);
 	rp_gid_mcast_mac(grp, dmac.addr_bytes);
-	nd_send(dev, RP_ND_NS, 0, &dmac, nd_src_for(dev, ip), grp, ip);
+	nd_send(nq, RP_ND_NS, 0, &dmac, nd_src_for(nq->net, ip), grp, ip);
 }
 
 /* The link-layer option of type `want` in options [opt, end), or NULL. */
@@ -200,7 +200,7 @@ nd_opt_mac(const uint8_t *opt, const uint8_t *end, uint8_t want)
  * unspecified address.
  */
 bool
-rp_nd_input(struct rp_dev *dev, struct rte_mbuf *m)
+rp_nd_input(struct rp_net_q *nq, struct rte_mbuf *m)
 {
 	const uint32_t l3 = sizeof(struct rte_ether_hdr);
 	const struct rte_ether_hdr *eth;
@@ -218,7 +218,7 @@ rp_nd_input(struct rp_dev *dev, struct rte_mbuf *m)
 	if ((ip->vtc_flow & rte_cpu_to_be_32(0xf0000000u)) !=
 	    rte_cpu_to_be_32(6u << 28) || ip->proto != RP_ICMP6)
 		return false;
-	rp_stat_inc(dev, RP_STAT_ND_RX);
+	rp_stats_inc(nq->pq->stats, RP_STAT_ND_RX);
 	plen = rte_be_to_cpu_16(ip->payload_len);
 	if (plen < 24 || plen > rte_pktmbuf_data_len(m) - l3 - sizeof(*ip) ||
 	    ip->hop_limits != RP_ND_HOP_LIMIT)
@@ -235,16 +235,16 @@ rp_nd_input(struct rp_dev *dev, struct rte_mbuf *m)
 		if (ll == NULL)
 			ll = &eth->src_addr;
 		/* An advertisement updates; it makes no entry (7.2.5). */
-		rp_neigh_learn(dev, nd->target, ll, false);
+		rp_neigh_learn(nq, nd->target, ll, false);
 		return true;
 	}
-	if (!nd_is_ours(dev, nd->target) || nd->target[0] == 0xff)
+	if (!nd_is_ours(nq->net, nd->target) || nd->target[0] == 0xff)
 		return true;
 	/* A port bound to a kernel interface: the kernel answers. */
-	if (dev->cfg.netdev[0] != '\0') {
+	if (nq->net->cfg->netdev[0] != '\0') {
 		ll = nd_opt_mac(opt, end, RP_ND_OPT_SLLA);
 		if (ll != NULL && !unspec)
-			rp_neigh_learn(dev, ip->src_addr, ll, false);
+			rp_neigh_learn(nq, ip->src_addr, ll, false);
 		return true;
 	}
 	ll = nd_opt_mac(opt, end, RP_ND_OPT_SLLA);
@@ -254,19 +254,19 @@ rp_nd_input(struct rp_dev *dev, struct rte_mbuf *m)
 		struct rte_ether_addr all;
 
 		/* Every shard sees it (rp_shard.c); shard 0 answers. */
-		if (ll != NULL || rp_sh(dev)->idx != 0)
+		if (ll != NULL || nq->pq->idx != 0)
 			return true;
 		rp_gid_mcast_mac(rp_nd_all_nodes, all.addr_bytes);
-		nd_send(dev, RP_ND_NA, RP_ND_NA_OVERRIDE, &all, nd->target,
+		nd_send(nq, RP_ND_NA, RP_ND_NA_OVERRIDE, &all, nd->target,
 			rp_nd_all_nodes, nd->target);
 		return true;
 	}
 	if (ll == NULL)
 		ll = &eth->src_addr;
-	rp_neigh_learn(dev, ip->src_addr, ll, true);
-	if (rp_sh(dev)->idx != 0)
+	rp_neigh_learn(nq, ip->src_addr, ll, true);
+	if (nq->pq->idx != 0)
 		return true;
-	nd_send(dev, RP_ND_NA, RP_ND_NA_SOLICITED | RP_ND_NA_OVERRIDE, ll,
+	nd_send(nq, RP_ND_NA, RP_ND_NA_SOLICITED | RP_ND_NA_OVERRIDE, ll,
 		nd->target, ip->src_addr, nd->target);
 	return true;
 }

@@ -22,7 +22,7 @@
 #include <rte_ether.h>
 
 #include "rp_log.h"
-#include "rp_transport.h"
+#include "rp_net.h"
 
 #define RP_NEIGH_RETRY_MS	50
 
@@ -35,9 +35,9 @@ neigh_free(const struct rp_neigh *e)
 }
 
 static struct rp_neigh *
-neigh_find(struct rp_dev *dev, const uint8_t ip[16], bool create)
+neigh_find(struct rp_net_q *nq, const uint8_t ip[16], bool create)
 {
-	struct rp_neigh *tbl = rp_sh(dev)->neigh;
+	struct rp_neigh *tbl = nq->neigh;
 	struct rp_neigh *free_e = NULL;
 
 	for (unsigned int i = 0; i < RP_NEIGH_ENTRIES; i++) {
@@ -61,20 +61,20 @@ neigh_find(struct rp_dev *dev, const uint8_t ip[16], bool create)
  * Linux does; otherwise only an entry we have is refreshed.
  */
 void
-rp_neigh_learn(struct rp_dev *dev, const uint8_t ip[16],
+rp_neigh_learn(struct rp_net_q *nq, const uint8_t ip[16],
 	       const struct rte_ether_addr *mac, bool create)
 {
 	struct rp_neigh *e;
 
 	if (rte_is_multicast_ether_addr(mac) || rte_is_zero_ether_addr(mac) ||
-	    rp_dev_gid_find(dev, ip) >= 0)
+	    rp_gid_find(nq->net, ip) >= 0)
 		return;
-	e = neigh_find(dev, ip, create);
+	e = neigh_find(nq, ip, create);
 	if (e == NULL)
 		return;
 	if (e->valid && !rte_is_same_ether_addr(&e->mac, mac)) {
-		rp_stat_inc(dev, RP_STAT_ARP_MAC_CHANGED);
-		rp_sh(dev)->arp_gen++;
+		rp_stats_inc(nq->pq->stats, RP_STAT_ARP_MAC_CHANGED);
+		nq->arp_gen++;
 	}
 	rte_ether_addr_copy(mac, &e->mac);
 	e->valid = true;
@@ -90,27 +90,27 @@ neigh_due(const struct rp_neigh *e, uint64_t now)
 
 /* Ask who has `ip`: ARP for IPv4, a neighbour solicitation for IPv6. */
 static void
-neigh_solicit(struct rp_dev *dev, const uint8_t ip[16])
+neigh_solicit(struct rp_net_q *nq, const uint8_t ip[16])
 {
 	uint32_t ip4;
 
 	if (rp_gid_is_v4(ip)) {
 		memcpy(&ip4, &ip[12], 4);
-		rp_arp_solicit(dev, ip4);
+		rp_arp_solicit(nq, ip4);
 	} else {
-		rp_nd_solicit(dev, ip);
+		rp_nd_solicit(nq, ip);
 	}
 }
 
 static bool
-neigh_on_link(const struct rp_dev *dev, const uint8_t ip[16])
+neigh_on_link(const struct rp_net *net, const uint8_t ip[16])
 {
 	uint32_t ip4;
 
 	if (!rp_gid_is_v4(ip))
-		return rp_nd_on_link(dev, ip);
+		return rp_nd_on_link(net, ip);
 	memcpy(&ip4, &ip[12], 4);
-	return rp_arp_on_link(dev, ip4);
+	return rp_arp_on_link(net, ip4);
 }
 
 /*
@@ -119,17 +119,17 @@ neigh_on_link(const struct rp_dev *dev, const uint8_t ip[16])
  * the peer (rp_neigh_kernel.c).  Whether it had it: `e` valid then.
  */
 static bool
-neigh_from_kernel(struct rp_dev *dev, struct rp_neigh *e,
+neigh_from_kernel(struct rp_net_q *nq, struct rp_neigh *e,
 		  const uint8_t ip[16], uint64_t now)
 {
 	uint8_t mac[6];
 
-	if (dev->xdp_addrs_fd < 0 || rp_neigh_kernel(dev, ip, mac) != 0)
+	if (nq->net->port->xdp_addrs_fd < 0 || rp_neigh_kernel(nq->net, ip, mac) != 0)
 		return false;
 	memcpy(e->mac.addr_bytes, mac, 6);
 	e->valid = true;
 	e->confirmed = now;
-	rp_stat_inc(dev, RP_STAT_NEIGH_KERNEL);
+	rp_stats_inc(nq->pq->stats, RP_STAT_NEIGH_KERNEL);
 	return true;
 }
 
@@ -139,37 +139,37 @@ neigh_from_kernel(struct rp_dev *dev, struct rp_neigh *e,
  * -ENETUNREACH off-link.
  */
 int
-rp_neigh_resolve(struct rp_dev *dev, const uint8_t ip[16], uint8_t mac[6])
+rp_neigh_resolve(struct rp_net_q *nq, const uint8_t ip[16], uint8_t mac[6])
 {
 	struct rp_neigh *e;
 	uint64_t now;
 
-	if (rp_dev_gid_find(dev, ip) >= 0) {
-		memcpy(mac, dev->mac.addr_bytes, 6);
+	if (rp_gid_find(nq->net, ip) >= 0) {
+		memcpy(mac, nq->net->port->mac.addr_bytes, 6);
 		return 0;
 	}
-	if (!neigh_on_link(dev, ip))
+	if (!neigh_on_link(nq->net, ip))
 		return -ENETUNREACH;
-	e = neigh_find(dev, ip, true);
+	e = neigh_find(nq, ip, true);
 	now = rte_get_timer_cycles();
 	if (e->valid) {
 		if (now - e->confirmed > rte_get_timer_hz() / 1000 *
-		    dev->cfg.arp_reachable_ms && neigh_due(e, now)) {
+		    nq->net->cfg->arp_reachable_ms && neigh_due(e, now)) {
 			e->last_req = now;
-			rp_stat_inc(dev, RP_STAT_ARP_REFRESH);
-			if (!neigh_from_kernel(dev, e, ip, now))
-				neigh_solicit(dev, ip);
+			rp_stats_inc(nq->pq->stats, RP_STAT_ARP_REFRESH);
+			if (!neigh_from_kernel(nq, e, ip, now))
+				neigh_solicit(nq, ip);
 		}
 		memcpy(mac, e->mac.addr_bytes, 6);
 		return 0;
 	}
 	if (neigh_due(e, now)) {
 		e->last_req = now;
-		if (neigh_from_kernel(dev, e, ip, now)) {
+		if (neigh_from_kernel(nq, e, ip, now)) {
 			memcpy(mac, e->mac.addr_bytes, 6);
 			return 0;
 		}
-		neigh_solicit(dev, ip);
+		neigh_solicit(nq, ip);
 	}
 	return -EAGAIN;
 }
@@ -179,13 +179,13 @@ rp_neigh_resolve(struct rp_dev *dev, const uint8_t ip[16], uint8_t mac[6])
  * next packet to it confirms the MAC again (a request goes out now).
  */
 void
-rp_neigh_probe(struct rp_dev *dev, const uint8_t ip[16])
+rp_neigh_probe(struct rp_net_q *nq, const uint8_t ip[16])
 {
-	struct rp_neigh *e = neigh_find(dev, ip, false);
+	struct rp_neigh *e = neigh_find(nq, ip, false);
 	uint8_t mac[6];
 
 	if (e == NULL || !e->valid)
 		return;
 	e->confirmed = 0;
-	rp_neigh_resolve(dev, ip, mac);
+	rp_neigh_resolve(nq, ip, mac);
 }

@@ -25,7 +25,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
-#include "rp_transport.h"
+#include "rp_net.h"
 
 #define RP_DISCARD_PORT	9
 /* A neighbour with a usable link-layer address (the kernel's NUD_VALID). */
@@ -133,7 +133,7 @@ out:
 
 /* Have the kernel resolve `ip`: a datagram to its discard port. */
 static void
-neigh_kernel_poke(const struct rp_dev *dev, const uint8_t ip[16])
+neigh_kernel_poke(const struct rp_net *net, const uint8_t ip[16])
 {
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
 				   .sin6_port = htons(RP_DISCARD_PORT) };
@@ -146,14 +146,14 @@ neigh_kernel_poke(const struct rp_dev *dev, const uint8_t ip[16])
 	if (fd < 0)
 		return;
 	/* Out of the port's interface, whatever the routes say. */
-	(void)setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev->if_name,
-			 (socklen_t)strlen(dev->if_name));
+	(void)setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, net->port->if_name,
+			 (socklen_t)strlen(net->port->if_name));
 	if (v4) {
 		memcpy(&a4.sin_addr, ip + 12, 4);
 		(void)sendto(fd, "", 0, 0, (struct sockaddr *)&a4, sizeof(a4));
 	} else {
 		memcpy(&a6.sin6_addr, ip, 16);
-		a6.sin6_scope_id = if_nametoindex(dev->if_name);
+		a6.sin6_scope_id = if_nametoindex(net->port->if_name);
 		(void)sendto(fd, "", 0, 0, (struct sockaddr *)&a6, sizeof(a6));
 	}
 	close(fd);
@@ -164,15 +164,15 @@ neigh_kernel_poke(const struct rp_dev *dev, const uint8_t ip[16])
  * resolve it (IPv4 and IPv6 alike).
  */
 int
-rp_neigh_kernel(const struct rp_dev *dev, const uint8_t ip[16], uint8_t mac[6])
+rp_neigh_kernel(const struct rp_net *net, const uint8_t ip[16], uint8_t mac[6])
 {
 	int ifindex;
 
-	if (dev->if_name[0] == '\0')
+	if (net->port->if_name[0] == '\0')
 		return -ENODEV;
-	ifindex = (int)if_nametoindex(dev->if_name);
+	ifindex = (int)if_nametoindex(net->port->if_name);
 	if (ifindex > 0 && neigh_kernel_read(ifindex, ip, mac) == 0)
 		return 0;
-	neigh_kernel_poke(dev, ip);
+	neigh_kernel_poke(net, ip);
 	return -EAGAIN;
 }

@@ -21,10 +21,10 @@
 
 #include "rp_cfg_netdev.h"
 #include "rp_log.h"
-#include "rp_transport.h"
+#include "rp_net.h"
 
 int
-rp_netdev_watch_init(struct rp_dev *dev)
+rp_netdev_watch_init(struct rp_net *net)
 {
 	struct sockaddr_nl sa = {
 		.nl_family = AF_NETLINK,
@@ -32,44 +32,44 @@ rp_netdev_watch_init(struct rp_dev *dev)
 	};
 	int fd;
 
-	dev->nl_fd = -1;
-	if (dev->cfg.netdev[0] == '\0')
+	net->nl_fd = -1;
+	if (net->cfg->netdev[0] == '\0')
 		return 0;
-	dev->nl_ifindex = if_nametoindex(dev->cfg.netdev);
+	net->nl_ifindex = if_nametoindex(net->cfg->netdev);
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    NETLINK_ROUTE);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		RP_LOG(WARNING, "%s: no rtnetlink address events (%s): the device keeps the addresses it started with",
-		       dev->cfg.netdev, strerror(errno));
+		       net->cfg->netdev, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return 0;
 	}
-	dev->nl_fd = fd;
+	net->nl_fd = fd;
 	return 0;
 }
 
 void
-rp_netdev_watch_fini(struct rp_dev *dev)
+rp_netdev_watch_fini(struct rp_net *net)
 {
-	if (dev->nl_fd >= 0)
-		close(dev->nl_fd);
-	dev->nl_fd = -1;
+	if (net->nl_fd >= 0)
+		close(net->nl_fd);
+	net->nl_fd = -1;
 }
 
 /* The interface's addresses again, into *pc. */
 static bool
-netdev_resync(struct rp_dev *dev, struct rp_port_cfg *pc)
+netdev_resync(struct rp_net *net, struct rp_port_cfg *pc)
 {
 	char why[256] = "";
 	int ret;
 
 	memset(pc, 0, sizeof(*pc));
-	memcpy(pc->netdev, dev->cfg.netdev, sizeof(pc->netdev));
-	ret = rp_cfg_netdev_bind(pc, dev->id, true, true, why, sizeof(why));
+	memcpy(pc->netdev, net->cfg->netdev, sizeof(pc->netdev));
+	ret = rp_cfg_netdev_bind(pc, net->id, true, true, why, sizeof(why));
 	if (ret < 0 && ret != -EADDRNOTAVAIL) {
 		RP_LOG(WARNING, "%s: cannot read its addresses again: %s",
-		       dev->cfg.netdev, why);
+		       net->cfg->netdev, why);
 		return false;
 	}
 	if (ret != 0) {
@@ -81,15 +81,15 @@ netdev_resync(struct rp_dev *dev, struct rp_port_cfg *pc)
 }
 
 bool
-rp_netdev_watch_poll(struct rp_dev *dev, struct rp_port_cfg *pc)
+rp_netdev_watch_poll(struct rp_net *net, struct rp_port_cfg *pc)
 {
 	char buf[8192] __rte_aligned(sizeof(struct nlmsghdr));
 	bool changed = false;
 	ssize_t n;
 
-	if (dev->nl_fd < 0)
+	if (net->nl_fd < 0)
 		return false;
-	while ((n = recv(dev->nl_fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+	while ((n = recv(net->nl_fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
 		struct nlmsghdr *h = (struct nlmsghdr *)buf;
 		size_t len = (size_t)n;
 
@@ -99,11 +99,11 @@ rp_netdev_watch_poll(struct rp_dev *dev, struct rp_port_cfg *pc)
 			if ((h->nlmsg_type == RTM_NEWADDR ||
 			     h->nlmsg_type == RTM_DELADDR) &&
 			    h->nlmsg_len >= NLMSG_LENGTH(sizeof(*ifa)) &&
-			    ifa->ifa_index == dev->nl_ifindex)
+			    ifa->ifa_index == net->nl_ifindex)
 				changed = true;
 		}
 	}
 	if (n < 0 && errno == ENOBUFS)
 		changed = true;		/* events lost: read them all */
-	return changed && netdev_resync(dev, pc);
+	return changed && netdev_resync(net, pc);
 }

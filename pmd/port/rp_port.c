@@ -25,7 +25,8 @@
 
 #include "rp_atomic.h"
 #include "rp_log.h"
-#include "rp_transport.h"
+#include "rp_pkt.h"
+#include "rp_port.h"
 #include "rp_port_kind.h"
 
 #define RP_NB_MBUF	8191u
@@ -99,51 +100,51 @@ rp_port_rx_intr_fd(uint16_t port_id)
 }
 
 static void
-rp_port_rx_intr_setup(struct rp_dev *dev, bool intr, unsigned int ifindex)
+rp_port_rx_intr_setup(struct rp_port *p, bool intr, unsigned int ifindex)
 {
 	int fd;
 
-	dev->rx_intr_fd = -1;
-	dev->nr_rx_sock = 0;
-	if (!dev->rx_intr_want)
+	p->rx_intr_fd = -1;
+	p->nr_rx_sock = 0;
+	if (!p->rx_intr_want)
 		return;
-	fd = intr ? rp_port_rx_intr_fd(dev->port_id) : -1;
-	if (fd >= 0 && rte_eth_dev_rx_intr_enable(dev->port_id, 0) == 0) {
-		rte_eth_dev_rx_intr_disable(dev->port_id, 0);
-		dev->rx_intr_fd = fd;
+	fd = intr ? rp_port_rx_intr_fd(p->port_id) : -1;
+	if (fd >= 0 && rte_eth_dev_rx_intr_enable(p->port_id, 0) == 0) {
+		rte_eth_dev_rx_intr_disable(p->port_id, 0);
+		p->rx_intr_fd = fd;
 		RP_LOGT(rp_logtype_port, INFO, "%s: RX interrupt fd %d",
-			dev->cfg.device, fd);
+			p->cfg->device, fd);
 		return;
 	}
-	if (dev->kind_ops->rx_socks != NULL && ifindex != 0)
-		dev->kind_ops->rx_socks(dev, ifindex);
-	if (dev->nr_rx_sock != 0 || dev->xsk_fd >= 0) {
+	if (p->kind_ops->rx_socks != NULL && ifindex != 0)
+		p->kind_ops->rx_socks(p, ifindex);
+	if (p->nr_rx_sock != 0 || p->xsk_fd >= 0) {
 		RP_LOGT(rp_logtype_port, INFO,
 			"%s: no RX interrupt, an idle engine wakes on its receive sockets",
-			dev->cfg.device);
+			p->cfg->device);
 		return;
 	}
 	RP_LOGT(rp_logtype_port, INFO,
 		"%s: no RX interrupt, an idle engine wakes on doorbells and timers",
-		dev->cfg.device);
+		p->cfg->device);
 }
 
 /* The descriptors a blocking lcore waits on for the device: at most max. */
 unsigned int
-rp_port_wait_fds(const struct rp_dev *dev, struct pollfd *pfd,
+rp_port_wait_fds(const struct rp_port *p, struct pollfd *pfd,
 		 unsigned int max)
 {
 	int fds[RP_PORT_WAIT_FDS];
 	unsigned int n = 0;
 
-	if (dev->rx_intr_fd >= 0) {
-		fds[n++] = dev->rx_intr_fd;
-	} else if (dev->rx_intr_want) {
-		for (uint32_t i = 0; i < dev->nr_rx_sock; i++)
-			fds[n++] = dev->rx_sock[i];
-		if (dev->xsk_fd >= 0)
-			fds[n++] = dev->xsk_fd;
-		n += rp_xsk_rxq_fds(dev, fds + n, RP_PORT_WAIT_FDS - n);
+	if (p->rx_intr_fd >= 0) {
+		fds[n++] = p->rx_intr_fd;
+	} else if (p->rx_intr_want) {
+		for (uint32_t i = 0; i < p->nr_rx_sock; i++)
+			fds[n++] = p->rx_sock[i];
+		if (p->xsk_fd >= 0)
+			fds[n++] = p->xsk_fd;
+		n += rp_xsk_rxq_fds(p, fds + n, RP_PORT_WAIT_FDS - n);
 	}
 	n = RTE_MIN(n, max);
 	for (unsigned int i = 0; i < n; i++) {
@@ -155,17 +156,17 @@ rp_port_wait_fds(const struct rp_dev *dev, struct pollfd *pfd,
 }
 
 void
-rp_port_rx_intr_enable(struct rp_dev *dev)
+rp_port_rx_intr_enable(struct rp_port *p)
 {
-	if (dev->rx_intr_fd >= 0)
-		rte_eth_dev_rx_intr_enable(dev->port_id, 0);
+	if (p->rx_intr_fd >= 0)
+		rte_eth_dev_rx_intr_enable(p->port_id, 0);
 }
 
 void
-rp_port_rx_intr_disable(struct rp_dev *dev)
+rp_port_rx_intr_disable(struct rp_port *p)
 {
-	if (dev->rx_intr_fd >= 0)
-		rte_eth_dev_rx_intr_disable(dev->port_id, 0);
+	if (p->rx_intr_fd >= 0)
+		rte_eth_dev_rx_intr_disable(p->port_id, 0);
 }
 
 /* The largest IB MTU whose frames fit an L3 MTU, or 0 if none does. */
@@ -188,12 +189,12 @@ port_ib_mtu_fit(uint32_t l3_mtu)
  * (framesz, rp_cfg.c), and then the interface's MTU.
  */
 static uint32_t
-port_pmd_max_l3(const struct rp_dev *dev, const struct rte_eth_dev_info *info)
+port_pmd_max_l3(const struct rp_port *p, const struct rte_eth_dev_info *info)
 {
 	uint32_t max = info->max_mtu;
 	const uint32_t l2 = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
 
-	if (dev->kind_ops->no_pmd_mtu)
+	if (p->kind_ops->no_pmd_mtu)
 		return UINT32_MAX;
 	if (info->max_rx_pktlen > l2 && info->max_rx_pktlen - l2 < max)
 		max = info->max_rx_pktlen - l2;
@@ -229,14 +230,14 @@ port_kernel_mtu(unsigned int if_index, char *name, uint32_t *mtu)
 
 /* ", or mtu = N in [portI]" with the largest IB MTU that fits, or "". */
 static const char *
-port_mtu_advice(char *buf, size_t len, const struct rp_dev *dev,
+port_mtu_advice(char *buf, size_t len, const struct rp_port *p,
 		uint32_t l3_mtu)
 {
 	uint32_t fit = port_ib_mtu_fit(l3_mtu);
 
 	if (fit == 0)
 		return "";
-	snprintf(buf, len, ", or mtu = %u in [port%u]", fit, dev->id);
+	snprintf(buf, len, ", or mtu = %u in [port%u]", fit, p->id);
 	return buf;
 }
 
@@ -249,10 +250,10 @@ port_mtu_advice(char *buf, size_t len, const struct rp_dev *dev,
  * is the engine's own: raise its MTU if needed.
  */
 static void
-rp_port_mtu_check(struct rp_dev *dev, const struct rte_eth_dev_info *info)
+rp_port_mtu_check(struct rp_port *p, const struct rte_eth_dev_info *info)
 {
-	const uint32_t need = dev->mtu + RP_L3_OVERHEAD;
-	const uint32_t pmd_max = port_pmd_max_l3(dev, info);
+	const uint32_t need = p->cfg->mtu + RP_L3_OVERHEAD;
+	const uint32_t pmd_max = port_pmd_max_l3(p, info);
 	char ifname[IF_NAMESIZE];
 	char advice[48];
 	uint32_t kmtu = 0;
@@ -264,37 +265,37 @@ rp_port_mtu_check(struct rp_dev *dev, const struct rte_eth_dev_info *info)
 		if (ret < 0) {
 			RP_LOGT(rp_logtype_port, INFO,
 				"%s: cannot read the MTU of interface %u (%s): not checked",
-				dev->cfg.device, info->if_index, strerror(-ret));
+				p->cfg->device, info->if_index, strerror(-ret));
 		} else if (kmtu < need) {
 			RP_LOGT(rp_logtype_port, WARNING,
 				"%s: interface %s has MTU %u, IB MTU %u needs %u: packets over %u bytes are dropped; set the interface MTU to %u or more (ip link set dev %s mtu %u)%s",
-				dev->cfg.device, ifname, kmtu, dev->mtu, need,
+				p->cfg->device, ifname, kmtu, p->cfg->mtu, need,
 				kmtu, need, ifname, need,
-				port_mtu_advice(advice, sizeof(advice), dev,
+				port_mtu_advice(advice, sizeof(advice), p,
 						RTE_MIN(kmtu, pmd_max)));
 			return;
 		} else {
 			RP_LOGT(rp_logtype_port, DEBUG,
 				"%s: interface %s MTU %u carries IB MTU %u (needs %u)",
-				dev->cfg.device, ifname, kmtu, dev->mtu, need);
+				p->cfg->device, ifname, kmtu, p->cfg->mtu, need);
 		}
 		if (pmd_max < need)
 			RP_LOGT(rp_logtype_port, WARNING,
 				"%s: the PMD carries packets of up to %u bytes, IB MTU %u needs %u: longer ones are dropped%s",
-				dev->cfg.device, pmd_max, dev->mtu, need,
-				port_mtu_advice(advice, sizeof(advice), dev,
+				p->cfg->device, pmd_max, p->cfg->mtu, need,
+				port_mtu_advice(advice, sizeof(advice), p,
 						pmd_max));
 		return;
 	}
 
-	if (rte_eth_dev_get_mtu(dev->port_id, &port_mtu) != 0 ||
+	if (rte_eth_dev_get_mtu(p->port_id, &port_mtu) != 0 ||
 	    port_mtu >= need)
 		return;
-	ret = rte_eth_dev_set_mtu(dev->port_id, need);
+	ret = rte_eth_dev_set_mtu(p->port_id, need);
 	if (ret == 0) {
 		RP_LOGT(rp_logtype_port, INFO,
 			"%s: port MTU %u raised to %u for IB MTU %u",
-			dev->cfg.device, port_mtu, need, dev->mtu);
+			p->cfg->device, port_mtu, need, p->cfg->mtu);
 		return;
 	}
 	/* No MTU to set, and no limit either (net_ring): nothing is lost. */
@@ -302,9 +303,9 @@ rp_port_mtu_check(struct rp_dev *dev, const struct rte_eth_dev_info *info)
 		return;
 	RP_LOGT(rp_logtype_port, WARNING,
 		"%s: port MTU %u, IB MTU %u needs %u and the port cannot be set to it (%s): packets over %u bytes are dropped%s",
-		dev->cfg.device, port_mtu, dev->mtu, need, rte_strerror(-ret),
+		p->cfg->device, port_mtu, p->cfg->mtu, need, rte_strerror(-ret),
 		port_mtu,
-		port_mtu_advice(advice, sizeof(advice), dev, port_mtu));
+		port_mtu_advice(advice, sizeof(advice), p, port_mtu));
 }
 
 /*
@@ -356,41 +357,41 @@ static const struct rp_port_ops *port_kind_ops(enum rp_port_kind kind);
 
 /* The port, its PMD's facts, and the operations of its kind. */
 static int
-port_open(struct rp_dev *dev, struct rte_eth_dev_info *info)
+port_open(struct rp_port *p, struct rte_eth_dev_info *info)
 {
 	int ret;
 
-	ret = port_find(&dev->cfg, &dev->port_id);
+	ret = port_find(p->cfg, &p->port_id);
 	if (ret < 0)
 		return ret;
-	ret = rte_eth_dev_info_get(dev->port_id, info);
+	ret = rte_eth_dev_info_get(p->port_id, info);
 	if (ret < 0)
 		return ret;
-	dev->kind_ops = port_kind_ops(rp_port_kind_of(info->driver_name));
-	dev->ops = dev->kind_ops;
-	dev->xsks_map_fd = -1;		/* af_xdp's, the others have none */
+	p->kind_ops = port_kind_ops(rp_port_kind_of(info->driver_name));
+	p->ops = p->kind_ops;
+	p->xsks_map_fd = -1;		/* af_xdp's, the others have none */
 	return 0;
 }
 
 /*
- * A queue pair per lcore of the device (rp_shard.c): the PMD's, or on
+ * A queue pair per lcore of the device (rp_port_add_queue): the PMD's, or on
  * af_xdp the interface's receive queues (*nq), of which the PMD serves
  * the first and the engine's own sockets the others (*neq = 1).
  */
 static int
-port_queues(struct rp_dev *dev, const struct rte_eth_dev_info *info,
+port_queues(struct rp_port *p, const struct rte_eth_dev_info *info,
 	    uint32_t *nq, uint16_t *neq)
 {
-	const struct rp_port_ops *ops = dev->kind_ops;
+	const struct rp_port_ops *ops = p->kind_ops;
 
-	*nq = ops->queues != NULL ? ops->queues(dev, info) : 1;
-	*neq = ops->umem ? 1 : (uint16_t)dev->nr_shards;
-	if (ops->umem ? *nq >= dev->nr_shards :
+	*nq = ops->queues != NULL ? ops->queues(p, info) : 1;
+	*neq = ops->umem ? 1 : (uint16_t)p->nr_q;
+	if (ops->umem ? *nq >= p->nr_q :
 	    info->max_rx_queues >= *neq && info->max_tx_queues >= *neq)
 		return 0;
 	RP_LOGT(rp_logtype_port, ERR,
 		"%s: %u lcores serve the port, and each needs its own queue pair; the port has %u%s",
-		dev->cfg.device, dev->nr_shards,
+		p->cfg->device, p->nr_q,
 		ops->umem ? *nq : RTE_MIN(info->max_rx_queues,
 					  info->max_tx_queues),
 		ops->queues_hint != NULL ? ops->queues_hint : "");
@@ -399,32 +400,32 @@ port_queues(struct rp_dev *dev, const struct rte_eth_dev_info *info,
 
 /* The port's mbuf pool, for frames of the IB MTU on nq receive queues. */
 static int
-port_pool(struct rp_dev *dev, uint32_t nq)
+port_pool(struct rp_port *p, uint32_t nq)
 {
-	const struct rp_port_ops *ops = dev->kind_ops;
-	uint32_t frame_max = RTE_MAX(dev->mtu + RP_HDR_ROOM, 2048u);
+	const struct rp_port_ops *ops = p->kind_ops;
+	uint32_t frame_max = RTE_MAX(p->cfg->mtu + RP_HDR_ROOM, 2048u);
 	char name[RTE_MEMPOOL_NAMESIZE];
 	/* The engine's own sockets on further receive queues fill from the
 	 * same pool (rp_xsk_rxq.c). */
 	uint32_t nb_mbuf = RP_NB_MBUF + (nq - 1) * rp_xsk_fill(nq);
 
 	if (ops->frame_max != NULL)
-		frame_max = ops->frame_max(dev, frame_max);
-	snprintf(name, sizeof(name), "rp_mbuf_%u", dev->id);
-	dev->pool = rte_mempool_lookup(name);
-	if (dev->pool == NULL)
-		dev->pool = port_pool_create(name, nb_mbuf,
+		frame_max = ops->frame_max(p, frame_max);
+	snprintf(name, sizeof(name), "rp_mbuf_%u", p->id);
+	p->pool = rte_mempool_lookup(name);
+	if (p->pool == NULL)
+		p->pool = port_pool_create(name, nb_mbuf,
 			(uint16_t)(RTE_PKTMBUF_HEADROOM + frame_max),
-			rte_eth_dev_socket_id(dev->port_id), ops->umem);
-	if (dev->pool == NULL) {
+			rte_eth_dev_socket_id(p->port_id), ops->umem);
+	if (p->pool == NULL) {
 		RP_LOGT(rp_logtype_port, ERR, "mbuf pool: %s",
 			rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
-	if (ops->umem && dev->pool->nb_mem_chunks != 1) {
+	if (ops->umem && p->pool->nb_mem_chunks != 1) {
 		RP_LOGT(rp_logtype_port, ERR,
 			"%s: the mbuf pool is in %u pieces of memory; af_xdp registers one (its umem)",
-			dev->cfg.device, dev->pool->nb_mem_chunks);
+			p->cfg->device, p->pool->nb_mem_chunks);
 		return -ENOMEM;
 	}
 	return 0;
@@ -432,43 +433,43 @@ port_pool(struct rp_dev *dev, uint32_t nq)
 
 /* neq queue pairs; *intr: whether the PMD took RX interrupts. */
 static int
-port_configure(struct rp_dev *dev, const struct rte_eth_dev_info *info,
+port_configure(struct rp_port *p, const struct rte_eth_dev_info *info,
 	       uint16_t neq, bool *intr)
 {
 	struct rte_eth_rxconf rxconf = info->default_rxconf;
 	struct rte_eth_conf conf;
-	int socket = rte_eth_dev_socket_id(dev->port_id);
+	int socket = rte_eth_dev_socket_id(p->port_id);
 	int ret;
 
 	memset(&conf, 0, sizeof(conf));
 	/* An engine that blocks when idle wants RX interrupts: ask, and do
 	 * without them if the PMD refuses (rp_port_rx_intr_setup). */
-	conf.intr_conf.rxq = dev->rx_intr_want ? 1 : 0;
-	ret = rte_eth_dev_configure(dev->port_id, neq, neq, &conf);
+	conf.intr_conf.rxq = p->rx_intr_want ? 1 : 0;
+	ret = rte_eth_dev_configure(p->port_id, neq, neq, &conf);
 	if (ret < 0 && conf.intr_conf.rxq != 0) {
 		/* No interrupts: the receive sockets may still wake it. */
 		conf.intr_conf.rxq = 0;
-		ret = rte_eth_dev_configure(dev->port_id, neq, neq, &conf);
+		ret = rte_eth_dev_configure(p->port_id, neq, neq, &conf);
 	}
 	if (ret < 0) {
 		RP_LOGT(rp_logtype_port, ERR, "configure port %u: %s",
-			dev->port_id, rte_strerror(-ret));
+			p->port_id, rte_strerror(-ret));
 		return ret;
 	}
 	*intr = conf.intr_conf.rxq != 0;
 	/* af_xdp loads rocepmd's XDP program with the queue: not over a
 	 * killed engine's. */
-	if (dev->kind_ops->prepare != NULL) {
-		ret = dev->kind_ops->prepare(dev, info);
+	if (p->kind_ops->prepare != NULL) {
+		ret = p->kind_ops->prepare(p, info);
 		if (ret < 0)
 			return ret;
 	}
 	for (uint16_t q = 0; q < neq; q++) {
-		ret = rte_eth_rx_queue_setup(dev->port_id, q, RP_NB_RXD,
-					     socket, &rxconf, dev->pool);
+		ret = rte_eth_rx_queue_setup(p->port_id, q, RP_NB_RXD,
+					     socket, &rxconf, p->pool);
 		if (ret < 0)
 			return ret;
-		ret = rte_eth_tx_queue_setup(dev->port_id, q, RP_NB_TXD,
+		ret = rte_eth_tx_queue_setup(p->port_id, q, RP_NB_TXD,
 					     socket, NULL);
 		if (ret < 0)
 			return ret;
@@ -478,24 +479,24 @@ port_configure(struct rp_dev *dev, const struct rte_eth_dev_info *info,
 
 /* The MAC, the start, and what the kind does once the port runs. */
 static int
-port_start(struct rp_dev *dev, const struct rte_eth_dev_info *info)
+port_start(struct rp_port *p, const struct rte_eth_dev_info *info)
 {
 	int ret;
 
-	if (dev->cfg.mac_set) {
-		memcpy(dev->mac.addr_bytes, dev->cfg.mac, 6);
-		rte_eth_promiscuous_enable(dev->port_id);
+	if (p->cfg->mac_set) {
+		memcpy(p->mac.addr_bytes, p->cfg->mac, 6);
+		rte_eth_promiscuous_enable(p->port_id);
 	} else {
-		rte_eth_macaddr_get(dev->port_id, &dev->mac);
+		rte_eth_macaddr_get(p->port_id, &p->mac);
 	}
-	ret = rte_eth_dev_start(dev->port_id);
+	ret = rte_eth_dev_start(p->port_id);
 	if (ret < 0) {
 		RP_LOGT(rp_logtype_port, ERR, "start port %u: %s",
-			dev->port_id, rte_strerror(-ret));
+			p->port_id, rte_strerror(-ret));
 		return ret;
 	}
-	if (dev->kind_ops->start != NULL)
-		return dev->kind_ops->start(dev, info);
+	if (p->kind_ops->start != NULL)
+		return p->kind_ops->start(p, info);
 	return 0;
 }
 
@@ -505,43 +506,73 @@ port_start(struct rp_dev *dev, const struct rte_eth_dev_info *info)
  * PMD's, shard 0's), a shard other than 0 sending on its first socket.
  */
 static void
-port_shard_queues(struct rp_dev *dev, bool xdp)
+port_shard_queues(struct rp_port *p, bool xdp)
 {
-	uint32_t ns = dev->nr_shards, nq = 1 + dev->nr_xsk_rxq;
+	uint32_t ns = p->nr_q, nq = 1 + p->nr_xsk_rxq;
 
 	for (uint32_t i = 0; i < ns; i++) {
-		struct rp_shard *sh = &dev->sh[i];
+		struct rp_port_q *pq = p->q[i];
 		uint32_t lo = i * nq / ns, hi = (i + 1) * nq / ns;
 
 		if (!xdp) {
-			sh->rxq = sh->txq = (uint16_t)i;
-			sh->pmd_rxq = true;
-			sh->nr_xsk = 0;
+			pq->rxq = pq->txq = (uint16_t)i;
+			pq->pmd_rxq = true;
+			pq->nr_xsk = 0;
 		} else if (i == 0) {
-			sh->pmd_rxq = true;
-			sh->xsk_lo = 0;
-			sh->nr_xsk = hi - 1;
+			pq->pmd_rxq = true;
+			pq->xsk_lo = 0;
+			pq->nr_xsk = hi - 1;
 		} else {
-			sh->pmd_rxq = false;
-			sh->xsk_lo = lo - 1;
-			sh->nr_xsk = hi - lo;
-			sh->xsk_tx = true;
+			pq->pmd_rxq = false;
+			pq->xsk_lo = lo - 1;
+			pq->nr_xsk = hi - lo;
+			pq->xsk_tx = true;
 		}
 		if (!xdp)
 			lo = i, hi = i + 1;
 		if (ns > 1 && hi - lo == 1)
 			RP_LOGT(rp_logtype_port, INFO,
 				"%s: lcore %u serves receive queue %u",
-				dev->cfg.device, sh->lcore, lo);
+				p->cfg->device, pq->lcore, lo);
 		else if (ns > 1)
 			RP_LOGT(rp_logtype_port, INFO,
 				"%s: lcore %u serves receive queues %u to %u",
-				dev->cfg.device, sh->lcore, lo, hi - 1);
+				p->cfg->device, pq->lcore, lo, hi - 1);
 	}
 }
 
+void
+rp_port_setup(struct rp_port *p, unsigned int id,
+	      const struct rp_port_cfg *cfg, bool rx_intr)
+{
+	memset(p, 0, sizeof(*p));
+	p->id = id;
+	p->cfg = cfg;
+	p->rx_intr_want = rx_intr;
+	p->rx_intr_fd = -1;
+	p->if_sock = -1;
+	p->kick_fd = -1;
+	p->xdp_addrs_fd = -1;
+	p->xdp_stats_fd = -1;
+	p->xsk_fd = -1;
+	p->xsks_map_fd = -1;
+}
+
+void
+rp_port_add_queue(struct rp_port *p, struct rp_port_q *pq, uint32_t lcore,
+		  uint64_t *stats)
+{
+	RTE_VERIFY(p->nr_q < RTE_DIM(p->q));
+	memset(pq, 0, sizeof(*pq));
+	pq->port = p;
+	pq->idx = p->nr_q;
+	pq->lcore = lcore;
+	pq->stats = stats;
+	p->q[p->nr_q++] = pq;
+}
+
 int
-rp_port_init(struct rp_dev *dev)
+rp_port_init(struct rp_port *p)
 {
 	struct rte_eth_dev_info info;
 	char name[RTE_RING_NAMESIZE];
@@ -550,108 +581,108 @@ rp_port_init(struct rp_dev *dev)
 	bool intr;
 	int ret;
 
-	ret = port_open(dev, &info);
+	ret = port_open(p, &info);
 	if (ret == 0)
-		ret = port_queues(dev, &info, &nq, &neq);
+		ret = port_queues(p, &info, &nq, &neq);
 	if (ret == 0)
-		ret = port_pool(dev, nq);
+		ret = port_pool(p, nq);
 	if (ret == 0)
-		ret = port_configure(dev, &info, neq, &intr);
+		ret = port_configure(p, &info, neq, &intr);
 	if (ret < 0)
 		return ret;
-	rp_port_mtu_check(dev, &info);
-	ret = port_start(dev, &info);
+	rp_port_mtu_check(p, &info);
+	ret = port_start(p, &info);
 	if (ret < 0)
 		return ret;
-	port_shard_queues(dev, dev->kind_ops->umem);
-	rp_port_rx_intr_setup(dev, intr, info.if_index);
+	port_shard_queues(p, p->kind_ops->umem);
+	rp_port_rx_intr_setup(p, intr, info.if_index);
 	if (info.if_index != 0 &&
-	    if_indextoname(info.if_index, dev->if_name) != NULL)
-		dev->if_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	rp_fault_init(dev);
-	snprintf(name, sizeof(name), "rp_loop_%u", dev->id);
-	dev->loop_ring = rte_ring_create(name, RP_LOOP_RING, SOCKET_ID_ANY,
+	    if_indextoname(info.if_index, p->if_name) != NULL)
+		p->if_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	rp_fault_init(p);
+	snprintf(name, sizeof(name), "rp_loop_%u", p->id);
+	p->loop_ring = rte_ring_create(name, RP_LOOP_RING, SOCKET_ID_ANY,
 					 RING_F_SC_DEQ);
-	if (dev->loop_ring == NULL)
+	if (p->loop_ring == NULL)
 		return -ENOMEM;
 	return 0;
 }
 
 void
-rp_port_fini(struct rp_dev *dev)
+rp_port_fini(struct rp_port *p)
 {
 	struct rte_mbuf *m;
 
-	rp_fault_fini(dev);
-	if (dev->kind_ops != NULL && dev->kind_ops->fini != NULL)
-		dev->kind_ops->fini(dev);
-	if (dev->if_sock >= 0) {
-		close(dev->if_sock);
-		dev->if_sock = -1;
+	rp_fault_fini(p);
+	if (p->kind_ops != NULL && p->kind_ops->fini != NULL)
+		p->kind_ops->fini(p);
+	if (p->if_sock >= 0) {
+		close(p->if_sock);
+		p->if_sock = -1;
 	}
-	if (dev->loop_ring != NULL) {
-		while (rte_ring_sc_dequeue(dev->loop_ring, (void **)&m) == 0)
+	if (p->loop_ring != NULL) {
+		while (rte_ring_sc_dequeue(p->loop_ring, (void **)&m) == 0)
 			rte_pktmbuf_free(m);
-		rte_ring_free(dev->loop_ring);
-		dev->loop_ring = NULL;
+		rte_ring_free(p->loop_ring);
+		p->loop_ring = NULL;
 	}
-	if (dev->pool != NULL) {
-		rte_eth_dev_stop(dev->port_id);
-		rte_eth_dev_close(dev->port_id);
+	if (p->pool != NULL) {
+		rte_eth_dev_stop(p->port_id);
+		rte_eth_dev_close(p->port_id);
 		/*
 		 * The pool is not freed: a PMD may still return mbufs to it
 		 * from the interrupt thread after close (memif does, when its
 		 * peer disconnects), and the pool is named per device, so a
 		 * restarted engine finds it again.
 		 */
-		dev->pool = NULL;
+		p->pool = NULL;
 	}
 }
 
 /* The frames of the calling shard's queue, and shard 0's loopback. */
 static uint16_t
-port_ethdev_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+port_ethdev_rx(struct rp_port_q *pq, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rp_shard *sh = rp_sh(dev);
+	const struct rp_port *p = pq->port;
 	uint16_t nb = 0;
 
-	if (sh->idx == 0)
-		nb = rte_ring_sc_dequeue_burst(dev->loop_ring, (void **)pkts,
+	if (pq->idx == 0)
+		nb = rte_ring_sc_dequeue_burst(p->loop_ring, (void **)pkts,
 					       n, NULL);
-	if (nb < n && sh->pmd_rxq)
-		nb += rte_eth_rx_burst(dev->port_id, sh->rxq, pkts + nb, n - nb);
+	if (nb < n && pq->pmd_rxq)
+		nb += rte_eth_rx_burst(p->port_id, pq->rxq, pkts + nb, n - nb);
 	return nb;
 }
 
 /* af_xdp: the same, and the shard's further receive queues. */
 static uint16_t
-port_af_xdp_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+port_af_xdp_rx(struct rp_port_q *pq, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rp_shard *sh = rp_sh(dev);
+	const struct rp_port *p = pq->port;
 	uint16_t nb = 0;
 
-	if (likely(sh->nr_xsk == 0))
-		return port_ethdev_rx(dev, pkts, n);
-	if (sh->idx == 0)
-		nb = rte_ring_sc_dequeue_burst(dev->loop_ring, (void **)pkts,
+	if (likely(pq->nr_xsk == 0))
+		return port_ethdev_rx(pq, pkts, n);
+	if (pq->idx == 0)
+		nb = rte_ring_sc_dequeue_burst(p->loop_ring, (void **)pkts,
 					       n, NULL);
 	/* Further receive queues (rp_xsk_rxq.c): the PMD's first on every
 	 * other pass, so that a busy queue starves none. */
-	sh->xsk_first = !sh->xsk_first;
-	if (sh->xsk_first && nb < n)
-		nb += rp_xsk_rxq_rx(dev, sh, pkts + nb, n - nb);
-	if (nb < n && sh->pmd_rxq)
-		nb += rte_eth_rx_burst(dev->port_id, sh->rxq, pkts + nb,
+	pq->xsk_first = !pq->xsk_first;
+	if (pq->xsk_first && nb < n)
+		nb += rp_xsk_rxq_rx(pq, pkts + nb, n - nb);
+	if (nb < n && pq->pmd_rxq)
+		nb += rte_eth_rx_burst(p->port_id, pq->rxq, pkts + nb,
 				       n - nb);
-	if (!sh->xsk_first && nb < n)
-		nb += rp_xsk_rxq_rx(dev, sh, pkts + nb, n - nb);
+	if (!pq->xsk_first && nb < n)
+		nb += rp_xsk_rxq_rx(pq, pkts + nb, n - nb);
 	return nb;
 }
 
 uint16_t
-rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+rp_port_rx(struct rp_port_q *pq, struct rte_mbuf **pkts, uint16_t n)
 {
-	uint16_t nb = dev->ops->rx(dev, pkts, n);
+	uint16_t nb = pq->port->ops->rx(pq, pkts, n);
 
 	/* Frames in mbufs another lcore of the pool may have used last. */
 	rp_handoff_acquire_bulk(pkts, nb);
@@ -659,12 +690,12 @@ rp_port_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 }
 
 struct rte_mbuf *
-rp_port_alloc(struct rp_dev *dev, uint32_t frame_len, uint8_t **data)
+rp_port_alloc(struct rp_port_q *pq, uint32_t frame_len, uint8_t **data)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(dev->pool);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pq->port->pool);
 
 	if (m == NULL) {
-		rp_stat_inc(dev, RP_STAT_NOMBUF);
+		rp_stats_inc(pq->stats, RP_STAT_NOMBUF);
 		return NULL;
 	}
 	rp_handoff_acquire(m);	/* from any lcore of the pool: rp_atomic.h */
@@ -683,95 +714,95 @@ rp_port_alloc(struct rp_dev *dev, uint32_t frame_len, uint8_t **data)
  * constants, so that the compiler drops what the kind has not.
  */
 static inline bool
-port_flush(struct rp_dev *dev, bool kind_kick, bool kind_xsk)
+port_flush(struct rp_port_q *pq, bool kind_kick, bool kind_xsk)
 {
-	struct rp_shard *sh = rp_sh(dev);
-	bool kick = kind_kick && dev->kick_fd >= 0 && sh->idx == 0;
-	bool xsk = kind_xsk && sh->xsk_tx;
+	const struct rp_port *p = pq->port;
+	bool kick = kind_kick && p->kick_fd >= 0 && pq->idx == 0;
+	bool xsk = kind_xsk && pq->xsk_tx;
 	uint16_t sent = 0;
 	int tries = 0;
 
-	if (sh->nr_tx == 0)
-		return (kick && rp_port_kick(dev)) ||
-			(xsk && rp_xsk_tx_pending(dev, sh));
+	if (pq->nr_tx == 0)
+		return (kick && rp_port_kick(pq)) ||
+			(xsk && rp_xsk_tx_pending(pq));
 	/* The PMD frees them into the pool the device's lcores share. */
-	rp_handoff_release_bulk(sh->tx, sh->nr_tx);
-	while (sent < sh->nr_tx && tries++ < 4)
+	rp_handoff_release_bulk(pq->tx, pq->nr_tx);
+	while (sent < pq->nr_tx && tries++ < 4)
 		sent += xsk ?
-			rp_xsk_tx(dev, sh, sh->tx + sent, sh->nr_tx - sent) :
-			rte_eth_tx_burst(dev->port_id, sh->txq, sh->tx + sent,
-					 sh->nr_tx - sent);
-	rp_stat_add(dev, RP_STAT_TX_PKTS, sent);
+			rp_xsk_tx(pq, pq->tx + sent, pq->nr_tx - sent) :
+			rte_eth_tx_burst(p->port_id, pq->txq, pq->tx + sent,
+					 pq->nr_tx - sent);
+	rp_stats_add(pq->stats, RP_STAT_TX_PKTS, sent);
 	if (kick && sent != 0)
-		sh->kick_pending = true;
+		pq->kick_pending = true;
 	/* Keep what the port refused for the next flush: the requester
 	 * holds back while the buffer is half full (rp_port_tx_room). */
-	memmove(sh->tx, sh->tx + sent, (sh->nr_tx - sent) * sizeof(sh->tx[0]));
-	sh->nr_tx -= sent;
+	memmove(pq->tx, pq->tx + sent, (pq->nr_tx - sent) * sizeof(pq->tx[0]));
+	pq->nr_tx -= sent;
 	return sent != 0;
 }
 
 static bool
-port_ethdev_flush(struct rp_dev *dev)
+port_ethdev_flush(struct rp_port_q *pq)
 {
-	return port_flush(dev, false, false);
+	return port_flush(pq, false, false);
 }
 
 static bool
-port_af_packet_flush(struct rp_dev *dev)
+port_af_packet_flush(struct rp_port_q *pq)
 {
-	return port_flush(dev, true, false);
+	return port_flush(pq, true, false);
 }
 
 static bool
-port_af_xdp_flush(struct rp_dev *dev)
+port_af_xdp_flush(struct rp_port_q *pq)
 {
-	return port_flush(dev, false, true);
+	return port_flush(pq, false, true);
 }
 
 bool
-rp_port_flush(struct rp_dev *dev)
+rp_port_flush(struct rp_port_q *pq)
 {
-	return dev->ops->flush(dev);
+	return pq->port->ops->flush(pq);
 }
 
 /* A frame to send: through the faults, if any, into the shard's buffer. */
 void
-rp_port_tx(struct rp_dev *dev, struct rte_mbuf *m)
+rp_port_tx(struct rp_port_q *pq, struct rte_mbuf *m)
 {
-	dev->ops->tx(dev, m);
+	pq->port->ops->tx(pq, m);
 }
 
 void
-rp_port_enqueue(struct rp_dev *dev, struct rte_mbuf *m)
+rp_port_enqueue(struct rp_port_q *pq, struct rte_mbuf *m)
 {
 	const struct rte_ether_hdr *eth =
 		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	struct rp_shard *sh = rp_sh(dev);
+	const struct rp_port *p = pq->port;
 
-	if (rte_is_same_ether_addr(&eth->dst_addr, &dev->mac)) {
-		rp_stat_inc(dev, RP_STAT_LOOPBACK);
-		/* Any shard sends to ourselves; shard 0 receives. */
+	if (rte_is_same_ether_addr(&eth->dst_addr, &p->mac)) {
+		rp_stats_inc(pq->stats, RP_STAT_LOOPBACK);
+		/* Any queue sends to ourselves; queue 0 receives. */
 		rp_handoff_release(m);
-		if (rte_ring_mp_enqueue(dev->loop_ring, m) != 0) {
+		if (rte_ring_mp_enqueue(p->loop_ring, m) != 0) {
 			rte_pktmbuf_free(m);
-			rp_stat_inc(dev, RP_STAT_TX_DROP);
+			rp_stats_inc(pq->stats, RP_STAT_TX_DROP);
 		}
 		return;
 	}
-	if (sh->nr_tx == RP_TX_MAX)
-		rp_port_flush(dev);
-	if (sh->nr_tx == RP_TX_MAX) {
+	if (pq->nr_tx == RP_TX_MAX)
+		rp_port_flush(pq);
+	if (pq->nr_tx == RP_TX_MAX) {
 		/* The port is stuck: the transport will retransmit. */
 		rte_pktmbuf_free(m);
-		rp_stat_inc(dev, RP_STAT_TX_DROP);
+		rp_stats_inc(pq->stats, RP_STAT_TX_DROP);
 		return;
 	}
-	sh->tx[sh->nr_tx++] = m;
+	pq->tx[pq->nr_tx++] = m;
 }
 
-static_assert(sizeof(((struct rp_dev *)0)->if_name) == IF_NAMESIZE,
-	      "rp_dev.if_name holds an interface name");
+static_assert(sizeof(((struct rp_port *)0)->if_name) == IF_NAMESIZE,
+	      "rp_port.if_name holds an interface name");
 
 /*
  * Whether the kernel interface behind the port is up and has carrier.
@@ -780,42 +811,37 @@ static_assert(sizeof(((struct rp_dev *)0)->if_name) == IF_NAMESIZE,
  * per link poll (10 a second), never per packet.
  */
 static bool
-port_kernel_link_up(const struct rp_dev *dev)
+port_kernel_link_up(const struct rp_port *p)
 {
 	struct ifreq ifr;
 
-	if (dev->if_sock < 0)
+	if (p->if_sock < 0)
 		return true;
 	memset(&ifr, 0, sizeof(ifr));
-	memcpy(ifr.ifr_name, dev->if_name, sizeof(ifr.ifr_name));
-	if (ioctl(dev->if_sock, SIOCGIFFLAGS, &ifr) < 0)
+	memcpy(ifr.ifr_name, p->if_name, sizeof(ifr.ifr_name));
+	if (ioctl(p->if_sock, SIOCGIFFLAGS, &ifr) < 0)
 		return true;	/* unknown: trust the PMD */
 	return (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
 }
 
 int
-rp_port_link_poll(struct rp_dev *dev)
+rp_port_link_get(const struct rp_port *p, uint32_t *speed)
 {
 	struct rte_eth_link link;
 
-	uint32_t up, was;
-
-	if (rte_eth_link_get_nowait(dev->port_id, &link) != 0)
+	if (rte_eth_link_get_nowait(p->port_id, &link) != 0)
 		return -1;
-	up = link.link_status && port_kernel_link_up(dev) ? 1u : 0u;
-	was = rp_load_relaxed(&dev->ctl->link_up);	/* ours: one writer */
-	rp_store_relaxed(&dev->ctl->link_up, up);
-	rp_store_relaxed(&dev->ctl->link_speed, link.link_speed);
-	return up != was ? (int)up : -1;
+	*speed = link.link_speed;
+	return link.link_status && port_kernel_link_up(p) ? 1 : 0;
 }
 
 /* ---- The kinds of port (rp_port_kind.h) */
 
 /* af_packet copies whole ring frames: its mbufs must hold framesz. */
 static uint32_t
-af_packet_frame_max(const struct rp_dev *dev, uint32_t frame_max)
+af_packet_frame_max(const struct rp_port *p, uint32_t frame_max)
 {
-	const char *fsz = strstr(dev->cfg.device, "framesz=");
+	const char *fsz = strstr(p->cfg->device, "framesz=");
 
 	if (fsz != NULL)
 		frame_max = RTE_MAX(frame_max, (uint32_t)atoi(fsz + 8));
@@ -823,19 +849,19 @@ af_packet_frame_max(const struct rp_dev *dev, uint32_t frame_max)
 }
 
 static int
-af_packet_start(struct rp_dev *dev, const struct rte_eth_dev_info *info)
+af_packet_start(struct rp_port *p, const struct rte_eth_dev_info *info)
 {
-	rp_port_kick_init(dev, info->if_index);
+	rp_port_kick_init(p, info->if_index);
 	return 0;
 }
 
 static void
-af_packet_rx_socks(struct rp_dev *dev, unsigned int ifindex)
+af_packet_rx_socks(struct rp_port *p, unsigned int ifindex)
 {
-	unsigned int n = rp_port_ring_sockets(ifindex, dev->rx_sock,
+	unsigned int n = rp_port_ring_sockets(ifindex, p->rx_sock,
 					      RP_RX_SOCKS);
 
-	dev->nr_rx_sock = RTE_MIN(n, RP_RX_SOCKS);
+	p->nr_rx_sock = RTE_MIN(n, RP_RX_SOCKS);
 }
 
 /*
@@ -844,28 +870,28 @@ af_packet_rx_socks(struct rp_dev *dev, unsigned int ifindex)
  * of a full IB MTU with a RETH is dropped by the socket.
  */
 static uint32_t
-af_xdp_frame_max(const struct rp_dev *dev, uint32_t frame_max)
+af_xdp_frame_max(const struct rp_port *p, uint32_t frame_max)
 {
-	RTE_SET_USED(dev);
+	RTE_SET_USED(p);
 	return frame_max + RP_XDP_PACKET_HEADROOM;
 }
 
 static uint32_t
-af_xdp_queues(const struct rp_dev *dev, const struct rte_eth_dev_info *info)
+af_xdp_queues(const struct rp_port *p, const struct rte_eth_dev_info *info)
 {
-	return rp_xdp_port_queues(dev, info->if_index);
+	return rp_xdp_port_queues(p, info->if_index);
 }
 
 static int
-af_xdp_prepare(struct rp_dev *dev, const struct rte_eth_dev_info *info)
+af_xdp_prepare(struct rp_port *p, const struct rte_eth_dev_info *info)
 {
-	return rp_xdp_port_prepare(dev, info->if_index);
+	return rp_xdp_port_prepare(p, info->if_index);
 }
 
 static int
-af_xdp_start(struct rp_dev *dev, const struct rte_eth_dev_info *info)
+af_xdp_start(struct rp_port *p, const struct rte_eth_dev_info *info)
 {
-	return rp_xdp_port_start(dev, info->if_index);
+	return rp_xdp_port_start(p, info->if_index);
 }
 
 /* Any other PMD: memif, ring, null, tap, NICs. */

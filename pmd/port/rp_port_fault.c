@@ -23,7 +23,7 @@
 #include <rte_mbuf.h>
 
 #include "rp_fault_plan.h"
-#include "rp_transport.h"
+#include "rp_port.h"
 
 /* A reordered frame waits for its later frames at most this long. */
 #define RP_FAULT_REORDER_MAX_US	200u
@@ -38,21 +38,21 @@ fault_dir_init(struct rp_fault_dir *d, const struct rp_fault_rates *r)
 }
 
 void
-rp_fault_init(struct rp_dev *dev)
+rp_fault_init(struct rp_port *p)
 {
-	const struct rp_fault_cfg *f = &dev->cfg.fault;
+	const struct rp_fault_cfg *f = &p->cfg->fault;
 
-	fault_dir_init(&dev->fault[0], &f->tx);
-	fault_dir_init(&dev->fault[1], &f->rx);
+	fault_dir_init(&p->fault[0], &f->tx);
+	fault_dir_init(&p->fault[1], &f->rx);
 	if (rp_fault_rates_on(&f->tx) || rp_fault_rates_on(&f->rx))
-		dev->ops = &rp_port_fault_ops;
+		p->ops = &rp_port_fault_ops;
 }
 
 void
-rp_fault_fini(struct rp_dev *dev)
+rp_fault_fini(struct rp_port *p)
 {
 	for (unsigned int dir = 0; dir < 2; dir++) {
-		struct rp_fault_dir *d = &dev->fault[dir];
+		struct rp_fault_dir *d = &p->fault[dir];
 
 		for (unsigned int i = 0; i < RP_FAULT_HOLD; i++) {
 			rte_pktmbuf_free(d->hold[i].m);
@@ -123,11 +123,11 @@ fault_due(struct rp_fault_dir *d, uint64_t now)
  * NULL.
  */
 static struct rte_mbuf *
-fault_apply(struct rp_dev *dev, unsigned int dir, struct rte_mbuf *m,
+fault_apply(struct rp_port_q *pq, unsigned int dir, struct rte_mbuf *m,
 	    struct rte_mbuf **dup)
 {
-	const struct rp_fault_cfg *f = &dev->cfg.fault;
-	struct rp_fault_dir *d = &dev->fault[dir];
+	const struct rp_fault_cfg *f = &pq->port->cfg->fault;
+	struct rp_fault_dir *d = &pq->port->fault[dir];
 	uint32_t bth_end = fault_bth_end(m);
 	uint64_t n, now, hz_us;
 	uint32_t act;
@@ -139,26 +139,26 @@ fault_apply(struct rp_dev *dev, unsigned int dir, struct rte_mbuf *m,
 	act = rp_fault_plan(f, dir, n);
 	if (likely(act == 0))
 		return m;
-	rp_stat_inc(dev, RP_STAT_FAULT);
+	rp_stats_inc(pq->stats, RP_STAT_FAULT);
 	if (act & RP_FAULT_DROP) {
-		rp_stat_inc(dev, RP_STAT_FAULT_DROP);
+		rp_stats_inc(pq->stats, RP_STAT_FAULT_DROP);
 		rte_pktmbuf_free(m);
 		return NULL;
 	}
 	/* The copy first: a corrupted frame is never doubled. */
 	if (act & RP_FAULT_DUP) {
-		*dup = rte_pktmbuf_copy(m, dev->pool, 0, UINT32_MAX);
+		*dup = rte_pktmbuf_copy(m, pq->port->pool, 0, UINT32_MAX);
 		if (*dup != NULL)
-			rp_stat_inc(dev, RP_STAT_FAULT_DUP);
+			rp_stats_inc(pq->stats, RP_STAT_FAULT_DUP);
 	}
 	if (act & RP_FAULT_CORRUPT) {
 		/* A byte past the BTH: the length and opcode checks pass,
 		 * the ICRC check must drop the frame. */
-		uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+		uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
 		uint32_t span = rte_pktmbuf_data_len(m) - bth_end;
 
-		rp_stat_inc(dev, RP_STAT_FAULT_CORRUPT);
-		p[bth_end + rp_fault_hash(f->seed, dir, n, RP_FAULT_DRAW_WHERE) %
+		rp_stats_inc(pq->stats, RP_STAT_FAULT_CORRUPT);
+		b[bth_end + rp_fault_hash(f->seed, dir, n, RP_FAULT_DRAW_WHERE) %
 		  span] ^= 0x5a;
 	}
 	now = rte_get_timer_cycles();
@@ -166,12 +166,12 @@ fault_apply(struct rp_dev *dev, unsigned int dir, struct rte_mbuf *m,
 	if ((act & RP_FAULT_REORDER) &&
 	    fault_hold(d, m, n + 1 + f->reorder_depth,
 		       now + hz_us * RP_FAULT_REORDER_MAX_US)) {
-		rp_stat_inc(dev, RP_STAT_FAULT_REORDER);
+		rp_stats_inc(pq->stats, RP_STAT_FAULT_REORDER);
 		return NULL;
 	}
 	if ((act & RP_FAULT_DELAY) &&
 	    fault_hold(d, m, UINT64_MAX, now + hz_us * f->delay_us)) {
-		rp_stat_inc(dev, RP_STAT_FAULT_DELAY);
+		rp_stats_inc(pq->stats, RP_STAT_FAULT_DELAY);
 		return NULL;
 	}
 	return m;
@@ -179,9 +179,9 @@ fault_apply(struct rp_dev *dev, unsigned int dir, struct rte_mbuf *m,
 
 /* Before a burst goes out, and after each frame: held frames now due. */
 static void
-fault_release(struct rp_dev *dev)
+fault_release(struct rp_port_q *pq)
 {
-	struct rp_fault_dir *d = &dev->fault[0];
+	struct rp_fault_dir *d = &pq->port->fault[0];
 	uint64_t now;
 	struct rte_mbuf *m;
 
@@ -189,28 +189,28 @@ fault_release(struct rp_dev *dev)
 		return;
 	now = rte_get_timer_cycles();
 	while ((m = fault_due(d, now)) != NULL)
-		dev->kind_ops->tx(dev, m);
+		pq->port->kind_ops->tx(pq, m);
 }
 
 static void
-fault_tx(struct rp_dev *dev, struct rte_mbuf *m)
+fault_tx(struct rp_port_q *pq, struct rte_mbuf *m)
 {
 	struct rte_mbuf *dup;
 
-	m = fault_apply(dev, 0, m, &dup);
+	m = fault_apply(pq, 0, m, &dup);
 	if (m != NULL)
-		dev->kind_ops->tx(dev, m);
+		pq->port->kind_ops->tx(pq, m);
 	if (dup != NULL)
-		dev->kind_ops->tx(dev, dup);
-	if (dev->fault[0].nr_held != 0)
-		fault_release(dev);
+		pq->port->kind_ops->tx(pq, dup);
+	if (pq->port->fault[0].nr_held != 0)
+		fault_release(pq);
 }
 
 static bool
-fault_flush(struct rp_dev *dev)
+fault_flush(struct rp_port_q *pq)
 {
-	fault_release(dev);
-	return dev->kind_ops->flush(dev);
+	fault_release(pq);
+	return pq->port->kind_ops->flush(pq);
 }
 
 /*
@@ -220,16 +220,16 @@ fault_flush(struct rp_dev *dev)
  * and a duplicate), and held frames take only the room left over.
  */
 static uint16_t
-fault_rx_apply(struct rp_dev *dev, struct rte_mbuf **in, uint16_t nb,
+fault_rx_apply(struct rp_port_q *pq, struct rte_mbuf **in, uint16_t nb,
 	       struct rte_mbuf **out, uint16_t cap)
 {
-	struct rp_fault_dir *d = &dev->fault[1];
+	struct rp_fault_dir *d = &pq->port->fault[1];
 	uint64_t now = d->nr_held != 0 ? rte_get_timer_cycles() : 0;
 	struct rte_mbuf *m, *dup;
 	uint16_t o = 0;
 
 	for (uint16_t i = 0; i < nb; i++) {
-		m = fault_apply(dev, 1, in[i], &dup);
+		m = fault_apply(pq, 1, in[i], &dup);
 		if (m != NULL)
 			out[o++] = m;
 		if (dup != NULL)
@@ -250,14 +250,14 @@ fault_rx_apply(struct rp_dev *dev, struct rte_mbuf **in, uint16_t nb,
 
 /* (Faults come with one lcore per device only: rp_cfg.c.) */
 static uint16_t
-fault_rx(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+fault_rx(struct rp_port_q *pq, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rte_mbuf *in[RP_BURST / 2];
 	/* Half a burst: room for what the faults add. */
-	uint16_t nb = dev->kind_ops->rx(dev, in,
+	uint16_t nb = pq->port->kind_ops->rx(pq, in,
 					RTE_MIN(n / 2u, RP_BURST / 2));
 
-	return fault_rx_apply(dev, in, nb, pkts, n);
+	return fault_rx_apply(pq, in, nb, pkts, n);
 }
 
 /* Around the kind's frame operations; the rest stays the kind's. */

@@ -30,46 +30,44 @@
 #include <rte_ethdev.h>
 
 #include "rp_log.h"
-#include "rp_transport.h"
+#include "rp_port.h"
 
 /* An af_packet port's (rp_port.c), after its start. */
 void
-rp_port_kick_init(struct rp_dev *dev, unsigned int ifindex)
+rp_port_kick_init(struct rp_port *p, unsigned int ifindex)
 {
 	int found = -1;
 	unsigned int n;
 
-	dev->kick_fd = -1;
+	p->kick_fd = -1;
 	if (ifindex == 0 ||
-	    strstr(dev->cfg.device, "qdisc_bypass=0") == NULL)
+	    strstr(p->cfg->device, "qdisc_bypass=0") == NULL)
 		return;
 	n = rp_port_ring_sockets(ifindex, &found, 1);
 	if (n != 1) {
 		/* Several sockets (qpairs > 1) or none: do without. */
 		RP_LOGT(rp_logtype_port, WARNING,
 			"%s: %u packet sockets on the interface, TX ring not kicked: frames the egress path refuses wait for the next burst",
-			dev->cfg.device, n);
+			p->cfg->device, n);
 		return;
 	}
-	dev->kick_fd = found;
+	p->kick_fd = found;
 	RP_LOGT(rp_logtype_port, DEBUG, "%s: TX ring of socket %d kicked after bursts",
-		dev->cfg.device, found);
+		p->cfg->device, found);
 }
 
 bool
-rp_port_kick(struct rp_dev *dev)
+rp_port_kick(struct rp_port_q *pq)
 {
-	struct rp_shard *sh = rp_sh(dev);
-
-	/* The socket is queue 0's: shard 0's (one socket only, above). */
-	if (!sh->kick_pending)
+	/* The socket is queue 0's (one socket only, above). */
+	if (!pq->kick_pending)
 		return false;
-	if (sendto(dev->kick_fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
+	if (sendto(pq->port->kick_fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
 	    (errno == ENOBUFS || errno == EAGAIN)) {
 		/* A frame went back to the ring: try again next pass. */
-		rp_stat_inc(dev, RP_STAT_TX_KICK);
+		rp_stats_inc(pq->stats, RP_STAT_TX_KICK);
 		return true;
 	}
-	sh->kick_pending = false;
+	pq->kick_pending = false;
 	return false;
 }

@@ -28,7 +28,8 @@
 #include "rp_atomic.h"
 #include "rp_cfg_netdev.h"
 #include "rp_log.h"
-#include "rp_transport.h"
+#include "rp_port.h"
+#include "rp_pkt.h"
 #include "rp_xdp.h"
 
 #define RP_XDP_MAX_CPUS	512
@@ -82,9 +83,9 @@ xsk_find_new(void)
 
 /* Whether the af_xdp port has a program of its own given. */
 static bool
-xdp_port_ours(const struct rp_dev *dev)
+xdp_port_ours(const struct rp_port *p)
 {
-	return strstr(dev->cfg.device, "xdp_prog=") != NULL;
+	return strstr(p->cfg->device, "xdp_prog=") != NULL;
 }
 
 /* The XDP program attached to ifindex: its fd and info, or -1. */
@@ -109,17 +110,17 @@ xdp_prog_get(uint32_t ifindex, struct bpf_prog_info *info)
 }
 
 int
-rp_xdp_port_prepare(struct rp_dev *dev, uint32_t ifindex)
+rp_xdp_port_prepare(struct rp_port *p, uint32_t ifindex)
 {
 	struct bpf_prog_info info;
 	char ifname[IF_NAMESIZE] = "?";
 	int fd;
 
-	dev->xdp_addrs_fd = -1;
-	dev->xdp_stats_fd = -1;
-	dev->xsk_fd = -1;
-	dev->xsks_map_fd = -1;
-	if (!xdp_port_ours(dev) || ifindex == 0)
+	p->xdp_addrs_fd = -1;
+	p->xdp_stats_fd = -1;
+	p->xsk_fd = -1;
+	p->xsks_map_fd = -1;
+	if (!xdp_port_ours(p) || ifindex == 0)
 		return 0;
 	nr_xsk_before = xsk_fds(xsk_before, RP_XSK_FDS);
 	if_indextoname(ifindex, ifname);
@@ -130,7 +131,7 @@ rp_xdp_port_prepare(struct rp_dev *dev, uint32_t ifindex)
 	if (strncmp(info.name, RP_XDP_PROG_NAME, sizeof(info.name) - 1) != 0) {
 		RP_LOGT(rp_logtype_port, ERR,
 			"%s: interface %s has an XDP program that is not rocepmd's (%s, id %u): remove it first (ip link set dev %s xdp off)",
-			dev->cfg.device, ifname, info.name, info.id, ifname);
+			p->cfg->device, ifname, info.name, info.id, ifname);
 		return -EBUSY;
 	}
 	/* Ours, and no engine of this host serves the interface (it would
@@ -138,13 +139,13 @@ rp_xdp_port_prepare(struct rp_dev *dev, uint32_t ifindex)
 	if (bpf_xdp_detach((int)ifindex, 0, NULL) != 0) {
 		RP_LOGT(rp_logtype_port, ERR,
 			"%s: cannot remove the XDP program a killed engine left on %s: %s",
-			dev->cfg.device, ifname, strerror(errno));
+			p->cfg->device, ifname, strerror(errno));
 		return -EBUSY;
 	}
 	RP_LOGT(rp_logtype_port, NOTICE,
 		"%s: removed the XDP program (id %u) a killed engine left on %s",
-		dev->cfg.device, info.id, ifname);
-	rp_stat_inc(dev, RP_STAT_XDP_STALE);
+		p->cfg->device, info.id, ifname);
+	rp_stats_inc(p->q[0]->stats, RP_STAT_XDP_STALE);
 	return 0;
 }
 
@@ -180,21 +181,21 @@ xdp_map_find(const struct bpf_prog_info *pinfo, int prog_fd, const char *name)
  * every one, as far as the program's xsks_map reaches.
  */
 uint32_t
-rp_xdp_port_queues(const struct rp_dev *dev, uint32_t ifindex)
+rp_xdp_port_queues(const struct rp_port *p, uint32_t ifindex)
 {
 	char ifname[IF_NAMESIZE];
 	uint32_t nq;
 
-	if (!xdp_port_ours(dev) || ifindex == 0 ||
+	if (!xdp_port_ours(p) || ifindex == 0 ||
 	    if_indextoname(ifindex, ifname) == NULL ||
-	    strstr(dev->cfg.device, "start_queue=") != NULL ||
-	    strstr(dev->cfg.device, "queue_count=") != NULL)
+	    strstr(p->cfg->device, "start_queue=") != NULL ||
+	    strstr(p->cfg->device, "queue_count=") != NULL)
 		return 1;
 	nq = rp_netdev_rx_queues(ifname);
 	if (nq > RP_XDP_MAX_QUEUES) {
 		RP_LOGT(rp_logtype_port, WARNING,
 			"%s: %s has %u receive queues; rocepmd serves the first %u (RoCEv2 on the others is dropped: ethtool -L %s combined %u)",
-			dev->cfg.device, ifname, nq, RP_XDP_MAX_QUEUES, ifname,
+			p->cfg->device, ifname, nq, RP_XDP_MAX_QUEUES, ifname,
 			RP_XDP_MAX_QUEUES);
 		nq = RP_XDP_MAX_QUEUES;
 	}
@@ -202,13 +203,13 @@ rp_xdp_port_queues(const struct rp_dev *dev, uint32_t ifindex)
 }
 
 int
-rp_xdp_port_start(struct rp_dev *dev, uint32_t ifindex)
+rp_xdp_port_start(struct rp_port *p, uint32_t ifindex)
 {
 	char ifname[IF_NAMESIZE];
 	struct bpf_prog_info info;
 	int fd;
 
-	if (!xdp_port_ours(dev))
+	if (!xdp_port_ours(p))
 		return 0;
 	fd = xdp_prog_get(ifindex, &info);
 	if (fd < 0 || strncmp(info.name, RP_XDP_PROG_NAME,
@@ -217,123 +218,120 @@ rp_xdp_port_start(struct rp_dev *dev, uint32_t ifindex)
 			close(fd);
 		RP_LOGT(rp_logtype_port, ERR,
 			"%s: rocepmd's XDP program is not attached after the start",
-			dev->cfg.device);
+			p->cfg->device);
 		return -ENOENT;
 	}
-	dev->xdp_addrs_fd = xdp_map_find(&info, fd, RP_XDP_ADDRS_MAP);
-	dev->xdp_stats_fd = xdp_map_find(&info, fd, RP_XDP_STATS_MAP);
-	dev->xsks_map_fd = xdp_map_find(&info, fd, RP_XDP_XSKS_MAP);
+	p->xdp_addrs_fd = xdp_map_find(&info, fd, RP_XDP_ADDRS_MAP);
+	p->xdp_stats_fd = xdp_map_find(&info, fd, RP_XDP_STATS_MAP);
+	p->xsks_map_fd = xdp_map_find(&info, fd, RP_XDP_XSKS_MAP);
 	close(fd);
-	if (dev->xdp_addrs_fd < 0 || dev->xdp_stats_fd < 0 ||
-	    dev->xsks_map_fd < 0) {
+	if (p->xdp_addrs_fd < 0 || p->xdp_stats_fd < 0 ||
+	    p->xsks_map_fd < 0) {
 		RP_LOGT(rp_logtype_port, ERR,
 			"%s: the XDP program has no %s, %s or %s map: not rocepmd's bpf/rp_xdp.o?",
-			dev->cfg.device, RP_XDP_ADDRS_MAP, RP_XDP_STATS_MAP,
+			p->cfg->device, RP_XDP_ADDRS_MAP, RP_XDP_STATS_MAP,
 			RP_XDP_XSKS_MAP);
-		rp_xdp_port_fini(dev);
+		rp_xdp_port_fini(p);
 		return -ENOENT;
 	}
 	/* Before the engine's own sockets are made: the PMD's is new. */
-	dev->xsk_fd = xsk_find_new();
-	if (dev->xsk_fd < 0)
+	p->xsk_fd = xsk_find_new();
+	if (p->xsk_fd < 0)
 		RP_LOGT(rp_logtype_port, WARNING,
 			"%s: its AF_XDP socket not found: no xsk_* counters",
-			dev->cfg.device);
+			p->cfg->device);
 	if (if_indextoname(ifindex, ifname) == NULL ||
-	    rp_xsk_rxq_open(dev, ifname, dev->xsks_map_fd,
-			    rp_xdp_port_queues(dev, ifindex)) < 0) {
-		rp_xdp_port_fini(dev);
+	    rp_xsk_rxq_open(p, ifname, p->xsks_map_fd,
+			    rp_xdp_port_queues(p, ifindex)) < 0) {
+		rp_xdp_port_fini(p);
 		return -EIO;
 	}
 	RP_LOGT(rp_logtype_port, INFO,
 		"%s: XDP program %u steers RoCEv2 for the device to the engine, the rest to the kernel",
-		dev->cfg.device, info.id);
+		p->cfg->device, info.id);
 	return 0;
 }
 
 /* The device's addresses (its GIDs, IPv4 ::ffff:-mapped) into the map. */
 void
-rp_xdp_port_addrs(struct rp_dev *dev)
+rp_xdp_port_addrs(struct rp_port *p, const uint8_t (*gid)[16], uint32_t n)
 {
 	static const uint8_t zero[16];
 	const __u8 one = 1;
 
-	if (dev->xdp_addrs_fd < 0)
+	if (p->xdp_addrs_fd < 0)
 		return;
-	for (unsigned int g = 0; g < RP_GID_TBL_LEN; g++) {
+	for (unsigned int g = 0; g < n; g++) {
 		struct rp_xdp_addr a;
 
-		if (memcmp(dev->gid[g], zero, 16) == 0)
+		if (memcmp(gid[g], zero, 16) == 0)
 			continue;
-		memcpy(a.a, dev->gid[g], 16);
-		if (bpf_map_update_elem(dev->xdp_addrs_fd, &a, &one, BPF_ANY) != 0)
+		memcpy(a.a, gid[g], 16);
+		if (bpf_map_update_elem(p->xdp_addrs_fd, &a, &one, BPF_ANY) != 0)
 			RP_LOGT(rp_logtype_port, ERR,
 				"%s: XDP address map: %s: RoCEv2 to GID %u goes to the kernel",
-				dev->cfg.device, strerror(errno), g);
+				p->cfg->device, strerror(errno), g);
 	}
-	for (unsigned int i = 0; i < RP_MAX_MCAST; i++)
-		if (dev->mcast[i].nr_qp != 0)
-			rp_xdp_port_group(dev, dev->mcast[i].gid, true);
 }
 
 /* A multicast group a UD QP joined (add) or the last one left. */
 void
-rp_xdp_port_group(struct rp_dev *dev, const uint8_t gid[16], bool add)
+rp_xdp_port_group(struct rp_port *p, const uint8_t gid[16], bool add)
 {
 	const __u8 one = 1;
 	struct rp_xdp_addr a;
 
-	if (dev->xdp_addrs_fd < 0)
+	if (p->xdp_addrs_fd < 0)
 		return;
 	memcpy(a.a, gid, 16);
 	if (!add)
-		(void)bpf_map_delete_elem(dev->xdp_addrs_fd, &a);
-	else if (bpf_map_update_elem(dev->xdp_addrs_fd, &a, &one, BPF_ANY) != 0)
+		(void)bpf_map_delete_elem(p->xdp_addrs_fd, &a);
+	else if (bpf_map_update_elem(p->xdp_addrs_fd, &a, &one, BPF_ANY) != 0)
 		RP_LOGT(rp_logtype_port, ERR,
 			"%s: XDP address map: %s: RoCEv2 to a multicast group goes to the kernel",
-			dev->cfg.device, strerror(errno));
+			p->cfg->device, strerror(errno));
 }
 
 void
-rp_xdp_port_fini(struct rp_dev *dev)
+rp_xdp_port_fini(struct rp_port *p)
 {
-	rp_xsk_rxq_close(dev, dev->xsks_map_fd);
-	if (dev->xsks_map_fd >= 0)
-		close(dev->xsks_map_fd);
-	dev->xsks_map_fd = -1;
-	if (dev->xdp_addrs_fd >= 0)
-		close(dev->xdp_addrs_fd);
-	if (dev->xdp_stats_fd >= 0)
-		close(dev->xdp_stats_fd);
-	dev->xdp_addrs_fd = -1;
-	dev->xdp_stats_fd = -1;
-	dev->xsk_fd = -1;		/* the PMD's, closed with the port */
+	rp_xsk_rxq_close(p, p->xsks_map_fd);
+	if (p->xsks_map_fd >= 0)
+		close(p->xsks_map_fd);
+	p->xsks_map_fd = -1;
+	if (p->xdp_addrs_fd >= 0)
+		close(p->xdp_addrs_fd);
+	if (p->xdp_stats_fd >= 0)
+		close(p->xdp_stats_fd);
+	p->xdp_addrs_fd = -1;
+	p->xdp_stats_fd = -1;
+	p->xsk_fd = -1;		/* the PMD's, closed with the port */
 }
 
 /* The port's AF_XDP socket's statistics into the device's counters. */
 static void
-xsk_stats_read(struct rp_dev *dev)
+xsk_stats_read(struct rp_port *p)
 {
 	struct xdp_statistics st;
 	socklen_t len = sizeof(st);
 
 	memset(&st, 0, sizeof(st));
-	if (dev->xsk_fd < 0 ||
-	    getsockopt(dev->xsk_fd, RP_SOL_XDP, XDP_STATISTICS, &st, &len) != 0)
+	if (p->xsk_fd < 0 ||
+	    getsockopt(p->xsk_fd, RP_SOL_XDP, XDP_STATISTICS, &st, &len) != 0)
 		return;
-	rp_xsk_rxq_stats(dev, &st);
-	rp_store_relaxed(&dev->sh[0].stats[RP_STAT_XSK_RX_DROPPED], st.rx_dropped);
-	rp_store_relaxed(&dev->sh[0].stats[RP_STAT_XSK_RX_RING_FULL],
+	rp_xsk_rxq_stats(p, &st);
+	rp_store_relaxed(&p->q[0]->stats[RP_STAT_XSK_RX_DROPPED], st.rx_dropped);
+	rp_store_relaxed(&p->q[0]->stats[RP_STAT_XSK_RX_RING_FULL],
 			 st.rx_ring_full);
-	rp_store_relaxed(&dev->sh[0].stats[RP_STAT_XSK_FILL_EMPTY],
+	rp_store_relaxed(&p->q[0]->stats[RP_STAT_XSK_FILL_EMPTY],
 			 st.rx_fill_ring_empty_descs);
-	rp_store_relaxed(&dev->sh[0].stats[RP_STAT_XSK_INVALID],
+	rp_store_relaxed(&p->q[0]->stats[RP_STAT_XSK_INVALID],
 			 st.rx_invalid_descs + st.tx_invalid_descs);
 }
 
 /* Lcore, with the link poll: the program's counters into the device's. */
 void
-rp_xdp_port_poll(struct rp_dev *dev)
+rp_xdp_port_poll(struct rp_port *p)
 {
 	static const enum rp_stat to[RP_XDP_STAT_MAX] = {
 		[RP_XDP_REDIRECTED] = RP_STAT_XDP_REDIRECTED,
@@ -343,8 +341,8 @@ rp_xdp_port_poll(struct rp_dev *dev)
 	uint64_t v[RP_XDP_MAX_CPUS];	/* one per possible CPU */
 	int ncpu;
 
-	xsk_stats_read(dev);
-	if (dev->xdp_stats_fd < 0)
+	xsk_stats_read(p);
+	if (p->xdp_stats_fd < 0)
 		return;
 	ncpu = libbpf_num_possible_cpus();
 	if (ncpu <= 0 || ncpu > RP_XDP_MAX_CPUS)
@@ -352,32 +350,30 @@ rp_xdp_port_poll(struct rp_dev *dev)
 	for (__u32 k = 0; k < RP_XDP_STAT_MAX; k++) {
 		uint64_t sum = 0;
 
-		if (bpf_map_lookup_elem(dev->xdp_stats_fd, &k, v) != 0)
+		if (bpf_map_lookup_elem(p->xdp_stats_fd, &k, v) != 0)
 			continue;
 		for (int c = 0; c < ncpu; c++)
 			sum += v[c];
-		rp_store_relaxed(&dev->sh[0].stats[to[k]], sum);
+		rp_store_relaxed(&p->q[0]->stats[to[k]], sum);
 	}
 }
 
-/* After a change of the GID table: old's entries out of the map, the
- * table's in. */
 void
-rp_xdp_port_addrs_sync(struct rp_dev *dev, const uint8_t (*old)[16])
+rp_xdp_port_addrs_sync(struct rp_port *p, const uint8_t (*old)[16],
+		       const uint8_t (*gid)[16], uint32_t n)
 {
 	static const uint8_t zero[16];
 
-	if (dev->xdp_addrs_fd < 0)
+	if (p->xdp_addrs_fd < 0)
 		return;
 	for (unsigned int g = 0; g < RP_GID_TBL_LEN; g++) {
 		struct rp_xdp_addr a;
 
 		if (memcmp(old[g], zero, 16) == 0 ||
-		    rp_gid_index((const uint8_t (*)[16])dev->gid, dev->nr_gid,
-				 old[g]) >= 0)
+		    rp_gid_index(gid, n, old[g]) >= 0)
 			continue;
 		memcpy(a.a, old[g], 16);
-		(void)bpf_map_delete_elem(dev->xdp_addrs_fd, &a);
+		(void)bpf_map_delete_elem(p->xdp_addrs_fd, &a);
 	}
-	rp_xdp_port_addrs(dev);
+	rp_xdp_port_addrs(p, gid, n);
 }

@@ -32,7 +32,7 @@
 
 #include "rp_atomic.h"
 #include "rp_log.h"
-#include "rp_transport.h"
+#include "rp_port.h"
 
 #define RP_SOL_XDP	283		/* SOL_XDP, which older libcs lack */
 
@@ -63,15 +63,16 @@ pool_base(const struct rte_mempool *mp, uint64_t *align)
 
 /* An mbuf's umem address: the start of its mempool object. */
 static inline uint64_t
-mbuf_addr(const struct rp_dev *dev, const struct rte_mbuf *m)
+mbuf_addr(const struct rp_port *p, const struct rte_mbuf *m)
 {
-	return (uint64_t)((uintptr_t)m - (uintptr_t)dev->xsk_base -
-			  dev->pool->header_size);
+	return (uint64_t)((uintptr_t)m - (uintptr_t)p->xsk_base -
+			  p->pool->header_size);
 }
 
 /* Give the kernel up to want more buffers to fill. */
 static void
-fq_refill(struct rp_dev *dev, struct rp_xsk_rxq *q, uint32_t want)
+fq_refill(const struct rp_port *p, struct rp_xsk_rxq *q, uint32_t want,
+	  uint64_t *stats)
 {
 	struct rte_mbuf *m[RP_BURST];
 	uint32_t idx;
@@ -79,8 +80,8 @@ fq_refill(struct rp_dev *dev, struct rp_xsk_rxq *q, uint32_t want)
 	while (want != 0) {
 		uint32_t n = RTE_MIN(want, (uint32_t)RP_BURST);
 
-		if (rte_pktmbuf_alloc_bulk(dev->pool, m, n) != 0) {
-			rp_stat_inc(dev, RP_STAT_NOMBUF);
+		if (rte_pktmbuf_alloc_bulk(p->pool, m, n) != 0) {
+			rp_stats_inc(stats, RP_STAT_NOMBUF);
 			return;
 		}
 		if (xsk_ring_prod__reserve(&q->fq, n, &idx) != n) {
@@ -89,7 +90,7 @@ fq_refill(struct rp_dev *dev, struct rp_xsk_rxq *q, uint32_t want)
 		}
 		for (uint32_t i = 0; i < n; i++)
 			*xsk_ring_prod__fill_addr(&q->fq, idx + i) =
-				mbuf_addr(dev, m[i]);
+				mbuf_addr(p, m[i]);
 		xsk_ring_prod__submit(&q->fq, n);
 		q->posted += n;
 		want -= n;
@@ -98,80 +99,80 @@ fq_refill(struct rp_dev *dev, struct rp_xsk_rxq *q, uint32_t want)
 
 /* The mbuf whose mempool object starts at umem address addr. */
 static inline struct rte_mbuf *
-addr_mbuf(const struct rp_dev *dev, uint64_t addr)
+addr_mbuf(const struct rp_port *p, uint64_t addr)
 {
-	return (struct rte_mbuf *)(void *)(dev->xsk_base + addr +
-					   dev->pool->header_size);
+	return (struct rte_mbuf *)(void *)(p->xsk_base + addr +
+					   p->pool->header_size);
 }
 
 /* The mbuf of a received descriptor, its data where the kernel put it. */
 static inline struct rte_mbuf *
-desc_mbuf(const struct rp_dev *dev, const struct xdp_desc *d)
+desc_mbuf(const struct rp_port *p, const struct xdp_desc *d)
 {
 	uint64_t off = xsk_umem__extract_offset(d->addr);
-	struct rte_mbuf *m = addr_mbuf(dev, xsk_umem__extract_addr(d->addr));
+	struct rte_mbuf *m = addr_mbuf(p, xsk_umem__extract_addr(d->addr));
 
 	m->data_off = (uint16_t)(off - sizeof(struct rte_mbuf) -
-				 rte_pktmbuf_priv_size(dev->pool) -
-				 dev->pool->header_size);
+				 rte_pktmbuf_priv_size(p->pool) -
+				 p->pool->header_size);
 	m->data_len = (uint16_t)d->len;
 	m->pkt_len = d->len;
-	m->port = dev->port_id;
+	m->port = p->port_id;
 	return m;
 }
 
 static uint16_t
-rxq_burst(struct rp_dev *dev, struct rp_xsk_rxq *q, struct rte_mbuf **pkts,
-	  uint16_t n, bool refill)
+rxq_burst(const struct rp_port *p, struct rp_xsk_rxq *q, struct rte_mbuf **pkts,
+	  uint16_t n, uint64_t *refill_stats)
 {
 	uint32_t idx, got;
 
 	got = xsk_ring_cons__peek(&q->rx, n, &idx);
 	for (uint32_t i = 0; i < got; i++)
-		pkts[i] = desc_mbuf(dev, xsk_ring_cons__rx_desc(&q->rx, idx + i));
+		pkts[i] = desc_mbuf(p, xsk_ring_cons__rx_desc(&q->rx, idx + i));
 	if (got != 0)
 		xsk_ring_cons__release(&q->rx, got);
 	q->posted -= got;
-	if (!refill)
+	if (refill_stats == NULL)
 		return (uint16_t)got;
-	if (q->posted < dev->xsk_fill / 2)
-		fq_refill(dev, q, dev->xsk_fill - q->posted);
+	if (q->posted < p->xsk_fill / 2)
+		fq_refill(p, q, p->xsk_fill - q->posted, refill_stats);
 	/* The kernel asks for a kick only when it ran out of buffers. */
 	if (got == 0 && xsk_ring_prod__needs_wakeup(&q->fq))
 		(void)recvfrom(q->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 	return (uint16_t)got;
 }
 
-/* The queues of shard sh (rp_shard.c shares them out). */
+/* The queues of pq (port_shard_queues shares them out). */
 uint16_t
-rp_xsk_rxq_rx(struct rp_dev *dev, struct rp_shard *sh, struct rte_mbuf **pkts,
+rp_xsk_rxq_rx(struct rp_port_q *pq, struct rte_mbuf **pkts,
 	      uint16_t n)
 {
 	uint16_t nb = 0;
 
 	/* A different queue first on each pass: none starves another. */
-	for (uint32_t k = 0; k < sh->nr_xsk && nb < n; k++) {
-		uint32_t i = sh->xsk_lo + (sh->xsk_turn + k) % sh->nr_xsk;
+	for (uint32_t k = 0; k < pq->nr_xsk && nb < n; k++) {
+		uint32_t i = pq->xsk_lo + (pq->xsk_turn + k) % pq->nr_xsk;
 
-		nb += rxq_burst(dev, &dev->xsk_rxq[i], pkts + nb, n - nb,
-				true);
+		nb += rxq_burst(pq->port, &pq->port->xsk_rxq[i], pkts + nb,
+				n - nb, pq->stats);
 	}
-	if (sh->nr_xsk != 0)
-		sh->xsk_turn = (sh->xsk_turn + 1) % sh->nr_xsk;
+	if (pq->nr_xsk != 0)
+		pq->xsk_turn = (pq->xsk_turn + 1) % pq->nr_xsk;
 	if (nb != 0)
-		rp_stat_add(dev, RP_STAT_RX_XSK_QUEUES, nb);
+		rp_stats_add(pq->stats, RP_STAT_RX_XSK_QUEUES, nb);
 	return nb;
 }
 
 /* Frames the kernel has sent from q: their mbufs back to the pool. */
 static void
-tx_reap(struct rp_dev *dev, struct rp_xsk_rxq *q)
+tx_reap(const struct rp_port *p, struct rp_xsk_rxq *q)
 {
 	uint32_t idx, done;
 
 	done = xsk_ring_cons__peek(&q->cq, q->tx_out, &idx);
 	for (uint32_t i = 0; i < done; i++)
-		rte_pktmbuf_free(addr_mbuf(dev, xsk_umem__extract_addr(
+		rte_pktmbuf_free(addr_mbuf(p, xsk_umem__extract_addr(
 				*xsk_ring_cons__comp_addr(&q->cq, idx + i))));
 	if (done != 0)
 		xsk_ring_cons__release(&q->cq, done);
@@ -204,21 +205,22 @@ tx_kick(struct rp_xsk_rxq *q)
  * the completion ring returns names the mbuf again.
  */
 uint16_t
-rp_xsk_tx(struct rp_dev *dev, struct rp_shard *sh, struct rte_mbuf **m,
+rp_xsk_tx(struct rp_port_q *pq, struct rte_mbuf **m,
 	  uint16_t n)
 {
-	struct rp_xsk_rxq *q = &dev->xsk_rxq[sh->xsk_lo];
+	const struct rp_port *p = pq->port;
+	struct rp_xsk_rxq *q = &p->xsk_rxq[pq->xsk_lo];
 	uint32_t idx, k;
 
-	tx_reap(dev, q);
-	n = (uint16_t)RTE_MIN((uint32_t)n, dev->xsk_fill - q->tx_out);
+	tx_reap(p, q);
+	n = (uint16_t)RTE_MIN((uint32_t)n, p->xsk_fill - q->tx_out);
 	if (n == 0 || xsk_ring_prod__reserve(&q->tx, n, &idx) != n)
 		return 0;
 	for (k = 0; k < n; k++) {
 		struct xdp_desc *d = xsk_ring_prod__tx_desc(&q->tx, idx + k);
-		uint64_t obj = mbuf_addr(dev, m[k]);
+		uint64_t obj = mbuf_addr(p, m[k]);
 		uint64_t off = (uint64_t)(rte_pktmbuf_mtod(m[k], uint8_t *) -
-					  dev->xsk_base) - obj;
+					  p->xsk_base) - obj;
 
 		/* Built by the engine in one segment (rp_port_alloc). */
 		d->addr = obj | off << XSK_UNALIGNED_BUF_OFFSET_SHIFT;
@@ -236,13 +238,14 @@ rp_xsk_tx(struct rp_dev *dev, struct rp_shard *sh, struct rte_mbuf **m,
  * any were left.
  */
 bool
-rp_xsk_tx_pending(struct rp_dev *dev, struct rp_shard *sh)
+rp_xsk_tx_pending(struct rp_port_q *pq)
 {
-	struct rp_xsk_rxq *q = &dev->xsk_rxq[sh->xsk_lo];
+	const struct rp_port *p = pq->port;
+	struct rp_xsk_rxq *q = &p->xsk_rxq[pq->xsk_lo];
 
 	if (q->tx_out == 0)
 		return false;
-	tx_reap(dev, q);
+	tx_reap(p, q);
 	if (rp_load_acquire(q->tx.consumer) == q->tx.cached_prod)
 		return false;
 	tx_kick(q);
@@ -250,13 +253,13 @@ rp_xsk_tx_pending(struct rp_dev *dev, struct rp_shard *sh)
 }
 
 static int
-rxq_open(struct rp_dev *dev, struct rp_xsk_rxq *q, const char *ifname,
+rxq_open(struct rp_port *p, struct rp_xsk_rxq *q, const char *ifname,
 	 int xsks_map_fd)
 {
-	struct rte_mempool *mp = dev->pool;
+	struct rte_mempool *mp = p->pool;
 	struct xsk_umem_config uc = {
-		.fill_size = dev->xsk_fill,
-		.comp_size = dev->xsk_fill,
+		.fill_size = p->xsk_fill,
+		.comp_size = p->xsk_fill,
 		.frame_size = rte_mempool_calc_obj_size(mp->elt_size, mp->flags,
 							NULL),
 		.frame_headroom = mp->header_size + sizeof(struct rte_mbuf) +
@@ -264,8 +267,8 @@ rxq_open(struct rp_dev *dev, struct rp_xsk_rxq *q, const char *ifname,
 		.flags = XDP_UMEM_UNALIGNED_CHUNK_FLAG,
 	};
 	struct xsk_socket_config sc = {
-		.rx_size = dev->xsk_fill,
-		.tx_size = dev->xsk_fill,
+		.rx_size = p->xsk_fill,
+		.tx_size = p->xsk_fill,
 		/* The program is rocepmd's, attached by the PMD. */
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 		.bind_flags = XDP_USE_NEED_WAKEUP,
@@ -275,7 +278,7 @@ rxq_open(struct rp_dev *dev, struct rp_xsk_rxq *q, const char *ifname,
 	uint64_t size = (uint64_t)mp->populated_size * uc.frame_size + align;
 	int ret;
 
-	dev->xsk_base = base;
+	p->xsk_base = base;
 	ret = xsk_umem__create(&q->umem, base, size, &q->fq, &q->cq, &uc);
 	if (ret != 0)
 		return ret;
@@ -284,7 +287,7 @@ rxq_open(struct rp_dev *dev, struct rp_xsk_rxq *q, const char *ifname,
 	if (ret != 0)
 		return ret;
 	q->fd = xsk_socket__fd(q->xsk);
-	fq_refill(dev, q, dev->xsk_fill);
+	fq_refill(p, q, p->xsk_fill, p->q[0]->stats);
 	if (q->posted == 0)
 		return -ENOMEM;
 	if (bpf_map_update_elem(xsks_map_fd, &q->queue, &q->fd, BPF_ANY) != 0)
@@ -293,60 +296,60 @@ rxq_open(struct rp_dev *dev, struct rp_xsk_rxq *q, const char *ifname,
 }
 
 int
-rp_xsk_rxq_open(struct rp_dev *dev, const char *ifname, int xsks_map_fd,
+rp_xsk_rxq_open(struct rp_port *p, const char *ifname, int xsks_map_fd,
 		uint32_t nr_queues)
 {
 	if (nr_queues <= 1)
 		return 0;
-	dev->xsk_fill = rp_xsk_fill(nr_queues);
-	dev->xsk_rxq = calloc(nr_queues - 1, sizeof(*dev->xsk_rxq));
-	if (dev->xsk_rxq == NULL)
+	p->xsk_fill = rp_xsk_fill(nr_queues);
+	p->xsk_rxq = calloc(nr_queues - 1, sizeof(*p->xsk_rxq));
+	if (p->xsk_rxq == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < nr_queues - 1; i++) {
-		struct rp_xsk_rxq *q = &dev->xsk_rxq[i];
+		struct rp_xsk_rxq *q = &p->xsk_rxq[i];
 		int ret;
 
 		q->queue = i + 1;
 		q->fd = -1;
-		dev->nr_xsk_rxq = i + 1;	/* closed by rp_xsk_rxq_close() */
-		ret = rxq_open(dev, q, ifname, xsks_map_fd);
+		p->nr_xsk_rxq = i + 1;	/* closed by rp_xsk_rxq_close() */
+		ret = rxq_open(p, q, ifname, xsks_map_fd);
 		if (ret < 0) {
 			RP_LOGT(rp_logtype_port, ERR,
 				"%s: AF_XDP socket on receive queue %u of %s: %s",
-				dev->cfg.device, q->queue, ifname,
+				p->cfg->device, q->queue, ifname,
 				strerror(-ret));
 			return ret;
 		}
 	}
 	RP_LOGT(rp_logtype_port, INFO,
 		"%s: %s has %u receive queues: queue 0 through the PMD, queues 1 to %u through the engine's own AF_XDP sockets",
-		dev->cfg.device, ifname, nr_queues, nr_queues - 1);
+		p->cfg->device, ifname, nr_queues, nr_queues - 1);
 	return 0;
 }
 
 /* The sockets, for an idle lcore's wait: at most max of them. */
 unsigned int
-rp_xsk_rxq_fds(const struct rp_dev *dev, int *fds, unsigned int max)
+rp_xsk_rxq_fds(const struct rp_port *p, int *fds, unsigned int max)
 {
 	unsigned int n = 0;
 
-	for (uint32_t i = 0; i < dev->nr_xsk_rxq && n < max; i++)
-		if (dev->xsk_rxq[i].fd >= 0)
-			fds[n++] = dev->xsk_rxq[i].fd;
+	for (uint32_t i = 0; i < p->nr_xsk_rxq && n < max; i++)
+		if (p->xsk_rxq[i].fd >= 0)
+			fds[n++] = p->xsk_rxq[i].fd;
 	return n;
 }
 
 /* Sum of the sockets' XDP_STATISTICS into st. */
 void
-rp_xsk_rxq_stats(const struct rp_dev *dev, struct xdp_statistics *st)
+rp_xsk_rxq_stats(const struct rp_port *p, struct xdp_statistics *st)
 {
-	for (uint32_t i = 0; i < dev->nr_xsk_rxq; i++) {
+	for (uint32_t i = 0; i < p->nr_xsk_rxq; i++) {
 		struct xdp_statistics s;
 		socklen_t len = sizeof(s);
 
 		memset(&s, 0, sizeof(s));
-		if (dev->xsk_rxq[i].fd < 0 ||
-		    getsockopt(dev->xsk_rxq[i].fd, RP_SOL_XDP, XDP_STATISTICS,
+		if (p->xsk_rxq[i].fd < 0 ||
+		    getsockopt(p->xsk_rxq[i].fd, RP_SOL_XDP, XDP_STATISTICS,
 			       &s, &len) != 0)
 			continue;
 		st->rx_dropped += s.rx_dropped;
@@ -363,10 +366,10 @@ rp_xsk_rxq_stats(const struct rp_dev *dev, struct xdp_statistics *st)
  * pool before the socket and its rings go.
  */
 void
-rp_xsk_rxq_close(struct rp_dev *dev, int xsks_map_fd)
+rp_xsk_rxq_close(struct rp_port *p, int xsks_map_fd)
 {
-	for (uint32_t i = 0; i < dev->nr_xsk_rxq; i++) {
-		struct rp_xsk_rxq *q = &dev->xsk_rxq[i];
+	for (uint32_t i = 0; i < p->nr_xsk_rxq; i++) {
+		struct rp_xsk_rxq *q = &p->xsk_rxq[i];
 		struct rte_mbuf *m[RP_BURST];
 		uint32_t n;
 
@@ -376,21 +379,21 @@ rp_xsk_rxq_close(struct rp_dev *dev, int xsks_map_fd)
 			/* A redirect already under way (softirq, some µs)
 			 * still lands: let it. */
 			usleep(1000);
-			while ((n = rxq_burst(dev, q, m, RP_BURST, false)) != 0)
+			while ((n = rxq_burst(p, q, m, RP_BURST, NULL)) != 0)
 				rte_pktmbuf_free_bulk(m, n);
-			tx_reap(dev, q);
+			tx_reap(p, q);
 			/* Filled but not yet taken: from the kernel's
 			 * consumer index to our producer index. */
 			for (uint32_t c = rp_load_acquire(q->fq.consumer);
 			     c != q->fq.cached_prod; c++)
-				rte_pktmbuf_free(addr_mbuf(dev,
+				rte_pktmbuf_free(addr_mbuf(p,
 					*xsk_ring_prod__fill_addr(&q->fq, c)));
 			xsk_socket__delete(q->xsk);
 		}
 		if (q->umem != NULL)
 			(void)xsk_umem__delete(q->umem);
 	}
-	free(dev->xsk_rxq);
-	dev->xsk_rxq = NULL;
-	dev->nr_xsk_rxq = 0;
+	free(p->xsk_rxq);
+	p->xsk_rxq = NULL;
+	p->nr_xsk_rxq = 0;
 }

@@ -75,78 +75,6 @@ int rp_mem_atomic(struct rp_dev *dev, const struct rp_mr *m, uint64_t va,
 		  uint64_t *orig);
 void rp_mem_flush_pending(struct rp_dev *dev);
 
-enum rp_stat {
-	RP_STAT_RX_PKTS = 0,
-	RP_STAT_TX_PKTS,
-	RP_STAT_RX_NOT_ROCE,
-	RP_STAT_RX_BAD,
-	RP_STAT_RX_BAD_ICRC,
-	RP_STAT_RX_BAD_OPCODE,
-	RP_STAT_RX_NO_QP,
-	RP_STAT_RX_BAD_QKEY,
-	RP_STAT_RX_NO_RWQE,
-	RP_STAT_RX_DUP,
-	RP_STAT_RX_OUT_OF_SEQ,
-	RP_STAT_TX_NAK_SEQ,
-	RP_STAT_TX_RNR_NAK,
-	RP_STAT_TX_ACK,
-	RP_STAT_RETRANSMIT,
-	RP_STAT_TIMEOUT,
-	RP_STAT_RX_NAK,
-	RP_STAT_RX_RNR_NAK,
-	RP_STAT_ARP_RX,
-	RP_STAT_ARP_TX,
-	RP_STAT_TX_DROP,
-	RP_STAT_NOMBUF,
-	RP_STAT_CQ_OVERFLOW,
-	RP_STAT_EVENTS,
-	RP_STAT_LOOPBACK,
-	RP_STAT_FAULT,
-	RP_STAT_FAULT_DROP,
-	RP_STAT_FAULT_DUP,
-	RP_STAT_FAULT_REORDER,
-	RP_STAT_FAULT_CORRUPT,
-	RP_STAT_FAULT_DELAY,
-	RP_STAT_TM_OPS,
-	RP_STAT_TM_MATCHED,
-	RP_STAT_TM_UNEXPECTED,
-	RP_STAT_TM_NO_TAG,
-	RP_STAT_TM_RNDV,
-	RP_STAT_RX_NOT_FOR_US,
-	RP_STAT_TX_ZERO_DMAC,
-	RP_STAT_ARP_REFRESH,
-	RP_STAT_ARP_MAC_CHANGED,
-	RP_STAT_RX_NOT_PEER,
-	RP_STAT_ND_RX,
-	RP_STAT_ND_TX,
-	RP_STAT_RX_MCAST,
-	RP_STAT_PROBE,
-	RP_STAT_TIMER_STARVED,	/* retransmit timers deferred: engine starved */
-	RP_STAT_TX_KICK,
-	RP_STAT_MEM_FAULT,
-	RP_STAT_GSI_NO_AGENT,
-	RP_STAT_GSI_WILLS,
-	RP_STAT_GSI_WILLS_LOST,
-	RP_STAT_GSI_REFUSED,		/* MADs an agent may not send */
-	RP_STAT_XDP_REDIRECTED,
-	RP_STAT_XDP_PASSED,
-	RP_STAT_XDP_DROPPED,
-	RP_STAT_XDP_STALE,
-	RP_STAT_NEIGH_KERNEL,
-	RP_STAT_GID_CHANGE,
-	RP_STAT_TX_DEFERRED,
-	RP_STAT_XSK_RX_DROPPED,
-	RP_STAT_XSK_RX_RING_FULL,
-	RP_STAT_XSK_FILL_EMPTY,
-	RP_STAT_XSK_INVALID,
-	RP_STAT_RX_XSK_QUEUES,
-	RP_STAT_SHARD_HANDOFF,
-	RP_STAT_SHARD_HANDOFF_DROP,
-	RP_STAT_SHARD_MOVES,
-	RP_STAT_MAX,
-};
-
-
 /*
  * A device's share of one engine lcore (guides/architecture, "Several
  * lcores for one device"): its port queue pair, the QPs it owns with their
@@ -160,16 +88,6 @@ struct rp_shard {
 	struct rp_dev *dev;
 	uint32_t idx;			/* 0: the one that runs control */
 	uint32_t lcore;
-	uint16_t rxq;			/* its ethdev queue pair */
-	uint16_t txq;
-	/* af_xdp: the engine's further receive queues it reads
-	 * (dev->xsk_rxq[xsk_lo .. xsk_lo + nr_xsk)) */
-	uint32_t xsk_lo;
-	uint32_t nr_xsk;
-	uint32_t xsk_turn;		/* which of them is read first */
-	bool xsk_first;			/* they before the PMD's queue */
-	bool pmd_rxq;			/* it reads an ethdev receive queue */
-	bool xsk_tx;			/* it sends on its first AF_XDP socket */
 	/* frames another shard read for its QPs (MP/SC), or NULL */
 	struct rte_ring *handoff;
 	uint32_t nr_qp;			/* QPs it owns: placement's load */
@@ -181,8 +99,8 @@ struct rp_shard {
 	uint32_t gone;			/* its lcore stopped: nothing to wait for */
 	int wake_fd;			/* its lcore's eventfd, or -1 */
 
-	struct rte_mbuf *tx[RP_TX_MAX];
-	uint16_t nr_tx;
+	struct rp_port_q pq;		/* its queues on the port */
+	struct rp_net_q nq;		/* its neighbour cache (rp_net.h) */
 	uint16_t ip_id;
 	/*
 	 * Inline passes (rp_lcore.c): a pass run by the application thread
@@ -200,14 +118,8 @@ struct rp_shard {
 	uint64_t starved_from;
 	uint64_t starved_lag;
 	uint32_t pass_cqes;		/* CQEs published by this pass */
-	bool kick_pending;		/* a burst went out since the last
-					 * kick that found the ring drained */
 	struct rp_mem_batch *wb;	/* writes staged for attached memory */
 	uint32_t mem_staged;		/* how many (rp_mem_flush()) */
-	/* Each shard resolves its peers itself: ARP and neighbour
-	 * discovery reach every shard (rp_shard_rx()). */
-	struct rp_neigh neigh[RP_NEIGH_ENTRIES];
-	uint32_t arp_gen;		/* bumped when a cached MAC changes */
 	uint32_t nr_active;
 	struct rp_qp *active[RP_MAX_QP];	/* QPs the pass steps */
 	/* a window as a lookup found it, whole (rp_mr_lookup()) */
@@ -217,7 +129,6 @@ struct rp_shard {
 
 struct rp_dev {
 	unsigned int id;
-	uint16_t port_id;
 	struct rp_port_cfg cfg;
 	int region_fd;			/* memfd of the region, or -1 */
 	struct rp_dev_ctl *ctl;		/* region base: the control block */
@@ -230,14 +141,10 @@ struct rp_dev {
 	 * the one the control request being run allocates in */
 	struct rp_arena arena[RP_MAX_ARENAS];
 	uint32_t cur_arena;
-	struct rte_mempool *pool;
 	struct rte_ring *ctrl_ring;	/* slot indexes, MP/SC */
 	struct rp_ctrl_slot *ctrl_slot;	/* RP_CTRL_SLOTS, private memory */
-	struct rte_ring *loop_ring;	/* frames to ourselves: MP, shard 0 reads */
-	struct rte_ether_addr mac;
-	uint32_t ipv4;			/* network order */
-	uint8_t gid[RP_GID_TBL_LEN][16];	/* as ctl->gid; zero: empty */
-	uint32_t nr_gid;		/* entries in use, from 0 */
+	struct rp_port port;		/* its ethdev port (rp_port.h) */
+	struct rp_net net;		/* its addresses (rp_net.h) */
 	uint32_t mtu;
 
 	struct rp_qp *qp[RP_MAX_QP];
@@ -265,43 +172,10 @@ struct rp_dev {
 
 	struct rp_mcast mcast[RP_MAX_MCAST];
 
-	/* The port's operations (rp_port.h): its kind's, chosen at port
-	 * start, and the ones frames take (the kind's, or the fault
-	 * injection's wrapped around them) */
-	const struct rp_port_ops *kind_ops;
-	const struct rp_port_ops *ops;
-	/* Fault injection (rp_port_fault.c): [0] transmit, [1] receive */
-	struct rp_fault_dir fault[2];
-
 	uint64_t link_check;		/* TSC of the next link poll */
 
 	/* Idle policy "adaptive" (rp_lcore.c) */
 	int wake_fd;			/* serving lcore's eventfd, or -1 */
-	bool rx_intr_want;		/* ask the PMD for RX interrupts */
-	int rx_intr_fd;			/* RX queue 0 interrupt fd, or -1 */
-	/* Without one: af_packet's ring sockets, readable while frames
-	 * wait (af_xdp's are xsk_fd and the xsk_rxq's) */
-	int rx_sock[RP_RX_SOCKS];
-	uint32_t nr_rx_sock;
-	/* Kernel interface behind the port (af_packet, af_xdp): its flags
-	 * say the link state, which such PMDs do not report. */
-	char if_name[16];		/* IF_NAMESIZE */
-	int if_sock;			/* socket for its ioctls, or -1 */
-	/* af_xdp with rocepmd's XDP program (rp_xdp_port.c): its maps */
-	int xdp_addrs_fd;		/* or -1 */
-	int xdp_stats_fd;		/* or -1 */
-	int xsk_fd;			/* its AF_XDP socket (the PMD's), or -1 */
-	int xsks_map_fd;		/* the program's xsks_map, or -1 */
-	/* receive queues beyond the PMD's (rp_xsk_rxq.c) */
-	struct rp_xsk_rxq *xsk_rxq;
-	uint32_t nr_xsk_rxq;
-	uint32_t xsk_fill;		/* their fill rings' mbufs each */
-	uint8_t *xsk_base;		/* their umem: the pool's memory */
-	/* netdev-bound (rp_netdev_watch.c): rtnetlink address events */
-	int nl_fd;			/* or -1 */
-	uint32_t nl_ifindex;
-	/* net_af_packet with qdisc_bypass=0 (rp_port_kick.c) */
-	int kick_fd;			/* the PMD's packet socket, or -1 */
 	/* The lcores that serve it, each with its own port queues (rp_shard.c) */
 	uint32_t nr_shards;
 	rte_spinlock_t shared_lock;	/* rp_dev_shared_lock() */
@@ -353,18 +227,12 @@ void rp_async_push(struct rp_dev *dev, uint32_t type, uint32_t num);
 int rp_async_reg(struct rp_dev *dev, struct rp_ctrl_async *a);
 int rp_async_unreg(struct rp_dev *dev, struct rp_ctrl_async *a);
 
-/* One writer (the shard's lcore): relaxed load, add, relaxed store;
- * readers (telemetry, the stop log) load relaxed and sum the shards. */
+/* The calling shard's counters (rp_stat.h). */
 static inline void
 rp_stat_add(struct rp_dev *dev, enum rp_stat s, uint64_t n)
 {
-	struct rp_shard *sh = rp_sh(dev);
-
-	__atomic_store_n(&sh->stats[s],
-			 __atomic_load_n(&sh->stats[s], __ATOMIC_RELAXED) + n,
-			 __ATOMIC_RELAXED);
+	rp_stats_add(rp_sh(dev)->stats, s, n);
 }
-
 
 static inline void
 rp_stat_inc(struct rp_dev *dev, enum rp_stat s)
@@ -374,11 +242,25 @@ rp_stat_inc(struct rp_dev *dev, enum rp_stat s)
 
 /* ---- accessors that need the device or its shard */
 
+/* The calling shard's port queues. */
+static inline struct rp_port_q *
+rp_pq(const struct rp_dev *dev)
+{
+	return &rp_sh(dev)->pq;
+}
+
+/* The calling shard's neighbour cache. */
+static inline struct rp_net_q *
+rp_nq(const struct rp_dev *dev)
+{
+	return &rp_sh(dev)->nq;
+}
+
 /* Room to queue a burst of new packets (requester backpressure). */
 static inline bool
-rp_port_tx_room(const struct rp_dev *dev)
+rp_tx_room(const struct rp_dev *dev)
 {
-	return rp_sh(dev)->nr_tx < RP_TX_MAX / 2;
+	return rp_port_tx_room(rp_pq(dev));
 }
 
 static inline void *

@@ -154,8 +154,8 @@ gsi_wills_send(struct rp_dev *dev, struct rp_qp *qp)
 			continue;
 		a->nwill--;
 		w->comm_id = 0;
-		memcpy(pa.smac, dev->mac.addr_bytes, 6);
-		memcpy(pa.sgid, dev->gid[w->av.sgid_index], 16);
+		memcpy(pa.smac, dev->port.mac.addr_bytes, 6);
+		memcpy(pa.sgid, dev->net.gid[w->av.sgid_index], 16);
 		memcpy(pa.dgid, w->av.dgid, 16);
 		pa.ttl = rp_xmit_hop_limit(dev, &w->av);
 		pa.tclass = w->av.traffic_class;
@@ -286,7 +286,7 @@ rp_gsi_will(struct rp_dev *dev, struct rp_ctrl_gsi_will *m)
 	if (m->len < MAD_DATA + 12 || m->len > RP_GSI_WILL_LEN ||
 	    m->mad[MAD_MGMT_CLASS] != CM_CLASS ||
 	    (m->mad[MAD_ATTR_ID] << 8 | m->mad[MAD_ATTR_ID + 1]) !=
-	    CM_ATTR_DREQ || m->av.sgid_index >= dev->nr_gid ||
+	    CM_ATTR_DREQ || m->av.sgid_index >= dev->net.nr_gid ||
 	    rp_gid_is_mcast(m->av.dgid))
 		return -EINVAL;
 	if ((be32_at(m->mad + MAD_DATA) & RP_GSI_TAG_MASK) !=

@@ -75,7 +75,7 @@ rp_mcast_attach(struct rp_dev *dev, struct rp_ctrl_mcast *c)
 		return -ENOMEM;
 	g->qpn[g->nr_qp++] = c->qpn;
 	if (g->nr_qp == 1)
-		rp_xdp_port_group(dev, g->gid, true);
+		rp_xdp_port_group(&dev->port, g->gid, true);
 	return 0;
 }
 
@@ -90,7 +90,7 @@ mcast_detach(struct rp_dev *dev, uint32_t qpn, const uint8_t gid[16])
 		if (g->qpn[i] == qpn) {
 			g->qpn[i] = g->qpn[--g->nr_qp];
 			if (g->nr_qp == 0)
-				rp_xdp_port_group(dev, g->gid, false);
+				rp_xdp_port_group(&dev->port, g->gid, false);
 			return 0;
 		}
 	return -EINVAL;

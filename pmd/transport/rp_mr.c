@@ -374,7 +374,7 @@ rp_ah_create(struct rp_dev *dev, struct rp_ctrl_ah *ah)
 	/* RoCE needs a GRH: the destination is the GID, the source one of
 	 * ours of the same family (req_ud_addr reads it by index). */
 	if (!ah->av.is_global ||
-	    rp_dev_sgid(dev, ah->av.sgid_index, ah->av.dgid) == NULL)
+	    rp_gid_sgid(&dev->net, ah->av.sgid_index, ah->av.dgid) == NULL)
 		return -EINVAL;
 	for (uint32_t i = 1; i < RP_MAX_AH; i++) {
 		struct rp_ah *a = &dev->ah[i];

@@ -184,7 +184,7 @@ rp_qp_drain_unreliable(struct rp_qp *qp)
 	       rp_psn_diff(qp->req.psn, start) < (int32_t)RP_QP_DRAIN_PKTS) {
 		if (rp_req_step(qp))
 			stalls = 0;
-		else if (!rp_port_flush(qp->dev) &&
+		else if (!rp_port_flush(rp_pq(qp->dev)) &&
 			 ++stalls >= RP_QP_DRAIN_STALLS)
 			break;
 	}
@@ -192,7 +192,7 @@ rp_qp_drain_unreliable(struct rp_qp *qp)
 		RP_QP_LOG(rp_logtype, DEBUG, qp->qpn,
 			  "%u send WQEs not sent before a destroy",
 			  qp->sq_prod - qp->req.head);
-	rp_port_flush(qp->dev);
+	rp_port_flush(rp_pq(qp->dev));
 }
 
 /*

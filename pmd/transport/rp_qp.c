@@ -409,7 +409,7 @@ qp_set_av(struct rp_qp *qp, const struct rp_av *av)
 	}
 	if (av->port_num != 0 && av->port_num != 1)
 		return -EINVAL;
-	sgid = rp_dev_sgid(dev, av->sgid_index, av->dgid);
+	sgid = rp_gid_sgid(&dev->net, av->sgid_index, av->dgid);
 	if (sgid == NULL) {
 		RP_QP_LOG(rp_logtype, ERR, qp->qpn,
 			  "GID index %u: empty, or not of the destination's "
@@ -429,11 +429,11 @@ qp_set_av(struct rp_qp *qp, const struct rp_av *av)
 		return ret;
 	}
 	qp->addr_ok = ret == 0;
-	qp->addr_gen = dev->sh[qp->shard].arp_gen;
+	qp->addr_gen = dev->sh[qp->shard].nq.arp_gen;
 	qp->av = *av;
 	/* What goes on the wire, reported by query as the kernel does. */
 	qp->av.hop_limit = rp_xmit_hop_limit(dev, av);
-	memcpy(qp->addr.smac, dev->mac.addr_bytes, 6);
+	memcpy(qp->addr.smac, dev->port.mac.addr_bytes, 6);
 	memcpy(qp->addr.sgid, sgid, 16);
 	memcpy(qp->addr.dgid, av->dgid, 16);
 	qp->addr.ttl = qp->av.hop_limit;
@@ -630,7 +630,7 @@ qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 		break;
 	case IBV_QPS_INIT:
 		if (qp->type == IBV_QPT_UD)	/* the AH picks the GIDs */
-			memcpy(qp->addr.smac, dev->mac.addr_bytes, 6);
+			memcpy(qp->addr.smac, dev->port.mac.addr_bytes, 6);
 		rp_qp_wake(qp);
 		break;
 	case IBV_QPS_RTR:

@@ -63,10 +63,10 @@ from_peer(const struct rp_qp *qp, const struct rp_pkt *pkt)
 static bool
 l2_for_us(const struct rp_dev *dev, const struct rte_ether_addr *dst)
 {
-	if (likely(rte_is_same_ether_addr(dst, &dev->mac)))
+	if (likely(rte_is_same_ether_addr(dst, &dev->port.mac)))
 		return true;
 	return rte_is_broadcast_ether_addr(dst) ||
-		rp_nd_l2_for_us(dev, dst) || rp_mcast_l2_for_us(dev, dst);
+		rp_nd_l2_for_us(&dev->net, dst) || rp_mcast_l2_for_us(dev, dst);
 }
 
 /*
@@ -88,8 +88,8 @@ static bool
 gid_for_us(const struct rp_dev *dev, const struct rp_pkt *pkt)
 {
 	if (pkt->ipver == 4)
-		return memcmp(pkt->dgid, dev->gid[0], 16) == 0;
-	return !rp_gid_is_v4(pkt->dgid) && rp_dev_gid_find(dev, pkt->dgid) > 0;
+		return memcmp(pkt->dgid, dev->net.gid[0], 16) == 0;
+	return !rp_gid_is_v4(pkt->dgid) && rp_gid_find(&dev->net, pkt->dgid) > 0;
 }
 
 /*
@@ -138,11 +138,11 @@ recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 		return;
 	}
 	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP)) {
-		rp_arp_input(dev, m);
+		rp_arp_input(rp_nq(dev), m);
 		return;
 	}
 	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6) &&
-	    rp_nd_input(dev, m))
+	    rp_nd_input(rp_nq(dev), m))
 		return;
 	ret = rp_pkt_parse(rte_pktmbuf_mtod(m, const uint8_t *),
 			   rte_pktmbuf_data_len(m), true, &pkt);

@@ -95,7 +95,7 @@ req_ud_addr(struct rp_qp *qp, uint32_t ahn, uint32_t dqpn,
 		return -1;
 	*a = qp->addr;
 	memcpy(a->dmac, ah->dmac, 6);
-	memcpy(a->sgid, qp->dev->gid[ah->av.sgid_index], 16);
+	memcpy(a->sgid, qp->dev->net.gid[ah->av.sgid_index], 16);
 	memcpy(a->dgid, ah->av.dgid, 16);
 	a->ttl = ah->av.hop_limit;
 	a->tclass = ah->av.traffic_class;
@@ -680,7 +680,7 @@ rp_req_step(struct rp_qp *qp)
 			return false;
 		}
 	}
-	while (budget-- > 0 && !qp->flushing && rp_port_tx_room(qp->dev)) {
+	while (budget-- > 0 && !qp->flushing && rp_tx_room(qp->dev)) {
 		if (!qp->req.inprog && !req_start(qp, prod))
 			break;
 		if (!req_send_packet(qp))

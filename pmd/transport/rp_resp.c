@@ -581,14 +581,14 @@ rp_resp_step(struct rp_qp *qp)
 		return false;
 	/* An ACK that waited for the MAC, not for the READs queued after
 	 * it, goes before their responses: PSN order. */
-	if (reads && qp->resp.ack_owed && rp_port_tx_room(qp->dev) &&
+	if (reads && qp->resp.ack_owed && rp_tx_room(qp->dev) &&
 	    rp_psn_diff(qp->resp.ack_psn,
 			qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)].psn) < 0) {
 		rp_resp_send_ack(qp, qp->resp.ack_syn, qp->resp.ack_psn);
 		busy = true;
 	}
 	while (reads && budget > 0 && qp->resp.rd_tail != qp->resp.rd_head &&
-	       rp_port_tx_room(qp->dev)) {
+	       rp_tx_room(qp->dev)) {
 		struct rp_rd_resp *rd =
 			&qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)];
 		bool first = rd->psn == rd->first_psn;
@@ -652,7 +652,7 @@ rp_resp_step(struct rp_qp *qp)
 		budget--;
 		busy = true;
 	}
-	if (qp->resp.ack_owed && rp_port_tx_room(qp->dev) &&
+	if (qp->resp.ack_owed && rp_tx_room(qp->dev) &&
 	    (qp->flushing || qp->resp.rd_tail == qp->resp.rd_head)) {
 		rp_resp_send_ack(qp, qp->resp.ack_syn, qp->resp.ack_psn);
 		busy = true;

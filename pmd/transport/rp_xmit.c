@@ -31,7 +31,7 @@ rp_xmit_dmac(struct rp_dev *dev, const uint8_t dgid[16], uint8_t mac[6])
 		rp_gid_mcast_mac(dgid, mac);
 		return 0;
 	}
-	return rp_neigh_resolve(dev, dgid, mac);
+	return rp_neigh_resolve(rp_nq(dev), dgid, mac);
 }
 
 /*
@@ -41,7 +41,7 @@ rp_xmit_dmac(struct rp_dev *dev, const uint8_t dgid[16], uint8_t mac[6])
 bool
 rp_xmit_resolve(struct rp_qp *qp)
 {
-	uint32_t gen = rp_sh(qp->dev)->arp_gen;
+	uint32_t gen = rp_nq(qp->dev)->arp_gen;
 
 	if (rp_xmit_dmac(qp->dev, qp->av.dgid, qp->addr.dmac) != 0) {
 		qp->addr_ok = false;
@@ -57,7 +57,7 @@ void
 rp_xmit_reresolve(struct rp_qp *qp)
 {
 	if (!rp_gid_is_mcast(qp->av.dgid))
-		rp_neigh_probe(qp->dev, qp->av.dgid);
+		rp_neigh_probe(rp_nq(qp->dev), qp->av.dgid);
 }
 
 /* An AH's destination, resolved once (AHs are immutable). */
@@ -127,7 +127,7 @@ rp_xmit_alloc(struct rp_qp *qp, const struct rp_pkt_addr *a, uint32_t dqpn,
 			  dev->ctl->name, qp->qpn);
 		return NULL;
 	}
-	m = rp_port_alloc(dev, flen, &frame);
+	m = rp_port_alloc(rp_pq(dev), flen, &frame);
 	if (m == NULL)
 		return NULL;
 	off = rp_pkt_build(frame, a, opcode, se, dqpn, ackreq, psn, paylen);
@@ -142,5 +142,5 @@ void
 rp_xmit_send(struct rp_qp *qp, const struct rp_pkt_addr *a, struct rte_mbuf *m)
 {
 	rp_pkt_finish(rte_pktmbuf_mtod(m, uint8_t *), a, rte_pktmbuf_data_len(m));
-	rp_port_tx(qp->dev, m);
+	rp_port_tx(rp_pq(qp->dev), m);
 }

@@ -20,7 +20,7 @@ void rp_xmit_reresolve(struct rp_qp *qp);
 static inline bool
 rp_xmit_addr_ok(const struct rp_qp *qp)
 {
-	return qp->addr_ok && qp->addr_gen == rp_sh(qp->dev)->arp_gen;
+	return qp->addr_ok && qp->addr_gen == rp_nq(qp->dev)->arp_gen;
 }
 
 /*

@@ -1001,12 +1001,12 @@ fz_setup(void)
 		IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	const uint8_t *h = fz.hdr;
 	struct rp_ctrl_srq s;
-	struct rp_neigh *e = &fz.dev->sh[0].neigh[0];
+	struct rp_neigh *e = &fz.dev->sh[0].nq.neigh[0];
 	int ret;
 
 	/* The device's state that outlives an input: the peer's MAC known,
 	 * the link checked, the clock where every input starts. */
-	memset(fz.dev->sh[0].neigh, 0, sizeof(fz.dev->sh[0].neigh));
+	memset(fz.dev->sh[0].nq.neigh, 0, sizeof(fz.dev->sh[0].nq.neigh));
 	fz_gid(e->ip, FZ_IP_PEER);
 	memcpy(e->mac.addr_bytes, fz_mac_peer, 6);
 	e->valid = true;

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine's counters: one block a shard, written only by the shard's
+ * lcore, summed by the readers (telemetry, the stop log; names in
+ * engine/rp_stats.c).  Defined at the lowest layer that counts (the port)
+ * so that every layer above adds to the block it is given.
+ */
+
+#ifndef _RP_STAT_H_
+#define _RP_STAT_H_
+
+#include <stdint.h>
+
+enum rp_stat {
+	RP_STAT_RX_PKTS = 0,
+	RP_STAT_TX_PKTS,
+	RP_STAT_RX_NOT_ROCE,
+	RP_STAT_RX_BAD,
+	RP_STAT_RX_BAD_ICRC,
+	RP_STAT_RX_BAD_OPCODE,
+	RP_STAT_RX_NO_QP,
+	RP_STAT_RX_BAD_QKEY,
+	RP_STAT_RX_NO_RWQE,
+	RP_STAT_RX_DUP,
+	RP_STAT_RX_OUT_OF_SEQ,
+	RP_STAT_TX_NAK_SEQ,
+	RP_STAT_TX_RNR_NAK,
+	RP_STAT_TX_ACK,
+	RP_STAT_RETRANSMIT,
+	RP_STAT_TIMEOUT,
+	RP_STAT_RX_NAK,
+	RP_STAT_RX_RNR_NAK,
+	RP_STAT_ARP_RX,
+	RP_STAT_ARP_TX,
+	RP_STAT_TX_DROP,
+	RP_STAT_NOMBUF,
+	RP_STAT_CQ_OVERFLOW,
+	RP_STAT_EVENTS,
+	RP_STAT_LOOPBACK,
+	RP_STAT_FAULT,
+	RP_STAT_FAULT_DROP,
+	RP_STAT_FAULT_DUP,
+	RP_STAT_FAULT_REORDER,
+	RP_STAT_FAULT_CORRUPT,
+	RP_STAT_FAULT_DELAY,
+	RP_STAT_TM_OPS,
+	RP_STAT_TM_MATCHED,
+	RP_STAT_TM_UNEXPECTED,
+	RP_STAT_TM_NO_TAG,
+	RP_STAT_TM_RNDV,
+	RP_STAT_RX_NOT_FOR_US,
+	RP_STAT_TX_ZERO_DMAC,
+	RP_STAT_ARP_REFRESH,
+	RP_STAT_ARP_MAC_CHANGED,
+	RP_STAT_RX_NOT_PEER,
+	RP_STAT_ND_RX,
+	RP_STAT_ND_TX,
+	RP_STAT_RX_MCAST,
+	RP_STAT_PROBE,
+	RP_STAT_TIMER_STARVED,	/* retransmit timers deferred: engine starved */
+	RP_STAT_TX_KICK,
+	RP_STAT_MEM_FAULT,
+	RP_STAT_GSI_NO_AGENT,
+	RP_STAT_GSI_WILLS,
+	RP_STAT_GSI_WILLS_LOST,
+	RP_STAT_GSI_REFUSED,		/* MADs an agent may not send */
+	RP_STAT_XDP_REDIRECTED,
+	RP_STAT_XDP_PASSED,
+	RP_STAT_XDP_DROPPED,
+	RP_STAT_XDP_STALE,
+	RP_STAT_NEIGH_KERNEL,
+	RP_STAT_GID_CHANGE,
+	RP_STAT_TX_DEFERRED,
+	RP_STAT_XSK_RX_DROPPED,
+	RP_STAT_XSK_RX_RING_FULL,
+	RP_STAT_XSK_FILL_EMPTY,
+	RP_STAT_XSK_INVALID,
+	RP_STAT_RX_XSK_QUEUES,
+	RP_STAT_SHARD_HANDOFF,
+	RP_STAT_SHARD_HANDOFF_DROP,
+	RP_STAT_SHARD_MOVES,
+	RP_STAT_MAX,
+};
+
+/* One writer: relaxed load, add, relaxed store; readers load relaxed. */
+static inline void
+rp_stats_add(uint64_t *st, enum rp_stat s, uint64_t n)
+{
+	__atomic_store_n(&st[s], __atomic_load_n(&st[s], __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+}
+
+static inline void
+rp_stats_inc(uint64_t *st, enum rp_stat s)
+{
+	rp_stats_add(st, s, 1);
+}
+
+#endif /* _RP_STAT_H_ */
