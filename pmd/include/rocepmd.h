@@ -189,6 +189,37 @@ struct rp_config {
 	struct rp_host_cfg host;	/**< [host]: the attach server's limits */
 };
 
+/* The RC messages whose frames rp_msg_shape() tells (READ: its responses). */
+enum rp_msg_kind {
+	RP_MSG_SEND,
+	RP_MSG_SEND_IMM,
+	RP_MSG_WRITE,
+	RP_MSG_WRITE_IMM,
+	RP_MSG_READ,
+	RP_MSG_ATOMIC,		/* its request (FETCH_ADD), size ignored */
+	RP_MSG_KINDS,
+};
+
+/* The frames of one message on the wire, Ethernet without FCS. */
+struct rp_msg_shape {
+	uint32_t frames;
+	uint32_t first;		/* length of the first frame (the only one) */
+	uint32_t middle;	/* of each between first and last */
+	uint32_t last;		/* of the last (first, for a single frame) */
+	uint64_t bytes;		/* all of them */
+};
+
+/**
+ * The frames the engine sends for one RC message of `size` bytes at IB MTU
+ * `mtu` over IPv4: BTH, extended headers, padding and ICRC from the wire
+ * layer's opcode table.  A yardstick of raw frames sends frames of these
+ * lengths, so that raw and RoCE move the same bytes.
+ *
+ * @return 0, or -EINVAL (unknown kind, an mtu that is no IB MTU)
+ */
+int rp_msg_shape(enum rp_msg_kind kind, uint32_t size, uint32_t mtu,
+		 struct rp_msg_shape *shape);
+
 /**
  * Load and validate a configuration file.
  *

@@ -20,6 +20,7 @@
 #include "rp_icrc.h"
 #include "rp_opcode.h"
 #include "rp_pkt.h"
+#include "rocepmd.h"
 
 #define RP_ETH_HLEN	14u
 #define RP_VLAN_HLEN	4u
@@ -353,4 +354,49 @@ rp_pkt_finish(uint8_t *frame, const struct rp_pkt_addr *a,
 
 		udp->dgram_cksum = rte_ipv6_udptcp_cksum(ip, udp);
 	}
+}
+
+/* First, middle and last opcodes of each kind of message. */
+static const uint8_t rp_msg_ops[][4] = {
+	/* only, first, middle, last */
+	[RP_MSG_SEND] = { RP_OP_SEND_ONLY, RP_OP_SEND_FIRST,
+			  RP_OP_SEND_MIDDLE, RP_OP_SEND_LAST },
+	[RP_MSG_SEND_IMM] = { RP_OP_SEND_ONLY_IMM, RP_OP_SEND_FIRST,
+			      RP_OP_SEND_MIDDLE, RP_OP_SEND_LAST_IMM },
+	[RP_MSG_WRITE] = { RP_OP_WRITE_ONLY, RP_OP_WRITE_FIRST,
+			   RP_OP_WRITE_MIDDLE, RP_OP_WRITE_LAST },
+	[RP_MSG_WRITE_IMM] = { RP_OP_WRITE_ONLY_IMM, RP_OP_WRITE_FIRST,
+			       RP_OP_WRITE_MIDDLE, RP_OP_WRITE_LAST_IMM },
+	[RP_MSG_READ] = { RP_OP_READ_RESP_ONLY, RP_OP_READ_RESP_FIRST,
+			  RP_OP_READ_RESP_MIDDLE, RP_OP_READ_RESP_LAST },
+	[RP_MSG_ATOMIC] = { RP_OP_FETCH_ADD },
+};
+
+int
+rp_msg_shape(enum rp_msg_kind kind, uint32_t size, uint32_t mtu,
+	     struct rp_msg_shape *shape)
+{
+	const struct rp_pkt_addr a = { .sgid = { [10] = 0xff, [11] = 0xff } };
+	const uint8_t *op;
+
+	if ((unsigned int)kind >= RTE_DIM(rp_msg_ops) || mtu < 256 ||
+	    mtu > 4096 || (mtu & (mtu - 1)) != 0)
+		return -EINVAL;
+	op = rp_msg_ops[kind];
+	if (kind == RP_MSG_ATOMIC)
+		size = 0;
+	shape->frames = size <= mtu ? 1 : (size + mtu - 1) / mtu;
+	if (shape->frames == 1) {
+		shape->first = rp_pkt_frame_len(&a, RP_OP_RC | op[0], size);
+		shape->middle = shape->last = shape->first;
+		shape->bytes = shape->first;
+		return 0;
+	}
+	shape->first = rp_pkt_frame_len(&a, RP_OP_RC | op[1], mtu);
+	shape->middle = rp_pkt_frame_len(&a, RP_OP_RC | op[2], mtu);
+	shape->last = rp_pkt_frame_len(&a, RP_OP_RC | op[3],
+				       size - (shape->frames - 1) * mtu);
+	shape->bytes = shape->first + shape->last +
+		(uint64_t)(shape->frames - 2) * shape->middle;
+	return 0;
 }

@@ -6,6 +6,7 @@
  * argv[1] is the rxe capture dir.
  */
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -24,6 +25,7 @@
 
 #include "rp_icrc.h"
 #include "rp_pkt.h"
+#include "rocepmd.h"
 #include "tp_util.h"
 
 #define ETH_HLEN	14u
@@ -815,6 +817,52 @@ test_ip_id(void **state)
 	assert_memory_equal(before, frame_buf, flen);
 }
 
+/*
+ * Message shapes, from the header sizes IBTA gives (BTH 12, RETH 16, AETH
+ * 4, ImmDt 4, ICRC 4) and Ethernet 14 + IPv4 20 + UDP 8.
+ */
+static void
+test_msg_shape(void **state)
+{
+	struct rp_msg_shape s;
+
+	(void)state;
+	assert_int_equal(rp_msg_shape(RP_MSG_SEND, 64, 1024, &s), 0);
+	assert_int_equal(s.frames, 1);
+	assert_int_equal(s.first, 42 + 12 + 64 + 4);
+	assert_int_equal(s.bytes, s.first);
+	/* 1 byte: padded to 4 */
+	assert_int_equal(rp_msg_shape(RP_MSG_SEND_IMM, 1, 1024, &s), 0);
+	assert_int_equal(s.first, 42 + 12 + 4 + 4 + 4);
+	assert_int_equal(rp_msg_shape(RP_MSG_SEND, 0, 256, &s), 0);
+	assert_int_equal(s.frames, 1);
+	assert_int_equal(s.first, 42 + 12 + 4);
+	/* 64 KiB WRITE at 4096: a RETH on the first of 16 */
+	assert_int_equal(rp_msg_shape(RP_MSG_WRITE, 65536, 4096, &s), 0);
+	assert_int_equal(s.frames, 16);
+	assert_int_equal(s.first, 42 + 12 + 16 + 4096 + 4);
+	assert_int_equal(s.middle, 42 + 12 + 4096 + 4);
+	assert_int_equal(s.last, 42 + 12 + 4096 + 4);
+	assert_int_equal(s.bytes, 16ull * (42 + 12 + 4096 + 4) + 16);
+	/* WRITE with immediate: ImmDt on the last, which is short */
+	assert_int_equal(rp_msg_shape(RP_MSG_WRITE_IMM, 2500, 1024, &s), 0);
+	assert_int_equal(s.frames, 3);
+	assert_int_equal(s.last, 42 + 12 + 4 + 452 + 4);
+	/* READ responses: AETH on the first and the last */
+	assert_int_equal(rp_msg_shape(RP_MSG_READ, 65536, 1024, &s), 0);
+	assert_int_equal(s.frames, 64);
+	assert_int_equal(s.first, 42 + 12 + 4 + 1024 + 4);
+	assert_int_equal(s.middle, 42 + 12 + 1024 + 4);
+	assert_int_equal(s.last, 42 + 12 + 4 + 1024 + 4);
+	/* FETCH_ADD: BTH + AtomicETH 28 */
+	assert_int_equal(rp_msg_shape(RP_MSG_ATOMIC, 8, 1024, &s), 0);
+	assert_int_equal(s.frames, 1);
+	assert_int_equal(s.first, 42 + 12 + 28 + 4);
+	assert_int_equal(rp_msg_shape(RP_MSG_READ, 100, 1000, &s), -EINVAL);
+	assert_int_equal(rp_msg_shape((enum rp_msg_kind)99, 100, 1024, &s),
+			 -EINVAL);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -831,6 +879,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_udp_sport),
 		cmocka_unit_test(test_gid_mcast),
 		cmocka_unit_test(test_ip_id),
+		cmocka_unit_test(test_msg_shape),
 	};
 
 	if (argc > 1)
