@@ -256,6 +256,8 @@ struct rtp_mode {
 	bool server_recvs;
 	/* the mode opens both ends itself (client only, one process) */
 	bool own_resources;
+	/* the message whose frames the raw yardstick sends (rp_msg_shape) */
+	enum rp_msg_kind kind;
 	int (*client)(struct rtp_run *run);
 	int (*server)(struct rtp_run *run);
 	/*
@@ -424,11 +426,12 @@ struct rtp_raw_result {
 	uint64_t stream_sent, stream_recv, peer_frames;
 };
 extern struct rtp_raw_result rtp_raw;
-int rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set);
+int rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set,
+		    enum rp_msg_kind kind);
 int rtp_raw_serve(const struct rp_config *cfg, int lfd,
 		  const volatile bool *quit);
 int rtp_raw_client(const struct rp_config *cfg, const struct rtp_settings *set,
-		   const char *host, uint16_t port);
+		   enum rp_msg_kind kind, const char *host, uint16_t port);
 
 /* rtp_report.c */
 double rtp_quantile(uint64_t *v, uint64_t n, double q);

@@ -345,6 +345,16 @@ eal_args(int argc, char **argv, int *eal_argc, char ***eal_argv)
 	return 0;
 }
 
+/* The frames raw sends: those of the batch mode's verb, else SEND's. */
+static enum rp_msg_kind
+raw_kind(void)
+{
+	const struct rtp_mode *m = rtp.params.mode != NULL ?
+		rtp_mode_find(rtp.params.mode) : NULL;
+
+	return m != NULL ? m->kind : RP_MSG_SEND;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -398,7 +408,7 @@ main(int argc, char **argv)
 		rtp.cfg.inline_us = rtp.params.inline_us;
 	rtp.idle = rtp.cfg.idle;
 	if (rtp.params.raw && rtp.cfg.nb_ports >= 2 &&
-	    rtp_raw_measure(&rtp.cfg, &rtp.params.set) < 0)
+	    rtp_raw_measure(&rtp.cfg, &rtp.params.set, raw_kind()) < 0)
 		fprintf(stderr, "raw limit not measured: ratios will be 0\n");
 	/*
 	 * Two processes, one port each: raw only when asked for (--raw) at
@@ -417,8 +427,8 @@ main(int argc, char **argv)
 	}
 	if (rtp.params.raw && rtp.params.raw_set && rtp.cfg.nb_ports == 1 &&
 	    rtp.params.client != NULL &&
-	    rtp_raw_client(&rtp.cfg, &rtp.params.set, rtp.params.client,
-			   rtp.params.oob_port) < 0)
+	    rtp_raw_client(&rtp.cfg, &rtp.params.set, raw_kind(),
+			   rtp.params.client, rtp.params.oob_port) < 0)
 		fprintf(stderr, "raw limit not measured: ratios will be 0\n");
 	ret = rp_engine_start(&rtp.cfg);
 	if (ret < 0) {

@@ -48,6 +48,7 @@ atomic_lat_client(struct rtp_run *run)
 
 const struct rtp_mode rtp_mode_atomic_lat = {
 	.name = "atomic_lat",
+	.kind = RP_MSG_ATOMIC,
 	.help = "one FETCH_AND_ADD at a time, round-trip latency (ib_atomic_lat)",
 	.latency = true,
 	.lat_div = 1,

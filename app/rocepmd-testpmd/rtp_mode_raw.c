@@ -3,7 +3,9 @@
  * raw: the physical limit of the set-up.  Before the engine takes the
  * ports, the engine lcore of port 0 moves plain UDP frames between port 0
  * and port 1 (back to back): each message is the frames RoCE would send
- * for it (one per IB MTU of payload), with no transport.
+ * for it, as many and as long (rp_msg_shape(): one per IB MTU of payload
+ * with the BTH, extended headers and ICRC of the run's verb as UDP
+ * payload), with no transport.
  *   ping-pong: a message from port 0 to port 1, then back; half the round
  *	trip is the one-way latency;
  *   streaming: messages from port 0, received on port 1, for as many
@@ -38,7 +40,7 @@ struct raw_ctx {
 	uint16_t port[2];
 	struct rte_mempool *pool;
 	uint8_t hdr[2][RAW_HDR];	/* frame headers from port i */
-	uint32_t payload;		/* bytes per full frame */
+	struct rp_msg_shape shape;	/* a message's frames as RoCE's */
 	uint32_t size;
 	uint32_t frames;		/* per message */
 	uint64_t iters;
@@ -50,6 +52,50 @@ struct raw_ctx {
 	uint64_t lost;
 	int err;
 };
+
+/* UDP payload of frame i of a message: RoCE's frame less our headers. */
+static inline uint32_t
+raw_len(const struct raw_ctx *c, uint32_t i)
+{
+	uint32_t len = i == 0 ? c->shape.first :
+		i + 1 == c->frames ? c->shape.last : c->shape.middle;
+
+	return len - RAW_HDR;
+}
+
+/* The longest frame of a message. */
+static inline uint32_t
+raw_frame_max(const struct raw_ctx *c)
+{
+	uint32_t m = RTE_MAX(c->shape.first, c->shape.last);
+
+	return RTE_MAX(m, c->shape.middle);
+}
+
+/* A message's frames shaped as RoCE's for the run's verb (mode). */
+static int
+raw_shape(struct raw_ctx *c, enum rp_msg_kind kind, uint32_t size,
+	  uint32_t mtu)
+{
+	int ret = rp_msg_shape(kind, size, mtu, &c->shape);
+
+	c->size = size;
+	c->frames = c->shape.frames;
+	return ret;
+}
+
+/*
+ * The measuring lcore's result, the calling (main) thread sleeping
+ * meanwhile: rte_eal_wait_lcore() spins, and on a host whose lcores share
+ * one CPU it would take half of the sender's.
+ */
+static int
+raw_wait(unsigned int lcore)
+{
+	while (rte_eal_get_lcore_state(lcore) == RUNNING)
+		usleep(1000);
+	return rte_eal_wait_lcore(lcore);
+}
 
 static void
 raw_hdr(struct raw_ctx *c, unsigned int from, const struct rp_config *cfg)
@@ -76,7 +122,6 @@ static int
 raw_send(struct raw_ctx *c, unsigned int from)
 {
 	struct rte_mbuf *m[RAW_BURST];
-	uint32_t left = c->size;
 	uint32_t i = 0;
 
 	while (i < c->frames) {
@@ -86,7 +131,7 @@ raw_send(struct raw_ctx *c, unsigned int from)
 		if (rte_pktmbuf_alloc_bulk(c->pool, m, n) != 0)
 			return -ENOBUFS;
 		for (uint32_t k = 0; k < n; k++) {
-			uint32_t len = RTE_MIN(left, c->payload);
+			uint32_t len = raw_len(c, i + k);
 			uint8_t *d = rte_pktmbuf_mtod(m[k], uint8_t *);
 			struct rte_ipv4_hdr *ip;
 			struct rte_udp_hdr *udp;
@@ -103,7 +148,6 @@ raw_send(struct raw_ctx *c, unsigned int from)
 				sizeof(*udp)));
 			m[k]->data_len = (uint16_t)(RAW_HDR + len);
 			m[k]->pkt_len = m[k]->data_len;
-			left -= len;
 		}
 		for (uint64_t t = 0; sent < n; t++) {
 			sent += rte_eth_tx_burst(c->port[from], 0, m + sent,
@@ -251,7 +295,8 @@ raw_link_wait(uint16_t p)
 }
 
 int
-rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set)
+rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set,
+		enum rp_msg_kind kind)
 {
 	struct raw_ctx c;
 	uint32_t ib_mtu = RTE_MIN(cfg->port[0].mtu, cfg->port[1].mtu);
@@ -269,14 +314,13 @@ rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set)
 				cfg->port[i].ethdev_name);
 			return -ENODEV;
 		}
+	if (raw_shape(&c, kind, set->size, ib_mtu) < 0)
+		return -EINVAL;
 	c.pool = rte_pktmbuf_pool_create("rtp_raw", 4095, 256, 0,
-			RTE_PKTMBUF_HEADROOM + RAW_HDR + ib_mtu,
+			RTE_PKTMBUF_HEADROOM + raw_frame_max(&c),
 			rte_socket_id());
 	if (c.pool == NULL)
 		return -ENOMEM;
-	c.payload = ib_mtu;
-	c.size = set->size;
-	c.frames = (set->size + ib_mtu - 1) / ib_mtu;
 	c.iters = set->iters;
 	c.duration = set->duration;
 	c.samples = malloc(sizeof(uint64_t) * RTP_MAX_SAMPLES);
@@ -296,7 +340,7 @@ rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set)
 		raw_hdr(&c, 1, cfg);
 		ret = rte_eal_remote_launch(raw_lcore, &c, lcore);
 		if (ret == 0)
-			ret = rte_eal_wait_lcore(lcore);
+			ret = raw_wait(lcore);
 	}
 	rte_eth_dev_stop(c.port[0]);
 	rte_eth_dev_stop(c.port[1]);
@@ -337,29 +381,21 @@ rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set)
  * --server --raw / --client HOST --raw, before either engine starts: the
  * client sends a raw hello (its MAC, address, the run's size and count),
  * the server answers with its own; then the client's engine lcore sends,
- * the server's reflects:
+ * the server's reflects or counts:
  *   ping-pong frames (UDP source port RAW_PP): every message's frames are
  *	answered by a message of as many frames;
- *   stream frames (RAW_STREAM): counted; one acknowledgement frame
- *	(RAW_ACK, the count in its payload) every RAW_ACK_EVERY frames and
- *	for the last one, which keeps the client within a ring of frames in
- *	flight and stops its clock.
- * The client then says done over TCP and the server answers with the
- * frames it counted: the client's report shows both.  Frames that are not
+ *   stream frames (RAW_STREAM): a flood, as fast as the client's port
+ *	takes them, nothing answered; the server counts them and their
+ *	bytes, and times the first and the last.
+ * The client then says done over TCP and the server answers with what it
+ * counted: the stream's figures are the receiver's (messages whole at the
+ * server over the time between its first and last frame), the frames the
+ * client sent and the server missed are the loss.  Frames that are not
  * ours (the kernel's, ICMP) are ignored.
  */
 #define RAW_PP		9
 #define RAW_STREAM	10
-#define RAW_ACK		11
-#define RAW_ACK_EVERY	32
-/*
- * Stream frames in flight: half of af_packet's default RX ring (512
- * frames), so that a reflector that loses its CPU for a while (two
- * processes' lcores on two CPUs) finds them all in its ring, none dropped
- * by the kernel (a window of 512 lost 2 of 6000 frames, once).
- */
-#define RAW_WINDOW	256
-#define RAW_MAGIC	0x52505452u	/* "RTPR" */
+#define RAW_MAGIC	0x52505446u	/* "RTPF": the flood's protocol */
 
 struct raw_hello {
 	uint32_t magic;
@@ -371,7 +407,10 @@ struct raw_hello {
 	uint8_t mac[6];
 	uint8_t pad[2];
 	uint32_t ipv4;
-	uint64_t frames;		/* done: stream frames counted */
+	uint32_t kind;			/* enum rp_msg_kind: the frames' shape */
+	uint64_t frames;		/* done: stream frames counted, */
+	uint64_t bytes;			/* their bytes, */
+	uint64_t rx_ns;			/* from the first to the last */
 	char msg[64];
 };
 
@@ -396,34 +435,30 @@ raw_hdr2(struct raw_ctx *c, const uint8_t *peer_mac, uint32_t src,
 	udp->dst_port = rte_cpu_to_be_16(RAW_UDP_PORT);
 }
 
-/* Send n frames of the message shape, source port sport; the last one's
- * first payload byte is `last`, an ACK's payload the count. */
+/* Send nmsg messages' frames, source port sport, in bursts that run
+ * across messages (as the engine's do). */
 static int
-raw_send2(struct raw_ctx *c, uint16_t sport, uint32_t n, uint8_t last,
-	  uint64_t count)
+raw_send2(struct raw_ctx *c, uint16_t sport, uint32_t nmsg)
 {
 	struct rte_mbuf *m[RAW_BURST];
-	uint32_t left = sport == RAW_ACK ? sizeof(count) : c->size;
-	uint32_t i = 0;
+	uint64_t n = (uint64_t)c->frames * nmsg;
+	uint64_t i = 0;
 
 	while (i < n) {
-		uint32_t b = RTE_MIN(n - i, (uint32_t)RAW_BURST);
+		uint32_t b = (uint32_t)RTE_MIN(n - i, (uint64_t)RAW_BURST);
 		uint16_t sent = 0;
 
 		if (rte_pktmbuf_alloc_bulk(c->pool, m, b) != 0)
 			return -ENOBUFS;
 		for (uint32_t k = 0; k < b; k++) {
-			uint32_t len = RTE_MIN(left, c->payload);
+			uint32_t len = raw_len(c, (uint32_t)((i + k) %
+							    c->frames));
 			uint8_t *d = rte_pktmbuf_mtod(m[k], uint8_t *);
 			struct rte_ipv4_hdr *ip;
 			struct rte_udp_hdr *udp;
 
 			memcpy(d, c->hdr[0], RAW_HDR);
 			memset(d + RAW_HDR, 0, len);
-			if (sport == RAW_ACK)
-				memcpy(d + RAW_HDR, &count, sizeof(count));
-			else if (i + k == n - 1)
-				d[RAW_HDR] = last;
 			ip = (void *)(d + sizeof(struct rte_ether_hdr));
 			udp = (void *)(ip + 1);
 			ip->total_length = rte_cpu_to_be_16((uint16_t)(len +
@@ -434,8 +469,6 @@ raw_send2(struct raw_ctx *c, uint16_t sport, uint32_t n, uint8_t last,
 				sizeof(*udp)));
 			m[k]->data_len = (uint16_t)(RAW_HDR + len);
 			m[k]->pkt_len = m[k]->data_len;
-			if (len < left)
-				left -= len;
 		}
 		for (uint64_t t = 0; sent < b; t++) {
 			sent += rte_eth_tx_burst(c->port[0], 0, m + sent,
@@ -450,9 +483,9 @@ raw_send2(struct raw_ctx *c, uint16_t sport, uint32_t n, uint8_t last,
 	return 0;
 }
 
-/* One frame of ours: its source port (0: not ours), first payload bytes. */
+/* One frame of ours: its source port (0: not ours). */
 static uint16_t
-raw_frame(struct rte_mbuf *m, uint64_t *first)
+raw_frame(const struct rte_mbuf *m)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rte_ether_hdr *eth = (const void *)d;
@@ -464,17 +497,15 @@ raw_frame(struct rte_mbuf *m, uint64_t *first)
 	    ip->next_proto_id != IPPROTO_UDP ||
 	    udp->dst_port != rte_cpu_to_be_16(RAW_UDP_PORT))
 		return 0;
-	*first = 0;
-	memcpy(first, d + RAW_HDR, RTE_MIN((uint32_t)sizeof(*first),
-					   (uint32_t)(m->data_len - RAW_HDR)));
 	return rte_be_to_cpu_16(udp->src_port);
 }
 
 struct raw_two {
 	struct raw_ctx c;
 	volatile bool stop;		/* server: the client is done */
-	uint64_t pp_frames, stream_frames;
-	uint64_t sent_frames, acked;
+	uint64_t pp_frames, stream_frames, stream_bytes;
+	uint64_t first_tsc, last_tsc;	/* server: of the stream's frames */
+	uint64_t sent_frames;
 	bool opened;			/* the port was found (stop it) */
 };
 
@@ -489,24 +520,26 @@ raw_reflect_lcore(void *arg)
 	while (!r->stop && c->err == 0) {
 		uint16_t n = rte_eth_rx_burst(c->port[0], 0, m, RAW_BURST);
 
-		for (uint16_t i = 0; i < n; i++) {
-			uint64_t first;
-			uint16_t sp = raw_frame(m[i], &first);
+		uint64_t now = n != 0 ? rte_get_tsc_cycles() : 0;
 
-			if (sp == RAW_PP && ++r->pp_frames % c->frames == 0)
-				c->err = raw_send2(c, RAW_PP, c->frames, 0, 0);
-			else if (sp == RAW_STREAM &&
-				 (++r->stream_frames % RAW_ACK_EVERY == 0 ||
-				  (first & 0xff) != 0))
-				c->err = raw_send2(c, RAW_ACK, 1, 0,
-						   r->stream_frames);
+		for (uint16_t i = 0; i < n; i++) {
+			uint16_t sp = raw_frame(m[i]);
+
+			if (sp == RAW_PP && ++r->pp_frames % c->frames == 0) {
+				c->err = raw_send2(c, RAW_PP, 1);
+			} else if (sp == RAW_STREAM) {
+				if (r->stream_frames++ == 0)
+					r->first_tsc = now;
+				r->last_tsc = now;
+				r->stream_bytes += m[i]->pkt_len;
+			}
 		}
 		rte_pktmbuf_free_bulk(m, n);
 	}
 	return c->err;
 }
 
-/* Frames of source port sport; ACKs update r->acked.  How many came. */
+/* Frames of source port sport: how many came. */
 static uint32_t
 raw_take(struct raw_two *r, uint16_t sport)
 {
@@ -514,14 +547,8 @@ raw_take(struct raw_two *r, uint16_t sport)
 	uint16_t n = rte_eth_rx_burst(r->c.port[0], 0, m, RAW_BURST);
 	uint32_t got = 0;
 
-	for (uint16_t i = 0; i < n; i++) {
-		uint64_t first;
-		uint16_t sp = raw_frame(m[i], &first);
-
-		if (sp == RAW_ACK && first > r->acked)
-			r->acked = first;
-		got += sp == sport;
-	}
+	for (uint16_t i = 0; i < n; i++)
+		got += raw_frame(m[i]) == sport;
 	rte_pktmbuf_free_bulk(m, n);
 	return got;
 }
@@ -542,7 +569,7 @@ raw_client_lcore(void *arg)
 		uint64_t t = rte_get_tsc_cycles(), limit = t + hz;
 		uint32_t got = 0;
 
-		if (raw_send2(c, RAW_PP, c->frames, 0, 0) < 0)
+		if (raw_send2(c, RAW_PP, 1) < 0)
 			return c->err = -ENOBUFS;
 		while (got < c->frames) {
 			got += raw_take(r, RAW_PP);
@@ -554,37 +581,37 @@ raw_client_lcore(void *arg)
 		if (c->nb_samples < RTP_MAX_SAMPLES)
 			c->samples[c->nb_samples++] = rte_get_tsc_cycles() - t;
 	}
+	/* The flood: as fast as the port takes frames, nothing awaited. */
 	t0 = rte_get_tsc_cycles();
 	t_stop = c->iters != 0 ? UINT64_MAX :
 		t0 + (uint64_t)(c->duration * (double)hz);
 	while (sent < n && rte_get_tsc_cycles() < t_stop) {
-		if (r->sent_frames - r->acked < RAW_WINDOW) {
-			bool last = sent + 1 == n ||
-				rte_get_tsc_cycles() >= t_stop;
+		/* a burst's worth of messages (one, if it has more frames) */
+		uint32_t per = c->frames < RAW_BURST ? RAW_BURST / c->frames : 1;
+		uint32_t b = (uint32_t)RTE_MIN(n - sent, (uint64_t)per);
 
-			if (raw_send2(c, RAW_STREAM, c->frames, last, 0) < 0)
-				return c->err = -ENOBUFS;
-			sent++;
-			r->sent_frames += c->frames;
-		}
-		raw_take(r, 0);
+		if (raw_send2(c, RAW_STREAM, b) < 0)
+			return c->err = -ENOBUFS;
+		sent += b;
+		r->sent_frames += (uint64_t)b * c->frames;
+		raw_take(r, 0);		/* the kernel's frames, if any */
 	}
-	/* the last frame is acknowledged (1 s at most: frames were lost) */
-	for (uint64_t end = rte_get_tsc_cycles() + hz;
-	     r->acked < r->sent_frames && rte_get_tsc_cycles() < end;)
-		raw_take(r, 0);
 	c->stream_ticks = rte_get_tsc_cycles() - t0;
 	c->stream_msgs = sent;
+	/* what is still in a ring reaches the server before the done */
+	rte_delay_ms(100);
 	return 0;
 }
 
 static int
 raw_two_open(struct raw_two *r, const struct rp_config *cfg,
-	     const struct rtp_settings *set)
+	     const struct rtp_settings *set, enum rp_msg_kind kind)
 {
 	struct raw_ctx *c = &r->c;
 	int ret;
 
+	if (raw_shape(c, kind, set->size, cfg->port[0].mtu) < 0)
+		return -EINVAL;
 	if (rte_eth_dev_get_port_by_name(cfg->port[0].ethdev_name,
 					 &c->port[0]) != 0)
 		return -ENODEV;
@@ -594,13 +621,10 @@ raw_two_open(struct raw_two *r, const struct rp_config *cfg,
 	if (c->pool == NULL)
 		c->pool = rte_pktmbuf_pool_create("rtp_raw", 2047, 256, 0,
 			RTE_PKTMBUF_HEADROOM +
-			RTE_MAX(RAW_HDR + cfg->port[0].mtu, 10240u),
+			RTE_MAX(raw_frame_max(c), 10240u),
 			rte_socket_id());
 	if (c->pool == NULL)
 		return -ENOMEM;
-	c->payload = cfg->port[0].mtu;
-	c->size = set->size;
-	c->frames = (set->size + c->payload - 1) / c->payload;
 	c->iters = set->iters;
 	c->duration = set->duration;
 	ret = raw_port_start(c, 0);
@@ -656,11 +680,14 @@ rtp_raw_serve(const struct rp_config *cfg, int lfd, const volatile bool *quit)
 		memset(&a, 0, sizeof(a));
 		a.magic = RAW_MAGIC;
 		if (h.magic != RAW_MAGIC || h.size < 1 ||
-		    h.size > RTP_MAX_SIZE || h.mtu != cfg->port[0].mtu) {
+		    h.size > RTP_MAX_SIZE || h.mtu != cfg->port[0].mtu ||
+		    h.kind >= RP_MSG_KINDS) {
 			a.status = -EINVAL;
 			snprintf(a.msg, sizeof(a.msg), h.magic != RAW_MAGIC ?
-				 "not a raw hello" : h.size < 1 ||
-				 h.size > RTP_MAX_SIZE ? "size out of range" :
+				 "not a raw hello (another version?)" :
+				 h.size < 1 || h.size > RTP_MAX_SIZE ?
+				 "size out of range" : h.kind >= RP_MSG_KINDS ?
+				 "unknown message kind" :
 				 "the two ports' MTUs differ");
 			rtp_oob_send(fd, &a, sizeof(a));
 			printf("RAW refused: %s\n", a.msg);
@@ -682,7 +709,7 @@ rtp_raw_serve(const struct rp_config *cfg, int lfd, const volatile bool *quit)
 	rtp_settings_default(&set);
 	set.size = h.size;
 	set.iters = h.iters;
-	ret = raw_two_open(r, cfg, &set);
+	ret = raw_two_open(r, cfg, &set, (enum rp_msg_kind)h.kind);
 	a.status = ret;
 	if (ret == 0) {
 		raw_hello_fill(&a, &r->c, cfg);
@@ -698,13 +725,17 @@ rtp_raw_serve(const struct rp_config *cfg, int lfd, const volatile bool *quit)
 			ret = rtp_oob_recv(fd, &h, sizeof(h), 1);
 		while (ret == -ETIMEDOUT && !*quit);
 		r->stop = true;
-		rte_eal_wait_lcore(cfg->port[0].lcore);
+		raw_wait(cfg->port[0].lcore);
 		a.frames = r->stream_frames;
+		a.bytes = r->stream_bytes;
+		a.rx_ns = (uint64_t)(rtp_tsc_us(r->last_tsc - r->first_tsc) *
+				     1e3);
 		a.status = r->c.err;
 		rtp_oob_send(fd, &a, sizeof(a));
 		printf("RAW served size %u pp_frames %" PRIu64
-		       " stream_frames %" PRIu64 " %s\n", h.size,
-		       r->pp_frames, r->stream_frames,
+		       " stream_frames %" PRIu64 " stream_bytes %" PRIu64
+		       " %s\n", h.size, r->pp_frames, r->stream_frames,
+		       r->stream_bytes,
 		       r->c.err == 0 && ret == 0 ? "ok" : "error");
 		fflush(stdout);
 	}
@@ -749,7 +780,7 @@ raw_result(struct raw_ctx *c)
  */
 int
 rtp_raw_client(const struct rp_config *cfg, const struct rtp_settings *set,
-	       const char *host, uint16_t port)
+	       enum rp_msg_kind kind, const char *host, uint16_t port)
 {
 	struct raw_two *r = calloc(1, sizeof(*r));
 	struct raw_hello h = { .magic = RAW_MAGIC }, a;
@@ -761,7 +792,7 @@ rtp_raw_client(const struct rp_config *cfg, const struct rtp_settings *set,
 		return -ENOMEM;
 	r->c.samples = malloc(sizeof(uint64_t) * RTP_MAX_SAMPLES);
 	ret = r->c.samples == NULL ? -ENOMEM :
-		raw_two_open(r, cfg, set);
+		raw_two_open(r, cfg, set, kind);
 	if (ret == 0) {
 		fd = rtp_oob_connect(host, port, set->timeout);
 		ret = fd < 0 ? fd : 0;
@@ -771,6 +802,7 @@ rtp_raw_client(const struct rp_config *cfg, const struct rtp_settings *set,
 	}
 	if (ret == 0) {
 		h.size = set->size;
+		h.kind = kind;
 		h.mtu = cfg->port[0].mtu;
 		h.iters = set->iters;
 		h.duration = set->duration;
@@ -794,7 +826,7 @@ rtp_raw_client(const struct rp_config *cfg, const struct rtp_settings *set,
 		raw_hdr2(&r->c, a.mac, cfg->port[0].ipv4, a.ipv4);
 		ret = rte_eal_remote_launch(raw_client_lcore, r, lcore);
 		if (ret == 0)
-			ret = rte_eal_wait_lcore(lcore);
+			ret = raw_wait(lcore);
 		/* done: the server says what it counted */
 		h.frames = r->sent_frames;
 		if (rtp_oob_send(fd, &h, sizeof(h)) == 0 &&
@@ -809,8 +841,11 @@ rtp_raw_client(const struct rp_config *cfg, const struct rtp_settings *set,
 	}
 	if (ret == 0 && r->c.nb_samples != 0) {
 		r->c.lost = r->sent_frames - RTE_MIN(a.frames, r->sent_frames);
-		/* the server's count makes the stream's figures */
+		/* the receiver's count and clock make the stream's figures */
 		r->c.stream_msgs = a.frames / r->c.frames;
+		if (a.rx_ns != 0)
+			r->c.stream_ticks = (uint64_t)((double)a.rx_ns *
+				(double)rte_get_tsc_hz() / 1e9);
 		raw_result(&r->c);
 		rtp_raw.stream_sent = r->sent_frames / r->c.frames;
 		rtp_raw.stream_recv = r->c.stream_msgs;

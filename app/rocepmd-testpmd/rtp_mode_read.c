@@ -15,6 +15,7 @@ read_lat_client(struct rtp_run *run)
 
 const struct rtp_mode rtp_mode_read_lat = {
 	.name = "read_lat",
+	.kind = RP_MSG_READ,
 	.help = "one RDMA READ at a time, round-trip latency (ib_read_lat)",
 	.latency = true,
 	.lat_div = 1,
@@ -30,6 +31,7 @@ read_bw_client(struct rtp_run *run)
 
 const struct rtp_mode rtp_mode_read_bw = {
 	.name = "read_bw",
+	.kind = RP_MSG_READ,
 	.help = "streamed RDMA READs (ib_read_bw)",
 	.lat_div = 1,
 	.client = read_bw_client,

@@ -21,6 +21,7 @@ send_lat_server(struct rtp_run *run)
 
 const struct rtp_mode rtp_mode_send_lat = {
 	.name = "send_lat",
+	.kind = RP_MSG_SEND,
 	.help = "SEND ping-pong, one-way latency (ib_send_lat)",
 	.latency = true,
 	.lat_div = 2,
@@ -65,6 +66,7 @@ send_bw_server(struct rtp_run *run)
 
 const struct rtp_mode rtp_mode_send_bw = {
 	.name = "send_bw",
+	.kind = RP_MSG_SEND,
 	.help = "streamed SENDs, depth per QP (ib_send_bw)",
 	.lat_div = 1,
 	.server_active = true,

@@ -682,6 +682,7 @@ tag_rndv_client(struct rtp_run *run)
 
 const struct rtp_mode rtp_mode_tag_eager = {
 	.name = "tag_eager",
+	.kind = RP_MSG_SEND,
 	.help = "tag-matched eager messages on a TM-SRQ, depth in flight",
 	.lat_div = 1,
 	.own_resources = true,
@@ -693,6 +694,7 @@ const struct rtp_mode rtp_mode_tag_eager = {
 
 const struct rtp_mode rtp_mode_tag_rndv = {
 	.name = "tag_rndv",
+	.kind = RP_MSG_SEND,
 	.help = "tag-matched rendezvous (READ + FIN) on a TM-SRQ, depth in flight",
 	.lat_div = 1,
 	.own_resources = true,

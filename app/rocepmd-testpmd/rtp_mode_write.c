@@ -22,6 +22,7 @@ write_lat_server(struct rtp_run *run)
 
 const struct rtp_mode rtp_mode_write_lat = {
 	.name = "write_lat",
+	.kind = RP_MSG_WRITE_IMM,
 	.help = "RDMA WRITE with immediate ping-pong, one-way latency (ib_write_lat)",
 	.latency = true,
 	.lat_div = 2,
@@ -39,6 +40,7 @@ write_bw_client(struct rtp_run *run)
 
 const struct rtp_mode rtp_mode_write_bw = {
 	.name = "write_bw",
+	.kind = RP_MSG_WRITE,
 	.help = "streamed RDMA WRITEs (ib_write_bw)",
 	.lat_div = 1,
 	.client = write_bw_client,
