@@ -1,0 +1,183 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# bench/hosts_wire.sh: issue 28's goals between the two hosts, each a
+# ratio to a raw yardstick measured the fair way in the same invocation.
+# Two hosts in network namespaces joined by a veth pair (MTU 3000, IB MTU
+# 1024), rocepmd-testpmd --server in B and --client in A, host A on CPU 0
+# and host B on CPU 1 (program and engine lcore of a host on its CPU).
+#
+#   goal                            rocepmd                yardstick
+#   64 B RC SEND rate >= 0.8        send_bw msg/s          raw flood of
+#   64 KiB WRITE, READ >= 0.8       write_bw, read_bw      frames shaped as
+#                                   Gbit/s, events         the run's RoCE
+#                                                          frames, counted by
+#                                                          the receiver
+#   no retransmission (lossless)    retransmissions        0
+#   polling half round trip         send_lat 8 B p50,      raw_pp p50 (x 1.5)
+#   <= 1.5 x raw and below the      --wait poll            and the kernel's
+#   kernel's UDP spinning           --inline-us 100        UDP (sockperf)
+#
+# for each port kind: af_packet, and af_xdp (netdev = the veth end,
+# rocepmd's XDP program).  The raw yardstick is rocepmd-testpmd --raw at
+# both ends (guides/testpmd, "Raw between two processes"): its frames are
+# as many and as long as the run's RoCE frames (rp_msg_shape()), its
+# stream a flood the receiver counts.  DPDK's af_xdp PMD keeps its socket
+# until the port closes, so the raw mode cannot run before the engine on
+# an af_xdp port: the af_xdp rows are compared with the af_packet raw
+# figure at the same size and verb, over the same veth, and say so.
+#
+# Each row prints its figures or FAILED and why.  A benchmark, not a test:
+# exits 0.  Environment: BENCH_DURATION (s per run, 3), BENCH_ITERS
+# (send_lat iterations, 20000), BENCH_KINDS ("af_packet af_xdp"),
+# BENCH_TIMEOUT (s per program, 120), BENCH_BUILD (lib.sh).
+
+. "$(dirname "$0")/lib.sh"
+
+dur=${BENCH_DURATION:-3}
+iters=${BENCH_ITERS:-20000}
+kinds=${BENCH_KINDS:-af_packet af_xdp}
+export RP_VETH_MTU=3000
+bench_topology rpw
+[ "$(nproc)" -ge 2 ] || die "needs two CPUs"
+
+# cfg SIDE KIND: host SIDE's configuration, all of it on its CPU.
+cfg() {
+	local s=$1 kind=$2 dev=$RP_VETH_A ip=192.0.2.1/24 cpu=0 port
+
+	[ "$s" = b ] && dev=$RP_VETH_B ip=192.0.2.2/24 cpu=1
+	port="device = net_af_packet0,iface=$dev,qpairs=1
+ipv4 = $ip"
+	[ "$kind" = af_xdp ] && port="netdev = $dev"
+	cat >"$tmp/$s.ini" <<-EOF
+	[eal]
+	args = --no-huge -m 512 --no-pci --lcores 0@$cpu,1@$cpu --file-prefix=rpw-$s-$$
+	[engine]
+	main_lcore = 0
+	lcores = 1
+	idle = sleep
+	[port0]
+	$port
+	mtu = 1024
+	EOF
+}
+
+pin=()
+"$app" -- --help 2>&1 | grep -q -- --cpus-client && pin=(1)
+
+# run NAME KIND MODE SIZE WAIT [ARGS...]: one server/client invocation; the
+# client's CSV in $tmp/NAME.csv, why it failed in $tmp/NAME.why.
+run() {
+	local name=$1 kind=$2 mode=$3 size=$4 wait=$5 rc n st
+	local -a pc ps raw
+
+	shift 5
+	cfg a "$kind"
+	cfg b "$kind"
+	pc=() ps=() raw=()
+	if [ ${#pin[@]} -ne 0 ]; then
+		pc=(--cpus-client 0)
+		ps=(--cpus-server 1)
+	fi
+	[ "$kind" = af_packet ] && raw=(--raw)
+	ip netns exec "$RP_NS_B" timeout "$TMO" "$app" -- --config "$tmp/b.ini" \
+		--server "${ps[@]}" "${raw[@]}" >"$tmp/$name.srv" 2>&1 &
+	srv=$!
+	ip netns exec "$RP_NS_A" timeout "$TMO" "$app" -- --config "$tmp/a.ini" \
+		--client 192.0.2.2 --mode "$mode" --size "$size" --wait "$wait" \
+		"${pc[@]}" "${raw[@]}" "$@" --csv --out "$tmp/$name.csv" \
+		>"$tmp/$name.out" 2>"$tmp/$name.err"
+	rc=$?
+	bench_server_gone
+	stop_server
+	touch "$tmp/$name.csv"
+	n=$(bench_csv "$tmp/$name.csv" "$mode" status | wc -l)
+	st=$(bench_csv "$tmp/$name.csv" "$mode" status | head -n 1)
+	bench_why "$rc" "$n" "$st" "$tmp/$name.err" "$tmp/$name.srv" \
+		"$srv_rc" >"$tmp/$name.why"
+}
+
+# field NAME MODE FIELD: one figure of run NAME's row of MODE.
+field() {
+	bench_csv "$tmp/$1.csv" "$2" "$3" | head -n 1
+}
+
+# ratio A B: A / B with three decimals, "-" without B.
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (b + 0 > 0) printf "%.3f", a / b; else printf "-" }'
+}
+
+printf "%-9s %-30s %-7s %12s %12s %7s %6s  %s\n" kind goal unit rocepmd \
+	yardstick ratio retx target
+# bw NAME KIND MODE SIZE UNIT FIELD GOAL: a rate row against raw_stream.
+bw() {
+	local name=$1 kind=$2 mode=$3 size=$4 unit=$5 f=$6 goal=$7 v rv rsrc
+
+	run "$name" "$kind" "$mode" "$size" event --duration "$dur"
+	rsrc=$name
+	[ "$kind" = af_xdp ] && rsrc=${name/xdp/pkt}
+	if [ -s "$tmp/$name.why" ]; then
+		printf "%-9s %-30s FAILED: %s\n" "$kind" "$mode $size B" \
+			"$(cat "$tmp/$name.why")"
+		return
+	fi
+	v=$(field "$name" "$mode" "$f")
+	rv=$(field "$rsrc" raw_stream "$f")
+	: "${v:=0}"
+	printf "%-9s %-30s %-7s %12s %12s %7s %6s  %s%s\n" "$kind" \
+		"$mode $size B" "$unit" "$v" "${rv:--}" "$(ratio "$v" "$rv")" \
+		"$(( $(field "$name" "$mode" retransmits) + \
+		     $(field "$name" "$mode" srv_retransmits) ))" "$goal" \
+		"$([ "$kind" = af_xdp ] && echo ' (raw: af_packet)')"
+}
+
+for kind in $kinds; do
+	k=${kind/af_packet/pkt}
+	k=${k/af_/}
+	bw "send64-$k" "$kind" send_bw 64 msg/s msg_rate ">= 0.8, retx 0"
+	bw "write64k-$k" "$kind" write_bw 65536 Gbit/s gbps ">= 0.8, retx 0"
+	bw "read64k-$k" "$kind" read_bw 65536 Gbit/s gbps ">= 0.8, retx 0"
+	name=lat-$k
+	run "$name" "$kind" send_lat 8 poll --iters "$iters" --inline-us 100
+	rsrc=lat-pkt
+	if [ -s "$tmp/$name.why" ]; then
+		printf "%-9s %-30s FAILED: %s\n" "$kind" "send_lat 8 B poll" \
+			"$(cat "$tmp/$name.why")"
+		continue
+	fi
+	v=$(field "$name" send_lat lat_p50_us)
+	rv=$(field "$rsrc" raw_pp lat_p50_us)
+	printf "%-9s %-30s %-7s %12s %12s %7s %6s  %s%s\n" "$kind" \
+		"send_lat 8 B p50, poll inline" us "$v" "${rv:--}" \
+		"$(ratio "$v" "$rv")" - "<= 1.5" \
+		"$([ "$kind" = af_xdp ] && echo ' (raw: af_packet)')"
+done
+
+label="kernel UDP 14 B p50, spinning"
+if command -v sockperf >/dev/null; then
+	ip netns exec "$RP_NS_B" taskset -c 1 timeout "$TMO" sockperf sr \
+		-i 192.0.2.2 -p 18598 --nonblocked >"$tmp/udp.srv" 2>&1 &
+	srv=$!
+	sleep 1
+	ip netns exec "$RP_NS_A" taskset -c 0 timeout "$TMO" sockperf pp \
+		-i 192.0.2.2 -p 18598 -m 14 -t "$dur" --nonblocked \
+		>"$tmp/udp.out" 2>&1
+	rc=$?
+	bench_server_gone
+	stop_server
+	n=$(grep -c 'percentile 50.000 =' "$tmp/udp.out")
+	why=$(bench_why "$rc" "$n" ok "$tmp/udp.out" "$tmp/udp.srv" "$srv_rc")
+	if [ -n "$why" ]; then
+		printf "%-9s %-30s FAILED: %s\n" kernel "$label" "$why"
+	else
+		v=$(awk '/percentile 50.000 =/ { print $NF }' "$tmp/udp.out")
+		printf "%-9s %-30s %-7s %12s %12s %7s %6s  %s\n" kernel \
+			"$label" us "$v" - - - "rocepmd's poll p50 below it"
+	fi
+else
+	echo "(no sockperf: apt-get install sockperf for the kernel UDP row)"
+fi
+echo "hosts_wire.sh: veth MTU 3000, IB MTU 1024, host A on CPU 0, B on CPU 1 (program and engine lcore each), ${dur} s a rate run, $iters ping-pongs, $(nproc) CPUs"
+[ -n "${BENCH_KEEP:-}" ] && cp -r "$tmp" "$BENCH_KEEP"
+exit 0
