@@ -103,23 +103,10 @@ command -v sockperf >/dev/null || have_sockperf=
 # cfg SIDE: host SIDE's configuration, program and engine lcore on its
 # CPU, the port as $kind.
 cfg() {
-	local s=$1 dev=$RP_VETH_A ip=192.0.2.1/24 cpu=$cpu_a port
+	local cpu=$cpu_a
 
-	[ "$s" = b ] && dev=$RP_VETH_B ip=192.0.2.2/24 cpu=$cpu_b
-	port="device = net_af_packet0,iface=$dev,qpairs=1
-ipv4 = $ip"
-	[ "$kind" = af_xdp ] && port="netdev = $dev"
-	cat >"$tmp/$s.ini" <<-EOF
-	[eal]
-	args = --no-huge -m 512 --no-pci --lcores 0@$cpu,1@$cpu --file-prefix=rph-$s-$$
-	[engine]
-	main_lcore = 0
-	lcores = 1
-	idle = $idle
-	[port0]
-	$port
-	mtu = 1024
-	EOF
+	[ "$1" = b ] && cpu=$cpu_b
+	bench_host_cfg "$1" "$kind" "0@$cpu,1@$cpu" "$idle" rph
 }
 
 # The table: a row as it comes, on stdout and in summary.txt.

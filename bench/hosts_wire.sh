@@ -43,23 +43,10 @@ bench_topology rpw
 
 # cfg SIDE KIND: host SIDE's configuration, all of it on its CPU.
 cfg() {
-	local s=$1 kind=$2 dev=$RP_VETH_A ip=192.0.2.1/24 cpu=0 port
+	local cpu=0
 
-	[ "$s" = b ] && dev=$RP_VETH_B ip=192.0.2.2/24 cpu=1
-	port="device = net_af_packet0,iface=$dev,qpairs=1
-ipv4 = $ip"
-	[ "$kind" = af_xdp ] && port="netdev = $dev"
-	cat >"$tmp/$s.ini" <<-EOF
-	[eal]
-	args = --no-huge -m 512 --no-pci --lcores 0@$cpu,1@$cpu --file-prefix=rpw-$s-$$
-	[engine]
-	main_lcore = 0
-	lcores = 1
-	idle = sleep
-	[port0]
-	$port
-	mtu = 1024
-	EOF
+	[ "$1" = b ] && cpu=1
+	bench_host_cfg "$1" "$2" "0@$cpu,1@$cpu" sleep rpw
 }
 
 pin=()

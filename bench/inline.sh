@@ -55,25 +55,11 @@ bench_topology rpi
 # (program CPU 0, engine CPU 1) or "one" (both on CPU 0 for A, 1 for B);
 # the port as $kind (af_packet, or xdp: netdev = the veth end).
 cfg() {
-	local s=$1 place=$2 dev=$RP_VETH_A ip=192.0.2.1/24 cpu=0 map port
+	local cpu=0 map="0@0,1@1"
 
-	[ "$s" = b ] && dev=$RP_VETH_B ip=192.0.2.2/24 cpu=1
-	map="0@0,1@1"
-	[ "$place" = one ] && map="0@$cpu,1@$cpu"
-	port="device = net_af_packet0,iface=$dev,qpairs=1
-ipv4 = $ip"
-	[ "$kind" = xdp ] && port="netdev = $dev"
-	cat >"$tmp/$s.ini" <<-EOF
-	[eal]
-	args = --no-huge -m 512 --no-pci --lcores $map --file-prefix=rpi-$s-$$
-	[engine]
-	main_lcore = 0
-	lcores = 1
-	idle = sleep
-	[port0]
-	$port
-	mtu = 1024
-	EOF
+	[ "$1" = b ] && cpu=1
+	[ "$2" = one ] && map="0@$cpu,1@$cpu"
+	bench_host_cfg "$1" "$kind" "$map" sleep rpi
 }
 
 # In the inline placement the measuring threads run on their host's CPU

@@ -13,6 +13,13 @@
 #                           file sources (hosts_pair, hosts_cfg...)
 #   die MSG                 "SCRIPT: ERROR: MSG", exit 1
 #   stop_server             stop the server started last ($srv), by PID
+#   bench_host_cfg SIDE KIND LCORES IDLE PREFIX
+#                           $tmp/SIDE.ini for host SIDE (a or b): its port
+#                           on its veth end (KIND af_packet; af_xdp or xdp:
+#                           netdev = the end, rocepmd's XDP program), IB
+#                           MTU 1024, EAL --lcores LCORES (main lcore 0,
+#                           engine lcore 1), idle policy IDLE, file prefix
+#                           PREFIX-SIDE-PID
 #   bench_csv FILE MODE FIELD...
 #                           the named fields of rocepmd-testpmd's CSV rows
 #                           (--csv) of mode MODE, "|" between them (a field
@@ -47,6 +54,27 @@ bench_pids=()
 srv=
 srv_rc=
 tmp=
+
+bench_host_cfg() {
+	local s=$1 kind=$2 lcores=$3 idle=$4 pfx=$5 dev=$RP_VETH_A port
+	local ip=192.0.2.1/24
+
+	[ "$s" = b ] && dev=$RP_VETH_B ip=192.0.2.2/24
+	port="device = net_af_packet0,iface=$dev,qpairs=1
+ipv4 = $ip"
+	case $kind in af_xdp | xdp) port="netdev = $dev" ;; esac
+	cat >"$tmp/$s.ini" <<-EOF
+	[eal]
+	args = --no-huge -m 512 --no-pci --lcores $lcores --file-prefix=$pfx-$s-$$
+	[engine]
+	main_lcore = 0
+	lcores = 1
+	idle = $idle
+	[port0]
+	$port
+	mtu = 1024
+	EOF
+}
 
 die() {
 	echo "$bench_prog: ERROR: $*" >&2
