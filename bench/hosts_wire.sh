@@ -143,20 +143,9 @@ done
 
 label="kernel UDP 14 B p50, spinning"
 if command -v sockperf >/dev/null; then
-	ip netns exec "$RP_NS_B" taskset -c 1 timeout "$TMO" sockperf sr \
-		-i 192.0.2.2 -p 18598 --nonblocked >"$tmp/udp.srv" 2>&1 &
-	srv=$!
-	sleep 1
-	ip netns exec "$RP_NS_A" taskset -c 0 timeout "$TMO" sockperf pp \
-		-i 192.0.2.2 -p 18598 -m 14 -t "$dur" --nonblocked \
-		>"$tmp/udp.out" 2>&1
-	rc=$?
-	bench_server_gone
-	stop_server
-	n=$(grep -c 'percentile 50.000 =' "$tmp/udp.out")
-	why=$(bench_why "$rc" "$n" ok "$tmp/udp.out" "$tmp/udp.srv" "$srv_rc")
-	if [ -n "$why" ]; then
-		printf "%-9s %-30s FAILED: %s\n" kernel "$label" "$why"
+	bench_udp_pp 18598 "$dur"
+	if [ -n "$udp_why" ]; then
+		printf "%-9s %-30s FAILED: %s\n" kernel "$label" "$udp_why"
 	else
 		v=$(awk '/percentile 50.000 =/ { print $NF }' "$tmp/udp.out")
 		printf "%-9s %-30s %-7s %12s %12s %7s %6s  %s\n" kernel \

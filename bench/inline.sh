@@ -153,19 +153,10 @@ row "dedicated lcore, events" event
 row "inline, polling, XDP (netdev)" inline-xdp
 label="kernel UDP, spinning (sockperf)"
 if command -v sockperf >/dev/null; then
-	ip netns exec "$RP_NS_B" taskset -c 1 timeout "$TMO" sockperf sr \
-		-i 192.0.2.2 -p 18599 --nonblocked >"$tmp/udp.srv" 2>&1 &
-	srv=$!
-	sleep 1
-	ip netns exec "$RP_NS_A" taskset -c 0 timeout "$TMO" sockperf pp \
-		-i 192.0.2.2 -p 18599 -m 14 -t 3 --nonblocked >"$tmp/udp.out" 2>&1
-	rc=$?
-	bench_server_gone
-	stop_server
-	n=$(grep -c 'percentile 50.000 =' "$tmp/udp.out")
-	why=$(bench_why "$rc" "$n" ok "$tmp/udp.out" "$tmp/udp.srv" "$srv_rc")
-	if [ -n "$why" ]; then
-		printf "%-34s %-42s FAILED: %s\n" "$label" "$(where udp)" "$why"
+	bench_udp_pp 18599 3
+	if [ -n "$udp_why" ]; then
+		printf "%-34s %-42s FAILED: %s\n" "$label" "$(where udp)" \
+			"$udp_why"
 	else
 		awk -v n="$label" -v p="$(where udp)" -v r50="$raw" '
 		/percentile 50.000 =/ { v50 = $NF }

@@ -20,6 +20,12 @@
 #                           MTU 1024, EAL --lcores LCORES (main lcore 0,
 #                           engine lcore 1), idle policy IDLE, file prefix
 #                           PREFIX-SIDE-PID
+#   bench_udp_pp PORT SECONDS
+#                           the kernel's UDP between the two hosts: sockperf
+#                           ping-pong of 14 B (its smallest) on non-blocking
+#                           sockets, the server in B on CPU 1, the client in
+#                           A on CPU 0, into $tmp/udp.out; why it failed in
+#                           $udp_why (empty if it did not)
 #   bench_csv FILE MODE FIELD...
 #                           the named fields of rocepmd-testpmd's CSV rows
 #                           (--csv) of mode MODE, "|" between them (a field
@@ -53,6 +59,7 @@ TMO=${BENCH_TIMEOUT:-120}
 bench_pids=()
 srv=
 srv_rc=
+udp_why=
 tmp=
 
 bench_host_cfg() {
@@ -74,6 +81,24 @@ ipv4 = $ip"
 	$port
 	mtu = 1024
 	EOF
+}
+
+bench_udp_pp() {
+	local port=$1 secs=$2 rc n
+
+	ip netns exec "$RP_NS_B" taskset -c 1 timeout "$TMO" sockperf sr \
+		-i 192.0.2.2 -p "$port" --nonblocked >"$tmp/udp.srv" 2>&1 &
+	srv=$!
+	sleep 1
+	ip netns exec "$RP_NS_A" taskset -c 0 timeout "$TMO" sockperf pp \
+		-i 192.0.2.2 -p "$port" -m 14 -t "$secs" --nonblocked \
+		>"$tmp/udp.out" 2>&1
+	rc=$?
+	bench_server_gone
+	stop_server
+	n=$(grep -c 'percentile 50.000 =' "$tmp/udp.out")
+	udp_why=$(bench_why "$rc" "$n" ok "$tmp/udp.out" "$tmp/udp.srv" \
+		"$srv_rc")
 }
 
 die() {
