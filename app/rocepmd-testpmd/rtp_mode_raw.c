@@ -117,21 +117,26 @@ raw_hdr(struct raw_ctx *c, unsigned int from, const struct rp_config *cfg)
 	udp->dst_port = rte_cpu_to_be_16(RAW_UDP_PORT);
 }
 
-/* Send one message's frames from port `from`: 0, or -ENOBUFS. */
+/*
+ * Send nmsg messages' frames from port `from`, UDP source port sport, in
+ * bursts that run across messages (as the engine's do): 0, or -ENOBUFS.
+ */
 static int
-raw_send(struct raw_ctx *c, unsigned int from)
+raw_tx(struct raw_ctx *c, unsigned int from, uint16_t sport, uint32_t nmsg)
 {
 	struct rte_mbuf *m[RAW_BURST];
-	uint32_t i = 0;
+	uint64_t n = (uint64_t)c->frames * nmsg;
+	uint64_t i = 0;
 
-	while (i < c->frames) {
-		uint32_t n = RTE_MIN(c->frames - i, (uint32_t)RAW_BURST);
+	while (i < n) {
+		uint32_t b = (uint32_t)RTE_MIN(n - i, (uint64_t)RAW_BURST);
 		uint16_t sent = 0;
 
-		if (rte_pktmbuf_alloc_bulk(c->pool, m, n) != 0)
+		if (rte_pktmbuf_alloc_bulk(c->pool, m, b) != 0)
 			return -ENOBUFS;
-		for (uint32_t k = 0; k < n; k++) {
-			uint32_t len = raw_len(c, i + k);
+		for (uint32_t k = 0; k < b; k++) {
+			uint32_t len = raw_len(c, (uint32_t)((i + k) %
+							    c->frames));
 			uint8_t *d = rte_pktmbuf_mtod(m[k], uint8_t *);
 			struct rte_ipv4_hdr *ip;
 			struct rte_udp_hdr *udp;
@@ -142,24 +147,24 @@ raw_send(struct raw_ctx *c, unsigned int from)
 			udp = (void *)(ip + 1);
 			ip->total_length = rte_cpu_to_be_16((uint16_t)(len +
 				sizeof(*ip) + sizeof(*udp)));
-			ip->hdr_checksum = 0;
 			ip->hdr_checksum = rte_ipv4_cksum(ip);
+			udp->src_port = rte_cpu_to_be_16(sport);
 			udp->dgram_len = rte_cpu_to_be_16((uint16_t)(len +
 				sizeof(*udp)));
 			m[k]->data_len = (uint16_t)(RAW_HDR + len);
 			m[k]->pkt_len = m[k]->data_len;
 		}
-		for (uint64_t t = 0; sent < n; t++) {
+		for (uint64_t t = 0; sent < b; t++) {
 			sent += rte_eth_tx_burst(c->port[from], 0, m + sent,
-						 (uint16_t)(n - sent));
+						 (uint16_t)(b - sent));
 			if (t > 10000000) {
-				rte_pktmbuf_free_bulk(m + sent, n - sent);
+				rte_pktmbuf_free_bulk(m + sent, b - sent);
 				fprintf(stderr, "raw: port %u refuses frames\n",
 					c->port[from]);
 				return -ENOBUFS;
 			}
 		}
-		i += n;
+		i += b;
 	}
 	return 0;
 }
@@ -218,8 +223,8 @@ raw_lcore(void *arg)
 	for (uint64_t i = 0; i < n && rte_get_tsc_cycles() < t_stop; i++) {
 		uint64_t t = rte_get_tsc_cycles();
 
-		if (raw_send(c, 0) < 0 || raw_recv_msg(c, 1) < 0 ||
-		    raw_send(c, 1) < 0 || raw_recv_msg(c, 0) < 0) {
+		if (raw_tx(c, 0, RAW_UDP_PORT, 1) < 0 || raw_recv_msg(c, 1) < 0 ||
+		    raw_tx(c, 1, RAW_UDP_PORT, 1) < 0 || raw_recv_msg(c, 0) < 0) {
 			c->err = -EIO;
 			return -EIO;
 		}
@@ -234,7 +239,7 @@ raw_lcore(void *arg)
 	       recvd < sent * c->frames) {
 		if (sent < n && rte_get_tsc_cycles() < t_stop &&
 		    sent * c->frames - recvd < 512) {
-			if (raw_send(c, 0) < 0) {
+			if (raw_tx(c, 0, RAW_UDP_PORT, 1) < 0) {
 				c->err = -ENOBUFS;
 				return -ENOBUFS;
 			}
@@ -435,53 +440,6 @@ raw_hdr2(struct raw_ctx *c, const uint8_t *peer_mac, uint32_t src,
 	udp->dst_port = rte_cpu_to_be_16(RAW_UDP_PORT);
 }
 
-/* Send nmsg messages' frames, source port sport, in bursts that run
- * across messages (as the engine's do). */
-static int
-raw_send2(struct raw_ctx *c, uint16_t sport, uint32_t nmsg)
-{
-	struct rte_mbuf *m[RAW_BURST];
-	uint64_t n = (uint64_t)c->frames * nmsg;
-	uint64_t i = 0;
-
-	while (i < n) {
-		uint32_t b = (uint32_t)RTE_MIN(n - i, (uint64_t)RAW_BURST);
-		uint16_t sent = 0;
-
-		if (rte_pktmbuf_alloc_bulk(c->pool, m, b) != 0)
-			return -ENOBUFS;
-		for (uint32_t k = 0; k < b; k++) {
-			uint32_t len = raw_len(c, (uint32_t)((i + k) %
-							    c->frames));
-			uint8_t *d = rte_pktmbuf_mtod(m[k], uint8_t *);
-			struct rte_ipv4_hdr *ip;
-			struct rte_udp_hdr *udp;
-
-			memcpy(d, c->hdr[0], RAW_HDR);
-			memset(d + RAW_HDR, 0, len);
-			ip = (void *)(d + sizeof(struct rte_ether_hdr));
-			udp = (void *)(ip + 1);
-			ip->total_length = rte_cpu_to_be_16((uint16_t)(len +
-				sizeof(*ip) + sizeof(*udp)));
-			ip->hdr_checksum = rte_ipv4_cksum(ip);
-			udp->src_port = rte_cpu_to_be_16(sport);
-			udp->dgram_len = rte_cpu_to_be_16((uint16_t)(len +
-				sizeof(*udp)));
-			m[k]->data_len = (uint16_t)(RAW_HDR + len);
-			m[k]->pkt_len = m[k]->data_len;
-		}
-		for (uint64_t t = 0; sent < b; t++) {
-			sent += rte_eth_tx_burst(c->port[0], 0, m + sent,
-						 (uint16_t)(b - sent));
-			if (t > 10000000) {
-				rte_pktmbuf_free_bulk(m + sent, b - sent);
-				return -ENOBUFS;
-			}
-		}
-		i += b;
-	}
-	return 0;
-}
 
 /* One frame of ours: its source port (0: not ours). */
 static uint16_t
@@ -526,7 +484,7 @@ raw_reflect_lcore(void *arg)
 			uint16_t sp = raw_frame(m[i]);
 
 			if (sp == RAW_PP && ++r->pp_frames % c->frames == 0) {
-				c->err = raw_send2(c, RAW_PP, 1);
+				c->err = raw_tx(c, 0, RAW_PP, 1);
 			} else if (sp == RAW_STREAM) {
 				if (r->stream_frames++ == 0)
 					r->first_tsc = now;
@@ -569,7 +527,7 @@ raw_client_lcore(void *arg)
 		uint64_t t = rte_get_tsc_cycles(), limit = t + hz;
 		uint32_t got = 0;
 
-		if (raw_send2(c, RAW_PP, 1) < 0)
+		if (raw_tx(c, 0, RAW_PP, 1) < 0)
 			return c->err = -ENOBUFS;
 		while (got < c->frames) {
 			got += raw_take(r, RAW_PP);
@@ -590,7 +548,7 @@ raw_client_lcore(void *arg)
 		uint32_t per = c->frames < RAW_BURST ? RAW_BURST / c->frames : 1;
 		uint32_t b = (uint32_t)RTE_MIN(n - sent, (uint64_t)per);
 
-		if (raw_send2(c, RAW_STREAM, b) < 0)
+		if (raw_tx(c, 0, RAW_STREAM, b) < 0)
 			return c->err = -ENOBUFS;
 		sent += b;
 		r->sent_frames += (uint64_t)b * c->frames;
