@@ -273,6 +273,26 @@ raw)
 		--wait event && rv_fail "a plain client ran before raw"
 	grep -q "its first client needs --raw" "$rv_tmp/plain.csv" ||
 		rv_fail "no reason: $(cat "$rv_tmp/plain.csv")"
+	# a raw hello the server cannot shape frames for is refused with a
+	# reason, and the server waits on for a good one
+	mtu=$(sed -n 's/^[[:space:]]*mtu[[:space:]]*=[[:space:]]*\([0-9]*\).*/\1/p' "$RV_CFG_A" | head -n 1)
+	ip netns exec "$RP_NS_A" python3 - "$RV_IP_B" "$port" "${mtu:-1024}" <<'PY' ||
+import socket, struct, sys
+h = struct.pack("<IiIIQd6s2sII3Q64s", 0x52505446, 0, 10000, int(sys.argv[3]),
+                10, 0.0, b"\0" * 6, b"", 0, 99, 0, 0, 0, b"")
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)
+s.sendall(h)
+a = b""
+while len(a) < len(h):
+    c = s.recv(len(h) - len(a))
+    assert c, "server closed without an answer"
+    a += c
+st = struct.unpack_from("<i", a, 4)[0]
+msg = a[72:].split(b"\0")[0].decode()
+assert st == -22 and msg == "unknown message kind", (st, msg)
+print("ok raw hello of kind 99 refused: %s" % msg)
+PY
+		rv_fail "a raw hello of an unknown kind was not refused"
 	{
 		echo "set warmup 50"
 		echo "set wait event"
@@ -294,6 +314,7 @@ m = re.search(r"^RAW served size 10000 pp_frames (\d+) stream_frames (\d+) "
               r"stream_bytes (\d+) ok$", log, re.M)
 assert m, "server log: %s" % log
 assert "RAW refused a rocepmd-testpmd client: no --raw" in log, log
+assert "RAW refused: unknown message kind" in log, log
 pp, st, sb = int(m.group(1)), int(m.group(2)), int(m.group(3))
 assert pp == n * frames, "server took %d ping-pong frames, not %d" % (pp, n * frames)
 # the stream is a flood: the receiver counts what it kept up with
