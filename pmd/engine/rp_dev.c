@@ -168,7 +168,7 @@ dev_free(struct rp_dev *dev)
 {
 	/* The lcores have stopped: the XDP program's last counts, read
 	 * here, are not ten link polls old. */
-	rp_xdp_port_poll(&dev->port);
+	rp_port_stats(&dev->port);
 	if (dev->ctl != NULL)
 		dev_stats_log(dev);
 	rp_netdev_watch_fini(&dev->net);

@@ -255,7 +255,7 @@ shard_poll(struct rp_shard *sh)
 		/* The GID table and link state: the other shards read them. */
 		rp_shard_pause(dev);
 		rp_dev_link_poll(dev);
-		rp_xdp_port_poll(&dev->port);
+		rp_port_stats(&dev->port);
 		dev_addrs_poll(dev);
 		rp_shard_resume(dev);
 		dev->link_check = now + rte_get_timer_hz() / 10;

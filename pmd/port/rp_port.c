@@ -7,6 +7,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <linux/if_packet.h>
 #include <net/if.h>
 #include <poll.h>
 #include <stdio.h>
@@ -824,6 +825,13 @@ port_kernel_link_up(const struct rp_port *p)
 	return (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
 }
 
+void
+rp_port_stats(struct rp_port *p)
+{
+	if (p->kind_ops != NULL && p->kind_ops->stats != NULL)
+		p->kind_ops->stats(p);
+}
+
 int
 rp_port_link_get(const struct rp_port *p, uint32_t *speed)
 {
@@ -848,12 +856,47 @@ af_packet_frame_max(const struct rp_port *p, uint32_t frame_max)
 	return frame_max;
 }
 
+/*
+ * Frames the kernel dropped because a queue's receive ring was full (the
+ * engine did not take them in time): told apart from loss on the wire, as
+ * a receiver that cannot keep up costs retransmissions.  PACKET_STATISTICS
+ * returns the counts since its last call, by anyone: the engine is the
+ * only caller (testpmd's interactive "show port stats" would take some).
+ */
+static void
+af_packet_stats_read(struct rp_port *p, bool count)
+{
+	for (uint32_t i = 0; i < p->nr_afp_sock; i++) {
+		struct tpacket_stats st;
+		socklen_t len = sizeof(st);
+
+		if (getsockopt(p->afp_sock[i], SOL_PACKET, PACKET_STATISTICS,
+			       &st, &len) == 0 && st.tp_drops != 0 && count)
+			rp_stats_add(p->q[0]->stats, RP_STAT_AFP_RX_DROPPED,
+				     st.tp_drops);
+	}
+}
+
+static void
+af_packet_stats(struct rp_port *p)
+{
+	af_packet_stats_read(p, true);
+}
+
 static int
 af_packet_start(struct rp_port *p, const struct rte_eth_dev_info *info)
 {
+	unsigned int n = rp_port_ring_sockets(info->if_index, p->afp_sock,
+					      RP_RX_SOCKS);
+
+	p->nr_afp_sock = RTE_MIN(n, RP_RX_SOCKS);
+	/* The sockets live as long as the vdev: what they dropped before
+	 * the engine took the port (testpmd's raw flood) is not its. */
+	af_packet_stats_read(p, false);
 	rp_port_kick_init(p, info->if_index);
 	return 0;
 }
+
 
 static void
 af_packet_rx_socks(struct rp_port *p, unsigned int ifindex)
@@ -907,6 +950,7 @@ static const struct rp_port_ops port_af_packet_ops = {
 	.frame_max = af_packet_frame_max,
 	.start = af_packet_start,
 	.rx_socks = af_packet_rx_socks,
+	.stats = af_packet_stats,
 	.rx = port_ethdev_rx,
 	.tx = rp_port_enqueue,
 	.flush = port_af_packet_flush,
@@ -920,6 +964,7 @@ static const struct rp_port_ops port_af_xdp_ops = {
 	.queues = af_xdp_queues,
 	.prepare = af_xdp_prepare,
 	.start = af_xdp_start,
+	.stats = rp_xdp_port_stats,
 	.fini = rp_xdp_port_fini,
 	.rx = port_af_xdp_rx,
 	.tx = rp_port_enqueue,

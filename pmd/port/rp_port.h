@@ -64,6 +64,10 @@ struct rp_port_ops {
 	/* sockets readable while frames wait, for a port without RX
 	 * interrupt: into p->rx_sock */
 	void (*rx_socks)(struct rp_port *p, unsigned int ifindex);
+	/* the kernel's counters of the port into the device's (frames its
+	 * receive ring dropped, its XDP program's verdicts): on the link
+	 * poll and once the lcores stopped */
+	void (*stats)(struct rp_port *p);
 	void (*fini)(struct rp_port *p);
 	/* Frames of one shard's queues: a burst in, a frame out, the frames
 	 * out to the port */
@@ -147,6 +151,9 @@ struct rp_port {
 	uint8_t *xsk_base;		/* their umem: the pool's memory */
 	/* net_af_packet with qdisc_bypass=0 (rp_port_kick.c) */
 	int kick_fd;			/* the PMD's packet socket, or -1 */
+	/* net_af_packet: its queues' sockets, for PACKET_STATISTICS */
+	int afp_sock[RP_RX_SOCKS];
+	uint32_t nr_afp_sock;
 	/* the lcores' queues (rp_port_add_queue) */
 	uint32_t nr_q;
 	struct rp_port_q *q[RP_MAX_ENGINE_LCORES];
@@ -191,6 +198,8 @@ bool rp_port_kick(struct rp_port_q *pq);
 
 /* The link's state: 1 up, 0 down, -1 unknown; its speed into *speed. */
 int rp_port_link_get(const struct rp_port *p, uint32_t *speed);
+/* The port kind's kernel counters into the device's (rp_port_ops.stats). */
+void rp_port_stats(struct rp_port *p);
 /* Most descriptors a device adds to an idle lcore's wait */
 #define RP_PORT_WAIT_FDS	(1u + RP_XDP_MAX_QUEUES)
 struct pollfd;
@@ -235,7 +244,7 @@ int rp_xdp_port_prepare(struct rp_port *p, uint32_t ifindex);
 int rp_xdp_port_start(struct rp_port *p, uint32_t ifindex);
 void rp_xdp_port_fini(struct rp_port *p);
 /* The XDP program's and the sockets' counts into queue 0's counters. */
-void rp_xdp_port_poll(struct rp_port *p);
+void rp_xdp_port_stats(struct rp_port *p);
 /* The program steers RoCEv2 to these addresses (GIDs, groups) to us. */
 void rp_xdp_port_addrs(struct rp_port *p, const uint8_t (*gid)[16],
 		       uint32_t n);

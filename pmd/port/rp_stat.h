@@ -79,6 +79,7 @@ enum rp_stat {
 	RP_STAT_SHARD_HANDOFF,
 	RP_STAT_SHARD_HANDOFF_DROP,
 	RP_STAT_SHARD_MOVES,
+	RP_STAT_AFP_RX_DROPPED,		/* af_packet: its receive ring was full */
 	RP_STAT_MAX,
 };
 

@@ -329,9 +329,9 @@ xsk_stats_read(struct rp_port *p)
 			 st.rx_invalid_descs + st.tx_invalid_descs);
 }
 
-/* Lcore, with the link poll: the program's counters into the device's. */
+/* af_xdp's rp_port_ops.stats: the socket's and the program's counters. */
 void
-rp_xdp_port_poll(struct rp_port *p)
+rp_xdp_port_stats(struct rp_port *p)
 {
 	static const enum rp_stat to[RP_XDP_STAT_MAX] = {
 		[RP_XDP_REDIRECTED] = RP_STAT_XDP_REDIRECTED,
