@@ -76,6 +76,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_TX_DEFERRED] = "tx_deferred",
 	[RP_STAT_XSK_RX_DROPPED] = "xsk_rx_dropped",
 	[RP_STAT_AFP_RX_DROPPED] = "afp_rx_dropped",
+	[RP_STAT_CWND_RESTART] = "cwnd_restarts",
 	[RP_STAT_XSK_RX_RING_FULL] = "xsk_rx_ring_full",
 	[RP_STAT_XSK_FILL_EMPTY] = "xsk_fill_ring_empty",
 	[RP_STAT_XSK_INVALID] = "xsk_invalid_descs",

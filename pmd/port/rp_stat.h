@@ -80,6 +80,7 @@ enum rp_stat {
 	RP_STAT_SHARD_HANDOFF_DROP,
 	RP_STAT_SHARD_MOVES,
 	RP_STAT_AFP_RX_DROPPED,		/* af_packet: its receive ring was full */
+	RP_STAT_CWND_RESTART,		/* a timeout: the window to its least */
 	RP_STAT_MAX,
 };
 

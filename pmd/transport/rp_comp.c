@@ -30,8 +30,8 @@ static const uint32_t rp_rnr_10us[32] = {
  * go-back-N resends everything after a lost packet, so a window of
  * RP_WINDOW packets under 10% loss resends some 25 packets per packet
  * delivered.  A loss (a sequence NAK, a READ response missing, an early
- * resend or a timeout) halves it, once per window of packets sent; each
- * window's worth of packets acknowledged widens it by one.
+ * resend) halves it, once per window of packets sent; each window's
+ * worth of packets acknowledged widens it by one.
  */
 #define RP_CWND_MIN	8u
 
@@ -44,8 +44,31 @@ comp_cut(struct rp_qp *qp)
 	    rp_psn_diff(qp->comp.una, qp->comp.recover_psn) < 0)
 		return;		/* this window was cut already */
 	qp->comp.cwnd = RTE_MAX(w / 2, RP_CWND_MIN);
+	qp->comp.ssthresh = qp->comp.cwnd;
 	qp->comp.cwnd_acc = 0;
 	qp->comp.recover_psn = qp->req.max_psn;
+}
+
+/*
+ * A timeout: nothing of the window came back.  The receiver is dropping
+ * all of it (a peer that cannot keep up: the kernel's rxe in an emulated
+ * guest took 4 QPs' windows resent every 67 ms, dropped them again, and
+ * a QP ran out of retries while the peer still answered the others).  As
+ * TCP after its retransmission timeout (RFC 5681, 3.1): the resend is the
+ * smallest window, on every timeout, and the window grows back by slow
+ * start (doubling a round trip) up to half of what it was.
+ */
+static void
+comp_restart(struct rp_qp *qp)
+{
+	if (qp->comp.cwnd == 0 ||
+	    rp_psn_diff(qp->comp.una, qp->comp.recover_psn) >= 0)
+		qp->comp.ssthresh = RTE_MAX(rp_qp_window(qp) / 2,
+					    RP_CWND_MIN);
+	qp->comp.cwnd = RP_CWND_MIN;
+	qp->comp.cwnd_acc = 0;
+	qp->comp.recover_psn = qp->req.max_psn;
+	rp_stat_inc(qp->dev, RP_STAT_CWND_RESTART);
 }
 
 static void
@@ -53,6 +76,12 @@ comp_grow(struct rp_qp *qp, uint32_t acked)
 {
 	if (qp->comp.cwnd == 0)
 		return;
+	if (qp->comp.cwnd < qp->comp.ssthresh) {
+		/* slow start: a packet more for each acknowledged */
+		qp->comp.cwnd = RTE_MIN(qp->comp.cwnd + acked,
+					qp->comp.ssthresh);
+		return;
+	}
 	qp->comp.cwnd_acc += acked;
 	while (qp->comp.cwnd_acc >= qp->comp.cwnd && qp->comp.cwnd != 0) {
 		qp->comp.cwnd_acc -= qp->comp.cwnd;
@@ -510,7 +539,7 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 	qp->comp.retry_left--;
 	qp->comp.rd_retried = false;
 	rp_xmit_reresolve(qp);
-	comp_cut(qp);
+	comp_restart(qp);
 	/* Resume from the oldest unacknowledged PSN, not the message's
 	 * start: a large message keeps what was acknowledged of it. */
 	if (comp_outstanding(qp) && !rp_req_rewind(qp, qp->comp.una))

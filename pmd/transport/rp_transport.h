@@ -433,6 +433,7 @@ struct rp_qp {
 		uint64_t srtt;		/* smoothed RTT in TSC cycles, 0: none */
 		uint32_t cwnd;		/* packets in flight at most; 0: RP_WINDOW */
 		uint32_t cwnd_acc;	/* packets acked toward the next +1 */
+		uint32_t ssthresh;	/* below it the window doubles a trip */
 		uint32_t recover_psn;	/* no new cut until una passes it */
 		uint32_t retry_left;
 		uint32_t rnr_left;

@@ -1078,6 +1078,7 @@ static const char *const rt_loss_names[RT_LOSS_MAX] = {
 	[RT_L_F_CORRUPT] = "fault_corrupted",
 	[RT_L_F_REORDER] = "fault_reordered",
 	[RT_L_F_DELAY] = "fault_delayed",
+	[RT_L_RESTART] = "cwnd_restarts",
 };
 
 void
@@ -1099,7 +1100,8 @@ rt_loss_read(struct rt_loss *l)
  * only NAKs are sequence and RNR NAKs: what one side received the other
  * sent (or a fault doubled on the way), a sequence NAK answers an
  * out-of-sequence request, and a bad ICRC is a frame a fault corrupted
- * (or the copy of one a receive fault doubled).  `need` (bits of 1 <<
+ * (or the copy of one a receive fault doubled), and a window restarts
+ * only on a timeout.  `need` (bits of 1 <<
  * enum rt_loss_ctr) lists the counters that must be nonzero, summed over
  * both devices: the mechanism they count ran.
  */
@@ -1126,6 +1128,9 @@ rt_loss_check(const struct rt_loss *l, uint32_t need)
 			 "%" PRIu64 " bad ICRCs, %" PRIu64 " frames corrupted "
 			 "on their way to it", d, c[RT_L_ICRC],
 			 o[RT_L_F_CORRUPT] + c[RT_L_F_CORRUPT]);
+		RT_CHECK(c[RT_L_RESTART] <= c[RT_L_TIMEOUT], "rocepmd%u: %"
+			 PRIu64 " window restarts for %" PRIu64 " timeouts", d,
+			 c[RT_L_RESTART], c[RT_L_TIMEOUT]);
 	}
 	for (unsigned int i = 0; i < RT_LOSS_MAX; i++)
 		RT_CHECK(!(need & (1u << i)) || l->c[0][i] + l->c[1][i] != 0,

@@ -780,6 +780,12 @@ rt_case_peer_gone(void)
 	RT_CHECK(l.c[0][RT_L_TIMEOUT] >= 2 * (o.retry_cnt + 1u),
 		 "%" PRIu64 " retry timeouts for two retry budgets of %u",
 		 l.c[0][RT_L_TIMEOUT], o.retry_cnt);
+	/* Each timeout but the last of a budget resends the smallest
+	 * window (a peer that dropped all of it gets less, not the same). */
+	RT_CHECK(l.c[0][RT_L_RESTART] + 2 >= l.c[0][RT_L_TIMEOUT] &&
+		 l.c[0][RT_L_RESTART] >= 2u * o.retry_cnt,
+		 "%" PRIu64 " window restarts for %" PRIu64 " timeouts",
+		 l.c[0][RT_L_RESTART], l.c[0][RT_L_TIMEOUT]);
 	rt_ep_destroy(&a);
 	rt_buf_free(&src);
 	rt_buf_free(&dst);
