@@ -66,6 +66,9 @@
 # rocepmd's device, each with its own queue pair of a veth of as many
 # queues; with 2 the run must show the second lcore receiving and sending
 # RoCEv2, through its own AF_XDP socket on xdp).
+# RI_QEMU_TRACE: a file of QEMU trace event names (virtio_queue_notify,
+# virtqueue_pop, ...): QEMU logs them to qemu.trace in the test's directory,
+# kept with RV_KEEP=1, to tell a guest's stalled virtio queue from a peer.
 
 . "$(dirname "$0")/../verbs/lib.sh"
 
@@ -562,6 +565,7 @@ fi
 	-append "console=ttyS0 quiet panic=-1 mitigations=off tsc=unstable no_timer_check rdinit=/init rxe.ip=$guest_ip/24 rxe.ip6=$guest_ip6/64 rxe.mtu=1500 rxe.timeout=840" \
 	-netdev tap,id=n0,ifname=ri-tap,script=no,downscript=no \
 	-device virtio-net-pci,netdev=n0,mac=52:54:00:c0:02:01 \
+	${RI_QEMU_TRACE:+-trace "events=$RI_QEMU_TRACE,file=$rv_tmp/qemu.trace"} \
 	>"$rv_tmp/qemu.err" 2>&1 &
 qemu_pid=$!
 rv_pids+=("$qemu_pid")
