@@ -332,6 +332,18 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		.min = 64, .max = 65536, .def = "256",
 		RP_CFG_PORT(read_window),
 	},
+	{
+		.name = "ecn", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_bool, .def = "off",
+		RP_CFG_PORT(ecn),
+	},
+	{
+		/* DCQCN's notification point: one CNP per flow in 50 us */
+		.name = "cnp_interval_us", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = 1000000, .def = "50",
+		RP_CFG_PORT(cnp_interval_us),
+	},
 	/* Fault injection for tests (rp_port_fault.c): per-mille rates. */
 	{
 		.name = "fault_drop", .sect = RP_CFG_SECT_PORT,
@@ -362,6 +374,12 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		.type = &rp_cfg_type_u32,
 		.min = 0, .max = 1000, .def = "0",
 		RP_CFG_PORT(fault.tx.delay),
+	},
+	{
+		.name = "fault_ce", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = 1000, .def = "0",
+		RP_CFG_PORT(fault.tx.ce),
 	},
 	{
 		.name = "fault_rx_drop", .sect = RP_CFG_SECT_PORT,

@@ -541,6 +541,28 @@ rp_cfg_parse_mtu(const struct rp_cfg_key *key, const char *val, void *base,
 	return 0;
 }
 
+static int
+rp_cfg_parse_bool(const struct rp_cfg_key *key, const char *val, void *base,
+		  char *why, size_t len)
+{
+	bool *b = RTE_PTR_ADD(base, key->off);
+
+	if (strcmp(val, "on") == 0) {
+		*b = true;
+	} else if (strcmp(val, "off") == 0) {
+		*b = false;
+	} else {
+		snprintf(why, len, "'%s' is neither on nor off", val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+const struct rp_cfg_type rp_cfg_type_bool = {
+	.parse = rp_cfg_parse_bool,
+	.accepted = "on, off",
+};
+
 const struct rp_cfg_type rp_cfg_type_u32 = {
 	.parse = rp_cfg_parse_u32,
 };

@@ -83,6 +83,7 @@ const struct rp_cfg_key *rp_cfg_key_find(enum rp_cfg_sect sect,
 
 /* The value types of rp_cfg_keys[]. */
 extern const struct rp_cfg_type rp_cfg_type_u32;
+extern const struct rp_cfg_type rp_cfg_type_bool;
 extern const struct rp_cfg_type rp_cfg_type_u32_auto;
 extern const struct rp_cfg_type rp_cfg_type_lcores;
 extern const struct rp_cfg_type rp_cfg_type_idle;

@@ -62,13 +62,16 @@ struct rp_fault_rates {
 	uint32_t reorder;	/**< held back behind reorder_depth later frames */
 	uint32_t corrupt;	/**< one byte flipped: the ICRC check drops it */
 	uint32_t delay;		/**< held back delay_us microseconds */
+	uint32_t ce;		/**< ECN-capable ones marked CE, as a switch
+				 *   whose queue is long does */
 };
 
 /** Whether any fault of r is on. */
 static inline bool
 rp_fault_rates_on(const struct rp_fault_rates *r)
 {
-	return r->drop || r->dup || r->reorder || r->corrupt || r->delay;
+	return r->drop || r->dup || r->reorder || r->corrupt || r->delay ||
+		r->ce;
 }
 
 /**
@@ -127,6 +130,16 @@ struct rp_port_cfg {
 	 * overfill
 	 */
 	uint32_t read_window;
+	/**
+	 * RoCEv2 packets sent ECN-capable (ECT(0)), so that a congested
+	 * switch marks them CE rather than dropping them
+	 */
+	bool ecn;
+	/**
+	 * The notification point: a QP that receives CE-marked packets
+	 * answers with at most one CNP per this many microseconds
+	 */
+	uint32_t cnp_interval_us;
 	struct rp_fault_cfg fault;	/**< injected faults (tests) */
 	bool is_pci;			/**< device is a PCI address, else a vdev */
 	/**

@@ -19,12 +19,14 @@ enum rp_fault_act {
 	RP_FAULT_DUP = 1u << 2,
 	RP_FAULT_REORDER = 1u << 3,
 	RP_FAULT_DELAY = 1u << 4,
+	RP_FAULT_CE = 1u << 5,
 };
 
 /* Independent draws for one frame: one hash each. */
 enum rp_fault_draw {
 	RP_FAULT_DRAW_BURST, RP_FAULT_DRAW_CORRUPT, RP_FAULT_DRAW_WHERE,
 	RP_FAULT_DRAW_DUP, RP_FAULT_DRAW_REORDER, RP_FAULT_DRAW_DELAY,
+	RP_FAULT_DRAW_CE,
 };
 
 /* splitmix64's finalizer over (seed, direction, frame, draw). */
@@ -81,6 +83,8 @@ rp_fault_plan(const struct rp_fault_cfg *f, unsigned int dir, uint64_t n)
 		act |= RP_FAULT_REORDER;
 	else if (rp_fault_hit(f, dir, n, RP_FAULT_DRAW_DELAY, r->delay * 1000u))
 		act |= RP_FAULT_DELAY;
+	if (rp_fault_hit(f, dir, n, RP_FAULT_DRAW_CE, r->ce * 1000u))
+		act |= RP_FAULT_CE;
 	return act;
 }
 

@@ -23,6 +23,7 @@
 #include <rte_mbuf.h>
 
 #include "rp_fault_plan.h"
+#include "rp_pkt.h"
 #include "rp_port.h"
 
 /* A reordered frame waits for its later frames at most this long. */
@@ -161,6 +162,11 @@ fault_apply(struct rp_port_q *pq, unsigned int dir, struct rte_mbuf *m,
 		b[bth_end + rp_fault_hash(f->seed, dir, n, RP_FAULT_DRAW_WHERE) %
 		  span] ^= 0x5a;
 	}
+	/* As a switch whose queue is long marks an ECN-capable frame. */
+	if ((act & RP_FAULT_CE) &&
+	    rp_pkt_mark_ce(rte_pktmbuf_mtod(m, uint8_t *),
+			   rte_pktmbuf_data_len(m)))
+		rp_stats_inc(pq->stats, RP_STAT_FAULT_CE);
 	now = rte_get_timer_cycles();
 	hz_us = rte_get_timer_hz() / 1000000u;
 	if ((act & RP_FAULT_REORDER) &&

@@ -81,6 +81,11 @@ enum rp_stat {
 	RP_STAT_SHARD_MOVES,
 	RP_STAT_AFP_RX_DROPPED,		/* af_packet: its receive ring was full */
 	RP_STAT_CWND_RESTART,		/* a timeout: the window to its least */
+	RP_STAT_FAULT_CE,
+	RP_STAT_ECN_CE,			/* CE-marked packets for our QPs */
+	RP_STAT_CNP_SENT,
+	RP_STAT_CNP_SUPPRESSED,		/* owed within cnp_interval_us */
+	RP_STAT_CNP_RCVD,
 	RP_STAT_MAX,
 };
 

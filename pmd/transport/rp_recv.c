@@ -54,6 +54,30 @@ from_peer(const struct rp_qp *qp, const struct rp_pkt *pkt)
 }
 
 /*
+ * A CNP (RoCEv2 A17.9.3): a notification point says the packets of one of
+ * our QPs went through a congested switch.  Only the QP's peer may say so
+ * (a forged CNP would slow the QP: guides/congestion, threat model); for
+ * a UD QP, whose peers are many, or a QP not connected, it is counted with
+ * the packets for no QP.
+ */
+static void
+recv_cnp(struct rp_dev *dev, const struct rp_pkt *pkt)
+{
+	struct rp_qp *qp = rp_qp_get(dev, pkt->qpn);
+
+	if (qp == NULL || (qp->type != IBV_QPT_RC && qp->type != IBV_QPT_UC) ||
+	    (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD)) {
+		rp_stat_inc(dev, RP_STAT_RX_NO_QP);
+		return;
+	}
+	if (!from_peer(qp, pkt)) {
+		rp_stat_inc(dev, RP_STAT_RX_NOT_PEER);
+		return;
+	}
+	rp_cnp_rp(qp);
+}
+
+/*
  * An Ethernet NIC's address filter, which the port cannot be trusted with
  * (a configured MAC makes it promiscuous; af_packet and memif deliver
  * everything): our MAC, broadcast, the IPv6 groups neighbour discovery
@@ -178,8 +202,10 @@ recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 		return;
 	}
 	rp_stat_inc(dev, RP_STAT_RX_PKTS);
-	if (pkt.mask & RP_M_CNP)
-		return;		/* congestion notification: no DCQCN yet */
+	if (unlikely(pkt.mask & RP_M_CNP)) {
+		recv_cnp(dev, &pkt);
+		return;
+	}
 	if (rp_gid_is_mcast(pkt.dgid)) {
 		recv_mcast(dev, &pkt);
 		return;
@@ -197,6 +223,9 @@ recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 			  "peer, dropped", dev->ctl->name, qp->qpn);
 		return;
 	}
+	/* A switch on the way was congested (ECN): tell the sender. */
+	if (unlikely((pkt.tclass & RP_ECN_MASK) == RP_ECN_CE))
+		rp_cnp_np(qp, &pkt);
 	/* Its ACK, its READ responses, its next requests: this pass. */
 	rp_qp_wake(qp);
 	if (pkt.mask & RP_M_REQ)

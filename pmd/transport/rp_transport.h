@@ -465,6 +465,7 @@ struct rp_qp {
 		uint8_t ack_syn;
 		uint32_t ack_psn;
 		bool comm_est;		/* COMM_EST reported (first in RTR) */
+		uint64_t cnp_tsc;	/* TSC of the last CNP sent, 0: none */
 	} resp;
 
 	bool flushing;			/* in ERR: the lcore flushes (rp_qp_flush) */
@@ -646,6 +647,10 @@ int rp_req_post_internal(struct rp_qp *qp, const struct rp_send_wqe *w,
 			 uint32_t cookie);
 bool rp_req_rewind(struct rp_qp *qp, uint32_t psn);
 void rp_req_arm_timer(struct rp_qp *qp);
+
+/* ---- rp_cnp.c (ECN: notification and reaction points) */
+void rp_cnp_np(struct rp_qp *qp, const struct rp_pkt *pkt);
+void rp_cnp_rp(struct rp_qp *qp);
 
 /* ---- rp_comp.c (completer) */
 void rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt);

@@ -131,6 +131,10 @@ rp_xmit_alloc(struct rp_qp *qp, const struct rp_pkt_addr *a, uint32_t dqpn,
 	if (m == NULL)
 		return NULL;
 	off = rp_pkt_build(frame, a, opcode, se, dqpn, ackreq, psn, paylen);
+	/* ECN-capable: a congested switch marks rather than drops (the
+	 * transport's field, as in hardware, whatever the AV's class). */
+	if (dev->cfg.ecn)
+		rp_pkt_set_ecn(frame, RP_ECN_ECT0);
 	/* A per-port counter, as Linux numbers its datagrams: with DF set
 	 * any value is valid (RFC 6864), but a constant one is unusual. */
 	rp_pkt_set_ip_id(frame, rp_sh(dev)->ip_id++);

@@ -299,6 +299,46 @@ rp_pkt_set_ip_id(uint8_t *frame, uint16_t id)
 		ip->packet_id = rte_cpu_to_be_16(id);
 }
 
+void
+rp_pkt_set_ecn(uint8_t *frame, uint8_t ecn)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
+	uint8_t *ip = frame + RP_ETH_HLEN;
+
+	ecn &= RP_ECN_MASK;
+	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		ip[1] = (uint8_t)((ip[1] & ~RP_ECN_MASK) | ecn);
+	else	/* version:4 traffic class:8 flow label:20 */
+		ip[1] = (uint8_t)((ip[1] & ~(RP_ECN_MASK << 4)) | ecn << 4);
+}
+
+bool
+rp_pkt_mark_ce(uint8_t *frame, uint32_t frame_len)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
+	uint8_t *ip = frame + RP_ETH_HLEN;
+
+	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) &&
+	    frame_len >= RP_ETH_HLEN + RP_IPV4_HLEN) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+
+		if ((h->type_of_service & RP_ECN_MASK) == RP_ECN_NOT_ECT)
+			return false;
+		h->type_of_service |= RP_ECN_CE;
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+		return true;
+	}
+	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6) &&
+	    frame_len >= RP_ETH_HLEN + RP_IPV6_HLEN) {
+		if (((ip[1] >> 4) & RP_ECN_MASK) == RP_ECN_NOT_ECT)
+			return false;
+		ip[1] |= RP_ECN_CE << 4;
+		return true;
+	}
+	return false;
+}
+
 uint32_t
 rp_pkt_flow_label(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
 {

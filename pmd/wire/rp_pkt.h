@@ -214,6 +214,27 @@ uint16_t rp_pkt_build(uint8_t *frame, const struct rp_pkt_addr *a,
  */
 void rp_pkt_set_ip_id(uint8_t *frame, uint16_t id);
 
+/* The ECN field of the IP header (RFC 3168): the low 2 bits of the
+ * IPv4 TOS or IPv6 traffic class, which the ICRC masks. */
+#define RP_ECN_MASK	0x03u
+#define RP_ECN_NOT_ECT	0x00u
+#define RP_ECN_ECT0	0x02u
+#define RP_ECN_CE	0x03u
+
+/*
+ * Set the ECN field of a frame rp_pkt_build() wrote, before
+ * rp_pkt_finish() (the IPv4 header checksum).
+ */
+void rp_pkt_set_ecn(uint8_t *frame, uint8_t ecn);
+
+/*
+ * A congested switch's mark on a finished frame: an ECN-capable one (ECT)
+ * becomes CE, its IPv4 header checksum redone; the ICRC does not cover
+ * the field.  False for a frame that is not ECN-capable (a switch drops
+ * those instead) or not IP.
+ */
+bool rp_pkt_mark_ce(uint8_t *frame, uint32_t frame_len);
+
 /*
  * Total frame length of a packet with opcode and paylen bytes of payload:
  * headers + payload + pad (to 4 bytes) + ICRC.

@@ -100,6 +100,9 @@ static const struct tc_kv tc_base[] = {
 	{ "port0", "lcore", "1" },
 	{ "port0", "region_mb", "64" },
 	{ "port0", "hop_limit", "64" },
+	{ "port0", "ecn", "off" },
+	{ "port0", "cnp_interval_us", "50" },
+	{ "port0", "fault_ce", "0" },
 	{ "port0", "fault_drop", "0" },
 	{ "port0", "fault_dup", "0" },
 	{ "port0", "fault_reorder", "0" },
@@ -251,6 +254,12 @@ static const struct tc_kv tc_bad[] = {
 	{ "port0", "hop_limit", "-1" },
 	{ "port0", "hop_limit", "0x40" },
 	{ "port0", "hop_limit", "64 hops" },
+	{ "port0", "ecn", "yes" },
+	{ "port0", "ecn", "1" },
+	{ "port0", "ecn", "On" },
+	{ "port0", "cnp_interval_us", "1000001" },
+	{ "port0", "cnp_interval_us", "-1" },
+	{ "port0", "fault_ce", "1001" },
 	{ "port0", "fault_drop", "1001" },
 	{ "port0", "fault_dup", "-1" },
 	{ "port0", "fault_reorder", "5%" },
@@ -347,6 +356,8 @@ test_good(void **state)
 		"lcore = 3\n"
 		"region_mb = 4096\n"
 		"hop_limit = 255\n"
+		"ecn = on\n"
+		"cnp_interval_us = 4\n"
 		"  [ port1 ]  \n"
 		"  device=0000:3B:00.1,rxq=2\n"
 		"ipv4 = 10.1.2.3/8\n"
@@ -392,6 +403,8 @@ test_good(void **state)
 	assert_int_equal(p->lcore, 3);
 	assert_int_equal(p->region_mb, 4096);
 	assert_int_equal(p->hop_limit, 255);
+	assert_true(p->ecn);
+	assert_int_equal(p->cnp_interval_us, 4);
 
 	p = &tc_cfg.port[1];
 	assert_string_equal(p->device, "0000:3B:00.1,rxq=2");
@@ -446,9 +459,11 @@ test_defaults(void **state)
 	assert_int_equal(p->lcore, 1);
 	assert_int_equal(p->region_mb, 64);
 	assert_int_equal(p->hop_limit, 64);
+	assert_false(p->ecn);
+	assert_int_equal(p->cnp_interval_us, 50);
 	assert_int_equal(p->fault.tx.drop + p->fault.tx.dup +
 			 p->fault.tx.reorder + p->fault.tx.corrupt +
-			 p->fault.tx.delay, 0);
+			 p->fault.tx.delay + p->fault.tx.ce, 0);
 	assert_int_equal(p->fault.rx.drop + p->fault.rx.dup +
 			 p->fault.rx.reorder + p->fault.rx.corrupt +
 			 p->fault.rx.delay, 0);

@@ -326,6 +326,24 @@ fm_run(void)
 	rt_step("counters: the recovery the configuration calls for ran");
 	rt_loss_read(&l);
 	rt_loss_check(&l, fm_need());
+	if (strcmp(rt_case_name, "fm_faults") == 0) {
+		/* ECN through the faults: rocepmd0's frames marked CE on
+		 * their way (fault_ce, unmarked copies of doubled ones)
+		 * reach rocepmd1, which answers with CNPs that rocepmd0 takes
+		 * (some doubled or corrupted by its receive faults). */
+		uint64_t marked = rt_stat(0, "fault_ce_marked");
+		uint64_t ce = rt_stat(1, "ecn_ce_received");
+		uint64_t sent = rt_stat(1, "cnp_sent");
+		uint64_t rcvd = rt_stat(0, "cnp_received");
+
+		fprintf(stderr, "    fault_ce_marked %" PRIu64 ", ecn_ce_received "
+			"%" PRIu64 ", cnp_sent %" PRIu64 ", cnp_received %" PRIu64
+			"\n", marked, ce, sent, rcvd);
+		RT_CHECK(marked > 0 && ce > 0 && ce <= marked && sent > 0 &&
+			 sent <= ce && rcvd > 0, "CE marks %" PRIu64 ", received "
+			 "%" PRIu64 ", CNPs sent %" PRIu64 ", received %" PRIu64,
+			 marked, ce, sent, rcvd);
+	}
 	/*
 	 * A loss is recovered by a sequence NAK, a READ re-request or an
 	 * early resend within a few round trips; the QP's timeout (67 ms

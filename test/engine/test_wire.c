@@ -120,6 +120,9 @@ static struct {
 	/* rocepmd0's request with this PSN dropped drop_left more times */
 	uint32_t drop_psn;
 	unsigned int drop_left;
+	/* rocepmd0's requests marked CE on their way (ecn_cnp) */
+	bool mark_ce;
+	uint64_t ce_marked;
 	/* RoCE frames from device d kept back while hold[d] (rd_replay) */
 	bool hold[2];
 	struct rte_mbuf *held[2][WT_HOLD_MAX];
@@ -385,6 +388,11 @@ wt_roce(int d, struct rte_mbuf *m)
 			w->ack++ : w->nak++;
 	if (wt.check != NULL)
 		wt.check(d, &p);
+	/* A congested switch: rocepmd0's requests marked CE (ecn_cnp). */
+	if (d == 0 && wt.mark_ce && (p.mask & RP_M_REQ) &&
+	    rp_pkt_mark_ce(rte_pktmbuf_mtod(m, uint8_t *),
+			   rte_pktmbuf_data_len(m)))
+		wt.ce_marked++;
 	if (d == 1 && p.opcode == RP_OP_ATOMIC_ACK && wt.drop_atmack > 0) {
 		wt.drop_atmack--;
 		return false;
@@ -2207,6 +2215,133 @@ wt_case_rd_atomic(void)
 		 *(uint64_t *)tgt.p, v + 3, wt_a.req, wt.dir[0].read_req,
 		 wt.dir[1].nak);
 	wt.check = NULL;
+	wt_expect_no_zero_dmac();
+}
+
+/*
+ * ECN (RoCEv2 A17.9), with ecn = on at rocepmd0's port: it sends every
+ * RoCE packet ECT(0); the bridge marks its requests CE as a congested
+ * switch would; rocepmd1, the notification point, answers with CNPs,
+ * each checked here field by field (A17.9.3), at most one per QP in
+ * cnp_interval_us (50 us: a 64 KiB WRITE's 64 marked packets arrive
+ * closer than that); rocepmd0 counts the ones from its QP's peer, and
+ * drops and counts a CNP forged from another address (a CNP slows a QP:
+ * guides/congestion, threat model).  The data arrives intact throughout.
+ */
+static struct {
+	uint32_t qpn0;			/* rocepmd0's QP: the CNPs' target */
+	uint64_t ect0;			/* rocepmd0's packets, all ECT(0) */
+	uint64_t cnp;			/* CNPs seen from rocepmd1 */
+} wt_e;
+
+static void
+wt_ecn_check(int d, const struct rp_pkt *p)
+{
+	const uint8_t *b = p->frame + p->bth_off;
+	const uint8_t *pay = rp_pkt_payload(p);
+
+	if (d == 0) {
+		RT_CHECK((p->tclass & RP_ECN_MASK) == RP_ECN_ECT0,
+			 "rocepmd0 (ecn = on) sent %s with ECN %u, not ECT(0)",
+			 rp_opcode[p->opcode].name, p->tclass & RP_ECN_MASK);
+		wt_e.ect0++;
+		return;
+	}
+	if (p->opcode != (RP_OP_CNP | 0x01))
+		return;
+	wt_e.cnp++;
+	/* the parser checked the UDP port (4791), lengths and the ICRC */
+	RT_CHECK((p->tclass & RP_ECN_MASK) == RP_ECN_NOT_ECT, "CNP with ECN "
+		 "%u: a CNP is not ECN-capable", p->tclass & RP_ECN_MASK);
+	RT_CHECK(b[1] == 0, "CNP: SE/M/PadCnt/TVer 0x%02x, not 0", b[1]);
+	RT_CHECK(p->pkey == 0xffff, "CNP: P_Key 0x%04x", p->pkey);
+	RT_CHECK(b[4] == 0x40, "CNP: FECN/BECN/Resv6 0x%02x, not 0x40 "
+		 "(BECN set)", b[4]);
+	RT_CHECK(p->qpn == wt_e.qpn0, "CNP for QP 0x%06x, not rocepmd0's "
+		 "0x%06x", p->qpn, wt_e.qpn0);
+	RT_CHECK(b[8] == 0 && p->psn == 0, "CNP: AckReq/Resv7 0x%02x, PSN "
+		 "%u, not 0", b[8], p->psn);
+	RT_CHECK(p->paylen == 16 && p->pad == 0, "CNP: %u bytes after the "
+		 "BTH, pad %u, not 16 reserved bytes", p->paylen, p->pad);
+	for (unsigned int i = 0; i < 16; i++)
+		RT_CHECK(pay[i] == 0, "CNP: reserved byte %u is 0x%02x", i,
+			 pay[i]);
+}
+
+static void
+wt_case_ecn_cnp(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 14, 7 };
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	const struct wt_forge forged = {
+		.smac = &wt_mac_other, .sip = WT_IP_OTHER, .dip = wt_ip[0],
+		.op = RP_OP_CNP | 0x01, .paylen = 16,
+	};
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf b0, b1;
+	struct wt_forge f = forged;
+	uint64_t ce, sent, supp, rcvd, npeer;
+
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	rt_buf_alloc(&b0, &d0, 262144, RT_ACCESS_ALL);
+	rt_buf_alloc(&b1, &d1, 262144, RT_ACCESS_ALL);
+	rt_fill_random(b0.p, b0.len);
+	wt_e.qpn0 = a.qp->qp_num;
+	wt.check = wt_ecn_check;
+
+	rt_step("SENDs both ways, a WRITE and a READ, unmarked: every packet "
+		"of rocepmd0 ECT(0), no CNP");
+	wt_rc_traffic(&a, &b, &b0, &b1, 4);
+	RT_CHECK(wt_e.ect0 > 8 && wt_e.cnp == 0 &&
+		 wt_stat(1, "cnp_sent") == 0, "%" PRIu64 " ECT(0) packets, %"
+		 PRIu64 " CNPs", wt_e.ect0, wt_e.cnp);
+
+	rt_step("the bridge marks rocepmd0's requests CE: SENDs, WRITE and "
+		"READ requests, then a 128 KiB WRITE (128 packets)");
+	wt.mark_ce = true;
+	wt_rc_traffic(&a, &b, &b0, &b1, 4);
+	{
+		struct ibv_sge s = rt_sge(&b0, 0, 131072);
+
+		rt_post_send(&a, 30, IBV_WR_RDMA_WRITE, &s, 1,
+			     IBV_SEND_SIGNALED, 0, (uintptr_t)b1.p + 131072,
+			     b1.mr->rkey);
+		wt_expect_wc(a.scq, "128 KiB WRITE", 30, IBV_WC_SUCCESS,
+			     IBV_WC_RDMA_WRITE);
+		rt_check_data(b1.p + 131072, b0.p, 131072, "WRITE data");
+	}
+	wt.mark_ce = false;
+	wt_pump_ms(20);
+	ce = wt_stat(1, "ecn_ce_received");
+	sent = wt_stat(1, "cnp_sent");
+	supp = wt_stat(1, "cnp_suppressed");
+	rcvd = wt_stat(0, "cnp_received");
+	printf("    %" PRIu64 " requests marked CE, rocepmd1 ecn_ce_received %"
+	       PRIu64 ", cnp_sent %" PRIu64 ", cnp_suppressed %" PRIu64
+	       "; rocepmd0 cnp_received %" PRIu64 "\n", wt.ce_marked, ce,
+	       sent, supp, rcvd);
+	RT_CHECK(wt.ce_marked > 128 && ce == wt.ce_marked, "%" PRIu64
+		 " requests marked, rocepmd1 counted %" PRIu64, wt.ce_marked,
+		 ce);
+	RT_CHECK(sent >= 1 && sent == wt_e.cnp && sent + supp == ce, "%"
+		 PRIu64 " CNPs sent (%" PRIu64 " seen), %" PRIu64 " held back, "
+		 "for %" PRIu64 " marked requests", sent, wt_e.cnp, supp, ce);
+	RT_CHECK(supp >= 1, "no CNP held back: 128 marked packets of a WRITE "
+		 "within cnp_interval_us drew %" PRIu64 " CNPs", sent);
+	RT_CHECK(rcvd == sent, "rocepmd0 counted %" PRIu64 " of %" PRIu64
+		 " CNPs", rcvd, sent);
+
+	rt_step("a CNP for rocepmd0's QP from 192.0.2.77: dropped, counted "
+		"in rx_not_from_peer, not taken");
+	npeer = wt_stat(0, "rx_not_from_peer");
+	f.qpn = a.qp->qp_num;
+	wt_forge(0, &f);
+	wt_expect_stat(0, "rx_not_from_peer", npeer + 1);
+	RT_CHECK(wt_stat(0, "cnp_received") == rcvd, "a forged CNP taken");
+	wt.check = NULL;
+	rt_buf_free(&b0);
+	rt_buf_free(&b1);
 	wt_expect_no_zero_dmac();
 }
 
