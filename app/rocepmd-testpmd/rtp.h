@@ -115,8 +115,9 @@ struct rtp_params {
 	} port[RP_MAX_PORTS];
 };
 
-/* Counter snapshot: engine lcores and devices (rtp_counters.c). */
-#define RTP_MAX_COUNTERS	64
+/* Counter snapshot: engine lcores and devices (rtp_counters.c); a
+ * device had 75 counters when 64 here hid the last 11 from the reports. */
+#define RTP_MAX_COUNTERS	128
 struct rtp_counters {
 	uint64_t tsc;
 	uint64_t eng_cpu_ns;		/* engine lcore threads' CPU time */

@@ -135,6 +135,7 @@ rtp_counters_snap(struct rtp_counters *c)
 				     RTP_MAX_COUNTERS);
 		if (n < 0)
 			break;
+		RTE_VERIFY(n <= (int)RTP_MAX_COUNTERS);	/* raise it */
 		c->nb_dev_counters = RTE_MIN((unsigned int)n, (unsigned int)RTP_MAX_COUNTERS);
 		c->nb_devs = d + 1;
 	}
