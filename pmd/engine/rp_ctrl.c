@@ -18,7 +18,6 @@
 #include <rte_ring.h>
 
 #include "rp_atomic.h"
-#include "rp_log.h"
 #include "rp_engine.h"
 
 static int

@@ -11,7 +11,6 @@
 #include <rte_arp.h>
 #include <rte_ether.h>
 
-#include "rp_log.h"
 #include "rp_net.h"
 
 static void

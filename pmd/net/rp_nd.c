@@ -15,7 +15,6 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 
-#include "rp_log.h"
 #include "rp_net.h"
 
 #define RP_ICMP6		58

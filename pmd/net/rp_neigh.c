@@ -21,7 +21,6 @@
 #include <rte_cycles.h>
 #include <rte_ether.h>
 
-#include "rp_log.h"
 #include "rp_net.h"
 
 #define RP_NEIGH_RETRY_MS	50

@@ -33,7 +33,6 @@
 #include <rte_malloc.h>
 
 #include "rp_hdr.h"
-#include "rp_log.h"
 #include "rp_transport.h"
 #include "rp_opcode.h"
 #include "rp_xmit.h"

@@ -18,7 +18,6 @@
 
 #include <infiniband/verbs.h>
 
-#include "rp_log.h"
 #include "rp_transport.h"
 
 struct rp_mcast *

@@ -10,7 +10,6 @@
 
 #include <infiniband/verbs.h>
 
-#include "rp_log.h"
 #include "rp_transport.h"
 #include "rp_xmit.h"
 

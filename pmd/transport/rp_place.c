@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "rp_atomic.h"
-#include "rp_log.h"
 #include "rp_transport.h"
 
 /* QPs of a shard: control writes, telemetry reads (relaxed). */
