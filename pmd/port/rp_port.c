@@ -897,7 +897,6 @@ af_packet_start(struct rp_port *p, const struct rte_eth_dev_info *info)
 	return 0;
 }
 
-
 static void
 af_packet_rx_socks(struct rp_port *p, unsigned int ifindex)
 {
