@@ -327,10 +327,18 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 	},
 	{
 		/* one QP's send window (RP_WINDOW): a lone QP is not slowed */
-		.name = "read_window", .sect = RP_CFG_SECT_PORT,
+		.name = "flight_window", .sect = RP_CFG_SECT_PORT,
 		.type = &rp_cfg_type_u32,
 		.min = 64, .max = 65536, .def = "256",
-		RP_CFG_PORT(read_window),
+		RP_CFG_PORT(flight_window),
+	},
+	{
+		/* its name when it held back READ requests only: kept, so
+		 * that a configuration written then still loads */
+		.name = "read_window", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 64, .max = 65536,
+		RP_CFG_PORT(flight_window),
 	},
 	{
 		.name = "ecn", .sect = RP_CFG_SECT_PORT,
@@ -488,6 +496,21 @@ rp_cfg_sect_kind(const char *name, unsigned int *port)
 }
 
 /*
+ * The given key (a bit of `given`) that sets the same field as `key`:
+ * itself, or another name of it (read_window, flight_window's old name).
+ */
+static const struct rp_cfg_key *
+cfg_field_given(const struct rp_cfg_key *key, uint64_t given)
+{
+	for (unsigned int i = 0; i < RTE_DIM(rp_cfg_keys); i++)
+		if ((given & (UINT64_C(1) << i)) != 0 &&
+		    rp_cfg_keys[i].sect == key->sect &&
+		    rp_cfg_keys[i].off == key->off)
+			return &rp_cfg_keys[i];
+	return NULL;
+}
+
+/*
  * Parse section number idx of the file (-1: absent, defaults only) as a
  * section of kind sect into base.
  */
@@ -531,6 +554,12 @@ rp_cfg_section(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 					 "given twice");
 			goto out;
 		}
+		if (cfg_field_given(key, given) != NULL) {
+			rc = rp_cfg_fail(ctx, -EINVAL, name, key->name, NULL,
+					 "sets what '%s' set already",
+					 cfg_field_given(key, given)->name);
+			goto out;
+		}
 		given |= bit;
 		why[0] = '\0';
 		rc = key->type->parse(key, ent[i].value, base, why,
@@ -544,7 +573,7 @@ rp_cfg_section(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 	for (i = 0; i < RTE_DIM(rp_cfg_keys); i++) {
 		const struct rp_cfg_key *key = &rp_cfg_keys[i];
 
-		if (key->sect != sect || (given & (UINT64_C(1) << i)) != 0)
+		if (key->sect != sect || cfg_field_given(key, given) != NULL)
 			continue;
 		if (key->required) {
 			char acc[64];

@@ -82,6 +82,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_CNP_SENT] = "cnp_sent",
 	[RP_STAT_CNP_SUPPRESSED] = "cnp_suppressed",
 	[RP_STAT_CNP_RCVD] = "cnp_received",
+	[RP_STAT_FLIGHT_HELD] = "flight_window_held",
 	[RP_STAT_XSK_RX_RING_FULL] = "xsk_rx_ring_full",
 	[RP_STAT_XSK_FILL_EMPTY] = "xsk_fill_ring_empty",
 	[RP_STAT_XSK_INVALID] = "xsk_invalid_descs",

@@ -124,12 +124,12 @@ struct rp_port_cfg {
 	 */
 	uint32_t arp_reachable_ms;
 	/**
-	 * Packets the device's RC QPs may have in flight together when one
-	 * of them requests a READ: READ responses arrive at line rate, paced
-	 * by no ACK, into the port's one RX ring, which they must not
-	 * overfill
+	 * Packets the device's RC QPs (of one shard) may have in flight
+	 * together when one of them starts a message or a READ request: the
+	 * peers' queues and the port's one RX ring (READ responses come at
+	 * line rate) hold only so many, and each QP's window is its own
 	 */
-	uint32_t read_window;
+	uint32_t flight_window;
 	/**
 	 * RoCEv2 packets sent ECN-capable (ECT(0)), so that a congested
 	 * switch marks them CE rather than dropping them

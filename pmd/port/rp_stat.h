@@ -86,6 +86,7 @@ enum rp_stat {
 	RP_STAT_CNP_SENT,
 	RP_STAT_CNP_SUPPRESSED,		/* owed within cnp_interval_us */
 	RP_STAT_CNP_RCVD,
+	RP_STAT_FLIGHT_HELD,		/* a QP held back by flight_window */
 	RP_STAT_MAX,
 };
 

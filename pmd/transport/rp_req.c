@@ -215,24 +215,32 @@ req_window_open(const struct rp_qp *qp, uint32_t n)
 }
 
 /*
- * May a READ request for `n` more response packets go out?  Responses
- * are paced by nothing, and all QPs of the device receive them in one
- * RX ring: the device's packets in flight (every RC QP's, from its oldest
- * unacknowledged PSN) stay within read_window.  A QP with nothing in
- * flight may always send one request, so none starves.  O(active QPs)
- * once per READ request (up to RP_READ_SEG packets), not per packet.
+ * May `n` more packets of an RC message (its first, or a READ request's
+ * responses) go out?  The shard's RC QPs together keep at most
+ * flight_window packets in flight, each counted from its oldest
+ * unacknowledged PSN: every QP's window is its own, and four of them to
+ * one slow peer (rxe in an emulated guest, its tap queue 1000 frames)
+ * overflowed its queue with up to 4 x 256 packets, and a QP whose
+ * timeout had restarted its window kept losing its 8 resends behind the
+ * others' until it ran out of retries.  READ responses are paced by no
+ * ACK and land in the port's one RX ring.  A QP with nothing in flight
+ * may always send, so none starves.  O(active QPs) once per message or
+ * READ request (up to RP_READ_SEG packets), not per packet.
  */
 static bool
-req_read_room(const struct rp_qp *qp, uint32_t n)
+req_flight_room(struct rp_qp *qp, uint32_t n)
 {
-	const struct rp_dev *dev = qp->dev;
+	struct rp_dev *dev = qp->dev;
 	const struct rp_shard *sh = &dev->sh[qp->shard];
+	uint32_t cap = dev->cfg.flight_window;
 	uint32_t sum = n;
 
-	if (qp->req.psn == qp->comp.una)
-		return true;
-	/* The shard's QPs: their READ responses share its receive queue. */
-	for (uint32_t i = 0; i < sh->nr_active; i++) {
+	/* Nothing in flight, or windows that cannot add up past the cap
+	 * (the QP's own window was checked first): no need to count. */
+	if (qp->req.psn == qp->comp.una ||
+	    (uint64_t)sh->nr_active * RP_WINDOW <= cap)
+		goto room;
+	for (uint32_t i = 0; i < sh->nr_active && sum <= cap; i++) {
 		const struct rp_qp *o = sh->active[i];
 		int32_t d;
 
@@ -242,7 +250,16 @@ req_read_room(const struct rp_qp *qp, uint32_t n)
 		if (d > 0)
 			sum += (uint32_t)d;
 	}
-	return sum <= dev->cfg.read_window;
+	if (sum > cap) {
+		/* counted once per wait, not per pass that finds it full */
+		if (!qp->req.flight_held)
+			rp_stat_inc(dev, RP_STAT_FLIGHT_HELD);
+		qp->req.flight_held = true;
+		return false;
+	}
+room:
+	qp->req.flight_held = false;
+	return true;
 }
 
 /*
@@ -311,7 +328,8 @@ req_start(struct rp_qp *qp, uint32_t prod)
 		return false;
 	}
 	if (qp->type != IBV_QPT_UD) {
-		if (qp->type == IBV_QPT_RC && !req_window_open(qp, 1))
+		if (qp->type == IBV_QPT_RC &&
+		    (!req_window_open(qp, 1) || !req_flight_room(qp, 1)))
 			return false;
 		if ((w->flags & RP_WQE_FENCE) && qp->req.rd_out != 0)
 			return false;
@@ -373,7 +391,7 @@ req_send_read(struct rp_qp *qp, const struct rp_send_wqe *w,
 
 	if (!req_window_open(qp, n) ||
 	    (k != 0 && qp->req.rd_out >= qp->max_rd_atomic) ||
-	    !req_read_room(qp, n))
+	    !req_flight_room(qp, n))
 		return false;
 	m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, RP_OP_READ_REQ, 0, 1,
 			  qp->req.psn, 0, &bth);

@@ -418,6 +418,7 @@ struct rp_qp {
 		uint32_t rd_out;	/* outstanding READs and atomics */
 		uint64_t rnr_until;	/* TSC: no sending before */
 		bool rnr_wait;
+		bool flight_held;	/* waiting for flight_window */
 	} req;
 
 	/* completer */

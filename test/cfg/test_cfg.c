@@ -102,6 +102,7 @@ static const struct tc_kv tc_base[] = {
 	{ "port0", "hop_limit", "64" },
 	{ "port0", "ecn", "off" },
 	{ "port0", "cnp_interval_us", "50" },
+	{ "port0", "flight_window", "64" },
 	{ "port0", "fault_ce", "0" },
 	{ "port0", "fault_drop", "0" },
 	{ "port0", "fault_dup", "0" },
@@ -259,6 +260,7 @@ static const struct tc_kv tc_bad[] = {
 	{ "port0", "ecn", "On" },
 	{ "port0", "cnp_interval_us", "1000001" },
 	{ "port0", "cnp_interval_us", "-1" },
+	{ "port0", "flight_window", "63" },
 	{ "port0", "fault_ce", "1001" },
 	{ "port0", "fault_drop", "1001" },
 	{ "port0", "fault_dup", "-1" },
@@ -358,6 +360,7 @@ test_good(void **state)
 		"hop_limit = 255\n"
 		"ecn = on\n"
 		"cnp_interval_us = 4\n"
+		"read_window = 1024\n"
 		"  [ port1 ]  \n"
 		"  device=0000:3B:00.1,rxq=2\n"
 		"ipv4 = 10.1.2.3/8\n"
@@ -405,6 +408,8 @@ test_good(void **state)
 	assert_int_equal(p->hop_limit, 255);
 	assert_true(p->ecn);
 	assert_int_equal(p->cnp_interval_us, 4);
+	/* the key's old name still loads */
+	assert_int_equal(p->flight_window, 1024);
 
 	p = &tc_cfg.port[1];
 	assert_string_equal(p->device, "0000:3B:00.1,rxq=2");
@@ -461,6 +466,7 @@ test_defaults(void **state)
 	assert_int_equal(p->hop_limit, 64);
 	assert_false(p->ecn);
 	assert_int_equal(p->cnp_interval_us, 50);
+	assert_int_equal(p->flight_window, 256);
 	assert_int_equal(p->fault.tx.drop + p->fault.tx.dup +
 			 p->fault.tx.reorder + p->fault.tx.corrupt +
 			 p->fault.tx.delay + p->fault.tx.ce, 0);
@@ -593,6 +599,14 @@ test_unknown_key(void **state)
 		      "ipv4 = 192.0.2.1/24\n", "[engine] lcore: unknown key");
 	tc_load_fails("[eal]\nargv = -v\n[port0]\ndevice = net_ring0\n"
 		      "ipv4 = 192.0.2.1/24\n", "[eal] argv: unknown key");
+	/* a key and its old name: one value, not the later one */
+	tc_load_fails("[port0]\ndevice = net_ring0\nipv4 = 192.0.2.1/24\n"
+		      "flight_window = 512\nread_window = 1024\n",
+		      "[port0] read_window: sets what 'flight_window' set "
+		      "already");
+	tc_load_fails("[port0]\ndevice = net_ring0\nipv4 = 192.0.2.1/24\n"
+		      "read_window = 1024\nread_window = 512\n",
+		      "[port0] read_window: given twice");
 }
 
 static void

@@ -60,6 +60,7 @@ const char rt_prog[] = "rp_wire_test";
 #define WT_BRIDGE0	"net_memif2"	/* faces rocepmd0 */
 #define WT_BRIDGE1	"net_memif3"	/* faces rocepmd1 */
 #define WT_HOP_LIMIT	64		/* [portN] hop_limit default */
+#define WT_FLIGHT	256		/* [portN] flight_window default */
 #define WT_HELD		64
 #define WT_BURST	32
 #define WT_HOLD_MAX	512
@@ -2342,6 +2343,114 @@ wt_case_ecn_cnp(void)
 	wt.check = NULL;
 	rt_buf_free(&b0);
 	rt_buf_free(&b1);
+	wt_expect_no_zero_dmac();
+}
+
+/*
+ * flight_window: four QPs of one device writing to one peer that
+ * acknowledges nothing yet (rocepmd1 has no MAC for rocepmd0) put at most
+ * flight_window packets on the wire together, plus one message each
+ * (a QP with nothing in flight may always start one), not four windows
+ * of 256: the shape of send_bw_4qp against rxe in a slow guest, whose
+ * tap queue four windows overflowed.  Then everything completes.
+ */
+static struct {
+	uint32_t qpn[4];
+	uint64_t pkts[4];
+} wt_fl;
+
+static void
+wt_flight_check(int d, const struct rp_pkt *p)
+{
+	if (d != 0)
+		return;
+	for (int i = 0; i < 4; i++)
+		if (p->qpn == wt_fl.qpn[i])
+			wt_fl.pkts[i]++;
+}
+
+static void
+wt_case_flight_cap(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC,
+				       .max_send_wr = 64 };
+	/* 40 WRITEs of 8 packets a QP: 320 packets, a window's more */
+	enum { NQP = 4, NWR = 40, LEN = 8 * 1024, MSG = LEN / 1024 };
+	const uint64_t cap = WT_FLIGHT;
+	struct rt_dev d0, d1;
+	struct rt_ep a[NQP], b[NQP];
+	struct rt_buf src, dst;
+	struct ibv_sge s;
+	uint64_t sent, last, held;
+	double end;
+
+	wt.proxy_arp0 = true;
+	wt.hold_arp1 = true;
+	wt_boot(&d0, &d1);
+	for (int q = 0; q < NQP; q++) {
+		rt_ep_create(&a[q], &d0, &eo);
+		rt_ep_create(&b[q], &d1, &eo);
+		wt_rc_connect(&a[q], &b[q], &o);
+		wt_fl.qpn[q] = b[q].qp->qp_num;
+	}
+	wt.check = wt_flight_check;
+	rt_buf_alloc(&src, &d0, (size_t)NQP * NWR * LEN, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, &d1, (size_t)NQP * NWR * LEN, RT_ACCESS_ALL);
+	rt_fill_random(src.p, src.len);
+
+	rt_step("%d QPs post %d WRITEs of %d packets each, nothing "
+		"acknowledged: at most flight_window (%" PRIu64 ") + %d "
+		"packets go out, every QP sends", NQP, NWR, MSG, cap,
+		(NQP + 1) * MSG);
+	for (int q = 0; q < NQP; q++)
+		for (int i = 0; i < NWR; i++) {
+			size_t off = ((size_t)q * NWR + i) * LEN;
+
+			s = rt_sge(&src, off, LEN);
+			rt_post_send(&a[q], (uint64_t)q << 16 | i,
+				     IBV_WR_RDMA_WRITE, &s, 1,
+				     IBV_SEND_SIGNALED, 0,
+				     (uintptr_t)dst.p + off, dst.mr->rkey);
+		}
+	/* until the flow stops: 100 ms without a new packet */
+	end = rt_now() + rt_timeout_s;
+	last = UINT64_MAX;
+	for (;;) {
+		wt_pump_ms(100);
+		sent = wt.dir[0].roce;
+		if (sent == last)
+			break;
+		last = sent;
+		RT_CHECK(rt_now() < end, "rocepmd0 still sending after %.0f s "
+			 "(%" PRIu64 " packets)", rt_timeout_s, sent);
+	}
+	held = wt_stat(0, "flight_window_held");
+	printf("    %" PRIu64 " packets in flight (per QP %" PRIu64 " %" PRIu64
+	       " %" PRIu64 " %" PRIu64 "), flight_window_held %" PRIu64 "\n",
+	       sent, wt_fl.pkts[0], wt_fl.pkts[1], wt_fl.pkts[2],
+	       wt_fl.pkts[3], held);
+	RT_CHECK(sent >= cap && sent <= cap + (NQP + 1) * MSG, "%" PRIu64
+		 " packets in flight together, flight_window %" PRIu64
+		 " (one QP's window 256, four QPs' %d)", sent, cap, NQP * 256);
+	for (int q = 0; q < NQP; q++)
+		RT_CHECK(wt_fl.pkts[q] >= MSG, "QP %d sent %" PRIu64 " packets: "
+			 "starved", q, wt_fl.pkts[q]);
+	RT_CHECK(held >= NQP - 1, "flight_window_held %" PRIu64 ": the QPs "
+		 "were not held back", held);
+	RT_CHECK(wt.dir[1].roce == 0, "rocepmd1 sent %" PRIu64 " packets",
+		 wt.dir[1].roce);
+
+	rt_step("rocepmd1 learns rocepmd0's MAC: all %d WRITEs complete in "
+		"order, the data whole, no NAK", NQP * NWR);
+	wt_release_arp1();
+	for (int q = 0; q < NQP; q++)
+		for (int i = 0; i < NWR; i++)
+			wt_expect_wc(a[q].scq, "WRITE", (uint64_t)q << 16 | i,
+				     IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	rt_check_data(dst.p, src.p, dst.len, "WRITE data");
+	RT_CHECK(wt.dir[1].nak == 0, "%" PRIu64 " NAKs", wt.dir[1].nak);
+	wt.check = NULL;
 	wt_expect_no_zero_dmac();
 }
 

@@ -340,7 +340,7 @@ fa_init(void)
 	pc->region_mb = 16;
 	pc->hop_limit = 64;
 	pc->arp_reachable_ms = 30000;
-	pc->read_window = 256;
+	pc->flight_window = 256;
 	pc->fault.burst = 1;
 	pc->fault.reorder_depth = 1;
 	pc->fault.delay_us = 1000;
