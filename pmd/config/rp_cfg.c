@@ -352,6 +352,94 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		.min = 0, .max = 1000000, .def = "50",
 		RP_CFG_PORT(cnp_interval_us),
 	},
+	/* DCQCN's reaction point (rp_dcqcn.c): NVIDIA's DCQCN parameter
+	 * table for ConnectX-4 and later gives the defaults of g,
+	 * initial_alpha, min_dec_fac, min_rate and reduce_us; the increase
+	 * ones are mlx5's cc_params (rpg_*) as ConnectX reports them. */
+	{
+		.name = "dcqcn", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_bool, .def = "on",
+		RP_CFG_PORT(dcqcn.on),
+	},
+	{
+		/* dce_tcp_g: alpha keeps g/1024 a period */
+		.name = "dcqcn_g", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = 1023, .def = "1019",
+		RP_CFG_PORT(dcqcn.g),
+	},
+	{
+		/* dce_tcp_rtt; the DCQCN paper's 55 us, not ConnectX's 1:
+		 * longer than cnp_interval_us, or alpha decays between two
+		 * CNPs and a CNP cuts ~1 % (guides/congestion) */
+		.name = "dcqcn_alpha_us", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 1, .max = 131071, .def = "55",
+		RP_CFG_PORT(dcqcn.alpha_us),
+	},
+	{
+		/* initial_alpha_value */
+		.name = "dcqcn_initial_alpha", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 1, .max = 1023, .def = "1023",
+		RP_CFG_PORT(dcqcn.initial_alpha),
+	},
+	{
+		/* rpg_min_dec_fac: at most halved */
+		.name = "dcqcn_min_dec_fac", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 1, .max = 100, .def = "50",
+		RP_CFG_PORT(dcqcn.min_dec_fac),
+	},
+	{
+		/* rpg_min_rate */
+		.name = "dcqcn_min_rate_mbps", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 1, .max = 1000000, .def = "1",
+		RP_CFG_PORT(dcqcn.min_rate_mbps),
+	},
+	{
+		/* rate_reduce_monitor_period */
+		.name = "dcqcn_reduce_us", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = 1000000, .def = "4",
+		RP_CFG_PORT(dcqcn.reduce_us),
+	},
+	{
+		/* rpg_time_reset */
+		.name = "dcqcn_time_reset_us", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 1, .max = 1000000, .def = "300",
+		RP_CFG_PORT(dcqcn.time_reset_us),
+	},
+	{
+		/* rpg_byte_reset */
+		.name = "dcqcn_byte_reset", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 1, .max = UINT32_MAX, .def = "32767",
+		RP_CFG_PORT(dcqcn.byte_reset),
+	},
+	{
+		/* rpg_threshold (F) */
+		.name = "dcqcn_threshold", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 1, .max = 64, .def = "1",
+		RP_CFG_PORT(dcqcn.threshold),
+	},
+	{
+		/* rpg_ai_rate */
+		.name = "dcqcn_ai_mbps", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 1, .max = 1000000, .def = "5",
+		RP_CFG_PORT(dcqcn.ai_mbps),
+	},
+	{
+		/* rpg_hai_rate */
+		.name = "dcqcn_hai_mbps", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 1, .max = 1000000, .def = "50",
+		RP_CFG_PORT(dcqcn.hai_mbps),
+	},
 	/* Fault injection for tests (rp_port_fault.c): per-mille rates. */
 	{
 		.name = "fault_drop", .sect = RP_CFG_SECT_PORT,
@@ -445,7 +533,16 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 	},
 };
 
-static_assert(RTE_DIM(rp_cfg_keys) <= 64, "key masks are 64 bits");
+/* A section's keys given so far: one bit per rp_cfg_keys[] entry. */
+#define CFG_KEY_WORDS	2
+static_assert(RTE_DIM(rp_cfg_keys) <= 64 * CFG_KEY_WORDS,
+	      "key masks are CFG_KEY_WORDS words");
+
+static inline bool
+cfg_bit(const uint64_t *given, size_t i)
+{
+	return (given[i / 64] & (UINT64_C(1) << (i % 64))) != 0;
+}
 
 /* ---- sections --------------------------------------------------------- */
 
@@ -500,10 +597,10 @@ rp_cfg_sect_kind(const char *name, unsigned int *port)
  * itself, or another name of it (read_window, flight_window's old name).
  */
 static const struct rp_cfg_key *
-cfg_field_given(const struct rp_cfg_key *key, uint64_t given)
+cfg_field_given(const struct rp_cfg_key *key, const uint64_t *given)
 {
 	for (unsigned int i = 0; i < RTE_DIM(rp_cfg_keys); i++)
-		if ((given & (UINT64_C(1) << i)) != 0 &&
+		if (cfg_bit(given, i) &&
 		    rp_cfg_keys[i].sect == key->sect &&
 		    rp_cfg_keys[i].off == key->off)
 			return &rp_cfg_keys[i];
@@ -521,7 +618,7 @@ rp_cfg_section(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 	struct rte_cfgfile_entry *ent = NULL;
 	char sname[CFG_NAME_LEN];
 	char why[256];
-	uint64_t given = 0;
+	uint64_t given[CFG_KEY_WORDS] = { 0 };
 	unsigned int i;
 	int n = 0, rc = 0;
 
@@ -538,7 +635,7 @@ rp_cfg_section(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 	for (i = 0; i < (unsigned int)RTE_MAX(n, 0); i++) {
 		const struct rp_cfg_key *key =
 			rp_cfg_key_find(sect, ent[i].name);
-		uint64_t bit;
+		size_t k;
 
 		if (key == NULL) {
 			char keys[128];
@@ -548,8 +645,8 @@ rp_cfg_section(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 					 "unknown key");
 			goto out;
 		}
-		bit = UINT64_C(1) << (key - rp_cfg_keys);
-		if ((given & bit) != 0) {
+		k = (size_t)(key - rp_cfg_keys);
+		if (cfg_bit(given, k)) {
 			rc = rp_cfg_fail(ctx, -EINVAL, name, key->name, NULL,
 					 "given twice");
 			goto out;
@@ -560,7 +657,7 @@ rp_cfg_section(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 					 cfg_field_given(key, given)->name);
 			goto out;
 		}
-		given |= bit;
+		given[k / 64] |= UINT64_C(1) << (k % 64);
 		why[0] = '\0';
 		rc = key->type->parse(key, ent[i].value, base, why,
 				      sizeof(why));

@@ -64,6 +64,7 @@ RP_CTRL_ADAPT(rp_arena_create, arena)
 RP_CTRL_ADAPT(rp_arena_destroy, arena)
 RP_CTRL_ADAPT(rp_gsi_bind, gsi_bind)
 RP_CTRL_ADAPT(rp_gsi_will, gsi_will)
+RP_CTRL_ADAPT(rp_dcqcn_query, qp_cc)
 
 /* Counted on the lcore, the only writer of the tables. */
 static int
@@ -196,6 +197,8 @@ const struct rp_ctrl_desc rp_ctrl_descs[RP_CTRL_OP_MAX] = {
 		.own = { { ID(gsi_bind.qpn), RP_QUOTA_QP, RP_CTRL_REF_GSI } } },
 	[RP_CTRL_GSI_WILL] = { RUN(ctrl_rp_gsi_will, ATTACH),
 		.own = { { ID(gsi_will.qpn), RP_QUOTA_QP, RP_CTRL_REF_GSI } } },
+	/* The engine's telemetry only (/rocepmd/qp). */
+	[RP_CTRL_QP_CC] = { RUN(ctrl_rp_dcqcn_query, 0) },
 };
 
 int

@@ -351,6 +351,8 @@ lcore_deadline(const struct rp_lcore_ctx *lc, uint64_t limit)
 				dl = RTE_MIN(dl, qp->comp.deadline);
 			if (qp->req.rnr_wait)
 				dl = RTE_MIN(dl, qp->req.rnr_until);
+			if (qp->cc.waiting)	/* paced by its rate */
+				dl = RTE_MIN(dl, qp->cc.next_tx);
 		}
 	}
 	return dl;

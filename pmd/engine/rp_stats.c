@@ -83,6 +83,9 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_CNP_SUPPRESSED] = "cnp_suppressed",
 	[RP_STAT_CNP_RCVD] = "cnp_received",
 	[RP_STAT_FLIGHT_HELD] = "flight_window_held",
+	[RP_STAT_DCQCN_CUT] = "dcqcn_rate_cuts",
+	[RP_STAT_DCQCN_INCREASE] = "dcqcn_rate_increases",
+	[RP_STAT_DCQCN_PACED] = "dcqcn_paced",
 	[RP_STAT_XSK_RX_RING_FULL] = "xsk_rx_ring_full",
 	[RP_STAT_XSK_FILL_EMPTY] = "xsk_fill_ring_empty",
 	[RP_STAT_XSK_INVALID] = "xsk_invalid_descs",
@@ -218,6 +221,40 @@ port_cmd(const char *cmd __rte_unused, const char *params,
 	return 0;
 }
 
+/*
+ * /rocepmd/qp,ID,QPN: an RC or UC QP's window and DCQCN rate, read on
+ * the lcore (a control request): the QP cannot go while it is read.
+ */
+static int
+qp_cmd(const char *cmd __rte_unused, const char *params,
+       struct rte_tel_data *d)
+{
+	struct rp_ctrl_slot s;
+	const struct rp_ctrl_qp_cc *o = &s.u.qp_cc;
+	unsigned int id, qpn;
+	char tail;
+
+	if (params == NULL ||
+	    sscanf(params, "%u,%u%c", &id, &qpn, &tail) != 2 ||
+	    id >= rp_nr_devs)
+		return -EINVAL;
+	memset(&s, 0, sizeof(s));
+	s.op = RP_CTRL_QP_CC;
+	s.u.qp_cc.qpn = qpn;
+	if (rp_ctrl_call(id, &s) != 0)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "qpn", o->qpn);
+	rte_tel_data_add_dict_u64(d, "window", o->window);
+	rte_tel_data_add_dict_u64(d, "in_flight", o->in_flight);
+	rte_tel_data_add_dict_u64(d, "srtt_us", o->srtt_us);
+	rte_tel_data_add_dict_u64(d, "dcqcn_limited", o->limited);
+	rte_tel_data_add_dict_u64(d, "rate_mbps", o->rate_mbps);
+	rte_tel_data_add_dict_u64(d, "target_mbps", o->target_mbps);
+	rte_tel_data_add_dict_u64(d, "alpha", o->alpha);
+	return 0;
+}
+
 RTE_INIT(rp_stats_init)
 {
 	rte_telemetry_register_cmd("/rocepmd/stats", stats_cmd,
@@ -226,4 +263,6 @@ RTE_INIT(rp_stats_init)
 				   "Per-lcore share of a device (queues, QPs, counters). Parameters: device index");
 	rte_telemetry_register_cmd("/rocepmd/port", port_cmd,
 				   "What a device is bound to (device, netdev). Parameters: device index");
+	rte_telemetry_register_cmd("/rocepmd/qp", qp_cmd,
+				   "An RC/UC QP's window and DCQCN rate. Parameters: device index,QP number");
 }

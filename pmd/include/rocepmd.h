@@ -88,6 +88,25 @@ struct rp_fault_cfg {
 	uint32_t seed;
 };
 
+/**
+ * DCQCN's reaction point (guides/congestion): how a QP's rate follows the
+ * CNPs it receives.  Fractions are Q10 (1024 = 1).
+ */
+struct rp_dcqcn_cfg {
+	bool on;		/**< CNPs cut the rate */
+	uint32_t g;		/**< alpha's memory, Q10 (dce_tcp_g) */
+	uint32_t alpha_us;	/**< alpha update period (dce_tcp_rtt) */
+	uint32_t initial_alpha;	/**< alpha at the first CNP, Q10 */
+	uint32_t min_dec_fac;	/**< a cut keeps this % of the rate at least */
+	uint32_t min_rate_mbps;	/**< no rate below */
+	uint32_t reduce_us;	/**< one cut per this period at most */
+	uint32_t time_reset_us;	/**< rate increase timer */
+	uint32_t byte_reset;	/**< rate increase byte counter */
+	uint32_t threshold;	/**< increase events before additive (F) */
+	uint32_t ai_mbps;	/**< additive increase step */
+	uint32_t hai_mbps;	/**< hyper increase step */
+};
+
 /** One configured port: one rocepmd device. */
 struct rp_port_cfg {
 	char device[RP_CFG_STR];	/**< vdev string or PCI address */
@@ -140,6 +159,7 @@ struct rp_port_cfg {
 	 * answers with at most one CNP per this many microseconds
 	 */
 	uint32_t cnp_interval_us;
+	struct rp_dcqcn_cfg dcqcn;	/**< the reaction point */
 	struct rp_fault_cfg fault;	/**< injected faults (tests) */
 	bool is_pci;			/**< device is a PCI address, else a vdev */
 	/**

@@ -244,6 +244,7 @@ enum rp_ctrl_op {
 	RP_CTRL_ARENA_DESTROY,
 	RP_CTRL_GSI_BIND,		/* claim a CM service ID (a port) */
 	RP_CTRL_GSI_WILL,		/* a DREQ to send if the agent goes */
+	RP_CTRL_QP_CC,			/* a QP's window and rate (telemetry) */
 	RP_CTRL_OP_MAX,
 };
 
@@ -266,6 +267,18 @@ struct rp_ctrl_objects {
 	uint32_t async_fds;
 	uint32_t region_pages;		/* pages handed out, every arena */
 	uint32_t arenas;		/* of attached processes */
+};
+
+/* RP_CTRL_QP_CC: an RC or UC QP's congestion state (out), by qpn (in). */
+struct rp_ctrl_qp_cc {
+	uint32_t qpn;
+	uint32_t window;		/* packets in flight at most */
+	uint32_t in_flight;		/* packets sent, not acknowledged */
+	uint32_t srtt_us;		/* smoothed round trip, 0: none */
+	uint32_t limited;		/* 1: paced at rate_mbps (DCQCN) */
+	uint32_t rate_mbps;		/* line rate while not limited */
+	uint32_t target_mbps;
+	uint32_t alpha;			/* Q10 */
 };
 
 struct rp_ctrl_pd {
@@ -572,6 +585,7 @@ struct rp_ctrl_slot {
 		struct rp_ctrl_arena arena;
 		struct rp_ctrl_gsi_bind gsi_bind;
 		struct rp_ctrl_gsi_will gsi_will;
+		struct rp_ctrl_qp_cc qp_cc;
 		uint8_t raw[176];
 	} u;
 };

@@ -66,4 +66,5 @@ void
 rp_cnp_rp(struct rp_qp *qp)
 {
 	rp_stat_inc(qp->dev, RP_STAT_CNP_RCVD);
+	rp_dcqcn_cnp(qp);
 }

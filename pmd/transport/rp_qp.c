@@ -477,6 +477,7 @@ qp_reset(struct rp_qp *qp)
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	memset(&qp->resp, 0, sizeof(qp->resp));
+	memset(&qp->cc, 0, sizeof(qp->cc));
 	qp->resp.last_op = RP_OP_SEND_ONLY;	/* not inside a message */
 	/* The next connection's PSNs must not find this one's atomics. */
 	if (qp->atom != NULL)

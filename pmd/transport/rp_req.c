@@ -701,6 +701,9 @@ rp_req_step(struct rp_qp *qp)
 	while (budget-- > 0 && !qp->flushing && rp_tx_room(qp->dev)) {
 		if (!qp->req.inprog && !req_start(qp, prod))
 			break;
+		/* paced by DCQCN's rate: the lcore's nap ends at next_tx */
+		if (unlikely(qp->cc.limited) && !rp_dcqcn_pace(qp))
+			break;
 		if (!req_send_packet(qp))
 			break;
 		busy = true;

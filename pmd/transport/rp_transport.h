@@ -469,6 +469,23 @@ struct rp_qp {
 		uint64_t cnp_tsc;	/* TSC of the last CNP sent, 0: none */
 	} resp;
 
+	/* DCQCN's reaction point (rp_dcqcn.c): the rate CNPs set */
+	struct rp_dcqcn {
+		bool limited;		/* paced at rate_kbps; else line */
+		bool cnp_seen;		/* a CNP in this alpha period */
+		bool waiting;		/* held back by the rate */
+		uint32_t rate_kbps;	/* current rate */
+		uint32_t target_kbps;	/* the rate before the last cut */
+		uint32_t alpha;		/* Q10 */
+		uint32_t t_events;	/* timer events since the cut */
+		uint32_t bc_events;	/* byte counter events since */
+		uint32_t bytes;		/* toward the next byte event */
+		uint64_t alpha_next;	/* TSC of the next alpha update */
+		uint64_t inc_next;	/* of the next timer event */
+		uint64_t cut_next;	/* no cut before */
+		uint64_t next_tx;	/* no packet before */
+	} cc;
+
 	bool flushing;			/* in ERR: the lcore flushes (rp_qp_flush) */
 	uint32_t err_status;		/* status of the WQE at comp.tail when
 					 * the QP entered ERR (else FLUSH_ERR) */
@@ -652,6 +669,18 @@ void rp_req_arm_timer(struct rp_qp *qp);
 /* ---- rp_cnp.c (ECN: notification and reaction points) */
 void rp_cnp_np(struct rp_qp *qp, const struct rp_pkt *pkt);
 void rp_cnp_rp(struct rp_qp *qp);
+
+/* ---- rp_dcqcn.c: the reaction point ---- */
+
+/* A CNP for qp: the first limits its rate, each cuts it (one per
+ * dcqcn_reduce_us). */
+void rp_dcqcn_cnp(struct rp_qp *qp);
+/* A limited QP's next packet: true if its rate lets it go now. */
+bool rp_dcqcn_pace(struct rp_qp *qp);
+/* A limited QP sent `bytes`: its next send time moves on. */
+void rp_dcqcn_charge(struct rp_qp *qp, uint32_t bytes);
+/* RP_CTRL_QP_CC: a QP's window and rate, for telemetry. */
+int rp_dcqcn_query(struct rp_dev *dev, struct rp_ctrl_qp_cc *o);
 
 /* ---- rp_comp.c (completer) */
 void rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt);

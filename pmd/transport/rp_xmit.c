@@ -146,5 +146,8 @@ void
 rp_xmit_send(struct rp_qp *qp, const struct rp_pkt_addr *a, struct rte_mbuf *m)
 {
 	rp_pkt_finish(rte_pktmbuf_mtod(m, uint8_t *), a, rte_pktmbuf_data_len(m));
+	/* A QP whose rate CNPs cut: all it sends counts against the rate. */
+	if (unlikely(qp->cc.limited))
+		rp_dcqcn_charge(qp, rte_pktmbuf_pkt_len(m));
 	rp_port_tx(rp_pq(qp->dev), m);
 }

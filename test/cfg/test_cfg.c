@@ -103,6 +103,18 @@ static const struct tc_kv tc_base[] = {
 	{ "port0", "ecn", "off" },
 	{ "port0", "cnp_interval_us", "50" },
 	{ "port0", "flight_window", "64" },
+	{ "port0", "dcqcn", "off" },
+	{ "port0", "dcqcn_g", "1019" },
+	{ "port0", "dcqcn_alpha_us", "55" },
+	{ "port0", "dcqcn_initial_alpha", "1023" },
+	{ "port0", "dcqcn_min_dec_fac", "50" },
+	{ "port0", "dcqcn_min_rate_mbps", "1" },
+	{ "port0", "dcqcn_reduce_us", "4" },
+	{ "port0", "dcqcn_time_reset_us", "300" },
+	{ "port0", "dcqcn_byte_reset", "32767" },
+	{ "port0", "dcqcn_threshold", "1" },
+	{ "port0", "dcqcn_ai_mbps", "5" },
+	{ "port0", "dcqcn_hai_mbps", "50" },
 	{ "port0", "fault_ce", "0" },
 	{ "port0", "fault_drop", "0" },
 	{ "port0", "fault_dup", "0" },
@@ -261,6 +273,18 @@ static const struct tc_kv tc_bad[] = {
 	{ "port0", "cnp_interval_us", "1000001" },
 	{ "port0", "cnp_interval_us", "-1" },
 	{ "port0", "flight_window", "63" },
+	{ "port0", "dcqcn", "2" },
+	{ "port0", "dcqcn_g", "1024" },
+	{ "port0", "dcqcn_alpha_us", "0" },
+	{ "port0", "dcqcn_initial_alpha", "0" },
+	{ "port0", "dcqcn_min_dec_fac", "101" },
+	{ "port0", "dcqcn_min_rate_mbps", "0" },
+	{ "port0", "dcqcn_reduce_us", "1000001" },
+	{ "port0", "dcqcn_time_reset_us", "0" },
+	{ "port0", "dcqcn_byte_reset", "0" },
+	{ "port0", "dcqcn_threshold", "65" },
+	{ "port0", "dcqcn_ai_mbps", "0" },
+	{ "port0", "dcqcn_hai_mbps", "1000001" },
 	{ "port0", "fault_ce", "1001" },
 	{ "port0", "fault_drop", "1001" },
 	{ "port0", "fault_dup", "-1" },
@@ -284,7 +308,7 @@ static const struct tc_kv tc_bad[] = {
 static void
 test_every_key_bad_value(void **state)
 {
-	char text[2048], frag[64];
+	char text[4096], frag[64];
 	unsigned int i, k;
 
 	(void)state;
@@ -310,7 +334,7 @@ test_every_key_bad_value(void **state)
 static void
 test_every_key_empty_value(void **state)
 {
-	char text[2048], frag[64];
+	char text[4096], frag[64];
 	unsigned int k;
 
 	(void)state;
@@ -327,7 +351,7 @@ test_every_key_empty_value(void **state)
 static void
 test_base_loads(void **state)
 {
-	char text[2048];
+	char text[4096];
 
 	(void)state;
 	tc_build(text, sizeof(text), NULL, NULL, NULL);
@@ -467,6 +491,11 @@ test_defaults(void **state)
 	assert_false(p->ecn);
 	assert_int_equal(p->cnp_interval_us, 50);
 	assert_int_equal(p->flight_window, 256);
+	assert_true(p->dcqcn.on);
+	assert_int_equal(p->dcqcn.g, 1019);
+	assert_int_equal(p->dcqcn.alpha_us, 55);
+	assert_int_equal(p->dcqcn.time_reset_us, 300);
+	assert_int_equal(p->dcqcn.hai_mbps, 50);
 	assert_int_equal(p->fault.tx.drop + p->fault.tx.dup +
 			 p->fault.tx.reorder + p->fault.tx.corrupt +
 			 p->fault.tx.delay + p->fault.tx.ce, 0);
@@ -541,7 +570,7 @@ test_host_section(void **state)
 static void
 test_idle_policy_names(void **state)
 {
-	char text[2048];
+	char text[4096];
 	unsigned int i;
 
 	(void)state;

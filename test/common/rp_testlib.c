@@ -1011,10 +1011,10 @@ rt_close2(struct rt_dev *d0, struct rt_dev *d1)
 /* ------------------------------------------------------------ telemetry */
 
 uint64_t
-rt_telemetry_stat(const char *sock, unsigned int dev, const char *name)
+rt_telemetry_get(const char *sock, const char *cmd, const char *name)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	char buf[16384], cmd[64], key[80];
+	char buf[16384], key[80];
 	const char *p;
 	ssize_t n;
 	int fd;
@@ -1028,7 +1028,6 @@ rt_telemetry_stat(const char *sock, unsigned int dev, const char *name)
 		 "telemetry socket %s: %s", sun.sun_path, strerror(errno));
 	n = read(fd, buf, sizeof(buf) - 1);	/* the greeting */
 	RT_CHECK(n > 0, "telemetry greeting: %s", strerror(errno));
-	snprintf(cmd, sizeof(cmd), "/rocepmd/stats,%u", dev);
 	RT_CHECK(write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd),
 		 "telemetry write: %s", strerror(errno));
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -1037,8 +1036,17 @@ rt_telemetry_stat(const char *sock, unsigned int dev, const char *name)
 	close(fd);
 	snprintf(key, sizeof(key), "\"%s\":", name);
 	p = strstr(buf, key);
-	RT_CHECK(p != NULL, "%s: no counter %s in %s", cmd, name, buf);
+	RT_CHECK(p != NULL, "%s: no %s in %s", cmd, name, buf);
 	return strtoull(p + strlen(key), NULL, 10);
+}
+
+uint64_t
+rt_telemetry_stat(const char *sock, unsigned int dev, const char *name)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "/rocepmd/stats,%u", dev);
+	return rt_telemetry_get(sock, cmd, name);
 }
 
 const char *rt_stat_prefix = "";

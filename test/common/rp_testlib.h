@@ -258,6 +258,12 @@ void rt_close2(struct rt_dev *d0, struct rt_dev *d1);
 /* ------------------------------------------------------------ telemetry */
 
 /*
+ * The number `name` of the reply to telemetry command `cmd` (e.g.
+ * "/rocepmd/qp,0,17"), over the DPDK telemetry socket at `sock`.
+ */
+uint64_t rt_telemetry_get(const char *sock, const char *cmd,
+			  const char *name);
+/*
  * A counter of device `dev` from /rocepmd/stats, over the DPDK telemetry
  * socket at `sock` (the engine's, in this process).
  */

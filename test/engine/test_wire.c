@@ -143,6 +143,18 @@ wt_stat(unsigned int dev, const char *name)
 	return rt_telemetry_stat(sock, dev, name);
 }
 
+/* A figure of QP `qpn` of device `dev` from /rocepmd/qp (window, rate). */
+static uint64_t
+wt_qp(unsigned int dev, uint32_t qpn, const char *name)
+{
+	char sock[108], cmd[64];
+
+	snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2",
+		 rte_eal_get_runtime_dir());
+	snprintf(cmd, sizeof(cmd), "/rocepmd/qp,%u,%u", dev, qpn);
+	return rt_telemetry_get(sock, cmd, name);
+}
+
 /* ---------------------------------------------------------------- bridge */
 
 /*
@@ -2282,7 +2294,7 @@ wt_case_ecn_cnp(void)
 	struct rt_ep a, b;
 	struct rt_buf b0, b1;
 	struct wt_forge f = forged;
-	uint64_t ce, sent, supp, rcvd, npeer;
+	uint64_t ce, sent, supp, rcvd, npeer, cuts;
 
 	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
 	rt_buf_alloc(&b0, &d0, 262144, RT_ACCESS_ALL);
@@ -2336,10 +2348,13 @@ wt_case_ecn_cnp(void)
 	rt_step("a CNP for rocepmd0's QP from 192.0.2.77: dropped, counted "
 		"in rx_not_from_peer, not taken");
 	npeer = wt_stat(0, "rx_not_from_peer");
+	cuts = wt_stat(0, "dcqcn_rate_cuts");
 	f.qpn = a.qp->qp_num;
 	wt_forge(0, &f);
 	wt_expect_stat(0, "rx_not_from_peer", npeer + 1);
 	RT_CHECK(wt_stat(0, "cnp_received") == rcvd, "a forged CNP taken");
+	RT_CHECK(wt_stat(0, "dcqcn_rate_cuts") == cuts, "a forged CNP cut "
+		 "the rate");
 	wt.check = NULL;
 	rt_buf_free(&b0);
 	rt_buf_free(&b1);
@@ -2451,6 +2466,109 @@ wt_case_flight_cap(void)
 	rt_check_data(dst.p, src.p, dst.len, "WRITE data");
 	RT_CHECK(wt.dir[1].nak == 0, "%" PRIu64 " NAKs", wt.dir[1].nak);
 	wt.check = NULL;
+	wt_expect_no_zero_dmac();
+}
+
+/*
+ * DCQCN's reaction point: the bridge marks rocepmd0's requests CE, as a
+ * congested switch; rocepmd1's CNPs cut rocepmd0's QP rate (each cut
+ * answers a CNP) until the rate holds its packets back; without marks the
+ * timer and byte counter bring the rate back to the line, and the QP is
+ * no longer paced.  Every WRITE's data arrives whole.
+ */
+static void
+wt_dcqcn_write(struct rt_ep *a, struct rt_buf *b0, struct rt_buf *b1,
+	       uint64_t id)
+{
+	struct ibv_sge s = rt_sge(b0, 0, 65536);
+
+	rt_post_send(a, id, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)b1->p, b1->mr->rkey);
+	wt_expect_wc(a->scq, "64 KiB WRITE", id, IBV_WC_SUCCESS,
+		     IBV_WC_RDMA_WRITE);
+}
+
+static void
+wt_case_dcqcn(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 14, 7 };
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf b0, b1;
+	uint64_t line, rate, cuts, cnps, paced, inc, n;
+	uint32_t qpn;
+	double end;
+
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	qpn = a.qp->qp_num;
+	rt_buf_alloc(&b0, &d0, 65536, RT_ACCESS_ALL);
+	rt_buf_alloc(&b1, &d1, 65536, RT_ACCESS_ALL);
+	rt_fill_random(b0.p, b0.len);
+
+	rt_step("no CNP yet: rocepmd0's QP is not limited, at the line rate");
+	wt_dcqcn_write(&a, &b0, &b1, 1);
+	line = wt_qp(0, qpn, "rate_mbps");
+	RT_CHECK(wt_qp(0, qpn, "dcqcn_limited") == 0 && line > 0 &&
+		 wt_qp(0, qpn, "target_mbps") == line &&
+		 wt_stat(0, "dcqcn_rate_cuts") == 0, "before any CNP: limited "
+		 "%" PRIu64 ", rate %" PRIu64 " Mbit/s, cuts %" PRIu64,
+		 wt_qp(0, qpn, "dcqcn_limited"), line,
+		 wt_stat(0, "dcqcn_rate_cuts"));
+
+	rt_step("the bridge marks every request CE: CNPs cut the rate until "
+		"it holds packets back (dcqcn_paced)");
+	wt.mark_ce = true;
+	end = rt_now() + rt_timeout_s;
+	for (n = 0; wt_stat(0, "dcqcn_paced") == 0; n++) {
+		RT_CHECK(rt_now() < end, "%" PRIu64 " WRITEs marked: never "
+			 "paced (rate %" PRIu64 " Mbit/s, %" PRIu64 " cuts)", n,
+			 wt_qp(0, qpn, "rate_mbps"),
+			 wt_stat(0, "dcqcn_rate_cuts"));
+		wt_dcqcn_write(&a, &b0, &b1, 10 + n);
+	}
+	rate = wt_qp(0, qpn, "rate_mbps");
+	cuts = wt_stat(0, "dcqcn_rate_cuts");
+	cnps = wt_stat(0, "cnp_received");
+	printf("    %" PRIu64 " marked WRITEs: %" PRIu64 " CNPs, %" PRIu64
+	       " cuts, rate %" PRIu64 " of %" PRIu64 " Mbit/s, alpha %"
+	       PRIu64 "/1024\n", n + 1, cnps, cuts, rate, line,
+	       wt_qp(0, qpn, "alpha"));
+	RT_CHECK(wt_qp(0, qpn, "dcqcn_limited") == 1 && rate < line / 2 &&
+		 cuts >= 2 && cuts <= cnps, "limited %" PRIu64 ", rate %"
+		 PRIu64 " of %" PRIu64 " Mbit/s after %" PRIu64 " cuts for %"
+		 PRIu64 " CNPs", wt_qp(0, qpn, "dcqcn_limited"), rate, line,
+		 cuts, cnps);
+	rt_check_data(b1.p, b0.p, 65536, "WRITE data while paced");
+
+	rt_step("marks off: the rate recovers to the line, the QP no longer "
+		"limited");
+	wt.mark_ce = false;
+	wt_pump_ms(20);
+	inc = wt_stat(0, "dcqcn_rate_increases");
+	paced = wt_stat(0, "dcqcn_paced");
+	end = rt_now() + rt_timeout_s;
+	for (n = 0; wt_qp(0, qpn, "dcqcn_limited") != 0; n++) {
+		RT_CHECK(rt_now() < end, "%" PRIu64 " WRITEs after the marks: "
+			 "still limited at %" PRIu64 " Mbit/s", n,
+			 wt_qp(0, qpn, "rate_mbps"));
+		wt_dcqcn_write(&a, &b0, &b1, 100000 + n);
+	}
+	printf("    back at the line after %" PRIu64 " WRITEs: %" PRIu64
+	       " increase events, paced %" PRIu64 " times\n", n,
+	       wt_stat(0, "dcqcn_rate_increases"), paced);
+	RT_CHECK(wt_qp(0, qpn, "rate_mbps") == line &&
+		 wt_stat(0, "dcqcn_rate_increases") > inc &&
+		 wt_stat(0, "dcqcn_rate_cuts") == cuts, "rate %" PRIu64
+		 " Mbit/s, increases %" PRIu64 " (%" PRIu64 " before), cuts %"
+		 PRIu64, wt_qp(0, qpn, "rate_mbps"),
+		 wt_stat(0, "dcqcn_rate_increases"), inc,
+		 wt_stat(0, "dcqcn_rate_cuts"));
+	rt_check_data(b1.p, b0.p, 65536, "WRITE data");
+	RT_CHECK(wt_stat(0, "retry_timeouts") == 0, "%" PRIu64 " retry "
+		 "timeouts", wt_stat(0, "retry_timeouts"));
+	rt_buf_free(&b0);
+	rt_buf_free(&b1);
 	wt_expect_no_zero_dmac();
 }
 
