@@ -295,6 +295,12 @@ for n in range(1, 0x800):    # the pair's QPs among them
     assert ret == -errno.EPERM, "QP 0x%x: %d, not EPERM" % (n, ret)
     perm += 1
 print("%d QP numbers not its own: EPERM" % perm)
+# 3a. The engine's own ops (OBJECTS, ARENA_CREATE/DESTROY, QP_CC: the
+# host's and telemetry's): refused to a client, its own QP's rate too.
+for op in (27, 28, 29, 32):
+    ret, _ = ctrl(op, struct.pack("<II", qpn, 0))
+    assert ret == -errno.EINVAL, "engine-only op %d: %d, not EINVAL" % (op, ret)
+print("engine-only ops (objects, arenas, a QP's rate): EINVAL")
 # 3b. The RDMA CM's requests: a port or a will only through its own GSI
 # agent (one per process), and a will only as a CM DREQ to a unicast GID.
 GSI_BIND, GSI_WILL = 30, 31
