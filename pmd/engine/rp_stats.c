@@ -86,6 +86,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_DCQCN_CUT] = "dcqcn_rate_cuts",
 	[RP_STAT_DCQCN_INCREASE] = "dcqcn_rate_increases",
 	[RP_STAT_DCQCN_PACED] = "dcqcn_paced",
+	[RP_STAT_RETX_BYTES] = "retransmitted_bytes",
 	[RP_STAT_XSK_RX_RING_FULL] = "xsk_rx_ring_full",
 	[RP_STAT_XSK_FILL_EMPTY] = "xsk_fill_ring_empty",
 	[RP_STAT_XSK_INVALID] = "xsk_invalid_descs",

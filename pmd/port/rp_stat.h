@@ -90,6 +90,7 @@ enum rp_stat {
 	RP_STAT_DCQCN_CUT,		/* rate cuts (CNPs) */
 	RP_STAT_DCQCN_INCREASE,		/* rate increase events */
 	RP_STAT_DCQCN_PACED,		/* QPs held back by their rate */
+	RP_STAT_RETX_BYTES,		/* SEND/WRITE payload sent again */
 	RP_STAT_MAX,
 };
 

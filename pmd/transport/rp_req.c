@@ -562,6 +562,9 @@ req_send_packet(struct rp_qp *qp)
 		qp->req.max_psn = qp->req.psn;
 		if (qp->type == IBV_QPT_RC)
 			req_sent(qp);
+	} else {
+		/* go-back-N's price, against goodput (guides/congestion) */
+		rp_stat_add(qp->dev, RP_STAT_RETX_BYTES, chunk);
 	}
 	qp->req.off += chunk;
 	qp->req.pkt++;

@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# incast.sh: three senders, one receiver, a congested port that marks ECN
+# (issue 29).  One namespace holds a bridge and four veth pairs; one
+# process holds four af_packet devices (RP_MAX_PORTS), one on each pair's
+# outer end:
+#
+#   rocepmd1 rv<t>1 --+
+#   rocepmd2 rv<t>2 --+-- bridge rv<t>br ==(RATE, CE marks)==> rv<t>0m --
+#   rocepmd3 rv<t>3 --+                         rv<t>0  rocepmd0 (receiver)
+#
+# The bridge's port towards rocepmd0 carries RP_INCAST_MBIT (400) and
+# marks CE the frames beyond 90 % of it on their way (the senders'
+# packets are ECN-capable: ecn = on at every port), as a switch marks
+# what makes its queue grow; beyond the rate and its buffer it drops.
+# test/engine/rp_incast writes 64 KiB messages from rocepmd1..3 to rocepmd0
+# for RP_INCAST_SECONDS (3), once with DCQCN's reaction point on and once
+# off, and prints each run's RESULT line.
+#
+# Asserts, with DCQCN on: rocepmd0 sent CNPs, the senders took them and cut
+# their rates, paced, and every sender moved data (rp_incast checks each
+# completion and the data).  With it off: CNPs sent and received, no cut.
+# The figures (goodput against the bottleneck, Jain's index, retransmitted
+# bytes) are printed; bench/incast.sh prints them against the goals.
+
+. "$(dirname "$0")/lib.sh"
+
+rv_need_env
+rv_need_root
+[ -x "${RP_INCAST:-}" ] || rv_fail "RP_INCAST is not set"
+command -v nft >/dev/null || rv_fail "nft (nftables) not found"
+
+rate=${RP_INCAST_MBIT:-400}
+t=ic$(($$ % 100000))
+ns=rv-$t
+br=rv${t}br
+ip netns delete "$ns" 2>/dev/null
+ip netns add "$ns" || rv_fail "ip netns add $ns"
+rv_ns1=$ns
+ip -n "$ns" link add "$br" type bridge || rv_fail "ip link add bridge $br"
+ip -n "$ns" link set "$br" mtu 9000 up
+for i in 0 1 2 3; do
+	ip -n "$ns" link add "rv${t}$i" numrxqueues 1 numtxqueues 1 type veth \
+		peer name "rv${t}${i}m" numrxqueues 1 numtxqueues 1 ||
+		rv_fail "ip link add veth rv${t}$i"
+	ip -n "$ns" link set "rv${t}${i}m" master "$br" ||
+		rv_fail "ip link set rv${t}${i}m master $br"
+	ip -n "$ns" link set "rv${t}$i" mtu 9000 up
+	ip -n "$ns" link set "rv${t}${i}m" mtu 9000 up
+done
+# The congested port, in the bridge's forward hook (nftables) on the
+# RoCEv2 frames to rocepmd0: a port of RATE with a 256 KB buffer, as a
+# token bucket that drops what would overflow it, and before it a
+# phantom queue (HULL, NSDI 2012) that marks CE the ECN-capable frames
+# beyond 90 % of RATE (a bucket 32 KB deep), so that senders that slow
+# down on marks never fill the real one.  (A shaping qdisc with RED or
+# fq_codel would queue and mark by the queue itself, but kernels built
+# without AQM qdiscs, as the project's machines are, refuse them, and
+# htb's timers, starved on two busy CPUs, carried half its rate.)
+bps=$((rate * 1000000 / 8))
+mark=$((bps * 9 / 10))
+ip netns exec "$ns" nft -f - <<-EON || rv_fail "nft: the congested port"
+	table bridge rvecn {
+	  chain fw {
+	    type filter hook forward priority 0;
+	    ip daddr 192.0.2.1 udp dport 4791 limit rate over $bps bytes/second burst 262144 bytes counter drop
+	    ip daddr 192.0.2.1 udp dport 4791 ip ecn ect0 limit rate over $mark bytes/second burst 32768 bytes counter ip ecn set ce
+	  }
+	}
+EON
+
+# cfg FILE DCQCN: four af_packet devices of one process, engine on lcore 1
+cfg() {
+	local f=$1 dc=$2 i
+
+	cat >"$f" <<-EOC
+	[eal]
+	args = --no-huge -m 1024 --no-pci --no-shconf --file-prefix=rp_incast
+
+	[engine]
+	main_lcore = 0
+	lcores = 1
+	idle = yield
+	idle_us = 50
+	EOC
+	for i in 0 1 2 3; do
+		cat >>"$f" <<-EOC
+
+		[port$i]
+		device = net_af_packet$i,iface=rv${t}$i,qpairs=1,framesz=5120,blocksz=20480,framecnt=2048
+		ipv4 = 192.0.2.$((i + 1))/24
+		mtu = 1024
+		lcore = 1
+		region_mb = 32
+		ecn = on
+		dcqcn = $dc
+		EOC
+	done
+}
+
+# run DCQCN: prints the RESULT line's fields into $res
+run() {
+	local dc=$1 st
+
+	cfg "$rv_tmp/incast-$dc.ini" "$dc"
+	ip netns exec "$ns" timeout -k 10 "$RV_TIMEOUT" \
+		"$RP_RUN" --config "$rv_tmp/incast-$dc.ini" -- "$RP_INCAST" incast \
+		>"$rv_tmp/incast-$dc.out" 2>"$rv_tmp/incast-$dc.err"
+	st=$?
+	ip netns exec "$ns" nft list table bridge rvecn >"$rv_tmp/marks-$dc"
+	ip netns exec "$ns" nft reset counters table bridge rvecn >/dev/null
+	if [ "$st" -ne 0 ]; then
+		rv_show "incast-$dc"
+		rv_fail "rp_incast (dcqcn = $dc) exited $st"
+	fi
+	sed 's/^/  /' "$rv_tmp/incast-$dc.out"
+	grep -o "counter packets [0-9]* .*drop" "$rv_tmp/marks-$dc" |
+		awk '{ print "  port: " $3 " frames dropped" }'
+	grep -o "counter packets [0-9]* .*set ce" "$rv_tmp/marks-$dc" |
+		awk '{ print "  port: " $3 " frames marked CE" }'
+	res=$(awk '$1 == "RESULT" { $1 = $2 = ""; print }' "$rv_tmp/incast-$dc.out")
+	[ -n "$res" ] || rv_fail "rp_incast (dcqcn = $dc): no RESULT line"
+}
+
+rv_log "namespace $ns: rocepmd1..3 -> bridge -> ${rate} Mbit/s (CE beyond it) -> rocepmd0"
+rv_log "placement: one process, app thread on CPU 0, engine lcore 1 (all four devices)"
+for dc in on off; do
+	rv_log "DCQCN $dc"
+	run "$dc"
+	# n secs agg jain retx retx% cnp_sent cnp_rcvd cuts paced timeouts
+	read -r n secs agg jain retx retxp cnps cnpr cuts paced tmo <<<"$res"
+	rv_log "DCQCN $dc: goodput $agg Mbit/s of $rate ($(awk -v a="$agg" \
+		-v r="$rate" 'BEGIN { printf "%.2f", a / r }')), Jain $jain," \
+		"retransmitted $retx bytes ($retxp %), CNPs $cnps sent $cnpr" \
+		"taken, $cuts cuts, paced $paced, $tmo timeouts"
+	[ "$cnps" -gt 0 ] && [ "$cnpr" -gt 0 ] ||
+		rv_fail "DCQCN $dc: CNPs sent $cnps, taken $cnpr: nothing marked?"
+	if [ "$dc" = on ]; then
+		[ "$cuts" -gt 0 ] && [ "$paced" -gt 0 ] ||
+			rv_fail "DCQCN on: $cuts rate cuts, paced $paced"
+	else
+		[ "$cuts" -eq 0 ] || rv_fail "DCQCN off: $cuts rate cuts"
+	fi
+done
+rv_log "PASS"
