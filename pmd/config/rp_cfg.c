@@ -420,10 +420,11 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		RP_CFG_PORT(dcqcn.byte_reset),
 	},
 	{
-		/* rpg_threshold (F) */
+		/* F: the DCQCN paper's 5, not mlx5's 1: with 1 the hyper
+		 * increase undid each cut at once (guides/congestion) */
 		.name = "dcqcn_threshold", .sect = RP_CFG_SECT_PORT,
 		.type = &rp_cfg_type_u32,
-		.min = 1, .max = 64, .def = "1",
+		.min = 1, .max = 64, .def = "5",
 		RP_CFG_PORT(dcqcn.threshold),
 	},
 	{

@@ -112,7 +112,7 @@ static const struct tc_kv tc_base[] = {
 	{ "port0", "dcqcn_reduce_us", "4" },
 	{ "port0", "dcqcn_time_reset_us", "300" },
 	{ "port0", "dcqcn_byte_reset", "32767" },
-	{ "port0", "dcqcn_threshold", "1" },
+	{ "port0", "dcqcn_threshold", "5" },
 	{ "port0", "dcqcn_ai_mbps", "5" },
 	{ "port0", "dcqcn_hai_mbps", "50" },
 	{ "port0", "fault_ce", "0" },
@@ -496,6 +496,7 @@ test_defaults(void **state)
 	assert_int_equal(p->dcqcn.alpha_us, 55);
 	assert_int_equal(p->dcqcn.time_reset_us, 300);
 	assert_int_equal(p->dcqcn.hai_mbps, 50);
+	assert_int_equal(p->dcqcn.threshold, 5);
 	assert_int_equal(p->fault.tx.drop + p->fault.tx.dup +
 			 p->fault.tx.reorder + p->fault.tx.corrupt +
 			 p->fault.tx.delay + p->fault.tx.ce, 0);

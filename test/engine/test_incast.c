@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
@@ -111,6 +112,20 @@ ic_sum(const char *name, unsigned int from)
 	return v;
 }
 
+/* A figure of sender i's QP from /rocepmd/qp (rate, alpha, srtt). */
+static uint64_t
+ic_qp(unsigned int d, const char *name)
+{
+	const char *run = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
+	char sock[108], cmd[64];
+
+	snprintf(sock, sizeof(sock), "%s/dpdk/rp_incast/dpdk_telemetry.v2",
+		 run != NULL ? run : "/tmp");
+	snprintf(cmd, sizeof(cmd), "/rocepmd/qp,%u,%u", d,
+		 ic.s[d - 1].ep.qp->qp_num);
+	return rt_telemetry_get(sock, cmd, name);
+}
+
 static void
 ic_run(void)
 {
@@ -177,7 +192,10 @@ ic_run(void)
 	for (unsigned int i = 0; i < ic.n; i++) {
 		double x = (double)ic.s[i].bytes * 8 / (t1 - t0) / 1e6;
 
-		printf("sender %u %" PRIu64 " %.1f\n", i + 1, ic.s[i].bytes, x);
+		printf("sender %u %" PRIu64 " %.1f rate %" PRIu64 " Mbit/s "
+		       "alpha %" PRIu64 " srtt %" PRIu64 " us\n", i + 1,
+		       ic.s[i].bytes, x, ic_qp(i + 1, "rate_mbps"),
+		       ic_qp(i + 1, "alpha"), ic_qp(i + 1, "srtt_us"));
 		RT_CHECK(ic.s[i].bytes > 0, "sender %u: nothing in %.1f s",
 			 i + 1, t1 - t0);
 		sum += x;

@@ -18,6 +18,9 @@
 # for RP_INCAST_SECONDS (3), once with DCQCN's reaction point on and once
 # off, and prints each run's RESULT line.
 #
+# RP_INCAST_EXTRA: more port keys, lines as printf %b reads them (for
+# experiments: RP_INCAST_EXTRA='dcqcn_threshold = 1').
+#
 # Asserts, with DCQCN on: rocepmd0 sent CNPs, the senders took them and cut
 # their rates, paced, and every sender moved data (rp_incast checks each
 # completion and the data).  With it off: CNPs sent and received, no cut.
@@ -66,6 +69,7 @@ ip netns exec "$ns" nft -f - <<-EON || rv_fail "nft: the congested port"
 	    type filter hook forward priority 0;
 	    ip daddr 192.0.2.1 udp dport 4791 limit rate over $bps bytes/second burst 262144 bytes counter drop
 	    ip daddr 192.0.2.1 udp dport 4791 ip ecn ect0 limit rate over $mark bytes/second burst 32768 bytes counter ip ecn set ce
+	    ip daddr 192.0.2.1 udp dport 4791 counter comment "carried"
 	  }
 	}
 EON
@@ -95,6 +99,7 @@ cfg() {
 		region_mb = 32
 		ecn = on
 		dcqcn = $dc
+${RP_INCAST_EXTRA:+$(printf '%b' "$RP_INCAST_EXTRA")}
 		EOC
 	done
 }
@@ -119,21 +124,29 @@ run() {
 		awk '{ print "  port: " $3 " frames dropped" }'
 	grep -o "counter packets [0-9]* .*set ce" "$rv_tmp/marks-$dc" |
 		awk '{ print "  port: " $3 " frames marked CE" }'
+	carried=$(grep -o 'counter packets [0-9]* bytes [0-9]* comment "carried"' \
+		"$rv_tmp/marks-$dc" | awk '{ print $5 }')
 	res=$(awk '$1 == "RESULT" { $1 = $2 = ""; print }' "$rv_tmp/incast-$dc.out")
 	[ -n "$res" ] || rv_fail "rp_incast (dcqcn = $dc): no RESULT line"
 }
 
 rv_log "namespace $ns: rocepmd1..3 -> bridge -> ${rate} Mbit/s (CE beyond it) -> rocepmd0"
 rv_log "placement: one process, app thread on CPU 0, engine lcore 1 (all four devices)"
+declare -A mbit good
 for dc in on off; do
 	rv_log "DCQCN $dc"
 	run "$dc"
 	# n secs agg jain retx retx% cnp_sent cnp_rcvd cuts paced timeouts
 	read -r n secs agg jain retx retxp cnps cnpr cuts paced tmo <<<"$res"
-	rv_log "DCQCN $dc: goodput $agg Mbit/s of $rate ($(awk -v a="$agg" \
-		-v r="$rate" 'BEGIN { printf "%.2f", a / r }')), Jain $jain," \
-		"retransmitted $retx bytes ($retxp %), CNPs $cnps sent $cnpr" \
-		"taken, $cuts cuts, paced $paced, $tmo timeouts"
+	# what the port carried, frames with their headers, over the run
+	# (the program's setup and drain included: a little more than secs)
+	mbit[$dc]=$(awk -v b="${carried:-0}" -v s="$secs" \
+		'BEGIN { printf "%.1f", b * 8 / s / 1e6 }')
+	good[$dc]=$agg
+	rv_log "DCQCN $dc: goodput $agg Mbit/s, the port carried ${mbit[$dc]}" \
+		"Mbit/s, Jain $jain, retransmitted $retx bytes ($retxp %)," \
+		"CNPs $cnps sent $cnpr taken, $cuts cuts, paced $paced, $tmo" \
+		"timeouts"
 	[ "$cnps" -gt 0 ] && [ "$cnpr" -gt 0 ] ||
 		rv_fail "DCQCN $dc: CNPs sent $cnps, taken $cnpr: nothing marked?"
 	if [ "$dc" = on ]; then
@@ -143,4 +156,10 @@ for dc in on off; do
 		[ "$cuts" -eq 0 ] || rv_fail "DCQCN off: $cuts rate cuts"
 	fi
 done
+# The port's capacity: what it carried saturated, dropping (DCQCN off).
+rv_log "goodput with DCQCN against the port's capacity (what it carried" \
+	"without, dropping): $(awk -v g="${good[on]}" -v c="${mbit[off]}" \
+	'BEGIN { printf "%.2f", (c > 0 ? g / c : 0) }'); without: $(awk \
+	-v g="${good[off]}" -v c="${mbit[off]}" \
+	'BEGIN { printf "%.2f", (c > 0 ? g / c : 0) }')"
 rv_log "PASS"
