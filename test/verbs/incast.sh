@@ -78,16 +78,7 @@ EON
 cfg() {
 	local f=$1 dc=$2 i
 
-	cat >"$f" <<-EOC
-	[eal]
-	args = --no-huge -m 1024 --no-pci --no-shconf --file-prefix=rp_incast
-
-	[engine]
-	main_lcore = 0
-	lcores = 1
-	idle = yield
-	idle_us = 50
-	EOC
+	rv_cfg_head "$f" rp_incast 1024
 	for i in 0 1 2 3; do
 		cat >>"$f" <<-EOC
 

@@ -435,16 +435,14 @@ rv_veth1() {
 	done
 }
 
-# rv_veth1_cfg FILE PREFIX MTU [DEVARGS]: a configuration of two devices
-# of one process on the ends of rv_veth1's veth: rocepmd0 = 192.0.2.1 on
-# RV_IF_A, rocepmd1 = 192.0.2.2 on RV_IF_B, EAL file prefix PREFIX, IB MTU
-# MTU; DEVARGS are added to both af_packet ports.
-rv_veth1_cfg() {
-	local f=$1 prefix=$2 mtu=$3 extra=${4:-} p
-
-	cat >"$f" <<-EOC
+# rv_cfg_head FILE PREFIX MB: a configuration's [eal] (no hugepages, MB of
+# memory, EAL file prefix PREFIX) and [engine] (the program's thread on
+# lcore 0, the engine's one lcore 1, yielding when idle), for one process
+# whose [portN] sections follow.
+rv_cfg_head() {
+	cat >"$1" <<-EOC
 	[eal]
-	args = --no-huge -m 512 --no-pci --no-shconf --file-prefix=$prefix
+	args = --no-huge -m $3 --no-pci --no-shconf --file-prefix=$2
 
 	[engine]
 	main_lcore = 0
@@ -452,6 +450,16 @@ rv_veth1_cfg() {
 	idle = yield
 	idle_us = 50
 	EOC
+}
+
+# rv_veth1_cfg FILE PREFIX MTU [DEVARGS]: a configuration of two devices
+# of one process on the ends of rv_veth1's veth: rocepmd0 = 192.0.2.1 on
+# RV_IF_A, rocepmd1 = 192.0.2.2 on RV_IF_B, EAL file prefix PREFIX, IB MTU
+# MTU; DEVARGS are added to both af_packet ports.
+rv_veth1_cfg() {
+	local f=$1 prefix=$2 mtu=$3 extra=${4:-} p
+
+	rv_cfg_head "$f" "$prefix" 512
 	for p in 0 1; do
 		local ifn=$RV_IF_A
 		[ "$p" = 1 ] && ifn=$RV_IF_B
