@@ -66,6 +66,9 @@
 # rocepmd's device, each with its own queue pair of a veth of as many
 # queues; with 2 the run must show the second lcore receiving and sending
 # RoCEv2, through its own AF_XDP socket on xdp).
+# RI_ECN=on: rocepmd's port sends every packet ECN-capable (ecn = on), as
+# on a congested network (guides/congestion): rxe must not mind, and the
+# capture must show every RoCEv2 packet of rocepmd ECT(0), no CNP.
 # RI_QEMU_TRACE: a file of QEMU trace event names (virtio_queue_notify,
 # virtqueue_pop, ...): QEMU logs them to qemu.trace in the test's directory,
 # kept with RV_KEEP=1, to tell a guest's stalled virtio queue from a peer.
@@ -232,6 +235,7 @@ $port_cfg
 mtu = 1024
 lcore = $lcores
 region_mb = 64
+ecn = ${RI_ECN:-off}
 EOF
 
 "${nsx[@]}" tcpdump -i br-ri -n -U -s 0 -c 50000 -w "$rv_tmp/interop.pcap" \
@@ -787,6 +791,20 @@ done
 "$RP_ICRC_CHECK" --min "$minf" "$rv_tmp/interop.pcap" ||
 	rv_fail "the capture has bad RoCEv2 frames (see above)"
 [ "$failed" = 0 ] || rv_fail "some scenarios failed against rxe (see above)"
+# ECN on: rocepmd's packets all ECT(0) (ECN field 2), rxe's not ECT, and
+# nobody marked anything, so no CNP (opcode 0x81) either way.
+if [ "${RI_ECN:-off}" = on ]; then
+	ecn_count() {
+		tshark -r "$rv_tmp/interop.pcap" -Y "$1" -T fields -e frame.number \
+			2>/dev/null | wc -l
+	}
+	ect=$(ecn_count "ip.src == $rp_ip && udp.dstport == 4791 && ip.dsfield.ecn == 2")
+	notect=$(ecn_count "ip.src == $rp_ip && udp.dstport == 4791 && ip.dsfield.ecn != 2")
+	cnp=$(ecn_count "udp.dstport == 4791 && udp.payload[0] == 0x81")
+	rv_log "ecn = on: rocepmd sent $ect RoCEv2 packets ECT(0), $notect not; CNPs $cnp"
+	[ "$ect" -gt 0 ] && [ "$notect" = 0 ] && [ "$cnp" = 0 ] ||
+		rv_fail "ecn = on: $ect ECT(0), $notect not ECT(0), $cnp CNPs"
+fi
 # The host's counters print when it stops.
 if [ -n "$testpmd" ]; then
 	kill -TERM "$host_pid" 2>/dev/null
