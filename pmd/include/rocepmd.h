@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define RP_MAX_PORTS		4
+#define RP_MAX_PORTS		8
 #define RP_MAX_ENGINE_LCORES	8
 #define RP_EAL_MAX_ARGS		128
 #define RP_CFG_STR		256

@@ -84,7 +84,7 @@
 
 #define RP_ATTACH_MAGIC		0x68637461u	/* "atch" */
 #define RP_ATTACH_VERSION	3u
-#define RP_ATTACH_MAX_DEVS	4u		/* RP_MAX_PORTS */
+#define RP_ATTACH_MAX_DEVS	4u		/* a host's first four devices */
 
 enum rp_attach_type {
 	RP_ATTACH_HELLO = 1,

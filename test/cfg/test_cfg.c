@@ -645,10 +645,10 @@ test_unknown_section(void **state)
 	(void)state;
 	tc_load_fails("[port0]\ndevice = net_ring0\nipv4 = 192.0.2.1/24\n"
 		      "[ports]\nx = 1\n", "[ports]: unknown section");
-	assert_non_null(strstr(tc_err, "port0..port3"));
+	assert_non_null(strstr(tc_err, "port0..port7"));
 	tc_load_fails("[port0]\ndevice = net_ring0\nipv4 = 192.0.2.1/24\n"
-		      "[port4]\ndevice = net_ring1\n",
-		      "[port4]: unknown section");
+		      "[port8]\ndevice = net_ring1\n",
+		      "[port8]: unknown section");
 	tc_load_fails("[Engine]\n[port0]\ndevice = net_ring0\n"
 		      "ipv4 = 192.0.2.1/24\n", "[Engine]: unknown section");
 	tc_load_fails("[port00]\ndevice = net_ring0\nipv4 = 192.0.2.1/24\n",
@@ -1124,7 +1124,7 @@ static void
 test_argv_limits(void **state)
 {
 	char small[16];
-	char text[512];
+	char text[1024];
 	int argc, i;
 
 	(void)state;
@@ -1145,7 +1145,7 @@ test_argv_limits(void **state)
 					 RP_EAL_MAX_ARGS, tc_storage,
 					 sizeof(tc_storage)), -EINVAL);
 
-	/* the most [eal] args accepted still fit RP_EAL_MAX_ARGS with 4 ports */
+	/* the most [eal] args accepted still fit RP_EAL_MAX_ARGS with every port */
 	snprintf(text, sizeof(text),
 		 "[eal]\nargs = -v -v -v -v -v -v -v -v -v -v -v -v -v -v -v "
 		 "-v -v -v -v -v -v -v -v -v -v -v -v -v -v -v -v -v -v -v "

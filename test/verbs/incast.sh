@@ -1,20 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# incast.sh: three senders, one receiver, a congested port that marks ECN
-# (issue 29).  One namespace holds a bridge and four veth pairs; one
-# process holds four af_packet devices (RP_MAX_PORTS), one on each pair's
-# outer end:
+# incast.sh: four senders, one receiver, a congested port that marks ECN
+# (issue 29).  One namespace holds a bridge and five veth pairs; one
+# process holds five af_packet devices, one on each pair's outer end:
 #
 #   rocepmd1 rv<t>1 --+
 #   rocepmd2 rv<t>2 --+-- bridge rv<t>br ==(RATE, CE marks)==> rv<t>0m --
 #   rocepmd3 rv<t>3 --+                         rv<t>0  rocepmd0 (receiver)
+#   rocepmd4 rv<t>4 --+
 #
 # The bridge's port towards rocepmd0 carries RP_INCAST_MBIT (400) and
 # marks CE the frames beyond 90 % of it on their way (the senders'
 # packets are ECN-capable: ecn = on at every port), as a switch marks
 # what makes its queue grow; beyond the rate and its buffer it drops.
-# test/engine/rp_incast writes 64 KiB messages from rocepmd1..3 to rocepmd0
+# test/engine/rp_incast writes 64 KiB messages from rocepmd1..4 to rocepmd0
 # for RP_INCAST_SECONDS (3), once with DCQCN's reaction point on and once
 # off, and prints each run's RESULT line.
 #
@@ -43,7 +43,7 @@ ip netns add "$ns" || rv_fail "ip netns add $ns"
 rv_ns1=$ns
 ip -n "$ns" link add "$br" type bridge || rv_fail "ip link add bridge $br"
 ip -n "$ns" link set "$br" mtu 9000 up
-for i in 0 1 2 3; do
+for i in 0 1 2 3 4; do
 	ip -n "$ns" link add "rv${t}$i" numrxqueues 1 numtxqueues 1 type veth \
 		peer name "rv${t}${i}m" numrxqueues 1 numtxqueues 1 ||
 		rv_fail "ip link add veth rv${t}$i"
@@ -74,12 +74,12 @@ ip netns exec "$ns" nft -f - <<-EON || rv_fail "nft: the congested port"
 	}
 EON
 
-# cfg FILE DCQCN: four af_packet devices of one process, engine on lcore 1
+# cfg FILE DCQCN: five af_packet devices of one process, engine on lcore 1
 cfg() {
 	local f=$1 dc=$2 i
 
 	rv_cfg_head "$f" rp_incast 1024
-	for i in 0 1 2 3; do
+	for i in 0 1 2 3 4; do
 		cat >>"$f" <<-EOC
 
 		[port$i]
@@ -121,8 +121,8 @@ run() {
 	[ -n "$res" ] || rv_fail "rp_incast (dcqcn = $dc): no RESULT line"
 }
 
-rv_log "namespace $ns: rocepmd1..3 -> bridge -> ${rate} Mbit/s (CE beyond it) -> rocepmd0"
-rv_log "placement: one process, app thread on CPU 0, engine lcore 1 (all four devices)"
+rv_log "namespace $ns: rocepmd1..4 -> bridge -> ${rate} Mbit/s (CE beyond it) -> rocepmd0"
+rv_log "placement: one process, app thread on CPU 0, engine lcore 1 (all five devices)"
 declare -A mbit good
 for dc in on off; do
 	rv_log "DCQCN $dc"
