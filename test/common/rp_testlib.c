@@ -1057,15 +1057,32 @@ const char *rt_stat_prefix = "";
  * the socket is where EAL puts it for --file-prefix=rp_<case> (root:
  * /var/run, else $XDG_RUNTIME_DIR or /tmp).
  */
+static void
+rt_telemetry_sock(char *sock, size_t len)
+{
+	const char *run = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
+
+	snprintf(sock, len, "%s/dpdk/rp_%s%s/dpdk_telemetry.v2",
+		 run != NULL ? run : "/tmp", rt_stat_prefix, rt_case_name);
+}
+
 uint64_t
 rt_stat(unsigned int dev, const char *name)
 {
-	const char *run = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
 	char sock[108];	/* sun_path */
 
-	snprintf(sock, sizeof(sock), "%s/dpdk/rp_%s%s/dpdk_telemetry.v2",
-		 run != NULL ? run : "/tmp", rt_stat_prefix, rt_case_name);
+	rt_telemetry_sock(sock, sizeof(sock));
 	return rt_telemetry_stat(sock, dev, name);
+}
+
+uint64_t
+rt_qp_stat(unsigned int dev, uint32_t qpn, const char *name)
+{
+	char sock[108], cmd[64];
+
+	rt_telemetry_sock(sock, sizeof(sock));
+	snprintf(cmd, sizeof(cmd), "/rocepmd/qp,%u,%u", dev, qpn);
+	return rt_telemetry_get(sock, cmd, name);
 }
 
 /* ------------------------------------------------------- loss counters */

@@ -276,6 +276,8 @@ uint64_t rt_telemetry_stat(const char *sock, unsigned int dev,
  */
 extern const char *rt_stat_prefix;
 uint64_t rt_stat(unsigned int dev, const char *name);
+/* The same engine's /rocepmd/qp figure `name` of QP `qpn` (rate, window). */
+uint64_t rt_qp_stat(unsigned int dev, uint32_t qpn, const char *name);
 
 /* ------------------------------------------------------- loss counters */
 

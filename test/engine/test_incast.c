@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
@@ -112,18 +111,11 @@ ic_sum(const char *name, unsigned int from)
 	return v;
 }
 
-/* A figure of sender i's QP from /rocepmd/qp (rate, alpha, srtt). */
+/* A figure of sender d's QP from /rocepmd/qp (rate, alpha, srtt). */
 static uint64_t
 ic_qp(unsigned int d, const char *name)
 {
-	const char *run = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
-	char sock[108], cmd[64];
-
-	snprintf(sock, sizeof(sock), "%s/dpdk/rp_incast/dpdk_telemetry.v2",
-		 run != NULL ? run : "/tmp");
-	snprintf(cmd, sizeof(cmd), "/rocepmd/qp,%u,%u", d,
-		 ic.s[d - 1].ep.qp->qp_num);
-	return rt_telemetry_get(sock, cmd, name);
+	return rt_qp_stat(d, ic.s[d - 1].ep.qp->qp_num, name);
 }
 
 static void

@@ -132,14 +132,20 @@ static struct {
 
 /* ------------------------------------------------------------ telemetry */
 
+/* The telemetry socket of this process's EAL. */
+static void
+wt_sock(char *sock, size_t len)
+{
+	snprintf(sock, len, "%s/dpdk_telemetry.v2", rte_eal_get_runtime_dir());
+}
+
 /* A counter of device `dev` from /rocepmd/stats, over the telemetry socket. */
 static uint64_t
 wt_stat(unsigned int dev, const char *name)
 {
 	char sock[108];	/* sun_path */
 
-	snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2",
-		 rte_eal_get_runtime_dir());
+	wt_sock(sock, sizeof(sock));
 	return rt_telemetry_stat(sock, dev, name);
 }
 
@@ -149,8 +155,7 @@ wt_qp(unsigned int dev, uint32_t qpn, const char *name)
 {
 	char sock[108], cmd[64];
 
-	snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2",
-		 rte_eal_get_runtime_dir());
+	wt_sock(sock, sizeof(sock));
 	snprintf(cmd, sizeof(cmd), "/rocepmd/qp,%u,%u", dev, qpn);
 	return rt_telemetry_get(sock, cmd, name);
 }
