@@ -218,7 +218,9 @@ req_window_open(const struct rp_qp *qp, uint32_t n)
  * May `n` more packets of an RC message (its first, or a READ request's
  * responses) go out?  The shard's RC QPs together keep at most
  * flight_window packets in flight, each counted from its oldest
- * unacknowledged PSN: every QP's window is its own, and four of them to
+ * unacknowledged PSN to the highest it sent (a rewind makes no room: the
+ * peer's queue may still hold the originals): every QP's window is its
+ * own, and four of them to
  * one slow peer (rxe in an emulated guest, its tap queue 1000 frames)
  * overflowed its queue with up to 4 x 256 packets, and a QP whose
  * timeout had restarted its window kept losing its 8 resends behind the
@@ -237,7 +239,7 @@ req_flight_room(struct rp_qp *qp, uint32_t n)
 
 	/* Nothing in flight, or windows that cannot add up past the cap
 	 * (the QP's own window was checked first): no need to count. */
-	if (qp->req.psn == qp->comp.una ||
+	if (qp->req.max_psn == qp->comp.una ||
 	    (uint64_t)sh->nr_active * RP_WINDOW <= cap)
 		goto room;
 	for (uint32_t i = 0; i < sh->nr_active && sum <= cap; i++) {
@@ -246,7 +248,9 @@ req_flight_room(struct rp_qp *qp, uint32_t n)
 
 		if (o->type != IBV_QPT_RC || o->flushing)
 			continue;
-		d = rp_psn_diff(o->req.psn, o->comp.una);
+		/* up to the highest PSN sent: a rewind makes no room, the
+		 * peer's queue may still hold what it will resend */
+		d = rp_psn_diff(o->req.max_psn, o->comp.una);
 		if (d > 0)
 			sum += (uint32_t)d;
 	}
@@ -328,8 +332,11 @@ req_start(struct rp_qp *qp, uint32_t prod)
 		return false;
 	}
 	if (qp->type != IBV_QPT_UD) {
+		/* the cap is for new messages: a resend was counted */
 		if (qp->type == IBV_QPT_RC &&
-		    (!req_window_open(qp, 1) || !req_flight_room(qp, 1)))
+		    (!req_window_open(qp, 1) ||
+		     ((int32_t)(qp->req.head - qp->req.hi) >= 0 &&
+		      !req_flight_room(qp, 1))))
 			return false;
 		if ((w->flags & RP_WQE_FENCE) && qp->req.rd_out != 0)
 			return false;
@@ -391,7 +398,8 @@ req_send_read(struct rp_qp *qp, const struct rp_send_wqe *w,
 
 	if (!req_window_open(qp, n) ||
 	    (k != 0 && qp->req.rd_out >= qp->max_rd_atomic) ||
-	    !req_flight_room(qp, n))
+	    (rp_psn_diff(qp->req.psn, qp->req.max_psn) >= 0 &&
+	     !req_flight_room(qp, n)))
 		return false;
 	m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, RP_OP_READ_REQ, 0, 1,
 			  qp->req.psn, 0, &bth);
