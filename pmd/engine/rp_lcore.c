@@ -32,8 +32,9 @@
 #include "rp_signal.h"
 
 /*
- * Per-lcore counters: one writer, the lcore (rp_counter_add); readers
- * (telemetry, the stop log) load them relaxed.
+ * Per-lcore counters: one writer at a time, the lcore or the program's
+ * thread that holds its devices for an inline pass (rp_counter_add);
+ * readers (telemetry, the stop log) load them relaxed.
  */
 enum rp_lc_stat {
 	RP_LC_BUSY_CYCLES = 0,	/* passes that found work */
@@ -50,6 +51,8 @@ enum rp_lc_stat {
 	RP_LC_WAKE_TIMEOUT,
 	RP_LC_DOORBELL_SIGNALS,	/* eventfd writes by doorbells, as read */
 	RP_LC_INLINE_PASSES,	/* inline: passes run by application threads */
+	RP_LC_INLINE_BUSY_CYCLES, /* inline: those passes' time if they found
+				   * work (the engine's CPU on their threads) */
 	RP_LC_STAND_ASIDES,	/* inline: naps while the application ran them */
 	RP_LC_WAKE_CLIENT,	/* of WAKE_DOORBELL: an attached process's */
 	RP_LC_STARVED,		/* passes that began RP_STARVE_US late */
@@ -72,6 +75,7 @@ static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
 	[RP_LC_WAKE_TIMEOUT] = "wakeups_timeout",
 	[RP_LC_DOORBELL_SIGNALS] = "doorbell_signals",
 	[RP_LC_INLINE_PASSES] = "inline_passes",
+	[RP_LC_INLINE_BUSY_CYCLES] = "inline_busy_cycles",
 	[RP_LC_STAND_ASIDES] = "stand_asides",
 	[RP_LC_WAKE_CLIENT] = "wakeups_client",
 	[RP_LC_STARVED] = "starved_passes",
@@ -678,6 +682,8 @@ bool
 rp_engine_assist(unsigned int dev)
 {
 	struct rp_lcore_ctx *lc = inline_lcore(dev);
+	uint64_t t0;
+	bool busy;
 
 	if (lc == NULL)
 		return false;
@@ -694,11 +700,15 @@ rp_engine_assist(unsigned int dev)
 	if (!lcore_token_try(lc))
 		return false;
 	lc_stat_add(lc, RP_LC_INLINE_PASSES, 1);
+	t0 = rte_get_timer_cycles();
 	for (unsigned int i = 0; i < lc->nr_shards; i++)
 		lc->shards[i]->tx_defer = true;
-	lcore_poll(lc);
+	busy = lcore_poll(lc);
 	for (unsigned int i = 0; i < lc->nr_shards; i++)
 		lc->shards[i]->tx_defer = false;
+	if (busy)
+		lc_stat_add(lc, RP_LC_INLINE_BUSY_CYCLES,
+			    rte_get_timer_cycles() - t0);
 	/* The program polls again at once, or the lcore is back within
 	 * its stand-aside. */
 	lcore_plan(lc, rte_get_timer_cycles() + lc->stand_cycles);

@@ -70,13 +70,17 @@ for mode in poll event; do
 			rv_fail "$side ($mode): the decision logged $n times, not once"
 		ip=$(counter inline_passes "$err")
 		sa=$(counter stand_asides "$err")
-		rv_log "$side ($mode): inline_passes $ip, stand_asides $sa, starved_passes $(counter starved_passes "$err"), ${usec[$mode]} usec/iter (client)"
+		ib=$(counter inline_busy_cycles "$err")
+		rv_log "$side ($mode): inline_passes $ip, inline_busy_cycles $ib, stand_asides $sa, starved_passes $(counter starved_passes "$err"), ${usec[$mode]} usec/iter (client)"
 		if [ "$mode" = poll ]; then
 			# every round trip: at least one pass in the program
 			[ "$ip" -ge "$iters" ] ||
 				rv_fail "$side polling: $ip inline passes for $iters round trips"
 			[ "$sa" -gt 0 ] ||
 				rv_fail "$side polling: the lcore never stood aside"
+			# the engine's work ran on the program's thread
+			[ "$ib" -gt 0 ] ||
+				rv_fail "$side polling: no inline pass found work"
 		fi
 	done
 done
