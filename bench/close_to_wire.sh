@@ -21,9 +21,14 @@
 #   4000 idle QPs per device      send_bw --idle-qps 4000 send_bw with none
 #   polling, inline passes        send_lat --wait poll    raw_pp p50
 #                                 --inline-us 100
+#   engine CPU per message on     send_bw --rate R        the same,
+#   events <= 1.5 x polling       --wait event,           --wait poll
+#   at the same load              eng_cpu_us_per_msg      (issue 28)
+#                                 (idle yield, adaptive)
 #
 # Environment: BENCH_DURATION (seconds per run, 3), BENCH_WAIT (event),
-# BENCH_ROUNDS (best of, 2).
+# BENCH_ROUNDS (best of, 2), BENCH_CPU_RATES (offered msg/s of the CPU
+# rows, "20000 200000").
 
 set -uo pipefail
 
@@ -103,3 +108,39 @@ read -r v _ < <(best send_bw 13 1 1 --size 64 --duration "$dur" --idle-qps 4000)
 row "64 B SEND rate, 4000 idle QPs / 0" "msg/s" "$v" "$one" ">= 0.90"
 read -r v rv < <(RUN_WAIT=poll best send_lat 10 1 1 --size 8 --duration "$dur" --inline-us 100)
 row "8 B half round trip, poll, inline" "us" "$v" "$rv" "<= 1.5"
+
+# cpu WAIT IDLE RATE: "engine_us program_us" per message of 64 B send_bw
+# offered RATE msg/s under the engine idle policy IDLE (the lowest engine
+# figure of the rounds).  The engine's is its lcore's CPU time and the
+# inline passes that found work on the program's threads; the program's
+# is its threads' (inline passes included).
+cpu() {
+	local w=$1 idle=$2 rate=$3 out r e p be= bp=
+
+	for ((r = 0; r < rounds; r++)); do
+		out=$(RUN_WAIT=$w run 1 1 --mode send_bw --size 64 \
+			--duration "$dur" --rate "$rate" --idle "$idle")
+		read -r e p < <(awk '$2 == "send_bw" && $27 == "ok" {
+			print $24, $15 }' <<<"$out")
+		[ -n "$e" ] || continue
+		if [ -z "$be" ] || awk -v a="$e" -v b="$be" 'BEGIN { exit !(a < b) }'; then
+			be=$e bp=$p
+		fi
+	done
+	echo "${be:-0} ${bp:-0}"
+}
+
+# The engine's CPU per message, events against polling at the same
+# offered load: events with the default idle policy (yield: the lcore
+# polls whether or not there is work) and with adaptive (it blocks on
+# the doorbells when idle).  Below 50,000/s the program sleeps between
+# messages on events; above, it spins to keep the rate (pace_until).
+printf "%-34s %-8s %12s %12s %8s   %s\n" "CPU per message" unit events polling ratio target
+for rate in ${BENCH_CPU_RATES:-20000 200000}; do
+	read -r pe pp < <(cpu poll yield "$rate")
+	for idle in yield adaptive; do
+		read -r ee ep < <(cpu event "$idle" "$rate")
+		row "engine us/msg, $rate/s, $idle" "us" "$ee" "$pe" "<= 1.50"
+		row "program us/msg, $rate/s, $idle" "us" "$ep" "$pp" "(its threads)"
+	done
+done
