@@ -59,7 +59,10 @@ done
 # token bucket that drops what would overflow it, and before it a
 # phantom queue (HULL, NSDI 2012) that marks CE the ECN-capable frames
 # beyond 90 % of RATE (a bucket 32 KB deep), so that senders that slow
-# down on marks never fill the real one.  (A shaping qdisc with RED or
+# down on marks never fill the real one.  The phantom queue sees every
+# frame offered, as RED marks what enters its queue: after the dropping
+# bucket it saw only what that let through and could mark a tenth of
+# it at most, too few CNPs for the senders.  (A shaping qdisc with RED or
 # fq_codel would queue and mark by the queue itself, but kernels built
 # without AQM qdiscs, as the project's machines are, refuse them, and
 # htb's timers, starved on two busy CPUs, carried half its rate.)
@@ -69,8 +72,8 @@ ip netns exec "$ns" nft -f - <<-EON || rv_fail "nft: the congested port"
 	table bridge rvecn {
 	  chain fw {
 	    type filter hook forward priority 0;
-	    ip daddr 192.0.2.1 udp dport 4791 limit rate over $bps bytes/second burst 262144 bytes counter drop
 	    ip daddr 192.0.2.1 udp dport 4791 ip ecn ect0 limit rate over $mark bytes/second burst 32768 bytes counter ip ecn set ce
+	    ip daddr 192.0.2.1 udp dport 4791 limit rate over $bps bytes/second burst 262144 bytes counter drop
 	    ip daddr 192.0.2.1 udp dport 4791 counter comment "carried"
 	  }
 	}
