@@ -14,7 +14,7 @@
  *   RP_INCAST_SECONDS    how long the senders write (default 3)
  *   RP_INCAST_WINDOW     WRITEs each keeps posted (default 16)
  *
- * Prints per sender "sender I BYTES MBIT/S" and one line
+ * Prints per sender "sender I BYTES MBIT/S ... qpn QPN" and one line
  *   RESULT incast N SECONDS AGG_MBITS JAIN RETX_BYTES RETX_PCT CNP_SENT
  *          CNP_RCVD CUTS PACED TIMEOUTS
  * and exits 0 if every sender moved data and the data is whole; the
@@ -185,9 +185,10 @@ ic_run(void)
 		double x = (double)ic.s[i].bytes * 8 / (t1 - t0) / 1e6;
 
 		printf("sender %u %" PRIu64 " %.1f rate %" PRIu64 " Mbit/s "
-		       "alpha %" PRIu64 " srtt %" PRIu64 " us\n", i + 1,
-		       ic.s[i].bytes, x, ic_qp(i + 1, "rate_mbps"),
-		       ic_qp(i + 1, "alpha"), ic_qp(i + 1, "srtt_us"));
+		       "alpha %" PRIu64 " srtt %" PRIu64 " us qpn %u\n",
+		       i + 1, ic.s[i].bytes, x, ic_qp(i + 1, "rate_mbps"),
+		       ic_qp(i + 1, "alpha"), ic_qp(i + 1, "srtt_us"),
+		       ic.s[i].ep.qp->qp_num);
 		RT_CHECK(ic.s[i].bytes > 0, "sender %u: nothing in %.1f s",
 			 i + 1, t1 - t0);
 		sum += x;

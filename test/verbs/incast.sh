@@ -25,7 +25,8 @@
 #
 # Asserts, with DCQCN on: rocepmd0 sent CNPs, the senders took them and cut
 # their rates, paced, and every sender moved data (rp_incast checks each
-# completion and the data).  With it off: CNPs sent and received, no cut.
+# completion and the data); a capture of rocepmd0's CNPs on its veth,
+# each checked field by field against A17.9.3 and its ICRC.  With it off: CNPs sent and received, no cut.
 # The figures (goodput against the bottleneck, Jain's index, retransmitted
 # bytes) are printed; bench/incast.sh prints them against the goals.
 
@@ -34,7 +35,10 @@
 rv_need_env
 rv_need_root
 [ -x "${RP_INCAST:-}" ] || rv_fail "RP_INCAST is not set"
+[ -x "${RP_ICRC_CHECK:-}" ] || rv_fail "RP_ICRC_CHECK is not set"
 command -v nft >/dev/null || rv_fail "nft (nftables) not found"
+rv_need_prog tcpdump tcpdump
+rv_need_prog tshark tshark
 
 rate=${RP_INCAST_MBIT:-150}
 t=ic$(($$ % 100000))
@@ -100,15 +104,83 @@ ${RP_INCAST_EXTRA:+$(printf '%b' "$RP_INCAST_EXTRA")}
 	done
 }
 
+# The CNPs rocepmd0 sends, where its veth's peer receives them (the
+# af_packet PMD bypasses the qdisc, and with it the sender's own taps):
+# opcode 0x81, the UDP payload's first byte.  At most 2000, whole frames.
+cap_start() {
+	local i
+
+	ip netns exec "$ns" timeout -k 5 "$RV_TIMEOUT" tcpdump -i "rv${t}0m" \
+		-n -U -s 0 -c 2000 -w "$rv_tmp/cnp.pcap" \
+		'src host 192.0.2.1 and udp dst port 4791 and udp[8] = 0x81' \
+		2>"$rv_tmp/tcpdump.err" &
+	cap_pid=$!
+	rv_pids+=("$cap_pid")
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'listening on' "$rv_tmp/tcpdump.err" && return 0
+		kill -0 "$cap_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$rv_tmp/tcpdump.err" >&2
+	rv_fail "tcpdump on rv${t}0m did not start"
+}
+
+cap_stop() {
+	kill -INT "$cap_pid" 2>/dev/null
+	wait "$cap_pid"
+	rv_forget "$cap_pid"
+}
+
+# The captured CNPs, field by field (RoCEv2 A17.9.3): IPv4 not
+# ECN-capable, UDP to 4791 of 8 + 12 (BTH) + 16 (reserved) + 4 (ICRC)
+# bytes; BTH opcode 0x81, SE, M, pad and TVer 0, P_Key 0xffff, FECN 0 and
+# BECN 1, the destination QP the sender's QP at that address, AckReq 0,
+# PSN 0; the 16 reserved bytes 0; the ICRC right (icrc_check).
+cap_check() {
+	local n bad qpns="" i q
+
+	for i in 1 2 3 4; do
+		q=$(sed -n "s/^sender $i .* qpn \([0-9]*\)$/\1/p" \
+			"$rv_tmp/incast-on.out")
+		[ -n "$q" ] || rv_fail "no QPN for sender $i"
+		qpns+=" 192.0.2.$((i + 1))=$(printf '%06x' "$q")"
+	done
+	n=$(tshark -r "$rv_tmp/cnp.pcap" -T fields -e frame.number 2>/dev/null |
+		wc -l)
+	[ "$n" -gt 0 ] || rv_fail "no CNP in the capture of rv${t}0m"
+	"$RP_ICRC_CHECK" --min "$n" "$rv_tmp/cnp.pcap" >"$rv_tmp/icrc.out" 2>&1 ||
+		{ cat "$rv_tmp/icrc.out" >&2; rv_fail "a CNP's ICRC is wrong"; }
+	bad=$(tshark -r "$rv_tmp/cnp.pcap" -o data.show_as_text:FALSE -d \
+		udp.port==4791,data -T fields -e ip.dst -e ip.dsfield.ecn \
+		-e udp.length -e data.data 2>/dev/null |
+		awk -v qpns="$qpns" '
+		BEGIN { n = split(qpns, a, " ")
+			for (i = 1; i <= n; i++) { split(a[i], kv, "="); q[kv[1]] = kv[2] } }
+		{ p = $4; gsub(":", "", p)
+		  ok = $2 == 0 && $3 == 40 && length(p) == 64 &&
+		       substr(p, 1, 2) == "81" && substr(p, 3, 2) == "00" &&
+		       substr(p, 5, 4) == "ffff" && substr(p, 9, 2) == "40" &&
+		       substr(p, 11, 6) == q[$1] && substr(p, 17, 2) == "00" &&
+		       substr(p, 19, 6) == "000000" &&
+		       substr(p, 25, 32) == "00000000000000000000000000000000"
+		  if (!ok) { print; bad++ } }
+		END { exit bad > 0 }')
+	[ -z "$bad" ] || rv_fail "CNPs not as A17.9.3 says (dst ecn udp.length payload):
+$bad"
+	rv_log "CNPs captured on rv${t}0m: $n, each field as A17.9.3 says, ICRC right, to the senders' QPs"
+}
+
 # run DCQCN: prints the RESULT line's fields into $res
 run() {
 	local dc=$1 st
 
 	cfg "$rv_tmp/incast-$dc.ini" "$dc"
+	[ "$dc" = on ] && cap_start
 	ip netns exec "$ns" timeout -k 10 "$RV_TIMEOUT" \
 		"$RP_RUN" --config "$rv_tmp/incast-$dc.ini" -- "$RP_INCAST" incast \
 		>"$rv_tmp/incast-$dc.out" 2>"$rv_tmp/incast-$dc.err"
 	st=$?
+	[ "$dc" = on ] && cap_stop
 	ip netns exec "$ns" nft list table bridge rvecn >"$rv_tmp/marks-$dc"
 	ip netns exec "$ns" nft reset counters table bridge rvecn >/dev/null
 	if [ "$st" -ne 0 ]; then
@@ -148,6 +220,7 @@ for dc in on off; do
 	if [ "$dc" = on ]; then
 		[ "$cuts" -gt 0 ] && [ "$paced" -gt 0 ] ||
 			rv_fail "DCQCN on: $cuts rate cuts, paced $paced"
+		cap_check
 	else
 		[ "$cuts" -eq 0 ] || rv_fail "DCQCN off: $cuts rate cuts"
 	fi
