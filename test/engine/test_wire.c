@@ -2291,15 +2291,17 @@ wt_case_ecn_cnp(void)
 {
 	const struct wt_rc_opts o = { 64, 16, 14, 7 };
 	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	const struct rt_ep_opts ueo = { .type = IBV_QPT_UD };
 	const struct wt_forge forged = {
 		.smac = &wt_mac_other, .sip = WT_IP_OTHER, .dip = wt_ip[0],
 		.op = RP_OP_CNP | 0x01, .paylen = 16,
 	};
 	struct rt_dev d0, d1;
-	struct rt_ep a, b;
+	struct rt_ep a, b, ua, ub;
 	struct rt_buf b0, b1;
 	struct wt_forge f = forged;
-	uint64_t ce, sent, supp, rcvd, npeer, cuts;
+	struct ibv_ah *ah;
+	uint64_t ce, sent, supp, rcvd, npeer, cuts, cnp, noqp;
 
 	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
 	rt_buf_alloc(&b0, &d0, 262144, RT_ACCESS_ALL);
@@ -2360,6 +2362,63 @@ wt_case_ecn_cnp(void)
 	RT_CHECK(wt_stat(0, "cnp_received") == rcvd, "a forged CNP taken");
 	RT_CHECK(wt_stat(0, "dcqcn_rate_cuts") == cuts, "a forged CNP cut "
 		 "the rate");
+
+	rt_step("UD: a datagram of rocepmd0 marked CE with another Q_Key "
+		"draws no CNP; four with the QP's draw a CNP to the sender "
+		"(its MAC, address and DETH source QP), which rocepmd0 "
+		"counts and does not take (a UD QP's peers are many)");
+	rt_ep_create(&ua, &d0, &ueo);
+	rt_ep_create(&ub, &d1, &ueo);
+	rt_ud_up(&ua);
+	rt_ud_up(&ub);
+	ah = wt_ah(&d0, &d1.gid, 64, 0);
+	wt_e.qpn0 = ua.qp->qp_num;
+	for (int i = 0; i < 4; i++) {
+		struct ibv_sge r = rt_sge(&b1, (size_t)i * 512,
+					  RT_GRH_LEN + 64);
+
+		rt_post_recv(&ub, 40 + i, &r, 1);
+	}
+	sent = wt_stat(1, "cnp_sent");
+	cnp = wt_e.cnp;
+	noqp = wt_stat(0, "rx_no_qp");
+	wt.mark_ce = true;
+	{
+		struct ibv_sge s = rt_sge(&b0, 0, 64);
+
+		uint64_t bq = wt_stat(1, "rx_bad_qkey");
+
+		rt_post_ud(&ua, 50, &s, 1, ah, ub.qp->qp_num, RT_QKEY + 1);
+		wt_expect_wc(ua.scq, "UD SEND, another Q_Key", 50,
+			     IBV_WC_SUCCESS, IBV_WC_SEND);
+		wt_expect_stat(1, "rx_bad_qkey", bq + 1);
+		wt_pump_ms(5);
+		RT_CHECK(wt_stat(1, "cnp_sent") == sent, "a CNP for a "
+			 "datagram the QP drops (another Q_Key)");
+		for (int i = 0; i < 4; i++) {
+			rt_post_ud(&ua, 51 + i, &s, 1, ah, ub.qp->qp_num,
+				   RT_QKEY);
+			wt_expect_wc(ua.scq, "UD SEND", 51 + i,
+				     IBV_WC_SUCCESS, IBV_WC_SEND);
+			wt_expect_wc(ub.rcq, "UD RECV", 40 + i,
+				     IBV_WC_SUCCESS, IBV_WC_RECV);
+		}
+	}
+	wt.mark_ce = false;
+	wt_pump_ms(20);
+	RT_CHECK(wt_stat(1, "cnp_sent") > sent &&
+		 wt_stat(1, "cnp_sent") - sent == wt_e.cnp - cnp,
+		 "UD: %" PRIu64 " CNPs sent, %" PRIu64 " seen (each checked: "
+		 "fields, to the sender's QP)", wt_stat(1, "cnp_sent") - sent,
+		 wt_e.cnp - cnp);
+	RT_CHECK(wt_stat(0, "cnp_received") == rcvd &&
+		 wt_stat(0, "rx_no_qp") == noqp + wt_e.cnp - cnp,
+		 "rocepmd0 took a UD QP's CNP (cnp_received %" PRIu64 ", "
+		 "rx_no_qp +%" PRIu64 ")", wt_stat(0, "cnp_received") - rcvd,
+		 wt_stat(0, "rx_no_qp") - noqp);
+	printf("    UD: %" PRIu64 " CNPs to rocepmd0's UD QP 0x%06x\n",
+	       wt_e.cnp - cnp, wt_e.qpn0);
+	ibv_destroy_ah(ah);
 	wt.check = NULL;
 	rt_buf_free(&b0);
 	rt_buf_free(&b1);
