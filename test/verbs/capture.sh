@@ -36,42 +36,16 @@ rv_need_prog nft nftables
 export RV_PORT=af_packet
 rv_topology cap
 
-# tcpdump SIDE NS DEV
-start_capture() {
-	local side=$1 ns=$2 dev=$3 i
-
-	ip netns exec "$ns" timeout -k 5 "$RV_TIMEOUT" \
-		tcpdump -i "$dev" -n -U -s 0 -w "$rv_tmp/$side.pcap" \
-		'udp port 4791' 2>"$rv_tmp/tcpdump-$side.err" &
-	rv_pids+=("$!")
-	eval "cap_pid_$side=$!"
-	for ((i = 0; i < 100; i++)); do
-		grep -q 'listening on' "$rv_tmp/tcpdump-$side.err" && return 0
-		kill -0 "$!" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$rv_tmp/tcpdump-$side.err" >&2
-	rv_fail "tcpdump on $dev in $ns did not start"
-}
-
-stop_capture() {
-	local side=$1 pid
-
-	eval "pid=\$cap_pid_$side"
-	kill -INT "$pid" 2>/dev/null
-	wait "$pid"
-	rv_forget "$pid"
-	sed "s/^/  tcpdump $side: /" "$rv_tmp/tcpdump-$side.err"
-}
-
-start_capture a "$RP_NS_A" "$RP_VETH_A"
-start_capture b "$RP_NS_B" "$RP_VETH_B"
+rv_capture_start a "$RP_NS_A" "$RP_VETH_A" 'udp port 4791'
+rv_capture_start b "$RP_NS_B" "$RP_VETH_B" 'udp port 4791'
 
 rv_pingpong ibv_rc_pingpong 4096 "$iters" poll
 rv_pingpong ibv_ud_pingpong 512 "$iters" poll
 sleep 0.5
-stop_capture a
-stop_capture b
+for side in a b; do
+	rv_capture_stop "$side"
+	sed "s/^/  tcpdump $side: /" "$rv_tmp/tcpdump-$side.err"
+done
 
 total_ib=0
 for side in a b; do

@@ -104,38 +104,15 @@ ${RP_INCAST_EXTRA:+$(printf '%b' "$RP_INCAST_EXTRA")}
 	done
 }
 
-# The CNPs rocepmd0 sends, where its veth's peer receives them (the
-# af_packet PMD bypasses the qdisc, and with it the sender's own taps):
-# opcode 0x81, the UDP payload's first byte.  At most 2000, whole frames.
-cap_start() {
-	local i
-
-	ip netns exec "$ns" timeout -k 5 "$RV_TIMEOUT" tcpdump -i "rv${t}0m" \
-		-n -U -s 0 -c 2000 -w "$rv_tmp/cnp.pcap" \
-		'src host 192.0.2.1 and udp dst port 4791 and udp[8] = 0x81' \
-		2>"$rv_tmp/tcpdump.err" &
-	cap_pid=$!
-	rv_pids+=("$cap_pid")
-	for ((i = 0; i < 100; i++)); do
-		grep -q 'listening on' "$rv_tmp/tcpdump.err" && return 0
-		kill -0 "$cap_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$rv_tmp/tcpdump.err" >&2
-	rv_fail "tcpdump on rv${t}0m did not start"
-}
-
-cap_stop() {
-	kill -INT "$cap_pid" 2>/dev/null
-	wait "$cap_pid"
-	rv_forget "$cap_pid"
-}
-
-# The captured CNPs, field by field (RoCEv2 A17.9.3): IPv4 not
-# ECN-capable, UDP to 4791 of 8 + 12 (BTH) + 16 (reserved) + 4 (ICRC)
-# bytes; BTH opcode 0x81, SE, M, pad and TVer 0, P_Key 0xffff, FECN 0 and
-# BECN 1, the destination QP the sender's QP at that address, AckReq 0,
-# PSN 0; the 16 reserved bytes 0; the ICRC right (icrc_check).
+# The CNPs of the DCQCN run are captured (run) where rocepmd0's veth's
+# peer receives them (the af_packet PMD bypasses the qdisc, and with it
+# the sender's own taps): opcode 0x81, the UDP payload's first byte, at
+# most 2000.  cap_check: the captured CNPs, field by field (RoCEv2
+# A17.9.3): IPv4 not ECN-capable, UDP to 4791 of 8 + 12 (BTH) + 16
+# (reserved) + 4 (ICRC) bytes; BTH opcode 0x81, SE, M, pad and TVer 0,
+# P_Key 0xffff, FECN 0 and BECN 1, the destination QP the sender's QP at
+# that address, AckReq 0, PSN 0; the 16 reserved bytes 0; the ICRC right
+# (icrc_check).
 cap_check() {
 	local n bad qpns="" i q
 
@@ -175,12 +152,14 @@ run() {
 	local dc=$1 st
 
 	cfg "$rv_tmp/incast-$dc.ini" "$dc"
-	[ "$dc" = on ] && cap_start
+	[ "$dc" = on ] && rv_capture_start cnp "$ns" "rv${t}0m" \
+		'src host 192.0.2.1 and udp dst port 4791 and udp[8] = 0x81' \
+		-c 2000
 	ip netns exec "$ns" timeout -k 10 "$RV_TIMEOUT" \
 		"$RP_RUN" --config "$rv_tmp/incast-$dc.ini" -- "$RP_INCAST" incast \
 		>"$rv_tmp/incast-$dc.out" 2>"$rv_tmp/incast-$dc.err"
 	st=$?
-	[ "$dc" = on ] && cap_stop
+	[ "$dc" = on ] && rv_capture_stop cnp
 	ip netns exec "$ns" nft list table bridge rvecn >"$rv_tmp/marks-$dc"
 	ip netns exec "$ns" nft reset counters table bridge rvecn >/dev/null
 	if [ "$st" -ne 0 ]; then

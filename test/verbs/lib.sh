@@ -253,6 +253,37 @@ rv_forget() {
 	rv_pids=("${keep[@]}")
 }
 
+# rv_capture_start NAME NS DEV FILTER [OPTION...]: tcpdump on DEV in NS
+# into $rv_tmp/NAME.pcap (whole frames, FILTER, tcpdump's OPTIONs), its
+# messages in $rv_tmp/tcpdump-NAME.err; returns once it listens.
+declare -A rv_cap_pid
+rv_capture_start() {
+	local name=$1 ns=$2 dev=$3 filter=$4 i
+
+	shift 4
+	ip netns exec "$ns" timeout -k 5 "$RV_TIMEOUT" tcpdump -i "$dev" -n \
+		-U -s 0 "$@" -w "$rv_tmp/$name.pcap" "$filter" \
+		2>"$rv_tmp/tcpdump-$name.err" &
+	rv_cap_pid[$name]=$!
+	rv_pids+=("$!")
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'listening on' "$rv_tmp/tcpdump-$name.err" && return 0
+		kill -0 "$!" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$rv_tmp/tcpdump-$name.err" >&2
+	rv_fail "tcpdump on $dev in $ns did not start"
+}
+
+# rv_capture_stop NAME: the capture ends, its file complete.
+rv_capture_stop() {
+	local pid=${rv_cap_pid[$1]}
+
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"
+	rv_forget "$pid"
+}
+
 # rv_wait_listen NS PORT PID NAME: until a TCP listener on PORT exists in NS
 # (the pingpong server is up), at most 60 s, failing early if PID died.
 rv_wait_listen() {

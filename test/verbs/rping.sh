@@ -118,34 +118,8 @@ addr_field=ip.src psn_semantics 192.0.2.1 192.0.2.2 \
 	"$RP_SRC_ROOT/test/data/rxe/rdmacm-rping-s64.pcap" ||
 	rv_fail "the PSN check does not hold on the kernel's own capture"
 
-start_capture() {
-	local side=$1 ns=$2 dev=$3 i
-
-	ip netns exec "$ns" timeout -k 5 "$RV_TIMEOUT" \
-		tcpdump -i "$dev" -n -U --immediate-mode -s 0 -w "$rv_tmp/$side.pcap" \
-		'udp port 4791' 2>"$rv_tmp/tcpdump-$side.err" &
-	rv_pids+=("$!")
-	eval "cap_pid_$side=$!"
-	for ((i = 0; i < 100; i++)); do
-		grep -q 'listening on' "$rv_tmp/tcpdump-$side.err" && return 0
-		kill -0 "$!" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$rv_tmp/tcpdump-$side.err" >&2
-	rv_fail "tcpdump on $dev in $ns did not start"
-}
-
-stop_capture() {
-	local side=$1 pid
-
-	eval "pid=\$cap_pid_$side"
-	kill -INT "$pid" 2>/dev/null
-	wait "$pid"
-	rv_forget "$pid"
-}
-
-start_capture a "$RP_NS_A" "$RP_VETH_A"
-start_capture b "$RP_NS_B" "$RP_VETH_B"
+rv_capture_start a "$RP_NS_A" "$RP_VETH_A" 'udp port 4791' --immediate-mode
+rv_capture_start b "$RP_NS_B" "$RP_VETH_B" 'udp port 4791' --immediate-mode
 
 args=(-C "$count" -S 64 -v -V)
 rv_log "server ($RP_NS_B): rping -s -a $ip_b$scope_b ${args[*]}"
@@ -166,8 +140,8 @@ wait "$srv"
 src=$?
 rv_forget "$srv"
 sleep 0.5
-stop_capture a
-stop_capture b
+rv_capture_stop a
+rv_capture_stop b
 rv_show client
 rv_show server
 [ "$crc" -eq 0 ] || rv_fail "client exited with status $crc"
