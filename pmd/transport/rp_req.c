@@ -220,14 +220,14 @@ req_window_open(const struct rp_qp *qp, uint32_t n)
  * flight_window packets in flight, each counted from its oldest
  * unacknowledged PSN to the highest it sent (a rewind makes no room: the
  * peer's queue may still hold the originals): every QP's window is its
- * own, and four of them to
- * one slow peer (rxe in an emulated guest, its tap queue 1000 frames)
- * overflowed its queue with up to 4 x 256 packets, and a QP whose
- * timeout had restarted its window kept losing its 8 resends behind the
- * others' until it ran out of retries.  READ responses are paced by no
- * ACK and land in the port's one RX ring.  A QP with nothing in flight
- * may always send, so none starves.  O(active QPs) once per message or
- * READ request (up to RP_READ_SEG packets), not per packet.
+ * own, and four of them to one slow peer (rxe in an emulated guest, its
+ * tap queue 1000 frames) overflowed its queue with up to 4 x 256
+ * packets, and a QP whose timeout had restarted its window kept losing
+ * its 8 resends behind the others' until it ran out of retries.  READ
+ * responses are paced by no ACK and land in the port's one RX ring.  A
+ * QP with nothing in flight may always send, so none starves.  O(active
+ * QPs) once per message or READ request (up to RP_READ_SEG packets), not
+ * per packet.
  */
 static bool
 req_flight_room(struct rp_qp *qp, uint32_t n)
