@@ -247,6 +247,8 @@ shard_poll(struct rp_shard *sh)
 		sh->active[i] = sh->active[--sh->nr_active];
 		qp->active = false;
 	}
+	/* The program learns of its completions before the frames leave. */
+	rp_cq_notify_flush(sh);
 	if (sh->tx_defer && sh->pass_cqes != 0 && sh->pq.nr_tx != 0 &&
 	    !dev->port.ops->holds) {
 		/* The caller's next pass sends them (rp_engine_assist). */
@@ -264,6 +266,7 @@ shard_poll(struct rp_shard *sh)
 		rp_shard_resume(dev);
 		dev->link_check = now + rte_get_timer_hz() / 10;
 	}
+	rp_cq_notify_flush(sh);
 	RTE_PER_LCORE(rp_cur_shard) = NULL;
 	return busy;
 }

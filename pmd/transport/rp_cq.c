@@ -89,6 +89,20 @@ rp_cq_create(struct rp_dev *dev, struct rp_ctrl_cq *c)
 	return 0;
 }
 
+/* A CQ destroyed in the pass that published into it (by control, at its
+ * start): off the list of arms to check. */
+static void
+cq_notify_drop(struct rp_dev *dev, const struct rp_cq *cq)
+{
+	for (uint32_t s = 0; s < dev->nr_shards; s++) {
+		struct rp_shard *sh = &dev->sh[s];
+
+		for (uint32_t i = 0; i < sh->nr_notify; i++)
+			if (sh->notify[i] == cq)
+				sh->notify[i] = sh->notify[--sh->nr_notify];
+	}
+}
+
 int
 rp_cq_destroy(struct rp_dev *dev, struct rp_ctrl_cq *c)
 {
@@ -102,6 +116,8 @@ rp_cq_destroy(struct rp_dev *dev, struct rp_ctrl_cq *c)
 	ch = chan_get(dev, cq->chan);
 	if (ch != NULL)
 		ch->nr_cq--;
+	if (cq->notify_pend != 0)
+		cq_notify_drop(dev, cq);
 	dev->cq[RP_CQN_IDX(cq->cqn)] = NULL;
 	rp_region_free(dev, cq->off, RP_CQ_HDR_SIZE +
 		       (uint64_t)cq->size * sizeof(struct rp_cqe));
@@ -189,15 +205,42 @@ chan_fire(struct rp_dev *dev, struct rp_cq *cq)
 			  (long)(ch - dev->chan), strerror(errno));
 }
 
+/* What a pass published into a CQ, for its arm (rp_cq.notify_pend). */
+#define RP_CQ_PEND_ANY	1u
+#define RP_CQ_PEND_SOL	2u		/* a solicited or error CQE */
+
+/*
+ * The application armed the CQ: one event per arming, for any CQE
+ * (NEXT) or a solicited one (SOL).  After a full fence behind the CQEs.
+ */
+static void
+cq_arm_claim(struct rp_dev *dev, struct rp_cq *cq, bool solicited)
+{
+	uint32_t arm = rp_load_relaxed(&cq->ctl->arm);
+
+	while ((arm & RP_CQ_ARM_NEXT) || ((arm & RP_CQ_ARM_SOL) && solicited)) {
+		/* Claim the arm: one event per arming. */
+		if (rp_cas(&cq->ctl->arm, &arm, arm & ~RP_CQ_ARM_MASK)) {
+			chan_fire(dev, cq);
+			break;
+		}
+	}
+}
+
 /*
  * Publish one CQE.  -ENOSPC when the application has not consumed enough:
  * the CQE is not written (never overwrite) and the CQ is marked overrun.
+ * A CQ with a channel has its arm checked at the end of the pass, once
+ * for all the CQEs the pass published into it: the full fence that check
+ * needs waits for every store before it, so one per CQE was the largest
+ * cost of a small message (guides/experiments_close_to_wire).
  */
 int
 rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe)
 {
+	struct rp_shard *sh = RTE_PER_LCORE(rp_cur_shard);
 	struct rp_cqe *slot;
-	uint32_t arm, solicited;
+	uint8_t pend;
 
 	/* The data a completion reports is in the process first. */
 	rp_mem_flush(dev);
@@ -229,24 +272,42 @@ rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe)
 	rp_store_relaxed(&cq->ctl->prod, cq->prod);
 	if (cq->chan < 0)
 		return 0;
-
-	/*
-	 * F1: pairs with the full fence after the arm store in
-	 * ibv_req_notify_cq (Dekker): either the application's next poll sees
-	 * this CQE or we see its arm.
-	 */
-	rp_fence_seq_cst();
-	arm = rp_load_relaxed(&cq->ctl->arm);
-	solicited = (cqe->flags & RP_CQE_SOLICITED) ||
-		cqe->status != IBV_WC_SUCCESS;
-	while ((arm & RP_CQ_ARM_NEXT) || ((arm & RP_CQ_ARM_SOL) && solicited)) {
-		/* Claim the arm: one event per arming. */
-		if (rp_cas(&cq->ctl->arm, &arm, arm & ~RP_CQ_ARM_MASK)) {
-			chan_fire(dev, cq);
-			break;
-		}
+	pend = RP_CQ_PEND_ANY;
+	if ((cqe->flags & RP_CQE_SOLICITED) || cqe->status != IBV_WC_SUCCESS)
+		pend |= RP_CQ_PEND_SOL;
+	if (sh != NULL && sh->dev == dev &&
+	    (cq->notify_pend != 0 || sh->nr_notify < RP_SHARD_NOTIFY)) {
+		if (cq->notify_pend == 0)
+			sh->notify[sh->nr_notify++] = cq;
+		cq->notify_pend |= pend;
+		return 0;
 	}
+	/* Outside a pass, or more CQs than the list holds: now. */
+	rp_fence_seq_cst();
+	cq_arm_claim(dev, cq, pend & RP_CQ_PEND_SOL);
 	return 0;
+}
+
+/*
+ * The end of a pass's completions: the arms of the CQs it published into.
+ * F1: pairs with the full fence after the arm store in ibv_req_notify_cq
+ * (Dekker): either the application's next poll sees these CQEs or we see
+ * its arm.
+ */
+void
+rp_cq_notify_flush(struct rp_shard *sh)
+{
+	if (sh->nr_notify == 0)
+		return;
+	rp_fence_seq_cst();
+	for (uint32_t i = 0; i < sh->nr_notify; i++) {
+		struct rp_cq *cq = sh->notify[i];
+		uint8_t pend = cq->notify_pend;
+
+		cq->notify_pend = 0;
+		cq_arm_claim(sh->dev, cq, pend & RP_CQ_PEND_SOL);
+	}
+	sh->nr_notify = 0;
 }
 
 int

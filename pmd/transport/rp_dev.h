@@ -83,6 +83,11 @@ void rp_mem_flush_pending(struct rp_dev *dev);
  * (rp_shard_pause()), so they may touch any shard.
  */
 #define RP_MAX_SHARDS	RP_MAX_ENGINE_LCORES
+/* CQs with channels one pass checks the arms of at its end; beyond, at
+ * once (rp_cq_post()) */
+#define RP_SHARD_NOTIFY	32u
+
+struct rp_cq;
 
 struct rp_shard {
 	struct rp_dev *dev;
@@ -118,6 +123,10 @@ struct rp_shard {
 	uint64_t starved_from;
 	uint64_t starved_lag;
 	uint32_t pass_cqes;		/* CQEs published by this pass */
+	/* CQs with a channel this pass published into: their arms are
+	 * checked once, at its end (rp_cq_notify_flush()) */
+	uint32_t nr_notify;
+	struct rp_cq *notify[RP_SHARD_NOTIFY];
 	struct rp_mem_batch *wb;	/* writes staged for attached memory */
 	uint32_t mem_staged;		/* how many (rp_mem_flush()) */
 	uint32_t nr_active;

@@ -67,6 +67,7 @@ static_assert(RP_MAX_MR <= 1u << (32 - RP_KEY_GEN_BITS), "key index bits");
 #define RP_TM_OPS_BUDGET 64u		/* list operations per pass */
 
 struct rp_dev;
+struct rp_shard;
 struct rp_cq;
 struct rp_srq;
 struct rp_qp;
@@ -154,6 +155,7 @@ struct rp_cq {
 	struct rp_cqe *ring;
 	uint64_t overflows;
 	bool overrun;			/* in an overflow episode (CQ_ERR sent) */
+	uint8_t notify_pend;		/* RP_CQ_PEND_*: its pass's CQEs */
 	uint32_t arena;			/* its process's: where its events go */
 };
 
@@ -553,6 +555,7 @@ int rp_cq_destroy(struct rp_dev *dev, struct rp_ctrl_cq *cq);
 int rp_cq_resize(struct rp_dev *dev, struct rp_ctrl_cq *cq);
 struct rp_cq *rp_cq_get(struct rp_dev *dev, uint32_t cqn);
 int rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe);
+void rp_cq_notify_flush(struct rp_shard *sh);
 int rp_chan_create(struct rp_dev *dev, struct rp_ctrl_chan *ch);
 int rp_chan_destroy(struct rp_dev *dev, struct rp_ctrl_chan *ch);
 
