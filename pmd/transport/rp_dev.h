@@ -85,7 +85,7 @@ void rp_mem_flush_pending(struct rp_dev *dev);
 #define RP_MAX_SHARDS	RP_MAX_ENGINE_LCORES
 /* CQs with channels one pass checks the arms of at its end; beyond, at
  * once (rp_cq_post()) */
-#define RP_SHARD_NOTIFY	32u
+#define RP_SHARD_NOTIFY	16u
 
 struct rp_cq;
 

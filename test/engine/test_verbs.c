@@ -1810,6 +1810,75 @@ rt_destroy_thread(void *p)
 	return NULL;
 }
 
+/*
+ * More CQs on one channel than one pass checks the arms of at its end
+ * (RP_SHARD_NOTIFY, rp_cq.c): a SEND to each of RT_CHAN_MANY receivers,
+ * all posted before any is awaited, so that passes complete into many
+ * CQs at once.  Exactly one event per armed CQ, none lost, none twice.
+ */
+#define RT_CHAN_MANY	40
+
+static void
+rt_chan_many(struct rt_dev *d0, struct rt_dev *d1,
+	     struct ibv_comp_channel *ch, struct rt_buf *abuf,
+	     struct rt_buf *bbuf)
+{
+	static struct rt_ep sa[RT_CHAN_MANY], rb[RT_CHAN_MANY];
+	static int ctxs[RT_CHAN_MANY];
+	bool seen[RT_CHAN_MANY] = { false };
+	struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	uint64_t ev0 = rt_stat(1, "completion_events");
+	struct ibv_sge s, r;
+	struct ibv_cq *cq;
+	void *ctx;
+	int i, k;
+
+	rt_step("%d CQs on one channel, a SEND to each posted together: one "
+		"event per CQ", RT_CHAN_MANY);
+	for (i = 0; i < RT_CHAN_MANY; i++) {
+		eo.chan = NULL;
+		rt_ep_create(&sa[i], d0, &eo);
+		eo.chan = ch;
+		eo.rcq_ctx = &ctxs[i];
+		eo.scq_ctx = NULL;
+		rt_ep_create(&rb[i], d1, &eo);
+		rt_rc_connect(&sa[i], &rb[i], &rt_rc_default);
+		r = rt_sge(bbuf, 2048, 64);
+		rt_post_recv(&rb[i], 200000 + (uint64_t)i, &r, 1);
+		rt_arm(rb[i].rcq, 0);
+	}
+	s = rt_sge(abuf, 0, 32);
+	for (i = 0; i < RT_CHAN_MANY; i++)
+		rt_post_send(&sa[i], 300000 + (uint64_t)i, IBV_WR_SEND, &s, 1,
+			     IBV_SEND_SIGNALED, 0, 0, 0);
+	for (i = 0; i < RT_CHAN_MANY; i++) {
+		RT_CHECK(rt_chan_readable(ch, (int)(rt_timeout_s * 1000)),
+			 "%d CQs: %d events, then none within %.0f s",
+			 RT_CHAN_MANY, i, rt_timeout_s);
+		RT_CHECK(ibv_get_cq_event(ch, &cq, &ctx) == 0,
+			 "ibv_get_cq_event: %s", strerror(errno));
+		for (k = 0; k < RT_CHAN_MANY && ctx != &ctxs[k]; k++)
+			;
+		RT_CHECK(k < RT_CHAN_MANY && cq == rb[k].rcq && !seen[k],
+			 "event %d names cq %p "
+			 "ctx %p: not an armed CQ, or one already named", i,
+			 (void *)cq, ctx);
+		seen[k] = true;
+	}
+	rt_chan_expect_none(ch, RT_IDLE_MS, "after one event per CQ");
+	printf("    %d events; the device counted %" PRIu64 "\n",
+	       RT_CHAN_MANY, rt_stat(1, "completion_events") - ev0);
+	for (i = 0; i < RT_CHAN_MANY; i++) {
+		rt_expect_wc(sa[i].scq, "sender", 300000 + (uint64_t)i,
+			     IBV_WC_SUCCESS, IBV_WC_SEND);
+		rt_expect_wc(rb[i].rcq, "receiver", 200000 + (uint64_t)i,
+			     IBV_WC_SUCCESS, IBV_WC_RECV);
+		ibv_ack_cq_events(rb[i].rcq, 1);
+		rt_ep_destroy(&sa[i]);
+		rt_ep_destroy(&rb[i]);
+	}
+}
+
 static void
 rt_case_comp_channel(void)
 {
@@ -1952,6 +2021,8 @@ rt_case_comp_channel(void)
 	rt_expect_wc(b.rcq, "receiver", 100, IBV_WC_SUCCESS, IBV_WC_RECV);
 	ibv_ack_cq_events(b.rcq, 1);
 	ibv_ack_cq_events(b.scq, 1);
+
+	rt_chan_many(&d0, &d1, ch, &abuf, &bbuf);
 
 	rt_step("race: arm, re-poll, 1000 rounds, no lost wake-up");
 	for (i = 0; i < 1000; i++) {
