@@ -79,6 +79,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_CWND_RESTART] = "cwnd_restarts",
 	[RP_STAT_FAULT_CE] = "fault_ce_marked",
 	[RP_STAT_ECN_CE] = "ecn_ce_received",
+	[RP_STAT_CREDIT_HELD] = "credit_held",
 	[RP_STAT_CNP_SENT] = "cnp_sent",
 	[RP_STAT_CNP_SUPPRESSED] = "cnp_suppressed",
 	[RP_STAT_CNP_RCVD] = "cnp_received",

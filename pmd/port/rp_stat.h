@@ -87,6 +87,8 @@ enum rp_stat {
 	RP_STAT_CNP_SUPPRESSED,		/* owed within cnp_interval_us */
 	RP_STAT_CNP_RCVD,
 	RP_STAT_FLIGHT_HELD,		/* a QP held back by flight_window */
+	RP_STAT_CREDIT_HELD,		/* a SEND held back by the peer's
+					 * end-to-end credits */
 	RP_STAT_DCQCN_CUT,		/* rate cuts (CNPs) */
 	RP_STAT_DCQCN_INCREASE,		/* rate increase events */
 	RP_STAT_DCQCN_PACED,		/* QPs held back by their rate */

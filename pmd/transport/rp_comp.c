@@ -183,6 +183,8 @@ comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
 			}
 			break;
 		}
+		if (rp_wr_takes_rwqe(s->opcode))
+			qp->comp.csn_acked++;
 		rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
 		n++;
 	}
@@ -235,6 +237,22 @@ comp_error(struct rp_qp *qp, uint32_t psn, uint32_t status)
 	}
 }
 
+/*
+ * An ACK's credit count (IBTA 9.7.7.2): receive WQEs the responder had
+ * posted beyond the messages it acknowledges, which are retired by now.
+ * An older ACK (out of order) could only lower the limit: harmless.
+ */
+static void
+comp_credits(struct rp_qp *qp, uint8_t code)
+{
+	if (code == RP_AETH_CREDIT_INVALID) {
+		qp->req.credits = false;
+		return;
+	}
+	qp->req.credits = true;
+	qp->req.csn_limit = qp->comp.csn_acked + rp_aeth_credits(code);
+}
+
 static void
 comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 {
@@ -253,6 +271,7 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 		if ((comp_retire(qp, psn, true) != 0) |
 		    comp_acked(qp, rp_psn_add(psn, 1)))
 			comp_progress(qp);
+		comp_credits(qp, syn & RP_AETH_CREDIT_INVALID);
 		break;
 	case RP_AETH_RNR_NAK:
 		rp_stat_inc(qp->dev, RP_STAT_RX_RNR_NAK);

@@ -301,6 +301,27 @@ req_is_local(uint8_t opcode)
 	return opcode == IBV_WR_BIND_MW || opcode == IBV_WR_LOCAL_INV;
 }
 
+/*
+ * End-to-end credits (IBTA 9.7.7.2): a new message that takes a receive
+ * WQE goes while the peer's last ACK said one is posted for it, or when
+ * none of ours is unacknowledged: no ACK would come to say more, so one
+ * goes, the limited WQE that asks for a fresh count (an RNR NAK if there
+ * is still none).  A resend was counted.  A peer that gives no count
+ * (rxe, an SRQ) limits nothing.
+ */
+static bool
+req_credit_ok(struct rp_qp *qp, uint8_t wr_opcode)
+{
+	if (qp->type != IBV_QPT_RC || !qp->req.credits ||
+	    !rp_wr_takes_rwqe(wr_opcode) ||
+	    (int32_t)(qp->req.head - qp->req.hi) < 0 ||
+	    (int32_t)(qp->req.csn - qp->req.csn_limit) < 0 ||
+	    qp->req.csn == qp->comp.csn_acked)
+		return true;
+	rp_stat_inc(qp->dev, RP_STAT_CREDIT_HELD);
+	return false;
+}
+
 /* Start the WQE at req.head; false if it cannot start now. */
 static bool
 req_start(struct rp_qp *qp, uint32_t prod)
@@ -343,9 +364,14 @@ req_start(struct rp_qp *qp, uint32_t prod)
 		if (rp_wr_is_rd_atomic(w->opcode) &&
 		    qp->req.rd_out >= qp->max_rd_atomic)
 			return false;
+		if (!req_credit_ok(qp, w->opcode))
+			return false;
 	}
-	if ((int32_t)(qp->req.head - qp->req.hi) >= 0)
+	if ((int32_t)(qp->req.head - qp->req.hi) >= 0) {
 		qp->req.hi = qp->req.head + 1;
+		if (qp->type == IBV_QPT_RC && rp_wr_takes_rwqe(w->opcode))
+			qp->req.csn++;
+	}
 	s->first_psn = qp->req.psn;
 	s->length = len;
 	s->npkts = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;

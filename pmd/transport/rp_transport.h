@@ -188,6 +188,16 @@ rp_wr_fills_sge(uint8_t wr_opcode)
 	return wr_opcode == IBV_WR_RDMA_READ || rp_wr_is_atomic(wr_opcode);
 }
 
+/* Messages that take a receive WQE at the responder (end-to-end
+ * credits, IBTA 9.7.7.2). */
+static inline bool
+rp_wr_takes_rwqe(uint8_t wr_opcode)
+{
+	return wr_opcode == IBV_WR_SEND || wr_opcode == IBV_WR_SEND_WITH_IMM ||
+	       wr_opcode == IBV_WR_SEND_WITH_INV ||
+	       wr_opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
 /* READ, atomic and ATOMIC WRITE requests: answered by responses (an
  * ATOMIC WRITE by an empty READ response), counted against max_rd_atomic
  * (the responder queues their answers with the READs'). */
@@ -421,6 +431,13 @@ struct rp_qp {
 		uint64_t rnr_until;	/* TSC: no sending before */
 		bool rnr_wait;
 		bool flight_held;	/* waiting for flight_window */
+		/* IBTA 9.7.7.2: the peer's end-to-end credits.  csn counts
+		 * the messages ever started that take a receive WQE; one
+		 * whose count passes csn_limit waits (req_credit_ok()).
+		 * credits: the last ACK gave a count. */
+		uint32_t csn;
+		uint32_t csn_limit;
+		bool credits;
 	} req;
 
 	/* completer */
@@ -441,6 +458,7 @@ struct rp_qp {
 		uint32_t retry_left;
 		uint32_t rnr_left;
 		uint32_t last_nak_psn;
+		uint32_t csn_acked;	/* of req.csn's, retired */
 	} comp;
 
 	/* responder */

@@ -136,6 +136,41 @@ static inline uint8_t rp_aeth_syn(const void *h)
 { return rte_be_to_cpu_32(((const struct rp_aeth *)h)->smsn) >> 24; }
 static inline uint32_t rp_aeth_msn(const void *h)
 { return rte_be_to_cpu_32(((const struct rp_aeth *)h)->smsn) & 0xffffffu; }
+/*
+ * An ACK's credit count (IBTA 9.7.7.2, the AETH's 5-bit code): receive
+ * WQEs, in steps that grow by half; code 31 is "no count".
+ */
+static const uint16_t rp_aeth_credit_table[RP_AETH_CREDIT_INVALID] = {
+	0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256,
+	384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
+	16384, 24576, 32768,
+};
+
+/* 0 for code 31 ("no count"), which the caller tells apart first. */
+static inline uint32_t
+rp_aeth_credits(uint8_t code)
+{
+	code &= RP_AETH_CREDIT_INVALID;
+	return code < RP_AETH_CREDIT_INVALID ? rp_aeth_credit_table[code] : 0;
+}
+
+/* The largest code whose count is at most n. */
+static inline uint8_t
+rp_aeth_credit_code(uint32_t n)
+{
+	uint8_t lo = 0, hi = RP_AETH_CREDIT_INVALID - 1;
+
+	while (lo < hi) {
+		uint8_t mid = (uint8_t)((lo + hi + 1) / 2);
+
+		if (rp_aeth_credit_table[mid] <= n)
+			lo = mid;
+		else
+			hi = (uint8_t)(mid - 1);
+	}
+	return lo;
+}
+
 static inline void
 rp_aeth_set(void *h, uint8_t syn, uint32_t msn)
 {

@@ -2638,6 +2638,115 @@ wt_case_dcqcn(void)
 
 /* The cases: test_wire.def, which meson.build reads too. */
 #define RT_CASE_FN(name) wt_case_##name
+/* ---- case credits */
+
+/*
+ * End-to-end credits (IBTA 9.7.7.2): rocepmd1's ACKs give the receives
+ * its QP has posted beyond the messages they acknowledge; rocepmd0 sends
+ * no SEND beyond them while one of its own is unacknowledged.  Out of
+ * credits with nothing unacknowledged, one SEND goes (the limited WQE):
+ * with no receive it draws an RNR NAK, and the SENDs behind it wait
+ * instead of arriving out of sequence, each to be NAKed and resent.
+ */
+static struct {
+	uint32_t qpn;			/* rocepmd0's QP: rocepmd1's ACKs to it */
+	int last_code;			/* the last ACK's credit code */
+	uint64_t zero;			/* ACKs that gave no credit */
+} wt_cr;
+
+static void
+wt_credit_check(int d, const struct rp_pkt *p)
+{
+	int code;
+
+	if (d != 1 || p->opcode != RP_OP_ACK || p->qpn != wt_cr.qpn ||
+	    (rp_pkt_aeth_syn(p) & RP_AETH_TYPE_MASK) != RP_AETH_ACK)
+		return;
+	code = rp_pkt_aeth_syn(p) & RP_AETH_CREDIT_INVALID;
+	RT_CHECK(code != RP_AETH_CREDIT_INVALID, "ACK psn %u without a credit "
+		 "count from an RC QP with its own receive queue", p->psn);
+	if (code == 0)
+		wt_cr.zero++;
+	wt_cr.last_code = code;
+}
+
+static void
+wt_case_credits(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	enum { N = 8, LEN = 64 };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_sge s, r;
+	uint64_t held;
+	double end;
+	int i;
+
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	rt_buf_alloc(&src, &d0, N * LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, N * LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, N * LEN);
+	wt_cr.qpn = a.qp->qp_num;
+	wt_cr.last_code = -1;
+	wt.check = wt_credit_check;
+
+	rt_step("5 receives posted, 1 SEND: its ACK gives 4 credits (code 4)");
+	for (i = 0; i < 5; i++) {
+		r = rt_sge(&dst, (size_t)i * LEN, LEN);
+		rt_post_recv(&b, 100 + (uint64_t)i, &r, 1);
+	}
+	s = rt_sge(&src, 0, LEN);
+	rt_post_send(&a, 200, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	wt_expect_wc(a.scq, "SEND 0", 200, IBV_WC_SUCCESS, IBV_WC_SEND);
+	RT_CHECK(wt_cr.last_code == 4, "the ACK's credit code %d, expected 4 "
+		 "(4 receives left)", wt_cr.last_code);
+
+	rt_step("7 SENDs for the 4 receives left: 4 go, then one limited, "
+		"the others wait (credit_held)");
+	for (i = 1; i < N; i++) {
+		s = rt_sge(&src, (size_t)i * LEN, LEN);
+		rt_post_send(&a, 200 + (uint64_t)i, IBV_WR_SEND, &s, 1,
+			     IBV_SEND_SIGNALED, 0, 0, 0);
+	}
+	for (i = 1; i < 5; i++)
+		wt_expect_wc(a.scq, "SEND", 200 + (uint64_t)i, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+	RT_CHECK(wt_cr.zero > 0, "no ACK said 0 credits after 5 SENDs for 5 "
+		 "receives");
+	end = rt_now() + rt_timeout_s;
+	while ((held = wt_stat(0, "credit_held")) == 0) {
+		RT_CHECK(rt_now() < end, "rocepmd0 never held a SEND for "
+			 "credits");
+		wt_pump_ms(1);
+	}
+	printf("    credit_held %" PRIu64 ", ACKs with no credit %" PRIu64 "\n",
+	       held, wt_cr.zero);
+
+	rt_step("3 receives posted: the limited SEND's retry takes one, its "
+		"ACK gives 2, the 2 others go");
+	for (i = 5; i < N; i++) {
+		r = rt_sge(&dst, (size_t)i * LEN, LEN);
+		rt_post_recv(&b, 100 + (uint64_t)i, &r, 1);
+	}
+	for (i = 5; i < N; i++)
+		wt_expect_wc(a.scq, "SEND", 200 + (uint64_t)i, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+	for (i = 0; i < N; i++)
+		wt_expect_wc(b.rcq, "receive", 100 + (uint64_t)i,
+			     IBV_WC_SUCCESS, IBV_WC_RECV);
+	rt_check_data(dst.p, src.p, N * LEN, "SEND payloads");
+	printf("    RNR NAKs %" PRIu64 " (the limited SEND's, before the "
+	       "receives)\n", wt_stat(1, "send_rnr_nak"));
+	/* Without credits the SENDs behind an RNR NAK arrive out of
+	 * sequence, each NAKed and resent. */
+	wt_expect_stat(1, "out_of_seq_request", 0);
+	wt_expect_stat(1, "send_nak_seq", 0);
+	wt_expect_stat(0, "retry_timeouts", 0);
+	wt.check = NULL;
+}
+
 static const struct rt_case wt_cases[] = {
 #include "test_wire.def"
 };
@@ -2647,3 +2756,4 @@ main(int argc, char **argv)
 {
 	return rt_main(argc, argv, wt_cases, RTE_DIM(wt_cases));
 }
+
