@@ -352,6 +352,12 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		.min = 0, .max = 1000000, .def = "50",
 		RP_CFG_PORT(cnp_interval_us),
 	},
+	{
+		/* where the PMD copies frames as it sends them (rp_port.c) */
+		.name = "tx_zero_copy", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_bool, .def = "on",
+		RP_CFG_PORT(tx_zero_copy),
+	},
 	/* DCQCN's reaction point (rp_dcqcn.c): NVIDIA's DCQCN parameter
 	 * table for ConnectX-4 and later gives the defaults of g,
 	 * initial_alpha, min_dec_fac, min_rate and reduce_us; the increase

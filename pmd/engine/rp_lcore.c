@@ -253,6 +253,7 @@ shard_poll(struct rp_shard *sh)
 	    !dev->port.ops->holds) {
 		/* The caller's next pass sends them (rp_engine_assist). */
 		rp_stat_add(dev, RP_STAT_TX_DEFERRED, sh->pq.nr_tx);
+		rp_port_hold(&sh->pq);
 		busy = true;
 	} else {
 		busy |= rp_port_flush(&sh->pq);

@@ -159,6 +159,12 @@ struct rp_port_cfg {
 	 * answers with at most one CNP per this many microseconds
 	 */
 	uint32_t cnp_interval_us;
+	/**
+	 * Payloads of RC requests and READ responses sent from the
+	 * registered memory they lie in, without a copy into the frame, on
+	 * ports whose PMD copies frames as it sends them (memif, af_packet)
+	 */
+	bool tx_zero_copy;
 	struct rp_dcqcn_cfg dcqcn;	/**< the reaction point */
 	struct rp_fault_cfg fault;	/**< injected faults (tests) */
 	bool is_pci;			/**< device is a PCI address, else a vdev */

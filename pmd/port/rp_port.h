@@ -107,6 +107,8 @@ struct rp_port_q {
 	bool xsk_tx;			/* it sends on its first AF_XDP socket */
 	bool kick_pending;		/* a burst went out since the last
 					 * kick that found the ring drained */
+	bool tx_ext;			/* tx[] may hold frames whose payload
+					 * refers to registered memory */
 	uint16_t nr_tx;
 	struct rte_mbuf *tx[RP_TX_MAX];
 	uint64_t *stats;		/* its lcore's counters (rp_stat.h) */
@@ -123,6 +125,9 @@ struct rp_port {
 	struct rte_mempool *pool;
 	struct rte_ring *loop_ring;	/* frames to ourselves: MP, queue 0 reads */
 	struct rte_ether_addr mac;
+	/* Frames may carry their payload in an external buffer over the
+	 * sender's registered memory (rp_port_alloc_ext) */
+	bool tx_zc;
 	/* its kind's operations, and the ones frames take (see above) */
 	const struct rp_port_ops *kind_ops;
 	const struct rp_port_ops *ops;
@@ -173,6 +178,10 @@ uint16_t rp_port_rx(struct rp_port_q *pq, struct rte_mbuf **pkts,
 void rp_port_tx(struct rp_port_q *pq, struct rte_mbuf *m);
 void rp_port_enqueue(struct rp_port_q *pq, struct rte_mbuf *m);
 bool rp_port_flush(struct rp_port_q *pq);
+struct rte_mbuf *rp_port_alloc_ext(struct rp_port_q *pq, const void *buf,
+				   uint32_t len);
+struct rte_mbuf *rp_port_unshare(struct rp_port_q *pq, struct rte_mbuf *m);
+void rp_port_hold(struct rp_port_q *pq);
 
 /* Room to queue a burst of new frames (requester backpressure). */
 static inline bool

@@ -203,6 +203,10 @@ fault_tx(struct rp_port_q *pq, struct rte_mbuf *m)
 {
 	struct rte_mbuf *dup;
 
+	/* Held, copied, corrupted: a frame of its own (rp_port.c). */
+	m = rp_port_unshare(pq, m);
+	if (m == NULL)
+		return;
 	m = fault_apply(pq, 0, m, &dup);
 	if (m != NULL)
 		pq->port->kind_ops->tx(pq, m);

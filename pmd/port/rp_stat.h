@@ -93,6 +93,8 @@ enum rp_stat {
 	RP_STAT_DCQCN_INCREASE,		/* rate increase events */
 	RP_STAT_DCQCN_PACED,		/* QPs held back by their rate */
 	RP_STAT_RETX_BYTES,		/* SEND/WRITE payload sent again */
+	RP_STAT_TX_ZC,			/* frames whose payload was not copied */
+	RP_STAT_TX_ZC_COPIED,		/* ... copied after all: held over */
 	RP_STAT_MAX,
 };
 

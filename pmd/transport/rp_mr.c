@@ -340,6 +340,34 @@ sge_walk(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 	return len == 0 ? 0 : -EMSGSIZE;
 }
 
+/*
+ * Where bytes [off, off + len) of an SGE list lie, when they are one piece
+ * of memory of this process that may be read in place (an MR's, not an
+ * attached process's nor an implicit one's); else NULL, and the caller
+ * copies (rp_sge_copy_out(), which also tells why it cannot).
+ */
+const uint8_t *
+rp_sge_direct(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
+	      uint32_t nsge, uint32_t off, uint32_t len)
+{
+	for (uint32_t i = 0; i < nsge; i++) {
+		const struct rp_mr *m;
+
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		if (len > sge[i].length - off)
+			return NULL;
+		m = rp_mr_lookup(dev, sge[i].lkey, pdn, sge[i].addr + off, len,
+				 0);
+		if (m == NULL || m->mem != 0 || m->implicit)
+			return NULL;
+		return m->addr + (sge[i].addr + off - m->iova);
+	}
+	return NULL;
+}
+
 int
 rp_sge_copy_out(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 		uint32_t nsge, uint32_t off, uint8_t *dst, uint32_t len,

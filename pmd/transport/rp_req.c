@@ -523,6 +523,7 @@ req_send_packet(struct rp_qp *qp)
 	struct rp_pkt_addr ud_addr;
 	uint32_t chunk, dqpn = qp->dest_qpn;
 	int first, last, ackreq, op;
+	const uint8_t *direct = NULL;
 	struct rte_mbuf *m;
 	uint8_t *bth, *pay;
 
@@ -552,8 +553,17 @@ req_send_packet(struct rp_qp *qp)
 	ackreq = qp->type == IBV_QPT_RC &&
 		(last || qp->req.pkt % RP_ACKREQ_EVERY == RP_ACKREQ_EVERY - 1 ||
 		 !req_window_open(qp, 2));
-	m = rp_xmit_alloc(qp, a, dqpn, op, last && (s->flags & RP_WQE_SOLICITED),
-			  ackreq, qp->req.psn, chunk, &bth);
+	if (!(s->flags & RP_WQE_INLINE) && rp_xmit_zc_ok(qp, chunk))
+		direct = rp_sge_direct(qp->dev, s->pdn,
+				       (const struct rp_sge *)(w + 1),
+				       w->num_sge, qp->req.off, chunk);
+	m = direct != NULL ?
+		rp_xmit_alloc_zc(qp, a, dqpn, op,
+				 last && (s->flags & RP_WQE_SOLICITED), ackreq,
+				 qp->req.psn, direct, chunk, &bth) :
+		rp_xmit_alloc(qp, a, dqpn, op,
+			      last && (s->flags & RP_WQE_SOLICITED), ackreq,
+			      qp->req.psn, chunk, &bth);
 	if (m == NULL)
 		return false;
 
@@ -573,7 +583,9 @@ req_send_packet(struct rp_qp *qp)
 			    rp_qp_wire_qpn(qp));
 	}
 	pay = rp_xmit_hdr(bth, op, RP_HDR_PAYLOAD);
-	if (s->flags & RP_WQE_INLINE) {
+	if (direct != NULL) {
+		/* in place: the payload is the frame's second segment */
+	} else if (s->flags & RP_WQE_INLINE) {
 		memcpy(pay, (const uint8_t *)(w + 1) + qp->req.off, chunk);
 	} else if (chunk != 0 &&
 		   rp_sge_copy_out(qp->dev, s->pdn, (const struct rp_sge *)(w + 1),

@@ -619,6 +619,7 @@ rp_resp_step(struct rp_qp *qp)
 		bool first = rd->psn == rd->first_psn;
 		bool last = rd->npkts_left == 1;
 		uint32_t chunk = RTE_MIN(qp->mtu, rd->left);
+		const uint8_t *direct = NULL;
 		struct rte_mbuf *m;
 		uint8_t *bth;
 		uint8_t op;
@@ -637,8 +638,16 @@ rp_resp_step(struct rp_qp *qp)
 			qp->resp.rd_tail++;
 			continue;
 		}
-		m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, op, 0, 0, rd->psn,
-				  chunk, &bth);
+		/* From the MR in place (rp_xmit_alloc_zc()): the frame reads
+		 * it when it leaves, later in this pass. */
+		if (chunk != 0 && rp_xmit_zc_ok(qp, chunk) &&
+		    rd->mr->mem == 0 && !rd->mr->implicit)
+			direct = rd->mr->addr + (rd->va - rd->mr->iova);
+		m = direct != NULL ?
+			rp_xmit_alloc_zc(qp, &qp->addr, qp->dest_qpn, op, 0, 0,
+					 rd->psn, direct, chunk, &bth) :
+			rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, op, 0, 0,
+				      rd->psn, chunk, &bth);
 		if (m == NULL)
 			break;
 		if (rp_opcode[op].mask & RP_M_AETH)
@@ -647,7 +656,7 @@ rp_resp_step(struct rp_qp *qp)
 		if (rd->atomic)
 			rp_atmack_set(rp_xmit_hdr(bth, op, RP_HDR_ATMACK),
 				      rd->orig);
-		ret = chunk == 0 ? 0 :
+		ret = chunk == 0 || direct != NULL ? 0 :
 			rp_mem_read(qp->dev, rd->mr, rd->va,
 				    rp_xmit_hdr(bth, op, RP_HDR_PAYLOAD), chunk,
 				    1ull << 62 | (uint64_t)qp->qpn << 32 |

@@ -541,6 +541,9 @@ int rp_ah_create(struct rp_dev *dev, struct rp_ctrl_ah *ah);
 int rp_ah_destroy(struct rp_dev *dev, struct rp_ctrl_ah *ah);
 struct rp_mr *rp_mr_lookup(struct rp_dev *dev, uint32_t key, uint32_t pdn,
 			   uint64_t va, uint64_t len, uint32_t access);
+const uint8_t *rp_sge_direct(struct rp_dev *dev, uint32_t pdn,
+			     const struct rp_sge *sge, uint32_t nsge,
+			     uint32_t off, uint32_t len);
 int rp_sge_copy_out(struct rp_dev *dev, uint32_t pdn, const struct rp_sge *sge,
 		    uint32_t nsge, uint32_t off, uint8_t *dst, uint32_t len,
 		    uint64_t tag);

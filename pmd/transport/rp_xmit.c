@@ -109,12 +109,11 @@ rp_xmit_dmac_zero(const uint8_t mac[6])
  * rp_xmit_ready() / rp_xmit_ah_ready() first, so that is a bug, counted
  * (tx_zero_dmac) and never put on the wire.
  */
-struct rte_mbuf *
-rp_xmit_alloc(struct rp_qp *qp, const struct rp_pkt_addr *a, uint32_t dqpn,
-	      uint8_t opcode, int se, int ackreq, uint32_t psn,
-	      uint32_t paylen, uint8_t **bth)
+static struct rte_mbuf *
+xmit_alloc(struct rp_qp *qp, const struct rp_pkt_addr *a, uint32_t dqpn,
+	   uint8_t opcode, int se, int ackreq, uint32_t psn, uint32_t paylen,
+	   uint32_t flen, uint8_t **bth)
 {
-	uint32_t flen = rp_pkt_frame_len(a, opcode, paylen);
 	struct rp_dev *dev = qp->dev;
 	struct rte_mbuf *m;
 	uint8_t *frame;
@@ -142,10 +141,63 @@ rp_xmit_alloc(struct rp_qp *qp, const struct rp_pkt_addr *a, uint32_t dqpn,
 	return m;
 }
 
+struct rte_mbuf *
+rp_xmit_alloc(struct rp_qp *qp, const struct rp_pkt_addr *a, uint32_t dqpn,
+	      uint8_t opcode, int se, int ackreq, uint32_t psn,
+	      uint32_t paylen, uint8_t **bth)
+{
+	return xmit_alloc(qp, a, dqpn, opcode, se, ackreq, psn, paylen,
+			  rp_pkt_frame_len(a, opcode, paylen), bth);
+}
+
+/*
+ * rp_xmit_alloc() for a payload sent from the registered memory it lies
+ * in (rp_xmit_zc_ok(), rp_port.c's "Zero copy on transmit"): a frame of
+ * three segments, the headers, paylen bytes at pay, then the pad and the
+ * ICRC, which rp_xmit_send() computes over the three.
+ */
+struct rte_mbuf *
+rp_xmit_alloc_zc(struct rp_qp *qp, const struct rp_pkt_addr *a,
+		 uint32_t dqpn, uint8_t opcode, int se, int ackreq,
+		 uint32_t psn, const uint8_t *pay, uint32_t paylen,
+		 uint8_t **bth)
+{
+	uint32_t tail = rp_pkt_pad(paylen) + RP_ICRC_SIZE;
+	uint32_t hlen = rp_pkt_frame_len(a, opcode, paylen) - paylen - tail;
+	struct rp_port_q *pq = rp_pq(qp->dev);
+	struct rte_mbuf *m, *p, *t;
+	uint8_t *trailer;
+
+	m = xmit_alloc(qp, a, dqpn, opcode, se, ackreq, psn, paylen, hlen,
+		       bth);
+	if (m == NULL)
+		return NULL;
+	p = rp_port_alloc_ext(pq, pay, paylen);
+	t = p != NULL ? rp_port_alloc(pq, tail, &trailer) : NULL;
+	if (t == NULL) {
+		rte_pktmbuf_free(p);
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	/* Three segments: within any PMD's limit, no failure. */
+	rte_pktmbuf_chain(m, p);
+	rte_pktmbuf_chain(m, t);
+	rp_stat_inc(qp->dev, RP_STAT_TX_ZC);
+	return m;
+}
+
 void
 rp_xmit_send(struct rp_qp *qp, const struct rp_pkt_addr *a, struct rte_mbuf *m)
 {
-	rp_pkt_finish(rte_pktmbuf_mtod(m, uint8_t *), a, rte_pktmbuf_data_len(m));
+	if (likely(m->next == NULL))
+		rp_pkt_finish(rte_pktmbuf_mtod(m, uint8_t *), a,
+			      rte_pktmbuf_data_len(m));
+	else
+		rp_pkt_finish_split(rte_pktmbuf_mtod(m, uint8_t *),
+				    rte_pktmbuf_data_len(m),
+				    rte_pktmbuf_mtod(m->next, const uint8_t *),
+				    rte_pktmbuf_data_len(m->next),
+				    rte_pktmbuf_mtod(m->next->next, uint8_t *));
 	/* A QP whose rate CNPs cut: all it sends counts against the rate. */
 	if (unlikely(qp->cc.limited))
 		rp_dcqcn_charge(qp, rte_pktmbuf_pkt_len(m));

@@ -37,8 +37,33 @@ struct rte_mbuf *rp_xmit_alloc(struct rp_qp *qp, const struct rp_pkt_addr *a,
 			       uint32_t dqpn, uint8_t opcode, int se,
 			       int ackreq, uint32_t psn, uint32_t paylen,
 			       uint8_t **bth);
+struct rte_mbuf *rp_xmit_alloc_zc(struct rp_qp *qp,
+				  const struct rp_pkt_addr *a, uint32_t dqpn,
+				  uint8_t opcode, int se, int ackreq,
+				  uint32_t psn, const uint8_t *pay,
+				  uint32_t paylen, uint8_t **bth);
 void rp_xmit_send(struct rp_qp *qp, const struct rp_pkt_addr *a,
 		  struct rte_mbuf *m);
+
+/*
+ * Bytes of payload from which a frame of an RC QP carries its payload from
+ * registered memory, on a port that allows it (rp_xmit_alloc_zc()): below,
+ * a copy costs less than the two more mbufs.
+ */
+#define RP_XMIT_ZC_MIN	512u
+
+/*
+ * The payload of a packet of qp that may go without a copy: paylen bytes
+ * at pay, or NULL.  RC only: its completion waits for the peer's ACK, so
+ * the program never gets its memory back while a frame of the pass that
+ * completes it still refers to it (UC and UD complete as they send).
+ */
+static inline bool
+rp_xmit_zc_ok(const struct rp_qp *qp, uint32_t paylen)
+{
+	return paylen >= RP_XMIT_ZC_MIN && qp->type == IBV_QPT_RC &&
+		rp_pq(qp->dev)->port->tx_zc;
+}
 
 static inline uint8_t *
 rp_xmit_hdr(uint8_t *bth, uint8_t opcode, enum rp_hdr_id id)

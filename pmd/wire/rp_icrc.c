@@ -79,6 +79,12 @@ rp_icrc_calc(const uint8_t *l3, uint32_t len)
 			       l3 + hlen, len - hlen);
 }
 
+uint32_t
+rp_icrc_more(uint32_t crc, const void *p, uint32_t n)
+{
+	return n == 0 ? crc : crc32_gzip_refl(crc, p, n);
+}
+
 void
 rp_icrc_put(uint8_t *l3, uint32_t len)
 {

@@ -19,6 +19,13 @@
  */
 uint32_t rp_icrc_calc(const uint8_t *l3, uint32_t len);
 
+/*
+ * The same CRC over a packet in pieces (a payload sent from where it
+ * lies): rp_icrc_calc() of the piece with the headers, then this over each
+ * following piece in order.
+ */
+uint32_t rp_icrc_more(uint32_t crc, const void *p, uint32_t n);
+
 /* Write the ICRC after len bytes from l3. */
 void rp_icrc_put(uint8_t *l3, uint32_t len);
 

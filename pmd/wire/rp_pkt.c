@@ -198,12 +198,6 @@ rp_pkt_l2l4_len(const struct rp_pkt_addr *a)
 		RP_UDP_HLEN;
 }
 
-static inline uint8_t
-rp_pkt_pad(uint32_t paylen)
-{
-	return (uint8_t)(-paylen & 3u);
-}
-
 uint32_t
 rp_pkt_frame_len(const struct rp_pkt_addr *a, uint8_t opcode,
 		 uint32_t paylen)
@@ -394,6 +388,53 @@ rp_pkt_finish(uint8_t *frame, const struct rp_pkt_addr *a,
 
 		udp->dgram_cksum = rte_ipv6_udptcp_cksum(ip, udp);
 	}
+}
+
+/* Internet checksum of a piece at an odd offset: its bytes swap lanes. */
+static inline uint32_t
+pkt_cksum_piece(const void *p, uint32_t n, bool odd)
+{
+	uint16_t v = __rte_raw_cksum_reduce(__rte_raw_cksum(p, n, 0));
+
+	return odd ? rte_bswap16(v) : v;
+}
+
+void
+rp_pkt_finish_split(uint8_t *frame, uint32_t hdr_len, const uint8_t *pay,
+		    uint32_t paylen, uint8_t *trailer)
+{
+	bool v4 = (frame[RP_ETH_HLEN] >> 4) != 6;
+	uint32_t l4 = RP_ETH_HLEN + (v4 ? RP_IPV4_HLEN : RP_IPV6_HLEN);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(frame + l4);
+	uint8_t pad = rp_pkt_pad(paylen);
+	uint32_t crc, sum;
+	uint16_t ck;
+
+	memset(trailer, 0, pad);
+	rp_pkt_set_lengths(frame, v4, hdr_len + paylen + pad + RP_ICRC_SIZE);
+	udp->dgram_cksum = 0;
+	if (v4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)
+			(frame + RP_ETH_HLEN);
+
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+	crc = rp_icrc_calc(frame + RP_ETH_HLEN, hdr_len - RP_ETH_HLEN);
+	crc = rp_icrc_more(crc, pay, paylen);
+	crc = rte_cpu_to_le_32(rp_icrc_more(crc, trailer, pad));
+	memcpy(trailer + pad, &crc, RP_ICRC_SIZE);
+	if (v4)
+		return;
+	/* IPv6's UDP checksum (rp_pkt_finish()) over the three pieces; the
+	 * headers' length is even, the payload's may not be. */
+	sum = pkt_cksum_piece(udp, hdr_len - l4, false) +
+		pkt_cksum_piece(pay, paylen, false) +
+		pkt_cksum_piece(trailer, pad + RP_ICRC_SIZE, paylen & 1) +
+		rte_ipv6_phdr_cksum((const struct rte_ipv6_hdr *)
+				    (frame + RP_ETH_HLEN), 0);
+	ck = (uint16_t)~__rte_raw_cksum_reduce(sum);
+	udp->dgram_cksum = ck == 0 ? 0xffff : ck;
 }
 
 /* First, middle and last opcodes of each kind of message. */

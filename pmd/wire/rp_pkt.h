@@ -235,6 +235,13 @@ void rp_pkt_set_ecn(uint8_t *frame, uint8_t ecn);
  */
 bool rp_pkt_mark_ce(uint8_t *frame, uint32_t frame_len);
 
+/* Pad bytes after a payload of paylen bytes (to 4). */
+static inline uint8_t
+rp_pkt_pad(uint32_t paylen)
+{
+	return (uint8_t)(-paylen & 3u);
+}
+
 /*
  * Total frame length of a packet with opcode and paylen bytes of payload:
  * headers + payload + pad (to 4 bytes) + ICRC.
@@ -249,5 +256,17 @@ uint32_t rp_pkt_frame_len(const struct rp_pkt_addr *a, uint8_t opcode,
  */
 void rp_pkt_finish(uint8_t *frame, const struct rp_pkt_addr *a,
 		   uint32_t frame_len);
+
+/*
+ * rp_pkt_finish() for a frame in three pieces, its payload sent from the
+ * memory it lies in (no copy): `frame` holds the hdr_len bytes of headers
+ * rp_pkt_build() wrote, `pay` the paylen bytes of payload, and `trailer`
+ * takes the pad and the ICRC (rp_pkt_pad(paylen) + RP_ICRC_SIZE bytes).
+ * The same bytes on the wire as rp_pkt_finish() of the frame in one piece,
+ * IPv6's UDP checksum included.
+ */
+void rp_pkt_finish_split(uint8_t *frame, uint32_t hdr_len,
+			 const uint8_t *pay, uint32_t paylen,
+			 uint8_t *trailer);
 
 #endif /* _RP_PKT_H_ */

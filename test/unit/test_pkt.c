@@ -818,6 +818,61 @@ test_ip_id(void **state)
 }
 
 /*
+ * A frame in three pieces (its payload sent from where it lies) gets the
+ * bytes the same frame in one piece gets: lengths, IPv4 header checksum,
+ * pad, ICRC, IPv6's UDP checksum.
+ */
+static void
+finish_split_one(const struct rp_pkt_addr *a, uint8_t op, uint32_t n,
+		 uint16_t id)
+{
+	static uint8_t whole[FRAME_MAX], hdr[FRAME_MAX], pay[FRAME_MAX];
+	uint32_t flen = rp_pkt_frame_len(a, op, n), pad = (4 - n % 4) % 4;
+	uint32_t hlen = flen - n - pad - 4;
+	uint8_t trailer[8];
+	struct rp_pkt p;
+
+	for (uint32_t k = 0; k < n; k++)
+		pay[k] = (uint8_t)(k * 7 + id);
+	memset(trailer, 0x77, sizeof(trailer));
+	rp_pkt_build(whole, a, op, 1, 0x123456, 1, 0xabcdef, n);
+	rp_pkt_set_ip_id(whole, id);
+	memset(whole + rp_pkt_l2l4_len(a) + 12, (uint8_t)id,
+	       hlen - rp_pkt_l2l4_len(a) - 12);	/* extended headers */
+	memcpy(hdr, whole, hlen);
+	memcpy(whole + hlen, pay, n);
+	rp_pkt_finish(whole, a, flen);
+	rp_pkt_finish_split(hdr, hlen, pay, n, trailer);
+
+	assert_memory_equal(hdr, whole, hlen);
+	assert_memory_equal(trailer, whole + hlen + n, pad + 4);
+	assert_int_equal(trailer[pad + 4], 0x77);	/* nothing past it */
+	assert_int_equal(rp_pkt_parse(whole, flen, true, &p), 0);
+	if (!rp_gid_is_v4(a->sgid))
+		assert_true(v6_udp_cksum_ok(whole + ETH_HLEN));
+}
+
+static void
+test_finish_split(void **state)
+{
+	static const uint32_t lens[] = { 1, 2, 3, 4, 511, 512, 513, 1024,
+					 4093, 4096 };
+	static const uint8_t ops[] = { RP_OP_WRITE_FIRST, RP_OP_SEND_MIDDLE,
+				       RP_OP_READ_RESP_LAST,
+				       RP_OP_SEND_ONLY_IMM };
+
+	(void)state;
+	for (uint32_t i = 0; i < RTE_DIM(lens); i++) {
+		for (uint32_t o = 0; o < RTE_DIM(ops); o++) {
+			finish_split_one(&addr4, ops[o], lens[i],
+					 (uint16_t)(i * 31 + o));
+			finish_split_one(&addr6, ops[o], lens[i],
+					 (uint16_t)(i * 31 + o));
+		}
+	}
+}
+
+/*
  * Message shapes, from the header sizes IBTA gives (BTH 12, RETH 16, AETH
  * 4, ImmDt 4, ICRC 4) and Ethernet 14 + IPv4 20 + UDP 8.
  */
@@ -879,6 +934,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_udp_sport),
 		cmocka_unit_test(test_gid_mcast),
 		cmocka_unit_test(test_ip_id),
+		cmocka_unit_test(test_finish_split),
 		cmocka_unit_test(test_msg_shape),
 	};
 
