@@ -358,6 +358,12 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		.type = &rp_cfg_type_bool, .def = "on",
 		RP_CFG_PORT(tx_zero_copy),
 	},
+	{
+		/* with rocepmd peers only: the BTH says (rp_sr.c) */
+		.name = "selective_retx", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_bool, .def = "off",
+		RP_CFG_PORT(selective_retx),
+	},
 	/* DCQCN's reaction point (rp_dcqcn.c): NVIDIA's DCQCN parameter
 	 * table for ConnectX-4 and later gives the defaults of g,
 	 * initial_alpha, min_dec_fac, min_rate and reduce_us; the increase

@@ -165,6 +165,12 @@ struct rp_port_cfg {
 	 * ports whose PMD copies frames as it sends them (memif, af_packet)
 	 */
 	bool tx_zero_copy;
+	/**
+	 * Selective retransmission with rocepmd peers: RC requests say the
+	 * requester takes selective NAKs, and the responder keeps what
+	 * arrives after a gap from such a peer (pmd/transport/rp_sr.c)
+	 */
+	bool selective_retx;
 	struct rp_dcqcn_cfg dcqcn;	/**< the reaction point */
 	struct rp_fault_cfg fault;	/**< injected faults (tests) */
 	bool is_pci;			/**< device is a PCI address, else a vdev */

@@ -95,6 +95,10 @@ enum rp_stat {
 	RP_STAT_RETX_BYTES,		/* SEND/WRITE payload sent again */
 	RP_STAT_TX_ZC,			/* frames whose payload was not copied */
 	RP_STAT_TX_ZC_COPIED,		/* ... copied after all: held over */
+	RP_STAT_SR_KEPT,		/* requests kept past a gap */
+	RP_STAT_SR_USED,		/* ... executed once it was filled */
+	RP_STAT_SR_NAK,			/* selective NAKs sent */
+	RP_STAT_SR_RESENT,		/* packets sent again alone */
 	RP_STAT_MAX,
 };
 

@@ -293,12 +293,27 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 		rp_stat_inc(qp->dev, RP_STAT_RX_NAK);
 		switch (syn) {
 		case RP_AETH_NAK_PSN_SEQ:
+			if ((pkt->sr & (RP_SR_ON | RP_SR_ONE)) ==
+			    (RP_SR_ON | RP_SR_ONE)) {
+				/* One missing PSN past the first (rp_sr.c):
+				 * nothing acknowledged, nothing to go back
+				 * to; an old one finds no packet to send. */
+				if (qp->dev->cfg.selective_retx &&
+				    rp_req_resend_one(qp, psn))
+					comp_cut(qp);
+				break;
+			}
 			/* The responder NAKs a gap once: resume from it now,
 			 * the timer is the last resort. */
 			if ((comp_retire(qp, psn, false) != 0) |
 			    comp_acked(qp, psn))
 				comp_progress(qp);
 			comp_cut(qp);
+			/* A selective NAK (rp_sr.c): the responder kept what
+			 * followed, only that packet is missing. */
+			if ((pkt->sr & RP_SR_ON) && qp->dev->cfg.selective_retx &&
+			    rp_req_resend_one(qp, psn))
+				break;
 			rp_req_rewind(qp, psn);
 			break;
 		case RP_AETH_NAK_INVALID_REQ:

@@ -104,6 +104,7 @@ qp_private_sq(struct rp_qp *qp, uint32_t rsv)
 static void
 qp_free(struct rp_qp *qp)
 {
+	rp_sr_free(qp);
 	rte_free(qp->rndv);
 	rte_free(qp->rd);
 	rte_free(qp->sq_buf);
@@ -195,7 +196,7 @@ rp_qp_create(struct rp_dev *dev, struct rp_ctrl_qp_create *c)
 	qp->caps = *cap;
 
 	if (qp_private_sq(qp, srq != NULL && srq->tm != NULL ?
-			  RP_TM_RNDV_PER_QP : 0) < 0)
+			  RP_TM_RNDV_PER_QP : 0) < 0 || rp_sr_alloc(qp) < 0)
 		goto err_free_qp;
 	if (qp->int_rsv != 0) {
 		qp->rndv = rte_zmalloc("rp_rndv",
@@ -474,6 +475,7 @@ qp_reset(struct rp_qp *qp)
 	uint32_t rq_prod = rp_load_acquire(&qp->rq->prod);
 
 	rp_qp_flush_wqes(qp, false);
+	rp_sr_flush(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	memset(&qp->resp, 0, sizeof(qp->resp));

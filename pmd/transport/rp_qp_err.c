@@ -43,6 +43,7 @@ rp_qp_error(struct rp_qp *qp, uint32_t status)
 	qp->state = IBV_QPS_ERR;
 	qp->flushing = true;
 	qp->comp.deadline = 0;
+	rp_sr_flush(qp);	/* kept requests are executed no more */
 	/* No WQE outstanding: the error is the QP's, no WQE's. */
 	qp->err_status = qp->comp.tail != qp->sq_prod ? status :
 		IBV_WC_WR_FLUSH_ERR;

@@ -170,6 +170,7 @@ recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 		return;
 	ret = rp_pkt_parse(rte_pktmbuf_mtod(m, const uint8_t *),
 			   rte_pktmbuf_data_len(m), true, &pkt);
+	pkt.mbuf = m;	/* a responder may keep it (rp_sr.c) */
 	switch (ret) {
 	case 0:
 		break;

@@ -567,6 +567,9 @@ req_send_packet(struct rp_qp *qp)
 	if (m == NULL)
 		return false;
 
+	/* "I take selective NAKs" (rp_sr.c) */
+	if (qp->type == IBV_QPT_RC && qp->dev->cfg.selective_retx)
+		rp_bth_set_sr(bth, RP_SR_ON);
 	if (rp_opcode[op].mask & RP_M_RETH)
 		rp_reth_set(rp_xmit_hdr(bth, op, RP_HDR_RETH), w->remote_addr,
 			    w->rkey, s->length);
@@ -767,6 +770,57 @@ req_rd_segs(const struct rp_swqe *s, uint32_t k0)
 {
 	return s->npkts / RP_READ_SEG - k0 / RP_READ_SEG +
 		(s->npkts % RP_READ_SEG != 0);
+}
+
+/*
+ * Selective retransmission (rp_sr.c): send the one packet with `psn`
+ * again, of a SEND or WRITE in flight, and go on where the requester
+ * was.  False if it is not such a packet, or cannot leave now: the
+ * caller goes back N instead.
+ */
+bool
+rp_req_resend_one(struct rp_qp *qp, uint32_t psn)
+{
+	uint32_t head = qp->req.head, next = qp->req.psn, off = qp->req.off;
+	uint32_t pkt = qp->req.pkt;
+	bool inprog = qp->req.inprog, sent;
+
+	for (uint32_t i = qp->comp.tail; i != qp->req.hi; i++) {
+		struct rp_swqe *s = rp_swqe(qp, i);
+		int32_t d = rp_psn_diff(psn, s->first_psn);
+
+		if (d < 0 || d >= (int32_t)s->npkts)
+			continue;
+		if ((s->opcode != IBV_WR_SEND &&
+		     s->opcode != IBV_WR_SEND_WITH_IMM &&
+		     s->opcode != IBV_WR_SEND_WITH_INV &&
+		     s->opcode != IBV_WR_RDMA_WRITE &&
+		     s->opcode != IBV_WR_RDMA_WRITE_WITH_IMM) ||
+		    rp_psn_diff(psn, qp->req.psn) >= 0 ||
+		    !rp_xmit_addr_ok(qp) || !rp_tx_room(qp->dev))
+			return false;
+		/* req_send_packet() from there, then back */
+		qp->req.head = i;
+		qp->req.inprog = true;
+		qp->req.psn = psn;
+		qp->req.off = (uint32_t)d * qp->mtu;
+		qp->req.pkt = (uint32_t)d;
+		sent = req_send_packet(qp);
+		if (qp->flushing)
+			return true;	/* the WQE failed: the QP's error */
+		qp->req.head = head;
+		qp->req.inprog = inprog;
+		qp->req.psn = next;
+		qp->req.off = off;
+		qp->req.pkt = pkt;
+		if (sent) {
+			rp_stat_inc(qp->dev, RP_STAT_RETRANSMIT);
+			rp_stat_inc(qp->dev, RP_STAT_SR_RESENT);
+			qp->comp.rtt_tsc = 0;	/* Karn: no sample across it */
+		}
+		return sent;
+	}
+	return false;
 }
 
 /*

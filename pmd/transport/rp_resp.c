@@ -79,6 +79,8 @@ rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
 {
 	struct rte_mbuf *m;
 	uint8_t *bth;
+	uint8_t sr = (psn & RP_ACK_SR ? RP_SR_ON : 0) |
+		(psn & RP_ACK_SR_ONE ? RP_SR_ONE : 0);
 
 	if (!rp_xmit_ready(qp)) {
 		resp_owe_ack(qp, syn, psn);
@@ -88,10 +90,12 @@ rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
 	qp->resp.ack_owed = false;
 	if (syn == RP_AETH_CREDIT_INVALID)
 		syn = resp_credit_code(qp);
-	m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, RP_OP_ACK, 0, 0, psn, 0,
-			  &bth);
+	m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, RP_OP_ACK, 0, 0,
+			  psn & RP_PSN_MASK, 0, &bth);
 	if (m == NULL)
 		return;
+	if (sr != 0)
+		rp_bth_set_sr(bth, sr);
 	rp_aeth_set(rp_xmit_hdr(bth, RP_OP_ACK, RP_HDR_AETH), syn,
 		    qp->resp.msn);
 	rp_xmit_send(qp, &qp->addr, m);
@@ -586,6 +590,36 @@ resp_ack(struct rp_qp *qp, uint32_t psn)
 	resp_owe_ack(qp, RP_AETH_CREDIT_INVALID, psn);
 }
 
+/* Everything up to the expected PSN, acknowledged on the QP's step. */
+void
+rp_resp_ack_now(struct rp_qp *qp)
+{
+	resp_ack(qp, rp_psn_add(qp->resp.epsn, RP_PSN_MASK));
+}
+
+/* A selective NAK of the expected PSN: the rest is kept (rp_sr.c). */
+void
+rp_resp_nak_gap(struct rp_qp *qp)
+{
+	qp->resp.nak_sent = true;
+	qp->resp.nak_sr = true;
+	qp->resp.oos_psn = qp->resp.epsn;
+	qp->resp.sr_since = 0;
+	rp_stat_inc(qp->dev, RP_STAT_TX_NAK_SEQ);	/* one on the wire */
+	rp_stat_inc(qp->dev, RP_STAT_SR_NAK);
+	rp_resp_send_ack(qp, RP_AETH_NAK_PSN_SEQ, qp->resp.epsn | RP_ACK_SR);
+}
+
+/* A selective NAK of a later missing PSN, acknowledging nothing. */
+void
+rp_resp_nak_one(struct rp_qp *qp, uint32_t psn)
+{
+	rp_stat_inc(qp->dev, RP_STAT_TX_NAK_SEQ);
+	rp_stat_inc(qp->dev, RP_STAT_SR_NAK);
+	rp_resp_send_ack(qp, RP_AETH_NAK_PSN_SEQ,
+			 psn | RP_ACK_SR | RP_ACK_SR_ONE);
+}
+
 /*
  * Send up to a budget of owed READ response packets and ATOMIC
  * ACKNOWLEDGEs, then an owed ACK or NAK.  Busy if any.  Nothing leaves
@@ -874,7 +908,6 @@ resp_uc(struct rp_qp *qp, const struct rp_pkt *pkt)
 void
 rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 {
-	enum rp_resp_res res;
 	int32_t d;
 
 	if (qp->type == IBV_QPT_UD) {
@@ -889,7 +922,15 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	    qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE)
 		return;
 
+	/* A rocepmd requester with selective retransmission (rp_sr.c): as
+	 * its latest request says. */
+	qp->resp.peer_sr = pkt->sr != 0;
 	d = rp_psn_diff(pkt->psn, qp->resp.epsn);
+	if (d > 0 && qp->sr != NULL && rp_sr_keep(qp, pkt, d)) {
+		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
+		rp_sr_gaps(qp, pkt->psn);
+		return;
+	}
 	if (d > 0) {
 		/*
 		 * C9-91: a gap: one sequence NAK, and the rest dropped.  Once
@@ -901,9 +942,12 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
 		RP_DP_LOG(rp_logtype_resp, "qp 0x%06x: gap: psn %u epsn %u nak_sent %d",
 			  qp->qpn, pkt->psn, qp->resp.epsn, qp->resp.nak_sent);
-		if (!qp->resp.nak_sent ||
+		/* After a selective NAK, a packet not kept: the requester
+		 * must go back N for it (rp_sr.c). */
+		if (!qp->resp.nak_sent || qp->resp.nak_sr ||
 		    rp_psn_diff(pkt->psn, qp->resp.oos_psn) < 0) {
 			qp->resp.nak_sent = true;
+			qp->resp.nak_sr = false;
 			qp->resp.oos_psn = pkt->psn;
 			rp_stat_inc(qp->dev, RP_STAT_TX_NAK_SEQ);
 			rp_resp_send_ack(qp, RP_AETH_NAK_PSN_SEQ, qp->resp.epsn);
@@ -926,10 +970,23 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 			resp_ack(qp, rp_psn_add(qp->resp.epsn, RP_PSN_MASK));
 		return;
 	}
+	if (rp_resp_execute(qp, pkt) && unlikely(qp->sr != NULL) &&
+	    qp->sr->n != 0)
+		rp_sr_drain(qp);
+}
+
+/*
+ * Execute a request at the expected PSN (from the wire, or kept by
+ * rp_sr.c); false if it failed (the QP's error or a NAK is on its way).
+ */
+bool
+rp_resp_execute(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	enum rp_resp_res res;
 
 	if (!resp_seq_ok(qp, pkt) || !resp_len_ok(qp, pkt)) {
 		resp_fail(qp, pkt, RP_RESP_ERR_INV_REQ);
-		return;
+		return false;
 	}
 	if (pkt->mask & RP_M_SEND)
 		res = resp_send(qp, pkt);
@@ -943,7 +1000,7 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 		res = resp_atomic(qp, pkt);
 	if (res != RP_RESP_OK) {
 		resp_fail(qp, pkt, res);
-		return;
+		return false;
 	}
 	qp->resp.last_op = pkt->opcode;
 	qp->resp.epsn = rp_psn_add(qp->resp.epsn, 1);
@@ -954,4 +1011,5 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	if (pkt->ackreq &&
 	    !(pkt->mask & (RP_M_READ | RP_M_ATOMIC | RP_M_ATOMIC_WRITE)))
 		resp_ack(qp, pkt->psn);
+	return true;
 }

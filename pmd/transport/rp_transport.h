@@ -356,6 +356,7 @@ struct rp_qp {
 	bool sq_sig_all;
 	struct rp_qp_caps caps;
 	struct rp_gsi_agent *gsi;	/* a GSI agent's (rp_gsi.c), or NULL */
+	struct rp_sr *sr;		/* RC, selective_retx: rp_sr.c */
 
 	/* attributes */
 	uint32_t mtu;			/* path MTU, bytes */
@@ -467,6 +468,12 @@ struct rp_qp {
 		uint32_t msn;
 		uint8_t last_op;	/* opcode of the previous request */
 		bool nak_sent;		/* sequence NAK sent for epsn */
+		bool peer_sr;		/* the requester takes selective
+					 * NAKs (rp_sr.c) */
+		uint32_t sr_hi;		/* highest PSN kept or NAKed past a
+					 * gap (rp_sr.c) */
+		uint32_t sr_since;	/* packets kept since epsn's NAK */
+		bool nak_sr;		/* that NAK was selective */
 		uint32_t oos_psn;	/* highest PSN dropped since that NAK */
 		struct rp_rcv_state rcv;
 		/* RDMA WRITE in progress: its rkey, looked up again for
@@ -724,6 +731,31 @@ rp_qp_window(const struct rp_qp *qp)
 void rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt);
 bool rp_resp_step(struct rp_qp *qp);
 void rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn);
+/* rp_resp_send_ack()'s psn with these: a selective NAK, of this PSN
+ * only (rp_sr.c) */
+#define RP_ACK_SR	0x80000000u
+#define RP_ACK_SR_ONE	0x40000000u
+bool rp_resp_execute(struct rp_qp *qp, const struct rp_pkt *pkt);
+void rp_resp_ack_now(struct rp_qp *qp);
+void rp_resp_nak_gap(struct rp_qp *qp);
+void rp_resp_nak_one(struct rp_qp *qp, uint32_t psn);
+
+/* ---- rp_sr.c: selective retransmission */
+/* PSNs past the expected one that a responder keeps: a requester's
+ * window */
+#define RP_SR_WIN	RP_WINDOW
+struct rp_sr {
+	uint32_t n;				/* packets kept */
+	uint32_t psn[RP_SR_WIN];
+	struct rte_mbuf *m[RP_SR_WIN];		/* by PSN % RP_SR_WIN */
+};
+int rp_sr_alloc(struct rp_qp *qp);
+void rp_sr_flush(struct rp_qp *qp);
+void rp_sr_free(struct rp_qp *qp);
+bool rp_sr_keep(struct rp_qp *qp, const struct rp_pkt *pkt, int32_t gap);
+void rp_sr_drain(struct rp_qp *qp);
+void rp_sr_gaps(struct rp_qp *qp, uint32_t psn);
+bool rp_req_resend_one(struct rp_qp *qp, uint32_t psn);
 
 /* The device that holds these objects, and its shards. */
 #include "rp_dev.h"

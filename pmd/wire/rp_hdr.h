@@ -35,6 +35,16 @@ struct rp_bth {
 #define RP_BTH_PAD_MASK	0x30
 #define RP_BTH_TVER_MASK 0x0f
 #define RP_BTH_ACKREQ	0x80000000u
+/* The two reserved bits after AckReq: rocepmd's selective retransmission
+ * (pmd/transport/rp_sr.c); IBTA's receivers ignore them, the ICRC covers
+ * them.  SR: in a request, "I take selective NAKs"; in a sequence NAK,
+ * "selective".  SR_ONE, with SR in a NAK: "this PSN only", no
+ * acknowledgement of the PSNs before it. */
+#define RP_BTH_SR	0x40000000u
+#define RP_BTH_SR_ONE	0x20000000u
+/* rp_bth_sr()'s bits */
+#define RP_SR_ON	2u
+#define RP_SR_ONE	1u
 #define RP_BTH_FECN	0x80000000u
 #define RP_BTH_BECN	0x40000000u
 
@@ -102,6 +112,10 @@ static inline uint32_t rp_bth_psn(const void *h)
 { return rte_be_to_cpu_32(((const struct rp_bth *)h)->apsn) & RP_PSN_MASK; }
 static inline int rp_bth_ackreq(const void *h)
 { return !!(rte_be_to_cpu_32(((const struct rp_bth *)h)->apsn) & RP_BTH_ACKREQ); }
+static inline uint8_t rp_bth_sr(const void *h)
+{ return (rte_be_to_cpu_32(((const struct rp_bth *)h)->apsn) >> 29) & 3u; }
+static inline void rp_bth_set_sr(void *h, uint8_t sr)
+{ ((struct rp_bth *)h)->apsn |= rte_cpu_to_be_32((uint32_t)(sr & 3u) << 29); }
 
 static inline void
 rp_bth_set(void *h, uint8_t opcode, int se, uint8_t pad, uint16_t pkey,

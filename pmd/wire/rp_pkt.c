@@ -171,7 +171,8 @@ rp_pkt_parse(const uint8_t *frame, uint32_t len, bool check_icrc,
 	p.psn = rp_bth_psn(bth);
 	p.se = (uint8_t)rp_bth_se(bth);
 	p.ackreq = (uint8_t)rp_bth_ackreq(bth);
-	p.rsvd = 0;
+	p.sr = rp_bth_sr(bth);
+	p.mbuf = NULL;
 	p.pkey = rp_bth_pkey(bth);
 	p.sport = rp_rd16(udp);
 	p.l3_off = (uint16_t)off;

@@ -32,7 +32,7 @@ struct rp_pkt {
 	uint8_t ipver;		/* 4 or 6 */
 	uint8_t ttl;		/* hop limit */
 	uint8_t tclass;
-	uint8_t rsvd;
+	uint8_t sr;		/* RP_SR_ON | RP_SR_ONE (rp_hdr.h) */
 	uint16_t pkey;
 	uint16_t sport;		/* UDP source port (host order) */
 	uint16_t l3_off;	/* IP header offset in the frame */
@@ -45,6 +45,7 @@ struct rp_pkt {
 	uint8_t sgid[16];	/* source IP as a GID (v4-mapped for IPv4) */
 	uint8_t dgid[16];
 	const uint8_t *frame;	/* the frame, valid while it is held */
+	void *mbuf;		/* what holds it, if the receiver says */
 };
 
 /* Address of extended header `id` in a parsed packet. */

@@ -2378,6 +2378,18 @@ rt_case_rc_lossy(void)
 			 " frames from registered memory, %" PRIu64
 			 " made whole before the faults", d, zc, copied);
 	}
+	/* Both ends keep what follows a gap and resend single packets
+	 * (selective_retx in two-ports-lossy.ini.in, rp_sr.c). */
+	for (unsigned int d = 0; d < 2; d++) {
+		uint64_t kept = rt_stat(d, "sr_kept");
+		uint64_t one = rt_stat(1 - d, "sr_resent");
+
+		printf("    rocepmd%u: sr_kept %" PRIu64 "; rocepmd%u: "
+		       "sr_resent %" PRIu64 "\n", d, kept, 1 - d, one);
+		RT_CHECK(kept > 0 && one > 0, "selective retransmission to "
+			 "rocepmd%u: %" PRIu64 " kept, %" PRIu64 " resent alone",
+			 d, kept, one);
+	}
 	rt_ep_destroy(&a);
 	rt_ep_destroy(&b);
 	rt_dev_close(&d0);

@@ -124,6 +124,9 @@ static struct {
 	/* rocepmd0's requests marked CE on their way (ecn_cnp) */
 	bool mark_ce;
 	uint64_t ce_marked;
+	/* rocepmd0's requests as a requester without selective
+	 * retransmission sends them: RP_BTH_SR cleared, ICRC redone (sr) */
+	bool strip_sr;
 	/* RoCE frames from device d kept back while hold[d] (rd_replay) */
 	bool hold[2];
 	struct rte_mbuf *held[2][WT_HOLD_MAX];
@@ -425,6 +428,13 @@ wt_roce(int d, struct rte_mbuf *m)
 	    p.psn == wt.drop_psn) {
 		wt.drop_left--;
 		return false;
+	}
+	if (d == 0 && wt.strip_sr && p.sr) {
+		uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
+
+		b[p.bth_off + 8] &= (uint8_t)~(RP_BTH_SR >> 24);
+		rp_icrc_put(b + p.l3_off, rte_pktmbuf_data_len(m) - p.l3_off -
+			    RP_ICRC_SIZE);
 	}
 	if (d == 0 && wt.hold_req0 && (p.mask & RP_M_REQ)) {
 		if (wt.req0 != NULL)
@@ -2745,6 +2755,119 @@ wt_case_credits(void)
 	wt_expect_stat(1, "send_nak_seq", 0);
 	wt_expect_stat(0, "retry_timeouts", 0);
 	wt.check = NULL;
+}
+
+/* ---- case sr */
+
+/* What each side sent: rocepmd0's requests by PSN, rocepmd1's NAKs. */
+static struct {
+	uint32_t qpn, psn0;
+	unsigned int sent[16];		/* rocepmd0's requests, PSN - psn0 */
+	unsigned int nak_sr, nak_plain;
+	uint32_t nak_psn;
+	bool req_sr;			/* a request of rocepmd0 said SR */
+} wt_sr;
+
+static void
+wt_sr_check(int d, const struct rp_pkt *p)
+{
+	uint32_t k;
+
+	if (d == 0 && (p->mask & RP_M_REQ)) {
+		k = (p->psn - wt_sr.psn0) & 0xffffff;
+		if (k < RTE_DIM(wt_sr.sent))
+			wt_sr.sent[k]++;
+		wt_sr.req_sr |= p->sr != 0;
+	}
+	if (d == 1 && p->opcode == RP_OP_ACK &&
+	    rp_pkt_aeth_syn(p) == RP_AETH_NAK_PSN_SEQ) {
+		p->sr ? wt_sr.nak_sr++ : wt_sr.nak_plain++;
+		wt_sr.nak_psn = p->psn;
+	}
+}
+
+/*
+ * One SEND of 16 packets with packet 4 lost, with the QP timer at 1 s so
+ * that only NAKs recover it.  Selective (both ends rocepmd, selective_retx
+ * on): rocepmd1 keeps packets 5-15, NAKs 4 once with RP_BTH_SR, rocepmd0
+ * sends 4 alone.  Then the same from a requester whose requests do not
+ * carry the bit (the bridge clears it, as from rxe): IBTA's go-back-N, a
+ * plain NAK, and 5-15 sent again.
+ */
+static void
+wt_sr_send(struct rt_ep *a, struct rt_ep *b, struct rt_buf *src,
+	   struct rt_buf *dst, uint64_t id, bool strip)
+{
+	enum { LEN = 16 * 1024 };
+	struct ibv_sge s, r;
+	struct ibv_wc wc;
+
+	memset(&wt_sr, 0, sizeof(wt_sr));
+	wt_sr.psn0 = a->psn;
+	wt.strip_sr = strip;
+	wt.drop_psn = (a->psn + 4) & 0xffffff;
+	wt.drop_left = 1;
+	wt.check = wt_sr_check;
+	rt_fill_random(src->p, LEN);
+	r = rt_sge(dst, 0, LEN);
+	rt_post_recv(b, id, &r, 1);
+	s = rt_sge(src, 0, LEN);
+	rt_post_send(a, id, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	wt_expect_wc(a->scq, "SEND", id, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = wt_expect_wc(b->rcq, "receive", id, IBV_WC_SUCCESS, IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == LEN, "byte_len %u", wc.byte_len);
+	rt_check_data(dst->p, src->p, LEN, "SEND payload");
+	wt.check = NULL;
+	wt.strip_sr = false;
+	a->psn = (a->psn + 16) & 0xffffff;
+	RT_CHECK(wt.drop_left == 0, "packet 4 was not sent");
+	RT_CHECK(wt_sr.nak_psn == ((wt_sr.psn0 + 4) & 0xffffff),
+		 "the NAK named PSN %u, not the lost packet's", wt_sr.nak_psn);
+	printf("    sent per packet:");
+	for (unsigned int k = 0; k < 16; k++)
+		printf(" %u", wt_sr.sent[k]);
+	printf("\n");
+}
+
+static void
+wt_case_sr(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1.07 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	rt_buf_alloc(&src, &d0, 16 * 1024, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, 16 * 1024, IBV_ACCESS_LOCAL_WRITE);
+
+	rt_step("selective: packet 4 of 16 lost, 5-15 kept, 4 sent alone");
+	wt_sr_send(&a, &b, &src, &dst, 1, false);
+	RT_CHECK(wt_sr.req_sr, "rocepmd0's requests do not say RP_BTH_SR");
+	RT_CHECK(wt_sr.nak_sr == 1 && wt_sr.nak_plain == 0, "rocepmd1 sent "
+		 "%u selective and %u plain NAKs, expected 1 and 0",
+		 wt_sr.nak_sr, wt_sr.nak_plain);
+	for (unsigned int k = 0; k < 16; k++)
+		RT_CHECK(wt_sr.sent[k] == (k == 4 ? 2u : 1u), "packet %u sent "
+			 "%u times: only the lost one goes again", k,
+			 wt_sr.sent[k]);
+	wt_expect_stat(1, "sr_kept", 11);
+	wt_expect_stat(1, "sr_executed", 11);
+	wt_expect_stat(1, "sr_nak_sent", 1);
+	wt_expect_stat(0, "sr_resent", 1);
+
+	rt_step("a requester without it: go-back-N, a plain NAK, 5-15 again");
+	wt_sr_send(&a, &b, &src, &dst, 2, true);
+	RT_CHECK(wt_sr.nak_sr == 0 && wt_sr.nak_plain == 1, "rocepmd1 sent "
+		 "%u selective and %u plain NAKs, expected 0 and 1",
+		 wt_sr.nak_sr, wt_sr.nak_plain);
+	for (unsigned int k = 4; k < 16; k++)
+		RT_CHECK(wt_sr.sent[k] == 2, "packet %u sent %u times: "
+			 "going back N sends 4-15 again", k, wt_sr.sent[k]);
+	wt_expect_stat(1, "sr_kept", 11);	/* nothing more kept */
+	wt_expect_stat(0, "retry_timeouts", 0);
+	wt_expect_no_zero_dmac();
 }
 
 static const struct rt_case wt_cases[] = {

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Selective retransmission between rocepmd ends (guides/congestion).
+ *
+ * IBTA's RC responder drops every packet after a gap and NAKs the first
+ * missing PSN; the requester goes back to it and sends everything again
+ * (go-back-N), so one loss in a window of 256 costs up to 256 packets.
+ * Here the responder keeps the SEND and WRITE packets that arrive after a
+ * gap (up to RP_SR_WIN PSNs past the expected one), NAKs each missing PSN
+ * (the expected one as a sequence NAK, which acknowledges what came before
+ * it; a later one with RP_BTH_SR_ONE, which acknowledges nothing), and
+ * executes what it kept, in order, once the gap is filled; the requester
+ * sends each missing packet again alone and goes on
+ * (rp_req_resend_one()).  A packet it cannot keep (past the window, a READ
+ * or an atomic, no room) is dropped as IBTA's responder drops it, with a
+ * plain sequence NAK: the requester goes back N.
+ *
+ * On the wire: a rocepmd requester whose port has selective_retx on sets
+ * bit 30 of its requests' BTH (the top bit of the reserved field after
+ * AckReq, RP_BTH_SR), which IBTA tells receivers to ignore and the ICRC
+ * covers; a responder keeps packets only for a QP whose requests carry
+ * it, and marks its selective NAKs (PSN sequence NAKs) with the same
+ * bit.  A requester that never sets it (rxe, a NIC, a rocepmd with the
+ * key off) gets IBTA's go-back-N responder, and a responder that ignores
+ * it sends plain sequence NAKs, which the requester answers by going back
+ * N.  READ requests and atomics are never kept: a gap before one is
+ * recovered as before.  The retransmission timer stays the last resort,
+ * going back N from the oldest unacknowledged PSN.
+ */
+
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "rp_log.h"
+#include "rp_psn.h"
+#include "rp_transport.h"
+
+/* Packets kept by all QPs of all devices: the pools' share for it. */
+#define RP_SR_HELD_MAX	2048u
+static uint32_t sr_held;
+
+int
+rp_sr_alloc(struct rp_qp *qp)
+{
+	if (qp->type != IBV_QPT_RC || !qp->dev->cfg.selective_retx)
+		return 0;
+	qp->sr = rte_zmalloc("rp_sr", sizeof(*qp->sr), 0);
+	return qp->sr != NULL ? 0 : -ENOMEM;
+}
+
+/* Forget what was kept (the QP goes to ERR or RESET, or away). */
+void
+rp_sr_flush(struct rp_qp *qp)
+{
+	struct rp_sr *sr = qp->sr;
+
+	if (sr == NULL || sr->n == 0)
+		return;
+	for (uint32_t i = 0; i < RP_SR_WIN; i++) {
+		if (sr->m[i] == NULL)
+			continue;
+		rte_pktmbuf_free(sr->m[i]);
+		sr->m[i] = NULL;
+	}
+	__atomic_fetch_sub(&sr_held, sr->n, __ATOMIC_RELAXED);
+	sr->n = 0;
+}
+
+void
+rp_sr_free(struct rp_qp *qp)
+{
+	rp_sr_flush(qp);
+	rte_free(qp->sr);
+	qp->sr = NULL;
+}
+
+/*
+ * Keep `pkt`, which came `gap` PSNs past the expected one; true if kept.
+ * Its mbuf stays ours past the burst (a reference more).
+ */
+bool
+rp_sr_keep(struct rp_qp *qp, const struct rp_pkt *pkt, int32_t gap)
+{
+	struct rp_sr *sr = qp->sr;
+	struct rte_mbuf *m = pkt->mbuf;
+	uint32_t slot = pkt->psn % RP_SR_WIN;
+
+	if (sr == NULL || !qp->resp.peer_sr || m == NULL ||
+	    gap >= (int32_t)RP_SR_WIN ||
+	    !(pkt->mask & (RP_M_SEND | RP_M_WRITE)))
+		return false;
+	if (sr->m[slot] != NULL)
+		return sr->psn[slot] == pkt->psn;	/* a duplicate of it */
+	if (__atomic_load_n(&sr_held, __ATOMIC_RELAXED) >= RP_SR_HELD_MAX)
+		return false;
+	rte_mbuf_refcnt_update(m, 1);
+	sr->m[slot] = m;
+	sr->psn[slot] = pkt->psn;
+	sr->n++;
+	__atomic_fetch_add(&sr_held, 1, __ATOMIC_RELAXED);
+	rp_stat_inc(qp->dev, RP_STAT_SR_KEPT);
+	return true;
+}
+
+/* Kept packets of the window since the expected one's NAK before it is
+ * NAKed again: its resend was lost too. */
+#define RP_SR_RENAK	32u
+
+static bool
+sr_has(const struct rp_sr *sr, uint32_t psn)
+{
+	uint32_t slot = psn % RP_SR_WIN;
+
+	return sr->m[slot] != NULL && sr->psn[slot] == psn;
+}
+
+/*
+ * After keeping `psn`: NAK each PSN newly found missing before it, the
+ * expected one (which acknowledges what came before it) and the others
+ * alone (RP_SR_ONE), so that a window's losses are all resent within one
+ * round trip; and the expected one again while packets keep coming
+ * without it.
+ */
+void
+rp_sr_gaps(struct rp_qp *qp, uint32_t psn)
+{
+	const struct rp_sr *sr = qp->sr;
+	uint32_t epsn = qp->resp.epsn;
+
+	if (!qp->resp.nak_sent || ++qp->resp.sr_since >= RP_SR_RENAK)
+		rp_resp_nak_gap(qp);
+	if (rp_psn_diff(qp->resp.sr_hi, epsn) < 0)
+		qp->resp.sr_hi = epsn;
+	for (uint32_t p = rp_psn_add(qp->resp.sr_hi, 1);
+	     rp_psn_diff(p, psn) < 0; p = rp_psn_add(p, 1))
+		if (!sr_has(sr, p))
+			rp_resp_nak_one(qp, p);
+	if (rp_psn_diff(psn, qp->resp.sr_hi) > 0)
+		qp->resp.sr_hi = psn;
+}
+
+/*
+ * After a packet at the expected PSN: execute the kept ones that follow
+ * it, in order; NAK the next gap if one is left.  The mbufs go after the
+ * writes they hold reached an attached process (rp_mem_flush()).
+ */
+void
+rp_sr_drain(struct rp_qp *qp)
+{
+	struct rp_sr *sr = qp->sr;
+	struct rte_mbuf *done[RP_SR_WIN];
+	uint32_t nd = 0;
+
+	if (sr == NULL || sr->n == 0)
+		return;
+	while (sr->n != 0 && !qp->flushing) {
+		uint32_t slot = qp->resp.epsn % RP_SR_WIN;
+		struct rte_mbuf *m = sr->m[slot];
+		struct rp_pkt pkt;
+
+		if (!sr_has(sr, qp->resp.epsn))
+			break;
+		sr->m[slot] = NULL;
+		sr->n--;
+		done[nd++] = m;
+		/* checked when it came (ICRC, addresses, peer) */
+		if (rp_pkt_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+				 rte_pktmbuf_data_len(m), false, &pkt) != 0)
+			break;
+		pkt.mbuf = m;
+		rp_stat_inc(qp->dev, RP_STAT_SR_USED);
+		if (!rp_resp_execute(qp, &pkt))
+			break;
+	}
+	/* Kept packets the requester sent again behind: nothing to do. */
+	for (uint32_t i = 0; i < RP_SR_WIN && sr->n != 0; i++) {
+		if (sr->m[i] != NULL &&
+		    rp_psn_diff(sr->psn[i], qp->resp.epsn) < 0) {
+			done[nd++] = sr->m[i];
+			sr->m[i] = NULL;
+			sr->n--;
+		}
+	}
+	if (nd == 0)
+		return;
+	__atomic_fetch_sub(&sr_held, nd, __ATOMIC_RELAXED);
+	if (qp->flushing) {
+		rp_sr_flush(qp);
+	} else {
+		/* What the gap held up is acknowledged at once; the next gap
+		 * was NAKed alone when a packet past it came (rp_sr_gaps). */
+		rp_resp_ack_now(qp);
+		if (sr->n != 0) {
+			qp->resp.nak_sent = true;
+			qp->resp.nak_sr = true;
+			qp->resp.oos_psn = qp->resp.epsn;
+			qp->resp.sr_since = 0;
+		}
+	}
+	rp_mem_flush(qp->dev);
+	rte_pktmbuf_free_bulk(done, nd);
+}
