@@ -102,9 +102,15 @@ rp_sr_keep(struct rp_qp *qp, const struct rp_pkt *pkt, int32_t gap)
 	return true;
 }
 
-/* Kept packets of the window since the expected one's NAK before it is
- * NAKed again: its resend was lost too. */
-#define RP_SR_RENAK	32u
+/*
+ * Packets kept since the expected one's NAK before it is NAKed again: its
+ * resend was lost too, and nothing else would say so before a probe
+ * (200 us or more).  A window cut by loss holds 8 to 16 packets, so a
+ * larger count never came (32: more probes than going back N); an early
+ * one costs one duplicate.  4 against 2 and 32, engine-fm-loss10-sr:
+ * guides/congestion.
+ */
+#define RP_SR_RENAK	4u
 
 static bool
 sr_has(const struct rp_sr *sr, uint32_t psn)
