@@ -360,16 +360,13 @@ rp_pkt_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
 			  ((fl & 0x3fffu) ^ ((fl & 0xfc000u) >> 14)));
 }
 
-void
-rp_pkt_finish(uint8_t *frame, const struct rp_pkt_addr *a,
-	      uint32_t frame_len)
+/* IP and UDP lengths, the IPv4 header checksum; the UDP header's address. */
+static struct rte_udp_hdr *
+pkt_finish_l3(uint8_t *frame, bool v4, uint32_t frame_len)
 {
-	bool v4 = rp_pkt_addr_v4(a);
 	uint32_t l4 = RP_ETH_HLEN + (v4 ? RP_IPV4_HLEN : RP_IPV6_HLEN);
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(frame + l4);
-	uint8_t pad = rp_bth_pad(frame + l4 + RP_UDP_HLEN);
 
-	memset(frame + frame_len - RP_ICRC_SIZE - pad, 0, pad);
 	rp_pkt_set_lengths(frame, v4, frame_len);
 	udp->dgram_cksum = 0;
 	if (v4) {
@@ -379,6 +376,18 @@ rp_pkt_finish(uint8_t *frame, const struct rp_pkt_addr *a,
 		ip->hdr_checksum = 0;
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
 	}
+	return udp;
+}
+
+void
+rp_pkt_finish(uint8_t *frame, const struct rp_pkt_addr *a,
+	      uint32_t frame_len)
+{
+	bool v4 = rp_pkt_addr_v4(a);
+	struct rte_udp_hdr *udp = pkt_finish_l3(frame, v4, frame_len);
+	uint8_t pad = rp_bth_pad((const uint8_t *)udp + RP_UDP_HLEN);
+
+	memset(frame + frame_len - RP_ICRC_SIZE - pad, 0, pad);
 	rp_icrc_put(frame + RP_ETH_HLEN, frame_len - RP_ETH_HLEN -
 		    RP_ICRC_SIZE);
 	/* IPv6 forbids a zero UDP checksum; the ICRC is part of what it
@@ -405,22 +414,13 @@ rp_pkt_finish_split(uint8_t *frame, uint32_t hdr_len, const uint8_t *pay,
 		    uint32_t paylen, uint8_t *trailer)
 {
 	bool v4 = (frame[RP_ETH_HLEN] >> 4) != 6;
-	uint32_t l4 = RP_ETH_HLEN + (v4 ? RP_IPV4_HLEN : RP_IPV6_HLEN);
-	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(frame + l4);
 	uint8_t pad = rp_pkt_pad(paylen);
+	struct rte_udp_hdr *udp = pkt_finish_l3(frame, v4, hdr_len + paylen +
+						pad + RP_ICRC_SIZE);
 	uint32_t crc, sum;
 	uint16_t ck;
 
 	memset(trailer, 0, pad);
-	rp_pkt_set_lengths(frame, v4, hdr_len + paylen + pad + RP_ICRC_SIZE);
-	udp->dgram_cksum = 0;
-	if (v4) {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)
-			(frame + RP_ETH_HLEN);
-
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
-	}
 	crc = rp_icrc_calc(frame + RP_ETH_HLEN, hdr_len - RP_ETH_HLEN);
 	crc = rp_icrc_more(crc, pay, paylen);
 	crc = rte_cpu_to_le_32(rp_icrc_more(crc, trailer, pad));
@@ -429,7 +429,8 @@ rp_pkt_finish_split(uint8_t *frame, uint32_t hdr_len, const uint8_t *pay,
 		return;
 	/* IPv6's UDP checksum (rp_pkt_finish()) over the three pieces; the
 	 * headers' length is even, the payload's may not be. */
-	sum = pkt_cksum_piece(udp, hdr_len - l4, false) +
+	sum = pkt_cksum_piece(udp, hdr_len - (uint32_t)((uint8_t *)udp - frame),
+			      false) +
 		pkt_cksum_piece(pay, paylen, false) +
 		pkt_cksum_piece(trailer, pad + RP_ICRC_SIZE, paylen & 1) +
 		rte_ipv6_phdr_cksum((const struct rte_ipv6_hdr *)
