@@ -99,6 +99,7 @@ enum rp_stat {
 	RP_STAT_SR_USED,		/* ... executed once it was filled */
 	RP_STAT_SR_NAK,			/* selective NAKs sent */
 	RP_STAT_SR_RESENT,		/* packets sent again alone */
+	RP_STAT_SR_NAK_EARLY,		/* ... not again within a round trip */
 	RP_STAT_MAX,
 };
 

@@ -310,10 +310,23 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 				comp_progress(qp);
 			comp_cut(qp);
 			/* A selective NAK (rp_sr.c): the responder kept what
-			 * followed, only that packet is missing. */
-			if ((pkt->sr & RP_SR_ON) && qp->dev->cfg.selective_retx &&
-			    rp_req_resend_one(qp, psn))
-				break;
+			 * followed, only that packet is missing.  It asks
+			 * again while packets keep coming without it: not
+			 * within a round trip of its last resend. */
+			if ((pkt->sr & RP_SR_ON) && qp->dev->cfg.selective_retx) {
+				uint64_t now = rte_get_timer_cycles();
+
+				if (psn == qp->comp.sr_psn &&
+				    now - qp->comp.sr_tsc < qp->comp.srtt) {
+					rp_stat_inc(qp->dev, RP_STAT_SR_NAK_EARLY);
+					break;
+				}
+				if (rp_req_resend_one(qp, psn)) {
+					qp->comp.sr_psn = psn;
+					qp->comp.sr_tsc = now;
+					break;
+				}
+			}
 			rp_req_rewind(qp, psn);
 			break;
 		case RP_AETH_NAK_INVALID_REQ:

@@ -460,6 +460,8 @@ struct rp_qp {
 		uint32_t rnr_left;
 		uint32_t last_nak_psn;
 		uint32_t csn_acked;	/* of req.csn's, retired */
+		uint32_t sr_psn;	/* the last selective resend (rp_sr.c) */
+		uint64_t sr_tsc;	/* ... and when */
 	} comp;
 
 	/* responder */
