@@ -69,6 +69,10 @@
 # RI_ECN=on: rocepmd's port sends every packet ECN-capable (ecn = on), as
 # on a congested network (guides/congestion): rxe must not mind, and the
 # capture must show every RoCEv2 packet of rocepmd ECT(0), no CNP.
+# RI_SR=on: rocepmd's port has selective retransmission on
+# (selective_retx = on): its SENDs and WRITEs carry the reserved BTH bit
+# that says so, which rxe must ignore; rxe's never do, so rocepmd's
+# responder must never send it a selective NAK, nor keep anything.
 # RI_QEMU_TRACE: a file of QEMU trace event names (virtio_queue_notify,
 # virtqueue_pop, ...): QEMU logs them to qemu.trace in the test's directory,
 # kept with RV_KEEP=1, to tell a guest's stalled virtio queue from a peer.
@@ -236,6 +240,7 @@ mtu = 1024
 lcore = $lcores
 region_mb = 64
 ecn = ${RI_ECN:-off}
+selective_retx = ${RI_SR:-off}
 EOF
 
 "${nsx[@]}" tcpdump -i br-ri -n -U -s 0 -c 50000 -w "$rv_tmp/interop.pcap" \
@@ -804,6 +809,32 @@ if [ "${RI_ECN:-off}" = on ]; then
 	rv_log "ecn = on: rocepmd sent $ect RoCEv2 packets ECT(0), $notect not; CNPs $cnp"
 	[ "$ect" -gt 0 ] && [ "$notect" = 0 ] && [ "$cnp" = 0 ] ||
 		rv_fail "ecn = on: $ect ECT(0), $notect not ECT(0), $cnp CNPs"
+fi
+# Selective retransmission on (pmd/transport/rp_sr.c): every SEND and
+# WRITE packet of rocepmd (opcodes 0x00-0x0b) has BTH byte 8's 0x40; no
+# packet of rxe has 0x40 or 0x20 there, and so no ACK or NAK of rocepmd
+# (0x11) has them either: rxe gets IBTA's go-back-N.
+if [ "${RI_SR:-off}" = on ]; then
+	sr_req=0 sr_set=0 sr_ack=0 sr_peer=0
+	while read -r src pay; do
+		[ ${#pay} -ge 24 ] || continue
+		op=$((16#${pay:0:2})) b8=$((16#${pay:16:2}))
+		if [ "$src" = "$rp_ip" ]; then
+			if [ "$op" -le 11 ]; then
+				sr_req=$((sr_req + 1))
+				[ $((b8 & 0x40)) = 0 ] || sr_set=$((sr_set + 1))
+			fi
+			[ "$op" != 17 ] || [ $((b8 & 0x60)) = 0 ] ||
+				sr_ack=$((sr_ack + 1))
+		elif [ $((b8 & 0x60)) != 0 ]; then
+			sr_peer=$((sr_peer + 1))
+		fi
+	done < <(tshark -r "$rv_tmp/interop.pcap" -Y 'udp.dstport == 4791' \
+		-T fields -e ip.src -e udp.payload 2>/dev/null)
+	rv_log "selective_retx = on: rocepmd sent $sr_req SEND/WRITE packets, $sr_set with the bit; its ACKs/NAKs with it: $sr_ack; rxe's packets with it: $sr_peer"
+	[ "$sr_req" -gt 0 ] && [ "$sr_set" = "$sr_req" ] && [ "$sr_ack" = 0 ] &&
+		[ "$sr_peer" = 0 ] ||
+		rv_fail "selective_retx = on: $sr_set of $sr_req requests with the bit, $sr_ack ACKs/NAKs and $sr_peer of rxe's packets with it"
 fi
 # The host's counters print when it stops.
 if [ -n "$testpmd" ]; then
