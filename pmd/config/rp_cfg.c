@@ -355,7 +355,7 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 	{
 		/* where the PMD copies frames as it sends them (rp_port.c) */
 		.name = "tx_zero_copy", .sect = RP_CFG_SECT_PORT,
-		.type = &rp_cfg_type_bool, .def = "on",
+		.type = &rp_cfg_type_bool, .def = "off",
 		RP_CFG_PORT(tx_zero_copy),
 	},
 	{

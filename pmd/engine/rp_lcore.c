@@ -251,9 +251,11 @@ shard_poll(struct rp_shard *sh)
 	rp_cq_notify_flush(sh);
 	if (sh->tx_defer && sh->pass_cqes != 0 && sh->pq.nr_tx != 0 &&
 	    !dev->port.ops->holds) {
-		/* The caller's next pass sends them (rp_engine_assist). */
+		/* The caller's next pass sends them (rp_engine_assist).
+		 * Frames over registered memory (zero copy) too: their
+		 * WQEs are not complete, and a deregistration in between
+		 * copies them first (rp_mr.c). */
 		rp_stat_add(dev, RP_STAT_TX_DEFERRED, sh->pq.nr_tx);
-		rp_port_hold(&sh->pq);
 		busy = true;
 	} else {
 		busy |= rp_port_flush(&sh->pq);

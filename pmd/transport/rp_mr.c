@@ -171,6 +171,19 @@ mr_entry(struct rp_dev *dev, uint32_t lkey)
 	return m != NULL && m->kind == RP_KEY_MR ? m : NULL;
 }
 
+/*
+ * Frames that passes left in the shards' buffers (an inline pass defers
+ * its frames to the caller's next pass) may refer to registered memory
+ * (zero copy on transmit, rp_port.c): copied before the memory may go.
+ * Control runs with every shard paused.
+ */
+static void
+mr_unshare_frames(struct rp_dev *dev)
+{
+	for (uint32_t i = 0; i < dev->nr_shards; i++)
+		rp_port_hold(&dev->sh[i].pq);
+}
+
 int
 rp_mr_dereg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
 {
@@ -181,6 +194,7 @@ rp_mr_dereg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
 	/* Not while windows are bound to it (unbind them first). */
 	if (m->nr_mw != 0)
 		return -EBUSY;
+	mr_unshare_frames(dev);
 	m->valid = false;
 	dev->pd_refs[m->pdn]--;
 	return 0;
@@ -227,6 +241,7 @@ rp_mr_rereg(struct rp_dev *dev, struct rp_ctrl_mr *mr)
 	if (implicit && ((mr->flags & IBV_REREG_MR_CHANGE_TRANSLATION) ?
 			 mr->mem : m->mem) != 0)
 		return -EOPNOTSUPP;	/* as rp_mr_reg() */
+	mr_unshare_frames(dev);	/* the old translation may go */
 	dev->pd_refs[m->pdn]--;
 	dev->pd_refs[pdn]++;
 	m->pdn = pdn;
