@@ -50,11 +50,18 @@ void __tsan_release(void *addr);
 #define rp_handoff_acquire_bulk(ms, n) \
 	do { for (unsigned int rp_i_ = 0; rp_i_ < (n); rp_i_++) \
 		__tsan_acquire((ms)[rp_i_]); } while (0)
+/* frames of several mbufs (zero copy on transmit): every segment */
+#define rp_handoff_release_chains(ms, n) \
+	do { for (unsigned int rp_i_ = 0; rp_i_ < (n); rp_i_++) \
+		for (struct rte_mbuf *rp_s_ = (ms)[rp_i_]; \
+		     rp_s_ != NULL; rp_s_ = rp_s_->next) \
+			__tsan_release(rp_s_); } while (0)
 #else
 #define rp_handoff_release(m)	((void)(m))
 #define rp_handoff_acquire(m)	((void)(m))
 #define rp_handoff_release_bulk(ms, n)	((void)(ms), (void)(n))
 #define rp_handoff_acquire_bulk(ms, n)	((void)(ms), (void)(n))
+#define rp_handoff_release_chains(ms, n)	((void)(ms), (void)(n))
 #endif
 
 #endif /* _RP_ATOMIC_H_ */

@@ -178,6 +178,9 @@ uint16_t rp_port_rx(struct rp_port_q *pq, struct rte_mbuf **pkts,
 void rp_port_tx(struct rp_port_q *pq, struct rte_mbuf *m);
 void rp_port_enqueue(struct rp_port_q *pq, struct rte_mbuf *m);
 bool rp_port_flush(struct rp_port_q *pq);
+/* ---- rp_port_zc.c */
+bool rp_port_tx_zc(const struct rp_port *p,
+		   const struct rte_eth_dev_info *info);
 struct rte_mbuf *rp_port_alloc_ext(struct rp_port_q *pq, const void *buf,
 				   uint32_t len);
 struct rte_mbuf *rp_port_unshare(struct rp_port_q *pq, struct rte_mbuf *m);

@@ -102,6 +102,29 @@ rp_sr_keep(struct rp_qp *qp, const struct rp_pkt *pkt, int32_t gap)
 	return true;
 }
 
+/* A selective NAK of the expected PSN: the rest is kept. */
+void
+rp_resp_nak_gap(struct rp_qp *qp)
+{
+	qp->resp.nak_sent = true;
+	qp->resp.nak_sr = true;
+	qp->resp.oos_psn = qp->resp.epsn;
+	qp->resp.sr_since = 0;
+	rp_stat_inc(qp->dev, RP_STAT_TX_NAK_SEQ);	/* one on the wire */
+	rp_stat_inc(qp->dev, RP_STAT_SR_NAK);
+	rp_resp_send_ack(qp, RP_AETH_NAK_PSN_SEQ, qp->resp.epsn | RP_ACK_SR);
+}
+
+/* A selective NAK of a later missing PSN, acknowledging nothing. */
+void
+rp_resp_nak_one(struct rp_qp *qp, uint32_t psn)
+{
+	rp_stat_inc(qp->dev, RP_STAT_TX_NAK_SEQ);
+	rp_stat_inc(qp->dev, RP_STAT_SR_NAK);
+	rp_resp_send_ack(qp, RP_AETH_NAK_PSN_SEQ,
+			 psn | RP_ACK_SR | RP_ACK_SR_ONE);
+}
+
 /*
  * Packets kept since the expected one's NAK before it is NAKed again: its
  * resend was lost too, and nothing else would say so before a probe
