@@ -110,4 +110,8 @@ int rp_lcore_launch(const struct rp_config *cfg);
 void rp_lcore_stop(void);
 bool rp_dev_poll(struct rp_dev *dev);
 
+/* ---- rp_thread.c: a program's thread that runs inline passes gets an
+ * lcore id, and so mempool caches; true the first time it gets one */
+bool rp_thread_adopt(void);
+
 #endif /* _RP_ENGINE_H_ */

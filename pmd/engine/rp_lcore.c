@@ -57,6 +57,8 @@ enum rp_lc_stat {
 	RP_LC_WAKE_CLIENT,	/* of WAKE_DOORBELL: an attached process's */
 	RP_LC_STARVED,		/* passes that began RP_STARVE_US late */
 	RP_LC_STARVED_US,	/* how late, in all */
+	RP_LC_INLINE_THREADS,	/* inline: program threads given an lcore id
+				 * (and mempool caches) by their first pass */
 	RP_LC_STAT_MAX,
 };
 
@@ -80,6 +82,7 @@ static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
 	[RP_LC_WAKE_CLIENT] = "wakeups_client",
 	[RP_LC_STARVED] = "starved_passes",
 	[RP_LC_STARVED_US] = "starved_us",
+	[RP_LC_INLINE_THREADS] = "inline_threads",
 };
 
 struct rp_lcore_ctx {
@@ -706,6 +709,8 @@ rp_engine_assist(unsigned int dev)
 	if (!lcore_token_try(lc))
 		return false;
 	lc_stat_add(lc, RP_LC_INLINE_PASSES, 1);
+	if (unlikely(rp_thread_adopt()))
+		lc_stat_add(lc, RP_LC_INLINE_THREADS, 1);
 	t0 = rte_get_timer_cycles();
 	for (unsigned int i = 0; i < lc->nr_shards; i++)
 		lc->shards[i]->tx_defer = true;

@@ -671,13 +671,19 @@ main(int argc, char **argv)
 	if (rs_inline) {
 		int64_t inl = rs_lcore_counter("inline_passes");
 		int64_t stand = rs_lcore_counter("stand_asides");
+		int64_t thr = rs_lcore_counter("inline_threads");
 
 		printf("rp_stress: inline: %" PRId64 " passes run by the "
-		       "application's threads, lcore stood aside %" PRId64
-		       " times\n", inl, stand);
+		       "application's threads (%" PRId64 " of them given an "
+		       "lcore id), lcore stood aside %" PRId64 " times\n",
+		       inl, thr, stand);
 		RS_CHECK(inl > 0 && stand > 0, "inline: no pass run by the "
 			 "application (inline_passes %" PRId64 ", stand_asides %"
 			 PRId64 ")", inl, stand);
+		/* Their passes use mempool caches only with an lcore id
+		 * (rp_thread.c). */
+		RS_CHECK(thr > 0, "inline: no thread that ran passes has an "
+			 "lcore id (inline_threads %" PRId64 ")", thr);
 	}
 	/* Nothing more may complete. */
 	for (unsigned int i = 0; i < rs_nthreads; i++)
