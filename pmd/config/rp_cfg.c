@@ -651,7 +651,9 @@ rp_cfg_section(const struct rp_cfg_ctx *ctx, struct rte_cfgfile *file,
 		size_t k;
 
 		if (key == NULL) {
-			char keys[128];
+			/* every key of the section: [port] has 43 (538
+			 * characters) */
+			char keys[1024];
 
 			rp_cfg_key_list(sect, keys, sizeof(keys));
 			rc = rp_cfg_fail(ctx, -EINVAL, name, ent[i].name, keys,

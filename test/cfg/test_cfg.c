@@ -625,6 +625,9 @@ test_unknown_key(void **state)
 	tc_load_fails("[port0]\ndevice = net_ring0\nipv4 = 192.0.2.1/24\n"
 		      "mtux = 1024\n", "[port0] mtux: unknown key");
 	assert_non_null(strstr(tc_err, "region_mb"));
+	/* every key, the table's last too: the list was cut at 128 bytes */
+	assert_non_null(strstr(tc_err, "tx_zero_copy"));
+	assert_non_null(strstr(tc_err, "fault_seed)"));
 	tc_load_fails("[engine]\nlcore = 1\n[port0]\ndevice = net_ring0\n"
 		      "ipv4 = 192.0.2.1/24\n", "[engine] lcore: unknown key");
 	tc_load_fails("[eal]\nargv = -v\n[port0]\ndevice = net_ring0\n"
