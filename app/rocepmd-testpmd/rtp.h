@@ -112,6 +112,8 @@ struct rtp_params {
 		uint32_t mtu;
 		uint32_t lcore;
 		bool lcore_set;
+		/* other KEY=VALUE: "KEY = VALUE" lines of its [port] section */
+		char more[256];
 	} port[RP_MAX_PORTS];
 };
 

@@ -166,9 +166,11 @@ rtp_usage(FILE *f)
 "usage: " RTP_NAME " [EAL options] -- [options]\n"
 "\n"
 "Devices (one of):\n"
-"  --port NAME,ip=A.B.C.D/P[,mtu=N][,lcore=N]\n"
+"  --port NAME,ip=A.B.C.D/P[,mtu=N][,lcore=N][,KEY=VALUE...]\n"
 "                        a rocepmd device on DPDK port NAME (a --vdev or -a\n"
-"                        of the EAL options); repeat for each device\n"
+"                        of the EAL options); repeat for each device; other\n"
+"                        KEYs are [port] settings of the configuration\n"
+"                        (tx_zero_copy=on, selective_retx=on, ...)\n"
 "  --config FILE         a rocepmd configuration file (EAL options from it)\n"
 "Two processes (one device each, perftest's way):\n"
 "  --server              serve the runs of clients until SIGINT/SIGTERM\n"
@@ -263,7 +265,30 @@ static const struct option rtp_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* NAME,ip=A/P[,mtu=N][,lcore=N] */
+/* A [port] setting KEY=VALUE for the configuration text: a key of
+ * lowercase letters, digits and '_', a value without a line break (the
+ * configuration's parser judges both). */
+static int
+port_more(char *more, size_t len, const char *tok)
+{
+	const char *eq = strchr(tok, '=');
+	size_t used = strlen(more);
+	int n;
+
+	if (eq == NULL || eq == tok || eq[1] == '\0' ||
+	    strspn(tok, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+	    (size_t)(eq - tok) || strpbrk(eq, "\r\n;#") != NULL)
+		return -EINVAL;
+	n = snprintf(more + used, len - used, "%.*s = %s\n", (int)(eq - tok),
+		     tok, eq + 1);
+	if (n < 0 || (size_t)n >= len - used) {
+		more[used] = '\0';
+		return -E2BIG;
+	}
+	return 0;
+}
+
+/* NAME,ip=A/P[,mtu=N][,lcore=N][,KEY=VALUE...] */
 static int
 port_parse(struct rtp_params *p, const char *arg)
 {
@@ -298,8 +323,14 @@ port_parse(struct rtp_params *p, const char *arg)
 			   rtp_u64_parse(tok + 6, 0, 1023, &v) == 0) {
 			p->port[p->nb_ports].lcore = (uint32_t)v;
 			p->port[p->nb_ports].lcore_set = true;
+		} else if (strncmp(tok, "ip=", 3) != 0 &&
+			   strncmp(tok, "mtu=", 4) != 0 &&
+			   strncmp(tok, "lcore=", 6) != 0 &&
+			   port_more(p->port[p->nb_ports].more,
+				     sizeof(p->port[0].more), tok) == 0) {
+			continue;
 		} else {
-			fprintf(stderr, "--port %s: bad '%s' (ip=A.B.C.D/P, mtu=256..4096, lcore=N)\n",
+			fprintf(stderr, "--port %s: bad '%s' (ip=A.B.C.D/P, mtu=256..4096, lcore=N, KEY=VALUE)\n",
 				arg, tok);
 			return -EINVAL;
 		}
@@ -659,7 +690,7 @@ rtp_params_config(const struct rtp_params *p, struct rp_config *cfg,
 			fprintf(f, "mtu = %u\n", p->port[i].mtu);
 		if (p->port[i].lcore_set)
 			fprintf(f, "lcore = %u\n", p->port[i].lcore);
-		fprintf(f, "region_mb = 32\n");
+		fprintf(f, "region_mb = 32\n%s", p->port[i].more);
 	}
 	fclose(f);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);

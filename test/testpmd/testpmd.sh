@@ -140,6 +140,16 @@ bad)
 	expect 0 "send_lat" -- --list-modes
 	expect 2 "ipv4" "${eal[@]}" -- --port net_memif0,ip=300.1.1.1/24 \
 		--port net_memif1,ip=192.0.2.2/24 --mode send_lat
+	# Other [port] keys go to the configuration's loader, which names
+	# the key and the value it refuses; a malformed one is refused here.
+	expect 2 "tx_zero_copy: 'maybe'" "${eal[@]}" -- \
+		--port net_memif0,ip=192.0.2.1/24,tx_zero_copy=maybe \
+		--port net_memif1,ip=192.0.2.2/24 --mode send_lat
+	expect 2 "unknown key" "${eal[@]}" -- \
+		--port net_memif0,ip=192.0.2.1/24,frob=1 \
+		--port net_memif1,ip=192.0.2.2/24 --mode send_lat
+	expect 2 "bad 'Tx=on'" -- --port net_memif0,ip=192.0.2.1/24,Tx=on \
+		--mode send_lat
 	expect 1 "an atomic is 8 bytes" "${eal[@]}" -- "${ports[@]}" --no-raw \
 		--mode atomic_lat --size 64
 	expect 1 "tag modes poll" "${eal[@]}" -- "${ports[@]}" --no-raw \
