@@ -36,6 +36,10 @@ rp_rd16(const uint8_t *p)
 	return (uint16_t)((p[0] << 8) | p[1]);
 }
 
+static const uint8_t rp_v4_mapped[12] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+};
+
 /* What the IP layer tells the UDP layer. */
 struct rp_l3 {
 	uint32_t l4;		/* UDP header offset */
@@ -69,11 +73,11 @@ rp_pkt_parse_ipv4(const uint8_t *frame, uint32_t len, uint32_t off,
 	pkt->ipver = 4;
 	pkt->tclass = ip[1];
 	pkt->ttl = ip[8];
-	memset(pkt->sgid, 0, 10);
-	pkt->sgid[10] = 0xff;
-	pkt->sgid[11] = 0xff;
+	/* Each GID written whole, not one copied from the other: loads of
+	 * bytes just stored in pieces stall (no store forwarding). */
+	memcpy(pkt->sgid, rp_v4_mapped, 12);
 	memcpy(&pkt->sgid[12], ip + 12, 4);
-	memcpy(pkt->dgid, pkt->sgid, 12);
+	memcpy(pkt->dgid, rp_v4_mapped, 12);
 	memcpy(&pkt->dgid[12], ip + 16, 4);
 	return 0;
 }
@@ -106,7 +110,6 @@ rp_pkt_parse(const uint8_t *frame, uint32_t len, bool check_icrc,
 	     struct rp_pkt *pkt)
 {
 	const struct rp_opcode_info *info;
-	struct rp_pkt p;
 	struct rp_l3 l3;
 	const uint8_t *udp, *bth;
 	uint32_t off, tlen, need;
@@ -124,9 +127,9 @@ rp_pkt_parse(const uint8_t *frame, uint32_t len, bool check_icrc,
 		off += RP_VLAN_HLEN;
 	}
 	if (etype == RTE_ETHER_TYPE_IPV4)
-		ret = rp_pkt_parse_ipv4(frame, len, off, &l3, &p);
+		ret = rp_pkt_parse_ipv4(frame, len, off, &l3, pkt);
 	else if (etype == RTE_ETHER_TYPE_IPV6)
-		ret = rp_pkt_parse_ipv6(frame, len, off, &l3, &p);
+		ret = rp_pkt_parse_ipv6(frame, len, off, &l3, pkt);
 	else
 		ret = RP_PKT_NOT_ROCE;
 	if (ret != 0)
@@ -150,39 +153,38 @@ rp_pkt_parse(const uint8_t *frame, uint32_t len, bool check_icrc,
 	if (rp_bth_tver(bth) != 0)
 		return RP_PKT_BAD;
 
-	p.opcode = rp_bth_opcode(bth);
-	info = &rp_opcode[p.opcode];
+	pkt->opcode = rp_bth_opcode(bth);
+	info = &rp_opcode[pkt->opcode];
 	if (info->name == NULL)
 		return RP_PKT_BAD_OP;
-	p.pad = rp_bth_pad(bth);
-	need = (uint32_t)info->length + p.pad + RP_ICRC_SIZE;
+	pkt->pad = rp_bth_pad(bth);
+	need = (uint32_t)info->length + pkt->pad + RP_ICRC_SIZE;
 	if (tlen < need)
 		return RP_PKT_BAD;
-	p.paylen = tlen - need;
-	if (!(info->mask & RP_M_PAYLOAD) && (p.paylen != 0 || p.pad != 0))
+	pkt->paylen = tlen - need;
+	if (!(info->mask & RP_M_PAYLOAD) && (pkt->paylen != 0 || pkt->pad != 0))
 		return RP_PKT_BAD;
 
 	if (check_icrc &&
 	    rp_icrc_check(frame + off, l3.l3len - RP_ICRC_SIZE) != 0)
 		return RP_PKT_BAD_ICRC;
 
-	p.mask = info->mask;
-	p.qpn = rp_bth_qpn(bth);
-	p.psn = rp_bth_psn(bth);
-	p.se = (uint8_t)rp_bth_se(bth);
-	p.ackreq = (uint8_t)rp_bth_ackreq(bth);
-	p.sr = rp_bth_sr(bth);
-	p.mbuf = NULL;
-	p.pkey = rp_bth_pkey(bth);
-	p.sport = rp_rd16(udp);
-	p.l3_off = (uint16_t)off;
-	p.bth_off = (uint16_t)(l3.l4 + RP_UDP_HLEN);
-	p.pay_off = (uint16_t)(p.bth_off + info->length);
-	p.rsvd2 = 0;
-	memcpy(p.dmac, frame, 6);
-	memcpy(p.smac, frame + 6, 6);
-	p.frame = frame;
-	*pkt = p;
+	pkt->mask = info->mask;
+	pkt->qpn = rp_bth_qpn(bth);
+	pkt->psn = rp_bth_psn(bth);
+	pkt->se = (uint8_t)rp_bth_se(bth);
+	pkt->ackreq = (uint8_t)rp_bth_ackreq(bth);
+	pkt->sr = rp_bth_sr(bth);
+	pkt->mbuf = NULL;
+	pkt->pkey = rp_bth_pkey(bth);
+	pkt->sport = rp_rd16(udp);
+	pkt->l3_off = (uint16_t)off;
+	pkt->bth_off = (uint16_t)(l3.l4 + RP_UDP_HLEN);
+	pkt->pay_off = (uint16_t)(pkt->bth_off + info->length);
+	pkt->rsvd2 = 0;
+	memcpy(pkt->dmac, frame, 6);
+	memcpy(pkt->smac, frame + 6, 6);
+	pkt->frame = frame;
 	return 0;
 }
 

@@ -111,9 +111,10 @@ static inline uint64_t rp_pkt_atmack_orig(const struct rp_pkt *p)
  *   BTH + ICRC or not a multiple of 4 (IBTA pads to 4), TVer != 0, too
  *   short for the opcode's headers + pad + ICRC, or payload/pad on an
  *   opcode without RP_M_PAYLOAD.
- * pkt is written only when 0 is returned.  The IPv4 header checksum and
- * the IPv6 UDP checksum are not verified: the ICRC covers every field
- * that matters.
+ * pkt is written as parsing goes (in place: a copy of a struct built in
+ * pieces stalls on store forwarding) and means something only when 0 is
+ * returned.  The IPv4 header checksum and the IPv6 UDP checksum are not
+ * verified: the ICRC covers every field that matters.
  * @return 0, or RP_PKT_NOT_ROCE / RP_PKT_BAD / RP_PKT_BAD_OP / RP_PKT_BAD_ICRC
  */
 int rp_pkt_parse(const uint8_t *frame, uint32_t len, bool check_icrc,
