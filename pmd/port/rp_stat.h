@@ -89,10 +89,6 @@ enum rp_stat {
 	RP_STAT_FLIGHT_HELD,		/* a QP held back by flight_window */
 	RP_STAT_CREDIT_HELD,		/* a SEND held back by the peer's
 					 * end-to-end credits */
-	RP_STAT_CREDIT_PROBE,		/* limited WQEs: sent without credit,
-					 * after the wait (rp_credit.c) */
-	RP_STAT_CREDIT_UPDATE,		/* ACKs sent again, with a count
-					 * after "none posted" */
 	RP_STAT_DCQCN_CUT,		/* rate cuts (CNPs) */
 	RP_STAT_DCQCN_INCREASE,		/* rate increase events */
 	RP_STAT_DCQCN_PACED,		/* QPs held back by their rate */

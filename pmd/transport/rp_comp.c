@@ -240,8 +240,7 @@ comp_error(struct rp_qp *qp, uint32_t psn, uint32_t status)
 /*
  * An ACK's credit count (IBTA 9.7.7.2): receive WQEs the responder had
  * posted beyond the messages it acknowledges, which are retired by now.
- * An older ACK (out of order) could only lower the limit: harmless; a
- * duplicate may be the responder's update (rp_credit.c).
+ * An older ACK (out of order) could only lower the limit: harmless.
  */
 static void
 comp_credits(struct rp_qp *qp, uint8_t code)
@@ -250,7 +249,8 @@ comp_credits(struct rp_qp *qp, uint8_t code)
 		qp->req.credits = false;
 		return;
 	}
-	rp_credit_got(qp, code);
+	qp->req.credits = true;
+	qp->req.csn_limit = qp->comp.csn_acked + rp_aeth_credits(code);
 }
 
 static void

@@ -71,8 +71,7 @@ qp_idle(const struct rp_qp *qp)
 	return qp->comp.deadline == 0 && !qp->req.rnr_wait &&
 		!qp->sqd_notify && !qp->req.inprog &&
 		qp->req.head == qp->sq_prod && qp->comp.tail == qp->sq_prod &&
-		!qp->resp.ack_owed && qp->resp.rd_tail == qp->resp.rd_head &&
-		qp->resp.credit_watch == 0;
+		!qp->resp.ack_owed && qp->resp.rd_tail == qp->resp.rd_head;
 }
 
 /*
@@ -101,7 +100,6 @@ rp_qp_step(struct rp_qp *qp, uint64_t now, bool *quiet)
 	 * +10 to 80 % 64 B SEND rate, on events and inline.
 	 */
 	busy = rp_resp_step(qp);
-	busy |= rp_credit_step(qp, now);
 	busy |= rp_req_step(qp);
 	if (qp->comp.deadline != 0 && now >= qp->comp.deadline)
 		busy |= rp_comp_timer(qp, now);

@@ -306,8 +306,7 @@ req_is_local(uint8_t opcode)
  * WQE goes while the peer's last ACK said one is posted for it, or when
  * none of ours is unacknowledged: no ACK would come to say more, so one
  * goes, the limited WQE that asks for a fresh count (an RNR NAK if there
- * is still none), after a short wait for the peer's update
- * (rp_credit.c).  A resend was counted.  A peer that gives no count
+ * is still none).  A resend was counted.  A peer that gives no count
  * (rxe, an SRQ) limits nothing.
  */
 static bool
@@ -317,7 +316,7 @@ req_credit_ok(struct rp_qp *qp, uint8_t wr_opcode)
 	    !rp_wr_takes_rwqe(wr_opcode) ||
 	    (int32_t)(qp->req.head - qp->req.hi) < 0 ||
 	    (int32_t)(qp->req.csn - qp->req.csn_limit) < 0 ||
-	    (qp->req.csn == qp->comp.csn_acked && rp_credit_probe(qp)))
+	    qp->req.csn == qp->comp.csn_acked)
 		return true;
 	rp_stat_inc(qp->dev, RP_STAT_CREDIT_HELD);
 	return false;

@@ -47,6 +47,29 @@ resp_owe_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
 }
 
 /*
+ * A positive ACK's credit count (IBTA 9.7.7.2): the receive WQEs posted
+ * and not yet taken, rounded down to the AETH's code.  An SRQ's are
+ * shared with other QPs: no count (C9-151), as for UC.  The producer
+ * index is the application's: one beyond the ring says nothing.
+ */
+static uint8_t
+resp_credit_code(struct rp_qp *qp)
+{
+	uint32_t posted;
+
+	if (qp->srq != NULL || qp->type != IBV_QPT_RC || qp->rq == NULL)
+		return RP_AETH_CREDIT_INVALID;
+	posted = rp_load_acquire(&qp->rq->prod) - qp->rq_cons;
+	if (posted > qp->rq_size)
+		return RP_AETH_CREDIT_INVALID;
+	/* the message being received holds the first of them */
+	if (posted != 0 && qp->resp.rcv.active &&
+	    qp->resp.rcv.kind == RP_RCV_RQ)
+		posted--;
+	return rp_aeth_credit_code(posted);
+}
+
+/*
  * Send an ACK or NAK now, or, while the peer's MAC is unknown, owe it
  * (ARP is asked again on every responder step until it answers; a
  * duplicate request from the peer meanwhile only updates what is owed).
@@ -65,11 +88,8 @@ rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
 	}
 	/* Newer than anything owed, which it covers. */
 	qp->resp.ack_owed = false;
-	if (syn == RP_AETH_CREDIT_INVALID) {
-		/* a positive ACK: with the credit count (rp_credit.c) */
-		syn = rp_credit_code(qp);
-		rp_credit_sent(qp, syn);
-	}
+	if (syn == RP_AETH_CREDIT_INVALID)
+		syn = resp_credit_code(qp);
 	m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn, RP_OP_ACK, 0, 0,
 			  psn & RP_PSN_MASK, 0, &bth);
 	if (m == NULL)

@@ -439,9 +439,6 @@ struct rp_qp {
 		uint32_t csn;
 		uint32_t csn_limit;
 		bool credits;
-		/* TSC: the limited WQE goes then, unless a count came
-		 * (rp_credit.c); 0: not waiting */
-		uint64_t credit_wait;
 	} req;
 
 	/* completer */
@@ -498,10 +495,6 @@ struct rp_qp {
 		uint8_t ack_syn;
 		uint32_t ack_psn;
 		bool comm_est;		/* COMM_EST reported (first in RTR) */
-		/* TSC until which an ACK's "none posted" is watched, to say
-		 * more when there is (rp_credit.c); 0: not watching */
-		uint64_t credit_watch;
-		uint32_t credit_seen;	/* posted at its last look */
 		uint64_t cnp_tsc;	/* TSC of the last CNP sent, 0: none */
 	} resp;
 
@@ -735,13 +728,6 @@ rp_qp_window(const struct rp_qp *qp)
 {
 	return qp->comp.cwnd != 0 ? qp->comp.cwnd : RP_WINDOW;
 }
-
-/* ---- rp_credit.c: end-to-end credits, both ends */
-uint8_t rp_credit_code(struct rp_qp *qp);
-void rp_credit_sent(struct rp_qp *qp, uint8_t code);
-bool rp_credit_step(struct rp_qp *qp, uint64_t now);
-bool rp_credit_probe(struct rp_qp *qp);
-void rp_credit_got(struct rp_qp *qp, uint8_t code);
 
 /* ---- rp_resp.c (responder) */
 void rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt);
