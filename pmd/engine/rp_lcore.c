@@ -59,6 +59,8 @@ enum rp_lc_stat {
 	RP_LC_STARVED_US,	/* how late, in all */
 	RP_LC_INLINE_THREADS,	/* inline: program threads given an lcore id
 				 * (and mempool caches) by their first pass */
+	RP_LC_SIGNAL_YIELDS,	/* yields after a pass that woke a program
+				 * thread that may share the lcore's CPU */
 	RP_LC_STAT_MAX,
 };
 
@@ -83,6 +85,7 @@ static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
 	[RP_LC_STARVED] = "starved_passes",
 	[RP_LC_STARVED_US] = "starved_us",
 	[RP_LC_INLINE_THREADS] = "inline_threads",
+	[RP_LC_SIGNAL_YIELDS] = "signal_yields",
 };
 
 struct rp_lcore_ctx {
@@ -123,6 +126,9 @@ struct rp_lcore_ctx {
 	bool inline_mode;
 	enum rp_inline_kind inline_kind;
 	cpu_set_t cpus;			/* the lcore's CPUs (RP_INLINE_ON_CPU) */
+	/* the program's threads may run on its CPUs: it yields after a
+	 * pass that signalled a completion channel (lcore_signalled()) */
+	bool yield_on_signal;
 	uint64_t stand_cycles;
 	struct timespec stand;
 	uint32_t token;			/* 1 while a thread owns the devices */
@@ -222,6 +228,7 @@ shard_poll(struct rp_shard *sh)
 	if (sh->idx != 0)
 		rp_shard_wait(sh);
 	sh->pass_cqes = 0;
+	sh->pass_signals = 0;
 	if (sh->idx == 0)
 		busy = rp_ctrl_poll(dev);
 	/* List operations before packets: a tag posted before a message
@@ -336,6 +343,19 @@ lcore_poll(struct rp_lcore_ctx *lc)
 	if (busy)
 		lc_stat_add(lc, RP_LC_POLLS_BUSY, 1);
 	return busy;
+}
+
+/*
+ * Whether the last pass signalled a completion channel: woke a program
+ * thread, which reposts receives and polls its CQ once it runs.
+ */
+static bool
+lcore_signalled(const struct rp_lcore_ctx *lc)
+{
+	for (unsigned int i = 0; i < lc->nr_shards; i++)
+		if (lc->shards[i]->pass_signals != 0)
+			return true;
+	return false;
 }
 
 /*
@@ -598,10 +618,13 @@ lcore_main(void *arg)
 		rte_pause();
 	/* Naps of a few microseconds need no timer slack. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	RP_LOG(INFO, "engine lcore %u: %u device(s), idle policy %s, inline passes %s",
+	RP_LOG(INFO, "engine lcore %u: %u device(s), idle policy %s, inline passes %s, %s",
 	       lc->lcore, lc->nr_shards,
 	       rp_idle_policy_name(rp_load_relaxed(&lc->idle)),
-	       rp_inline_kind_name(lc->inline_kind));
+	       rp_inline_kind_name(lc->inline_kind),
+	       lc->yield_on_signal ?
+	       "yields after waking the program (its CPUs are the program's)" :
+	       "CPUs apart from the program's");
 	while (!rp_load_relaxed(&rp_stop)) {
 		bool busy;
 		uint64_t t1;
@@ -614,6 +637,13 @@ lcore_main(void *arg)
 			continue;
 		}
 		busy = lcore_poll(lc);
+		if (busy && lc->yield_on_signal && lcore_signalled(lc)) {
+			/* The thread just woken may wait for our CPU: the
+			 * scheduler (EEVDF) lets a busy lcore finish its
+			 * slice, ms, first.  The devices stay ours. */
+			lc_stat_add(lc, RP_LC_SIGNAL_YIELDS, 1);
+			sched_yield();
+		}
 		t1 = rte_get_timer_cycles();
 		idle = rp_load_relaxed(&lc->idle);
 		if (idle == RP_IDLE_ADAPTIVE && !lc->can_block)
@@ -769,6 +799,7 @@ lcore_inline_decide(const struct rp_config *cfg)
 int
 rp_lcore_launch(const struct rp_config *cfg)
 {
+	cpu_set_t app, shared;
 	unsigned int n = 0;
 	int ret;
 
@@ -781,6 +812,7 @@ rp_lcore_launch(const struct rp_config *cfg)
 	ret = lcore_inline_decide(cfg);
 	if (ret < 0)
 		return ret;
+	rp_inline_app_cpus(&app);
 	/*
 	 * Every lcore set up before any runs: a device's shard 0 stops its
 	 * other shards (rp_shard_pause()) through their wake-up fds, from
@@ -797,6 +829,8 @@ rp_lcore_launch(const struct rp_config *cfg)
 		lc->inline_kind = rp_inline.kind;
 		lc->inline_mode = rp_inline.kind != RP_INLINE_OFF;
 		lc->cpus = rte_lcore_cpuset(lc->lcore);
+		CPU_AND(&shared, &app, &lc->cpus);
+		lc->yield_on_signal = CPU_COUNT(&shared) != 0;
 		lc->stand_cycles = rte_get_timer_hz() / 1000000 * rp_inline.us;
 		lc->stand.tv_sec = rp_inline.us / 1000000;
 		lc->stand.tv_nsec = (long)(rp_inline.us % 1000000) * 1000;

@@ -198,6 +198,7 @@ chan_fire(struct rp_dev *dev, struct rp_cq *cq)
 	rp_store_release(&ch->ctl->prod, ch->prod);
 	rp_dev_shared_unlock(dev);
 	rp_stat_inc(dev, RP_STAT_EVENTS);
+	rp_sh(dev)->pass_signals++;
 	/* Never blocks: an attached client's is our socket end, full when
 	 * it does not read (the fd is readable, the event in its ring). */
 	if (!rp_fd_signal(ch->fd, ch->sock) && errno != EAGAIN)

@@ -123,6 +123,7 @@ struct rp_shard {
 	uint64_t starved_from;
 	uint64_t starved_lag;
 	uint32_t pass_cqes;		/* CQEs published by this pass */
+	uint32_t pass_signals;		/* completion channels it signalled */
 	/* CQs with a channel this pass published into: their arms are
 	 * checked once, at its end (rp_cq_notify_flush()) */
 	uint32_t nr_notify;

@@ -4,6 +4,7 @@
  * rp_events_test (see rp_testlib.h).
  */
 
+#include <dlfcn.h>
 #include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -1038,6 +1039,28 @@ rt_telemetry_get(const char *sock, const char *cmd, const char *name)
 	p = strstr(buf, key);
 	RT_CHECK(p != NULL, "%s: no %s in %s", cmd, name, buf);
 	return strtoull(p + strlen(key), NULL, 10);
+}
+
+int64_t
+rt_lcore_counter(const char *name)
+{
+	typedef int (*stats_get_t)(unsigned int, unsigned int *,
+				   const char **, uint64_t *, unsigned int);
+	stats_get_t get = (stats_get_t)(uintptr_t)
+		dlsym(RTLD_DEFAULT, "rp_lcore_stats_get");
+	const char *names[64];
+	uint64_t vals[64];
+	int64_t sum = -1;
+	int n;
+
+	if (get == NULL)
+		return -1;
+	for (unsigned int i = 0; (n = get(i, NULL, names, vals, 64)) > 0;
+	     i++)
+		for (int s = 0; s < n && s < 64; s++)
+			if (strcmp(names[s], name) == 0)
+				sum = (sum < 0 ? 0 : sum) + (int64_t)vals[s];
+	return sum;
 }
 
 uint64_t

@@ -278,6 +278,12 @@ extern const char *rt_stat_prefix;
 uint64_t rt_stat(unsigned int dev, const char *name);
 /* The same engine's /rocepmd/qp figure `name` of QP `qpn` (rate, window). */
 uint64_t rt_qp_stat(unsigned int dev, uint32_t qpn, const char *name);
+/*
+ * An engine lcore counter summed over the lcores of the engine in this
+ * process (rp_lcore_stats_get(), looked up at run time: a plain verbs
+ * program run by rocepmd-run links no engine); -1 without one.
+ */
+int64_t rt_lcore_counter(const char *name);
 
 /* ------------------------------------------------------- loss counters */
 

@@ -60,6 +60,10 @@
 
 #include <infiniband/verbs.h>
 
+#include "rp_testlib.h"
+
+const char rt_prog[] = "rp_stress";
+
 #define RS_PORT		1
 #define RS_MSG		64u		/* bytes per SEND */
 #define RS_WINDOW	32u		/* outstanding SENDs per flow */
@@ -512,32 +516,6 @@ rs_wake_phase(struct rs_flow *f, unsigned int rounds, unsigned int *slow)
 }
 
 /*
- * The engine's lcore counter `name`, summed over its lcores, through the
- * engine API the preloaded library exports; -1 without it.
- */
-static int64_t
-rs_lcore_counter(const char *name)
-{
-	typedef int (*stats_get_t)(unsigned int, unsigned int *,
-				   const char **, uint64_t *, unsigned int);
-	stats_get_t get = (stats_get_t)(uintptr_t)
-		dlsym(RTLD_DEFAULT, "rp_lcore_stats_get");
-	const char *names[64];
-	uint64_t vals[64];
-	int64_t sum = -1;
-	int n;
-
-	if (get == NULL)
-		return -1;
-	for (unsigned int i = 0; (n = get(i, NULL, names, vals, 64)) > 0;
-	     i++)
-		for (int s = 0; s < n && s < 64; s++)
-			if (strcmp(names[s], name) == 0)
-				sum = (sum < 0 ? 0 : sum) + (int64_t)vals[s];
-	return sum;
-}
-
-/*
  * Run "lcores": each device is served by several lcores; every one of
  * them must have received and sent frames of the QPs placed on it (the
  * engine's per-lcore counters of each device).
@@ -669,9 +647,9 @@ main(int argc, char **argv)
 	if (argc > 3 && strcmp(argv[3], "lcores") == 0)
 		rs_check_shards();
 	if (rs_inline) {
-		int64_t inl = rs_lcore_counter("inline_passes");
-		int64_t stand = rs_lcore_counter("stand_asides");
-		int64_t thr = rs_lcore_counter("inline_threads");
+		int64_t inl = rt_lcore_counter("inline_passes");
+		int64_t stand = rt_lcore_counter("stand_asides");
+		int64_t thr = rt_lcore_counter("inline_threads");
 
 		printf("rp_stress: inline: %" PRId64 " passes run by the "
 		       "application's threads (%" PRId64 " of them given an "
