@@ -21,7 +21,6 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_pause.h>
-#include <rte_telemetry.h>
 
 #include <infiniband/verbs.h>
 
@@ -29,140 +28,17 @@
 #include "rp_inline.h"
 #include "rp_log.h"
 #include "rp_engine.h"
+#include "rp_lcore.h"
 #include "rp_signal.h"
 
-/*
- * Per-lcore counters: one writer at a time, the lcore or the program's
- * thread that holds its devices for an inline pass (rp_counter_add);
- * readers (telemetry, the stop log) load them relaxed.
- */
-enum rp_lc_stat {
-	RP_LC_BUSY_CYCLES = 0,	/* passes that found work */
-	RP_LC_IDLE_CYCLES,	/* passes that did not, yields, naps, blocks */
-	RP_LC_POLLS,
-	RP_LC_POLLS_BUSY,
-	RP_LC_YIELDS,		/* idle "yield": sched_yield() calls */
-	RP_LC_NAPS,		/* idle "sleep": nanosleep() calls */
-	RP_LC_BLOCKS,		/* idle "adaptive": blocked waits */
-	RP_LC_BLOCKS_ABORTED,	/* need_wakeup raised, then work found */
-	RP_LC_WAKE_DOORBELL,
-	RP_LC_WAKE_RX_INTR,
-	RP_LC_WAKE_RX_SOCK,	/* a port's receive socket became readable */
-	RP_LC_WAKE_TIMEOUT,
-	RP_LC_DOORBELL_SIGNALS,	/* eventfd writes by doorbells, as read */
-	RP_LC_INLINE_PASSES,	/* inline: passes run by application threads */
-	RP_LC_INLINE_BUSY_CYCLES, /* inline: those passes' time if they found
-				   * work (the engine's CPU on their threads) */
-	RP_LC_STAND_ASIDES,	/* inline: naps while the application ran them */
-	RP_LC_WAKE_CLIENT,	/* of WAKE_DOORBELL: an attached process's */
-	RP_LC_STARVED,		/* passes that began RP_STARVE_US late */
-	RP_LC_STARVED_US,	/* how late, in all */
-	RP_LC_INLINE_THREADS,	/* inline: program threads given an lcore id
-				 * (and mempool caches) by their first pass */
-	RP_LC_SIGNAL_YIELDS,	/* yields after a pass that woke a program
-				 * thread that may share the lcore's CPU */
-	RP_LC_STAT_MAX,
-};
-
-static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
-	[RP_LC_BUSY_CYCLES] = "busy_cycles",
-	[RP_LC_IDLE_CYCLES] = "idle_cycles",
-	[RP_LC_POLLS] = "polls",
-	[RP_LC_POLLS_BUSY] = "polls_busy",
-	[RP_LC_YIELDS] = "yields",
-	[RP_LC_NAPS] = "naps",
-	[RP_LC_BLOCKS] = "sleeps",
-	[RP_LC_BLOCKS_ABORTED] = "sleeps_aborted",
-	[RP_LC_WAKE_DOORBELL] = "wakeups_doorbell",
-	[RP_LC_WAKE_RX_INTR] = "wakeups_rx_intr",
-	[RP_LC_WAKE_RX_SOCK] = "wakeups_rx_socket",
-	[RP_LC_WAKE_TIMEOUT] = "wakeups_timeout",
-	[RP_LC_DOORBELL_SIGNALS] = "doorbell_signals",
-	[RP_LC_INLINE_PASSES] = "inline_passes",
-	[RP_LC_INLINE_BUSY_CYCLES] = "inline_busy_cycles",
-	[RP_LC_STAND_ASIDES] = "stand_asides",
-	[RP_LC_WAKE_CLIENT] = "wakeups_client",
-	[RP_LC_STARVED] = "starved_passes",
-	[RP_LC_STARVED_US] = "starved_us",
-	[RP_LC_INLINE_THREADS] = "inline_threads",
-	[RP_LC_SIGNAL_YIELDS] = "signal_yields",
-};
-
-struct rp_lcore_ctx {
-	unsigned int lcore;
-	unsigned int nr_shards;
-	/* the shards it runs, one per device at most (rp_shard.c) */
-	struct rp_shard *shards[RP_MAX_PORTS];
-	/* "adaptive" blocks: no device it serves has other lcores, whose
-	 * doorbells would need a wake-up of their own */
-	bool can_block;
-	/* written by rp_engine_set_idle() at any time: relaxed loads */
-	uint32_t idle;			/* enum rp_idle_policy */
-	uint64_t idle_cycles;
-	struct timespec nap;
-	uint64_t wake_ns;		/* adaptive: longest block */
-	/*
-	 * adaptive: eventfd, or -1.  Made for every policy, since the policy
-	 * may become adaptive at run time; doorbells write it only when the
-	 * lcore raised need_wakeup, which only "adaptive" does.
-	 */
-	int wake_fd;
-	bool launched;
-	/*
-	 * Launch and stop handshakes in C11 atomics.  rte_eal_remote_launch()
-	 * and rte_eal_wait_lcore() order the same things, but inside DPDK
-	 * where ThreadSanitizer cannot see it; these make the order visible
-	 * to it (and cost two loads).
-	 */
-	uint32_t go;			/* main: release before launch */
-	uint32_t done;			/* lcore: release when it returns */
-	/*
-	 * Inline mode (inline_us != 0): application threads run passes
-	 * (rp_engine_assist) while they poll a CQ.  Whoever runs a pass, or
-	 * touches the devices at all, holds the token; the lcore gives it up
-	 * whenever it sleeps, and stands aside for inline_us after an
-	 * application's pass.
-	 */
-	bool inline_mode;
-	enum rp_inline_kind inline_kind;
-	cpu_set_t cpus;			/* the lcore's CPUs (RP_INLINE_ON_CPU) */
-	/* the program's threads may run on its CPUs: it yields after a
-	 * pass that signalled a completion channel (lcore_signalled()) */
-	bool yield_on_signal;
-	uint64_t stand_cycles;
-	struct timespec stand;
-	uint32_t token;			/* 1 while a thread owns the devices */
-	uint64_t app_tsc;		/* TSC of the application's last try */
-	uint32_t standing;		/* the lcore naps aside (U0/U1) */
-	/*
-	 * TSC by which the next pass was due: the end of the last one, or of
-	 * the nap, block or stand-aside the lcore chose.  A pass that begins
-	 * RP_STARVE_US later than that was starved: the CPU was not the
-	 * engine's.  Written by whoever runs a pass and by the lcore as it
-	 * naps: relaxed, the last plan wins.
-	 */
-	uint64_t due;
-	/*
-	 * Written by the thread that holds the token (the lcore, or in
-	 * inline mode an application thread), except stand_asides and the
-	 * cycle counters, written by the lcore alone.
-	 */
-	uint64_t stats[RP_LC_STAT_MAX];
-};
-
-static struct rp_lcore_ctx rp_lcores[RP_MAX_ENGINE_LCORES];
+struct rp_lcore_ctx rp_lcores[RP_MAX_ENGINE_LCORES];
 /* What inline_us decided, at launch (rp_inline.c). */
-static struct rp_inline_choice rp_inline;
-static unsigned int rp_nr_lcores;
+struct rp_inline_choice rp_inline;
+unsigned int rp_nr_lcores;
 static uint32_t rp_stop;
 /* Device id -> its lcore, for rp_engine_assist(); set before launch. */
-static struct rp_lcore_ctx *rp_dev_lcore[RP_MAX_PORTS];
+struct rp_lcore_ctx *rp_dev_lcore[RP_MAX_PORTS];
 
-static inline void
-lc_stat_add(struct rp_lcore_ctx *lc, enum rp_lc_stat s, uint64_t v)
-{
-	rp_counter_add(&lc->stats[s], v);
-}
 
 /* Inline mode: take the devices of an lcore, or find them taken. */
 static inline bool
@@ -886,19 +762,6 @@ rp_lcore_launch(const struct rp_config *cfg)
 	return 0;
 }
 
-/* The counters that moved, at INFO level, when an engine lcore stops. */
-static void
-lcore_stats_log(const struct rp_lcore_ctx *lc)
-{
-	for (unsigned int i = 0; i < RP_LC_STAT_MAX; i++) {
-		uint64_t v = rp_load_relaxed(&lc->stats[i]);
-
-		if (v != 0)
-			RP_LOG(INFO, "engine lcore %u: %s %" PRIu64, lc->lcore,
-			       rp_lc_stat_names[i], v);
-	}
-}
-
 void
 rp_lcore_stop(void)
 {
@@ -918,7 +781,7 @@ rp_lcore_stop(void)
 			/* A1: pairs with R1 in lcore_main(). */
 			while (rp_load_acquire(&lc->done) == 0)
 				rte_pause();
-			lcore_stats_log(lc);
+			rp_lcore_stats_log(lc);
 		}
 		lc->launched = false;
 	}
@@ -961,64 +824,4 @@ rp_engine_inline(unsigned int dev, uint32_t *us, char *why, size_t len)
 	if (why != NULL)
 		snprintf(why, len, "%s", rp_inline.why);
 	return (int)lc->inline_kind;
-}
-
-int
-rp_lcore_stats_get(unsigned int idx, unsigned int *lcore,
-		   const char **names, uint64_t *vals, unsigned int n)
-{
-	const struct rp_lcore_ctx *lc;
-
-	if (idx >= rp_load_relaxed(&rp_nr_lcores))
-		return -ENOENT;
-	lc = &rp_lcores[idx];
-	if (lcore != NULL)
-		*lcore = lc->lcore;
-	for (unsigned int s = 0; s < RP_LC_STAT_MAX && s < n; s++) {
-		if (names != NULL)
-			names[s] = rp_lc_stat_names[s];
-		if (vals != NULL)
-			vals[s] = rp_load_relaxed(&lc->stats[s]);
-	}
-	return RP_LC_STAT_MAX;
-}
-
-/* /rocepmd/lcores: the counters of every engine lcore. */
-static int
-lcores_cmd(const char *cmd __rte_unused, const char *params __rte_unused,
-	   struct rte_tel_data *d)
-{
-	unsigned int n = rp_load_relaxed(&rp_nr_lcores);
-
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_timer_hz());
-	if (n != 0)
-		rte_tel_data_add_dict_string(d, "inline_why", rp_inline.brief);
-	for (unsigned int i = 0; i < n; i++) {
-		const struct rp_lcore_ctx *lc = &rp_lcores[i];
-		struct rte_tel_data *c = rte_tel_data_alloc();
-		char name[32];
-
-		if (c == NULL)
-			return -ENOMEM;
-		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_string(c, "idle",
-				rp_idle_policy_name(rp_load_relaxed(&lc->idle)));
-		rte_tel_data_add_dict_string(c, "inline",
-				rp_inline_kind_name(lc->inline_kind));
-		rte_tel_data_add_dict_u64(c, "inline_us",
-				lc->inline_mode ? rp_inline.us : 0);
-		for (unsigned int s = 0; s < RP_LC_STAT_MAX; s++)
-			rte_tel_data_add_dict_u64(c, rp_lc_stat_names[s],
-					rp_load_relaxed(&lc->stats[s]));
-		snprintf(name, sizeof(name), "lcore%u", lc->lcore);
-		rte_tel_data_add_dict_container(d, name, c, 0);
-	}
-	return 0;
-}
-
-RTE_INIT(rp_lcore_telemetry_init)
-{
-	rte_telemetry_register_cmd("/rocepmd/lcores", lcores_cmd,
-				   "Engine lcore counters (idle policy, busy and idle cycles, wake-ups). No parameters");
 }

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Engine lcores, inside the engine layer: an lcore's state and counters,
+ * shared by its loop (rp_lcore.c) and its counters' readers
+ * (rp_lcore_stats.c).
+ */
+
+#ifndef _RP_LCORE_H_
+#define _RP_LCORE_H_
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "rp_atomic.h"
+#include "rp_inline.h"
+#include "rp_engine.h"
+
+/*
+ * Per-lcore counters: one writer at a time, the lcore or the program's
+ * thread that holds its devices for an inline pass (rp_counter_add);
+ * readers (telemetry, the stop log) load them relaxed.
+ */
+enum rp_lc_stat {
+	RP_LC_BUSY_CYCLES = 0,	/* passes that found work */
+	RP_LC_IDLE_CYCLES,	/* passes that did not, yields, naps, blocks */
+	RP_LC_POLLS,
+	RP_LC_POLLS_BUSY,
+	RP_LC_YIELDS,		/* idle "yield": sched_yield() calls */
+	RP_LC_NAPS,		/* idle "sleep": nanosleep() calls */
+	RP_LC_BLOCKS,		/* idle "adaptive": blocked waits */
+	RP_LC_BLOCKS_ABORTED,	/* need_wakeup raised, then work found */
+	RP_LC_WAKE_DOORBELL,
+	RP_LC_WAKE_RX_INTR,
+	RP_LC_WAKE_RX_SOCK,	/* a port's receive socket became readable */
+	RP_LC_WAKE_TIMEOUT,
+	RP_LC_DOORBELL_SIGNALS,	/* eventfd writes by doorbells, as read */
+	RP_LC_INLINE_PASSES,	/* inline: passes run by application threads */
+	RP_LC_INLINE_BUSY_CYCLES, /* inline: those passes' time if they found
+				   * work (the engine's CPU on their threads) */
+	RP_LC_STAND_ASIDES,	/* inline: naps while the application ran them */
+	RP_LC_WAKE_CLIENT,	/* of WAKE_DOORBELL: an attached process's */
+	RP_LC_STARVED,		/* passes that began RP_STARVE_US late */
+	RP_LC_STARVED_US,	/* how late, in all */
+	RP_LC_INLINE_THREADS,	/* inline: program threads given an lcore id
+				 * (and mempool caches) by their first pass */
+	RP_LC_SIGNAL_YIELDS,	/* yields after a pass that woke a program
+				 * thread that may share the lcore's CPU */
+	RP_LC_STAT_MAX,
+};
+
+struct rp_lcore_ctx {
+	unsigned int lcore;
+	unsigned int nr_shards;
+	/* the shards it runs, one per device at most (rp_shard.c) */
+	struct rp_shard *shards[RP_MAX_PORTS];
+	/* "adaptive" blocks: no device it serves has other lcores, whose
+	 * doorbells would need a wake-up of their own */
+	bool can_block;
+	/* written by rp_engine_set_idle() at any time: relaxed loads */
+	uint32_t idle;			/* enum rp_idle_policy */
+	uint64_t idle_cycles;
+	struct timespec nap;
+	uint64_t wake_ns;		/* adaptive: longest block */
+	/*
+	 * adaptive: eventfd, or -1.  Made for every policy, since the policy
+	 * may become adaptive at run time; doorbells write it only when the
+	 * lcore raised need_wakeup, which only "adaptive" does.
+	 */
+	int wake_fd;
+	bool launched;
+	/*
+	 * Launch and stop handshakes in C11 atomics.  rte_eal_remote_launch()
+	 * and rte_eal_wait_lcore() order the same things, but inside DPDK
+	 * where ThreadSanitizer cannot see it; these make the order visible
+	 * to it (and cost two loads).
+	 */
+	uint32_t go;			/* main: release before launch */
+	uint32_t done;			/* lcore: release when it returns */
+	/*
+	 * Inline mode (inline_us != 0): application threads run passes
+	 * (rp_engine_assist) while they poll a CQ.  Whoever runs a pass, or
+	 * touches the devices at all, holds the token; the lcore gives it up
+	 * whenever it sleeps, and stands aside for inline_us after an
+	 * application's pass.
+	 */
+	bool inline_mode;
+	enum rp_inline_kind inline_kind;
+	cpu_set_t cpus;			/* the lcore's CPUs (RP_INLINE_ON_CPU) */
+	/* the program's threads may run on its CPUs: it yields after a
+	 * pass that signalled a completion channel (lcore_signalled()) */
+	bool yield_on_signal;
+	uint64_t stand_cycles;
+	struct timespec stand;
+	uint32_t token;			/* 1 while a thread owns the devices */
+	uint64_t app_tsc;		/* TSC of the application's last try */
+	uint32_t standing;		/* the lcore naps aside (U0/U1) */
+	/*
+	 * TSC by which the next pass was due: the end of the last one, or of
+	 * the nap, block or stand-aside the lcore chose.  A pass that begins
+	 * RP_STARVE_US later than that was starved: the CPU was not the
+	 * engine's.  Written by whoever runs a pass and by the lcore as it
+	 * naps: relaxed, the last plan wins.
+	 */
+	uint64_t due;
+	/*
+	 * Written by the thread that holds the token (the lcore, or in
+	 * inline mode an application thread), except stand_asides and the
+	 * cycle counters, written by the lcore alone.
+	 */
+	uint64_t stats[RP_LC_STAT_MAX];
+};
+
+extern struct rp_lcore_ctx rp_lcores[RP_MAX_ENGINE_LCORES];
+extern unsigned int rp_nr_lcores;
+extern struct rp_lcore_ctx *rp_dev_lcore[RP_MAX_PORTS];
+extern struct rp_inline_choice rp_inline;
+
+static inline void
+lc_stat_add(struct rp_lcore_ctx *lc, enum rp_lc_stat s, uint64_t v)
+{
+	rp_counter_add(&lc->stats[s], v);
+}
+
+/* ---- rp_lcore_stats.c */
+void rp_lcore_stats_log(const struct rp_lcore_ctx *lc);
+
+#endif /* _RP_LCORE_H_ */
