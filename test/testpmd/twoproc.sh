@@ -351,6 +351,9 @@ perftest)
 		echo "set warmup 50"
 		echo "set depth 16"
 		echo "set wait event"
+		# best of 3: see the medians' comparison below
+		echo "start send_lat"
+		echo "start send_lat"
 		echo "start send_lat"
 		echo "set wait poll"
 		echo "start write_bw"
@@ -366,14 +369,17 @@ perftest)
 	# by the client alone (the server's CPU takes no part); ib_write_lat
 	# has no events (it polls memory) and is left out.
 	pf=(-d rocepmd0 -x 0 -s 64 -n "$iters" -F -p $((port + 1)))
-	rv_pair $((port + 1)) ib_send_lat "${pf[@]}" -e
-	cp "$rv_tmp/client.out" "$rv_tmp/send_lat.pf"
+	for k in 1 2 3; do
+		rv_pair $((port + 1)) ib_send_lat "${pf[@]}" -e
+		cp "$rv_tmp/client.out" "$rv_tmp/send_lat$k.pf"
+	done
 	rv_pair $((port + 1)) ib_write_bw "${pf[@]}" -t 16
 	cp "$rv_tmp/client.out" "$rv_tmp/write_bw.pf"
 	python3 - "$rv_tmp" "$iters" <<'PY' || exit 1
 import csv, sys
 d, n = sys.argv[1], int(sys.argv[2])
-tp = {r["mode"]: r for r in csv.DictReader(open(d + "/tp.csv"))}
+rows = list(csv.DictReader(open(d + "/tp.csv")))
+tp = {r["mode"]: r for r in rows}
 def pf_line(name):
     # the result line: "#bytes #iterations ..." with our size and count
     for l in open("%s/%s.pf" % (d, name)):
@@ -391,11 +397,23 @@ for m in ("send_lat", "write_bw"):
     assert r["status"] == "ok", m
     assert int(r["msgs"]) == n and int(r["bytes"]) == 64 * n, "%s: counts" % m
 # ib_*_lat: bytes iters t_min t_max t_typical(median) t_avg ...
+# Best of 3 runs each: on events a run's median is the scheduler's as
+# much as the engine's (two programs and two engine lcores on two CPUs:
+# a woken thread waits for a CPU or not, for a whole run), and either
+# tool's single median was 7 us in one run and 30-50 in the next (CI:
+# testpmd 51.5 against perftest 7.6).
 for m in ("send_lat",):
-    l = pf_line(m)
-    assert int(l[1]) == int(tp[m]["msgs"]), "%s: message counts" % m
-    assert int(l[0]) * int(l[1]) == int(tp[m]["bytes"]), "%s: bytes" % m
-    close(m + " median us", float(tp[m]["lat_p50_us"]), l[4], 5.0)
+    runs = [r for r in rows if r["mode"] == m]
+    assert len(runs) == 3, "%s: %d runs, expected 3" % (m, len(runs))
+    pf = [pf_line("%s%d" % (m, k)) for k in (1, 2, 3)]
+    for r, l in zip(runs, pf):
+        assert r["status"] == "ok", m
+        assert int(l[1]) == int(r["msgs"]), "%s: message counts" % m
+        assert int(l[0]) * int(l[1]) == int(r["bytes"]), "%s: bytes" % m
+    print("%s medians us: testpmd %s, perftest %s" % (m,
+          [r["lat_p50_us"] for r in runs], [l[4] for l in pf]))
+    close(m + " best median us", min(float(r["lat_p50_us"]) for r in runs),
+          min(l[4] for l in pf), 5.0)
 # ib_write_bw: bytes iters BW_peak BW_avg(MB/s) MsgRate(Mpps)
 l = pf_line("write_bw")
 assert int(l[1]) == int(tp["write_bw"]["msgs"]), "write_bw: message counts"
