@@ -397,11 +397,9 @@ for m in ("send_lat", "write_bw"):
     assert r["status"] == "ok", m
     assert int(r["msgs"]) == n and int(r["bytes"]) == 64 * n, "%s: counts" % m
 # ib_*_lat: bytes iters t_min t_max t_typical(median) t_avg ...
-# Best of 3 runs each: on events a run's median is the scheduler's as
-# much as the engine's (two programs and two engine lcores on two CPUs:
-# a woken thread waits for a CPU or not, for a whole run), and either
-# tool's single median was 7 us in one run and 30-50 in the next (CI:
-# testpmd 51.5 against perftest 7.6).
+# Best of 3 runs each: on events a run's median is bistable on these
+# hosts, ~7 us or 25-52 us for a whole run, either tool (CI: testpmd 51.5
+# against perftest 7.6); guides/testing.
 for m in ("send_lat",):
     runs = [r for r in rows if r["mode"] == m]
     assert len(runs) == 3, "%s: %d runs, expected 3" % (m, len(runs))
