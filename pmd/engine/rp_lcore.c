@@ -578,6 +578,9 @@ lcore_main(void *arg)
 	return 0;
 }
 
+/* Empty polls (rp_engine_assist()) of this thread since it last armed. */
+static RTE_DEFINE_PER_LCORE(uint32_t, rp_empty_polls);
+
 /* The lcore serving device `dev` if it may run inline passes, or NULL. */
 static struct rp_lcore_ctx *
 inline_lcore(unsigned int dev)
@@ -611,7 +614,15 @@ rp_engine_assist(unsigned int dev)
 		if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &lc->cpus))
 			return false;
 	}
-	rp_store_relaxed(&lc->app_tsc, rte_get_timer_cycles());
+	/*
+	 * Only a polling thread makes the lcore stand aside: one whose CQ
+	 * was empty twice since it last armed one.  A program on events
+	 * looks once between a completion and its arm; a stand-aside then
+	 * would cost it a wake-up write (rp_engine_unassist()) and the
+	 * lcore a blocked ppoll, each message.
+	 */
+	if (RTE_PER_LCORE(rp_empty_polls)++ != 0)
+		rp_store_relaxed(&lc->app_tsc, rte_get_timer_cycles());
 	if (!lcore_token_try(lc))
 		return false;
 	lc_stat_add(lc, RP_LC_INLINE_PASSES, 1);
@@ -639,6 +650,7 @@ rp_engine_unassist(unsigned int dev)
 	const uint64_t one = 1;
 	struct rp_lcore_ctx *lc = inline_lcore(dev);
 
+	RTE_PER_LCORE(rp_empty_polls) = 0;
 	if (lc == NULL)
 		return;
 	/* U1: pairs with U0 in lcore_stand_aside(). */
