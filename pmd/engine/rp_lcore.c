@@ -74,6 +74,11 @@ lcore_token_wait(struct rp_lcore_ctx *lc)
  * retransmit timeout (1 ms, rp_req.c), above a nap's usual overshoot.
  */
 #define RP_STARVE_US	200
+/* A spin yield this long gave the CPU to a spinner (lcore_spin_yield()):
+ * a woken thread that then blocks again takes microseconds, a slice is
+ * 0.7 ms and more.  The silence after the first such yield. */
+#define RP_SPIN_YIELD_LONG_US	200u
+#define RP_SPIN_QUIET_MIN_MS	10u
 
 /* The kernel interface's addresses changed: the device follows. */
 static void
@@ -482,6 +487,40 @@ lcore_stand_aside(struct rp_lcore_ctx *lc)
 	return true;
 }
 
+/*
+ * An idle pass within idle_us, on a CPU a program thread may want: yield
+ * it.  A thread just woken there (by this lcore, by the peer's engine, by
+ * the kernel) would otherwise wait out our spin.  Between two hosts on two
+ * CPUs, each hop of an events ping-pong did: 40-60 us a half round trip
+ * against 10, and 5x the CPU (guides/experiments_close_to_wire).
+ *
+ * A yield that kept us off the CPU for long gave it to a spinner (a
+ * polling program without inline passes), which keeps it for its slice,
+ * ms: then no spin yields for a while, twice as long (up to 1 s) each
+ * time that repeats within a second, so each message does not cost a
+ * slice.
+ */
+static void
+lcore_spin_yield(struct rp_lcore_ctx *lc, uint64_t now)
+{
+	uint64_t hz = rte_get_timer_hz(), dt;
+
+	if (now < lc->spin_quiet_until)
+		return;
+	lc_stat_add(lc, RP_LC_SPIN_YIELDS, 1);
+	sched_yield();
+	dt = rte_get_timer_cycles() - now;
+	if (dt < hz / 1000000u * RP_SPIN_YIELD_LONG_US) {
+		if (now - lc->spin_long_tsc > hz)
+			lc->spin_quiet = hz / 1000u * RP_SPIN_QUIET_MIN_MS;
+		return;
+	}
+	lc_stat_add(lc, RP_LC_SPIN_YIELDS_LONG, 1);
+	lc->spin_long_tsc = now;
+	lc->spin_quiet_until = now + dt + lc->spin_quiet;
+	lc->spin_quiet = RTE_MIN(lc->spin_quiet * 2, hz);
+}
+
 static int
 lcore_main(void *arg)
 {
@@ -498,8 +537,8 @@ lcore_main(void *arg)
 	       lc->lcore, lc->nr_shards,
 	       rp_idle_policy_name(rp_load_relaxed(&lc->idle)),
 	       rp_inline_kind_name(lc->inline_kind),
-	       lc->yield_on_signal ?
-	       "yields after waking the program (its CPUs are the program's)" :
+	       lc->shares_cpu ?
+	       "yields after waking the program and while spinning idle (its CPUs are the program's)" :
 	       "CPUs apart from the program's");
 	while (!rp_load_relaxed(&rp_stop)) {
 		bool busy;
@@ -513,7 +552,7 @@ lcore_main(void *arg)
 			continue;
 		}
 		busy = lcore_poll(lc);
-		if (busy && lc->yield_on_signal && lcore_signalled(lc)) {
+		if (busy && lc->shares_cpu && lcore_signalled(lc)) {
 			/* The thread just woken may wait for our CPU: the
 			 * scheduler (EEVDF) lets a busy lcore finish its
 			 * slice, ms, first.  The devices stay ours. */
@@ -538,7 +577,10 @@ lcore_main(void *arg)
 		}
 		/* Inline mode: the devices are free while the lcore naps. */
 		lcore_token_give(lc);
-		if (!busy && t1 - last_busy > lc->idle_cycles) {
+		if (!busy && t1 - last_busy <= lc->idle_cycles) {
+			if (lc->shares_cpu && idle != RP_IDLE_BUSY)
+				lcore_spin_yield(lc, t1);
+		} else if (!busy) {
 			if (idle == RP_IDLE_YIELD) {
 				/* Give the CPU to whoever shares it (the
 				 * application, the peer's engine); a post or a
@@ -718,7 +760,9 @@ rp_lcore_launch(const struct rp_config *cfg)
 		lc->inline_mode = rp_inline.kind != RP_INLINE_OFF;
 		lc->cpus = rte_lcore_cpuset(lc->lcore);
 		CPU_AND(&shared, &app, &lc->cpus);
-		lc->yield_on_signal = CPU_COUNT(&shared) != 0;
+		lc->shares_cpu = CPU_COUNT(&shared) != 0;
+		lc->spin_quiet = rte_get_timer_hz() / 1000u *
+				 RP_SPIN_QUIET_MIN_MS;
 		lc->stand_cycles = rte_get_timer_hz() / 1000000 * rp_inline.us;
 		lc->stand.tv_sec = rp_inline.us / 1000000;
 		lc->stand.tv_nsec = (long)(rp_inline.us % 1000000) * 1000;

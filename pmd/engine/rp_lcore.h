@@ -47,6 +47,10 @@ enum rp_lc_stat {
 				 * (and mempool caches) by their first pass */
 	RP_LC_SIGNAL_YIELDS,	/* yields after a pass that woke a program
 				 * thread that may share the lcore's CPU */
+	RP_LC_SPIN_YIELDS,	/* yields after an idle pass, before idle_us,
+				 * on a CPU the program may use */
+	RP_LC_SPIN_YIELDS_LONG,	/* of those, kept off the CPU for
+				 * RP_SPIN_YIELD_LONG_US or more */
 	RP_LC_STAT_MAX,
 };
 
@@ -89,8 +93,14 @@ struct rp_lcore_ctx {
 	enum rp_inline_kind inline_kind;
 	cpu_set_t cpus;			/* the lcore's CPUs (RP_INLINE_ON_CPU) */
 	/* the program's threads may run on its CPUs: it yields after a
-	 * pass that signalled a completion channel (lcore_signalled()) */
-	bool yield_on_signal;
+	 * pass that signalled a completion channel (lcore_signalled()),
+	 * and after every idle pass before it blocks or naps */
+	bool shares_cpu;
+	/* lcore_spin_yield(): no spin yields before this TSC, how long the
+	 * next long yield silences them, when the last one began */
+	uint64_t spin_quiet_until;
+	uint64_t spin_quiet;
+	uint64_t spin_long_tsc;
 	uint64_t stand_cycles;
 	struct timespec stand;
 	uint32_t token;			/* 1 while a thread owns the devices */

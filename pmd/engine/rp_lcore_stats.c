@@ -36,6 +36,8 @@ static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
 	[RP_LC_STARVED_US] = "starved_us",
 	[RP_LC_INLINE_THREADS] = "inline_threads",
 	[RP_LC_SIGNAL_YIELDS] = "signal_yields",
+	[RP_LC_SPIN_YIELDS] = "spin_yields",
+	[RP_LC_SPIN_YIELDS_LONG] = "spin_yields_long",
 };
 
 /* The counters that moved, at INFO level, when an engine lcore stops. */

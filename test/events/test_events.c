@@ -480,21 +480,26 @@ rt_case_next_any(void)
  * An engine lcore whose CPU this program's threads may use yields it after
  * a pass that signalled a channel (rp_lcore.c): the woken thread would
  * otherwise wait out the busy lcore's slice.  Each event above was one.
+ * It also yields after each idle pass of its idle_us spin: every wait
+ * above for an event began with one.
  */
 static void
 ev_yields(void)
 {
 	cpu_set_t cpus;
 	int64_t y = rt_lcore_counter("signal_yields");
+	int64_t s = rt_lcore_counter("spin_yields");
 
-	rt_step("the engine lcore (CPU 1) yielded after waking this program: "
-		"signal_yields %" PRId64, y);
+	rt_step("the engine lcore (CPU 1) yielded after waking this program "
+		"and while spinning idle: signal_yields %" PRId64
+		", spin_yields %" PRId64, y, s);
 	if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0 ||
 	    !CPU_ISSET(1, &cpus)) {
 		printf("    this program may not run on CPU 1: not checked\n");
 		return;
 	}
 	RT_CHECK(y > 0, "signal_yields %" PRId64 " after 7 events", y);
+	RT_CHECK(s > 0, "spin_yields %" PRId64 " after idle waits", s);
 }
 
 static void

@@ -26,7 +26,7 @@
 #             their ratios to raw
 #   perftest  the same patterns with perftest (ib_send_lat -e with
 #             events, ib_write_bw polled) between the same hosts: message counts and bytes
-#             equal; latency medians within a factor of 5, message rates
+#             equal; best latency medians of 3 within a factor of 5, message rates
 #             within 100: a unit or scale error (msg/s against kpps or
 #             Mpps) fails, noise does not.  A 2000-message stream
 #             lasts ~25 ms, and a responder descheduled on the two shared
@@ -397,10 +397,11 @@ for m in ("send_lat", "write_bw"):
     assert r["status"] == "ok", m
     assert int(r["msgs"]) == n and int(r["bytes"]) == 64 * n, "%s: counts" % m
 # ib_*_lat: bytes iters t_min t_max t_typical(median) t_avg ...
-# Best of 3 runs each, within 10x: on events a run's median is bistable
-# on these hosts, ~7 us or 25-90 us for a whole run, either tool (CI:
-# testpmd 51.5 against perftest 7.6; best of 3, testpmd 55.0 against
-# perftest 7.3); guides/testing.  A unit or scale error still fails it.
+# Best of 3 runs each, within 5x: a run's median on events was bistable
+# on these hosts, ~7 us or 25-90 us for a whole run, either tool, while
+# an idle lcore's spin kept a woken program off its CPU (CI: testpmd 51.5
+# against perftest 7.6).  Lcores that share the programs' CPUs yield in
+# that spin since; runs still vary, 8-27 us (guides/testing).
 for m in ("send_lat",):
     runs = [r for r in rows if r["mode"] == m]
     assert len(runs) == 3, "%s: %d runs, expected 3" % (m, len(runs))
@@ -412,7 +413,7 @@ for m in ("send_lat",):
     print("%s medians us: testpmd %s, perftest %s" % (m,
           [r["lat_p50_us"] for r in runs], [l[4] for l in pf]))
     close(m + " best median us", min(float(r["lat_p50_us"]) for r in runs),
-          min(l[4] for l in pf), 10.0)
+          min(l[4] for l in pf), 5.0)
 # ib_write_bw: bytes iters BW_peak BW_avg(MB/s) MsgRate(Mpps)
 l = pf_line("write_bw")
 assert int(l[1]) == int(tp["write_bw"]["msgs"]), "write_bw: message counts"
