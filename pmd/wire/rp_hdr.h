@@ -14,6 +14,15 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 
+/* The layers below the BTH, as rp_pkt.c builds and parses them and
+ * rp_icrc.c masks them. */
+#define RP_ETH_HLEN		14u
+#define RP_VLAN_HLEN		4u
+#define RP_IPV4_HLEN		20u	/* no options */
+#define RP_IPV4_MAX_HLEN	60u
+#define RP_IPV6_HLEN		40u
+#define RP_UDP_HLEN		8u
+
 #define RP_ROCE_UDP_PORT	4791
 #define RP_UDP_SPORT_BASE	0xc000u	/* entropy source ports: 0xc000..0xffff */
 #define RP_DEFAULT_PKEY		0xffff

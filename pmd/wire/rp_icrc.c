@@ -33,12 +33,8 @@
 #include "rp_icrc.h"
 #include "rp_opcode.h"
 
-#define RP_IPV4_MAX_HDR	60u
-#define RP_IPV4_HLEN	20u
-#define RP_IPV6_HDR	40u
-#define RP_UDP_HDR	8u
 #define RP_ICRC_LRH	8u
-#define RP_ICRC_MAX_MASKED (RP_ICRC_LRH + RP_IPV4_MAX_HDR + RP_UDP_HDR + 12u)
+#define RP_ICRC_MAX_MASKED (RP_ICRC_LRH + RP_IPV4_MAX_HLEN + RP_UDP_HLEN + 12u)
 
 static inline void
 rp_icrc_ones(uint8_t *p, uint32_t off, uint32_t n, uint32_t len)
@@ -59,7 +55,7 @@ rp_icrc_ones(uint8_t *p, uint32_t off, uint32_t n, uint32_t len)
 static inline uint32_t
 rp_icrc_calc_v4(const uint8_t *l3, uint32_t len)
 {
-	alignas(16) uint8_t buf[RP_ICRC_LRH + RP_IPV4_HLEN + RP_UDP_HDR +
+	alignas(16) uint8_t buf[RP_ICRC_LRH + RP_IPV4_HLEN + RP_UDP_HLEN +
 				RP_BTH_SIZE];
 	/* TOS; TTL, header checksum; UDP checksum; FECN, BECN byte */
 	const __m128i m0 = _mm_set_epi8(0, 0, 0, 0, 0, 0, -1, 0,
@@ -90,7 +86,7 @@ rp_icrc_calc(const uint8_t *l3, uint32_t len)
 	uint32_t iplen, hlen;
 
 #ifdef RTE_ARCH_X86
-	if (likely(len >= RP_IPV4_HLEN + RP_UDP_HDR + RP_BTH_SIZE &&
+	if (likely(len >= RP_IPV4_HLEN + RP_UDP_HLEN + RP_BTH_SIZE &&
 		   l3[0] == 0x45))
 		return rp_icrc_calc_v4(l3, len);
 #endif
@@ -100,10 +96,10 @@ rp_icrc_calc(const uint8_t *l3, uint32_t len)
 
 	/* The version nibble picks the layout; anything not 6 is IPv4. */
 	if ((l3[0] >> 4) == 6)
-		iplen = RP_IPV6_HDR;
+		iplen = RP_IPV6_HLEN;
 	else
 		iplen = (l3[0] & 0x0fu) * 4u;
-	hlen = RTE_MIN(len, iplen + RP_UDP_HDR + RP_BTH_SIZE);
+	hlen = RTE_MIN(len, iplen + RP_UDP_HLEN + RP_BTH_SIZE);
 	memcpy(hdr, l3, hlen);
 
 	if ((l3[0] >> 4) == 6) {
@@ -117,7 +113,7 @@ rp_icrc_calc(const uint8_t *l3, uint32_t len)
 		rp_icrc_ones(hdr, 10, 2, hlen);		/* header checksum */
 	}
 	rp_icrc_ones(hdr, iplen + 6, 2, hlen);		/* UDP checksum */
-	rp_icrc_ones(hdr, iplen + RP_UDP_HDR + 4, 1, hlen); /* FECN, BECN */
+	rp_icrc_ones(hdr, iplen + RP_UDP_HLEN + 4, 1, hlen); /* FECN, BECN */
 
 	return crc32_gzip_refl(crc32_gzip_refl(0, buf, RP_ICRC_LRH + hlen),
 			       l3 + hlen, len - hlen);

@@ -22,11 +22,6 @@
 #include "rp_pkt.h"
 #include "rocepmd.h"
 
-#define RP_ETH_HLEN	14u
-#define RP_VLAN_HLEN	4u
-#define RP_IPV4_HLEN	20u
-#define RP_IPV6_HLEN	40u
-#define RP_UDP_HLEN	8u
 #define RP_IPV4_DF	0x4000u
 #define RP_IPV4_MF_OFF	0x3fffu	/* MF flag and fragment offset */
 
