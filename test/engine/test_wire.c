@@ -272,6 +272,7 @@ struct wt_forge {
 	uint32_t qkey;			/* DETH, if the opcode has one */
 	uint32_t sqp;
 	uint32_t paylen;		/* bytes of a random payload */
+	bool sr;			/* RP_BTH_SR: "I take selective NAKs" */
 };
 
 static void
@@ -314,6 +315,8 @@ wt_forge(int to, const struct wt_forge *f)
 	if (oi->mask & RP_M_DETH)
 		rp_deth_set(bth + oi->offset[RP_HDR_DETH], f->qkey, f->sqp);
 	rt_fill_random(bth + oi->offset[RP_HDR_PAYLOAD], f->paylen);
+	if (f->sr)
+		bth[8] |= RP_BTH_SR >> 24;
 	udp = (struct rte_udp_hdr *)(bth - sizeof(*udp));
 	udp->dst_port = htons(f->dport != 0 ? f->dport : RP_ROCE_UDP_PORT);
 	rp_pkt_finish(frame, &a, len);
@@ -2881,6 +2884,103 @@ wt_case_sr(void)
 	wt_expect_stat(0, "sr_resent", resent);
 	wt_expect_stat(0, "retry_timeouts", 0);
 	wt_expect_no_zero_dmac();
+}
+
+/* ---- case sr_limits */
+
+/*
+ * Whoever can forge rocepmd0's packets can make rocepmd1 keep packets
+ * for it (rp_sr_keep()); what that holds is bounded.  The bridge, as
+ * rocepmd0 (its MAC and address, RP_BTH_SR set), sends 9 of rocepmd1's
+ * QPs SEND middle packets 1 to 300 PSNs past the one each expects: a QP
+ * keeps the 255 within its window (RP_SR_WIN), all of them together
+ * 2,048 (RP_SR_HELD_MAX), and the rest is dropped.  rocepmd1 meanwhile
+ * serves a new QP as before, and gives what the flooded QPs kept back
+ * when they go: a tenth QP keeps 255 again.
+ */
+/* n forged packets to b, 1 to n past the PSN it expects (a's next). */
+static void
+wt_sr_flood(const struct rt_ep *a, const struct rt_ep *b, uint32_t n)
+{
+	struct wt_forge f = {
+		.smac = &wt_mac[0], .sip = wt_ip[0], .dip = wt_ip[1],
+		.op = RP_OP_SEND_MIDDLE, .qpn = b->qp->qp_num,
+		.paylen = 1024, .sr = true,
+	};
+
+	for (uint32_t k = 1; k <= n; k++) {
+		f.psn = rp_psn_add(a->psn, k);
+		wt_forge(1, &f);
+		if (k % 16 == 0)
+			wt_pump();	/* rocepmd1's NAKs on to rocepmd0 */
+	}
+	wt_pump_ms(20);
+}
+
+static void
+wt_case_sr_limits(void)
+{
+	enum { NQP = 9, N = 300, WIN = 255, HELD = 2048, LEN = 16 * 1024 };
+	const struct wt_rc_opts o = { 64, 16, 18, 7 };
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_ep a[NQP + 2], b[NQP + 2];
+	struct rt_dev d0, d1;
+	struct rt_buf src, dst;
+	struct ibv_sge s, r;
+	struct ibv_wc wc;
+	uint64_t kept0, kept;
+
+	wt_boot(&d0, &d1);
+	for (int q = 0; q < NQP + 2; q++) {
+		rt_ep_create(&a[q], &d0, &eo);
+		rt_ep_create(&b[q], &d1, &eo);
+		wt_rc_connect(&a[q], &b[q], &o);
+	}
+	rt_buf_alloc(&src, &d0, LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, LEN, IBV_ACCESS_LOCAL_WRITE);
+	kept0 = wt_stat(1, "sr_kept");
+
+	rt_step("%d packets past the expected PSN to one QP: %d kept, the "
+		"rest past the window dropped", N, WIN);
+	wt_sr_flood(&a[0], &b[0], N);
+	kept = wt_stat(1, "sr_kept") - kept0;
+	RT_CHECK(kept == WIN, "one QP kept %" PRIu64 " packets, expected %d "
+		 "(its window)", kept, WIN);
+
+	rt_step("the same to %d more QPs: %d kept in all, no more", NQP - 1,
+		HELD);
+	for (int q = 1; q < NQP; q++)
+		wt_sr_flood(&a[q], &b[q], N);
+	kept = wt_stat(1, "sr_kept") - kept0;
+	RT_CHECK(kept == HELD, "%d QPs kept %" PRIu64 " packets, expected "
+		 "%d (all devices' limit)", NQP, kept, HELD);
+
+	rt_step("a new QP's 16 KiB SEND, in order, arrives whole");
+	rt_fill_random(src.p, LEN);
+	r = rt_sge(&dst, 0, LEN);
+	rt_post_recv(&b[NQP], 1, &r, 1);
+	s = rt_sge(&src, 0, LEN);
+	rt_post_send(&a[NQP], 1, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0,
+		     0);
+	wt_expect_wc(a[NQP].scq, "SEND", 1, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wc = wt_expect_wc(b[NQP].rcq, "receive", 1, IBV_WC_SUCCESS,
+			  IBV_WC_RECV);
+	RT_CHECK(wc.byte_len == LEN, "byte_len %u", wc.byte_len);
+	rt_check_data(dst.p, src.p, LEN, "SEND payload");
+	RT_CHECK(wt_stat(1, "sr_kept") - kept0 == HELD, "kept more than %d",
+		 HELD);
+
+	rt_step("the flooded QPs destroyed: what they kept is free, a new "
+		"QP keeps %d again", WIN);
+	for (int q = 0; q < NQP; q++) {
+		rt_ep_destroy(&b[q]);
+		rt_ep_destroy(&a[q]);
+	}
+	wt_sr_flood(&a[NQP + 1], &b[NQP + 1], N);
+	kept = wt_stat(1, "sr_kept") - kept0;
+	RT_CHECK(kept == HELD + WIN, "the new QP kept %" PRIu64 " packets, "
+		 "expected %d", kept - HELD, WIN);
+	wt_expect_stat(0, "retry_timeouts", 0);
 }
 
 static const struct rt_case wt_cases[] = {
