@@ -79,6 +79,11 @@ lcore_token_wait(struct rp_lcore_ctx *lc)
  * 0.7 ms and more.  The silence after the first such yield. */
 #define RP_SPIN_YIELD_LONG_US	200u
 #define RP_SPIN_QUIET_MIN_MS	10u
+/* Long yields within RP_SPIN_LONG_MS that silence the spin yields: a
+ * spinner makes one a slice, a woken program that ran long one now and
+ * then (between the hosts, a few a second). */
+#define RP_SPIN_LONG_RUN	3u
+#define RP_SPIN_LONG_MS		50u
 
 /* The kernel interface's addresses changed: the device follows. */
 static void
@@ -494,11 +499,11 @@ lcore_stand_aside(struct rp_lcore_ctx *lc)
  * CPUs, each hop of an events ping-pong did: 40-60 us a half round trip
  * against 10, and 5x the CPU (guides/experiments_close_to_wire).
  *
- * A yield that kept us off the CPU for long gave it to a spinner (a
- * polling program without inline passes), which keeps it for its slice,
- * ms: then no spin yields for a while, twice as long (up to 1 s) each
- * time that repeats within a second, so each message does not cost a
- * slice.
+ * Yields that kept us off the CPU for long, three within 50 ms, gave it
+ * to a spinner (a polling program without inline passes), which keeps it for
+ * its slice, ms: then no spin yields for a while, twice as long (up to
+ * 1 s) each time that repeats within a second, so each message does not
+ * cost a slice.
  */
 static void
 lcore_spin_yield(struct rp_lcore_ctx *lc, uint64_t now)
@@ -516,6 +521,14 @@ lcore_spin_yield(struct rp_lcore_ctx *lc, uint64_t now)
 		return;
 	}
 	lc_stat_add(lc, RP_LC_SPIN_YIELDS_LONG, 1);
+	if (now - lc->spin_long_first > hz / 1000u * RP_SPIN_LONG_MS) {
+		lc->spin_long_first = now;
+		lc->spin_long_run = 0;
+	}
+	if (++lc->spin_long_run < RP_SPIN_LONG_RUN)
+		return;
+	lc->spin_long_run = 0;
+	lc->spin_long_first = 0;
 	lc->spin_long_tsc = now;
 	lc->spin_quiet_until = now + dt + lc->spin_quiet;
 	lc->spin_quiet = RTE_MIN(lc->spin_quiet * 2, hz);
@@ -537,8 +550,10 @@ lcore_main(void *arg)
 	       lc->lcore, lc->nr_shards,
 	       rp_idle_policy_name(rp_load_relaxed(&lc->idle)),
 	       rp_inline_kind_name(lc->inline_kind),
+	       lc->spin_yield ?
+	       "yields after waking the program and while spinning idle (its CPUs are some of the program's)" :
 	       lc->shares_cpu ?
-	       "yields after waking the program and while spinning idle (its CPUs are the program's)" :
+	       "yields after waking the program (its CPUs are all the program's)" :
 	       "CPUs apart from the program's");
 	while (!rp_load_relaxed(&rp_stop)) {
 		bool busy;
@@ -578,7 +593,7 @@ lcore_main(void *arg)
 		/* Inline mode: the devices are free while the lcore naps. */
 		lcore_token_give(lc);
 		if (!busy && t1 - last_busy <= lc->idle_cycles) {
-			if (lc->shares_cpu && idle != RP_IDLE_BUSY)
+			if (lc->spin_yield && idle != RP_IDLE_BUSY)
 				lcore_spin_yield(lc, t1);
 		} else if (!busy) {
 			if (idle == RP_IDLE_YIELD) {
@@ -761,6 +776,12 @@ rp_lcore_launch(const struct rp_config *cfg)
 		lc->cpus = rte_lcore_cpuset(lc->lcore);
 		CPU_AND(&shared, &app, &lc->cpus);
 		lc->shares_cpu = CPU_COUNT(&shared) != 0;
+		/* Spin yields only where a program thread may also be woken
+		 * from elsewhere onto our CPUs: one confined to them is woken
+		 * here by us (a signal: signal yields) or not at all, and
+		 * there the yields cost 1-2 us a round trip. */
+		lc->spin_yield = lc->shares_cpu &&
+				 CPU_COUNT(&app) > CPU_COUNT(&shared);
 		lc->spin_quiet = rte_get_timer_hz() / 1000u *
 				 RP_SPIN_QUIET_MIN_MS;
 		lc->stand_cycles = rte_get_timer_hz() / 1000000 * rp_inline.us;

@@ -93,14 +93,18 @@ struct rp_lcore_ctx {
 	enum rp_inline_kind inline_kind;
 	cpu_set_t cpus;			/* the lcore's CPUs (RP_INLINE_ON_CPU) */
 	/* the program's threads may run on its CPUs: it yields after a
-	 * pass that signalled a completion channel (lcore_signalled()),
-	 * and after every idle pass before it blocks or naps */
+	 * pass that signalled a completion channel (lcore_signalled()) */
 	bool shares_cpu;
+	/* ... and on others too: it yields after every idle pass before it
+	 * blocks or naps (lcore_spin_yield()) */
+	bool spin_yield;
 	/* lcore_spin_yield(): no spin yields before this TSC, how long the
 	 * next long yield silences them, when the last one began */
 	uint64_t spin_quiet_until;
 	uint64_t spin_quiet;
 	uint64_t spin_long_tsc;
+	uint64_t spin_long_first;	/* the first long yield of a run */
+	uint32_t spin_long_run;		/* long yields since */
 	uint64_t stand_cycles;
 	struct timespec stand;
 	uint32_t token;			/* 1 while a thread owns the devices */
