@@ -74,9 +74,9 @@ lcore_token_wait(struct rp_lcore_ctx *lc)
  * retransmit timeout (1 ms, rp_req.c), above a nap's usual overshoot.
  */
 #define RP_STARVE_US	200
-/* A spin yield this long gave the CPU to a spinner (lcore_spin_yield()):
- * a woken thread that then blocks again takes microseconds, a slice is
- * 0.7 ms and more.  The silence after the first such yield. */
+/* A spin yield this long may have given the CPU to a spinner
+ * (lcore_spin_yield()): a woken thread that then blocks again takes
+ * microseconds, a slice 0.7 ms and more.  The first silence they cause. */
 #define RP_SPIN_YIELD_LONG_US	200u
 #define RP_SPIN_QUIET_MIN_MS	10u
 /* Long yields within RP_SPIN_LONG_MS that silence the spin yields: a

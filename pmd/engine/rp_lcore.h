@@ -99,7 +99,7 @@ struct rp_lcore_ctx {
 	 * blocks or naps (lcore_spin_yield()) */
 	bool spin_yield;
 	/* lcore_spin_yield(): no spin yields before this TSC, how long the
-	 * next long yield silences them, when the last one began */
+	 * next silence lasts, when the last one began */
 	uint64_t spin_quiet_until;
 	uint64_t spin_quiet;
 	uint64_t spin_long_tsc;
