@@ -61,6 +61,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_RX_MCAST] = "rx_multicast",
 	[RP_STAT_PROBE] = "retransmit_probes",
 	[RP_STAT_TIMER_STARVED] = "timer_starved",
+	[RP_STAT_PROBE_LATE] = "probes_answered_late",
 	[RP_STAT_TX_KICK] = "tx_ring_kicks",
 	[RP_STAT_MEM_FAULT] = "attached_mem_faults",
 	[RP_STAT_GSI_NO_AGENT] = "gsi_no_agent",
@@ -257,6 +258,7 @@ qp_cmd(const char *cmd __rte_unused, const char *params,
 	rte_tel_data_add_dict_u64(d, "window", o->window);
 	rte_tel_data_add_dict_u64(d, "in_flight", o->in_flight);
 	rte_tel_data_add_dict_u64(d, "srtt_us", o->srtt_us);
+	rte_tel_data_add_dict_u64(d, "probe_wait_us", o->probe_wait_us);
 	rte_tel_data_add_dict_u64(d, "dcqcn_limited", o->limited);
 	rte_tel_data_add_dict_u64(d, "rate_mbps", o->rate_mbps);
 	rte_tel_data_add_dict_u64(d, "target_mbps", o->target_mbps);

@@ -279,6 +279,8 @@ struct rp_ctrl_qp_cc {
 	uint32_t rate_mbps;		/* line rate while not limited */
 	uint32_t target_mbps;
 	uint32_t alpha;			/* Q10 */
+	uint32_t probe_wait_us;		/* learned wait before a probe, 0:
+					 * none (the peer's silences) */
 };
 
 struct rp_ctrl_pd {

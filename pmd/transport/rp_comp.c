@@ -112,10 +112,54 @@ comp_outstanding(const struct rp_qp *qp)
 	return qp->comp.tail != qp->req.hi || qp->req.inprog;
 }
 
+/*
+ * The probes of a stall were answered (`now`).  A resend reaches a
+ * healthy peer and comes back within about a round trip: so a later
+ * answer is the peer's first since its silence, the silence was its
+ * scheduling (its engine's CPU given to a program for a slice, 1-3 ms
+ * between the two hosts), not loss, and the probe resent what had
+ * arrived.  As TCP after a spurious timeout (RFC 3522, Eifel): the
+ * probe's cut of the window is undone, and probes wait twice the
+ * silence from now on (probe_floor, up to RP_PROBE_FLOOR_MAX_US).  An
+ * answer in time was a loss repaired: the learned wait halves.
+ */
+#define RP_PROBE_LATE_US	100u	/* an answer later than this, and 2 RTTs
+					 * (10% loss in one process: 95% within
+					 * 33 us, the latest 211) */
+#define RP_PROBE_FLOOR_MAX_US	8000u
+
+static void
+comp_probe_answered(struct rp_qp *qp, uint64_t now)
+{
+	uint64_t us = rte_get_timer_hz() / 1000000u;
+	uint64_t late = RTE_MAX(2 * qp->comp.srtt, us * RP_PROBE_LATE_US);
+	uint64_t silence;
+
+	if (qp->comp.probe_tsc == 0)
+		return;		/* a timeout followed: rp_comp_timer() */
+	if (now - qp->comp.probe_tsc <= late) {
+		qp->comp.probe_floor /= 2;
+		if (qp->comp.probe_floor < us * RP_PROBE_LATE_US)
+			qp->comp.probe_floor = 0;
+		return;
+	}
+	rp_stat_inc(qp->dev, RP_STAT_PROBE_LATE);
+	silence = 2 * (now - qp->comp.quiet_tsc);
+	silence = RTE_MIN(silence, us * RP_PROBE_FLOOR_MAX_US);
+	qp->comp.probe_floor = RTE_MAX(qp->comp.probe_floor, silence);
+	qp->comp.cwnd = qp->comp.undo_cwnd;
+	qp->comp.ssthresh = qp->comp.undo_ssthresh;
+}
+
 /* Progress was made: reset the retry budget and restart the timer. */
 static void
 comp_progress(struct rp_qp *qp)
 {
+	uint64_t now = rte_get_timer_cycles();
+
+	if (unlikely(qp->comp.probes != 0))
+		comp_probe_answered(qp, now);
+	qp->comp.quiet_tsc = now;
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
 	qp->comp.probes = 0;
@@ -563,7 +607,11 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 	if (qp->comp.probes < RP_PROBE_MAX && qp->comp.srtt != 0 &&
 	    qp->addr_ok) {
 		/* Silence for a few round trips: resend early. */
-		qp->comp.probes++;
+		if (qp->comp.probes++ == 0) {
+			qp->comp.undo_cwnd = qp->comp.cwnd;
+			qp->comp.undo_ssthresh = qp->comp.ssthresh;
+		}
+		qp->comp.probe_tsc = now;
 		rp_stat_inc(qp->dev, RP_STAT_PROBE);
 		comp_cut(qp);
 		qp->comp.rd_retried = false;
@@ -573,6 +621,8 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 		return true;
 	}
 	rp_stat_inc(qp->dev, RP_STAT_TIMEOUT);
+	/* Not the peer's scheduling alone: its answer teaches nothing. */
+	qp->comp.probe_tsc = 0;
 	RP_QP_LOG(rp_logtype_comp, DEBUG, qp->qpn,
 		  "timeout: tail %u head %u hi %u psn %u max_psn %u retry_left %u",
 		  qp->comp.tail, qp->req.head, qp->req.hi, qp->req.psn,

@@ -220,6 +220,8 @@ rp_dcqcn_query(struct rp_dev *dev, struct rp_ctrl_qp_cc *o)
 	o->window = rp_qp_window(qp);
 	o->in_flight = qp->type == IBV_QPT_RC && d > 0 ? (uint32_t)d : 0;
 	o->srtt_us = (uint32_t)(qp->comp.srtt * 1000000 / rte_get_timer_hz());
+	o->probe_wait_us = (uint32_t)(qp->comp.probe_floor * 1000000 /
+				      rte_get_timer_hz());
 	o->limited = cc->limited;
 	o->rate_mbps = (cc->limited ? cc->rate_kbps :
 			dc_line_kbps(dev)) / 1000;

@@ -134,7 +134,9 @@ req_timeout_cycles(const struct rp_qp *qp)
  * A lost NAK, a lost last packet, a lost READ re-request or its
  * response would otherwise each cost a whole timeout (67 ms at perftest's
  * 14): under 10% loss the link collapsed to a few percent of its rate.  IBTA leaves the
- * requester free to resend early; the responder takes duplicates.
+ * requester free to resend early; the responder takes duplicates.  A
+ * peer whose engine loses its CPU for a slice, ms, answers probes late:
+ * the wait then learns its silences (probe_floor, rp_comp.c).
  */
 #define RP_PROBE_RTTS	4u	/* round trips of silence, first probe */
 #define RP_PROBE_MIN_US	200u	/* floor: scheduling noise of a soft device */
@@ -144,6 +146,7 @@ req_probe_cycles(const struct rp_qp *qp)
 {
 	uint64_t min = rte_get_timer_hz() / 1000000u * RP_PROBE_MIN_US;
 
+	min = RTE_MAX(min, qp->comp.probe_floor);
 	return RTE_MAX(RP_PROBE_RTTS * qp->comp.srtt, min) << qp->comp.probes;
 }
 
@@ -179,8 +182,10 @@ rp_req_arm_timer(struct rp_qp *qp)
 static void
 req_sent(struct rp_qp *qp)
 {
-	if (qp->comp.deadline == 0)
+	if (qp->comp.deadline == 0) {
 		rp_req_arm_timer(qp);
+		qp->comp.quiet_tsc = rte_get_timer_cycles();
+	}
 	if (qp->comp.rtt_tsc == 0) {
 		qp->comp.rtt_tsc = rte_get_timer_cycles();
 		qp->comp.rtt_psn = qp->req.max_psn;

@@ -449,6 +449,13 @@ struct rp_qp {
 		bool rd_retried;	/* READ re-requested from rd_psn */
 		uint64_t deadline;	/* retransmit timer, TSC; 0 = idle */
 		uint8_t probes;		/* early resends of this stall */
+		uint64_t quiet_tsc;	/* last progress, or the first send
+					 * after none was outstanding */
+		uint64_t probe_tsc;	/* this stall's last probe */
+		uint64_t probe_floor;	/* learned: the peer's silences,
+					 * TSC (rp_comp.c); 0: none */
+		uint32_t undo_cwnd;	/* the window before a probe's cut */
+		uint32_t undo_ssthresh;
 		uint32_t rtt_psn;	/* an ACK up to it ends the RTT sample */
 		uint64_t rtt_tsc;	/* its send time; 0 = no sample */
 		uint64_t srtt;		/* smoothed RTT in TSC cycles, 0: none */

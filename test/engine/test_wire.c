@@ -2983,6 +2983,120 @@ wt_case_sr_limits(void)
 	wt_expect_stat(0, "retry_timeouts", 0);
 }
 
+/* ---- case probe_late */
+
+/*
+ * A peer whose engine loses its CPU for a slice answers nothing for ms,
+ * then everything at once.  The bridge holds rocepmd1's answers for
+ * WT_STALL1_MS (past the cap, whatever was learned before) while
+ * rocepmd0 waits for a SEND's ACK: rocepmd0 probes (resends early), and
+ * the answer comes long after its last probe, so rocepmd0 learns twice
+ * the silence as the wait before a probe (capped at 8 ms).  A second, shorter silence then costs no probe; a request
+ * the bridge drops (a loss) is probed after the learned wait, answered
+ * at once, and the wait halves.
+ */
+#define WT_STALL1_MS	20u
+#define WT_STALL2_MS	1u
+#define WT_PROBE_CAP_US	8000u
+
+/*
+ * One signalled 64 B SEND a -> b, its ACK held by the bridge for ms from
+ * when the request passed it (the engine may send late on a busy CPU).
+ */
+static void
+wt_send_held(struct rt_ep *a, struct rt_ep *b, struct rt_buf *src,
+	     struct rt_buf *dst, uint64_t id, unsigned int hold_ms)
+{
+	struct ibv_sge s = rt_sge(src, 0, 64), r = rt_sge(dst, 0, 64);
+	uint64_t seen = wt.dir[0].roce;
+	double end = rt_now() + rt_timeout_s;
+
+	rt_post_recv(b, id, &r, 1);
+	wt.hold[1] = hold_ms != 0;
+	rt_post_send(a, id, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	if (hold_ms != 0) {
+		while (wt.dir[0].roce == seen) {
+			RT_CHECK(rt_now() < end, "rocepmd0 sent no request");
+			if (!wt_pump())
+				sched_yield();
+		}
+		wt_pump_ms(hold_ms);
+		wt_release(1);
+	}
+	wt_expect_wc(a->scq, "SEND", id, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wt_expect_wc(b->rcq, "receive", id, IBV_WC_SUCCESS, IBV_WC_RECV);
+}
+
+static void
+wt_case_probe_late(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1.07 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	uint64_t probes, late, dup, wait;
+	uint32_t qpn, id = 0;
+
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	qpn = a.qp->qp_num;
+	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
+	for (int k = 0; k < 32; k++)	/* a round trip measured */
+		wt_send_held(&a, &b, &src, &dst, ++id, 0);
+	/* The bridge is this thread: if it lost its CPU meanwhile, the
+	 * engine may have learned a wait already (less than the cap). */
+	RT_CHECK(wt_qp(0, qpn, "srtt_us") != 0, "no round trip measured");
+
+	rt_step("rocepmd1 silent %u ms: rocepmd0 probes, the answer comes "
+		"late, the wait becomes twice the silence", WT_STALL1_MS);
+	probes = wt_stat(0, "retransmit_probes");
+	late = wt_stat(0, "probes_answered_late");
+	dup = wt_stat(1, "duplicate_request");
+	wt_send_held(&a, &b, &src, &dst, ++id, WT_STALL1_MS);
+	RT_CHECK(wt_stat(0, "retransmit_probes") > probes, "no probe in a "
+		 "%u ms silence", WT_STALL1_MS);
+	RT_CHECK(wt_stat(1, "duplicate_request") > dup, "the probe did not "
+		 "reach rocepmd1 again");
+	wt_expect_stat(0, "probes_answered_late", late + 1);
+	wait = wt_qp(0, qpn, "probe_wait_us");
+	RT_CHECK(wait + 10 >= WT_PROBE_CAP_US && wait <= WT_PROBE_CAP_US,
+		 "learned wait %" PRIu64 " us, expected %u (twice %u ms, "
+		 "capped)", wait, WT_PROBE_CAP_US, WT_STALL1_MS);
+
+	rt_step("rocepmd1 silent %u ms again: no probe", WT_STALL2_MS);
+	probes = wt_stat(0, "retransmit_probes");
+	wt_send_held(&a, &b, &src, &dst, ++id, WT_STALL2_MS);
+	wt_expect_stat(0, "retransmit_probes", probes);
+	wt_expect_stat(0, "probes_answered_late", late + 1);
+
+	rt_step("a request lost: probed after the learned wait, answered at "
+		"once, the wait halves");
+	/* A busy CPU may delay the answer past "late" (then the wait
+	 * stays): up to three losses for one answer in time. */
+	for (int tries = 0; tries < 3; tries++) {
+		probes = wt_stat(0, "retransmit_probes");
+		late = wt_stat(0, "probes_answered_late");
+		wt.drop_psn = rp_psn_add(a.psn, (uint32_t)id);
+		wt.drop_left = 1;
+		wt_send_held(&a, &b, &src, &dst, ++id, 0);
+		RT_CHECK(wt.drop_left == 0, "the bridge dropped nothing "
+			 "(PSN %u)", wt.drop_psn);
+		wt_expect_stat(0, "retransmit_probes", probes + 1);
+		if (wt_stat(0, "probes_answered_late") == late)
+			break;
+		printf("%s: the probe's answer came late (a busy CPU): "
+		       "again\n", rt_prog);
+	}
+	RT_CHECK(wt_stat(0, "probes_answered_late") == late,
+		 "three probes of a loss answered late");
+	RT_CHECK(wt_qp(0, qpn, "probe_wait_us") <= wait / 2 + 1,
+		 "learned wait %" PRIu64 " us after a loss, expected %" PRIu64,
+		 wt_qp(0, qpn, "probe_wait_us"), wait / 2);
+	wt_expect_stat(0, "retry_timeouts", 0);
+	wt_expect_no_zero_dmac();
+}
+
 static const struct rt_case wt_cases[] = {
 #include "test_wire.def"
 };
