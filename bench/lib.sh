@@ -72,7 +72,13 @@ bench_host_cfg() {
 	# and each overflow cost a go-back-N resend on a lossless link.
 	port="device = net_af_packet0,iface=$dev,qpairs=1,framecnt=2048
 ipv4 = $ip"
-	case $kind in af_xdp | xdp) port="netdev = $dev" ;; esac
+	case $kind in
+	af_xdp | xdp) port="netdev = $dev" ;;
+	# the raw yardstick of af_xdp (rocepmd-testpmd --raw-only): DPDK's
+	# PMD with its own XDP program, every frame of the queue its socket's
+	af_xdp_raw) port="device = net_af_xdp0,iface=$dev,busy_budget=0
+ipv4 = $ip" ;;
+	esac
 	cat >"$tmp/$s.ini" <<-EOF
 	[eal]
 	args = --no-huge -m 512 --no-pci --lcores $lcores --file-prefix=$pfx-$s-$$

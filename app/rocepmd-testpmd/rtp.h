@@ -90,6 +90,7 @@ struct rtp_params {
 	bool interactive;
 	bool raw;			/* measure the raw limit at start */
 	bool raw_set;			/* --raw or --no-raw given */
+	bool raw_only;			/* --raw-only: no engine after it */
 	enum rp_idle_policy idle;
 	bool idle_set;
 	uint32_t idle_us;
@@ -429,6 +430,8 @@ struct rtp_raw_result {
 	uint64_t stream_sent, stream_recv, peer_frames;
 };
 extern struct rtp_raw_result rtp_raw;
+/* No engine after the raw mode (--raw-only): an af_xdp port may serve it. */
+extern bool rtp_raw_last;
 int rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set,
 		    enum rp_msg_kind kind);
 int rtp_raw_serve(const struct rp_config *cfg, int lfd,

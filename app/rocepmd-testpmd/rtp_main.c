@@ -22,6 +22,7 @@
 
 #include <rte_common.h>
 #include <rte_eal.h>
+#include <rte_ethdev.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
@@ -355,12 +356,43 @@ raw_kind(void)
 	return m != NULL ? m->kind : RP_MSG_SEND;
 }
 
+/*
+ * --raw-only: the raw rows (one process, or a client) and exit, no engine
+ * after them; a server has served its raw client.  1 if nothing was
+ * measured.
+ */
+static int
+raw_only_end(int lfd, bool served)
+{
+	int status = rtp_raw.valid ? 0 : 1;
+	uint16_t p;
+
+	if (lfd >= 0)
+		close(lfd);
+	/* Closed, not only stopped: af_xdp's PMD then takes its XDP program
+	 * off the interface, which the next engine on it would find. */
+	RTE_ETH_FOREACH_DEV(p)
+		rte_eth_dev_close(p);
+	if (!rtp.params.server) {
+		rtp_report_header(rtp.out, rtp.params.format);
+		rtp_report_raw(rtp.out, rtp.params.format);
+		rtp_report_footer(rtp.out, rtp.params.format);
+	} else {
+		status = served ? 0 : 1;
+	}
+	if (rtp.out != stdout)
+		fclose(rtp.out);
+	rp_port_unlock();
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
 	char err[1024] = "";
 	char **eal_argv;
 	int eal_argc, sep, ret, lfd = -1;
+	bool served = false;
 
 	for (sep = 1; sep < argc; sep++)
 		if (strcmp(argv[sep], "--") == 0)
@@ -407,6 +439,7 @@ main(int argc, char **argv)
 	if (rtp.params.config != NULL && rtp.params.inline_set)
 		rtp.cfg.inline_us = rtp.params.inline_us;
 	rtp.idle = rtp.cfg.idle;
+	rtp_raw_last = rtp.params.raw_only;
 	if (rtp.params.raw && rtp.cfg.nb_ports >= 2 &&
 	    rtp_raw_measure(&rtp.cfg, &rtp.params.set, raw_kind()) < 0)
 		fprintf(stderr, "raw limit not measured: ratios will be 0\n");
@@ -422,7 +455,8 @@ main(int argc, char **argv)
 		printf("%s: waiting for a --raw client on TCP port %u\n",
 		       RTP_NAME, rtp.params.oob_port);
 		fflush(stdout);
-		if (rtp_raw_serve(&rtp.cfg, lfd, &rtp_quit_signal) < 0)
+		served = rtp_raw_serve(&rtp.cfg, lfd, &rtp_quit_signal) == 0;
+		if (!served)
 			fprintf(stderr, "raw: not served\n");
 	}
 	if (rtp.params.raw && rtp.params.raw_set && rtp.cfg.nb_ports == 1 &&
@@ -430,6 +464,8 @@ main(int argc, char **argv)
 	    rtp_raw_client(&rtp.cfg, &rtp.params.set, raw_kind(),
 			   rtp.params.client, rtp.params.oob_port) < 0)
 		fprintf(stderr, "raw limit not measured: ratios will be 0\n");
+	if (rtp.params.raw_only)
+		return raw_only_end(lfd, served);
 	ret = rp_engine_start(&rtp.cfg);
 	if (ret < 0) {
 		fprintf(stderr, "cannot start the engine: %s\n", strerror(-ret));

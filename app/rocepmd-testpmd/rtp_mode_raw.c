@@ -35,6 +35,7 @@
 			 sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr))
 
 struct rtp_raw_result rtp_raw;
+bool rtp_raw_last;
 
 struct raw_ctx {
 	uint16_t port[2];
@@ -207,7 +208,7 @@ raw_lcore(void *arg)
 		(uint64_t)(c->duration * 1e6);	/* bounded by time below */
 	uint64_t t_stop = c->iters != 0 ? UINT64_MAX :
 		rte_get_tsc_cycles() + (uint64_t)(c->duration * (double)hz);
-	uint64_t sent = 0, recvd = 0, t0;
+	uint64_t sent = 0, recvd = 0, t0, t_last = 0, got;
 
 	/*
 	 * Receive on both ports for a while first: a memif client posts its
@@ -245,8 +246,15 @@ raw_lcore(void *arg)
 			}
 			sent++;
 		}
-		recvd += raw_recv(c, 1, RAW_BURST);
-		if (rte_get_tsc_cycles() > t_stop + hz)
+		got = raw_recv(c, 1, RAW_BURST);
+		recvd += got;
+		/* A second without a frame once all are sent: the rest is
+		 * lost (a run of --iters has no end time to wait past). */
+		if (got != 0 || sent < n)
+			t_last = rte_get_tsc_cycles();
+		else if (rte_get_tsc_cycles() - t_last > hz ||
+			 (t_stop != UINT64_MAX &&
+			  rte_get_tsc_cycles() > t_stop + hz))
 			break;
 	}
 	c->stream_ticks = rte_get_tsc_cycles() - t0;
@@ -255,19 +263,27 @@ raw_lcore(void *arg)
 	return 0;
 }
 
+static bool
+raw_af_xdp(uint16_t p)
+{
+	struct rte_eth_dev_info info;
+
+	return rte_eth_dev_info_get(p, &info) == 0 &&
+		info.driver_name != NULL &&
+		strcmp(info.driver_name, "net_af_xdp") == 0;
+}
+
 static int
 raw_port_start(struct raw_ctx *c, unsigned int i)
 {
 	struct rte_eth_conf conf = { 0 };
-	struct rte_eth_dev_info info;
 	uint16_t p = c->port[i];
 	int ret;
 
 	/* DPDK's af_xdp PMD keeps a queue's AF_XDP socket until the port
 	 * closes: the engine could not set the queue up again after us. */
-	if (rte_eth_dev_info_get(p, &info) == 0 && info.driver_name != NULL &&
-	    strcmp(info.driver_name, "net_af_xdp") == 0) {
-		fprintf(stderr, "raw: port %u is af_xdp, whose queue the engine could not set up after the raw mode (the PMD keeps its AF_XDP socket until the port closes): measure raw on an af_packet or memif port\n",
+	if (!rtp_raw_last && raw_af_xdp(p)) {
+		fprintf(stderr, "raw: port %u is af_xdp, whose queue the engine could not set up after the raw mode (the PMD keeps its AF_XDP socket until the port closes): measure raw with --raw-only, or on an af_packet or memif port\n",
 			p);
 		return -ENOTSUP;
 	}
@@ -575,12 +591,12 @@ raw_two_open(struct raw_two *r, const struct rp_config *cfg,
 		return -ENODEV;
 	r->opened = true;
 	c->pool = rte_mempool_lookup("rtp_raw");
-	/* room for a jumbo frame: af_packet wants its whole frame size */
+	/* room for a jumbo frame: af_packet wants its whole frame size; an
+	 * af_xdp pool is its umem, a chunk a page (--raw-only) */
 	if (c->pool == NULL)
-		c->pool = rte_pktmbuf_pool_create("rtp_raw", 2047, 256, 0,
-			RTE_PKTMBUF_HEADROOM +
-			RTE_MAX(raw_frame_max(c), 10240u),
-			rte_socket_id());
+		c->pool = rp_port_pool("rtp_raw", c->port[0], 4095,
+			raw_af_xdp(c->port[0]) ? raw_frame_max(c) :
+			RTE_MAX(raw_frame_max(c), 10240u));
 	if (c->pool == NULL)
 		return -ENOMEM;
 	c->iters = set->iters;

@@ -208,6 +208,9 @@ rtp_usage(FILE *f)
 "                        engine starts (default: on with two --port);\n"
 "                        --server --raw / --client HOST --raw: between the\n"
 "                        two processes (the server waits for a --raw client)\n"
+"  --raw-only            the raw limit alone, then exit (no engine): the\n"
+"                        yardstick of an af_xdp port, whose AF_XDP socket\n"
+"                        the engine could not take over after it\n"
 "Output:\n"
 "  --json, --csv         results as JSON or CSV instead of the table\n"
 "  --out FILE            write results to FILE (default stdout)\n"
@@ -221,7 +224,7 @@ enum {
 	OPT_WAIT, OPT_HYBRID, OPT_TIMEOUT, OPT_CPUS_CLI, OPT_CPUS_SRV,
 	OPT_IDLE, OPT_IDLE_US, OPT_INLINE_US,
 	OPT_RAW,
-	OPT_NO_RAW, OPT_JSON, OPT_CSV, OPT_OUT, OPT_STATS, OPT_SERVER,
+	OPT_NO_RAW, OPT_RAW_ONLY, OPT_JSON, OPT_CSV, OPT_OUT, OPT_STATS, OPT_SERVER,
 	OPT_HOST, OPT_HOST_MODE, OPT_HOST_GROUP,
 	OPT_CLIENT, OPT_OOB_PORT,
 };
@@ -251,6 +254,7 @@ static const struct option rtp_opts[] = {
 	{ "inline-us", required_argument, NULL, OPT_INLINE_US },
 	{ "raw", no_argument, NULL, OPT_RAW },
 	{ "no-raw", no_argument, NULL, OPT_NO_RAW },
+	{ "raw-only", no_argument, NULL, OPT_RAW_ONLY },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "out", required_argument, NULL, OPT_OUT },
@@ -509,6 +513,11 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 			p->raw = false;
 			raw_set = true;
 			break;
+		case OPT_RAW_ONLY:
+			p->raw = true;
+			p->raw_only = true;
+			raw_set = true;
+			break;
 		case OPT_JSON:
 			p->format = RTP_FMT_JSON;
 			break;
@@ -606,6 +615,11 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 	p->raw_set = raw_set;
 	if (!raw_set)
 		p->raw = true;
+	if (p->raw_only && (!p->raw || p->host || p->interactive ||
+			    p->cmdline_file != NULL)) {
+		fprintf(stderr, "--raw-only: the raw limit alone (with --mode, --server or --client), not with --no-raw, --host, -i or --cmdline-file\n");
+		return -EINVAL;
+	}
 	return 0;
 }
 

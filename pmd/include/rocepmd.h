@@ -332,6 +332,20 @@ int rp_engine_start(const struct rp_config *cfg);
 /** Stop the engine lcores and free the devices. */
 void rp_engine_stop(void);
 
+struct rte_mempool;
+
+/**
+ * A pool of `nb` mbufs for frames of up to `frame_max` bytes that DPDK
+ * port `port_id` takes on its queues, as the engine makes its own: on
+ * af_xdp, whose PMD registers the pool's memory as its umem, the objects
+ * back to back in one piece of memory with XDP's headroom.  For a program
+ * that drives the port itself before the engine (rocepmd-testpmd's raw
+ * mode).
+ * @return the pool, or NULL with rte_errno set
+ */
+struct rte_mempool *rp_port_pool(const char *name, uint16_t port_id,
+				 uint32_t nb, uint32_t frame_max);
+
 /**
  * Change the idle policy of every engine lcore while it runs; it applies
  * from the lcore's next pass.  RX interrupts are armed only when the engine

@@ -356,6 +356,30 @@ port_pool_create(const char *name, uint32_t nb, uint16_t room, int socket,
 
 static const struct rp_port_ops *port_kind_ops(enum rp_port_kind kind);
 
+struct rte_mempool *
+rp_port_pool(const char *name, uint16_t port_id, uint32_t nb,
+	     uint32_t frame_max)
+{
+	struct rte_eth_dev_info info;
+	const struct rp_port_ops *ops;
+
+	if (rte_eth_dev_info_get(port_id, &info) != 0) {
+		rte_errno = ENODEV;
+		return NULL;
+	}
+	ops = port_kind_ops(rp_port_kind_of(info.driver_name));
+	/* An umem chunk holds 2 KiB at least (the kernel refuses less). */
+	if (ops->umem)
+		frame_max = RTE_MAX(frame_max, 2048u) + RP_XDP_PACKET_HEADROOM;
+	if (RTE_PKTMBUF_HEADROOM + frame_max > UINT16_MAX) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	return port_pool_create(name, nb,
+				(uint16_t)(RTE_PKTMBUF_HEADROOM + frame_max),
+				rte_eth_dev_socket_id(port_id), ops->umem);
+}
+
 /* The port, its PMD's facts, and the operations of its kind. */
 static int
 port_open(struct rp_port *p, struct rte_eth_dev_info *info)

@@ -12,6 +12,8 @@
 #   sweep     bench/sweep.py on a tiny grid: CSV rows, plots, summary
 #   starve    the process stopped 20 times in a run: starved passes and
 #             deferred retransmit timers counted, no timeout, nothing lost
+#   rawonly   --raw-only: the raw rows of the run's shape, then exit; no
+#             engine lcore ever started
 set -uo pipefail
 app=${1:?usage: $0 APP CASE}
 case=${2:?usage: $0 APP CASE}
@@ -61,6 +63,27 @@ run() {
 }
 
 case $case in
+rawonly)
+	# rocepmd at info: an engine lcore would say that it runs
+	timeout 120 "$app" "${eal[@]}" --log-level=rocepmd:info -- "${ports[@]}" \
+		--raw-only --mode write_bw --size 65536 --duration 1 --iters 2000 \
+		--csv --out "$tmp/out.csv" 2>"$tmp/err" || fail "exit status $?"
+	grep -q "engine lcore" "$tmp/err" && fail "an engine lcore ran: $(grep -m1 'engine lcore' "$tmp/err")"
+	[ "$(grep -vc '^mode,' "$tmp/out.csv")" -eq 2 ] || fail "not 2 rows: $(cat "$tmp/out.csv")"
+	check_csv "$tmp/out.csv" 0
+	python3 - "$tmp/out.csv" <<'PY' || exit 1
+import csv, sys
+rows = {r["mode"]: r for r in csv.DictReader(open(sys.argv[1]))}
+assert set(rows) == {"raw_pp", "raw_stream"}, "rows %s" % sorted(rows)
+pp, st = rows["raw_pp"], rows["raw_stream"]
+# the shape of a 64 KiB WRITE at IB MTU 1024: 64 frames a message
+assert int(pp["size"]) == 65536 and int(st["size"]) == 65536, "sizes"
+assert int(pp["msgs"]) == 2000, "%s ping-pongs, not 2000" % pp["msgs"]
+assert float(pp["lat_p50_us"]) > 0, "no raw latency"
+assert float(st["msg_rate"]) > 0 and float(st["gbps"]) > 0, "no raw stream"
+print("ok raw_pp p50 %s us, raw_stream %s Gbit/s" % (pp["lat_p50_us"], st["gbps"]))
+PY
+	;;
 modes)
 	cat > "$tmp/cmds" <<'CMD'
 set iters 300
@@ -150,6 +173,8 @@ bad)
 		--port net_memif1,ip=192.0.2.2/24 --mode send_lat
 	expect 2 "bad 'Tx=on'" -- --port net_memif0,ip=192.0.2.1/24,Tx=on \
 		--mode send_lat
+	expect 2 "raw limit alone" -- --port a,ip=192.0.2.1/24 --mode send_lat \
+		--raw-only --no-raw
 	expect 1 "an atomic is 8 bytes" "${eal[@]}" -- "${ports[@]}" --no-raw \
 		--mode atomic_lat --size 64
 	expect 1 "tag modes poll" "${eal[@]}" -- "${ports[@]}" --no-raw \
