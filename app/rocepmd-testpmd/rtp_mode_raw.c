@@ -337,9 +337,7 @@ rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set,
 		}
 	if (raw_shape(&c, kind, set->size, ib_mtu) < 0)
 		return -EINVAL;
-	c.pool = rte_pktmbuf_pool_create("rtp_raw", 4095, 256, 0,
-			RTE_PKTMBUF_HEADROOM + raw_frame_max(&c),
-			rte_socket_id());
+	c.pool = rp_port_pool("rtp_raw", c.port[0], 4095, raw_frame_max(&c));
 	if (c.pool == NULL)
 		return -ENOMEM;
 	c.iters = set->iters;
