@@ -341,9 +341,10 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 			    (RP_SR_ON | RP_SR_ONE)) {
 				/* One missing PSN past the first (rp_sr.c):
 				 * nothing acknowledged, nothing to go back
-				 * to; an old one finds no packet to send. */
+				 * to; an old one finds no packet to send.
+				 * The window as below. */
 				if (qp->dev->cfg.selective_retx &&
-				    rp_req_resend_one(qp, psn))
+				    rp_req_resend_one(qp, psn) && qp->cc.limited)
 					comp_cut(qp);
 				break;
 			}
@@ -352,11 +353,16 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 			if ((comp_retire(qp, psn, false) != 0) |
 			    comp_acked(qp, psn))
 				comp_progress(qp);
-			comp_cut(qp);
 			/* A selective NAK (rp_sr.c): the responder kept what
 			 * followed, only that packet is missing.  It asks
 			 * again while packets keep coming without it: not
-			 * within a round trip of its last resend. */
+			 * within a round trip of its last resend.  A loss
+			 * repaired so halves the window only while CNPs
+			 * say the path is congested (DCQCN paces the QP):
+			 * as IRN (SIGCOMM'18), a loss without that signal
+			 * leaves it, since halving it under random loss
+			 * kept 0.15-0.18 of the lossless rate; a probe, a
+			 * timeout or going back N still cut. */
 			if ((pkt->sr & RP_SR_ON) && qp->dev->cfg.selective_retx) {
 				uint64_t now = rte_get_timer_cycles();
 
@@ -368,9 +374,12 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 				if (rp_req_resend_one(qp, psn)) {
 					qp->comp.sr_psn = psn;
 					qp->comp.sr_tsc = now;
+					if (qp->cc.limited)
+						comp_cut(qp);
 					break;
 				}
 			}
+			comp_cut(qp);
 			rp_req_rewind(qp, psn);
 			break;
 		case RP_AETH_NAK_INVALID_REQ:
