@@ -2841,14 +2841,19 @@ wt_case_sr(void)
 	struct rt_dev d0, d1;
 	struct rt_ep a, b;
 	struct rt_buf src, dst;
-	uint64_t resent;
+	uint64_t resent, w0, w;
 
 	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
 	rt_buf_alloc(&src, &d0, 16 * 1024, IBV_ACCESS_LOCAL_WRITE);
 	rt_buf_alloc(&dst, &d1, 16 * 1024, IBV_ACCESS_LOCAL_WRITE);
+	w0 = wt_qp(0, a.qp->qp_num, "window");
 
-	rt_step("selective: packet 4 of 16 lost, 5-15 kept, 4 sent alone");
+	rt_step("selective: packet 4 of 16 lost, 5-15 kept, 4 sent alone, "
+		"the window kept (no CNP paces the QP)");
 	wt_sr_send(&a, &b, &src, &dst, 1, false);
+	w = wt_qp(0, a.qp->qp_num, "window");
+	RT_CHECK(w == w0, "the window went from %" PRIu64 " to %" PRIu64
+		 " packets on a loss repaired selectively", w0, w);
 	RT_CHECK(wt_sr.req_sr, "rocepmd0's requests do not say RP_BTH_SR");
 	/* rocepmd1 asks again after every 4 packets kept without it
 	 * (RP_SR_RENAK): 11 kept, so 1 to 3 NAKs, as many resends. */
@@ -2872,8 +2877,12 @@ wt_case_sr(void)
 	wt_expect_stat(1, "sr_kept", 11);
 	wt_expect_stat(1, "sr_executed", 11);
 
-	rt_step("a requester without it: go-back-N, a plain NAK, 5-15 again");
+	rt_step("a requester without it: go-back-N, a plain NAK, 5-15 again, "
+		"the window halved");
 	wt_sr_send(&a, &b, &src, &dst, 2, true);
+	w = wt_qp(0, a.qp->qp_num, "window");
+	RT_CHECK(w < w0, "going back N left the window at %" PRIu64
+		 " packets (%" PRIu64 " before)", w, w0);
 	RT_CHECK(wt_sr.nak_sr == 0 && wt_sr.nak_plain == 1, "rocepmd1 sent "
 		 "%u selective and %u plain NAKs, expected 0 and 1",
 		 wt_sr.nak_sr, wt_sr.nak_plain);
