@@ -20,7 +20,6 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
-#include <rte_mbuf_pool_ops.h>
 
 #include <infiniband/verbs.h>
 
@@ -31,14 +30,11 @@
 #include "rp_port_kind.h"
 
 #define RP_NB_MBUF	8191u
-#define RP_MBUF_CACHE	256u
 #define RP_NB_RXD	1024u
 #define RP_NB_TXD	1024u
 #define RP_LOOP_RING	1024u
 /* Ethernet + IPv6 + UDP + largest BTH/ext headers + pad + ICRC, rounded */
 #define RP_HDR_ROOM	128u
-/* linux/bpf.h's XDP_PACKET_HEADROOM */
-#define RP_XDP_PACKET_HEADROOM	256u
 /*
  * L3 bytes around an IB MTU of payload in the largest frame the engine
  * sends: IPv4, UDP, BTH, RETH, ImmDt, ICRC (rp_cfg.c's frame overhead
@@ -309,76 +305,7 @@ rp_port_mtu_check(struct rp_port *p, const struct rte_eth_dev_info *info)
 		port_mtu_advice(advice, sizeof(advice), p, port_mtu));
 }
 
-/*
- * The port's mbuf pool.  For af_xdp (`packed`) the objects lie back to
- * back: the PMD registers the pool's memory as its umem and takes the
- * umem's size as objects x object size, but a pool that wants
- * IOVA-contiguous objects keeps each off page boundaries, and on 4 KiB
- * pages (no huge pages: rocepmd-run's default) an object of 2.6 KiB then
- * takes a page of its own.  A third of the mbufs lay beyond the umem,
- * and every frame sent from one was an invalid descriptor the kernel
- * dropped without a word (XDP_STATISTICS tx_invalid_descs).
- */
-static struct rte_mempool *
-port_pool_create(const char *name, uint32_t nb, uint16_t room, int socket,
-		 bool packed)
-{
-	struct rte_pktmbuf_pool_private priv = {
-		.mbuf_data_room_size = room,
-		.mbuf_priv_size = 0,
-	};
-	struct rte_mempool *mp;
-	int ret;
-
-	if (!packed)
-		return rte_pktmbuf_pool_create(name, nb, RP_MBUF_CACHE,
-					       0, room, socket);
-	mp = rte_mempool_create_empty(name, nb,
-				      sizeof(struct rte_mbuf) + room,
-				      RP_MBUF_CACHE, sizeof(priv), socket,
-				      RTE_MEMPOOL_F_NO_IOVA_CONTIG);
-	if (mp == NULL)
-		return NULL;
-	ret = rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(),
-					 NULL);
-	if (ret == 0) {
-		rte_pktmbuf_pool_init(mp, &priv);
-		ret = rte_mempool_populate_default(mp);
-	}
-	if (ret < 0) {
-		rte_mempool_free(mp);
-		rte_errno = -ret;
-		return NULL;
-	}
-	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
-	return mp;
-}
-
 static const struct rp_port_ops *port_kind_ops(enum rp_port_kind kind);
-
-struct rte_mempool *
-rp_port_pool(const char *name, uint16_t port_id, uint32_t nb,
-	     uint32_t frame_max)
-{
-	struct rte_eth_dev_info info;
-	const struct rp_port_ops *ops;
-
-	if (rte_eth_dev_info_get(port_id, &info) != 0) {
-		rte_errno = ENODEV;
-		return NULL;
-	}
-	ops = port_kind_ops(rp_port_kind_of(info.driver_name));
-	/* An umem chunk holds 2 KiB at least (the kernel refuses less). */
-	if (ops->umem)
-		frame_max = RTE_MAX(frame_max, 2048u) + RP_XDP_PACKET_HEADROOM;
-	if (RTE_PKTMBUF_HEADROOM + frame_max > UINT16_MAX) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	return port_pool_create(name, nb,
-				(uint16_t)(RTE_PKTMBUF_HEADROOM + frame_max),
-				rte_eth_dev_socket_id(port_id), ops->umem);
-}
 
 /* The port, its PMD's facts, and the operations of its kind. */
 static int
@@ -439,7 +366,7 @@ port_pool(struct rp_port *p, uint32_t nq)
 	snprintf(name, sizeof(name), "rp_mbuf_%u", p->id);
 	p->pool = rte_mempool_lookup(name);
 	if (p->pool == NULL)
-		p->pool = port_pool_create(name, nb_mbuf,
+		p->pool = rp_port_pool_create(name, nb_mbuf,
 			(uint16_t)(RTE_PKTMBUF_HEADROOM + frame_max),
 			rte_eth_dev_socket_id(p->port_id), ops->umem);
 	if (p->pool == NULL) {
@@ -1019,4 +946,10 @@ port_kind_ops(enum rp_port_kind kind)
 	default:
 		return &port_ethdev_ops;
 	}
+}
+
+bool
+rp_port_kind_umem(enum rp_port_kind kind)
+{
+	return port_kind_ops(kind)->umem;
 }

@@ -15,6 +15,7 @@
 #include <rte_mbuf.h>
 
 #include "rocepmd.h"
+#include "rp_port_kind.h"
 #include "rp_stat.h"
 #include "rp_xdp.h"
 
@@ -178,6 +179,14 @@ uint16_t rp_port_rx(struct rp_port_q *pq, struct rte_mbuf **pkts,
 void rp_port_tx(struct rp_port_q *pq, struct rte_mbuf *m);
 void rp_port_enqueue(struct rp_port_q *pq, struct rte_mbuf *m);
 bool rp_port_flush(struct rp_port_q *pq);
+/* The kind's pools are its umem (af_xdp): rp_port_pool_create(packed). */
+bool rp_port_kind_umem(enum rp_port_kind kind);
+/* ---- rp_port_pool.c */
+/* linux/bpf.h's XDP_PACKET_HEADROOM */
+#define RP_XDP_PACKET_HEADROOM	256u
+struct rte_mempool *rp_port_pool_create(const char *name, uint32_t nb,
+					uint16_t room, int socket,
+					bool packed);
 /* ---- rp_port_zc.c */
 bool rp_port_tx_zc(const struct rp_port *p,
 		   const struct rte_eth_dev_info *info);
