@@ -356,7 +356,9 @@ fm_run(void)
 		uint64_t to = l.c[0][RT_L_TIMEOUT] + l.c[1][RT_L_TIMEOUT];
 		uint64_t drop = l.c[0][RT_L_F_DROP] + l.c[1][RT_L_F_DROP];
 
-		uint64_t oos = l.c[0][RT_L_OOS] + l.c[1][RT_L_OOS];
+		/* What selective retransmission kept was not dropped. */
+		uint64_t oos = l.c[0][RT_L_OOS] + l.c[1][RT_L_OOS] -
+			rt_stat(0, "sr_kept") - rt_stat(1, "sr_kept");
 
 		RT_CHECK(to * 200 <= drop + 200, "%" PRIu64 " retry timeouts "
 			 "for %" PRIu64 " frames dropped: losses wait for the "
