@@ -96,6 +96,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_SR_NAK] = "sr_nak_sent",
 	[RP_STAT_SR_RESENT] = "sr_resent",
 	[RP_STAT_SR_NAK_EARLY] = "sr_nak_in_flight",
+	[RP_STAT_SR_TAIL_PROBE] = "sr_tail_probes",
 	[RP_STAT_XSK_RX_RING_FULL] = "xsk_rx_ring_full",
 	[RP_STAT_XSK_FILL_EMPTY] = "xsk_fill_ring_empty",
 	[RP_STAT_XSK_INVALID] = "xsk_invalid_descs",

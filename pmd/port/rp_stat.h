@@ -100,6 +100,7 @@ enum rp_stat {
 	RP_STAT_SR_NAK,			/* selective NAKs sent */
 	RP_STAT_SR_RESENT,		/* packets sent again alone */
 	RP_STAT_SR_NAK_EARLY,		/* ... not again within a round trip */
+	RP_STAT_SR_TAIL_PROBE,		/* stalls probed by the last packet */
 	RP_STAT_PROBE_LATE,		/* probes answered late: the peer was
 					 * silent, not lossy (rp_comp.c) */
 	RP_STAT_MAX,

@@ -366,6 +366,7 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 			if ((pkt->sr & RP_SR_ON) && qp->dev->cfg.selective_retx) {
 				uint64_t now = rte_get_timer_cycles();
 
+				qp->comp.peer_sr = true;
 				if (psn == qp->comp.sr_psn &&
 				    now - qp->comp.sr_tsc < qp->comp.srtt) {
 					rp_stat_inc(qp->dev, RP_STAT_SR_NAK_EARLY);
@@ -622,6 +623,14 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 		}
 		qp->comp.probe_tsc = now;
 		rp_stat_inc(qp->dev, RP_STAT_PROBE);
+		/* A peer that keeps what follows a gap: the last packet
+		 * alone asks for every loss, and cuts nothing; the stall's
+		 * last probe goes back N. */
+		if (qp->comp.probes < RP_PROBE_MAX && rp_req_tail_probe(qp)) {
+			rp_stat_inc(qp->dev, RP_STAT_SR_TAIL_PROBE);
+			rp_req_arm_timer(qp);
+			return true;
+		}
 		comp_cut(qp);
 		qp->comp.rd_retried = false;
 		if (comp_outstanding(qp) && !rp_req_rewind(qp, qp->comp.una))

@@ -572,9 +572,14 @@ req_send_packet(struct rp_qp *qp)
 	if (m == NULL)
 		return false;
 
-	/* "I take selective NAKs" (rp_sr.c) */
-	if (qp->type == IBV_QPT_RC && qp->dev->cfg.selective_retx)
-		rp_bth_set_sr(bth, RP_SR_ON);
+	/* "I take selective NAKs" (rp_sr.c); a tail probe asks for
+	 * every gap, and for an answer. */
+	if (qp->type == IBV_QPT_RC && qp->dev->cfg.selective_retx) {
+		rp_bth_set_sr(bth, RP_SR_ON |
+			      (qp->req.tail_probe ? RP_SR_ONE : 0));
+		if (qp->req.tail_probe)
+			rp_bth_set_ackreq(bth);
+	}
 	if (rp_opcode[op].mask & RP_M_RETH)
 		rp_reth_set(rp_xmit_hdr(bth, op, RP_HDR_RETH), w->remote_addr,
 			    w->rkey, s->length);
@@ -826,6 +831,29 @@ rp_req_resend_one(struct rp_qp *qp, uint32_t psn)
 		return sent;
 	}
 	return false;
+}
+
+/*
+ * A tail probe (rp_sr.c): a stall of a QP whose peer keeps what follows
+ * a gap sends its last packet sent again, alone, marked to ask for every
+ * PSN missing before it; a peer that has them all ACKs it as a
+ * duplicate.  As TCP's tail loss probe (RFC 8985): one packet finds
+ * every loss of the window, whether a last packet, a NAK or a resend was
+ * lost, where going back N would send the window again.  False if that
+ * packet cannot go alone (a READ or an atomic): the caller goes back N.
+ */
+bool
+rp_req_tail_probe(struct rp_qp *qp)
+{
+	bool sent;
+
+	if (!qp->comp.peer_sr ||
+	    rp_psn_diff(qp->req.psn, qp->comp.una) <= 0)
+		return false;
+	qp->req.tail_probe = true;
+	sent = rp_req_resend_one(qp, rp_psn_add(qp->req.psn, RP_PSN_MASK));
+	qp->req.tail_probe = false;
+	return sent;
 }
 
 /*

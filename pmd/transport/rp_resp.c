@@ -905,7 +905,10 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	d = rp_psn_diff(pkt->psn, qp->resp.epsn);
 	if (d > 0 && qp->sr != NULL && rp_sr_keep(qp, pkt, d)) {
 		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
-		rp_sr_gaps(qp, pkt->psn);
+		if (pkt->sr & RP_SR_ONE)
+			rp_sr_report(qp, pkt->psn);	/* a tail probe */
+		else
+			rp_sr_gaps(qp, pkt->psn);
 		return;
 	}
 	if (d > 0) {
@@ -945,11 +948,17 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 			(void)resp_atomic_write(qp, pkt, true);
 		else
 			resp_ack(qp, rp_psn_add(qp->resp.epsn, RP_PSN_MASK));
+		if (unlikely(pkt->sr & RP_SR_ONE) && qp->sr != NULL &&
+		    qp->sr->n != 0)
+			rp_sr_report(qp, pkt->psn);
 		return;
 	}
 	if (rp_resp_execute(qp, pkt) && unlikely(qp->sr != NULL) &&
-	    qp->sr->n != 0)
+	    qp->sr->n != 0) {
 		rp_sr_drain(qp);
+		if (unlikely(pkt->sr & RP_SR_ONE) && qp->sr->n != 0)
+			rp_sr_report(qp, pkt->psn);
+	}
 }
 
 /*

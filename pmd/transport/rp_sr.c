@@ -24,8 +24,16 @@
  * key off) gets IBTA's go-back-N responder, and a responder that ignores
  * it sends plain sequence NAKs, which the requester answers by going back
  * N.  READ requests and atomics are never kept: a gap before one is
- * recovered as before.  The retransmission timer stays the last resort,
- * going back N from the oldest unacknowledged PSN.
+ * recovered as before.
+ *
+ * A stall (a lost NAK, a lost resend, a lost last packet: nothing comes
+ * back) of a requester that has had a selective NAK from its peer is
+ * probed by its last packet sent, alone, marked RP_BTH_SR_ONE (a tail
+ * probe, rp_req_tail_probe()); the responder NAKs the expected PSN and
+ * every PSN still missing before the highest it saw (rp_sr_report()), or
+ * ACKs the probe as a duplicate if it has them all.  The stall's last
+ * probe and the retransmission timer still go back N from the oldest
+ * unacknowledged PSN.
  */
 
 #include <rte_malloc.h>
@@ -158,7 +166,8 @@ rp_sr_gaps(struct rp_qp *qp, uint32_t psn)
 
 	if (!qp->resp.nak_sent || ++qp->resp.sr_since >= RP_SR_RENAK)
 		rp_resp_nak_gap(qp);
-	if (rp_psn_diff(qp->resp.sr_hi, epsn) < 0)
+	if (rp_psn_diff(qp->resp.sr_hi, epsn) < 0 ||
+	    rp_psn_diff(qp->resp.sr_hi, epsn) >= (int32_t)RP_SR_WIN)
 		qp->resp.sr_hi = epsn;
 	for (uint32_t p = rp_psn_add(qp->resp.sr_hi, 1);
 	     rp_psn_diff(p, psn) < 0; p = rp_psn_add(p, 1))
@@ -166,6 +175,30 @@ rp_sr_gaps(struct rp_qp *qp, uint32_t psn)
 			rp_resp_nak_one(qp, p);
 	if (rp_psn_diff(psn, qp->resp.sr_hi) > 0)
 		qp->resp.sr_hi = psn;
+}
+
+/*
+ * A tail probe came (`psn`, marked RP_SR_ONE: rp_req_tail_probe()) while
+ * packets are kept: the requester heard nothing for a while, so a NAK or
+ * a resend was lost.  NAK the expected PSN and every one still missing
+ * before the highest seen, again.
+ */
+void
+rp_sr_report(struct rp_qp *qp, uint32_t psn)
+{
+	const struct rp_sr *sr = qp->sr;
+	int32_t hi = rp_psn_diff(qp->resp.sr_hi, qp->resp.epsn);
+
+	rp_resp_nak_gap(qp);
+	/* sr_hi is stale once the gaps it saw were filled */
+	if (hi <= 0 || hi >= (int32_t)RP_SR_WIN)
+		qp->resp.sr_hi = qp->resp.epsn;
+	if (rp_psn_diff(psn, qp->resp.sr_hi) > 0)
+		qp->resp.sr_hi = psn;
+	for (uint32_t p = rp_psn_add(qp->resp.epsn, 1);
+	     rp_psn_diff(p, qp->resp.sr_hi) < 0; p = rp_psn_add(p, 1))
+		if (!sr_has(sr, p))
+			rp_resp_nak_one(qp, p);
 }
 
 /*

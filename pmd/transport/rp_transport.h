@@ -432,6 +432,8 @@ struct rp_qp {
 		uint64_t rnr_until;	/* TSC: no sending before */
 		bool rnr_wait;
 		bool flight_held;	/* waiting for flight_window */
+		bool tail_probe;	/* the packet being sent asks for
+					 * every gap (rp_sr.c) */
 		/* IBTA 9.7.7.2: the peer's end-to-end credits.  csn counts
 		 * the messages ever started that take a receive WQE; one
 		 * whose count passes csn_limit waits (req_credit_ok()).
@@ -469,6 +471,8 @@ struct rp_qp {
 		uint32_t csn_acked;	/* of req.csn's, retired */
 		uint32_t sr_psn;	/* the last selective resend (rp_sr.c) */
 		uint64_t sr_tsc;	/* ... and when */
+		bool peer_sr;		/* a selective NAK came: the peer
+					 * keeps what follows a gap */
 	} comp;
 
 	/* responder */
@@ -764,7 +768,9 @@ void rp_sr_free(struct rp_qp *qp);
 bool rp_sr_keep(struct rp_qp *qp, const struct rp_pkt *pkt, int32_t gap);
 void rp_sr_drain(struct rp_qp *qp);
 void rp_sr_gaps(struct rp_qp *qp, uint32_t psn);
+void rp_sr_report(struct rp_qp *qp, uint32_t psn);
 bool rp_req_resend_one(struct rp_qp *qp, uint32_t psn);
+bool rp_req_tail_probe(struct rp_qp *qp);
 
 /* The device that holds these objects, and its shards. */
 #include "rp_dev.h"

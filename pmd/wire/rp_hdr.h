@@ -48,7 +48,8 @@ struct rp_bth {
  * (pmd/transport/rp_sr.c); IBTA's receivers ignore them, the ICRC covers
  * them.  SR: in a request, "I take selective NAKs"; in a sequence NAK,
  * "selective".  SR_ONE, with SR in a NAK: "this PSN only", no
- * acknowledgement of the PSNs before it. */
+ * acknowledgement of the PSNs before it; with SR in a request: "a tail
+ * probe, NAK every PSN missing before this one". */
 #define RP_BTH_SR	0x40000000u
 #define RP_BTH_SR_ONE	0x20000000u
 /* rp_bth_sr()'s bits */
@@ -125,6 +126,8 @@ static inline uint8_t rp_bth_sr(const void *h)
 { return (rte_be_to_cpu_32(((const struct rp_bth *)h)->apsn) >> 29) & 3u; }
 static inline void rp_bth_set_sr(void *h, uint8_t sr)
 { ((struct rp_bth *)h)->apsn |= rte_cpu_to_be_32((uint32_t)(sr & 3u) << 29); }
+static inline void rp_bth_set_ackreq(void *h)
+{ ((struct rp_bth *)h)->apsn |= rte_cpu_to_be_32(RP_BTH_ACKREQ); }
 
 static inline void
 rp_bth_set(void *h, uint8_t opcode, int se, uint8_t pad, uint16_t pkey,

@@ -380,7 +380,10 @@ fm_run(void)
 		uint64_t one = rt_stat(0, "sr_resent");
 
 		fprintf(stderr, "    sr_kept %" PRIu64 ", sr_executed %" PRIu64
-			", sr_resent %" PRIu64 "\n", kept, used, one);
+			", sr_resent %" PRIu64 ", sr_tail_probes %" PRIu64
+			", probes_answered_late %" PRIu64 "\n", kept, used, one,
+			rt_stat(0, "sr_tail_probes"),
+			rt_stat(0, "probes_answered_late"));
 		RT_CHECK(kept > 0 && used > 0 && used <= kept && one > 0,
 			 "selective retransmission: kept %" PRIu64 ", executed "
 			 "%" PRIu64 ", resent alone %" PRIu64, kept, used, one);

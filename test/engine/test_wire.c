@@ -118,9 +118,11 @@ static struct {
 	bool alias_on;
 	struct rte_ether_addr alias1;
 	uint64_t to_stale1;
-	/* rocepmd0's request with this PSN dropped drop_left more times */
+	/* rocepmd0's request with this PSN dropped drop_left more times,
+	 * or, with drop_till_probe, until a tail probe (RP_SR_ONE) came */
 	uint32_t drop_psn;
 	unsigned int drop_left;
+	bool drop_till_probe;
 	/* rocepmd0's requests marked CE on their way (ecn_cnp) */
 	bool mark_ce;
 	uint64_t ce_marked;
@@ -429,9 +431,14 @@ wt_roce(int d, struct rte_mbuf *m)
 	}
 	if (d == 0 && wt.drop_left != 0 && (p.mask & RP_M_REQ) &&
 	    p.psn == wt.drop_psn) {
+		if (wt.drop_till_probe)
+			return false;
 		wt.drop_left--;
 		return false;
 	}
+	if (d == 0 && wt.drop_till_probe && (p.mask & RP_M_REQ) &&
+	    (p.sr & RP_SR_ONE))
+		wt.drop_left = 0;
 	if (d == 0 && wt.strip_sr && p.sr) {
 		uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
 
@@ -2769,6 +2776,7 @@ static struct {
 	unsigned int nak_sr, nak_plain;
 	uint32_t nak_psn;
 	bool req_sr;			/* a request of rocepmd0 said SR */
+	unsigned int probe[16];		/* tail probes (RP_SR_ONE) by PSN */
 } wt_sr;
 
 static void
@@ -2780,6 +2788,8 @@ wt_sr_check(int d, const struct rp_pkt *p)
 		k = (p->psn - wt_sr.psn0) & 0xffffff;
 		if (k < RTE_DIM(wt_sr.sent))
 			wt_sr.sent[k]++;
+		if (k < RTE_DIM(wt_sr.probe) && (p->sr & RP_SR_ONE))
+			wt_sr.probe[k]++;
 		wt_sr.req_sr |= p->sr != 0;
 	}
 	if (d == 1 && p->opcode == RP_OP_ACK &&
@@ -2800,7 +2810,7 @@ wt_sr_check(int d, const struct rp_pkt *p)
  */
 static void
 wt_sr_send(struct rt_ep *a, struct rt_ep *b, struct rt_buf *src,
-	   struct rt_buf *dst, uint64_t id, bool strip)
+	   struct rt_buf *dst, uint64_t id, bool strip, bool till_probe)
 {
 	enum { LEN = 16 * 1024 };
 	struct ibv_sge s, r;
@@ -2811,6 +2821,7 @@ wt_sr_send(struct rt_ep *a, struct rt_ep *b, struct rt_buf *src,
 	wt.strip_sr = strip;
 	wt.drop_psn = (a->psn + 4) & 0xffffff;
 	wt.drop_left = 1;
+	wt.drop_till_probe = till_probe;
 	wt.check = wt_sr_check;
 	rt_fill_random(src->p, LEN);
 	r = rt_sge(dst, 0, LEN);
@@ -2823,6 +2834,7 @@ wt_sr_send(struct rt_ep *a, struct rt_ep *b, struct rt_buf *src,
 	rt_check_data(dst->p, src->p, LEN, "SEND payload");
 	wt.check = NULL;
 	wt.strip_sr = false;
+	wt.drop_till_probe = false;
 	a->psn = (a->psn + 16) & 0xffffff;
 	RT_CHECK(wt.drop_left == 0, "packet 4 was not sent");
 	RT_CHECK(wt_sr.nak_psn == ((wt_sr.psn0 + 4) & 0xffffff),
@@ -2841,7 +2853,7 @@ wt_case_sr(void)
 	struct rt_dev d0, d1;
 	struct rt_ep a, b;
 	struct rt_buf src, dst;
-	uint64_t resent, w0, w;
+	uint64_t resent, probes, w0, w;
 
 	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
 	rt_buf_alloc(&src, &d0, 16 * 1024, IBV_ACCESS_LOCAL_WRITE);
@@ -2850,7 +2862,7 @@ wt_case_sr(void)
 
 	rt_step("selective: packet 4 of 16 lost, 5-15 kept, 4 sent alone, "
 		"the window kept (no CNP paces the QP)");
-	wt_sr_send(&a, &b, &src, &dst, 1, false);
+	wt_sr_send(&a, &b, &src, &dst, 1, false, false);
 	w = wt_qp(0, a.qp->qp_num, "window");
 	RT_CHECK(w == w0, "the window went from %" PRIu64 " to %" PRIu64
 		 " packets on a loss repaired selectively", w0, w);
@@ -2876,10 +2888,39 @@ wt_case_sr(void)
 			 "the lost one goes again", k, wt_sr.sent[k]);
 	wt_expect_stat(1, "sr_kept", 11);
 	wt_expect_stat(1, "sr_executed", 11);
+	wt_expect_stat(0, "sr_tail_probes", 0);
+
+	/* Every resend of 4 lost until a probe: the stall's first probe is
+	 * the last packet alone, marked; rocepmd1 NAKs 4 again (5-15 are
+	 * kept) and 4 alone goes, where going back N sent 4-15. */
+	rt_step("a stall (every resend of packet 4 lost too): a tail probe, "
+		"packet 15 alone, finds it; 5-14 are not sent again");
+	probes = wt_stat(0, "retransmit_probes");
+	wt_sr_send(&a, &b, &src, &dst, 3, false, true);
+	for (unsigned int k = 0; k < 16; k++)
+		RT_CHECK(k == 4 || k == 15 ? wt_sr.sent[k] >= 2 :
+			 wt_sr.sent[k] == 1, "packet %u sent %u times: only "
+			 "the lost one and the probe go again", k,
+			 wt_sr.sent[k]);
+	RT_CHECK(wt_sr.probe[15] == wt_sr.sent[15] - 1 &&
+		 wt_sr.sent[15] - 1 == wt_stat(0, "sr_tail_probes") &&
+		 wt_stat(0, "sr_tail_probes") ==
+		 wt_stat(0, "retransmit_probes") - probes,
+		 "packet 15 sent %u times, %u as a tail probe; %" PRIu64
+		 " tail probes of %" PRIu64 " probes", wt_sr.sent[15],
+		 wt_sr.probe[15], wt_stat(0, "sr_tail_probes"),
+		 wt_stat(0, "retransmit_probes") - probes);
+	RT_CHECK(wt_stat(0, "sr_tail_probes") >= 1, "no tail probe");
+	w = wt_qp(0, a.qp->qp_num, "window");
+	RT_CHECK(w == w0, "a tail probe cut the window from %" PRIu64
+		 " to %" PRIu64 " packets", w0, w);
+	wt_expect_stat(1, "sr_kept", 22);
+	wt_expect_stat(1, "sr_executed", 22);
+	resent = wt_stat(0, "sr_resent");
 
 	rt_step("a requester without it: go-back-N, a plain NAK, 5-15 again, "
 		"the window halved");
-	wt_sr_send(&a, &b, &src, &dst, 2, true);
+	wt_sr_send(&a, &b, &src, &dst, 2, true, false);
 	w = wt_qp(0, a.qp->qp_num, "window");
 	RT_CHECK(w < w0, "going back N left the window at %" PRIu64
 		 " packets (%" PRIu64 " before)", w, w0);
@@ -2889,7 +2930,7 @@ wt_case_sr(void)
 	for (unsigned int k = 4; k < 16; k++)
 		RT_CHECK(wt_sr.sent[k] == 2, "packet %u sent %u times: "
 			 "going back N sends 4-15 again", k, wt_sr.sent[k]);
-	wt_expect_stat(1, "sr_kept", 11);	/* nothing more kept */
+	wt_expect_stat(1, "sr_kept", 22);	/* nothing more kept */
 	wt_expect_stat(0, "sr_resent", resent);
 	wt_expect_stat(0, "retry_timeouts", 0);
 	wt_expect_no_zero_dmac();
