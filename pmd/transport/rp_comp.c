@@ -90,20 +90,25 @@ comp_grow(struct rp_qp *qp, uint32_t acked)
 	}
 }
 
-/* Everything before `una` is acknowledged: end a sample it covers. */
+/* The sample running ends now. */
 static void
-comp_rtt_acked(struct rp_qp *qp)
+comp_rtt_take(struct rp_qp *qp)
 {
-	uint64_t rtt;
+	uint64_t rtt = rte_get_timer_cycles() - qp->comp.rtt_tsc;
 
-	if (qp->comp.rtt_tsc == 0 ||
-	    rp_psn_diff(qp->comp.una, qp->comp.rtt_psn) < 0)
-		return;
-	rtt = rte_get_timer_cycles() - qp->comp.rtt_tsc;
 	qp->comp.rtt_tsc = 0;
 	/* RFC 6298's gain of 1/8 */
 	qp->comp.srtt = qp->comp.srtt == 0 ? rtt :
 		qp->comp.srtt - qp->comp.srtt / 8 + rtt / 8;
+}
+
+/* Everything before `una` is acknowledged: end a sample it covers. */
+static void
+comp_rtt_acked(struct rp_qp *qp)
+{
+	if (qp->comp.rtt_tsc != 0 &&
+	    rp_psn_diff(qp->comp.una, qp->comp.rtt_psn) >= 0)
+		comp_rtt_take(qp);
 }
 
 static bool
@@ -436,8 +441,20 @@ comp_resp_wqe(struct rp_qp *qp, const struct rp_pkt *pkt, bool atomic)
 	}
 	if (d > 0) {
 		/* A response was lost: ask again from it, once per gap (the
-		 * rest of the burst still arriving says the same). */
+		 * rest of the burst still arriving says the same); or, toward
+		 * a responder that keeps what it owes, place this one and ask
+		 * for the missing ones alone (rp_sr_read.c). */
 		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
+		if (!atomic && rp_sr_rd_on(qp) && rp_sr_rd_keep(qp, pkt)) {
+			/* a READ's first response ends its sample */
+			if (qp->comp.rtt_tsc != 0 && qp->comp.rtt_rd &&
+			    rp_psn_add(pkt->psn, 1) == qp->comp.rtt_psn)
+				comp_rtt_take(qp);
+			/* the window as a selective NAK leaves it (above) */
+			if (qp->cc.limited)
+				comp_cut(qp);
+			return NULL;
+		}
 		if (!qp->comp.rd_retried) {
 			qp->comp.rd_retried = true;
 			comp_cut(qp);
@@ -464,13 +481,55 @@ comp_rd_atomic_done(struct rp_qp *qp, const struct rp_pkt *pkt)
 	comp_progress(qp);
 }
 
+/* Response `k` of the READ at the tail is in place: take it. */
+static void
+comp_rd_took(struct rp_qp *qp, struct rp_swqe *s, uint32_t k)
+{
+	qp->comp.rd_psn = rp_psn_add(s->first_psn, k + 1);
+	qp->comp.rd_retried = false;
+	comp_acked(qp, qp->comp.rd_psn);
+	if (k == s->npkts - 1 || (k + 1) % RP_READ_SEG == 0) {
+		/* One request answered.  A READ a rewind had uncounted may
+		 * complete before its resend: never wrap (a wrapped count
+		 * stalls every READ). */
+		if (qp->req.rd_out > 0)
+			qp->req.rd_out--;
+	}
+	if (k == s->npkts - 1) {
+		rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
+		comp_retire(qp, qp->comp.rd_psn, false);
+	}
+	comp_progress(qp);
+}
+
+/* Take the READ responses placed past a gap now filled (rp_sr_read.c). */
+static void
+comp_rd_advance(struct rp_qp *qp)
+{
+	while (!qp->flushing && qp->comp.tail != qp->req.hi) {
+		struct rp_swqe *s = rp_swqe(qp, qp->comp.tail);
+		int32_t k = rp_psn_diff(qp->comp.rd_psn, s->first_psn);
+
+		if (s->opcode != IBV_WR_RDMA_READ ||
+		    s->state == RP_SWQE_NEW || s->state == RP_SWQE_DONE ||
+		    k < 0 || k >= (int32_t)s->npkts ||
+		    !rp_sr_rd_take(qp, qp->comp.rd_psn))
+			break;
+		comp_rd_took(qp, s, (uint32_t)k);
+	}
+}
+
 static void
 comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 {
 	const struct rp_send_wqe *w;
 	struct rp_swqe *s;
 	uint32_t off, k, want;
+	bool seg_end;
 
+	/* A responder that keeps what it owes (rp_sr_read.c) */
+	if (unlikely(pkt->sr & RP_SR_ON) && qp->sr != NULL)
+		qp->comp.peer_sr = true;
 	s = comp_resp_wqe(qp, pkt, false);
 	if (s == NULL)
 		return;
@@ -496,15 +555,18 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 	 * (there the old request's MIDDLE may come first), and ends at the
 	 * next boundary or the READ's end.  Once asked again mid-way, a
 	 * late response to an earlier request (a FIRST where that one
-	 * started) may still come, whatever the latest restart.
+	 * started) may still come, whatever the latest restart; and toward
+	 * a responder that keeps, a run asked for alone (rp_sr_read.c)
+	 * starts with a FIRST and ends with a LAST anywhere.
 	 */
 	off = k * qp->mtu;
 	want = s->length > off ? RTE_MIN(qp->mtu, s->length - off) : 0;
+	seg_end = k == s->npkts - 1 || (k + 1) % RP_READ_SEG == 0;
 	if ((k % RP_READ_SEG == 0 ? !(pkt->mask & RP_M_FIRST) :
-	     k != s->rd_restart && !s->rd_midway &&
+	     k != s->rd_restart && !s->rd_midway && !rp_sr_rd_on(qp) &&
 	     (pkt->mask & RP_M_FIRST)) ||
-	    ((pkt->mask & RP_M_LAST) != 0) !=
-	    (k == s->npkts - 1 || (k + 1) % RP_READ_SEG == 0) ||
+	    (seg_end ? !(pkt->mask & RP_M_LAST) :
+	     (pkt->mask & RP_M_LAST) && !rp_sr_rd_on(qp)) ||
 	    pkt->paylen != want) {
 		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
 		return;
@@ -517,21 +579,7 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 		comp_error(qp, pkt->psn, IBV_WC_LOC_PROT_ERR);
 		return;
 	}
-	qp->comp.rd_psn = rp_psn_add(pkt->psn, 1);
-	qp->comp.rd_retried = false;
-	comp_acked(qp, qp->comp.rd_psn);
-	if (pkt->mask & RP_M_LAST) {
-		/* One request answered.  A READ a rewind had uncounted may
-		 * complete before its resend: never wrap (a wrapped count
-		 * stalls every READ). */
-		if (qp->req.rd_out > 0)
-			qp->req.rd_out--;
-	}
-	if (k == s->npkts - 1) {
-		rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);
-		comp_retire(qp, qp->comp.rd_psn, false);
-	}
-	comp_progress(qp);
+	comp_rd_took(qp, s, k);
 }
 
 /*
@@ -582,6 +630,30 @@ rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 		comp_atomic_ack(qp, pkt);
 	else if (pkt->opcode == RP_OP_ACK)
 		comp_ack(qp, pkt);
+	if (unlikely(rp_sr_rd_ahead(qp)))
+		comp_rd_advance(qp);
+}
+
+/*
+ * A probe or the timer goes back N: from the oldest unacknowledged PSN,
+ * or from the first response missing of a READ at the tail (a NAK of a
+ * later request moved una past it), or from the tail's start.
+ */
+static void
+comp_go_back(struct rp_qp *qp)
+{
+	const struct rp_swqe *s;
+	uint32_t from = qp->comp.una;
+
+	if (!comp_outstanding(qp))
+		return;
+	s = rp_swqe(qp, qp->comp.tail);
+	if (s->opcode == IBV_WR_RDMA_READ && s->state != RP_SWQE_NEW &&
+	    rp_psn_diff(comp_rd_resume(qp, s), from) < 0)
+		from = comp_rd_resume(qp, s);
+	rp_sr_rd_forget(qp);	/* everything is asked for again */
+	if (!rp_req_rewind(qp, from))
+		rp_req_rewind(qp, s->first_psn);
 }
 
 /* Retransmit timer.  Returns true if it did something. */
@@ -614,7 +686,7 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 		rp_req_arm_timer(qp);
 		return false;
 	}
-	if (qp->comp.probes < RP_PROBE_MAX && qp->comp.srtt != 0 &&
+	if (qp->comp.probes < rp_probe_max(qp) && qp->comp.srtt != 0 &&
 	    qp->addr_ok) {
 		/* Silence for a few round trips: resend early. */
 		if (qp->comp.probes++ == 0) {
@@ -624,17 +696,25 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 		qp->comp.probe_tsc = now;
 		rp_stat_inc(qp->dev, RP_STAT_PROBE);
 		/* A peer that keeps what follows a gap: the last packet
-		 * alone asks for every loss, and cuts nothing; the stall's
-		 * last probe goes back N. */
-		if (qp->comp.probes < RP_PROBE_MAX && rp_req_tail_probe(qp)) {
+		 * alone asks for every loss, or the READ responses missing
+		 * are asked for alone, and nothing is cut; the stall's last
+		 * probe goes back N. */
+		if (qp->comp.probes < rp_probe_max(qp) && rp_sr_rd_on(qp) &&
+		    comp_outstanding(qp) &&
+		    rp_swqe(qp, qp->comp.tail)->opcode == IBV_WR_RDMA_READ &&
+		    rp_sr_rd_ask(qp, qp->req.psn, true) != 0) {
+			rp_req_arm_timer(qp);
+			return true;
+		}
+		if (qp->comp.probes < rp_probe_max(qp) &&
+		    rp_req_tail_probe(qp)) {
 			rp_stat_inc(qp->dev, RP_STAT_SR_TAIL_PROBE);
 			rp_req_arm_timer(qp);
 			return true;
 		}
 		comp_cut(qp);
 		qp->comp.rd_retried = false;
-		if (comp_outstanding(qp) && !rp_req_rewind(qp, qp->comp.una))
-			rp_req_rewind(qp, rp_swqe(qp, qp->comp.tail)->first_psn);
+		comp_go_back(qp);
 		rp_req_arm_timer(qp);
 		return true;
 	}
@@ -657,8 +737,7 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 	comp_restart(qp);
 	/* Resume from the oldest unacknowledged PSN, not the message's
 	 * start: a large message keeps what was acknowledged of it. */
-	if (comp_outstanding(qp) && !rp_req_rewind(qp, qp->comp.una))
-		rp_req_rewind(qp, rp_swqe(qp, qp->comp.tail)->first_psn);
+	comp_go_back(qp);
 	rp_req_arm_timer(qp);
 	return true;
 }

@@ -444,16 +444,18 @@ qp_set_av(struct rp_qp *qp, const struct rp_av *av)
 
 /*
  * The responder's FIFO for max_dest_rd_atomic READs and atomics (at least
- * one, as before any is allowed), followed in the same allocation by as
- * many atomic results (qp->atom), or NULL with *size unchanged when the
- * present one has the right size.  Set only in INIT->RTR, where it is
- * empty.
+ * one, as before any is allowed), and as many runs of READ responses
+ * asked for alone with selective_retx (rp_sr_read.c), followed in the
+ * same allocation by as many atomic results (qp->atom), or NULL with
+ * *size unchanged when the present one has the right size.  Set only in
+ * INIT->RTR, where it is empty.
  */
 static int
 qp_rd_alloc(const struct rp_qp *qp, uint32_t max_dest, struct rp_rd_resp **rd,
 	    uint32_t *size)
 {
-	uint32_t n = rte_align32pow2(RTE_MAX(max_dest, 1u));
+	uint32_t n = rte_align32pow2(RTE_MAX(max_dest, 1u) *
+				     (qp->sr != NULL ? 2u : 1u));
 
 	*rd = NULL;
 	*size = qp->rd_size;

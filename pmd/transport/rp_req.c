@@ -130,7 +130,8 @@ req_timeout_cycles(const struct rp_qp *qp)
  * The early resends (probes) of a stall: a requester that hears nothing
  * for a few round trips resends from the oldest unacknowledged PSN,
  * without spending a retry, before the QP's timeout runs; again after
- * twice as long if that resend was lost too, up to RP_PROBE_MAX times.
+ * twice as long if that resend was lost too, up to RP_PROBE_MAX times
+ * (RP_PROBE_MAX_SR toward a peer that keeps).
  * A lost NAK, a lost last packet, a lost READ re-request or its
  * response would otherwise each cost a whole timeout (67 ms at perftest's
  * 14): under 10% loss the link collapsed to a few percent of its rate.  IBTA leaves the
@@ -168,7 +169,7 @@ rp_req_arm_timer(struct rp_qp *qp)
 	}
 	t = req_timeout_cycles(qp);
 	/* Not while an RNR NAK makes it wait: that silence is asked for. */
-	if (qp->comp.probes < RP_PROBE_MAX && qp->comp.srtt != 0 &&
+	if (qp->comp.probes < rp_probe_max(qp) && qp->comp.srtt != 0 &&
 	    qp->addr_ok && !qp->req.rnr_wait)
 		t = RTE_MIN(t, req_probe_cycles(qp));
 	qp->comp.deadline = rte_get_timer_cycles() + t;
@@ -180,7 +181,7 @@ rp_req_arm_timer(struct rp_qp *qp)
  * all), and the round trip is timed if no sample runs (one at a time).
  */
 static void
-req_sent(struct rp_qp *qp)
+req_sent(struct rp_qp *qp, uint32_t end, bool rd)
 {
 	if (qp->comp.deadline == 0) {
 		rp_req_arm_timer(qp);
@@ -188,7 +189,8 @@ req_sent(struct rp_qp *qp)
 	}
 	if (qp->comp.rtt_tsc == 0) {
 		qp->comp.rtt_tsc = rte_get_timer_cycles();
-		qp->comp.rtt_psn = qp->req.max_psn;
+		qp->comp.rtt_psn = end;
+		qp->comp.rtt_rd = rd;
 	}
 }
 
@@ -436,14 +438,20 @@ req_send_read(struct rp_qp *qp, const struct rp_send_wqe *w,
 			  qp->req.psn, 0, &bth);
 	if (m == NULL)
 		return false;
+	/* "I take READ responses out of order" (rp_sr_read.c) */
+	if (qp->dev->cfg.selective_retx)
+		rp_bth_set_sr(bth, RP_SR_ON);
 	rp_reth_set(rp_xmit_hdr(bth, RP_OP_READ_REQ, RP_HDR_RETH),
 		    w->remote_addr + off, w->rkey, len);
 	rp_xmit_send(qp, &qp->addr, m);
-	qp->req.psn = rp_psn_add(qp->req.psn, n);
-	if (rp_psn_diff(qp->req.psn, qp->req.max_psn) > 0) {
-		qp->req.max_psn = qp->req.psn;
-		req_sent(qp);
+	/* A READ is timed to its first response, which comes a round trip
+	 * later whatever else of it or before it is lost (rp_sr_read.c):
+	 * timed to its last, under loss no sample ever ended. */
+	if (rp_psn_diff(rp_psn_add(qp->req.psn, n), qp->req.max_psn) > 0) {
+		qp->req.max_psn = rp_psn_add(qp->req.psn, n);
+		req_sent(qp, rp_psn_add(qp->req.psn, 1), true);
 	}
+	qp->req.psn = rp_psn_add(qp->req.psn, n);
 	qp->req.rd_out++;
 	qp->req.pkt += n;
 	qp->req.off = (uint32_t)(off + len);
@@ -620,7 +628,7 @@ req_send_packet(struct rp_qp *qp)
 	if (rp_psn_diff(qp->req.psn, qp->req.max_psn) > 0) {
 		qp->req.max_psn = qp->req.psn;
 		if (qp->type == IBV_QPT_RC)
-			req_sent(qp);
+			req_sent(qp, qp->req.max_psn, false);
 	} else {
 		/* go-back-N's price, against goodput (guides/congestion) */
 		rp_stat_add(qp->dev, RP_STAT_RETX_BYTES, chunk);
@@ -829,6 +837,57 @@ rp_req_resend_one(struct rp_qp *qp, uint32_t psn)
 			qp->comp.rtt_tsc = 0;	/* Karn: no sample across it */
 		}
 		return sent;
+	}
+	return false;
+}
+
+/*
+ * Ask again for the READ responses `psn` .. `psn` + `n` - 1 of one READ
+ * request, alone (rp_sr_read.c): a READ request at that PSN for their
+ * bytes, marked RP_BTH_SR_ONE ("these only": the responder keeps the
+ * responses it still owes after them, where going back N drops them).
+ * The requester's position and its count of READs outstanding stay.
+ */
+bool
+rp_req_read_again(struct rp_qp *qp, uint32_t psn, uint32_t n)
+{
+	for (uint32_t i = qp->comp.tail; i != qp->req.hi; i++) {
+		struct rp_swqe *s = rp_swqe(qp, i);
+		int32_t d = rp_psn_diff(psn, s->first_psn);
+		const struct rp_send_wqe *w;
+		struct rte_mbuf *m;
+		uint64_t off;
+		uint32_t len;
+		uint8_t *bth;
+
+		if (d < 0 || d >= (int32_t)s->npkts)
+			continue;
+		if (s->opcode != IBV_WR_RDMA_READ ||
+		    n > RP_READ_SEG - (uint32_t)d % RP_READ_SEG ||
+		    n > s->npkts - (uint32_t)d ||
+		    !rp_xmit_addr_ok(qp) || !rp_tx_room(qp->dev))
+			return false;
+		w = rp_sq_wqe(qp, i);
+		off = (uint64_t)d * qp->mtu;
+		len = (uint32_t)RTE_MIN((uint64_t)s->length - off,
+					(uint64_t)n * qp->mtu);
+		m = rp_xmit_alloc(qp, &qp->addr, qp->dest_qpn,
+				  RP_OP_READ_REQ, 0, 1, psn, 0, &bth);
+		if (m == NULL)
+			return false;
+		rp_bth_set_sr(bth, RP_SR_ON | RP_SR_ONE);
+		rp_reth_set(rp_xmit_hdr(bth, RP_OP_READ_REQ, RP_HDR_RETH),
+			    w->remote_addr + off, w->rkey, len);
+		rp_xmit_send(qp, &qp->addr, m);
+		/* its FIRST comes mid-way, its LAST may too */
+		s->rd_midway = true;
+		rp_stat_inc(qp->dev, RP_STAT_RETRANSMIT);
+		rp_stat_inc(qp->dev, RP_STAT_SR_RD_ASKED);
+		/* Karn: no sample across what it asks for again */
+		d = rp_psn_diff(qp->comp.rtt_psn, psn);
+		if (!qp->comp.rtt_rd || (d > 0 && d <= (int32_t)n))
+			qp->comp.rtt_tsc = 0;
+		return true;
 	}
 	return false;
 }

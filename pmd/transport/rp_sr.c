@@ -36,6 +36,8 @@
  * unacknowledged PSN.
  */
 
+#include <string.h>
+
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
@@ -62,7 +64,12 @@ rp_sr_flush(struct rp_qp *qp)
 {
 	struct rp_sr *sr = qp->sr;
 
-	if (sr == NULL || sr->n == 0)
+	if (sr == NULL)
+		return;
+	memset(sr->rd_got, 0, sizeof(sr->rd_got));
+	memset(sr->rd_asked, 0, sizeof(sr->rd_asked));
+	sr->rd_hi = 0;
+	if (sr->n == 0)
 		return;
 	for (uint32_t i = 0; i < RP_SR_WIN; i++) {
 		if (sr->m[i] == NULL)

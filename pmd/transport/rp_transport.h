@@ -231,6 +231,7 @@ struct rp_rd_resp {
 	uint32_t key;			/* mr->key when queued */
 	bool valid;
 	bool replay;			/* queued again by a duplicate */
+	bool sel;			/* ... asked for alone (rp_sr_read.c) */
 	bool atomic;			/* an ATOMIC ACKNOWLEDGE, of orig */
 	uint64_t orig;
 };
@@ -460,6 +461,7 @@ struct rp_qp {
 		uint32_t undo_ssthresh;
 		uint32_t rtt_psn;	/* an ACK up to it ends the RTT sample */
 		uint64_t rtt_tsc;	/* its send time; 0 = no sample */
+		bool rtt_rd;		/* ... a READ's, to its first response */
 		uint64_t srtt;		/* smoothed RTT in TSC cycles, 0: none */
 		uint32_t cwnd;		/* packets in flight at most; 0: RP_WINDOW */
 		uint32_t cwnd_acc;	/* packets acked toward the next +1 */
@@ -498,6 +500,7 @@ struct rp_qp {
 		/* READs and atomics owed: qp->rd[] */
 		uint32_t rd_head;
 		uint32_t rd_tail;
+		uint32_t rd_sel;	/* of them, runs asked for alone */
 		uint32_t atom_next;	/* next slot of qp->atom[] */
 		/* An ACK waits for the READ responses queued before it
 		 * (IBTA 9.7.5.1: responses go in PSN order), and an ACK or
@@ -732,6 +735,11 @@ bool rp_comp_timer(struct rp_qp *qp, uint64_t now);
 
 /* Early resends of a stall before the timeout (rp_req.c, rp_comp.c). */
 #define RP_PROBE_MAX	3u
+/* Toward a peer that keeps (rp_sr.c), a probe sends one or a few small
+ * packets, and fails as often as one of them is lost (19% under 10%
+ * loss each way): two more come before the one that goes back N, whose
+ * failure leaves the QP's timeout (67 ms at perftest's 14). */
+#define RP_PROBE_MAX_SR	5u
 
 /* The requester's window: at most this many packets unacknowledged. */
 static inline uint32_t
@@ -761,7 +769,14 @@ struct rp_sr {
 	uint32_t n;				/* packets kept */
 	uint32_t psn[RP_SR_WIN];
 	struct rte_mbuf *m[RP_SR_WIN];		/* by PSN % RP_SR_WIN */
+	/* Requester: READ responses placed past a lost one, and the
+	 * missing ones asked for again (rp_sr_read.c), by PSN % RP_SR_WIN:
+	 * the PSN | RP_SR_RD_SET. */
+	uint32_t rd_got[RP_SR_WIN];
+	uint32_t rd_asked[RP_SR_WIN];
+	uint32_t rd_hi;				/* one past the highest placed */
 };
+#define RP_SR_RD_SET	0x80000000u
 int rp_sr_alloc(struct rp_qp *qp);
 void rp_sr_flush(struct rp_qp *qp);
 void rp_sr_free(struct rp_qp *qp);
@@ -771,6 +786,26 @@ void rp_sr_gaps(struct rp_qp *qp, uint32_t psn);
 void rp_sr_report(struct rp_qp *qp, uint32_t psn);
 bool rp_req_resend_one(struct rp_qp *qp, uint32_t psn);
 bool rp_req_tail_probe(struct rp_qp *qp);
+bool rp_req_read_again(struct rp_qp *qp, uint32_t psn, uint32_t n);
+bool rp_sr_rd_keep(struct rp_qp *qp, const struct rp_pkt *pkt);
+bool rp_sr_rd_take(struct rp_qp *qp, uint32_t psn);
+bool rp_sr_rd_ahead(const struct rp_qp *qp);
+void rp_sr_rd_forget(struct rp_qp *qp);
+uint32_t rp_sr_rd_ask(struct rp_qp *qp, uint32_t upto, bool again);
+
+/* The requester takes READ responses out of order (rp_sr_read.c). */
+static inline bool
+rp_sr_rd_on(const struct rp_qp *qp)
+{
+	return qp->sr != NULL && qp->comp.peer_sr;
+}
+
+/* Probes of a stall before the timer's turn. */
+static inline uint32_t
+rp_probe_max(const struct rp_qp *qp)
+{
+	return qp->comp.peer_sr ? RP_PROBE_MAX_SR : RP_PROBE_MAX;
+}
 
 /* The device that holds these objects, and its shards. */
 #include "rp_dev.h"

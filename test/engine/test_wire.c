@@ -123,6 +123,9 @@ static struct {
 	uint32_t drop_psn;
 	unsigned int drop_left;
 	bool drop_till_probe;
+	/* rocepmd1's READ response with this PSN dropped once (sr) */
+	uint32_t drop_rsp_psn;
+	unsigned int drop_rsp_left;
 	/* rocepmd0's requests marked CE on their way (ecn_cnp) */
 	bool mark_ce;
 	uint64_t ce_marked;
@@ -439,6 +442,11 @@ wt_roce(int d, struct rte_mbuf *m)
 	if (d == 0 && wt.drop_till_probe && (p.mask & RP_M_REQ) &&
 	    (p.sr & RP_SR_ONE))
 		wt.drop_left = 0;
+	if (d == 1 && wt.drop_rsp_left != 0 && !(p.mask & RP_M_REQ) &&
+	    (p.mask & RP_M_READ) && p.psn == wt.drop_rsp_psn) {
+		wt.drop_rsp_left--;
+		return false;
+	}
 	if (d == 0 && wt.strip_sr && p.sr) {
 		uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
 
@@ -2777,6 +2785,10 @@ static struct {
 	uint32_t nak_psn;
 	bool req_sr;			/* a request of rocepmd0 said SR */
 	unsigned int probe[16];		/* tail probes (RP_SR_ONE) by PSN */
+	unsigned int rd_req, rd_req_one;	/* READ requests, alone */
+	uint32_t rd_one_psn, rd_one_len;	/* the last asked alone */
+	unsigned int rsp[16];		/* rocepmd1's READ responses by PSN */
+	unsigned int rsp_sr;		/* ... marked RP_BTH_SR */
 } wt_sr;
 
 static void
@@ -2790,7 +2802,21 @@ wt_sr_check(int d, const struct rp_pkt *p)
 			wt_sr.sent[k]++;
 		if (k < RTE_DIM(wt_sr.probe) && (p->sr & RP_SR_ONE))
 			wt_sr.probe[k]++;
+		if (p->mask & RP_M_READ) {
+			wt_sr.rd_req++;
+			if (p->sr & RP_SR_ONE) {
+				wt_sr.rd_req_one++;
+				wt_sr.rd_one_psn = k;
+				wt_sr.rd_one_len = rp_pkt_reth_len(p);
+			}
+		}
 		wt_sr.req_sr |= p->sr != 0;
+	}
+	if (d == 1 && !(p->mask & RP_M_REQ) && (p->mask & RP_M_READ)) {
+		k = (p->psn - wt_sr.psn0) & 0xffffff;
+		if (k < RTE_DIM(wt_sr.rsp))
+			wt_sr.rsp[k]++;
+		wt_sr.rsp_sr += (p->sr & RP_SR_ON) != 0;
 	}
 	if (d == 1 && p->opcode == RP_OP_ACK &&
 	    rp_pkt_aeth_syn(p) == RP_AETH_NAK_PSN_SEQ) {
@@ -2843,6 +2869,60 @@ wt_sr_send(struct rt_ep *a, struct rt_ep *b, struct rt_buf *src,
 	for (unsigned int k = 0; k < 16; k++)
 		printf(" %u", wt_sr.sent[k]);
 	printf("\n");
+}
+
+/*
+ * A READ of 16 packets from rocepmd1 whose response 4 is lost once:
+ * rocepmd1 marks its responses RP_BTH_SR (it keeps what it owes when a
+ * run is asked for alone), rocepmd0 places 5-15 as they come and asks for
+ * 4 alone: one READ request of one packet, RP_BTH_SR_ONE.  Going back N
+ * asked for 4-15 again.
+ */
+static void
+wt_sr_read(struct rt_ep *a, struct rt_ep *b, struct rt_dev *d0,
+	   struct rt_dev *d1)
+{
+	enum { LEN = 16 * 1024 };
+	struct rt_buf src, dst;
+	struct ibv_sge s;
+
+	rt_buf_alloc(&src, d1, LEN, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, d0, LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, LEN);
+	memset(&wt_sr, 0, sizeof(wt_sr));
+	wt_sr.psn0 = a->psn;
+	wt.drop_rsp_psn = (a->psn + 4) & 0xffffff;
+	wt.drop_rsp_left = 1;
+	wt.check = wt_sr_check;
+	s = rt_sge(&dst, 0, LEN);
+	rt_post_send(a, 9, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)src.p, src.mr->rkey);
+	wt_expect_wc(a->scq, "READ", 9, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(dst.p, src.p, LEN, "READ data");
+	wt.check = NULL;
+	a->psn = (a->psn + 16) & 0xffffff;
+	(void)b;
+	RT_CHECK(wt.drop_rsp_left == 0, "response 4 was not sent");
+	printf("    responses per packet:");
+	for (unsigned int k = 0; k < 16; k++)
+		printf(" %u", wt_sr.rsp[k]);
+	printf("\n");
+	RT_CHECK(wt_sr.rsp_sr == 17, "%u of 17 responses marked RP_BTH_SR",
+		 wt_sr.rsp_sr);
+	for (unsigned int k = 0; k < 16; k++)
+		RT_CHECK(wt_sr.rsp[k] == (k == 4 ? 2u : 1u), "response %u sent "
+			 "%u times: only the lost one goes again", k,
+			 wt_sr.rsp[k]);
+	RT_CHECK(wt_sr.rd_req == 2 && wt_sr.rd_req_one == 1 &&
+		 wt_sr.rd_one_psn == 4 && wt_sr.rd_one_len == 1024,
+		 "%u READ requests, %u alone (packet %u, %u B): expected the "
+		 "READ and packet 4 alone, 1024 B", wt_sr.rd_req,
+		 wt_sr.rd_req_one, wt_sr.rd_one_psn, wt_sr.rd_one_len);
+	wt_expect_stat(0, "sr_read_kept", 11);
+	wt_expect_stat(0, "sr_read_asked", 1);
+	wt_expect_stat(0, "retry_timeouts", 0);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
 }
 
 static void
@@ -2917,6 +2997,13 @@ wt_case_sr(void)
 	wt_expect_stat(1, "sr_kept", 22);
 	wt_expect_stat(1, "sr_executed", 22);
 	resent = wt_stat(0, "sr_resent");
+
+	rt_step("a READ of 16 packets, response 4 lost: 5-15 placed, 4 asked "
+		"for alone (rp_sr_read.c), nothing else asked again");
+	wt_sr_read(&a, &b, &d0, &d1);
+	w = wt_qp(0, a.qp->qp_num, "window");
+	RT_CHECK(w == w0, "a READ response repaired alone cut the window "
+		 "from %" PRIu64 " to %" PRIu64 " packets", w0, w);
 
 	rt_step("a requester without it: go-back-N, a plain NAK, 5-15 again, "
 		"the window halved");

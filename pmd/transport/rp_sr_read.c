@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Selective retransmission of READ responses: the requester's half
+ * (guides/congestion).
+ *
+ * IBTA's requester takes READ responses in PSN order only: one lost
+ * response drops every later one, and the READ is asked again from it,
+ * with every READ after it (go-back-N), and the window halves.  Toward a
+ * rocepmd responder that marks its READ responses RP_BTH_SR (it keeps
+ * what it owes, rp_resp.c), the requester here places a response that
+ * comes past a lost one where it belongs (the bytes of a READ are
+ * undefined until it completes), remembers it by PSN, and asks for each
+ * run of missing responses alone: a READ request at the first missing PSN
+ * for just their bytes, marked RP_BTH_SR_ONE ("these only", which the
+ * responder queues behind what it still owes instead of dropping that).
+ * The completer takes the placed responses in order once the gap before
+ * them is filled (rp_comp.c).  A run asked for whose answer is lost too
+ * is asked again by the stall's probe; the stall's last probe and the
+ * timer go back N as before.
+ */
+
+#include <string.h>
+
+#include "rp_log.h"
+#include "rp_psn.h"
+#include "rp_transport.h"
+
+/* Runs asked for at most per response or probe: a burst's worth. */
+#define RP_SR_RD_ASK_MAX	16u
+
+static bool
+sr_rd_has(const struct rp_sr *sr, uint32_t psn)
+{
+	return sr->rd_got[psn % RP_SR_WIN] == (psn | RP_SR_RD_SET);
+}
+
+/* True if `psn` was placed; it is forgotten (the completer takes it). */
+bool
+rp_sr_rd_take(struct rp_qp *qp, uint32_t psn)
+{
+	struct rp_sr *sr = qp->sr;
+
+	if (sr == NULL || !sr_rd_has(sr, psn))
+		return false;
+	sr->rd_got[psn % RP_SR_WIN] = 0;
+	return true;
+}
+
+/* Anything placed past the next expected response? */
+bool
+rp_sr_rd_ahead(const struct rp_qp *qp)
+{
+	int32_t d;
+
+	if (qp->sr == NULL)
+		return false;
+	d = rp_psn_diff(qp->sr->rd_hi, qp->comp.rd_psn);
+	return d > 0 && d <= (int32_t)RP_SR_WIN;
+}
+
+/* Going back N: what was asked for alone may be asked for again. */
+void
+rp_sr_rd_forget(struct rp_qp *qp)
+{
+	if (qp->sr != NULL)
+		memset(qp->sr->rd_asked, 0, sizeof(qp->sr->rd_asked));
+}
+
+/* The READ in flight that `psn` answers, and its packet index `*k`. */
+static struct rp_swqe *
+sr_rd_wqe(struct rp_qp *qp, uint32_t psn, uint32_t *idx, uint32_t *k)
+{
+	for (uint32_t i = qp->comp.tail; i != qp->req.hi; i++) {
+		struct rp_swqe *s = rp_swqe(qp, i);
+		int32_t d = rp_psn_diff(psn, s->first_psn);
+
+		if (d < 0 || d >= (int32_t)s->npkts)
+			continue;
+		if (s->opcode != IBV_WR_RDMA_READ ||
+		    s->state == RP_SWQE_NEW || s->state == RP_SWQE_DONE)
+			return NULL;
+		*idx = i;
+		*k = (uint32_t)d;
+		return s;
+	}
+	return NULL;
+}
+
+/*
+ * Ask again for the responses missing from the next expected one up to
+ * `upto` (not included): each run alone, within one request's segment.
+ * A response asked for already is asked again only if `again` (a probe).
+ * Returns the requests sent.
+ */
+uint32_t
+rp_sr_rd_ask(struct rp_qp *qp, uint32_t upto, bool again)
+{
+	struct rp_sr *sr = qp->sr;
+	uint32_t p = qp->comp.rd_psn, asked = 0;
+
+	while (rp_psn_diff(p, upto) < 0 && asked < RP_SR_RD_ASK_MAX &&
+	       rp_psn_diff(p, qp->comp.rd_psn) < (int32_t)RP_SR_WIN) {
+		const struct rp_swqe *s;
+		uint32_t idx, k, n = 0;
+
+		s = sr_rd_wqe(qp, p, &idx, &k);
+		if (s == NULL || sr_rd_has(sr, p) ||
+		    (!again && sr->rd_asked[p % RP_SR_WIN] ==
+		     (p | RP_SR_RD_SET))) {
+			p = rp_psn_add(p, 1);
+			continue;
+		}
+		do {
+			n++;
+		} while (k + n < s->npkts && (k + n) % RP_READ_SEG != 0 &&
+			 rp_psn_diff(rp_psn_add(p, n), upto) < 0 &&
+			 !sr_rd_has(sr, rp_psn_add(p, n)));
+		if (!rp_req_read_again(qp, p, n))
+			break;	/* no room now: the probe asks */
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t q = rp_psn_add(p, j);
+
+			sr->rd_asked[q % RP_SR_WIN] = q | RP_SR_RD_SET;
+		}
+		asked++;
+		p = rp_psn_add(p, n);
+	}
+	return asked;
+}
+
+/*
+ * A READ response past the next expected one (`pkt`): place it and ask
+ * for the missing ones before it.  False if it cannot be kept (not a
+ * READ's, past the window, a size or position that does not fit): the
+ * caller goes back N.
+ */
+bool
+rp_sr_rd_keep(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	struct rp_sr *sr = qp->sr;
+	const struct rp_send_wqe *w;
+	struct rp_swqe *s;
+	uint32_t idx, k, off, want;
+	bool first = pkt->mask & RP_M_FIRST, last = pkt->mask & RP_M_LAST;
+	bool seg_start, seg_end;
+
+	if (rp_psn_diff(pkt->psn, qp->comp.rd_psn) >= (int32_t)RP_SR_WIN)
+		return false;
+	if (sr_rd_has(sr, pkt->psn)) {
+		rp_stat_inc(qp->dev, RP_STAT_RX_DUP);
+		return true;
+	}
+	s = sr_rd_wqe(qp, pkt->psn, &idx, &k);
+	if (s == NULL)
+		return false;
+	/* As the in-order check (rp_comp.c): a segment starts with a FIRST
+	 * and ends with a LAST; a run asked for alone may start and end
+	 * anywhere (its answer may come after the READ was sent again). */
+	off = k * qp->mtu;
+	want = s->length > off ? RTE_MIN(qp->mtu, s->length - off) : 0;
+	seg_start = k % RP_READ_SEG == 0;
+	seg_end = k == s->npkts - 1 || (k + 1) % RP_READ_SEG == 0;
+	if (pkt->paylen != want || (seg_start && !first) || (seg_end && !last))
+		return false;
+	w = rp_sq_wqe(qp, idx);
+	if (pkt->paylen != 0 &&
+	    rp_sge_copy_in_pkt(qp->dev, s->pdn, (const struct rp_sge *)(w + 1),
+			       w->num_sge, off, rp_pkt_payload(pkt),
+			       pkt->paylen) != 0)
+		return false;	/* the in-order pass reports it */
+	sr->rd_got[pkt->psn % RP_SR_WIN] = pkt->psn | RP_SR_RD_SET;
+	if (!rp_sr_rd_ahead(qp) ||
+	    rp_psn_diff(rp_psn_add(pkt->psn, 1), sr->rd_hi) > 0)
+		sr->rd_hi = rp_psn_add(pkt->psn, 1);	/* stale, or passed */
+	rp_stat_inc(qp->dev, RP_STAT_SR_RD_KEPT);
+	rp_sr_rd_ask(qp, pkt->psn, false);
+	return true;
+}
