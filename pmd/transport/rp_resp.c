@@ -21,7 +21,6 @@
 #include "rp_resp.h"
 #include "rp_xmit.h"
 
-
 /*
  * An ACK or NAK to send later, from rp_resp_step(): it replaces one owed
  * already, which it covers (ACKs are cumulative; a NAK's PSN is the
@@ -214,7 +213,6 @@ resp_send(struct rp_qp *qp, const struct rp_pkt *pkt)
 	}
 	return RP_RESP_OK;
 }
-
 
 static enum rp_resp_res
 resp_write(struct rp_qp *qp, const struct rp_pkt *pkt)
