@@ -302,6 +302,45 @@ comp_credits(struct rp_qp *qp, uint8_t code)
 	qp->req.csn_limit = qp->comp.csn_acked + rp_aeth_credits(code);
 }
 
+/* The completion status a NAK's code reports (IBTA 9.7.5.2.4). */
+static uint32_t
+comp_nak_status(uint8_t syn)
+{
+	switch (syn) {
+	case RP_AETH_NAK_INVALID_REQ:
+		return IBV_WC_REM_INV_REQ_ERR;
+	case RP_AETH_NAK_REM_ACCESS:
+		return IBV_WC_REM_ACCESS_ERR;
+	case RP_AETH_NAK_REM_OP:
+		return IBV_WC_REM_OP_ERR;
+	case RP_AETH_NAK_INVALID_RD:
+		return IBV_WC_REM_INV_RD_REQ_ERR;
+	default:
+		return IBV_WC_BAD_RESP_ERR;
+	}
+}
+
+/*
+ * A NAK names the request it answers by PSN.  One older than the oldest
+ * request still outstanding answers a duplicate (a delayed resend the
+ * responder ran again after its memory was gone): it ends nothing here.
+ * A requester drops a response it no longer expects (rxe's check_psn).
+ */
+static bool
+comp_nak_stale(struct rp_qp *qp, uint32_t psn)
+{
+	const struct rp_swqe *s;
+
+	if (comp_outstanding(qp)) {
+		s = rp_swqe(qp, qp->comp.tail);
+		if (s->state != RP_SWQE_NEW &&
+		    rp_psn_diff(psn, s->first_psn) >= 0)
+			return false;
+	}
+	rp_stat_inc(qp->dev, RP_STAT_RX_DUP);
+	return true;
+}
+
 static void
 comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 {
@@ -388,20 +427,9 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 			comp_cut(qp);
 			rp_req_rewind(qp, psn);
 			break;
-		case RP_AETH_NAK_INVALID_REQ:
-			comp_error(qp, psn, IBV_WC_REM_INV_REQ_ERR);
-			break;
-		case RP_AETH_NAK_REM_ACCESS:
-			comp_error(qp, psn, IBV_WC_REM_ACCESS_ERR);
-			break;
-		case RP_AETH_NAK_REM_OP:
-			comp_error(qp, psn, IBV_WC_REM_OP_ERR);
-			break;
-		case RP_AETH_NAK_INVALID_RD:
-			comp_error(qp, psn, IBV_WC_REM_INV_RD_REQ_ERR);
-			break;
 		default:
-			comp_error(qp, psn, IBV_WC_BAD_RESP_ERR);
+			if (!comp_nak_stale(qp, psn))
+				comp_error(qp, psn, comp_nak_status(syn));
 			break;
 		}
 		break;

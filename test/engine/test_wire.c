@@ -1597,6 +1597,97 @@ wt_case_rd_replay(void)
 }
 
 /*
+ * A NAK names the request it answers by PSN.  One for a request the
+ * requester has completed is stale: under loss, a delayed duplicate READ
+ * the responder ran again after its MR was deregistered draws "remote
+ * access error" for a READ complete long ago (rc_lossy under TSan: the
+ * stale NAK failed rocepmd0's QP, and its peer's next READ then timed
+ * out).  The requester drops it, counted in duplicate_request, with or
+ * without work outstanding; a NAK for the READ outstanding does fail it.
+ */
+static void
+wt_case_rd_ghost_nak(void)
+{
+	const struct wt_rc_opts o = { 64, 4, 16, 7 };	/* 268 ms timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	enum { LEN = 2048, MTU = 1024 };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct wt_forge f;
+	struct ibv_sge s;
+	uint64_t dup;
+	double end;
+	int i;
+
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	rt_buf_alloc(&src, &d1, 3 * LEN, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, &d0, 3 * LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, src.len);
+	memset(&f, 0, sizeof(f));
+	f.smac = &wt_mac[1];
+	f.sip = wt_ip[1];
+	f.dip = wt_ip[0];
+	f.op = RP_OP_ACK;
+	f.qpn = a.qp->qp_num;
+	f.psn = a.psn;			/* the first READ's */
+	f.syn = RP_AETH_NAK_REM_ACCESS;
+
+	rt_step("READ of %d B (PSN %u, %d packets) completes", LEN, a.psn,
+		LEN / MTU);
+	s = rt_sge(&dst, 0, LEN);
+	rt_post_send(&a, 1, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)src.p, src.mr->rkey);
+	wt_expect_wc(a.scq, "READ", 1, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+
+	rt_step("\"remote access error\" NAKs from rocepmd1 for its 2 PSNs, "
+		"nothing outstanding: dropped, the QP stays in RTS");
+	dup = wt_stat(0, "duplicate_request");
+	for (i = 0; i < LEN / MTU; i++) {
+		f.psn = rp_psn_add(a.psn, (uint32_t)i);
+		wt_forge(0, &f);
+		wt_expect_stat(0, "duplicate_request", dup + i + 1);
+	}
+	wt_expect_no_wc(a.scq, 20, "requester after stale NAKs");
+	rt_expect_qp_state(&a, IBV_QPS_RTS, "requester after stale NAKs");
+
+	rt_step("a second READ, its responses held; the stale NAK again: "
+		"dropped, the READ completes when its responses go");
+	wt.hold[1] = true;
+	s = rt_sge(&dst, LEN, LEN);
+	rt_post_send(&a, 2, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)src.p + LEN, src.mr->rkey);
+	end = rt_now() + rt_timeout_s;
+	while (wt.n_held[1] < LEN / MTU) {
+		RT_CHECK(rt_now() < end, "%u responses held", wt.n_held[1]);
+		wt_pump_ms(1);
+	}
+	f.psn = a.psn;
+	wt_forge(0, &f);
+	wt_expect_stat(0, "duplicate_request", dup + LEN / MTU + 1);
+	wt_expect_no_wc(a.scq, 20, "requester after a stale NAK");
+	wt_release(1);
+	wt_expect_wc(a.scq, "READ", 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(dst.p, src.p, 2 * LEN, "READ data");
+
+	rt_step("a third READ, its responses held; a NAK for its PSN: it "
+		"fails with IBV_WC_REM_ACCESS_ERR, the QP to ERR");
+	wt.hold[1] = true;
+	s = rt_sge(&dst, 2 * LEN, LEN);
+	rt_post_send(&a, 3, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)src.p + 2 * LEN, src.mr->rkey);
+	while (wt.n_held[1] < LEN / MTU) {
+		RT_CHECK(rt_now() < end, "%u responses held", wt.n_held[1]);
+		wt_pump_ms(1);
+	}
+	f.psn = rp_psn_add(a.psn, 2 * LEN / MTU);
+	wt_forge(0, &f);
+	wt_expect_wc(a.scq, "READ", 3, IBV_WC_REM_ACCESS_ERR, -1);
+	rt_expect_qp_state(&a, IBV_QPS_ERR, "requester after the NAK");
+	wt_expect_no_zero_dmac();
+}
+
+/*
  * RC and UC take packets from their peer only (as rxe's check_addr): a
  * forged ACK, NAK, READ response or request from another address, to QPs
  * with work outstanding, is dropped and counted in rx_not_from_peer: it
