@@ -103,6 +103,7 @@ enum rp_stat {
 	RP_STAT_SR_TAIL_PROBE,		/* stalls probed by the last packet */
 	RP_STAT_SR_RD_KEPT,		/* READ responses placed past a gap */
 	RP_STAT_SR_RD_ASKED,		/* ... missing ones asked for alone */
+	RP_STAT_SR_RD_REASKED,		/* ... again, the answer overdue */
 	RP_STAT_PROBE_LATE,		/* probes answered late: the peer was
 					 * silent, not lossy (rp_comp.c) */
 	RP_STAT_MAX,

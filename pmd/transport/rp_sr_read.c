@@ -21,6 +21,8 @@
 
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "rp_log.h"
 #include "rp_psn.h"
 #include "rp_transport.h"
@@ -87,26 +89,45 @@ sr_rd_wqe(struct rp_qp *qp, uint32_t psn, uint32_t *idx, uint32_t *k)
 }
 
 /*
+ * Was `p` asked for so long ago that its answer is overdue?  The
+ * responder answers a run in its queue's order, so the answer comes
+ * within about a READ's round trip (to its first response, queueing
+ * included); one and a half of them passed while later responses kept
+ * coming, the ask or its answer was lost.
+ */
+static bool
+sr_rd_overdue(const struct rp_qp *qp, uint32_t p, uint64_t now)
+{
+	uint64_t srtt = qp->comp.srtt;
+
+	return srtt != 0 &&
+	       now - qp->sr->rd_ask_tsc[p % RP_SR_WIN] > srtt + srtt / 2;
+}
+
+/*
  * Ask again for the responses missing from the next expected one up to
  * `upto` (not included): each run alone, within one request's segment.
- * A response asked for already is asked again only if `again` (a probe).
- * Returns the requests sent.
+ * A response asked for already is asked again if `again` (a probe) or
+ * if its answer is overdue.  Returns the requests sent.
  */
 uint32_t
 rp_sr_rd_ask(struct rp_qp *qp, uint32_t upto, bool again)
 {
 	struct rp_sr *sr = qp->sr;
 	uint32_t p = qp->comp.rd_psn, asked = 0;
+	uint64_t now = rte_get_timer_cycles();
 
 	while (rp_psn_diff(p, upto) < 0 && asked < RP_SR_RD_ASK_MAX &&
 	       rp_psn_diff(p, qp->comp.rd_psn) < (int32_t)RP_SR_WIN) {
 		const struct rp_swqe *s;
 		uint32_t idx, k, n = 0;
+		bool re;
 
 		s = sr_rd_wqe(qp, p, &idx, &k);
+		re = s != NULL &&
+		     sr->rd_asked[p % RP_SR_WIN] == (p | RP_SR_RD_SET);
 		if (s == NULL || sr_rd_has(sr, p) ||
-		    (!again && sr->rd_asked[p % RP_SR_WIN] ==
-		     (p | RP_SR_RD_SET))) {
+		    (re && !again && !sr_rd_overdue(qp, p, now))) {
 			p = rp_psn_add(p, 1);
 			continue;
 		}
@@ -121,7 +142,10 @@ rp_sr_rd_ask(struct rp_qp *qp, uint32_t upto, bool again)
 			uint32_t q = rp_psn_add(p, j);
 
 			sr->rd_asked[q % RP_SR_WIN] = q | RP_SR_RD_SET;
+			sr->rd_ask_tsc[q % RP_SR_WIN] = now;
 		}
+		if (re && !again)
+			rp_stat_inc(qp->dev, RP_STAT_SR_RD_REASKED);
 		asked++;
 		p = rp_psn_add(p, n);
 	}

@@ -774,6 +774,7 @@ struct rp_sr {
 	 * the PSN | RP_SR_RD_SET. */
 	uint32_t rd_got[RP_SR_WIN];
 	uint32_t rd_asked[RP_SR_WIN];
+	uint64_t rd_ask_tsc[RP_SR_WIN];		/* when asked */
 	uint32_t rd_hi;				/* one past the highest placed */
 };
 #define RP_SR_RD_SET	0x80000000u

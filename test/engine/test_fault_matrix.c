@@ -384,22 +384,27 @@ fm_run(void)
 		fprintf(stderr, "    sr_kept %" PRIu64 ", sr_executed %" PRIu64
 			", sr_resent %" PRIu64 ", sr_tail_probes %" PRIu64
 			", probes_answered_late %" PRIu64 ", sr_read_kept %"
-			PRIu64 ", sr_read_asked %" PRIu64 "\n", kept, used, one,
+			PRIu64 ", sr_read_asked %" PRIu64 ", sr_read_reasked %"
+			PRIu64 "\n", kept, used, one,
 			rt_stat(0, "sr_tail_probes"),
 			rt_stat(0, "probes_answered_late"),
-			rt_stat(0, "sr_read_kept"), rt_stat(0, "sr_read_asked"));
+			rt_stat(0, "sr_read_kept"), rt_stat(0, "sr_read_asked"),
+			rt_stat(0, "sr_read_reasked"));
 		RT_CHECK(kept > 0 && used > 0 && used <= kept && one > 0,
 			 "selective retransmission: kept %" PRIu64 ", executed "
 			 "%" PRIu64 ", resent alone %" PRIu64, kept, used, one);
 		/* rocepmd0 placed READ responses past a gap and asked for
-		 * the missing ones alone (rp_sr_read.c) */
+		 * the missing ones alone, again when an answer was overdue
+		 * (rp_sr_read.c) */
 		RT_CHECK(!strstr(getenv("RP_FM_OPS") ? getenv("RP_FM_OPS") :
 				 "read", "read") ||
 			 (rt_stat(0, "sr_read_kept") > 0 &&
-			  rt_stat(0, "sr_read_asked") > 0),
+			  rt_stat(0, "sr_read_asked") > 0 &&
+			  rt_stat(0, "sr_read_reasked") > 0),
 			 "READ responses placed past a gap %" PRIu64 ", runs "
-			 "asked for alone %" PRIu64,
-			 rt_stat(0, "sr_read_kept"), rt_stat(0, "sr_read_asked"));
+			 "asked for alone %" PRIu64 ", again %" PRIu64,
+			 rt_stat(0, "sr_read_kept"), rt_stat(0, "sr_read_asked"),
+			 rt_stat(0, "sr_read_reasked"));
 	}
 	rt_buf_free(&f.src_a);
 	rt_buf_free(&f.dst_a);
