@@ -37,6 +37,40 @@ resp_rd_pop(struct rp_qp *qp, struct rp_rd_resp *rd)
 }
 
 /*
+ * The requester went back to `psn` (go-back-N): the responses still owed
+ * from it on will be asked for again, so they must not fill the queue
+ * twice (C9-100).  That includes a READ it resumes mid-way: it has every
+ * response before this PSN.  Runs asked for alone (rd->sel) sit among
+ * them out of PSN order, so every entry is looked at: one at the head
+ * goes, one further in is voided (counted with the runs, not against
+ * max_dest_rd_atomic, and popped unanswered when its turn comes).
+ */
+static void
+resp_rd_void_from(struct rp_qp *qp, uint32_t psn)
+{
+	uint32_t mask = qp->rd_size - 1;
+	struct rp_rd_resp *e;
+
+	for (uint32_t i = qp->resp.rd_head; i != qp->resp.rd_tail; i--) {
+		e = &qp->rd[(i - 1) & mask];
+		if (!e->valid || rp_psn_diff(e->last_psn, psn) < 0)
+			continue;
+		e->valid = false;
+		if (!e->sel) {
+			e->sel = true;
+			qp->resp.rd_sel++;
+		}
+	}
+	while (qp->resp.rd_head != qp->resp.rd_tail) {
+		e = &qp->rd[(qp->resp.rd_head - 1) & mask];
+		if (e->valid)
+			break;
+		qp->resp.rd_sel -= e->sel;
+		qp->resp.rd_head--;
+	}
+}
+
+/*
  * A slot of the responder's resources (qp->rd[]) for the READ or atomic
  * request `pkt`, or NULL with *res saying why not.
  */
@@ -61,23 +95,7 @@ resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 			return NULL;
 		}
 	} else if (dup) {
-		/*
-		 * The requester went back to this request (go-back-N): the
-		 * responses still owed from it on will be asked for again, so
-		 * they must not fill the queue twice (C9-100).  That includes
-		 * a READ it resumes mid-way: it has every response before
-		 * this PSN.
-		 */
-		while (qp->resp.rd_head != qp->resp.rd_tail) {
-			struct rp_rd_resp *last = &qp->rd[(qp->resp.rd_head - 1) &
-							 (qp->rd_size - 1)];
-
-			if (rp_psn_diff(last->last_psn, pkt->psn) < 0)
-				break;
-			last->valid = false;
-			qp->resp.rd_sel -= last->sel;
-			qp->resp.rd_head--;
-		}
+		resp_rd_void_from(qp, pkt->psn);
 	}
 	while (!sel && resp_rd_queued(qp) >= max) {
 		if (dup) {
@@ -369,6 +387,10 @@ rp_resp_step(struct rp_qp *qp)
 		uint8_t *bth;
 		uint8_t op;
 
+		if (!rd->valid) {	/* voided: asked for again from before */
+			resp_rd_pop(qp, rd);
+			continue;
+		}
 		op = rd->atomic ? RP_OP_ATOMIC_ACK :
 			first && last ? RP_OP_READ_RESP_ONLY :
 			first ? RP_OP_READ_RESP_FIRST :
