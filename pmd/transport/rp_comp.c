@@ -202,10 +202,11 @@ comp_rd_resume(const struct rp_qp *qp, const struct rp_swqe *s)
 /*
  * Retire WQEs whose last PSN is before `psn` (strictly: before when
  * `inclusive` is false, up to and including it otherwise).  Stops at a
- * READ, which only its responses complete.
+ * READ, which only its responses complete; passing one is an implicit
+ * NAK of its responses unless `rd_owed` (they are still to come).
  */
 static uint32_t
-comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
+comp_retire_rd(struct rp_qp *qp, uint32_t psn, bool inclusive, bool rd_owed)
 {
 	uint32_t n = 0;
 
@@ -226,7 +227,7 @@ comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
 			 * responses were lost (implicit NAK, IBTA 9.7.5.1.5).
 			 * Ask once from the first missing one; later ACKs say
 			 * the same. */
-			if (!qp->comp.rd_retried) {
+			if (!qp->comp.rd_retried && !rd_owed) {
 				qp->comp.rd_retried = true;
 				rp_req_rewind(qp, comp_rd_resume(qp, s));
 			}
@@ -262,6 +263,12 @@ comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
 		comp_acked(qp, qp->req.max_psn);
 	}
 	return n;
+}
+
+static uint32_t
+comp_retire(struct rp_qp *qp, uint32_t psn, bool inclusive)
+{
+	return comp_retire_rd(qp, psn, inclusive, false);
 }
 
 static void
@@ -393,8 +400,13 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 				break;
 			}
 			/* The responder NAKs a gap once: resume from it now,
-			 * the timer is the last resort. */
-			if ((comp_retire(qp, psn, false) != 0) |
+			 * the timer is the last resort.  A selective NAK may
+			 * pass READs whose responses are still queued at the
+			 * responder (it NAKs a gap at once, and keeps its
+			 * READ queue): no implicit NAK of those. */
+			if ((comp_retire_rd(qp, psn, false,
+					    (pkt->sr & RP_SR_ON) &&
+					    qp->dev->cfg.selective_retx) != 0) |
 			    comp_acked(qp, psn))
 				comp_progress(qp);
 			/* A selective NAK (rp_sr.c): the responder kept what

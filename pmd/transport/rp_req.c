@@ -792,9 +792,10 @@ req_rd_segs(const struct rp_swqe *s, uint32_t k0)
 
 /*
  * Selective retransmission (rp_sr.c): send the one packet with `psn`
- * again, of a SEND or WRITE in flight, and go on where the requester
- * was.  False if it is not such a packet, or cannot leave now: the
- * caller goes back N instead.
+ * again, of a SEND or WRITE in flight, or the READ request of the
+ * segment that starts there, and go on where the requester was.  False
+ * if it is not such a packet, or cannot leave now: the caller goes back
+ * N instead.
  */
 bool
 rp_req_resend_one(struct rp_qp *qp, uint32_t psn)
@@ -809,6 +810,11 @@ rp_req_resend_one(struct rp_qp *qp, uint32_t psn)
 
 		if (d < 0 || d >= (int32_t)s->npkts)
 			continue;
+		/* a READ request lost: the responder keeps the later ones */
+		if (s->opcode == IBV_WR_RDMA_READ && !qp->req.tail_probe &&
+		    d % RP_READ_SEG == 0 && rp_psn_diff(psn, qp->req.psn) < 0)
+			return rp_req_read_again(qp, psn,
+				RTE_MIN(RP_READ_SEG, s->npkts - (uint32_t)d));
 		if ((s->opcode != IBV_WR_SEND &&
 		     s->opcode != IBV_WR_SEND_WITH_IMM &&
 		     s->opcode != IBV_WR_SEND_WITH_INV &&

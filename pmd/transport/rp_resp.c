@@ -497,7 +497,7 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	d = rp_psn_diff(pkt->psn, qp->resp.epsn);
 	if (d > 0 && qp->sr != NULL && rp_sr_keep(qp, pkt, d)) {
 		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
-		if (pkt->sr & RP_SR_ONE)
+		if ((pkt->sr & RP_SR_ONE) && !(pkt->mask & RP_M_READ))
 			rp_sr_report(qp, pkt->psn);	/* a tail probe */
 		else
 			rp_sr_gaps(qp, pkt->psn);

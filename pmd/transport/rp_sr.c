@@ -5,15 +5,17 @@
  * IBTA's RC responder drops every packet after a gap and NAKs the first
  * missing PSN; the requester goes back to it and sends everything again
  * (go-back-N), so one loss in a window of 256 costs up to 256 packets.
- * Here the responder keeps the SEND and WRITE packets that arrive after a
- * gap (up to RP_SR_WIN PSNs past the expected one), NAKs each missing PSN
+ * Here the responder keeps the SEND and WRITE packets and READ requests
+ * that arrive after a gap (up to RP_SR_WIN PSNs past the expected one; a
+ * READ request holds the PSNs of its responses), NAKs each missing PSN
  * (the expected one as a sequence NAK, which acknowledges what came before
  * it; a later one with RP_BTH_SR_ONE, which acknowledges nothing), and
  * executes what it kept, in order, once the gap is filled; the requester
  * sends each missing packet again alone and goes on
- * (rp_req_resend_one()).  A packet it cannot keep (past the window, a READ
- * or an atomic, no room) is dropped as IBTA's responder drops it, with a
- * plain sequence NAK: the requester goes back N.
+ * (rp_req_resend_one(); a READ request, rp_req_read_again()).  A packet
+ * it cannot keep (past the window, an atomic, no room) is dropped as
+ * IBTA's responder drops it, with a plain sequence NAK: the requester
+ * goes back N.
  *
  * On the wire: a rocepmd requester whose port has selective_retx on sets
  * bit 30 of its requests' BTH (the top bit of the reserved field after
@@ -23,8 +25,7 @@
  * bit.  A requester that never sets it (rxe, a NIC, a rocepmd with the
  * key off) gets IBTA's go-back-N responder, and a responder that ignores
  * it sends plain sequence NAKs, which the requester answers by going back
- * N.  READ requests and atomics are never kept: a gap before one is
- * recovered as before.
+ * N.  Atomics are never kept: a gap before one is recovered as before.
  *
  * A stall (a lost NAK, a lost resend, a lost last packet: nothing comes
  * back) of a requester that has had a selective NAK from its peer is
@@ -100,10 +101,20 @@ rp_sr_keep(struct rp_qp *qp, const struct rp_pkt *pkt, int32_t gap)
 	struct rte_mbuf *m = pkt->mbuf;
 	uint32_t slot = pkt->psn % RP_SR_WIN;
 
+	uint32_t span = 1;
+
 	if (sr == NULL || !qp->resp.peer_sr || m == NULL ||
 	    gap >= (int32_t)RP_SR_WIN ||
-	    !(pkt->mask & (RP_M_SEND | RP_M_WRITE)))
+	    !(pkt->mask & (RP_M_SEND | RP_M_WRITE | RP_M_READ)))
 		return false;
+	if (pkt->mask & RP_M_READ) {
+		/* a READ request: the PSNs of its responses are its own */
+		uint32_t len = rp_pkt_reth_len(pkt);
+
+		span = len == 0 ? 1 : (len - 1) / qp->mtu + 1;
+		if (span > RP_SR_WIN - (uint32_t)gap)
+			return false;
+	}
 	if (sr->m[slot] != NULL)
 		return sr->psn[slot] == pkt->psn;	/* a duplicate of it */
 	if (__atomic_load_n(&sr_held, __ATOMIC_RELAXED) >= RP_SR_HELD_MAX)
@@ -111,6 +122,7 @@ rp_sr_keep(struct rp_qp *qp, const struct rp_pkt *pkt, int32_t gap)
 	rte_mbuf_refcnt_update(m, 1);
 	sr->m[slot] = m;
 	sr->psn[slot] = pkt->psn;
+	sr->span[slot] = span;
 	sr->n++;
 	__atomic_fetch_add(&sr_held, 1, __ATOMIC_RELAXED);
 	rp_stat_inc(qp->dev, RP_STAT_SR_KEPT);
@@ -158,6 +170,29 @@ sr_has(const struct rp_sr *sr, uint32_t psn)
 	return sr->m[slot] != NULL && sr->psn[slot] == psn;
 }
 
+/* The PSNs `psn` holds if it was kept (a READ request: its responses'). */
+static uint32_t
+sr_span(const struct rp_sr *sr, uint32_t psn)
+{
+	return sr_has(sr, psn) ? sr->span[psn % RP_SR_WIN] : 1;
+}
+
+/* NAK alone each PSN missing from `from` up to `to` (not included). */
+static void
+sr_nak_missing(struct rp_qp *qp, uint32_t from, uint32_t to)
+{
+	const struct rp_sr *sr = qp->sr;
+
+	for (uint32_t p = from; rp_psn_diff(p, to) < 0;) {
+		if (sr_has(sr, p)) {
+			p = rp_psn_add(p, sr_span(sr, p));
+		} else {
+			rp_resp_nak_one(qp, p);
+			p = rp_psn_add(p, 1);
+		}
+	}
+}
+
 /*
  * After keeping `psn`: NAK each PSN newly found missing before it, the
  * expected one (which acknowledges what came before it) and the others
@@ -168,20 +203,17 @@ sr_has(const struct rp_sr *sr, uint32_t psn)
 void
 rp_sr_gaps(struct rp_qp *qp, uint32_t psn)
 {
-	const struct rp_sr *sr = qp->sr;
 	uint32_t epsn = qp->resp.epsn;
+	uint32_t last = rp_psn_add(psn, sr_span(qp->sr, psn) - 1);
 
 	if (!qp->resp.nak_sent || ++qp->resp.sr_since >= RP_SR_RENAK)
 		rp_resp_nak_gap(qp);
 	if (rp_psn_diff(qp->resp.sr_hi, epsn) < 0 ||
 	    rp_psn_diff(qp->resp.sr_hi, epsn) >= (int32_t)RP_SR_WIN)
 		qp->resp.sr_hi = epsn;
-	for (uint32_t p = rp_psn_add(qp->resp.sr_hi, 1);
-	     rp_psn_diff(p, psn) < 0; p = rp_psn_add(p, 1))
-		if (!sr_has(sr, p))
-			rp_resp_nak_one(qp, p);
-	if (rp_psn_diff(psn, qp->resp.sr_hi) > 0)
-		qp->resp.sr_hi = psn;
+	sr_nak_missing(qp, rp_psn_add(qp->resp.sr_hi, 1), psn);
+	if (rp_psn_diff(last, qp->resp.sr_hi) > 0)
+		qp->resp.sr_hi = last;
 }
 
 /*
@@ -193,7 +225,6 @@ rp_sr_gaps(struct rp_qp *qp, uint32_t psn)
 void
 rp_sr_report(struct rp_qp *qp, uint32_t psn)
 {
-	const struct rp_sr *sr = qp->sr;
 	int32_t hi = rp_psn_diff(qp->resp.sr_hi, qp->resp.epsn);
 
 	rp_resp_nak_gap(qp);
@@ -202,10 +233,7 @@ rp_sr_report(struct rp_qp *qp, uint32_t psn)
 		qp->resp.sr_hi = qp->resp.epsn;
 	if (rp_psn_diff(psn, qp->resp.sr_hi) > 0)
 		qp->resp.sr_hi = psn;
-	for (uint32_t p = rp_psn_add(qp->resp.epsn, 1);
-	     rp_psn_diff(p, qp->resp.sr_hi) < 0; p = rp_psn_add(p, 1))
-		if (!sr_has(sr, p))
-			rp_resp_nak_one(qp, p);
+	sr_nak_missing(qp, rp_psn_add(qp->resp.epsn, 1), qp->resp.sr_hi);
 }
 
 /*

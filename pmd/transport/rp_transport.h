@@ -768,6 +768,7 @@ void rp_resp_nak_one(struct rp_qp *qp, uint32_t psn);
 struct rp_sr {
 	uint32_t n;				/* packets kept */
 	uint32_t psn[RP_SR_WIN];
+	uint32_t span[RP_SR_WIN];		/* PSNs each holds */
 	struct rte_mbuf *m[RP_SR_WIN];		/* by PSN % RP_SR_WIN */
 	/* Requester: READ responses placed past a lost one, and the
 	 * missing ones asked for again (rp_sr_read.c), by PSN % RP_SR_WIN:
