@@ -564,8 +564,7 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 {
 	const struct rp_send_wqe *w;
 	struct rp_swqe *s;
-	uint32_t off, k, want;
-	bool seg_end;
+	uint32_t off, k;
 
 	/* A responder that keeps what it owes (rp_sr_read.c) */
 	if (unlikely(pkt->sr & RP_SR_ON) && qp->sr != NULL)
@@ -589,28 +588,11 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
 		return;
 	}
-	/*
-	 * Opcode position and size must fit the READ's requests exactly:
-	 * each starts at an RP_READ_SEG boundary or where it was asked again
-	 * (there the old request's MIDDLE may come first), and ends at the
-	 * next boundary or the READ's end.  Once asked again mid-way, a
-	 * late response to an earlier request (a FIRST where that one
-	 * started) may still come, whatever the latest restart; and toward
-	 * a responder that keeps, a run asked for alone (rp_sr_read.c)
-	 * starts with a FIRST and ends with a LAST anywhere.
-	 */
-	off = k * qp->mtu;
-	want = s->length > off ? RTE_MIN(qp->mtu, s->length - off) : 0;
-	seg_end = k == s->npkts - 1 || (k + 1) % RP_READ_SEG == 0;
-	if ((k % RP_READ_SEG == 0 ? !(pkt->mask & RP_M_FIRST) :
-	     k != s->rd_restart && !s->rd_midway && !rp_sr_rd_on(qp) &&
-	     (pkt->mask & RP_M_FIRST)) ||
-	    (seg_end ? !(pkt->mask & RP_M_LAST) :
-	     (pkt->mask & RP_M_LAST) && !rp_sr_rd_on(qp)) ||
-	    pkt->paylen != want) {
+	if (!rp_comp_rd_fits(qp, s, k, pkt)) {
 		comp_error(qp, pkt->psn, IBV_WC_BAD_RESP_ERR);
 		return;
 	}
+	off = k * qp->mtu;
 	w = rp_sq_wqe(qp, qp->comp.tail);
 	if (pkt->paylen != 0 &&
 	    rp_sge_copy_in_pkt(qp->dev, s->pdn, (const struct rp_sge *)(w + 1),
@@ -620,6 +602,36 @@ comp_read_resp(struct rp_qp *qp, const struct rp_pkt *pkt)
 		return;
 	}
 	comp_rd_took(qp, s, k);
+}
+
+/*
+ * Does READ response `pkt`, packet `k` of READ `s`, fit it?  Opcode
+ * position and size must fit the READ's requests exactly: each starts at
+ * an RP_READ_SEG boundary or where it was asked again (there the old
+ * request's MIDDLE may come first), and ends at the next boundary or the
+ * READ's end.  Once asked again mid-way, a late response to an earlier
+ * request (a FIRST where that one started) may still come, whatever the
+ * latest restart; and toward a responder that keeps, a run asked for
+ * alone (rp_sr_read.c) starts with a FIRST and ends with a LAST anywhere.
+ */
+bool
+rp_comp_rd_fits(const struct rp_qp *qp, const struct rp_swqe *s, uint32_t k,
+		const struct rp_pkt *pkt)
+{
+	uint64_t off = (uint64_t)k * qp->mtu;
+	uint32_t want = s->length > off ?
+		(uint32_t)RTE_MIN((uint64_t)qp->mtu, s->length - off) : 0;
+	bool seg_end = k == s->npkts - 1 || (k + 1) % RP_READ_SEG == 0;
+	bool sr = rp_sr_rd_on(qp);
+
+	if (k % RP_READ_SEG == 0 ? !(pkt->mask & RP_M_FIRST) :
+	    k != s->rd_restart && !s->rd_midway && !sr &&
+	    (pkt->mask & RP_M_FIRST))
+		return false;
+	if (seg_end ? !(pkt->mask & RP_M_LAST) :
+	    (pkt->mask & RP_M_LAST) && !sr)
+		return false;
+	return pkt->paylen == want;
 }
 
 /*

@@ -164,9 +164,7 @@ rp_sr_rd_keep(struct rp_qp *qp, const struct rp_pkt *pkt)
 	struct rp_sr *sr = qp->sr;
 	const struct rp_send_wqe *w;
 	struct rp_swqe *s;
-	uint32_t idx, k, off, want;
-	bool first = pkt->mask & RP_M_FIRST, last = pkt->mask & RP_M_LAST;
-	bool seg_start, seg_end;
+	uint32_t idx, k, off;
 
 	if (rp_psn_diff(pkt->psn, qp->comp.rd_psn) >= (int32_t)RP_SR_WIN)
 		return false;
@@ -177,15 +175,9 @@ rp_sr_rd_keep(struct rp_qp *qp, const struct rp_pkt *pkt)
 	s = sr_rd_wqe(qp, pkt->psn, &idx, &k);
 	if (s == NULL)
 		return false;
-	/* As the in-order check (rp_comp.c): a segment starts with a FIRST
-	 * and ends with a LAST; a run asked for alone may start and end
-	 * anywhere (its answer may come after the READ was sent again). */
-	off = k * qp->mtu;
-	want = s->length > off ? RTE_MIN(qp->mtu, s->length - off) : 0;
-	seg_start = k % RP_READ_SEG == 0;
-	seg_end = k == s->npkts - 1 || (k + 1) % RP_READ_SEG == 0;
-	if (pkt->paylen != want || (seg_start && !first) || (seg_end && !last))
+	if (!rp_comp_rd_fits(qp, s, k, pkt))
 		return false;
+	off = k * qp->mtu;
 	w = rp_sq_wqe(qp, idx);
 	if (pkt->paylen != 0 &&
 	    rp_sge_copy_in_pkt(qp->dev, s->pdn, (const struct rp_sge *)(w + 1),

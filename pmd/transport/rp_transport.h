@@ -790,6 +790,8 @@ bool rp_req_resend_one(struct rp_qp *qp, uint32_t psn);
 bool rp_req_tail_probe(struct rp_qp *qp);
 bool rp_req_read_again(struct rp_qp *qp, uint32_t psn, uint32_t n);
 bool rp_sr_rd_keep(struct rp_qp *qp, const struct rp_pkt *pkt);
+bool rp_comp_rd_fits(const struct rp_qp *qp, const struct rp_swqe *s,
+		     uint32_t k, const struct rp_pkt *pkt);
 bool rp_sr_rd_take(struct rp_qp *qp, uint32_t psn);
 bool rp_sr_rd_ahead(const struct rp_qp *qp);
 void rp_sr_rd_forget(struct rp_qp *qp);

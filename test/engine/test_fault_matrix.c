@@ -385,11 +385,11 @@ fm_run(void)
 			", sr_resent %" PRIu64 ", sr_tail_probes %" PRIu64
 			", probes_answered_late %" PRIu64 ", sr_read_kept %"
 			PRIu64 ", sr_read_asked %" PRIu64 ", sr_read_reasked %"
-			PRIu64 "\n", kept, used, one,
+			PRIu64 ", credit_held %" PRIu64 "\n", kept, used, one,
 			rt_stat(0, "sr_tail_probes"),
 			rt_stat(0, "probes_answered_late"),
 			rt_stat(0, "sr_read_kept"), rt_stat(0, "sr_read_asked"),
-			rt_stat(0, "sr_read_reasked"));
+			rt_stat(0, "sr_read_reasked"), rt_stat(0, "credit_held"));
 		RT_CHECK(kept > 0 && used > 0 && used <= kept && one > 0,
 			 "selective retransmission: kept %" PRIu64 ", executed "
 			 "%" PRIu64 ", resent alone %" PRIu64, kept, used, one);
