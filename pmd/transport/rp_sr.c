@@ -100,7 +100,6 @@ rp_sr_keep(struct rp_qp *qp, const struct rp_pkt *pkt, int32_t gap)
 	struct rp_sr *sr = qp->sr;
 	struct rte_mbuf *m = pkt->mbuf;
 	uint32_t slot = pkt->psn % RP_SR_WIN;
-
 	uint32_t span = 1;
 
 	if (sr == NULL || !qp->resp.peer_sr || m == NULL ||
