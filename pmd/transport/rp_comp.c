@@ -309,7 +309,7 @@ comp_credits(struct rp_qp *qp, uint8_t code)
 	qp->req.csn_limit = qp->comp.csn_acked + rp_aeth_credits(code);
 }
 
-/* The completion status a NAK's code reports (IBTA 9.7.5.2.4). */
+/* The completion status each NAK code reports. */
 static uint32_t
 comp_nak_status(uint8_t syn)
 {
