@@ -143,6 +143,12 @@ struct rp_port_cfg {
 	 */
 	uint32_t arp_reachable_ms;
 	/**
+	 * The least silence, in microseconds, before an RC requester
+	 * resends early (a probe); a peer answering later than its round
+	 * trips (its engine lcore off its CPU) draws spurious probes below it
+	 */
+	uint32_t probe_min_us;
+	/**
 	 * Packets the device's RC QPs (of one shard) may have in flight
 	 * together when one of them starts a message or a READ request: the
 	 * peers' queues and the port's one RX ring (READ responses come at

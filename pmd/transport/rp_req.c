@@ -140,12 +140,13 @@ req_timeout_cycles(const struct rp_qp *qp)
  * the wait then learns its silences (probe_floor, rp_comp.c).
  */
 #define RP_PROBE_RTTS	4u	/* round trips of silence, first probe */
-#define RP_PROBE_MIN_US	200u	/* floor: scheduling noise of a soft device */
 
 static uint64_t
 req_probe_cycles(const struct rp_qp *qp)
 {
-	uint64_t min = rte_get_timer_hz() / 1000000u * RP_PROBE_MIN_US;
+	/* floor: the scheduling noise of a soft device (probe_min_us) */
+	uint64_t min = rte_get_timer_hz() / 1000000u *
+		qp->dev->cfg.probe_min_us;
 
 	min = RTE_MAX(min, qp->comp.probe_floor);
 	return RTE_MAX(RP_PROBE_RTTS * qp->comp.srtt, min) << qp->comp.probes;

@@ -341,6 +341,7 @@ fa_init(void)
 	pc->hop_limit = 64;
 	pc->arp_reachable_ms = 30000;
 	pc->flight_window = 256;
+	pc->probe_min_us = 200;
 	pc->fault.burst = 1;
 	pc->fault.reorder_depth = 1;
 	pc->fault.delay_us = 1000;

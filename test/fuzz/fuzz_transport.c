@@ -1181,6 +1181,7 @@ fz_init(void)
 	pc->mtu = 4096;
 	pc->region_mb = 16;
 	pc->hop_limit = 64;
+	pc->probe_min_us = 200;
 	if (rp_engine_start(&cfg) != 0)
 		fz_fail("engine start");
 	fz.dev = rp_devs[0];
