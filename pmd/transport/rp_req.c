@@ -140,6 +140,8 @@ req_timeout_cycles(const struct rp_qp *qp)
  * the wait then learns its silences (probe_floor, rp_comp.c).
  */
 #define RP_PROBE_RTTS	4u	/* round trips of silence, first probe */
+#define RP_PROBE_RTTS_SR	2u	/* toward a peer that keeps: a probe is
+					 * a packet or two, not a window */
 
 static uint64_t
 req_probe_cycles(const struct rp_qp *qp)
@@ -147,9 +149,10 @@ req_probe_cycles(const struct rp_qp *qp)
 	/* floor: the scheduling noise of a soft device (probe_min_us) */
 	uint64_t min = rte_get_timer_hz() / 1000000u *
 		qp->dev->cfg.probe_min_us;
+	uint64_t rtts = qp->comp.peer_sr ? RP_PROBE_RTTS_SR : RP_PROBE_RTTS;
 
 	min = RTE_MAX(min, qp->comp.probe_floor);
-	return RTE_MAX(RP_PROBE_RTTS * qp->comp.srtt, min) << qp->comp.probes;
+	return RTE_MAX(rtts * qp->comp.srtt, min) << qp->comp.probes;
 }
 
 /*
@@ -911,13 +914,19 @@ rp_req_read_again(struct rp_qp *qp, uint32_t psn, uint32_t n)
 bool
 rp_req_tail_probe(struct rp_qp *qp)
 {
+	uint32_t last = rp_psn_add(qp->req.psn, RP_PSN_MASK);
 	bool sent;
 
 	if (!qp->comp.peer_sr ||
 	    rp_psn_diff(qp->req.psn, qp->comp.una) <= 0)
 		return false;
+	/* The oldest unacknowledged packet first, plainly: what holds every
+	 * completion back, missing at the peer (its NAK or resend lost) or
+	 * there (its ACK lost: a duplicate, ACKed).  A round trip less. */
+	if (qp->comp.una != last)
+		(void)rp_req_resend_one(qp, qp->comp.una);
 	qp->req.tail_probe = true;
-	sent = rp_req_resend_one(qp, rp_psn_add(qp->req.psn, RP_PSN_MASK));
+	sent = rp_req_resend_one(qp, last);
 	qp->req.tail_probe = false;
 	return sent;
 }
