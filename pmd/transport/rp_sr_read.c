@@ -89,29 +89,14 @@ sr_rd_wqe(struct rp_qp *qp, uint32_t psn, uint32_t *idx, uint32_t *k)
 }
 
 /*
- * Was `p` asked for so long ago that its answer is overdue?  The
- * responder answers a run in its queue's order, so the answer comes
- * within about a READ's round trip (to its first response, queueing
- * included); one and a half of them passed while later responses kept
- * coming, the ask or its answer was lost.
- */
-static bool
-sr_rd_overdue(const struct rp_qp *qp, uint32_t p, uint64_t now)
-{
-	uint64_t srtt = qp->comp.srtt;
-
-	return srtt != 0 &&
-	       now - qp->sr->rd_ask_tsc[p % RP_SR_WIN] > srtt + srtt / 2;
-}
-
-/*
  * Ask again for the responses missing from the next expected one up to
  * `upto` (not included): each run alone, within one request's segment.
- * A response asked for already is asked again if `again` (a probe) or
- * if its answer is overdue.  Returns the requests sent.
+ * A response asked for already is asked again once `after` cycles have
+ * passed since (0: at once, a probe; UINT64_MAX: never, rp_sr_rd_after()).
+ * Returns the requests sent.
  */
 uint32_t
-rp_sr_rd_ask(struct rp_qp *qp, uint32_t upto, bool again)
+rp_sr_rd_ask(struct rp_qp *qp, uint32_t upto, uint64_t after)
 {
 	struct rp_sr *sr = qp->sr;
 	uint32_t p = qp->comp.rd_psn, asked = 0;
@@ -127,7 +112,7 @@ rp_sr_rd_ask(struct rp_qp *qp, uint32_t upto, bool again)
 		re = s != NULL &&
 		     sr->rd_asked[p % RP_SR_WIN] == (p | RP_SR_RD_SET);
 		if (s == NULL || sr_rd_has(sr, p) ||
-		    (re && !again && !sr_rd_overdue(qp, p, now))) {
+		    (re && now - sr->rd_ask_tsc[p % RP_SR_WIN] <= after)) {
 			p = rp_psn_add(p, 1);
 			continue;
 		}
@@ -144,7 +129,7 @@ rp_sr_rd_ask(struct rp_qp *qp, uint32_t upto, bool again)
 			sr->rd_asked[q % RP_SR_WIN] = q | RP_SR_RD_SET;
 			sr->rd_ask_tsc[q % RP_SR_WIN] = now;
 		}
-		if (re && !again)
+		if (re && after != 0)
 			rp_stat_inc(qp->dev, RP_STAT_SR_RD_REASKED);
 		asked++;
 		p = rp_psn_add(p, n);
@@ -189,6 +174,10 @@ rp_sr_rd_keep(struct rp_qp *qp, const struct rp_pkt *pkt)
 	    rp_psn_diff(rp_psn_add(pkt->psn, 1), sr->rd_hi) > 0)
 		sr->rd_hi = rp_psn_add(pkt->psn, 1);	/* stale, or passed */
 	rp_stat_inc(qp->dev, RP_STAT_SR_RD_KEPT);
-	rp_sr_rd_ask(qp, pkt->psn, false);
+	/* The responder answers a run asked for alone before the READs it
+	 * queued (rp_resp_rd.c): within about a round trip.  One and a half
+	 * of them passed while later responses kept coming, the ask or its
+	 * answer was lost. */
+	rp_sr_rd_ask(qp, pkt->psn, rp_sr_rd_after(qp, 3, 2));
 	return true;
 }

@@ -795,7 +795,14 @@ bool rp_comp_rd_fits(const struct rp_qp *qp, const struct rp_swqe *s,
 bool rp_sr_rd_take(struct rp_qp *qp, uint32_t psn);
 bool rp_sr_rd_ahead(const struct rp_qp *qp);
 void rp_sr_rd_forget(struct rp_qp *qp);
-uint32_t rp_sr_rd_ask(struct rp_qp *qp, uint32_t upto, bool again);
+uint32_t rp_sr_rd_ask(struct rp_qp *qp, uint32_t upto, uint64_t after);
+
+/* num/den of a round trip, or never while none was measured. */
+static inline uint64_t
+rp_sr_rd_after(const struct rp_qp *qp, uint64_t num, uint64_t den)
+{
+	return qp->comp.srtt != 0 ? qp->comp.srtt * num / den : UINT64_MAX;
+}
 
 /* The requester takes READ responses out of order (rp_sr_read.c). */
 static inline bool

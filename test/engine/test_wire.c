@@ -3080,6 +3080,72 @@ wt_sr_read_req(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1)
 	rt_buf_free(&dst);
 }
 
+/*
+ * A READ of 4 packets whose last response is lost once, then (`send`) a
+ * SEND of one packet or another READ of 4: what comes after it (the
+ * SEND's ACK, the READ's responses) passes the first READ unanswered,
+ * IBTA's implicit NAK.  From a responder that keeps what it owes,
+ * rocepmd0 asks for response 3 alone; going back N asked for it with
+ * everything after (the SEND or the second READ sent again).
+ */
+static void
+wt_sr_read_passed(struct rt_ep *a, struct rt_ep *b, struct rt_dev *d0,
+		  struct rt_dev *d1, bool send)
+{
+	enum { LEN = 4 * 1024 };
+	struct rt_buf src, dst, rb;
+	struct ibv_sge s;
+	unsigned int n = send ? 5 : 8;
+
+	rt_buf_alloc(&src, d1, 2 * LEN, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, d0, 2 * LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&rb, d1, 64, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, 2 * LEN);
+	memset(&wt_sr, 0, sizeof(wt_sr));
+	wt_sr.psn0 = a->psn;
+	wt.drop_rsp_psn = (a->psn + 3) & 0xffffff;
+	wt.drop_rsp_left = 1;
+	wt.check = wt_sr_check;
+	if (send) {
+		s = rt_sge(&rb, 0, 64);
+		rt_post_recv(b, 31, &s, 1);
+	}
+	s = rt_sge(&dst, 0, LEN);
+	rt_post_send(a, 30, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)src.p, src.mr->rkey);
+	s = send ? rt_sge(&dst, LEN, 64) : rt_sge(&dst, LEN, LEN);
+	rt_post_send(a, 31, send ? IBV_WR_SEND : IBV_WR_RDMA_READ, &s, 1,
+		     IBV_SEND_SIGNALED, 0, (uintptr_t)src.p + LEN,
+		     src.mr->rkey);
+	wt_expect_wc(a->scq, "READ", 30, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	wt_expect_wc(a->scq, send ? "SEND" : "READ", 31, IBV_WC_SUCCESS,
+		     send ? IBV_WC_SEND : IBV_WC_RDMA_READ);
+	if (send)
+		wt_expect_wc(b->rcq, "RECV", 31, IBV_WC_SUCCESS, IBV_WC_RECV);
+	rt_check_data(dst.p, src.p, send ? LEN : 2 * LEN, "READ data");
+	wt.check = NULL;
+	a->psn = (a->psn + n) & 0xffffff;
+	RT_CHECK(wt.drop_rsp_left == 0, "response 3 was not sent");
+	for (unsigned int k = 0; k < n; k++) {
+		RT_CHECK(wt_sr.sent[k] == (k == 3 ? wt_sr.rd_req_one : 0) +
+			 (k == 0 || k == 4 ? 1u : 0u), "request %u sent %u "
+			 "times: only response 3 is asked for again", k,
+			 wt_sr.sent[k]);
+		RT_CHECK(send && k >= 4 ? true :
+			 wt_sr.rsp[k] == (k == 3 ? 2u : 1u), "response %u sent "
+			 "%u times: only the lost one goes again", k,
+			 wt_sr.rsp[k]);
+	}
+	RT_CHECK(wt_sr.rd_req_one == 1 && wt_sr.rd_one_psn == 3 &&
+		 wt_sr.rd_one_len == 1024, "%u READ requests alone (the last "
+		 "for packet %u, %u B): expected packet 3 alone, 1024 B",
+		 wt_sr.rd_req_one, wt_sr.rd_one_psn, wt_sr.rd_one_len);
+	wt_expect_stat(0, "retry_timeouts", 0);
+	rt_buf_free(&rb);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+}
+
 static void
 wt_case_sr(void)
 {
@@ -3166,6 +3232,13 @@ wt_case_sr(void)
 	w = wt_qp(0, a.qp->qp_num, "window");
 	RT_CHECK(w == w0, "a READ request resent alone cut the window "
 		 "from %" PRIu64 " to %" PRIu64 " packets", w0, w);
+
+	rt_step("a READ's last response lost, a READ after it answered: "
+		"that response asked for alone, the second READ not again");
+	wt_sr_read_passed(&a, &b, &d0, &d1, false);
+	rt_step("a READ's last response lost, a SEND's ACK after it: that "
+		"response asked for alone, the SEND not sent again");
+	wt_sr_read_passed(&a, &b, &d0, &d1, true);
 
 	rt_step("a requester without it: go-back-N, a plain NAK, 5-15 again, "
 		"the window halved");
