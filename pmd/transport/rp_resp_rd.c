@@ -70,6 +70,22 @@ resp_rd_void_from(struct rp_qp *qp, uint32_t psn)
 	}
 }
 
+/* Is the response at `psn` still to be sent by an entry queued? */
+static bool
+resp_rd_owes(const struct rp_qp *qp, uint32_t psn)
+{
+	uint32_t mask = qp->rd_size - 1;
+
+	for (uint32_t i = qp->resp.rd_tail; i != qp->resp.rd_head; i++) {
+		const struct rp_rd_resp *e = &qp->rd[i & mask];
+
+		if (e->valid && !e->atomic && rp_psn_diff(psn, e->psn) >= 0 &&
+		    rp_psn_diff(psn, e->last_psn) <= 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * A slot of the responder's resources (qp->rd[]) for the READ or atomic
  * request `pkt`, or NULL with *res saying why not.
@@ -89,7 +105,11 @@ resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 	struct rp_rd_resp *rd;
 
 	if (sel) {
-		if (qp->resp.rd_sel >= max ||
+		/* Asked for while still owed (the requester found its answer
+		 * overdue): it comes in its turn.  Answered first, it would
+		 * complete the READ and leave that entry for a READ the
+		 * requester no longer counts against max_rd_atomic. */
+		if (qp->resp.rd_sel >= max || resp_rd_owes(qp, pkt->psn) ||
 		    qp->resp.rd_head - qp->resp.rd_tail >= qp->rd_size) {
 			*res = RP_RESP_DROP;
 			return NULL;
@@ -127,7 +147,12 @@ resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 			  pkt->opcode, pkt->psn, rd->first_psn);
 		resp_rd_pop(qp, rd);
 	}
-	rd = &qp->rd[qp->resp.rd_head++ & (qp->rd_size - 1)];
+	/* A run asked for alone goes first: it is what the requester's
+	 * completions wait for, and behind the READs queued (a window of
+	 * responses) its answer came a whole window late.  Its requester
+	 * places responses by PSN, so the one interrupted resumes after. */
+	rd = sel ? &qp->rd[--qp->resp.rd_tail & (qp->rd_size - 1)] :
+		&qp->rd[qp->resp.rd_head++ & (qp->rd_size - 1)];
 	rd->psn = pkt->psn;
 	rd->first_psn = pkt->psn;
 	rd->valid = true;
