@@ -904,9 +904,9 @@ rp_req_read_again(struct rp_qp *qp, uint32_t psn, uint32_t n)
 
 /*
  * A tail probe (rp_sr.c): a stall of a QP whose peer keeps what follows
- * a gap sends its last packet sent again, alone, marked to ask for every
- * PSN missing before it; a peer that has them all ACKs it as a
- * duplicate.  As TCP's tail loss probe (RFC 8985): one packet finds
+ * a gap sends its oldest unacknowledged packet again, and its last packet
+ * sent, marked to ask for every PSN missing before it; a peer that has
+ * them all ACKs it as a duplicate.  As TCP's tail loss probe (RFC 8985): one packet finds
  * every loss of the window, whether a last packet, a NAK or a resend was
  * lost, where going back N would send the window again.  False if that
  * packet cannot go alone (a READ or an atomic): the caller goes back N.

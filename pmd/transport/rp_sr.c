@@ -29,10 +29,11 @@
  *
  * A stall (a lost NAK, a lost resend, a lost last packet: nothing comes
  * back) of a requester that has had a selective NAK from its peer is
- * probed by its last packet sent, alone, marked RP_BTH_SR_ONE (a tail
- * probe, rp_req_tail_probe()); the responder NAKs the expected PSN and
- * every PSN still missing before the highest it saw (rp_sr_report()), or
- * ACKs the probe as a duplicate if it has them all.  The stall's last
+ * probed by its last packet sent, marked RP_BTH_SR_ONE, after its oldest
+ * unacknowledged one (a tail probe, rp_req_tail_probe()); the responder
+ * NAKs the expected PSN and every PSN still missing before the highest
+ * it saw (rp_sr_report()), or ACKs the probe as a duplicate if it has
+ * them all.  The stall's last
  * probe and the retransmission timer still go back N from the oldest
  * unacknowledged PSN.
  */
