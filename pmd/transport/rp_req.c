@@ -151,14 +151,8 @@ req_probe_cycles(const struct rp_qp *qp)
 		qp->dev->cfg.probe_min_us;
 	uint64_t rtts = qp->comp.peer_sr ? RP_PROBE_RTTS_SR : RP_PROBE_RTTS;
 
-	/* Each probe waits twice the last: a window resent at each, unless
-	 * the peer keeps, when a probe is a packet or two and a run of them
-	 * is losses in a row (one in five asks or answers fails under 10%
-	 * loss each way); a slow peer is learnt by probe_floor either way. */
 	min = RTE_MAX(min, qp->comp.probe_floor);
-	return RTE_MAX(rtts * qp->comp.srtt, min) <<
-		(qp->comp.peer_sr ? RTE_MIN(qp->comp.probes, 1u) :
-		 qp->comp.probes);
+	return RTE_MAX(rtts * qp->comp.srtt, min) << qp->comp.probes;
 }
 
 /*
