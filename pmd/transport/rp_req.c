@@ -140,8 +140,6 @@ req_timeout_cycles(const struct rp_qp *qp)
  * the wait then learns its silences (probe_floor, rp_comp.c).
  */
 #define RP_PROBE_RTTS	4u	/* round trips of silence, first probe */
-#define RP_PROBE_RTTS_SR	2u	/* toward a peer that keeps: a probe is
-					 * a packet or two, not a window */
 
 static uint64_t
 req_probe_cycles(const struct rp_qp *qp)
@@ -149,10 +147,9 @@ req_probe_cycles(const struct rp_qp *qp)
 	/* floor: the scheduling noise of a soft device (probe_min_us) */
 	uint64_t min = rte_get_timer_hz() / 1000000u *
 		qp->dev->cfg.probe_min_us;
-	uint64_t rtts = qp->comp.peer_sr ? RP_PROBE_RTTS_SR : RP_PROBE_RTTS;
 
 	min = RTE_MAX(min, qp->comp.probe_floor);
-	return RTE_MAX(rtts * qp->comp.srtt, min) << qp->comp.probes;
+	return RTE_MAX(RP_PROBE_RTTS * qp->comp.srtt, min) << qp->comp.probes;
 }
 
 /*
@@ -906,9 +903,10 @@ rp_req_read_again(struct rp_qp *qp, uint32_t psn, uint32_t n)
  * A tail probe (rp_sr.c): a stall of a QP whose peer keeps what follows
  * a gap sends its oldest unacknowledged packet again, and its last packet
  * sent, marked to ask for every PSN missing before it; a peer that has
- * them all ACKs it as a duplicate.  As TCP's tail loss probe (RFC 8985): one packet finds
- * every loss of the window, whether a last packet, a NAK or a resend was
- * lost, where going back N would send the window again.  False if that
+ * them all ACKs it as a duplicate.  As TCP's tail loss probe (RFC 8985):
+ * one packet finds every loss of the window, whether a last packet, a
+ * NAK or a resend was lost, where going back N would send the window
+ * again.  False if that
  * packet cannot go alone (a READ or an atomic): the caller goes back N.
  */
 bool
