@@ -140,6 +140,8 @@ req_timeout_cycles(const struct rp_qp *qp)
  * the wait then learns its silences (probe_floor, rp_comp.c).
  */
 #define RP_PROBE_RTTS	4u	/* round trips of silence, first probe */
+#define RP_PROBE_RTTS_RD	2u	/* a READ's runs asked for alone, from a
+					 * peer that answers them first */
 
 static uint64_t
 req_probe_cycles(const struct rp_qp *qp)
@@ -147,9 +149,16 @@ req_probe_cycles(const struct rp_qp *qp)
 	/* floor: the scheduling noise of a soft device (probe_min_us) */
 	uint64_t min = rte_get_timer_hz() / 1000000u *
 		qp->dev->cfg.probe_min_us;
+	/* A READ at the tail whose responses a keeping peer owes: what is
+	 * missing is known and asked for alone, and answered before the
+	 * READs it queued (rp_resp_rd.c), so a live peer answers within a
+	 * round trip; a SEND or WRITE stall may be a queue's delay. */
+	uint64_t rtts = rp_sr_rd_on(qp) && qp->comp.tail != qp->req.hi &&
+		rp_swqe(qp, qp->comp.tail)->opcode == IBV_WR_RDMA_READ ?
+		RP_PROBE_RTTS_RD : RP_PROBE_RTTS;
 
 	min = RTE_MAX(min, qp->comp.probe_floor);
-	return RTE_MAX(RP_PROBE_RTTS * qp->comp.srtt, min) << qp->comp.probes;
+	return RTE_MAX(rtts * qp->comp.srtt, min) << qp->comp.probes;
 }
 
 /*
