@@ -369,7 +369,10 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 		if ((comp_retire_rd(qp, psn, true, rp_sr_rd_on(qp)) != 0) |
 		    comp_acked(qp, rp_psn_add(psn, 1)))
 			comp_progress(qp);
-		if (rp_sr_rd_on(qp) && comp_outstanding(qp))
+		/* only a READ at the tail can miss responses (the walk
+		 * stops there): no walk for every ACK of SENDs and WRITEs */
+		if (rp_sr_rd_on(qp) && qp->comp.tail != qp->req.hi &&
+		    rp_swqe(qp, qp->comp.tail)->opcode == IBV_WR_RDMA_READ)
 			rp_sr_rd_ask(qp, rp_psn_add(psn, 1),
 				     rp_sr_rd_after(qp, 1, 2));
 		comp_credits(qp, syn & RP_AETH_CREDIT_INVALID);

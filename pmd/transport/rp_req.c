@@ -915,8 +915,8 @@ rp_req_read_again(struct rp_qp *qp, uint32_t psn, uint32_t n)
  * them all ACKs it as a duplicate.  As TCP's tail loss probe (RFC 8985):
  * one packet finds every loss of the window, whether a last packet, a
  * NAK or a resend was lost, where going back N would send the window
- * again.  False if that
- * packet cannot go alone (a READ or an atomic): the caller goes back N.
+ * again.  False if that packet cannot go alone (a READ or an atomic):
+ * the caller goes back N.
  */
 bool
 rp_req_tail_probe(struct rp_qp *qp)

@@ -33,9 +33,8 @@
  * unacknowledged one (a tail probe, rp_req_tail_probe()); the responder
  * NAKs the expected PSN and every PSN still missing before the highest
  * it saw (rp_sr_report()), or ACKs the probe as a duplicate if it has
- * them all.  The stall's last
- * probe and the retransmission timer still go back N from the oldest
- * unacknowledged PSN.
+ * them all.  The stall's last probe and the retransmission timer still
+ * go back N from the oldest unacknowledged PSN.
  */
 
 #include <string.h>
