@@ -371,8 +371,7 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 			comp_progress(qp);
 		/* only a READ at the tail can miss responses (the walk
 		 * stops there): no walk for every ACK of SENDs and WRITEs */
-		if (rp_sr_rd_on(qp) && qp->comp.tail != qp->req.hi &&
-		    rp_swqe(qp, qp->comp.tail)->opcode == IBV_WR_RDMA_READ)
+		if (rp_sr_rd_tail(qp))
 			rp_sr_rd_ask(qp, rp_psn_add(psn, 1),
 				     rp_sr_rd_after(qp, 1, 2));
 		comp_credits(qp, syn & RP_AETH_CREDIT_INVALID);

@@ -153,9 +153,7 @@ req_probe_cycles(const struct rp_qp *qp)
 	 * missing is known and asked for alone, and answered before the
 	 * READs it queued (rp_resp_rd.c), so a live peer answers within a
 	 * round trip; a SEND or WRITE stall may be a queue's delay. */
-	uint64_t rtts = rp_sr_rd_on(qp) && qp->comp.tail != qp->req.hi &&
-		rp_swqe(qp, qp->comp.tail)->opcode == IBV_WR_RDMA_READ ?
-		RP_PROBE_RTTS_RD : RP_PROBE_RTTS;
+	uint64_t rtts = rp_sr_rd_tail(qp) ? RP_PROBE_RTTS_RD : RP_PROBE_RTTS;
 
 	min = RTE_MAX(min, qp->comp.probe_floor);
 	return RTE_MAX(rtts * qp->comp.srtt, min) << qp->comp.probes;

@@ -811,6 +811,14 @@ rp_sr_rd_on(const struct rp_qp *qp)
 	return qp->sr != NULL && qp->comp.peer_sr;
 }
 
+/* A READ at the tail whose responses such a peer owes. */
+static inline bool
+rp_sr_rd_tail(const struct rp_qp *qp)
+{
+	return rp_sr_rd_on(qp) && qp->comp.tail != qp->req.hi &&
+	       rp_swqe(qp, qp->comp.tail)->opcode == IBV_WR_RDMA_READ;
+}
+
 /* Probes of a stall before the timer's turn. */
 static inline uint32_t
 rp_probe_max(const struct rp_qp *qp)
