@@ -316,8 +316,10 @@ shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 /*
  * Post receive WQEs to a receive ring (a QP's RQ or an SRQ): each checked,
- * written, then one release of prod and one doorbell.  The requests before
- * a failing one stay posted, as ibv_post_recv(3) says.
+ * written, then one release of prod.  The engine takes them as messages
+ * come: only a QP in ERR, which flushes them, asks for the doorbell
+ * (rp_wq_hdr.post_wake; an SRQ never does).  The requests before a
+ * failing one stay posted, as ibv_post_recv(3) says.
  */
 int
 shim_wq_post_recv(struct shim_wq *rq, uint32_t max_sge, unsigned int dev,
@@ -352,12 +354,25 @@ shim_wq_post_recv(struct shim_wq *rq, uint32_t max_sge, unsigned int dev,
 		rq->prod++;
 	}
 	posted = rq->prod != first;
+	/* release: the WQEs are written before the engine sees prod */
 	if (posted)
-		shim_wq_publish(rq);
+		rp_store_release(&rq->hdr->prod, rq->prod);
 	rte_spinlock_unlock(&rq->lock);
 
-	if (posted)
-		shim_doorbell(dev);
+	/*
+	 * W1: pairs with W0 in rp_qp_error().  Our store of prod, the fence,
+	 * our load of post_wake: either the engine's flush finds these
+	 * receives or we ring.
+	 */
+	if (posted) {
+		rp_fence_seq_cst();
+		if (rp_load_relaxed(&rq->hdr->post_wake) != 0) {
+			if (rq->bell != NULL)
+				__atomic_fetch_or(rq->bell, rq->bell_bit,
+						  __ATOMIC_RELEASE);
+			shim_doorbell(dev);
+		}
+	}
 	if (ret != 0)
 		*bad_wr = wr;
 	return ret;

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define RP_ABI_MAGIC	0x31444d50u	/* "PMD1" */
-#define RP_ABI_VERSION	9u
+#define RP_ABI_VERSION	10u
 
 #define RP_ABI_LINE	64u
 
@@ -56,7 +56,16 @@
  */
 struct rp_wq_hdr {
 	uint32_t prod;			/* application: next slot to post */
-	uint8_t pad0[RP_ABI_LINE - 4];
+	/*
+	 * engine, a QP's RQ: nonzero while a post must set the QP's
+	 * doorbell bit and ring (the QP is in ERR and flushes what is
+	 * posted).  Otherwise a receive is taken when a message comes, and
+	 * waking a blocked engine for it costs a wake-up and a spin for
+	 * nothing.  Written rarely, beside prod, which the poster has in
+	 * its cache; an SQ's posts always ring.
+	 */
+	uint32_t post_wake;
+	uint8_t pad0[RP_ABI_LINE - 8];
 	uint32_t cons;			/* engine: slots before it are free */
 	uint8_t pad1[RP_ABI_LINE - 4];
 };
@@ -71,8 +80,9 @@ static_assert(sizeof(struct rp_wq_hdr) == 2 * RP_ABI_LINE, "rp_wq_hdr");
  * QP's bit (release); the engine takes a word that is not zero with an
  * acquire exchange and steps the QPs whose bits were set.  So a pass
  * looks at the QPs that have something to do, not at every QP.  Posts to
- * an RQ ring it too (a QP in error flushes them).  Untrusted: a bit only
- * makes the engine look at one of the arena's own QPs.
+ * an RQ ring it only while the engine asks (rp_wq_hdr.post_wake).
+ * Untrusted: a bit only makes the engine look at one of the arena's own
+ * QPs.
  */
 #define RP_BELL_QPS	4096u
 #define RP_BELL_WORDS	(RP_BELL_QPS / 64u)

@@ -493,6 +493,8 @@ qp_reset(struct rp_qp *qp)
 	rp_store_release(&qp->sq->cons, sq_prod);
 	rp_store_release(&qp->rq->cons, rq_prod);
 	qp->flushing = false;
+	/* Receives posted from now on wait for messages (rp_qp_error()). */
+	rp_store_relaxed(&qp->rq->post_wake, 0u);
 	qp->err_status = IBV_WC_WR_FLUSH_ERR;
 	qp->addr_ok = false;
 	qp->last_wqe_sent = false;

@@ -8,6 +8,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "rp_atomic.h"
 #include "rp_log.h"
 #include "rp_transport.h"
 
@@ -42,6 +43,14 @@ rp_qp_error(struct rp_qp *qp, uint32_t status)
 	RP_QP_LOG(rp_logtype, DEBUG, qp->qpn, "to ERR (status %u)", status);
 	qp->state = IBV_QPS_ERR;
 	qp->flushing = true;
+	/*
+	 * W0: pairs with W1 in the shim's shim_wq_post_recv().  Our store of
+	 * post_wake, the fence, the flush's load of the RQ's prod (a later
+	 * pass); the poster's store of prod, its fence, its load of
+	 * post_wake.  Either the flush finds the receive or the poster rings.
+	 */
+	rp_store_relaxed(&qp->rq->post_wake, 1u);
+	rp_fence_seq_cst();
 	qp->comp.deadline = 0;
 	rp_sr_flush(qp);	/* kept requests are executed no more */
 	/* No WQE outstanding: the error is the QP's, no WQE's. */

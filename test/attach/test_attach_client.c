@@ -13,9 +13,10 @@
  * (no descriptor in any request; the host's socket for the async events
  * in ASYNC_REG's reply, as SCM_RIGHTS, becoming the context's async_fd,
  * and ASYNC_UNREG naming it by the id of that reply), and ibv_post_recv must
- * write the work queue in the host's region and ring the doorbell: the
+ * write the work queue in the host's region, and ring the doorbell (the
  * wake-up eventfd of the WELCOME, since the host's control block says
- * need_wakeup; every malformed WELCOME (bad magic, versions, device
+ * need_wakeup) only once the RQ's post_wake asks (the host sets it when
+ * the QP is modified to ERR, as an engine does); every malformed WELCOME (bad magic, versions, device
  * count, too few descriptors, a region too small or smaller than
  * announced, a bad control block), a host that closes, no socket at all,
  * must give zero devices, the shim's message naming the fault on stderr,
@@ -29,6 +30,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -197,7 +199,12 @@ client(const struct tcase *t, const char *path)
 		CCHECK(qp->qp_num == FAKE_QPN);
 		CCHECK(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 				     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0);
-		/* Into the host's region, then its wake-up eventfd. */
+		/* Into the host's region; no doorbell: post_wake is 0. */
+		CCHECK(ibv_post_recv(qp, &rwr, &bad_rwr) == 0);
+		/* The host sets post_wake: its wake-up eventfd too. */
+		CCHECK(ibv_modify_qp(qp, &(struct ibv_qp_attr){
+					.qp_state = IBV_QPS_ERR },
+				     IBV_QP_STATE) == 0);
 		CCHECK(ibv_post_recv(qp, &rwr, &bad_rwr) == 0);
 		CCHECK(ibv_destroy_qp(qp) == 0);
 	}
@@ -318,7 +325,7 @@ arena_make(uint8_t **arena)
 
 /* Serve control requests until the client hangs up. */
 static void
-host_ctrl(const struct tcase *t, int sock)
+host_ctrl(const struct tcase *t, int sock, uint8_t *arena)
 {
 	struct rp_attach_ctrl r;
 	bool seen_reg = false, seen_alloc = false, seen_free = false;
@@ -383,6 +390,12 @@ host_ctrl(const struct tcase *t, int sock)
 			r.slot.u.qp_create.rq_off = FAKE_RQ_OFF;
 			break;
 		case RP_CTRL_QP_MODIFY:
+			/* As an engine does for a QP in ERR (rp_qp_error). */
+			if (r.slot.u.qp.attr.qp_state == IBV_QPS_ERR &&
+			    arena != MAP_FAILED)
+				((struct rp_wq_hdr *)(arena + FAKE_RQ_OFF))->
+					post_wake = 1;
+			break;
 		case RP_CTRL_QP_DESTROY:
 		case RP_CTRL_CQ_DESTROY:
 			break;
@@ -508,7 +521,7 @@ host(const struct tcase *t, int lsock)
 	      strerror(errno));
 	close(fd);
 	close(afd);
-	host_ctrl(t, sock);
+	host_ctrl(t, sock, arena);
 	close(sock);
 	if (t->fault == F_NONE && arena != MAP_FAILED) {
 		/* Objects are in the client's arena, not the device region. */
@@ -516,10 +529,11 @@ host(const struct tcase *t, int lsock)
 			(arena + FAKE_RQ_OFF);
 		uint64_t rings = 0;
 
-		CHECK(rq->prod == 1, "the receive queue's producer index is %u, not 1",
+		CHECK(rq->prod == 2, "the receive queue's producer index is %u, not 2",
 		      rq->prod);
 		CHECK(read(efd, &rings, sizeof(rings)) == sizeof(rings) &&
-		      rings >= 1, "the post rang no doorbell");
+		      rings == 1, "the posts rang the doorbell %" PRIu64
+		      " times, not once (the second)", rings);
 	}
 	close(efd);
 	if (ctl != NULL && ctl != MAP_FAILED)

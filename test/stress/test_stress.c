@@ -20,7 +20,8 @@
  * can lose its CPU for tens of milliseconds.
  *
  * Then a wake-up phase, one thread alone: RS_WAKE_ROUNDS times, pause
- * (the engine blocks), post one SEND and wait for both completions.  A
+ * (the engine blocks), post one SEND and wait for both completions; then
+ * receives posted alone (rs_recv_phase()).  A
  * post a sleeping engine missed waits for the engine's timeout (wake_us,
  * or the link poll at 100 ms: 0 to 100 ms), where a woken one completes
  * in tens of microseconds.  Under the policy "adaptive" (third argument),
@@ -74,6 +75,9 @@ const char rt_prog[] = "rp_stress";
 #define RS_STALL_MS	20.0		/* a wake-up round this late is slow */
 #define RS_SLOW_MAX	20u		/* adaptive: slow rounds allowed */
 #define RS_WAKE_ROUNDS	2000u
+#define RS_RECV_ALONE	8u		/* receives posted alone in RTS */
+#define RS_FLUSH_ROUNDS	100u		/* receives posted alone in ERR */
+#define RS_FLUSH_SLOW	10u		/* adaptive: slow ones allowed */
 #define RS_IDLE_S	10.0		/* no progress this long fails */
 #define RS_WATCHDOG_S	150u
 
@@ -516,6 +520,69 @@ rs_wake_phase(struct rs_flow *f, unsigned int rounds, unsigned int *slow)
 }
 
 /*
+ * Receives alone, on flow 0's receiving QP once everything is drained.  In
+ * RTS a receive waits for a message: posting one must not wake a blocked
+ * engine (no doorbell signal).  In ERR the engine flushes what is posted
+ * and asks for the doorbell (rp_wq_hdr.post_wake): a receive posted after
+ * a pause completes WR_FLUSH_ERR at once, not at the sleeping engine's
+ * wake_us (100 ms).  Returns the slowest flush in ms and counts those
+ * slower than RS_STALL_MS.
+ */
+static double
+rs_recv_phase(struct rs_flow *f, unsigned int *slow)
+{
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+	int64_t bells = rt_lcore_counter("doorbell_signals"), now;
+	uint64_t first = f->rposted;
+	double worst = 0;
+	struct ibv_wc wc;
+	int ret;
+
+	for (unsigned int i = 0; i < RS_RECV_ALONE; i++) {
+		usleep(RS_PAUSE_US);
+		rs_post_recv(f);
+	}
+	usleep(RS_PAUSE_US);
+	now = rt_lcore_counter("doorbell_signals");
+	RS_CHECK(now == bells, "%u receives posted in RTS rang the engine's "
+		 "doorbell %" PRId64 " times", RS_RECV_ALONE, now - bells);
+	ret = ibv_modify_qp(f->dst, &qa, IBV_QP_STATE);
+	RS_CHECK(ret == 0, "modify to ERR: %s", strerror(ret));
+	for (unsigned int i = 0; i <= RS_FLUSH_ROUNDS; i++) {
+		double t = rs_now(), ms;
+
+		if (i > 0) {
+			usleep(RS_PAUSE_US);
+			t = rs_now();
+			rs_post_recv(f);
+		}
+		while (first < f->rposted) {
+			ret = ibv_poll_cq(f->rcq, 1, &wc);
+			RS_CHECK(ret >= 0, "ibv_poll_cq: %d", ret);
+			ms = (rs_now() - t) * 1e3;
+			RS_CHECK(ms < RS_IDLE_S * 1e3, "receive %" PRIu64
+				 " posted in ERR: no flush after %.1f ms",
+				 first, ms);
+			if (ret == 0)
+				continue;
+			RS_CHECK(wc.status == IBV_WC_WR_FLUSH_ERR &&
+				 wc.wr_id == first, "receive %" PRIu64 " in "
+				 "ERR: wr_id %" PRIu64 ", %s", first,
+				 (uint64_t)wc.wr_id,
+				 ibv_wc_status_str(wc.status));
+			first++;
+		}
+		ms = (rs_now() - t) * 1e3;
+		if (i > 0 && ms > worst)
+			worst = ms;
+		if (i > 0 && ms > RS_STALL_MS)
+			(*slow)++;
+	}
+	f->received = f->rposted;
+	return worst;
+}
+
+/*
  * Run "lcores": each device is served by several lcores; every one of
  * them must have received and sent frames of the QPs placed on it (the
  * engine's per-lcore counters of each device).
@@ -643,6 +710,15 @@ main(int argc, char **argv)
 		RS_CHECK(!rs_adaptive || slow <= RS_SLOW_MAX, "%u wake-up rounds "
 			 "over %.0f ms: posts stranded by a sleeping engine?",
 			 slow, RS_STALL_MS);
+		slow = 0;
+		worst = rs_recv_phase(&rs_threads[0].flow[0], &slow);
+		printf("rp_stress: receives alone: %u in RTS rang no doorbell; "
+		       "%u in ERR, each after a pause, flushed, slowest %.3f "
+		       "ms, %u over %.0f ms\n", RS_RECV_ALONE, RS_FLUSH_ROUNDS,
+		       worst, slow, RS_STALL_MS);
+		RS_CHECK(!rs_adaptive || slow <= RS_FLUSH_SLOW, "%u flushes over "
+			 "%.0f ms: receives posted in ERR stranded by a "
+			 "sleeping engine?", slow, RS_STALL_MS);
 	}
 	if (argc > 3 && strcmp(argv[3], "lcores") == 0)
 		rs_check_shards();
