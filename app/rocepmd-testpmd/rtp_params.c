@@ -199,7 +199,8 @@ rtp_usage(FILE *f)
 "Engine:\n"
 "  --idle busy|yield|sleep|adaptive   idle policy (default: the config's,\n"
 "                        or yield)\n"
-"  --idle-us N           idle time before yielding or sleeping\n"
+"  --idle-us N           idle time before yielding, sleeping or blocking\n"
+"                        (default 30)\n"
 "  --inline-us auto|N    inline mode: polling threads run engine passes, the\n"
 "                        lcore stands aside N us after one (0: off; auto,\n"
 "                        the default: decided from the CPUs, see --check)\n"
@@ -453,7 +454,7 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 	rtp_settings_default(&p->set);
 	p->idle = RP_IDLE_YIELD;
 	p->oob_port = RTP_OOB_PORT;
-	p->idle_us = 50;
+	p->idle_us = 30;	/* the engine's default */
 	p->host_mode = 0660;
 	p->host_gid = -1;
 	optind = 1;

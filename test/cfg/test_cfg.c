@@ -479,7 +479,7 @@ test_defaults(void **state)
 	assert_int_equal(tc_cfg.nb_lcores, 1);
 	assert_int_equal(tc_cfg.lcores[0], 1);
 	assert_int_equal(tc_cfg.idle, RP_IDLE_YIELD);
-	assert_int_equal(tc_cfg.idle_us, 50);
+	assert_int_equal(tc_cfg.idle_us, 30);
 	assert_int_equal(tc_cfg.wake_us, 1000);
 	assert_int_equal(tc_cfg.inline_us, RP_INLINE_AUTO);
 	assert_int_equal(tc_cfg.nb_ports, 1);
