@@ -520,6 +520,26 @@ rs_wake_phase(struct rs_flow *f, unsigned int rounds, unsigned int *slow)
 }
 
 /*
+ * An lcore counter once it stops moving: the lcore counts a doorbell when
+ * it has the devices again after waking, which a thread running inline
+ * passes, or a CPU it waits for, can put after the poster's return.
+ */
+static int64_t
+rs_lcore_counter_settled(const char *name)
+{
+	int64_t v = rt_lcore_counter(name), w;
+
+	for (unsigned int i = 0; i < 100; i++) {
+		usleep(2000);
+		w = rt_lcore_counter(name);
+		if (w == v)
+			break;
+		v = w;
+	}
+	return v;
+}
+
+/*
  * Receives alone, on flow 0's receiving QP once everything is drained.  In
  * RTS a receive waits for a message: posting one must not wake a blocked
  * engine (no doorbell signal).  In ERR the engine flushes what is posted
@@ -532,7 +552,7 @@ static double
 rs_recv_phase(struct rs_flow *f, unsigned int *slow)
 {
 	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
-	int64_t bells = rt_lcore_counter("doorbell_signals"), now;
+	int64_t bells = rs_lcore_counter_settled("doorbell_signals"), now;
 	uint64_t first = f->rposted;
 	double worst = 0;
 	struct ibv_wc wc;
@@ -542,8 +562,7 @@ rs_recv_phase(struct rs_flow *f, unsigned int *slow)
 		usleep(RS_PAUSE_US);
 		rs_post_recv(f);
 	}
-	usleep(RS_PAUSE_US);
-	now = rt_lcore_counter("doorbell_signals");
+	now = rs_lcore_counter_settled("doorbell_signals");
 	RS_CHECK(now == bells, "%u receives posted in RTS rang the engine's "
 		 "doorbell %" PRId64 " times", RS_RECV_ALONE, now - bells);
 	ret = ibv_modify_qp(f->dst, &qa, IBV_QP_STATE);

@@ -318,11 +318,14 @@ PY
 	;;
 starve)
 	# The process stopped (SIGSTOP) 20 times for 100 ms (longer than the
-	# retransmit timeout, 67 ms) while a paced
-	# send_bw on events has requests in flight: each stop is a gap in
-	# which no pass ran, so the engine counts starved passes, and the
-	# retransmit timers that ran out inside a gap wait the gap out
-	# (timer_starved) instead of firing; no message is lost, none fails.
+	# retransmit timeout, 67 ms) during a paced send_bw on events: each
+	# stop is a gap in which no pass ran, so the engine counts starved
+	# passes, no stop is taken for loss (no retransmit timeout), no
+	# message is lost, none fails.  A timer that ran out inside a gap
+	# waits it out (timer_starved), but one lcore answers its own
+	# requests within a pass or two: since 9eaad37 (no inline pass at an
+	# events program's first empty poll) a stop seldom finds one
+	# running, so the count is printed, not required.
 	"$app" "${eal[@]}" --log-level=rocepmd:info -- "${ports[@]}" --no-raw \
 		--mode send_bw --wait event --idle adaptive --size 4096 \
 		--depth 16 --rate 20000 --duration 8 --csv --out "$tmp/out.csv" \
@@ -352,7 +355,6 @@ PY
 	# a stop that lands inside a pass counts as the engine's time
 	[ "${sp:-0}" -ge 10 ] || fail "${sp:-0} starved passes for 20 stops"
 	[ "${su:-0}" -ge 1000000 ] || fail "starved ${su:-0} us in all, 20 stops of 100 ms"
-	[ "${ts:-0}" -ge 1 ] || fail "no retransmit timer waited a gap out"
 	[ "${to:-0}" -eq 0 ] || fail "$to retransmit timeouts: a stop was taken for loss"
 	;;
 *)
