@@ -34,8 +34,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <rte_arp.h>
@@ -3465,6 +3467,91 @@ wt_case_probe_late(void)
 	RT_CHECK(wt_qp(0, qpn, "probe_wait_us") <= wait / 2 + 1,
 		 "learned wait %" PRIu64 " us after a loss, expected %" PRIu64,
 		 wt_qp(0, qpn, "probe_wait_us"), wait / 2);
+	wt_expect_stat(0, "retry_timeouts", 0);
+	wt_expect_no_zero_dmac();
+}
+
+/* ---- case starve_timer */
+
+/*
+ * The engine's CPU taken while it waits for an answer: the process stopped
+ * (SIGSTOP, by a child) for WT_STOP_MS while the bridge holds a SEND's
+ * ACK, released WT_AFTER_MS after the stop.  The retransmit timer ran out
+ * inside the stop, when no pass could run: it waits the gap out
+ * (timer_starved) instead of firing, and the ACK is the answer: no probe,
+ * no resend.  The probe floor is 100 ms (PROBE_US), so that a child slow
+ * to stop the process still stops it before the timer is due.
+ */
+#define WT_STOP_MS	300u
+#define WT_AFTER_MS	5u
+
+static void
+wt_case_starve_timer(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1.07 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_sge s, r;
+	uint64_t starved, probes, dup, seen;
+	uint32_t id = 0;
+	double end;
+	pid_t pid;
+	int st;
+
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
+	for (int k = 0; k < 8; k++)
+		wt_send_held(&a, &b, &src, &dst, ++id, 0);
+
+	rt_step("the process stopped %u ms, the ACK held until %u ms after: "
+		"the timer waits the stop out", WT_STOP_MS, WT_AFTER_MS);
+	starved = wt_stat(0, "timer_starved");
+	probes = wt_stat(0, "retransmit_probes");
+	dup = wt_stat(1, "duplicate_request");
+	s = rt_sge(&src, 0, 64);
+	r = rt_sge(&dst, 0, 64);
+	rt_post_recv(&b, ++id, &r, 1);
+	wt.hold[1] = true;
+	seen = wt.dir[0].roce;
+	end = rt_now() + rt_timeout_s;
+	rt_post_send(&a, id, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	while (wt.dir[0].roce == seen) {
+		RT_CHECK(rt_now() < end, "rocepmd0 sent no request");
+		if (!wt_pump())
+			sched_yield();
+	}
+	pid = fork();
+	RT_CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		/* async-signal-safe calls only: a child of a threaded parent */
+		pid_t parent = getppid();
+		struct timespec ts = { .tv_sec = 0,
+				       .tv_nsec = WT_STOP_MS * 1000000L };
+
+		kill(parent, SIGSTOP);
+		nanosleep(&ts, NULL);
+		kill(parent, SIGCONT);
+		_exit(0);
+	}
+	/* The bridge (this thread) stops with the engine; it releases the
+	 * ACK once the child, which resumed us, is gone, and later still. */
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		RT_CHECK(rt_now() < end, "the stopping child did not end");
+		if (!wt_pump())
+			sched_yield();
+	}
+	wt_pump_ms(WT_AFTER_MS);
+	wt_release(1);
+	wt_expect_wc(a.scq, "SEND", id, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wt_expect_wc(b.rcq, "receive", id, IBV_WC_SUCCESS, IBV_WC_RECV);
+	RT_CHECK(wt_stat(0, "timer_starved") > starved, "no timer waited "
+		 "the %u ms stop out (timer_starved %" PRIu64 ")", WT_STOP_MS,
+		 wt_stat(0, "timer_starved"));
+	wt_expect_stat(0, "retransmit_probes", probes);
+	wt_expect_stat(1, "duplicate_request", dup);
 	wt_expect_stat(0, "retry_timeouts", 0);
 	wt_expect_no_zero_dmac();
 }
