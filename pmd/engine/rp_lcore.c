@@ -143,6 +143,18 @@ shard_poll(struct rp_shard *sh)
 		sh->active[i] = sh->active[--sh->nr_active];
 		qp->active = false;
 	}
+	/*
+	 * The transmit queue filled in this walk: the QPs stepped last may
+	 * have found no room (rp_tx_room()).  The walk starts one QP later
+	 * next pass, so no QP waits behind the same others for good.
+	 */
+	if (sh->nr_active > 1 && !rp_port_tx_room(&sh->pq)) {
+		struct rp_qp *first = sh->active[0];
+
+		memmove(&sh->active[0], &sh->active[1],
+			(sh->nr_active - 1) * sizeof(sh->active[0]));
+		sh->active[sh->nr_active - 1] = first;
+	}
 	/* The program learns of its completions before the frames leave. */
 	rp_cq_notify_flush(sh);
 	if (sh->tx_defer && sh->pass_cqes != 0 && sh->pq.nr_tx != 0 &&

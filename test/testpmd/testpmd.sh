@@ -14,6 +14,8 @@
 #             deferred retransmit timers counted, no timeout, nothing lost
 #   rawonly   --raw-only: the raw rows of the run's shape, then exit; no
 #             engine lcore ever started
+#   qps4      64 KiB READs, then WRITEs, over four QPs at full rate: every
+#             one completes (one QP starved of transmit room timed out)
 set -uo pipefail
 app=${1:?usage: $0 APP CASE}
 case=${2:?usage: $0 APP CASE}
@@ -63,6 +65,27 @@ run() {
 }
 
 case $case in
+qps4)
+	# One lcore steps the active QPs in a list; a transmit queue that
+	# filled on the first ones left the last without room every pass,
+	# and its READs ran out of retries (read_bw --qps 4 at 2bfcd17 and
+	# before).  The walk now starts one QP later after such a pass.
+	for m in read_bw write_bw; do
+		run --no-raw --mode "$m" --size 65536 --qps 4 --depth 16 \
+			--duration 2 --csv --out "$tmp/$m.csv" >"$tmp/$m.log" 2>&1 ||
+			{ st=$?; tail -5 "$tmp/$m.log"; fail "$m: exit status $st"; }
+		python3 - "$tmp/$m.csv" "$m" <<'PY' || fail "$m over four QPs"
+import csv, sys
+r = [r for r in csv.DictReader(open(sys.argv[1])) if r["mode"] == sys.argv[2]]
+assert len(r) == 1, "rows %s" % r
+r = r[0]
+assert r["status"] == "ok" and int(r["wc_errors"]) == 0, r
+assert int(r["msgs"]) > 0, r
+print("ok %s over 4 QPs: %s messages, %s Gbit/s, %s retransmissions" %
+      (sys.argv[2], r["msgs"], r["gbps"], r["retransmits"]))
+PY
+	done
+	;;
 rawonly)
 	# rocepmd at info: an engine lcore would say that it runs
 	timeout 120 "$app" "${eal[@]}" --log-level=rocepmd:info -- "${ports[@]}" \
