@@ -276,6 +276,7 @@ rp_run_print_check(const struct rp_config *cfg, const char *path,
 	char addr[INET_ADDRSTRLEN];
 	char err[1024];
 	char why[512];
+	struct rp_cpu_idle idle;
 	enum rp_inline_kind kind;
 	uint32_t i;
 	int argc, a;
@@ -297,6 +298,8 @@ rp_run_print_check(const struct rp_config *cfg, const char *path,
 	 * program inherits. */
 	kind = rp_inline_explain(cfg, why, sizeof(why));
 	printf("inline passes: %s (%s)\n", rp_inline_kind_name(kind), why);
+	rp_cpu_idle_read("/sys", &idle);
+	printf("idle CPUs: %s\n", rp_cpu_idle_explain(&idle, why, sizeof(why)));
 
 	for (i = 0; i < cfg->nb_ports; i++) {
 		const struct rp_port_cfg *p = &cfg->port[i];

@@ -195,7 +195,7 @@ rtp_placement(const struct rtp_run *run, struct rtp_result *res)
 	/* the server thread is ours: one process, a mode with two ends */
 	const bool srv = rtp.params.client == NULL &&
 		!run->mode->own_resources;
-	char cli_s[32], srv_s[32], eng_s[32];
+	char cli_s[32], srv_s[32], eng_s[32], idle_s[48];
 	cpu_set_t busy, eng;
 	unsigned int lcore, nb_eng = 0, spinners = 0;
 	bool srv_spins = false, aside;
@@ -238,6 +238,13 @@ rtp_placement(const struct rtp_run *run, struct rtp_result *res)
 	else
 		snprintf(res->placement, sizeof(res->placement),
 			 "cli=%s,eng=%s", cli_s, eng_s);
+	/* What a wake-up costs depends on it (a VM's halting vCPUs). */
+	if (rp_engine_cpu_idle(idle_s, sizeof(idle_s)) != NULL) {
+		size_t o = strlen(res->placement);
+
+		snprintf(res->placement + o, sizeof(res->placement) - o,
+			 ",idle=%s", idle_s);
+	}
 }
 
 /* ---- printing ---------------------------------------------------------- */

@@ -34,6 +34,8 @@
 struct rp_lcore_ctx rp_lcores[RP_MAX_ENGINE_LCORES];
 /* What inline_us decided, at launch (rp_inline.c). */
 struct rp_inline_choice rp_inline;
+/* The CPUs' idle behaviour, read at launch (rp_cpu_idle.c). */
+struct rp_cpu_idle rp_cpu_idle;
 unsigned int rp_nr_lcores;
 static uint32_t rp_stop;
 /* Device id -> its lcore, for rp_engine_assist(); set before launch. */
@@ -740,6 +742,7 @@ static int
 lcore_inline_decide(const struct rp_config *cfg)
 {
 	cpu_set_t app, engine;
+	char why[512];
 
 	CPU_ZERO(&engine);
 	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
@@ -754,6 +757,9 @@ lcore_inline_decide(const struct rp_config *cfg)
 	rp_inline_decide(cfg->inline_us, &app, &engine, &rp_inline);
 	RP_LOG(INFO, "inline passes %s: %s", rp_inline_kind_name(rp_inline.kind),
 	       rp_inline.why);
+	rp_cpu_idle_read("/sys", &rp_cpu_idle);
+	RP_LOG(INFO, "idle CPUs: %s",
+	       rp_cpu_idle_explain(&rp_cpu_idle, why, sizeof(why)));
 	return 0;
 }
 
@@ -917,4 +923,12 @@ rp_engine_inline(unsigned int dev, uint32_t *us, char *why, size_t len)
 	if (why != NULL)
 		snprintf(why, len, "%s", rp_inline.why);
 	return (int)lc->inline_kind;
+}
+
+const char *
+rp_engine_cpu_idle(char *buf, size_t len)
+{
+	if (rp_load_relaxed(&rp_nr_lcores) == 0)
+		return NULL;
+	return rp_cpu_idle_brief(&rp_cpu_idle, buf, len);
 }

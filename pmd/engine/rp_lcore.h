@@ -130,6 +130,7 @@ extern struct rp_lcore_ctx rp_lcores[RP_MAX_ENGINE_LCORES];
 extern unsigned int rp_nr_lcores;
 extern struct rp_lcore_ctx *rp_dev_lcore[RP_MAX_PORTS];
 extern struct rp_inline_choice rp_inline;
+extern struct rp_cpu_idle rp_cpu_idle;
 
 static inline void
 lc_stat_add(struct rp_lcore_ctx *lc, enum rp_lc_stat s, uint64_t v)

@@ -82,8 +82,14 @@ lcores_cmd(const char *cmd __rte_unused, const char *params __rte_unused,
 
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_timer_hz());
-	if (n != 0)
+	if (n != 0) {
+		char idle[64];
+
 		rte_tel_data_add_dict_string(d, "inline_why", rp_inline.brief);
+		rte_tel_data_add_dict_string(d, "cpu_idle",
+				rp_cpu_idle_brief(&rp_cpu_idle, idle,
+						  sizeof(idle)));
+	}
 	for (unsigned int i = 0; i < n; i++) {
 		const struct rp_lcore_ctx *lc = &rp_lcores[i];
 		struct rte_tel_data *c = rte_tel_data_alloc();

@@ -415,6 +415,41 @@ int rp_engine_inline(unsigned int dev, uint32_t *us, char *why, size_t len);
 const char *rp_inline_kind_name(enum rp_inline_kind kind);
 
 /**
+ * What this machine's CPUs do when idle (rp_cpu_idle.c).  In a virtual
+ * machine whose idle vCPUs halt at once, every wake-up of a thread asleep
+ * on one costs its waker an exit to the hypervisor.  Read, reported with
+ * the placement, never changed: it is the machine's setting.
+ */
+struct rp_cpu_idle {
+	char driver[32];	/**< cpuidle's current driver; "none" */
+	int64_t poll_ns;	/**< haltpoll's guest_halt_poll_ns; -1: not
+				 *   haltpoll, or unreadable */
+	bool halts_at_once;	/**< haltpoll with guest_halt_poll_ns 0 */
+};
+
+/** Read from a sysfs tree ("/sys"; tests pass their own).  Never fails:
+ *  what cannot be read reads as "none" or -1. */
+void rp_cpu_idle_read(const char *sysfs, struct rp_cpu_idle *ci);
+
+/** "haltpoll:0", "haltpoll:200000", "intel_idle", "none". */
+const char *rp_cpu_idle_brief(const struct rp_cpu_idle *ci, char *buf,
+			      size_t len);
+
+/** One sentence for a log or rocepmd-run --check: what it costs here. */
+const char *rp_cpu_idle_explain(const struct rp_cpu_idle *ci, char *buf,
+				size_t len);
+
+/**
+ * The CPUs' idle behaviour as the running engine read it at launch:
+ * "haltpoll:0" (a virtual machine whose idle vCPUs halt at once: each
+ * wake-up of a sleeping thread costs its waker a hypervisor exit),
+ * "haltpoll:200000", "intel_idle", "none" (guides/config, "Virtual
+ * machines").
+ * @return buf, or NULL if no engine lcore runs
+ */
+const char *rp_engine_cpu_idle(char *buf, size_t len);
+
+/**
  * Inline mode: the calling thread stops polling device `dev`'s CQs (it
  * armed one to wait for an event): the lcore, standing aside, takes the
  * passes back at once instead of after inline_us.  A no-op otherwise.

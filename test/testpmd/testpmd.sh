@@ -33,10 +33,23 @@ ports=(--port net_memif0,ip=192.0.2.1/24,mtu=1024,lcore=1
 fail() { echo "FAIL: $*"; exit 1; }
 
 # Every row: status ok, bytes = msgs x size, msgs = iterations, no
-# completion error, and for SEND modes every message received.
+# completion error, for SEND modes every message received, and the
+# placement ends with the CPUs' idle behaviour as sysfs says it.
 check_csv() {
 	python3 - "$1" "$2" <<'PY' || exit 1
 import csv, sys
+
+def line(path):
+    try:
+        return open(path).read().strip()
+    except OSError:
+        return ""
+
+idle = line("/sys/devices/system/cpu/cpuidle/current_driver") or "none"
+if idle == "haltpoll":
+    ns = line("/sys/module/haltpoll/parameters/guest_halt_poll_ns")
+    if ns.isdigit():
+        idle += ":%d" % int(ns)
 rows = list(csv.DictReader(open(sys.argv[1])))
 want = int(sys.argv[2])
 assert rows, "no result row"
@@ -48,6 +61,8 @@ for r in rows:
     assert int(r["bytes"]) == msgs * size, "%s: bytes != msgs x size" % tag
     if m.startswith("raw"):
         continue
+    assert r["placement"].endswith(",idle=" + idle), \
+        "%s: placement %s, the CPUs' idle is %s" % (tag, r["placement"], idle)
     assert msgs == want, "%s: %d messages, not %d" % (tag, msgs, want)
     assert int(r["wc_errors"]) == 0, "%s: completion errors" % tag
     if m.startswith(("send", "tag")):

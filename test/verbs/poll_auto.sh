@@ -9,7 +9,8 @@
 #
 #   1. rocepmd-run --check says what auto decides, and why: "on" on a
 #      machine with fewer than three CPUs, otherwise "on-cpu"; under
-#      taskset onto the engine lcore's own CPU, "on" whatever the machine.
+#      taskset onto the engine lcore's own CPU, "on" whatever the machine;
+#      and what the CPUs do when idle, as sysfs says it.
 #   2. ibv_rc_pingpong polling, then on events, between the hosts: both
 #      pass (-c: the data checked); the engines log the decision once, and
 #      the polling engines' counters show that the programs' threads ran
@@ -43,6 +44,19 @@ want=on-cpu
 [ "$(nproc)" -lt 3 ] && want=on
 grep -q "^inline passes: $want (auto: " <<<"$line" ||
 	rv_fail "--check on $(nproc) CPUs: expected 'inline passes: $want (auto: ...)'"
+# ... and what the CPUs do when idle, as sysfs says it (rp_cpu_idle.c)
+idle=$(grep '^idle CPUs: ' <<<"$chk") ||
+	rv_fail "--check prints no 'idle CPUs:' line: $chk"
+rv_log "--check: $idle"
+drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null)
+ns=$(cat /sys/module/haltpoll/parameters/guest_halt_poll_ns 2>/dev/null)
+case ${drv:-none}/$ns in
+haltpoll/0) want="halts at once" ;;
+haltpoll/[0-9]*) want="polls $ns ns before it halts" ;;
+*) want="cpuidle driver ${drv:-none}" ;;
+esac
+grep -qF "$want" <<<"$idle" ||
+	rv_fail "cpuidle ${drv:-none}, guest_halt_poll_ns '$ns': --check does not say '$want': $idle"
 lc=$(sed -n 's/^lcores = \([0-9]*\)$/\1/p' "$RV_CFG_A")
 line=$(taskset -c "$lc" "$RP_RUN" --config "$RV_CFG_A" --check |
 	grep '^inline passes: ')
@@ -68,6 +82,9 @@ for mode in poll event; do
 		n=$(grep -c "inline passes on: auto: " "$err")
 		[ "$n" -eq 1 ] ||
 			rv_fail "$side ($mode): the decision logged $n times, not once"
+		n=$(grep -cF "idle CPUs: " "$err")
+		[ "$n" -eq 1 ] ||
+			rv_fail "$side ($mode): the CPUs' idle logged $n times, not once"
 		ip=$(counter inline_passes "$err")
 		sa=$(counter stand_asides "$err")
 		ib=$(counter inline_busy_cycles "$err")
