@@ -28,7 +28,8 @@
 #
 # Environment: BENCH_DURATION (seconds per run, 3), BENCH_WAIT (event),
 # BENCH_ROUNDS (best of, 2), BENCH_CPU_RATES (offered msg/s of the CPU
-# rows, "20000 200000").
+# rows, "20000 200000"), BENCH_HALT_POLL_NS (a virtual machine's haltpoll
+# guest_halt_poll_ns for the run, put back after; bench/cpu_idle.sh).
 
 set -uo pipefail
 
@@ -38,6 +39,12 @@ dur=${BENCH_DURATION:-3}
 wait_mode=${BENCH_WAIT:-event}
 rounds=${BENCH_ROUNDS:-2}
 [ -x "$app" ] || { echo "close_to_wire.sh: build first ($app)" >&2; exit 1; }
+# shellcheck source=cpu_idle.sh
+. "$src/bench/cpu_idle.sh"
+trap bench_halt_poll_end EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+bench_halt_poll_begin
 
 # run LCORE1 LCORE2 ARGS...: one invocation over a memif pair; RESULT lines.
 run() {
@@ -87,7 +94,8 @@ row() {
 			(b > 0 ? a / b : 0), g }'
 }
 
-echo "close_to_wire.sh: memif pair in one process, engine lcore 1, wait $wait_mode, ${dur} s a run, best of $rounds"
+echo "close_to_wire.sh: memif pair in one process, engine lcore 1, wait $wait_mode, ${dur} s a run, best of $rounds, idle CPUs $(bench_cpu_idle)"
+echo "a wake-up costs its waker (bench/wake_cost): $(bench_wake_cost "$src/build")"
 printf "%-34s %-8s %12s %12s %8s   %s\n" goal unit rocepmd raw ratio target
 read -r v rv < <(best send_bw 13 1 1 --size 64 --duration "$dur")
 row "64 B RC SEND message rate" "msg/s" "$v" "$rv" ">= 0.50"

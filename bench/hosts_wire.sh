@@ -31,7 +31,8 @@
 # Each row prints its figures or FAILED and why.  A benchmark, not a test:
 # exits 0.  Environment: BENCH_DURATION (s per run, 3), BENCH_ITERS
 # (send_lat iterations, 20000), BENCH_KINDS ("af_packet af_xdp"),
-# BENCH_TIMEOUT (s per program, 120), BENCH_BUILD (lib.sh).
+# BENCH_TIMEOUT (s per program, 120), BENCH_BUILD, BENCH_HALT_POLL_NS
+# (lib.sh).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -41,6 +42,7 @@ kinds=${BENCH_KINDS:-af_packet af_xdp}
 export RP_VETH_MTU=3000
 bench_topology rpw
 [ "$(nproc)" -ge 2 ] || die "needs two CPUs"
+bench_halt_poll_begin
 
 # cfg SIDE KIND: host SIDE's configuration, all of it on its CPU.
 cfg() {
@@ -201,6 +203,7 @@ if command -v sockperf >/dev/null; then
 else
 	echo "(no sockperf: apt-get install sockperf for the kernel UDP row)"
 fi
-echo "hosts_wire.sh: veth MTU 3000, IB MTU 1024, host A on CPU 0, B on CPU 1 (program and engine lcore each), ${dur} s a rate run, $iters ping-pongs, $(nproc) CPUs"
+echo "hosts_wire.sh: veth MTU 3000, IB MTU 1024, host A on CPU 0, B on CPU 1 (program and engine lcore each), ${dur} s a rate run, $iters ping-pongs, $(nproc) CPUs, idle CPUs $(bench_cpu_idle)"
+echo "a wake-up costs its waker (bench/wake_cost): $(bench_wake_cost "$build")"
 [ -n "${BENCH_KEEP:-}" ] && cp -r "$tmp" "$BENCH_KEEP"
 exit 0

@@ -44,7 +44,8 @@
 # only what the script started), removes the topology and $tmp.
 #
 # Environment: BENCH_TIMEOUT (seconds a program may run, 120), BENCH_BUILD
-# (the build directory, build).
+# (the build directory, build), BENCH_HALT_POLL_NS (cpu_idle.sh, which
+# this file sources: bench_cpu_idle...).
 
 set -uo pipefail
 
@@ -52,6 +53,8 @@ bench_prog=${0##*/}
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=../test/common/hosts.sh
 . "$src/test/common/hosts.sh"
+# shellcheck source=cpu_idle.sh
+. "$src/bench/cpu_idle.sh"
 build=${BENCH_BUILD:-$src/build}
 app=$build/app/rocepmd-testpmd/rocepmd-testpmd
 run=$build/tools/rocepmd-run
@@ -202,6 +205,7 @@ bench_cleanup() {
 	done
 	hosts_down
 	[ -n "$tmp" ] && rm -rf "$tmp"
+	bench_halt_poll_end
 }
 trap bench_cleanup EXIT
 trap 'exit 130' INT
