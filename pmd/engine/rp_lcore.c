@@ -650,7 +650,7 @@ lcore_main(void *arg)
 }
 
 /* Empty polls (rp_engine_assist()) of this thread since it last armed. */
-static RTE_DEFINE_PER_LCORE(uint32_t, rp_empty_polls);
+static RTE_DEFINE_PER_LCORE(uint32_t, rp_empty_polls) RP_TLS_IE;
 
 /* The lcore serving device `dev` if it may run inline passes, or NULL. */
 static struct rp_lcore_ctx *

@@ -33,7 +33,7 @@
 
 #define RP_HANDOFF_RING	1024u
 
-RTE_DEFINE_PER_LCORE(struct rp_shard *, rp_cur_shard);
+RTE_DEFINE_PER_LCORE(struct rp_shard *, rp_cur_shard) RP_TLS_IE;
 
 int
 rp_shard_init(struct rp_dev *dev)

@@ -32,7 +32,7 @@
 
 enum { THREAD_UNASKED = 0, THREAD_OURS, THREAD_NOT };
 
-static RTE_DEFINE_PER_LCORE(int, rp_thread_state);
+static RTE_DEFINE_PER_LCORE(int, rp_thread_state) RP_TLS_IE;
 static pthread_key_t rp_thread_key;
 static pthread_once_t rp_thread_once = PTHREAD_ONCE_INIT;
 static bool rp_thread_key_ok;
