@@ -424,6 +424,7 @@ struct shim_qp *shim_qp_lookup(struct shim_context *ctx, uint32_t qpn);
 
 /* shim_chan.c */
 int shim_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+int shim_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr);
 void shim_cq_events_wait(struct shim_cq *cq);
 
 /* shim_poll.c */

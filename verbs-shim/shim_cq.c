@@ -228,6 +228,32 @@ ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	return -ret;
 }
 
+/*
+ * ibv_modify_cq(3), the verbs_context op behind verbs.h's inline: CQ
+ * moderation (IBV_CQ_ATTR_MODERATE), the only attribute there is.  An
+ * armed CQ's event then waits for cq_count completions or cq_period µs
+ * after the first (guides/verbs_apps, "CQ moderation"); the bounds are
+ * ibv_query_device_ex()'s cq_mod_caps.
+ */
+int
+shim_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr)
+{
+	struct shim_cq *cq = shim_cq(ibcq);
+	struct rp_ctrl_slot s = { .op = RP_CTRL_CQ_MODERATE };
+
+	if (attr == NULL || (attr->attr_mask & ~IBV_CQ_ATTR_MODERATE) != 0)
+		return EINVAL;
+	if (attr->attr_mask == 0)
+		return 0;
+	/* cq_count is a uint16_t: RP_CQ_MOD_COUNT_MAX bounds it already */
+	if (attr->moderate.cq_period > RP_CQ_MOD_PERIOD_MAX)
+		return EINVAL;
+	s.u.cq_mod.cqn = cq->cqn;
+	s.u.cq_mod.count = attr->moderate.cq_count;
+	s.u.cq_mod.period_us = attr->moderate.cq_period;
+	return -shim_ctrl(cq->ctx, &s);
+}
+
 SHIM_EXPORT int
 ibv_destroy_cq(struct ibv_cq *ibcq)
 {

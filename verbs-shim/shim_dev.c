@@ -52,6 +52,7 @@ static const char *const shim_ctrl_op_name[RP_CTRL_OP_MAX] = {
 	[RP_CTRL_CQ_RESIZE] = "CQ_RESIZE",
 	[RP_CTRL_GSI_BIND] = "GSI_BIND",
 	[RP_CTRL_GSI_WILL] = "GSI_WILL",
+	[RP_CTRL_CQ_MODERATE] = "CQ_MODERATE",
 };
 
 /*
@@ -430,6 +431,7 @@ shim_ops_set(struct verbs_context *vctx)
 	vctx->query_port = shim_query_port;
 	vctx->advise_mr = shim_advise_mr;
 	vctx->query_device_ex = shim_query_device_ex;
+	vctx->modify_cq = shim_modify_cq;
 	vctx->create_qp_ex = shim_create_qp_ex;
 	vctx->create_cq_ex = shim_create_cq_ex;
 	vctx->create_srq_ex = shim_create_srq_ex;
@@ -549,6 +551,8 @@ shim_query_device_ex(struct ibv_context *ibctx,
 	full.tm_caps.flags = ctx->ctl->tm_flags;
 	full.tm_caps.max_ops = ctx->ctl->tm_max_ops;
 	full.tm_caps.max_sge = ctx->ctl->tm_max_sge;
+	full.cq_mod_caps.max_cq_count = RP_CQ_MOD_COUNT_MAX;
+	full.cq_mod_caps.max_cq_period = RP_CQ_MOD_PERIOD_MAX;
 	/* ATOMIC WRITE (IBV_WR_ATOMIC_WRITE, ibv_wr_atomic_write()), in
 	 * the kernel's bit (rdma-core 44's headers predate it). */
 	full.device_cap_flags_ex = full.orig_attr.device_cap_flags |

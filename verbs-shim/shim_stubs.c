@@ -174,14 +174,6 @@ shim_stub_alloc_td(struct ibv_context *context,
 }
 
 static int
-shim_stub_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr)
-{
-	RTE_SET_USED(cq);
-	RTE_SET_USED(attr);
-	return EOPNOTSUPP;
-}
-
-static int
 shim_stub_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *op,
 		       struct ibv_ops_wr **bad_op)
 {
@@ -475,7 +467,6 @@ shim_dummy_ops_set(struct verbs_context *vctx)
 	vctx->alloc_parent_domain = shim_stub_alloc_parent_domain;
 	vctx->dealloc_td = shim_stub_dealloc_td;
 	vctx->alloc_td = shim_stub_alloc_td;
-	vctx->modify_cq = shim_stub_modify_cq;
 	vctx->post_srq_ops = shim_stub_post_srq_ops;
 	vctx->destroy_rwq_ind_table = shim_stub_destroy_rwq_ind_table;
 	vctx->create_rwq_ind_table = shim_stub_create_rwq_ind_table;

@@ -96,6 +96,10 @@ struct rtp_params {
 	uint32_t idle_us;
 	uint32_t inline_us;		/* --inline-us: inline engine passes */
 	bool inline_set;
+	/* --cq-mod COUNT[,PERIOD_US]: ibv_modify_cq() on every run's CQs;
+	 * 0,0: none */
+	uint16_t cq_mod_count;
+	uint16_t cq_mod_period;
 	enum rtp_format format;
 	const char *out;		/* --json/--csv FILE, "-" stdout */
 	uint32_t stats_period;		/* seconds, 0: none */

@@ -193,6 +193,8 @@ rtp_usage(FILE *f)
 "  --duration S (0: --iters)  --warmup N (100)  --rate MSGS_PER_S (0: max)\n"
 "  --wait poll|event|epoll|hybrid (poll)  --hybrid-us N (20)\n"
 "  --timeout S (10)      fail when a completion takes longer\n"
+"  --cq-mod COUNT[,US]   CQ moderation (ibv_modify_cq): an event waits for\n"
+"                        COUNT completions or US us after the first (0,0)\n"
 "  --cpus-client LIST    CPUs of the client thread, e.g. 0 or 0-1 or 0,2\n"
 "  --cpus-server LIST    CPUs of the server thread (both: every CPU); the\n"
 "                        engine lcores' come from the EAL (-l, --lcores)\n"
@@ -223,7 +225,7 @@ enum {
 	OPT_PORT = 256, OPT_CONFIG, OPT_MODE, OPT_CMDFILE, OPT_LIST, OPT_SIZE,
 	OPT_DEPTH, OPT_QPS, OPT_IDLE_QPS, OPT_ITERS, OPT_DURATION, OPT_WARMUP, OPT_RATE,
 	OPT_WAIT, OPT_HYBRID, OPT_TIMEOUT, OPT_CPUS_CLI, OPT_CPUS_SRV,
-	OPT_IDLE, OPT_IDLE_US, OPT_INLINE_US,
+	OPT_IDLE, OPT_IDLE_US, OPT_INLINE_US, OPT_CQ_MOD,
 	OPT_RAW,
 	OPT_NO_RAW, OPT_RAW_ONLY, OPT_JSON, OPT_CSV, OPT_OUT, OPT_STATS, OPT_SERVER,
 	OPT_HOST, OPT_HOST_MODE, OPT_HOST_GROUP,
@@ -253,6 +255,7 @@ static const struct option rtp_opts[] = {
 	{ "idle", required_argument, NULL, OPT_IDLE },
 	{ "idle-us", required_argument, NULL, OPT_IDLE_US },
 	{ "inline-us", required_argument, NULL, OPT_INLINE_US },
+	{ "cq-mod", required_argument, NULL, OPT_CQ_MOD },
 	{ "raw", no_argument, NULL, OPT_RAW },
 	{ "no-raw", no_argument, NULL, OPT_NO_RAW },
 	{ "raw-only", no_argument, NULL, OPT_RAW_ONLY },
@@ -506,6 +509,24 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 			p->inline_us = (uint32_t)v;
 			p->inline_set = true;
 			break;
+		case OPT_CQ_MOD: {
+			char *comma = strchr(optarg, ',');
+			uint64_t us = 0;
+
+			if (comma != NULL)
+				*comma = '\0';
+			if (rtp_u64_parse(optarg, 0, 65535, &v) < 0 ||
+			    (comma != NULL &&
+			     rtp_u64_parse(comma + 1, 0, 4095, &us) < 0)) {
+				if (comma != NULL)
+					*comma = ',';
+				return bad("--cq-mod", optarg,
+					   "COUNT (0..65535)[,US (0..4095)]");
+			}
+			p->cq_mod_count = (uint16_t)v;
+			p->cq_mod_period = (uint16_t)us;
+			break;
+		}
 		case OPT_RAW:
 			p->raw = true;
 			raw_set = true;

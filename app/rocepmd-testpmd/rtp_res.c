@@ -119,6 +119,17 @@ rtp_side_open(struct rtp_side *s, unsigned int dev,
 	s->cq = ibv_create_cq(s->ctx, (int)cqe, NULL, s->ch, 0);
 	if (s->cq == NULL)
 		return rtp_fail(run, -errno, "ibv_create_cq");
+	if (rtp.params.cq_mod_count != 0 || rtp.params.cq_mod_period != 0) {
+		struct ibv_modify_cq_attr ma = {
+			.attr_mask = IBV_CQ_ATTR_MODERATE,
+			.moderate = { .cq_count = rtp.params.cq_mod_count,
+				      .cq_period = rtp.params.cq_mod_period },
+		};
+		int ret = ibv_modify_cq(s->cq, &ma);
+
+		if (ret != 0)
+			return rtp_fail(run, -ret, "ibv_modify_cq");
+	}
 	s->slot = (size_t)set->size * set->depth;
 	if (s->slot == 0)
 		s->slot = 64;

@@ -44,6 +44,7 @@ RP_CTRL_ADAPT(rp_mw_dealloc, mw)
 RP_CTRL_ADAPT(rp_cq_resize, cq)
 RP_CTRL_ADAPT(rp_cq_create, cq)
 RP_CTRL_ADAPT(rp_cq_destroy, cq)
+RP_CTRL_ADAPT(rp_cq_moderate, cq_mod)
 RP_CTRL_ADAPT(rp_qp_create, qp_create)
 RP_CTRL_ADAPT(rp_qp_modify, qp)
 RP_CTRL_ADAPT(rp_qp_query, qp)
@@ -199,6 +200,8 @@ const struct rp_ctrl_desc rp_ctrl_descs[RP_CTRL_OP_MAX] = {
 		.own = { { ID(gsi_will.qpn), RP_QUOTA_QP, RP_CTRL_REF_GSI } } },
 	/* The engine's telemetry only (/rocepmd/qp). */
 	[RP_CTRL_QP_CC] = { RUN(ctrl_rp_dcqcn_query, 0) },
+	[RP_CTRL_CQ_MODERATE] = { RUN(ctrl_rp_cq_moderate, ATTACH),
+		.own = { OWN(CQ, cq_mod.cqn) } },
 };
 
 int

@@ -159,6 +159,8 @@ shard_poll(struct rp_shard *sh)
 	}
 	/* The program learns of its completions before the frames leave. */
 	rp_cq_notify_flush(sh);
+	if (sh->nr_mod_wait != 0)	/* events moderation held */
+		rp_cq_mod_poll(sh, now);
 	if (sh->tx_defer && sh->pass_cqes != 0 && sh->pq.nr_tx != 0 &&
 	    !dev->port.ops->holds) {
 		/* The caller's next pass sends them (rp_engine_assist).
@@ -273,10 +275,14 @@ lcore_deadline(const struct rp_lcore_ctx *lc, uint64_t limit)
 		const struct rp_shard *sh = lc->shards[d];
 		const struct rp_dev *dev = sh->dev;
 
+		uint64_t mod = rp_cq_mod_next(sh);
+
 		if (sh->pq.nr_tx != 0 || dev->port.fault[0].nr_held != 0 ||
 		    dev->port.fault[1].nr_held != 0)
 			return 0;
 		dl = RTE_MIN(dl, dev->link_check);
+		if (mod != 0)
+			dl = RTE_MIN(dl, mod);
 		for (uint32_t i = 0; i < sh->nr_active; i++) {
 			const struct rp_qp *qp = sh->active[i];
 

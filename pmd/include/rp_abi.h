@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define RP_ABI_MAGIC	0x31444d50u	/* "PMD1" */
-#define RP_ABI_VERSION	10u
+#define RP_ABI_VERSION	11u
 
 #define RP_ABI_LINE	64u
 
@@ -255,6 +255,7 @@ enum rp_ctrl_op {
 	RP_CTRL_GSI_BIND,		/* claim a CM service ID (a port) */
 	RP_CTRL_GSI_WILL,		/* a DREQ to send if the agent goes */
 	RP_CTRL_QP_CC,			/* a QP's window and rate (telemetry) */
+	RP_CTRL_CQ_MODERATE,		/* ibv_modify_cq() */
 	RP_CTRL_OP_MAX,
 };
 
@@ -331,6 +332,19 @@ struct rp_ctrl_cq {
 	uint32_t size;			/* out: entries, power of two */
 	uint64_t off;			/* out: region offset of rp_cq_ctl */
 };
+
+/*
+ * RP_CTRL_CQ_MODERATE (ibv_modify_cq(), IBV_CQ_ATTR_MODERATE): an armed
+ * CQ's event waits until `count` CQEs arrived while it was armed, or
+ * `period_us` after the first of them; 0 and 1 / 0: an event at the first.
+ */
+struct rp_ctrl_cq_mod {
+	uint32_t cqn;
+	uint32_t count;			/* <= RP_CQ_MOD_COUNT_MAX */
+	uint32_t period_us;		/* <= RP_CQ_MOD_PERIOD_MAX */
+};
+#define RP_CQ_MOD_COUNT_MAX	65535u	/* ibv_moderate_cq's uint16_t */
+#define RP_CQ_MOD_PERIOD_MAX	4095u	/* µs, mlx5's bound */
 
 struct rp_qp_caps {
 	uint32_t max_send_wr;
@@ -598,6 +612,7 @@ struct rp_ctrl_slot {
 		struct rp_ctrl_gsi_bind gsi_bind;
 		struct rp_ctrl_gsi_will gsi_will;
 		struct rp_ctrl_qp_cc qp_cc;
+		struct rp_ctrl_cq_mod cq_mod;
 		uint8_t raw[176];
 	} u;
 };

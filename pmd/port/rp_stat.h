@@ -106,6 +106,8 @@ enum rp_stat {
 	RP_STAT_SR_RD_REASKED,		/* ... again, the answer overdue */
 	RP_STAT_PROBE_LATE,		/* probes answered late: the peer was
 					 * silent, not lossy (rp_comp.c) */
+	RP_STAT_CQ_MOD_HELD,		/* CQ events moderation held back */
+	RP_STAT_CQ_MOD_UNHELD,		/* ... not: the shard's list full */
 	RP_STAT_MAX,
 };
 

@@ -118,6 +118,7 @@ rp_cq_destroy(struct rp_dev *dev, struct rp_ctrl_cq *c)
 		ch->nr_cq--;
 	if (cq->notify_pend != 0)
 		cq_notify_drop(dev, cq);
+	rp_cq_mod_release(dev, cq, false);
 	dev->cq[RP_CQN_IDX(cq->cqn)] = NULL;
 	rp_region_free(dev, cq->off, RP_CQ_HDR_SIZE +
 		       (uint64_t)cq->size * sizeof(struct rp_cqe));
@@ -210,22 +211,171 @@ chan_fire(struct rp_dev *dev, struct rp_cq *cq)
 #define RP_CQ_PEND_ANY	1u
 #define RP_CQ_PEND_SOL	2u		/* a solicited or error CQE */
 
-/*
- * The application armed the CQ: one event per arming, for any CQE
- * (NEXT) or a solicited one (SOL).  After a full fence behind the CQEs.
- */
+/* Claim the arm and fire: one event per arming. */
 static void
-cq_arm_claim(struct rp_dev *dev, struct rp_cq *cq, bool solicited)
+cq_claim(struct rp_dev *dev, struct rp_cq *cq, bool solicited)
 {
 	uint32_t arm = rp_load_relaxed(&cq->ctl->arm);
 
 	while ((arm & RP_CQ_ARM_NEXT) || ((arm & RP_CQ_ARM_SOL) && solicited)) {
-		/* Claim the arm: one event per arming. */
 		if (rp_cas(&cq->ctl->arm, &arm, arm & ~RP_CQ_ARM_MASK)) {
 			chan_fire(dev, cq);
 			break;
 		}
 	}
+}
+
+static inline bool
+cq_moderated(const struct rp_cq *cq)
+{
+	return cq->mod_count > 1 || cq->mod_period != 0;
+}
+
+/* Off its shard's list of held events (the caller clears mod_due). */
+static void
+cq_mod_unlist(struct rp_dev *dev, struct rp_cq *cq)
+{
+	struct rp_shard *sh = &dev->sh[cq->shard];
+
+	for (uint32_t i = 0; i < sh->nr_mod_wait; i++)
+		if (sh->mod_wait[i] == cq) {
+			sh->mod_wait[i] = sh->mod_wait[--sh->nr_mod_wait];
+			return;
+		}
+}
+
+/*
+ * A moderated CQ, armed for the n CQEs just published: whether its event
+ * is due now (count reached, or period over).  If not, it is held on the
+ * shard's list until then (rp_cq_mod_poll()); a full list holds nothing.
+ */
+static bool
+cq_mod_due(struct rp_dev *dev, struct rp_cq *cq, uint32_t n, bool solicited)
+{
+	struct rp_shard *sh = &dev->sh[cq->shard];
+	uint64_t now = rte_get_timer_cycles();
+
+	cq->mod_cqes += n;
+	cq->mod_sol |= solicited;
+	if (cq->mod_count > 1 && cq->mod_cqes >= cq->mod_count)
+		return true;
+	if (cq->mod_due != 0)
+		return now >= cq->mod_due;
+	if (sh->nr_mod_wait == RP_SHARD_MOD_WAIT) {
+		rp_stat_inc(dev, RP_STAT_CQ_MOD_UNHELD);
+		return true;
+	}
+	/* period 0: the count alone (as hardware does) */
+	cq->mod_due = cq->mod_period != 0 ? now + cq->mod_period : UINT64_MAX;
+	sh->mod_wait[sh->nr_mod_wait++] = cq;
+	rp_stat_inc(dev, RP_STAT_CQ_MOD_HELD);
+	return false;
+}
+
+static void
+cq_mod_reset(struct rp_cq *cq)
+{
+	cq->mod_cqes = 0;
+	cq->mod_sol = false;
+	cq->mod_due = 0;
+}
+
+/*
+ * The application armed the CQ: one event per arming, for any CQE
+ * (NEXT) or a solicited one (SOL), n of them just published.  After a
+ * full fence behind the CQEs.
+ */
+static void
+cq_arm_claim(struct rp_dev *dev, struct rp_cq *cq, bool solicited, uint32_t n)
+{
+	uint32_t arm = rp_load_relaxed(&cq->ctl->arm);
+
+	if (!(arm & RP_CQ_ARM_NEXT) && !((arm & RP_CQ_ARM_SOL) && solicited))
+		return;
+	if (cq_moderated(cq)) {
+		if (!cq_mod_due(dev, cq, n, solicited))
+			return;
+		solicited |= cq->mod_sol;
+		if (cq->mod_due != 0)
+			cq_mod_unlist(dev, cq);
+		cq_mod_reset(cq);
+	}
+	cq_claim(dev, cq, solicited);
+}
+
+/*
+ * Held events whose period is over, fired: each pass of the shard.  The
+ * CQ was armed when its event was held, and only the engine disarms.
+ */
+void
+rp_cq_mod_poll(struct rp_shard *sh, uint64_t now)
+{
+	for (uint32_t i = 0; i < sh->nr_mod_wait; ) {
+		struct rp_cq *cq = sh->mod_wait[i];
+		bool sol = cq->mod_sol;
+
+		if (now < cq->mod_due) {
+			i++;
+			continue;
+		}
+		sh->mod_wait[i] = sh->mod_wait[--sh->nr_mod_wait];
+		cq_mod_reset(cq);
+		cq_claim(sh->dev, cq, sol);
+	}
+}
+
+/* The earliest held event's time, for a lcore that would block; 0: none. */
+uint64_t
+rp_cq_mod_next(const struct rp_shard *sh)
+{
+	uint64_t dl = UINT64_MAX;
+
+	for (uint32_t i = 0; i < sh->nr_mod_wait; i++)
+		dl = RTE_MIN(dl, sh->mod_wait[i]->mod_due);
+	return dl == UINT64_MAX ? 0 : dl;
+}
+
+/*
+ * The CQ leaves its shard (placement, control with the shards waiting)
+ * or goes (fire false): its held event, if any, fires now, not never.
+ */
+void
+rp_cq_mod_release(struct rp_dev *dev, struct rp_cq *cq, bool fire)
+{
+	bool sol = cq->mod_sol;
+
+	if (cq->mod_due == 0)
+		return;
+	cq_mod_unlist(dev, cq);
+	cq_mod_reset(cq);
+	if (fire)
+		cq_claim(dev, cq, sol);
+}
+
+/*
+ * ibv_modify_cq() with IBV_CQ_ATTR_MODERATE (control, the shards
+ * waiting).  A held event that the new values would not hold fires now;
+ * one they hold waits a new period from now.
+ */
+int
+rp_cq_moderate(struct rp_dev *dev, struct rp_ctrl_cq_mod *c)
+{
+	struct rp_cq *cq = rp_cq_get(dev, c->cqn);
+
+	if (cq == NULL || c->count > RP_CQ_MOD_COUNT_MAX ||
+	    c->period_us > RP_CQ_MOD_PERIOD_MAX)
+		return -EINVAL;
+	cq->mod_count = c->count;
+	cq->mod_period = rte_get_timer_hz() / 1000000 * c->period_us;
+	if (cq->mod_due == 0)
+		return 0;
+	if (!cq_moderated(cq) ||
+	    (cq->mod_count > 1 && cq->mod_cqes >= cq->mod_count))
+		rp_cq_mod_release(dev, cq, true);
+	else	/* the new period counts from now */
+		cq->mod_due = cq->mod_period != 0 ?
+			rte_get_timer_cycles() + cq->mod_period : UINT64_MAX;
+	return 0;
 }
 
 /*
@@ -281,11 +431,12 @@ rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe)
 		if (cq->notify_pend == 0)
 			sh->notify[sh->nr_notify++] = cq;
 		cq->notify_pend |= pend;
+		cq->notify_cqes++;
 		return 0;
 	}
 	/* Outside a pass, or more CQs than the list holds: now. */
 	rp_fence_seq_cst();
-	cq_arm_claim(dev, cq, pend & RP_CQ_PEND_SOL);
+	cq_arm_claim(dev, cq, pend & RP_CQ_PEND_SOL, 1);
 	return 0;
 }
 
@@ -304,9 +455,11 @@ rp_cq_notify_flush(struct rp_shard *sh)
 	for (uint32_t i = 0; i < sh->nr_notify; i++) {
 		struct rp_cq *cq = sh->notify[i];
 		uint8_t pend = cq->notify_pend;
+		uint32_t n = cq->notify_cqes;
 
 		cq->notify_pend = 0;
-		cq_arm_claim(sh->dev, cq, pend & RP_CQ_PEND_SOL);
+		cq->notify_cqes = 0;
+		cq_arm_claim(sh->dev, cq, pend & RP_CQ_PEND_SOL, n);
 	}
 	sh->nr_notify = 0;
 }

@@ -86,6 +86,7 @@ void rp_mem_flush_pending(struct rp_dev *dev);
 /* CQs with channels one pass checks the arms of at its end; beyond, at
  * once (rp_cq_post()) */
 #define RP_SHARD_NOTIFY	16u
+#define RP_SHARD_MOD_WAIT	16u	/* beyond, an event is not held */
 
 struct rp_cq;
 
@@ -128,6 +129,9 @@ struct rp_shard {
 	 * checked once, at its end (rp_cq_notify_flush()) */
 	uint32_t nr_notify;
 	struct rp_cq *notify[RP_SHARD_NOTIFY];
+	/* Armed CQs whose event moderation holds back (rp_cq_mod_poll()). */
+	struct rp_cq *mod_wait[RP_SHARD_MOD_WAIT];
+	uint32_t nr_mod_wait;
 	struct rp_mem_batch *wb;	/* writes staged for attached memory */
 	uint32_t mem_staged;		/* how many (rp_mem_flush()) */
 	uint32_t nr_active;

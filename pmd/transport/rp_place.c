@@ -29,6 +29,16 @@ cq_idx(const struct rp_cq *cq)
 	return cq->cqn & (RP_MAX_CQ - 1);
 }
 
+/* A CQ joins shard `to`: an event moderation holds on its old shard's
+ * list fires now (rp_cq_mod_release()). */
+static void
+cq_move(struct rp_dev *dev, struct rp_cq *cq, uint32_t to)
+{
+	if (cq->shard != to)
+		rp_cq_mod_release(dev, cq, true);
+	cq->shard = to;
+}
+
 /* Objects of one component, marked by index while it is gathered. */
 struct comp_set {
 	bool cq[RP_MAX_CQ];
@@ -109,7 +119,7 @@ component_move(struct rp_dev *dev, struct comp_set *s, uint32_t from,
 	}
 	for (uint32_t i = 0; i < RP_MAX_CQ; i++)
 		if (s->cq[i] && dev->cq[i] != NULL)
-			dev->cq[i]->shard = to;
+			cq_move(dev, dev->cq[i], to);
 	for (uint32_t i = 0; i < RP_MAX_SRQ; i++)
 		if (s->srq[i] && dev->srq[i] != NULL)
 			dev->srq[i]->shard = to;
@@ -207,11 +217,12 @@ rp_shard_place(struct rp_dev *dev, struct rp_qp *qp)
 	    (cq_shard(dev, qp->rcq) >= 0 && cq_shard(dev, qp->rcq) != to))
 		return -ENOMEM;
 	qp->shard = (uint32_t)to;
-	qp->scq->shard = qp->rcq->shard = (uint32_t)to;
+	cq_move(dev, qp->scq, (uint32_t)to);
+	cq_move(dev, qp->rcq, (uint32_t)to);
 	if (qp->srq != NULL) {
 		qp->srq->shard = (uint32_t)to;
 		if (qp->srq->cq != NULL)
-			qp->srq->cq->shard = (uint32_t)to;
+			cq_move(dev, qp->srq->cq, (uint32_t)to);
 	}
 	qps_add(&dev->sh[to], 1);
 	if (to != 0) {

@@ -156,7 +156,16 @@ struct rp_cq {
 	uint64_t overflows;
 	bool overrun;			/* in an overflow episode (CQ_ERR sent) */
 	uint8_t notify_pend;		/* RP_CQ_PEND_*: its pass's CQEs */
+	uint32_t notify_cqes;		/* ... how many */
 	uint32_t arena;			/* its process's: where its events go */
+	/* ibv_modify_cq()'s moderation (rp_cq.c): an armed CQ's event
+	 * waits for mod_count CQEs or mod_period after the first. */
+	uint32_t mod_count;		/* 0, 1: no count */
+	uint64_t mod_period;		/* TSC cycles; 0: no period */
+	uint32_t mod_cqes;		/* arrived armed, not yet told */
+	bool mod_sol;			/* ... a solicited or error one */
+	uint64_t mod_due;		/* TSC; 0: none held (else on its
+					 * shard's mod_wait[]) */
 };
 
 /* Engine-private state of one send WQE (same index as its private slot). */
@@ -600,6 +609,10 @@ int rp_cq_resize(struct rp_dev *dev, struct rp_ctrl_cq *cq);
 struct rp_cq *rp_cq_get(struct rp_dev *dev, uint32_t cqn);
 int rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe);
 void rp_cq_notify_flush(struct rp_shard *sh);
+int rp_cq_moderate(struct rp_dev *dev, struct rp_ctrl_cq_mod *c);
+void rp_cq_mod_poll(struct rp_shard *sh, uint64_t now);
+uint64_t rp_cq_mod_next(const struct rp_shard *sh);
+void rp_cq_mod_release(struct rp_dev *dev, struct rp_cq *cq, bool fire);
 int rp_chan_create(struct rp_dev *dev, struct rp_ctrl_chan *ch);
 int rp_chan_destroy(struct rp_dev *dev, struct rp_ctrl_chan *ch);
 

@@ -285,6 +285,107 @@ ev_qp_to_err(struct rt_ep *ep)
 		 strerror(ret));
 }
 
+/* --------------------------------------------------------- cq_moderation */
+
+static void
+ev_moderate(struct ibv_cq *cq, uint32_t mask, uint16_t count,
+	    uint16_t period, int want, const char *what)
+{
+	struct ibv_modify_cq_attr a = {
+		.attr_mask = mask,
+		.moderate = { .cq_count = count, .cq_period = period },
+	};
+	int ret = ibv_modify_cq(cq, &a);
+
+	RT_CHECK(ret == want, "%s: ibv_modify_cq(mask 0x%x, count %u, "
+		 "period %u us): %d (%s), expected %d", what, mask, count,
+		 period, ret, strerror(ret), want);
+}
+
+/*
+ * ibv_modify_cq() moderation (IBV_CQ_ATTR_MODERATE): an armed CQ's event
+ * waits for cq_count completions, or cq_period µs after the first; the
+ * bounds are in cq_mod_caps; a hold that new values lift fires at once;
+ * a CQ destroyed with its event held goes quietly.
+ */
+static void
+rt_case_cq_moderation(void)
+{
+	struct ibv_device_attr_ex dx;
+	struct ev_env e;
+	double t0, t;
+	int ret;
+
+	ev_setup(&e, true);
+
+	rt_step("cq_mod_caps: 65535 completions, 4095 us");
+	memset(&dx, 0, sizeof(dx));
+	ret = ibv_query_device_ex(e.d1.ctx, NULL, &dx);
+	RT_CHECK(ret == 0, "ibv_query_device_ex: %s", strerror(ret));
+	RT_CHECK(dx.cq_mod_caps.max_cq_count == 65535 &&
+		 dx.cq_mod_caps.max_cq_period == 4095,
+		 "cq_mod_caps %u / %u", dx.cq_mod_caps.max_cq_count,
+		 dx.cq_mod_caps.max_cq_period);
+
+	rt_step("bad attributes: EINVAL, nothing changed");
+	ev_moderate(e.b.rcq, IBV_CQ_ATTR_MODERATE | 0x100, 4, 0, EINVAL,
+		    "an unknown attribute bit");
+	ev_moderate(e.b.rcq, IBV_CQ_ATTR_MODERATE, 4, 4096, EINVAL,
+		    "cq_period over max_cq_period");
+	ev_moderate(e.b.rcq, 0, 4, 0, 0, "no attribute");
+	rt_arm(e.b.rcq, 0);
+	rt_chan_send(&e.a, &e.b, &e.abuf, &e.bbuf, 0, true, 10);
+	rt_chan_expect_event(e.ch, e.b.rcq, &rt_magic_rcq,
+			     "unmoderated receive");
+	ibv_ack_cq_events(e.b.rcq, 1);
+
+	rt_step("cq_count 4: three receives raise nothing, the fourth fires");
+	ev_moderate(e.b.rcq, IBV_CQ_ATTR_MODERATE, 4, 0, 0, "count 4");
+	rt_arm(e.b.rcq, 0);
+	ev_burst(&e, 100, 3, 0);
+	rt_chan_expect_none(e.ch, RT_IDLE_MS, "3 of 4 completions");
+	ev_burst(&e, 200, 1, 0);
+	rt_chan_expect_event(e.ch, e.b.rcq, &rt_magic_rcq, "4th completion");
+	ibv_ack_cq_events(e.b.rcq, 1);
+	rt_chan_expect_none(e.ch, RT_IDLE_MS, "after the event");
+
+	rt_step("cq_period 4000 us: one receive fires no sooner");
+	ev_moderate(e.b.rcq, IBV_CQ_ATTR_MODERATE, 1000, 4000, 0,
+		    "period 4000 us");
+	rt_arm(e.b.rcq, 0);
+	/* the CQE is published after t0: its event no earlier than t0 + 4 ms */
+	t0 = rt_now();
+	ev_burst(&e, 300, 1, 0);
+	RT_CHECK(rt_chan_readable(e.ch, 1000), "no event within 1 s of a "
+		 "4000 us period");
+	t = rt_now() - t0;
+	RT_CHECK(t >= 0.0039, "the event came %.3f ms after the post, "
+		 "within the 4 ms period", t * 1e3);
+	rt_chan_expect_event(e.ch, e.b.rcq, &rt_magic_rcq, "period over");
+	ibv_ack_cq_events(e.b.rcq, 1);
+	printf("rp_events_test: period 4000 us: event %.3f ms after the post\n",
+	       t * 1e3);
+
+	rt_step("held by the count alone, lifted by count 0: fires at once");
+	ev_moderate(e.b.rcq, IBV_CQ_ATTR_MODERATE, 1000, 0, 0, "count 1000");
+	rt_arm(e.b.rcq, 0);
+	ev_burst(&e, 400, 2, 0);
+	rt_chan_expect_none(e.ch, RT_IDLE_MS, "2 of 1000 completions");
+	ev_moderate(e.b.rcq, IBV_CQ_ATTR_MODERATE, 0, 0, 0, "off");
+	rt_chan_expect_event(e.ch, e.b.rcq, &rt_magic_rcq, "hold lifted");
+	ibv_ack_cq_events(e.b.rcq, 1);
+
+	rt_step("an event held when the CQ is destroyed: no event, no hang");
+	ev_moderate(e.b.rcq, IBV_CQ_ATTR_MODERATE, 1000, 0, 0, "count 1000");
+	rt_arm(e.b.rcq, 0);
+	ev_burst(&e, 500, 1, 0);
+	rt_chan_expect_none(e.ch, RT_IDLE_MS, "1 of 1000 completions");
+	rt_ep_destroy(&e.b);
+	e.b_gone = true;
+	rt_chan_expect_none(e.ch, RT_IDLE_MS, "its CQ destroyed");
+	ev_teardown(&e);
+}
+
 /* ------------------------------------------------------- solicited_only */
 
 static void
@@ -1713,6 +1814,8 @@ static const struct rt_case rt_cases[] = {
 	  "CC-11: UCX's non-blocking drain, batched acks, TX/RX arms" },
 	{ "ucx_tx_batch", rt_case_ucx_tx_batch, 90,
 	  "CC-11: replies completed while away, reaped in one ordered batch" },
+	{ "cq_moderation", rt_case_cq_moderation, 90,
+	  "ibv_modify_cq: an event waits for cq_count CQEs or cq_period" },
 };
 
 int
