@@ -28,12 +28,11 @@ RV_CFG_A=$config
 host_start A
 
 objs() {
-	tel A "/rocepmd/objects,$1"
+	host_objs A "$1"
 }
 
 held() {
-	tel A /rocepmd/stats,1 | python3 -c \
-		"import json, sys; print(json.load(sys.stdin).get('cq_events_held', -1))"
+	host_stat A cq_events_held 1
 }
 
 base0=$(objs 0)

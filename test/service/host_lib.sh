@@ -12,7 +12,8 @@
 #   wait_detached A|B         until none is (10 s at most)
 #   sv_bg NAME A|B -- PROG... an attached program in the background
 #   sv_fg NAME A|B -- PROG... the same, waited for (rv_status)
-#   host_stat A|B NAME        a device counter (/rocepmd/stats,0)
+#   host_stat A|B NAME [DEV]  a device counter (/rocepmd/stats,DEV; 0)
+#   host_objs A|B DEV         its objects (/rocepmd/objects,DEV)
 #   host_baseline             both hosts' objects now (base_a, base_b)
 #   check_clean               no process attached and both hosts' objects
 #                             back to the baseline
@@ -107,10 +108,15 @@ sv_fg() {
 }
 
 
-# host_stat A|B NAME: one counter of the host's device.
+# host_stat A|B NAME [DEV]: one counter of the host's device DEV (0).
 host_stat() {
-	tel "$1" /rocepmd/stats,0 | python3 -c \
+	tel "$1" "/rocepmd/stats,${3:-0}" | python3 -c \
 		"import json, sys; print(json.load(sys.stdin)['$2'])"
+}
+
+# host_objs A|B DEV: the objects the host's device DEV holds.
+host_objs() {
+	tel "$1" "/rocepmd/objects,$2"
 }
 
 # host_baseline: both hosts' objects, for check_clean.

@@ -29,12 +29,7 @@ RV_CFG_A=$config
 host_start A
 
 objs() {
-	tel A "/rocepmd/objects,$1"
-}
-
-tm_stat() {
-	tel A /rocepmd/stats,0 | python3 -c \
-		"import json, sys; print(json.load(sys.stdin)['$1'])"
+	host_objs A "$1"
 }
 
 base0=$(objs 0)
@@ -47,13 +42,13 @@ check_back() {
 		rv_fail "rocepmd1 holds $(objs 1) $1, not $base1 as before"
 }
 
-r0=$(tm_stat tm_rendezvous)
+r0=$(host_stat A tm_rendezvous)
 sv_bg stream A -- env RT_TM_STREAM=100000000 RP_TEST_TIMEOUT=600 \
 	"$tm_test" rndv_stream
 pid=$rv_last_pid
 # Mid-transfer: rendezvous counted and still going.
 for ((i = 0; i < 200; i++)); do
-	r=$(tm_stat tm_rendezvous)
+	r=$(host_stat A tm_rendezvous)
 	[ "$r" -gt $((r0 + 200)) ] && break
 	kill -0 "$pid" 2>/dev/null || { rv_show stream; rv_fail "rp_tm_test ended before the kill"; }
 	sleep 0.1
