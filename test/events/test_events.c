@@ -66,6 +66,12 @@ struct ev_env {
 	struct ibv_comp_channel *ch;
 	struct rt_buf abuf, bbuf;
 	bool b_gone;			/* b's QP and CQs already destroyed */
+	/* RT_EV_SHARD1 set: an idle endpoint on each device first, so that
+	 * with two lcores a device's shard 0 has a QP and a and b (their
+	 * CQs with them) join shard 1 (guides/architecture, "Several
+	 * lcores for one device") */
+	struct rt_ep pad0, pad1;
+	bool padded;
 };
 
 static void
@@ -88,6 +94,11 @@ ev_setup(struct ev_env *e, bool nonblock)
 	memset(e, 0, sizeof(*e));
 	rt_dev_open(&e->d0, RT_DEV0);
 	rt_dev_open(&e->d1, RT_DEV1);
+	e->padded = getenv("RT_EV_SHARD1") != NULL;
+	if (e->padded) {
+		rt_ep_create(&e->pad0, &e->d0, &eo);
+		rt_ep_create(&e->pad1, &e->d1, &eo);
+	}
 	e->ch = ibv_create_comp_channel(e->d1.ctx);
 	RT_CHECK(e->ch != NULL, "ibv_create_comp_channel: %s",
 		 strerror(errno));
@@ -122,6 +133,10 @@ ev_teardown(struct ev_env *e)
 	RT_CHECK(ret == 0, "ibv_destroy_comp_channel: %d (%s)", ret,
 		 strerror(ret));
 	rt_ep_destroy(&e->a);
+	if (e->padded) {
+		rt_ep_destroy(&e->pad0);
+		rt_ep_destroy(&e->pad1);
+	}
 	rt_buf_free(&e->abuf);
 	rt_buf_free(&e->bbuf);
 	rt_dev_close(&e->d0);
