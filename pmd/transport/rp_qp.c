@@ -260,6 +260,23 @@ err_free_qp:
 	return ret;
 }
 
+/*
+ * An ACK still owed (the transmit queue was half full at the QP's last
+ * step) leaves before the QP is reset or destroyed: the requests it
+ * covers were executed and their completions may be polled already, and
+ * a program that then exits would leave its peer retrying them until its
+ * retry count ran out (ibv_rc_pingpong's last reply, service-parallel).
+ */
+static void
+qp_ack_owed_out(struct rp_qp *qp)
+{
+	/* not past READ responses still queued, as on a step (rp_resp_rd.c) */
+	if (qp->type == IBV_QPT_RC && qp->resp.ack_owed &&
+	    (qp->flushing || qp->resp.rd_tail == qp->resp.rd_head) &&
+	    rp_xmit_addr_ok(qp))
+		rp_resp_send_ack(qp, qp->resp.ack_syn, qp->resp.ack_psn);
+}
+
 int
 rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 {
@@ -267,6 +284,7 @@ rp_qp_destroy(struct rp_dev *dev, struct rp_ctrl_qp *m)
 
 	if (qp == NULL)
 		return -EINVAL;
+	qp_ack_owed_out(qp);
 	rp_qp_drain_unreliable(qp);
 	/* A message being received and rendezvous in flight give their
 	 * SRQ and tagged buffers back first. */
@@ -476,6 +494,7 @@ qp_reset(struct rp_qp *qp)
 	uint32_t sq_prod = rp_load_acquire(&qp->sq->prod);
 	uint32_t rq_prod = rp_load_acquire(&qp->rq->prod);
 
+	qp_ack_owed_out(qp);
 	rp_qp_flush_wqes(qp, false);
 	rp_sr_flush(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
