@@ -18,6 +18,7 @@
 #include <rte_ring.h>
 #include <rte_spinlock.h>
 
+#include "rp_atomic.h"
 #include "rp_port.h"
 #include "rp_net.h"
 
@@ -229,15 +230,19 @@ rp_sh(const struct rp_dev *dev)
 static inline void
 rp_dev_shared_lock(struct rp_dev *dev)
 {
-	if (dev->nr_shards > 1)
+	if (dev->nr_shards > 1) {
 		rte_spinlock_lock(&dev->shared_lock);
+		rp_tsan_lock_taken(&dev->shared_lock);
+	}
 }
 
 static inline void
 rp_dev_shared_unlock(struct rp_dev *dev)
 {
-	if (dev->nr_shards > 1)
+	if (dev->nr_shards > 1) {
+		rp_tsan_lock_given(&dev->shared_lock);
 		rte_spinlock_unlock(&dev->shared_lock);
+	}
 }
 
 /* ---- rp_place.c: which shard steps a QP */
