@@ -274,7 +274,6 @@ lcore_deadline(const struct rp_lcore_ctx *lc, uint64_t limit)
 	for (unsigned int d = 0; d < lc->nr_shards; d++) {
 		const struct rp_shard *sh = lc->shards[d];
 		const struct rp_dev *dev = sh->dev;
-
 		uint64_t mod = rp_cq_mod_next(sh);
 
 		if (sh->pq.nr_tx != 0 || dev->port.fault[0].nr_held != 0 ||
@@ -748,7 +747,6 @@ static int
 lcore_inline_decide(const struct rp_config *cfg)
 {
 	cpu_set_t app, engine;
-	char why[512];
 
 	CPU_ZERO(&engine);
 	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
@@ -763,15 +761,13 @@ lcore_inline_decide(const struct rp_config *cfg)
 	rp_inline_decide(cfg->inline_us, &app, &engine, &rp_inline);
 	RP_LOG(INFO, "inline passes %s: %s", rp_inline_kind_name(rp_inline.kind),
 	       rp_inline.why);
-	rp_cpu_idle_read("/sys", &rp_cpu_idle);
-	RP_LOG(INFO, "idle CPUs: %s",
-	       rp_cpu_idle_explain(&rp_cpu_idle, why, sizeof(why)));
 	return 0;
 }
 
 int
 rp_lcore_launch(const struct rp_config *cfg)
 {
+	char why[512];
 	cpu_set_t app, shared;
 	unsigned int n = 0;
 	int ret;
@@ -785,6 +781,10 @@ rp_lcore_launch(const struct rp_config *cfg)
 	ret = lcore_inline_decide(cfg);
 	if (ret < 0)
 		return ret;
+	/* What a wake-up costs here (a VM's halting vCPUs): said, not set. */
+	rp_cpu_idle_read("/sys", &rp_cpu_idle);
+	RP_LOG(INFO, "idle CPUs: %s",
+	       rp_cpu_idle_explain(&rp_cpu_idle, why, sizeof(why)));
 	rp_inline_app_cpus(&app);
 	/*
 	 * Every lcore set up before any runs: a device's shard 0 stops its

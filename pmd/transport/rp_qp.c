@@ -270,9 +270,7 @@ err_free_qp:
 static void
 qp_ack_owed_out(struct rp_qp *qp)
 {
-	/* not past READ responses still queued, as on a step (rp_resp_rd.c) */
-	if (qp->type == IBV_QPT_RC && qp->resp.ack_owed &&
-	    (qp->flushing || qp->resp.rd_tail == qp->resp.rd_head) &&
+	if (qp->type == IBV_QPT_RC && rp_resp_ack_due(qp) &&
 	    rp_xmit_addr_ok(qp))
 		rp_resp_send_ack(qp, qp->resp.ack_syn, qp->resp.ack_psn);
 }

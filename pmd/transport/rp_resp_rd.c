@@ -480,8 +480,7 @@ rp_resp_step(struct rp_qp *qp)
 		budget--;
 		busy = true;
 	}
-	if (qp->resp.ack_owed && rp_tx_room(qp->dev) &&
-	    (qp->flushing || qp->resp.rd_tail == qp->resp.rd_head)) {
+	if (rp_resp_ack_due(qp) && rp_tx_room(qp->dev)) {
 		rp_resp_send_ack(qp, qp->resp.ack_syn, qp->resp.ack_psn);
 		busy = true;
 	}

@@ -765,6 +765,15 @@ rp_qp_window(const struct rp_qp *qp)
 void rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt);
 bool rp_resp_step(struct rp_qp *qp);
 void rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn);
+
+/* An ACK is owed and may go: not past READ responses still queued (the
+ * requester would take it for an implicit NAK of them), unless flushing. */
+static inline bool
+rp_resp_ack_due(const struct rp_qp *qp)
+{
+	return qp->resp.ack_owed &&
+	       (qp->flushing || qp->resp.rd_tail == qp->resp.rd_head);
+}
 /* rp_resp_send_ack()'s psn with these: a selective NAK, of this PSN
  * only (rp_sr.c) */
 #define RP_ACK_SR	0x80000000u

@@ -317,6 +317,20 @@ ev_moderate(struct ibv_cq *cq, uint32_t mask, uint16_t count,
 		 period, ret, strerror(ret), want);
 }
 
+/* b's receive CQ moderated to count (no period) and armed; n receives
+ * (wr_ids from id) raise no event. */
+static void
+ev_held(struct ev_env *e, uint16_t count, uint64_t id, int n)
+{
+	char what[64];
+
+	ev_moderate(e->b.rcq, IBV_CQ_ATTR_MODERATE, count, 0, 0, "count");
+	rt_arm(e->b.rcq, 0);
+	ev_burst(e, id, n, 0);
+	snprintf(what, sizeof(what), "%d of %u completions", n, count);
+	rt_chan_expect_none(e->ch, RT_IDLE_MS, what);
+}
+
 /*
  * ibv_modify_cq() moderation (IBV_CQ_ATTR_MODERATE): an armed CQ's event
  * waits for cq_count completions, or cq_period µs after the first; the
@@ -355,10 +369,7 @@ rt_case_cq_moderation(void)
 	ibv_ack_cq_events(e.b.rcq, 1);
 
 	rt_step("cq_count 4: three receives raise nothing, the fourth fires");
-	ev_moderate(e.b.rcq, IBV_CQ_ATTR_MODERATE, 4, 0, 0, "count 4");
-	rt_arm(e.b.rcq, 0);
-	ev_burst(&e, 100, 3, 0);
-	rt_chan_expect_none(e.ch, RT_IDLE_MS, "3 of 4 completions");
+	ev_held(&e, 4, 100, 3);
 	ev_burst(&e, 200, 1, 0);
 	rt_chan_expect_event(e.ch, e.b.rcq, &rt_magic_rcq, "4th completion");
 	ibv_ack_cq_events(e.b.rcq, 1);
@@ -382,19 +393,13 @@ rt_case_cq_moderation(void)
 	       t * 1e3);
 
 	rt_step("held by the count alone, lifted by count 0: fires at once");
-	ev_moderate(e.b.rcq, IBV_CQ_ATTR_MODERATE, 1000, 0, 0, "count 1000");
-	rt_arm(e.b.rcq, 0);
-	ev_burst(&e, 400, 2, 0);
-	rt_chan_expect_none(e.ch, RT_IDLE_MS, "2 of 1000 completions");
+	ev_held(&e, 1000, 400, 2);
 	ev_moderate(e.b.rcq, IBV_CQ_ATTR_MODERATE, 0, 0, 0, "off");
 	rt_chan_expect_event(e.ch, e.b.rcq, &rt_magic_rcq, "hold lifted");
 	ibv_ack_cq_events(e.b.rcq, 1);
 
 	rt_step("an event held when the CQ is destroyed: no event, no hang");
-	ev_moderate(e.b.rcq, IBV_CQ_ATTR_MODERATE, 1000, 0, 0, "count 1000");
-	rt_arm(e.b.rcq, 0);
-	ev_burst(&e, 500, 1, 0);
-	rt_chan_expect_none(e.ch, RT_IDLE_MS, "1 of 1000 completions");
+	ev_held(&e, 1000, 500, 1);
 	rt_ep_destroy(&e.b);
 	e.b_gone = true;
 	rt_chan_expect_none(e.ch, RT_IDLE_MS, "its CQ destroyed");
