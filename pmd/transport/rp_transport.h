@@ -723,8 +723,11 @@ uint32_t rp_req_ingest(struct rp_qp *qp);
 int rp_req_post_internal(struct rp_qp *qp, const struct rp_send_wqe *w,
 			 const void *body, uint32_t body_len, uint32_t pdn,
 			 uint32_t cookie);
-bool rp_req_rewind(struct rp_qp *qp, uint32_t psn);
 void rp_req_arm_timer(struct rp_qp *qp);
+bool rp_req_send_packet(struct rp_qp *qp);
+
+/* ---- rp_req_resend.c (the requester's resends) */
+bool rp_req_rewind(struct rp_qp *qp, uint32_t psn);
 
 /* ---- rp_cnp.c (ECN: notification and reaction points) */
 void rp_cnp_np(struct rp_qp *qp, const struct rp_pkt *pkt);
