@@ -25,6 +25,7 @@
 #include <infiniband/verbs.h>
 
 #include "rp_atomic.h"
+#include "rp_idle_spin.h"
 #include "rp_inline.h"
 #include "rp_log.h"
 #include "rp_engine.h"
@@ -553,6 +554,24 @@ lcore_spin_yield(struct rp_lcore_ctx *lc, uint64_t now)
 	lc->spin_quiet = RTE_MIN(lc->spin_quiet * 2, hz);
 }
 
+/*
+ * adaptive: a pass found work `gap` cycles after the last busy one; if
+ * the lcore blocked in between, that gap teaches the spin before the
+ * next block (rp_idle_spin.h).
+ */
+static void
+lcore_spin_learn(struct rp_lcore_ctx *lc, uint64_t gap)
+{
+	int d = rp_idle_spin_learn(&lc->spin_cycles, lc->idle_cycles, gap,
+				   lc->blocked);
+
+	lc->blocked = false;
+	if (d > 0)
+		lc_stat_add(lc, RP_LC_SPIN_GROWS, 1);
+	else if (d < 0)
+		lc_stat_add(lc, RP_LC_SPIN_SHRINKS, 1);
+}
+
 static int
 lcore_main(void *arg)
 {
@@ -576,7 +595,7 @@ lcore_main(void *arg)
 	       "CPUs apart from the program's");
 	while (!rp_load_relaxed(&rp_stop)) {
 		bool busy;
-		uint64_t t1;
+		uint64_t t1, spin;
 		uint32_t idle;
 
 		if (lc->inline_mode && lcore_stand_aside(lc)) {
@@ -597,21 +616,27 @@ lcore_main(void *arg)
 		idle = rp_load_relaxed(&lc->idle);
 		if (idle == RP_IDLE_ADAPTIVE && !lc->can_block)
 			idle = RP_IDLE_YIELD;
+		spin = idle == RP_IDLE_ADAPTIVE ? lc->spin_cycles :
+		       lc->idle_cycles;
 		if (busy) {
+			lcore_spin_learn(lc, t1 - last_busy);
 			last_busy = t1;
-		} else if (idle == RP_IDLE_ADAPTIVE &&
-			   t1 - last_busy > lc->idle_cycles) {
+		} else if (idle == RP_IDLE_ADAPTIVE && t1 - last_busy > spin) {
 			/* The last look holds the devices; the block itself
 			 * gives them up.  Keep last_busy after a wake-up: a
 			 * pass that finds nothing (a timeout) blocks again at
-			 * once. */
+			 * once, and the gap the spin learns from runs on. */
+			lc->blocked = true;
 			busy = lcore_block(lc);
-			if (busy)
-				last_busy = rte_get_timer_cycles();
+			if (busy) {
+				t1 = rte_get_timer_cycles();
+				lcore_spin_learn(lc, t1 - last_busy);
+				last_busy = t1;
+			}
 		}
 		/* Inline mode: the devices are free while the lcore naps. */
 		lcore_token_give(lc);
-		if (!busy && t1 - last_busy <= lc->idle_cycles) {
+		if (!busy && t1 - last_busy <= spin) {
 			if (lc->spin_yield && idle != RP_IDLE_BUSY)
 				lcore_spin_yield(lc, t1);
 		} else if (!busy) {
@@ -797,6 +822,8 @@ rp_lcore_launch(const struct rp_config *cfg)
 		lc->lcore = cfg->lcores[i];
 		lc->idle = cfg->idle;
 		lc->idle_cycles = rte_get_timer_hz() / 1000000 * cfg->idle_us;
+		lc->spin_cycles = lc->idle_cycles;
+		lc->blocked = false;
 		lc->nap.tv_nsec = (long)cfg->sleep_us * 1000;
 		lc->wake_ns = (uint64_t)cfg->wake_us * 1000;
 		lc->inline_kind = rp_inline.kind;

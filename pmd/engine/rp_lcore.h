@@ -51,6 +51,8 @@ enum rp_lc_stat {
 				 * on a CPU the program may use */
 	RP_LC_SPIN_YIELDS_LONG,	/* of those, kept off the CPU for
 				 * RP_SPIN_YIELD_LONG_US or more */
+	RP_LC_SPIN_GROWS,	/* adaptive: spins lengthened (rp_idle_spin.h) */
+	RP_LC_SPIN_SHRINKS,	/* adaptive: spins shortened */
 	RP_LC_STAT_MAX,
 };
 
@@ -65,6 +67,11 @@ struct rp_lcore_ctx {
 	/* written by rp_engine_set_idle() at any time: relaxed loads */
 	uint32_t idle;			/* enum rp_idle_policy */
 	uint64_t idle_cycles;
+	/* adaptive: the spin before a block, 0 to idle_cycles, learnt
+	 * (rp_idle_spin.h); whether the lcore blocked since its last busy
+	 * pass */
+	uint64_t spin_cycles;
+	bool blocked;
 	struct timespec nap;
 	uint64_t wake_ns;		/* adaptive: longest block */
 	/*

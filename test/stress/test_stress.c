@@ -729,6 +729,22 @@ main(int argc, char **argv)
 		RS_CHECK(!rs_adaptive || slow <= RS_SLOW_MAX, "%u wake-up rounds "
 			 "over %.0f ms: posts stranded by a sleeping engine?",
 			 slow, RS_STALL_MS);
+		/*
+		 * The spin starts at idle_us (50 here); the first gap of a
+		 * pause (300 us) the lcore blocked through, here at the
+		 * latest, must have shortened it (rp_idle_spin.h).  Not
+		 * inline: the program's passes may find the work first.
+		 */
+		if (rs_adaptive && !rs_inline) {
+			int64_t shr = rs_lcore_counter_settled("spin_shrinks");
+
+			printf("rp_stress: adaptive spin: %" PRId64 " grown, %"
+			       PRId64 " shrunk\n",
+			       rt_lcore_counter("spin_grows"), shr);
+			RS_CHECK(shr > 0, "adaptive: %u pauses of %u us blocked "
+				 "through, and the spin never shrank", RS_WAKE_ROUNDS,
+				 RS_PAUSE_US);
+		}
 		slow = 0;
 		worst = rs_recv_phase(&rs_threads[0].flow[0], &slow);
 		printf("rp_stress: receives alone: %u in RTS rang no doorbell; "
