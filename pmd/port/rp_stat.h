@@ -108,6 +108,8 @@ enum rp_stat {
 					 * silent, not lossy (rp_comp.c) */
 	RP_STAT_CQ_MOD_HELD,		/* CQ events moderation held back */
 	RP_STAT_CQ_MOD_UNHELD,		/* ... not: the shard's list full */
+	RP_STAT_TIMER_UNSENT,		/* retransmit timers run out with all
+					 * sent acknowledged: re-armed */
 	RP_STAT_MAX,
 };
 

@@ -737,6 +737,23 @@ comp_go_back(struct rp_qp *qp)
 		rp_req_rewind(qp, s->first_psn);
 }
 
+/*
+ * Every packet sent is acknowledged and no READ or atomic is in flight,
+ * whose data the PSNs do not tell whole (a READ's responses kept past a
+ * gap, comp_rd_resume()): the peer owes no answer.  The address resolved
+ * (its rounds spend retries, rp_req_step()).
+ */
+static bool
+comp_nothing_owed(const struct rp_qp *qp)
+{
+	if (qp->req.max_psn != qp->comp.una || !qp->addr_ok)
+		return false;
+	for (uint32_t i = qp->comp.tail; i != qp->req.hi; i++)
+		if (rp_wr_is_rd_atomic(rp_swqe(qp, i)->opcode))
+			return false;
+	return true;
+}
+
 /* Retransmit timer.  Returns true if it did something. */
 bool
 rp_comp_timer(struct rp_qp *qp, uint64_t now)
@@ -765,6 +782,19 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 		/* The responder asked for this silence (RNR NAK): the
 		 * requester resends when it ends, the timer runs again. */
 		rp_req_arm_timer(qp);
+		return false;
+	}
+	if (comp_nothing_owed(qp)) {
+		/*
+		 * Everything sent is acknowledged: the silence is ours (no
+		 * transmit room while other QPs filled the queue, the
+		 * window, DCQCN's rate), and no answer is owed.  Neither a
+		 * probe nor a retry: the timer stops, and the next packet
+		 * sent starts it (req_sent()), its answer given the whole
+		 * wait.  (Unresolved, the address's rounds still spend
+		 * retries: rp_req_step().)
+		 */
+		rp_stat_inc(qp->dev, RP_STAT_TIMER_UNSENT);
 		return false;
 	}
 	if (qp->comp.probes < rp_probe_max(qp) && qp->comp.srtt != 0 &&

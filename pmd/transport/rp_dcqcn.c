@@ -181,6 +181,24 @@ rp_dcqcn_pace(struct rp_qp *qp)
 	return false;
 }
 
+/*
+ * The requester asks for an ACK (AckReq) on a packet after which its rate
+ * makes it wait, as on the last packet the window lets out: otherwise the
+ * ACK waits for a later packet of the message, past the retransmit
+ * timer's wait at low rates, and the timer probes what arrived (at
+ * 8 Mbit/s, 1 KiB packets 1 ms apart: seven probes in two 16 KiB WRITEs,
+ * engine-wire-dcqcn).  The same sum rp_dcqcn_charge() makes.
+ */
+bool
+rp_dcqcn_holds_next(const struct rp_qp *qp, uint32_t bytes)
+{
+	const struct rp_dcqcn *cc = &qp->cc;
+
+	return cc->limited && cc->next_tx + (uint64_t)bytes * 8 *
+		rte_get_timer_hz() / ((uint64_t)cc->rate_kbps * 1000) >
+		rte_get_timer_cycles();
+}
+
 void
 rp_dcqcn_charge(struct rp_qp *qp, uint32_t bytes)
 {

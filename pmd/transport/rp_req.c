@@ -571,11 +571,14 @@ rp_req_send_packet(struct rp_qp *qp)
 			return false;	/* ARP pending: try again later */
 		a = &ud_addr;
 	}
-	/* AckReq also on the last packet the window lets out: its ACK is
-	 * what opens the window again. */
+	/* AckReq also on the last packet the window, or the rate, lets out:
+	 * its ACK is what opens the window again, or what the timer waits
+	 * for until the next (headers counted as 64 bytes). */
 	ackreq = qp->type == IBV_QPT_RC &&
 		(last || qp->req.pkt % RP_ACKREQ_EVERY == RP_ACKREQ_EVERY - 1 ||
-		 !req_window_open(qp, 2));
+		 !req_window_open(qp, 2) ||
+		 (unlikely(qp->cc.limited) &&
+		  rp_dcqcn_holds_next(qp, chunk + 64)));
 	if (!(s->flags & RP_WQE_INLINE) && rp_xmit_zc_ok(qp, chunk))
 		direct = rp_sge_direct(qp->dev, s->pdn,
 				       (const struct rp_sge *)(w + 1),

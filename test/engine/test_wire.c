@@ -2662,15 +2662,72 @@ wt_case_flight_cap(void)
  * no longer paced.  Every WRITE's data arrives whole.
  */
 static void
-wt_dcqcn_write(struct rt_ep *a, struct rt_buf *b0, struct rt_buf *b1,
-	       uint64_t id)
+wt_dcqcn_write_len(struct rt_ep *a, struct rt_buf *b0, struct rt_buf *b1,
+		   uint64_t id, uint32_t len)
 {
-	struct ibv_sge s = rt_sge(b0, 0, 65536);
+	struct ibv_sge s = rt_sge(b0, 0, len);
 
 	rt_post_send(a, id, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
 		     (uintptr_t)b1->p, b1->mr->rkey);
-	wt_expect_wc(a->scq, "64 KiB WRITE", id, IBV_WC_SUCCESS,
-		     IBV_WC_RDMA_WRITE);
+	wt_expect_wc(a->scq, "WRITE", id, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+}
+
+static void
+wt_dcqcn_write(struct rt_ep *a, struct rt_buf *b0, struct rt_buf *b1,
+	       uint64_t id)
+{
+	wt_dcqcn_write_len(a, b0, b1, id, 65536);
+}
+
+/*
+ * Paced slower than its retransmit timer: 1 KiB packets at under
+ * WT_SLOW_MBPS leave gaps past the probe's wait (PROBE_US 200), past a
+ * burst of four (rp_dcqcn.c), in which
+ * everything sent is acknowledged.  The timer that runs out then owes
+ * nothing: no probe (which went back N to where the requester stood,
+ * resent nothing and cut the window), the timer re-armed.
+ */
+#define WT_SLOW_MBPS	20u
+
+static void
+wt_dcqcn_slow(struct rt_ep *a, struct rt_buf *b0, struct rt_buf *b1,
+	      uint32_t qpn)
+{
+	uint64_t probes, unsent, retx, n;
+	double end = rt_now() + rt_timeout_s;
+
+	rt_step("marked on: 4 KiB WRITEs cut the rate below %u Mbit/s, a "
+		"packet's gap past the probe's wait; two 16 KiB WRITEs: "
+		"timers run out with nothing unacknowledged, few probes",
+		WT_SLOW_MBPS);
+	for (n = 0; wt_qp(0, qpn, "rate_mbps") >= WT_SLOW_MBPS; n++) {
+		RT_CHECK(rt_now() < end, "%" PRIu64 " marked 4 KiB WRITEs: "
+			 "rate still %" PRIu64 " Mbit/s", n,
+			 wt_qp(0, qpn, "rate_mbps"));
+		wt_dcqcn_write_len(a, b0, b1, 1000 + n, 4096);
+	}
+	probes = wt_stat(0, "retransmit_probes");
+	retx = wt_stat(0, "retransmits");
+	unsent = wt_stat(0, "timer_nothing_unacked");
+	for (n = 0; n < 2; n++)
+		wt_dcqcn_write_len(a, b0, b1, 2000 + n, 16384);
+	printf("    at %" PRIu64 " Mbit/s: %" PRIu64 " timers ran out with "
+	       "nothing unacknowledged, %" PRIu64 " probes\n",
+	       wt_qp(0, qpn, "rate_mbps"),
+	       wt_stat(0, "timer_nothing_unacked") - unsent,
+	       wt_stat(0, "retransmit_probes") - probes);
+	/* Each packet after which the rate holds the next asks for its ACK
+	 * (rp_dcqcn_holds_next()): none waits past the timer.  Without,
+	 * seven probes and two or three such timers; with, none and 25-30.
+	 * A probe may still come of the bridge thread's own scheduling
+	 * (200 us off its CPU, as in case sr): a few, not one a timer. */
+	unsent = wt_stat(0, "timer_nothing_unacked") - unsent;
+	probes = wt_stat(0, "retransmit_probes") - probes;
+	RT_CHECK(4 * probes < unsent, "a QP waiting for its rate probed %"
+		 PRIu64 " times (%" PRIu64 " retransmissions) against %"
+		 PRIu64 " timers with nothing unacknowledged", probes,
+		 wt_stat(0, "retransmits") - retx, unsent);
+	rt_check_data(b1->p, b0->p, 16384, "WRITE data paced slowly");
 }
 
 static void
@@ -2725,6 +2782,7 @@ wt_case_dcqcn(void)
 		 PRIu64 " CNPs", wt_qp(0, qpn, "dcqcn_limited"), rate, line,
 		 cuts, cnps);
 	rt_check_data(b1.p, b0.p, 65536, "WRITE data while paced");
+	wt_dcqcn_slow(&a, &b0, &b1, qpn);
 
 	rt_step("marks off: the rate recovers to the line, the QP no longer "
 		"limited");
