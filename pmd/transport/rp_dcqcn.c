@@ -182,21 +182,22 @@ rp_dcqcn_pace(struct rp_qp *qp)
 }
 
 /*
- * The requester asks for an ACK (AckReq) on a packet after which its rate
- * makes it wait, as on the last packet the window lets out: otherwise the
- * ACK waits for a later packet of the message, past the retransmit
- * timer's wait at low rates, and the timer probes what arrived (at
- * 8 Mbit/s, 1 KiB packets 1 ms apart: seven probes in two 16 KiB WRITEs,
- * engine-wire-dcqcn).  The same sum rp_dcqcn_charge() makes.
+ * How long a limited QP's rate will hold the packet after one of `bytes`
+ * back, from now: the same sum rp_dcqcn_charge() makes (0: it may go at
+ * once).  The requester asks for an ACK on a packet followed by a long
+ * hold (rp_req.c).
  */
-bool
-rp_dcqcn_holds_next(const struct rp_qp *qp, uint32_t bytes)
+uint64_t
+rp_dcqcn_hold(const struct rp_qp *qp, uint32_t bytes)
 {
 	const struct rp_dcqcn *cc = &qp->cc;
+	uint64_t now = rte_get_timer_cycles(), next;
 
-	return cc->limited && cc->next_tx + (uint64_t)bytes * 8 *
-		rte_get_timer_hz() / ((uint64_t)cc->rate_kbps * 1000) >
-		rte_get_timer_cycles();
+	if (!cc->limited)
+		return 0;
+	next = cc->next_tx + (uint64_t)bytes * 8 * rte_get_timer_hz() /
+		((uint64_t)cc->rate_kbps * 1000);
+	return next > now ? next - now : 0;
 }
 
 void

@@ -571,14 +571,20 @@ rp_req_send_packet(struct rp_qp *qp)
 			return false;	/* ARP pending: try again later */
 		a = &ud_addr;
 	}
-	/* AckReq also on the last packet the window, or the rate, lets out:
-	 * its ACK is what opens the window again, or what the timer waits
-	 * for until the next (headers counted as 64 bytes). */
+	/* AckReq also on the last packet the window lets out: its ACK is
+	 * what opens the window again.  And on one after which the rate
+	 * holds the next for half the probe's wait or more (headers counted
+	 * as 64 bytes): the ACK of a later packet of the message would come
+	 * past the timer, which would probe what arrived (at 8 Mbit/s, 1 KiB
+	 * packets 1 ms apart: seven probes in two 16 KiB WRITEs,
+	 * engine-wire-dcqcn).  Not at every hold: an ACK per paced packet
+	 * at 100 Mbit/s shares cost the incast its fairness (Jain 0.98 ->
+	 * 0.84-0.91, guides/congestion). */
 	ackreq = qp->type == IBV_QPT_RC &&
 		(last || qp->req.pkt % RP_ACKREQ_EVERY == RP_ACKREQ_EVERY - 1 ||
 		 !req_window_open(qp, 2) ||
 		 (unlikely(qp->cc.limited) &&
-		  rp_dcqcn_holds_next(qp, chunk + 64)));
+		  rp_dcqcn_hold(qp, chunk + 64) >= req_probe_cycles(qp) / 2));
 	if (!(s->flags & RP_WQE_INLINE) && rp_xmit_zc_ok(qp, chunk))
 		direct = rp_sge_direct(qp->dev, s->pdn,
 				       (const struct rp_sge *)(w + 1),

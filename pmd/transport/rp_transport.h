@@ -742,8 +742,8 @@ void rp_dcqcn_cnp(struct rp_qp *qp);
 bool rp_dcqcn_pace(struct rp_qp *qp);
 /* A limited QP sent `bytes`: its next send time moves on. */
 void rp_dcqcn_charge(struct rp_qp *qp, uint32_t bytes);
-/* Will its rate hold back the packet after one of `bytes`? */
-bool rp_dcqcn_holds_next(const struct rp_qp *qp, uint32_t bytes);
+/* How long its rate holds back the packet after one of `bytes` (TSC). */
+uint64_t rp_dcqcn_hold(const struct rp_qp *qp, uint32_t bytes);
 /* RP_CTRL_QP_CC: a QP's window and rate, for telemetry. */
 int rp_dcqcn_query(struct rp_dev *dev, struct rp_ctrl_qp_cc *o);
 

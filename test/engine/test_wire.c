@@ -2716,8 +2716,9 @@ wt_dcqcn_slow(struct rt_ep *a, struct rt_buf *b0, struct rt_buf *b1,
 	       wt_qp(0, qpn, "rate_mbps"),
 	       wt_stat(0, "timer_nothing_unacked") - unsent,
 	       wt_stat(0, "retransmit_probes") - probes);
-	/* Each packet after which the rate holds the next asks for its ACK
-	 * (rp_dcqcn_holds_next()): none waits past the timer.  Without,
+	/* Each packet after which the rate holds the next for half the
+	 * probe's wait asks for its ACK (rp_dcqcn_hold()): none waits past
+	 * the timer.  Without,
 	 * seven probes and two or three such timers; with, none and 25-30.
 	 * A probe may still come of the bridge thread's own scheduling
 	 * (200 us off its CPU, as in case sr): a few, not one a timer. */
