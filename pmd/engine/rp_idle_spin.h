@@ -24,7 +24,7 @@ rp_idle_spin_start(uint64_t max)
 }
 
 /*
- * The spin after an idle gap of `gap` cycles that ended in work.  `spun`:
+ * The spin after an idle gap of `gap` cycles that ended in work.  `blocked`:
  * the gap outlasted the spin and the lcore blocked (a gap the spin caught
  * says nothing new).  Returns +1 when it grew, -1 when it shrank, else 0.
  */

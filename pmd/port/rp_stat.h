@@ -109,7 +109,7 @@ enum rp_stat {
 	RP_STAT_CQ_MOD_HELD,		/* CQ events moderation held back */
 	RP_STAT_CQ_MOD_UNHELD,		/* ... not: the shard's list full */
 	RP_STAT_TIMER_UNSENT,		/* retransmit timers run out with all
-					 * sent acknowledged: re-armed */
+					 * sent acknowledged: stopped */
 	RP_STAT_MAX,
 };
 
