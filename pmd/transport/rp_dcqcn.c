@@ -181,6 +181,14 @@ rp_dcqcn_pace(struct rp_qp *qp)
 	return false;
 }
 
+/* A packet's time at the QP's rate, in TSC cycles. */
+static inline uint64_t
+dc_pkt_cycles(const struct rp_dcqcn *cc, uint32_t bytes)
+{
+	return (uint64_t)bytes * 8 * rte_get_timer_hz() /
+		((uint64_t)cc->rate_kbps * 1000);
+}
+
 /*
  * How long a limited QP's rate will hold the packet after one of `bytes`
  * back, from now: the same sum rp_dcqcn_charge() makes (0: it may go at
@@ -195,8 +203,7 @@ rp_dcqcn_hold(const struct rp_qp *qp, uint32_t bytes)
 
 	if (!cc->limited)
 		return 0;
-	next = cc->next_tx + (uint64_t)bytes * 8 * rte_get_timer_hz() /
-		((uint64_t)cc->rate_kbps * 1000);
+	next = cc->next_tx + dc_pkt_cycles(cc, bytes);
 	return next > now ? next - now : 0;
 }
 
@@ -207,8 +214,7 @@ rp_dcqcn_charge(struct rp_qp *qp, uint32_t bytes)
 	struct rp_dcqcn *cc = &qp->cc;
 	uint64_t now = rte_get_timer_cycles();
 	/* the packet's time at the rate, in TSC cycles */
-	uint64_t t = (uint64_t)bytes * 8 * rte_get_timer_hz() /
-		((uint64_t)cc->rate_kbps * 1000);
+	uint64_t t = dc_pkt_cycles(cc, bytes);
 	uint64_t earliest = now - RTE_MIN(now, DC_BURST_PKTS * t);
 	uint64_t ev;
 
