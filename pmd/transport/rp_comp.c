@@ -29,9 +29,10 @@ static const uint32_t rp_rnr_10us[32] = {
  * The window follows loss (additive increase, multiplicative decrease):
  * go-back-N resends everything after a lost packet, so a window of
  * RP_WINDOW packets under 10% loss resends some 25 packets per packet
- * delivered.  A loss (a sequence NAK, a READ response missing, an early
- * resend) halves it, once per window of packets sent; each window's
- * worth of packets acknowledged widens it by one.
+ * delivered.  A loss (a sequence NAK, a READ response missing) halves
+ * it, once per window of packets sent, an early resend at each probe
+ * (comp_probe_cut()); each window's worth of packets acknowledged widens
+ * it by one.
  */
 #define RP_CWND_MIN	8u
 
@@ -45,6 +46,32 @@ comp_cut(struct rp_qp *qp)
 		return;		/* this window was cut already */
 	qp->comp.cwnd = RTE_MAX(w / 2, RP_CWND_MIN);
 	qp->comp.ssthresh = qp->comp.cwnd;
+	qp->comp.cwnd_acc = 0;
+	qp->comp.recover_psn = qp->req.max_psn;
+}
+
+/*
+ * A probe: the silence went on.  The resend is what is in flight (RFC
+ * 5681's FlightSize, not the window), halved at each probe of the stall,
+ * down to RP_CWND_MIN.  Halving the window once per window resent a
+ * 64-packet message whole at every probe: toward a peer that was only
+ * slow (the kernel's rxe in an emulated guest, ib_send_bw -q 4) three
+ * probes put 192 duplicates per QP in its queue, each answered as a new
+ * packet would be, ahead of the QP's next packets, until a QP ran out of
+ * retries.  A loss is repaired by the first packets resent all the same,
+ * and slow start sends the rest; a late answer undoes the cut
+ * (comp_probe_answered()).
+ */
+static void
+comp_probe_cut(struct rp_qp *qp)
+{
+	int32_t d = rp_psn_diff(qp->req.max_psn, qp->comp.una);
+	uint32_t flight = d > 0 ? (uint32_t)d : 0;
+	uint32_t w = RTE_MIN(rp_qp_window(qp), flight) / 2;
+
+	qp->comp.cwnd = RTE_MAX(w, RP_CWND_MIN);
+	if (qp->comp.probes == 1)
+		qp->comp.ssthresh = qp->comp.cwnd;
 	qp->comp.cwnd_acc = 0;
 	qp->comp.recover_psn = qp->req.max_psn;
 }
@@ -823,7 +850,7 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 			rp_req_arm_timer(qp);
 			return true;
 		}
-		comp_cut(qp);
+		comp_probe_cut(qp);
 		qp->comp.rd_retried = false;
 		comp_go_back(qp);
 		rp_req_arm_timer(qp);

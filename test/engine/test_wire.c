@@ -3544,6 +3544,77 @@ wt_case_probe_late(void)
 	wt_expect_no_zero_dmac();
 }
 
+/* ---- case probe_cut */
+
+/*
+ * A peer that is only slow: the bridge holds rocepmd1's answers while
+ * rocepmd0's WRITE of WT_CUT_PKTS packets waits for its ACK.  rocepmd0
+ * probes three times (SR off) before its 1.07 s timer, each resending
+ * what is in flight halved once more (32, 16, 8 packets), not the whole
+ * message each time (192): duplicates a slow peer answers as it answers
+ * new packets, ahead of the QP's next ones (send_bw_4qp against the
+ * kernel's rxe in an emulated guest ran out of retries so).  Then the
+ * answers come, late: the cut is undone and the WRITE completes, no
+ * retry spent.
+ */
+#define WT_CUT_PKTS	64u
+
+static void
+wt_case_probe_cut(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1.07 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	const uint32_t len = WT_CUT_PKTS * 1024;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_sge s;
+	uint64_t probes, late, sent, resent;
+	uint32_t id = 0;
+	double end;
+
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	rt_buf_alloc(&src, &d0, len, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, &d1, len, RT_ACCESS_ALL);
+	rt_fill_random(src.p, len);
+	for (int k = 0; k < 8; k++)	/* a round trip measured */
+		wt_send_held(&a, &b, &src, &dst, ++id, 0);
+
+	rt_step("a WRITE of %u packets, rocepmd1's answers held: three "
+		"probes resend half the flight, a quarter, an eighth",
+		WT_CUT_PKTS);
+	probes = wt_stat(0, "retransmit_probes");
+	late = wt_stat(0, "probes_answered_late");
+	sent = wt.dir[0].roce;
+	wt.hold[1] = true;
+	s = rt_sge(&src, 0, len);
+	rt_post_send(&a, ++id, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED,
+		     0, (uintptr_t)dst.p, dst.mr->rkey);
+	end = rt_now() + rt_timeout_s;
+	while (wt_stat(0, "retransmit_probes") < probes + 3) {
+		RT_CHECK(rt_now() < end, "%" PRIu64 " probes in %.0f s",
+			 wt_stat(0, "retransmit_probes") - probes,
+			 rt_timeout_s);
+		wt_pump_ms(1);
+	}
+	wt_pump_ms(5);		/* the last probe's resend on the wire */
+	resent = wt.dir[0].roce - sent - WT_CUT_PKTS;
+	printf("    3 probes resent %" PRIu64 " packets (the whole flight "
+	       "each time: %u)\n", resent, 3 * WT_CUT_PKTS);
+	RT_CHECK(resent >= 3 * 8 && resent <= 32 + 16 + 8,
+		 "3 probes resent %" PRIu64 " packets, expected 24 to 56",
+		 resent);
+	wt_expect_stat(0, "retry_timeouts", 0);
+
+	rt_step("the answers come: late, the cut undone, the WRITE done");
+	wt_release(1);
+	wt_expect_wc(a.scq, "WRITE", id, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	RT_CHECK(memcmp(src.p, dst.p, len) == 0, "the WRITE's data differs");
+	wt_expect_stat(0, "probes_answered_late", late + 1);
+	wt_expect_stat(0, "retry_timeouts", 0);
+	wt_expect_no_zero_dmac();
+}
+
 /* ---- case starve_timer */
 
 /*
