@@ -110,6 +110,9 @@ enum rp_stat {
 	RP_STAT_CQ_MOD_UNHELD,		/* ... not: the shard's list full */
 	RP_STAT_TIMER_UNSENT,		/* retransmit timers run out with all
 					 * sent acknowledged: stopped */
+	RP_STAT_TIMER_BACKOFF,		/* retry timeouts after which the next
+					 * waits twice as long: the peer
+					 * answered between (rp_comp.c) */
 	RP_STAT_MAX,
 };
 

@@ -123,10 +123,14 @@ comp_rtt_take(struct rp_qp *qp)
 {
 	uint64_t rtt = rte_get_timer_cycles() - qp->comp.rtt_tsc;
 
+	uint64_t seed = rp_load_relaxed(&qp->dev->rtt_seed);
+
 	qp->comp.rtt_tsc = 0;
 	/* RFC 6298's gain of 1/8 */
 	qp->comp.srtt = qp->comp.srtt == 0 ? rtt :
 		qp->comp.srtt - qp->comp.srtt / 8 + rtt / 8;
+	rp_store_relaxed(&qp->dev->rtt_seed,
+			 seed == 0 ? rtt : seed - seed / 8 + rtt / 8);
 }
 
 /* Everything before `una` is acknowledged: end a sample it covers. */
@@ -195,6 +199,8 @@ comp_progress(struct rp_qp *qp)
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
 	qp->comp.probes = 0;
+	qp->comp.backoff = 0;
+	qp->comp.heard = false;
 	if (comp_outstanding(qp))
 		rp_req_arm_timer(qp);
 	else
@@ -732,6 +738,7 @@ rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
 		return;
 	}
+	qp->comp.heard = true;	/* progress or not: the peer runs */
 	if (pkt->mask & RP_M_READ)
 		comp_read_resp(qp, pkt);
 	else if (pkt->mask & RP_M_ATOMIC)
@@ -870,6 +877,19 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 		return true;
 	}
 	qp->comp.retry_left--;
+	/*
+	 * The peer answered since the last progress or timeout (duplicates'
+	 * ACKs, stale responses): it runs and is behind, not gone, and each
+	 * resend adds to its queue.  The next round waits twice as long,
+	 * as TCP's timer backs off (RFC 6298, 5.5), up to RP_RTO_STRETCH
+	 * times the QP's timeout (rp_req.c); the retries are counted as
+	 * ever.  A silent peer keeps the QP's timeout.
+	 */
+	if (qp->comp.heard && qp->comp.backoff < RP_RTO_BACKOFF_MAX) {
+		qp->comp.backoff++;
+		rp_stat_inc(qp->dev, RP_STAT_TIMER_BACKOFF);
+	}
+	qp->comp.heard = false;
 	qp->comp.rd_retried = false;
 	rp_xmit_reresolve(qp);
 	comp_restart(qp);

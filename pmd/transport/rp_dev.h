@@ -161,6 +161,9 @@ struct rp_dev {
 	struct rp_port port;		/* its ethdev port (rp_port.h) */
 	struct rp_net net;		/* its addresses (rp_net.h) */
 	uint32_t mtu;
+	/* Its QPs' round trips, smoothed: a QP's retransmit timer before
+	 * its own first sample (rp_req.c).  Relaxed: every shard writes. */
+	uint64_t rtt_seed;
 
 	struct rp_qp *qp[RP_MAX_QP];
 	uint16_t qp_gen[RP_MAX_QP];

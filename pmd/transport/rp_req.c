@@ -114,18 +114,48 @@ req_ud_addr(struct rp_qp *qp, uint32_t ahn, uint32_t dqpn,
  */
 #define RP_ARP_WAIT_MS	1000u
 
+/*
+ * The QP's timeout is the least the requester waits for an answer.  A
+ * peer whose answers take longer than a quarter of it (its round trip,
+ * srtt, measured on packets sent once: Karn) gets RP_RTO_RTTS round
+ * trips, as TCP's retransmission timeout follows the round trip (RFC
+ * 6298), up to RP_RTO_STRETCH times the timeout.  The kernel's rxe in an
+ * emulated guest answers four QPs' 64 KiB SENDs at some 2,000 packets a
+ * second: 256 packets in flight take it 130 ms, twice perftest's 67 ms,
+ * so every window was sent again, each duplicate answered before the
+ * QP's next packets, until a QP ran out of retries without a packet
+ * lost (send_bw_4qp).  On a link whose round trip is far below the
+ * timeout nothing changes, nor does the number of retries.  Before its
+ * own first sample a QP takes its device's (rtt_seed), as Linux's TCP
+ * seeds a connection from its destination's last (tcp_metrics): a QP
+ * whose first packets wait behind the others' in a slow peer's queue
+ * timed out before any sample, and Karn keeps none across a resend, so
+ * it spent its retries at the QP's timeout while the others had learnt.
+ */
+#define RP_RTO_RTTS	4u
+
 static uint64_t
 req_timeout_cycles(const struct rp_qp *qp)
 {
 	/* 4.096 us * 2^timeout; at least 1 ms, since a soft device shares
 	 * its CPUs and must not retransmit on a scheduling hiccup. */
 	uint64_t us = (4096ull << RTE_MIN(qp->timeout, 31)) / 1000;
+	uint64_t t, srtt;
 
 	if (us < 1000)
 		us = 1000;
 	if (!qp->addr_ok && us < RP_ARP_WAIT_MS * 1000ull)
 		us = RP_ARP_WAIT_MS * 1000ull;
-	return us * rte_get_timer_hz() / 1000000;
+	t = us * rte_get_timer_hz() / 1000000;
+	srtt = qp->comp.srtt != 0 ? qp->comp.srtt :
+		rp_load_relaxed(&qp->dev->rtt_seed);
+	if (qp->addr_ok) {
+		uint64_t rto = RTE_MAX(t, RP_RTO_RTTS * srtt);
+
+		/* backed off while the peer answers (rp_comp_timer()) */
+		t = RTE_MIN(rto << qp->comp.backoff, RP_RTO_STRETCH * t);
+	}
+	return t;
 }
 
 /*
@@ -196,6 +226,7 @@ req_sent(struct rp_qp *qp, uint32_t end, bool rd)
 	if (qp->comp.deadline == 0) {
 		rp_req_arm_timer(qp);
 		qp->comp.quiet_tsc = rte_get_timer_cycles();
+		qp->comp.heard = false;	/* answers to what went before */
 	}
 	if (qp->comp.rtt_tsc == 0) {
 		qp->comp.rtt_tsc = rte_get_timer_cycles();

@@ -461,6 +461,9 @@ struct rp_qp {
 		bool rd_retried;	/* READ re-requested from rd_psn */
 		uint64_t deadline;	/* retransmit timer, TSC; 0 = idle */
 		uint8_t probes;		/* early resends of this stall */
+		uint8_t backoff;	/* the timer's doublings (rp_req.c) */
+		bool heard;		/* a response since the timer
+					 * started, progress or a timeout */
 		uint64_t quiet_tsc;	/* last progress, or the first send
 					 * after none was outstanding */
 		uint64_t probe_tsc;	/* this stall's last probe */
@@ -758,6 +761,11 @@ bool rp_comp_timer(struct rp_qp *qp, uint64_t now);
  * loss each way): two more come before the one that goes back N, whose
  * failure leaves the QP's timeout (67 ms at perftest's 14). */
 #define RP_PROBE_MAX_SR	5u
+/* The retransmit timer (rp_req.c, rp_comp.c): at most this many times
+ * the QP's timeout, after four round trips of a slow peer or doublings
+ * while it answers, up to RP_RTO_BACKOFF_MAX of them. */
+#define RP_RTO_STRETCH		16u
+#define RP_RTO_BACKOFF_MAX	4u
 
 /* The requester's window: at most this many packets unacknowledged. */
 static inline uint32_t

@@ -134,6 +134,10 @@ static struct {
 	/* rocepmd0's requests as a requester without selective
 	 * retransmission sends them: RP_BTH_SR cleared, ICRC redone (sr) */
 	bool strip_sr;
+	/* rocepmd1's last ACK, a copy, to show rocepmd0 again stale
+	 * (timer_backoff) */
+	bool keep_ack1;
+	struct rte_mbuf *ack1;
 	/* RoCE frames from device d kept back while hold[d] (rd_replay) */
 	bool hold[2];
 	struct rte_mbuf *held[2][WT_HOLD_MAX];
@@ -427,6 +431,10 @@ wt_roce(int d, struct rte_mbuf *m)
 	if (d == 1 && p.opcode == RP_OP_ATOMIC_ACK && wt.drop_atmack > 0) {
 		wt.drop_atmack--;
 		return false;
+	}
+	if (d == 1 && wt.keep_ack1 && p.opcode == RP_OP_ACK) {
+		rte_pktmbuf_free(wt.ack1);
+		wt.ack1 = rte_pktmbuf_copy(m, wt.mp, 0, UINT32_MAX);
 	}
 	if (wt.hold[d]) {
 		RT_CHECK(wt.n_held[d] < WT_HOLD_MAX, "bridge: more than %u "
@@ -3612,6 +3620,182 @@ wt_case_probe_cut(void)
 	RT_CHECK(memcmp(src.p, dst.p, len) == 0, "the WRITE's data differs");
 	wt_expect_stat(0, "probes_answered_late", late + 1);
 	wt_expect_stat(0, "retry_timeouts", 0);
+	wt_expect_no_zero_dmac();
+}
+
+/* ---- case timer_rtt */
+
+/*
+ * A peer slower than the QP's timeout, alive (the kernel's rxe in an
+ * emulated guest, four QPs streaming): the bridge holds rocepmd1's
+ * answers WT_RTT_MS after each of four SENDs, and rocepmd0 measures a
+ * round trip of about that.  An answer then held WT_RTT_LONG_MS, past
+ * the QP's 67 ms timeout but within four round trips, draws no resend:
+ * no probe, no duplicate at rocepmd1, no timeout; the timer follows the
+ * round trip.  A second QP, before a round trip of its own, takes its
+ * device's: its first answer held as long draws no resend either.  A
+ * request lost is still resent, once, after four round trips, and no
+ * retry is spent.
+ */
+#define WT_RTT_MS	40u
+#define WT_RTT_LONG_MS	100u
+
+static void
+wt_case_timer_rtt(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 14, 7 };	/* 67 ms timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b, a2, b2;
+	struct rt_buf src, dst;
+	uint64_t probes, dup, srtt;
+	uint32_t qpn, id = 0;
+
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	qpn = a.qp->qp_num;
+	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
+
+	rt_step("four SENDs, each answer held %u ms: the round trip is "
+		"measured", WT_RTT_MS);
+	for (int k = 0; k < 4; k++)
+		wt_send_held(&a, &b, &src, &dst, ++id, WT_RTT_MS);
+	srtt = wt_qp(0, qpn, "srtt_us");
+	printf("    srtt %" PRIu64 " us\n", srtt);
+	RT_CHECK(srtt >= WT_RTT_MS * 1000 * 3 / 4, "srtt %" PRIu64 " us, "
+		 "answers held %u ms", srtt, WT_RTT_MS);
+
+	rt_step("an answer held %u ms, past the 67 ms timeout: nothing "
+		"resent", WT_RTT_LONG_MS);
+	probes = wt_stat(0, "retransmit_probes");
+	dup = wt_stat(1, "duplicate_request");
+	wt_send_held(&a, &b, &src, &dst, ++id, WT_RTT_LONG_MS);
+	wt_expect_stat(0, "retransmit_probes", probes);
+	wt_expect_stat(1, "duplicate_request", dup);
+	wt_expect_stat(0, "retry_timeouts", 0);
+
+	rt_step("a second QP, no round trip of its own: an answer held %u ms "
+		"draws no resend either (its device's round trip)",
+		WT_RTT_LONG_MS);
+	rt_ep_create(&a2, &d0, &eo);
+	rt_ep_create(&b2, &d1, &eo);
+	wt_rc_connect(&a2, &b2, &o);
+	RT_CHECK(wt_qp(0, a2.qp->qp_num, "srtt_us") == 0,
+		 "the new QP has a round trip already");
+	wt_send_held(&a2, &b2, &src, &dst, ++id, WT_RTT_LONG_MS);
+	wt_expect_stat(0, "retransmit_probes", probes);
+	wt_expect_stat(1, "duplicate_request", dup);
+	wt_expect_stat(0, "retry_timeouts", 0);
+
+	rt_step("a request lost: resent once, after four round trips");
+	wt.drop_psn = rp_psn_add(a.psn, id - 1);
+	wt.drop_left = 1;
+	wt_send_held(&a, &b, &src, &dst, ++id, 0);
+	RT_CHECK(wt.drop_left == 0, "the bridge dropped nothing (PSN %u)",
+		 wt.drop_psn);
+	wt_expect_stat(0, "retransmit_probes", probes + 1);
+	wt_expect_stat(0, "retry_timeouts", 0);
+	wt_expect_no_zero_dmac();
+}
+
+/* ---- case timer_backoff */
+
+/*
+ * A peer that answers and does not catch up: the bridge holds
+ * rocepmd1's answers to a SEND for WT_BO_HOLD_MS while it shows rocepmd0
+ * a stale ACK every 20 ms (a copy of an earlier one: what a slow peer's
+ * answers to duplicates look like).  With the QP's 67 ms timer and 7
+ * retries rocepmd0 would give up after 469 ms; each timeout doubles the
+ * next wait instead (timer_backoffs), so 1.2 s cost 4 timeouts and the
+ * SEND completes when the answers come.  A silent peer gets no doubling:
+ * WT_BO_SILENT_MS of silence cost a timeout every 67 ms.
+ */
+#define WT_BO_HOLD_MS	1200u
+#define WT_BO_SILENT_MS	300u
+
+static void
+wt_bo_hold(struct rt_ep *a, struct rt_ep *b, struct rt_buf *src,
+	   struct rt_buf *dst, uint64_t id, unsigned int ms, bool stale)
+{
+	struct ibv_sge s = rt_sge(src, 0, 64), r = rt_sge(dst, 0, 64);
+	uint64_t seen = wt.dir[0].roce;
+	double end = rt_now() + rt_timeout_s, next;
+
+	rt_post_recv(b, id, &r, 1);
+	wt.hold[1] = true;
+	rt_post_send(a, id, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	while (wt.dir[0].roce == seen) {
+		RT_CHECK(rt_now() < end, "rocepmd0 sent no request");
+		if (!wt_pump())
+			sched_yield();
+	}
+	next = rt_now();
+	end = next + ms / 1000.0;
+	while (rt_now() < end) {
+		if (stale && rt_now() >= next) {
+			struct rte_mbuf *c = rte_pktmbuf_copy(wt.ack1, wt.mp,
+							      0, UINT32_MAX);
+
+			RT_CHECK(c != NULL, "bridge: no mbuf for a stale ACK");
+			wt_tx(0, c);
+			next += 0.020;
+		}
+		if (!wt_pump())
+			sched_yield();
+	}
+	wt_release(1);
+	wt_expect_wc(a->scq, "SEND", id, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wt_expect_wc(b->rcq, "receive", id, IBV_WC_SUCCESS, IBV_WC_RECV);
+}
+
+static void
+wt_case_timer_backoff(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 14, 7 };	/* 67 ms, 7 retries */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	uint64_t bo, to;
+	uint32_t id = 0;
+
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, 4096, IBV_ACCESS_LOCAL_WRITE);
+
+	rt_step("a SEND answered: the bridge keeps a copy of its ACK");
+	wt.keep_ack1 = true;
+	wt_send_held(&a, &b, &src, &dst, ++id, 0);
+	wt.keep_ack1 = false;
+	RT_CHECK(wt.ack1 != NULL, "no ACK of rocepmd1 kept");
+
+	rt_step("answers held %u ms, a stale ACK every 20 ms: the timer "
+		"doubles, the SEND completes", WT_BO_HOLD_MS);
+	bo = wt_stat(0, "timer_backoffs");
+	to = wt_stat(0, "retry_timeouts");
+	wt_bo_hold(&a, &b, &src, &dst, ++id, WT_BO_HOLD_MS, true);
+	printf("    %" PRIu64 " timeouts, %" PRIu64 " doubled the next "
+	       "wait\n", wt_stat(0, "retry_timeouts") - to,
+	       wt_stat(0, "timer_backoffs") - bo);
+	RT_CHECK(wt_stat(0, "timer_backoffs") - bo >= 3, "%" PRIu64
+		 " doublings in %u ms", wt_stat(0, "timer_backoffs") - bo,
+		 WT_BO_HOLD_MS);
+	RT_CHECK(wt_stat(0, "retry_timeouts") - to <= 5, "%" PRIu64
+		 " timeouts in %u ms", wt_stat(0, "retry_timeouts") - to,
+		 WT_BO_HOLD_MS);
+
+	wt_pump_ms(20);		/* the answers to the resends, stale */
+	rt_step("answers held %u ms, nothing shown: no doubling",
+		WT_BO_SILENT_MS);
+	bo = wt_stat(0, "timer_backoffs");
+	to = wt_stat(0, "retry_timeouts");
+	wt_bo_hold(&a, &b, &src, &dst, ++id, WT_BO_SILENT_MS, false);
+	wt_expect_stat(0, "timer_backoffs", bo);
+	RT_CHECK(wt_stat(0, "retry_timeouts") - to >= 3, "%" PRIu64
+		 " timeouts in %u ms of silence", wt_stat(0, "retry_timeouts")
+		 - to, WT_BO_SILENT_MS);
+	rte_pktmbuf_free(wt.ack1);
+	wt.ack1 = NULL;
 	wt_expect_no_zero_dmac();
 }
 
