@@ -122,7 +122,6 @@ static void
 comp_rtt_take(struct rp_qp *qp)
 {
 	uint64_t rtt = rte_get_timer_cycles() - qp->comp.rtt_tsc;
-
 	uint64_t seed = rp_load_relaxed(&qp->dev->rtt_seed);
 
 	qp->comp.rtt_tsc = 0;
@@ -878,12 +877,13 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 	}
 	qp->comp.retry_left--;
 	/*
-	 * The peer answered since the last progress or timeout (duplicates'
-	 * ACKs, stale responses): it runs and is behind, not gone, and each
-	 * resend adds to its queue.  The next round waits twice as long,
-	 * as TCP's timer backs off (RFC 6298, 5.5), up to RP_RTO_STRETCH
-	 * times the QP's timeout (rp_req.c); the retries are counted as
-	 * ever.  A silent peer keeps the QP's timeout.
+	 * The peer answered since the timer started, the last progress or
+	 * timeout (duplicates' ACKs, stale responses): it runs and is
+	 * behind, not gone, and each resend adds to its queue.  The next
+	 * round waits twice as long, as TCP's timer backs off (RFC 6298,
+	 * 5.5), up to RP_RTO_STRETCH times the QP's timeout (rp_req.c);
+	 * the retries are counted as ever.  A silent peer keeps the QP's
+	 * timeout.
 	 */
 	if (qp->comp.heard && qp->comp.backoff < RP_RTO_BACKOFF_MAX) {
 		qp->comp.backoff++;
