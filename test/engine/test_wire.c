@@ -138,6 +138,8 @@ static struct {
 	 * (timer_backoff) */
 	bool keep_ack1;
 	struct rte_mbuf *ack1;
+	unsigned int stale_ms;		/* shown every stale_ms while set */
+	double stale_next;
 	/* RoCE frames from device d kept back while hold[d] (rd_replay) */
 	bool hold[2];
 	struct rte_mbuf *held[2][WT_HOLD_MAX];
@@ -541,6 +543,14 @@ wt_pump(void)
 	struct rte_mbuf *m[WT_BURST];
 	bool any = false;
 
+	if (wt.stale_ms != 0 && rt_now() >= wt.stale_next) {
+		struct rte_mbuf *c = rte_pktmbuf_copy(wt.ack1, wt.mp, 0,
+						      UINT32_MAX);
+
+		RT_CHECK(c != NULL, "bridge: no mbuf for a stale ACK");
+		wt_tx(0, c);
+		wt.stale_next = rt_now() + wt.stale_ms / 1000.0;
+	}
 	for (int d = 0; d < 2; d++) {
 		uint16_t n = rte_eth_rx_burst(wt.port[d], 0, m, WT_BURST);
 
@@ -3714,41 +3724,6 @@ wt_case_timer_rtt(void)
 #define WT_BO_SILENT_MS	300u
 
 static void
-wt_bo_hold(struct rt_ep *a, struct rt_ep *b, struct rt_buf *src,
-	   struct rt_buf *dst, uint64_t id, unsigned int ms, bool stale)
-{
-	struct ibv_sge s = rt_sge(src, 0, 64), r = rt_sge(dst, 0, 64);
-	uint64_t seen = wt.dir[0].roce;
-	double end = rt_now() + rt_timeout_s, next;
-
-	rt_post_recv(b, id, &r, 1);
-	wt.hold[1] = true;
-	rt_post_send(a, id, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
-	while (wt.dir[0].roce == seen) {
-		RT_CHECK(rt_now() < end, "rocepmd0 sent no request");
-		if (!wt_pump())
-			sched_yield();
-	}
-	next = rt_now();
-	end = next + ms / 1000.0;
-	while (rt_now() < end) {
-		if (stale && rt_now() >= next) {
-			struct rte_mbuf *c = rte_pktmbuf_copy(wt.ack1, wt.mp,
-							      0, UINT32_MAX);
-
-			RT_CHECK(c != NULL, "bridge: no mbuf for a stale ACK");
-			wt_tx(0, c);
-			next += 0.020;
-		}
-		if (!wt_pump())
-			sched_yield();
-	}
-	wt_release(1);
-	wt_expect_wc(a->scq, "SEND", id, IBV_WC_SUCCESS, IBV_WC_SEND);
-	wt_expect_wc(b->rcq, "receive", id, IBV_WC_SUCCESS, IBV_WC_RECV);
-}
-
-static void
 wt_case_timer_backoff(void)
 {
 	const struct wt_rc_opts o = { 64, 16, 14, 7 };	/* 67 ms, 7 retries */
@@ -3773,7 +3748,9 @@ wt_case_timer_backoff(void)
 		"doubles, the SEND completes", WT_BO_HOLD_MS);
 	bo = wt_stat(0, "timer_backoffs");
 	to = wt_stat(0, "retry_timeouts");
-	wt_bo_hold(&a, &b, &src, &dst, ++id, WT_BO_HOLD_MS, true);
+	wt.stale_ms = 20;
+	wt_send_held(&a, &b, &src, &dst, ++id, WT_BO_HOLD_MS);
+	wt.stale_ms = 0;
 	printf("    %" PRIu64 " timeouts, %" PRIu64 " doubled the next "
 	       "wait\n", wt_stat(0, "retry_timeouts") - to,
 	       wt_stat(0, "timer_backoffs") - bo);
@@ -3789,7 +3766,7 @@ wt_case_timer_backoff(void)
 		WT_BO_SILENT_MS);
 	bo = wt_stat(0, "timer_backoffs");
 	to = wt_stat(0, "retry_timeouts");
-	wt_bo_hold(&a, &b, &src, &dst, ++id, WT_BO_SILENT_MS, false);
+	wt_send_held(&a, &b, &src, &dst, ++id, WT_BO_SILENT_MS);
 	wt_expect_stat(0, "timer_backoffs", bo);
 	RT_CHECK(wt_stat(0, "retry_timeouts") - to >= 3, "%" PRIu64
 		 " timeouts in %u ms of silence", wt_stat(0, "retry_timeouts")
