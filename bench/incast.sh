@@ -37,9 +37,11 @@ echo "incast.sh: 4 senders -> 1 port of RATE (CE beyond 90 %), 64 KiB" \
 	"WRITEs, $secs s a run, $rounds round(s)"
 echo "placement: one process, the program's thread on CPU 0, one engine" \
 	"lcore (CPU 1) for all five devices"
-printf '%-6s %-5s %-5s %9s %9s %9s %8s %6s %8s %6s %6s %s\n' rate dcqcn \
-	round goodput carried good/rate good/cap jain resent% cnps cuts timeouts
-# One line per run: rate dcqcn round goodput carried jain resent% cnps cuts tmo
+printf '%-6s %-5s %-5s %9s %9s %9s %8s %6s %8s %6s %6s %8s %s\n' rate \
+	dcqcn round goodput carried good/rate good/cap jain resent% cnps cuts \
+	timeouts losscuts
+# One line per run: rate dcqcn round goodput carried jain resent% cnps cuts
+# tmo losscuts
 runs=$out/runs
 : >"$runs"
 for rate in $rates; do
@@ -50,10 +52,10 @@ for rate in $rates; do
 		st=$?
 		# "DCQCN on: goodput G Mbit/s, the port carried C Mbit/s, Jain J,
 		#  retransmitted B bytes (P %), CNPs S sent R taken, U cuts,
-		#  paced X, T timeouts"
-		sed -n 's/.*DCQCN \(on\|off\): goodput \([0-9.]*\) Mbit\/s, the port carried \([0-9.]*\) Mbit\/s, Jain \([0-9.]*\), retransmitted [0-9]* bytes (\([0-9.]*\) %), CNPs \([0-9]*\) sent [0-9]* taken, \([0-9]*\) cuts, paced [0-9]*, \([0-9]*\) timeouts.*/\1 \2 \3 \4 \5 \6 \7 \8/p' \
-			"$log" | while read -r dc g c j p n u t; do
-			echo "$rate $dc $r $g $c $j $p $n $u $t"
+		#  paced X, T timeouts, L loss cuts"
+		sed -n 's/.*DCQCN \(on\|off\): goodput \([0-9.]*\) Mbit\/s, the port carried \([0-9.]*\) Mbit\/s, Jain \([0-9.]*\), retransmitted [0-9]* bytes (\([0-9.]*\) %), CNPs \([0-9]*\) sent [0-9]* taken, \([0-9]*\) cuts, paced [0-9]*, \([0-9]*\) timeouts, \([0-9]*\) loss cuts.*/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' \
+			"$log" | while read -r dc g c j p n u t l; do
+			echo "$rate $dc $r $g $c $j $p $n $u $t $l"
 		done >>"$runs"
 		if [ "$st" -ne 0 ]; then
 			echo "rate $rate round $r: test/verbs/incast.sh exited $st:"
@@ -63,19 +65,19 @@ for rate in $rates; do
 done
 
 # runs, with good/rate and good/cap (the same round's carried, DCQCN off)
-# appended as fields 11 and 12
+# appended as fields 12 and 13
 awk '{ k = $1 " " $3; if ($2 == "off") cap[k] = $5; line[NR] = $0 }
      END { for (i = 1; i <= NR; i++) {
 		split(line[i], f, " "); k = f[1] " " f[3]
 		print line[i], f[4] / f[1], (cap[k] > 0 ? f[4] / cap[k] : 0) } }' \
 	"$runs" >"$runs.x"
-awk '{ printf "%-6s %-5s %-5s %9.1f %9.1f %9.2f %8.2f %6.3f %8.1f %6s %6s %s\n",
-       $1, $2, $3, $4, $5, $11, $12, $6, $7, $8, $9, $10 }' "$runs.x"
+awk '{ printf "%-6s %-5s %-5s %9.1f %9.1f %9.2f %8.2f %6.3f %8.1f %6s %6s %8s %s\n",
+       $1, $2, $3, $4, $5, $12, $13, $6, $7, $8, $9, $10, $11 }' "$runs.x"
 
 echo
 echo "goals (worst and best round; DCQCN off for comparison)"
 printf '%-22s %-6s %-5s %8s %8s  %s\n' goal rate dcqcn worst best target
-# col: the value's field in runs.x (11 good/rate, 12 good/cap, 6 Jain,
+# col: the value's field in runs.x (12 good/rate, 13 good/cap, 6 Jain,
 # 7 resent %); hi: larger is better
 goal() {
 	local name=$1 col=$2 hi=$3 tgt=$4 rate dc
@@ -96,7 +98,7 @@ goal() {
 		done
 	done
 }
-goal "goodput / rate" 11 1 ">= 0.90"
-goal "goodput / capacity" 12 1 ">= 0.90"
+goal "goodput / rate" 12 1 ">= 0.90"
+goal "goodput / capacity" 13 1 ">= 0.90"
 goal "Jain's index" 6 1 ">= 0.95"
 goal "resent / goodput, %" 7 0 "< 1"

@@ -92,6 +92,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_DCQCN_CUT] = "dcqcn_rate_cuts",
 	[RP_STAT_DCQCN_INCREASE] = "dcqcn_rate_increases",
 	[RP_STAT_DCQCN_PACED] = "dcqcn_paced",
+	[RP_STAT_DCQCN_LOSS_CUT] = "dcqcn_loss_cuts",
 	[RP_STAT_RETX_BYTES] = "retransmitted_bytes",
 	[RP_STAT_TX_ZC] = "tx_zero_copy",
 	[RP_STAT_TX_ZC_COPIED] = "tx_zero_copy_copied",

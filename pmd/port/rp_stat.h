@@ -92,6 +92,7 @@ enum rp_stat {
 	RP_STAT_DCQCN_CUT,		/* rate cuts (CNPs) */
 	RP_STAT_DCQCN_INCREASE,		/* rate increase events */
 	RP_STAT_DCQCN_PACED,		/* QPs held back by their rate */
+	RP_STAT_DCQCN_LOSS_CUT,		/* rate cuts (a loss while paced) */
 	RP_STAT_RETX_BYTES,		/* SEND/WRITE payload sent again */
 	RP_STAT_TX_ZC,			/* frames whose payload was not copied */
 	RP_STAT_TX_ZC_COPIED,		/* ... copied after all: held over */

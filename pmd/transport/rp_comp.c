@@ -48,6 +48,7 @@ comp_cut(struct rp_qp *qp)
 	qp->comp.ssthresh = qp->comp.cwnd;
 	qp->comp.cwnd_acc = 0;
 	qp->comp.recover_psn = qp->req.max_psn;
+	rp_dcqcn_loss(qp);
 }
 
 /*
@@ -96,6 +97,7 @@ comp_restart(struct rp_qp *qp)
 	qp->comp.cwnd_acc = 0;
 	qp->comp.recover_psn = qp->req.max_psn;
 	rp_stat_inc(qp->dev, RP_STAT_CWND_RESTART);
+	rp_dcqcn_loss(qp);
 }
 
 static void

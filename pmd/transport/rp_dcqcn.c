@@ -31,6 +31,12 @@
 #define DC_EVENTS_MAX	64u
 /* a paced QP may catch up at most this many packets' time at once */
 #define DC_BURST_PKTS	4u
+/* after a loss, the additive and hyper steps are at most these shares
+ * of the rate that lost (rp_dcqcn_loss()) */
+#define DC_LOSS_AI_SHIFT	6
+#define DC_LOSS_HAI_SHIFT	3
+/* and at least these shares of the configured steps */
+#define DC_LOSS_FLOOR_SHIFT	4
 
 static inline uint64_t
 dc_us(uint64_t us)
@@ -73,16 +79,26 @@ dc_increase(struct rp_qp *qp)
 	uint32_t line = dc_line_kbps(qp->dev);
 	uint32_t t = cc->t_events, bc = cc->bc_events, f = c->threshold;
 	uint64_t target = cc->target_kbps;
+	uint64_t ai = (uint64_t)c->ai_mbps * 1000, hai = c->hai_mbps * 1000ull;
 
+	if (cc->loss_kbps != 0) {
+		uint64_t a = RTE_MIN(ai, cc->loss_kbps >> DC_LOSS_AI_SHIFT);
+		uint64_t h = RTE_MIN(hai, cc->loss_kbps >> DC_LOSS_HAI_SHIFT);
+
+		ai = RTE_MAX(a, ai >> DC_LOSS_FLOOR_SHIFT);
+		hai = RTE_MAX(h, hai >> DC_LOSS_FLOOR_SHIFT);
+	}
 	if (t > f && bc > f)		/* hyper increase */
-		target += (uint64_t)(RTE_MIN(t, bc) - f) * c->hai_mbps * 1000;
+		target += (uint64_t)(RTE_MIN(t, bc) - f) * hai;
 	else if (t >= f || bc >= f)	/* additive increase */
-		target += (uint64_t)c->ai_mbps * 1000;
+		target += ai;
 	/* else fast recovery: halfway back to the target */
 	cc->target_kbps = (uint32_t)RTE_MIN(target, (uint64_t)line);
 	cc->rate_kbps = (uint32_t)(((uint64_t)cc->rate_kbps +
 				    cc->target_kbps) / 2);
 	rp_stat_inc(qp->dev, RP_STAT_DCQCN_INCREASE);
+	if (cc->rate_kbps / 2 > cc->loss_kbps)
+		cc->loss_kbps = 0;	/* past twice the loss: it moved */
 	if (cc->rate_kbps >= line - line / 128) {
 		/* back at the line: no longer paced */
 		cc->limited = false;
@@ -137,6 +153,7 @@ rp_dcqcn_cnp(struct rp_qp *qp)
 		/* the first CNP of a congestion episode: from the line */
 		cc->limited = true;
 		cc->rate_kbps = cc->target_kbps = dc_line_kbps(qp->dev);
+		cc->loss_kbps = 0;
 		cc->alpha = c->initial_alpha;
 		cc->alpha_next = now + dc_us(c->alpha_us);
 		cc->cut_next = 0;
@@ -162,6 +179,48 @@ rp_dcqcn_cnp(struct rp_qp *qp)
 	cc->bytes = 0;
 	cc->inc_next = now + dc_us(c->time_reset_us);
 	rp_stat_inc(qp->dev, RP_STAT_DCQCN_CUT);
+}
+
+/*
+ * A loss while CNPs pace the QP: past the marks, a port dropped.  DCQCN
+ * assumes a fabric without loss (PFC) and has no answer to it; on
+ * ordinary Ethernet the drop says the marks did not hold the queue, at
+ * a bottleneck far below the line (a CNP cuts by alpha/2, and alpha,
+ * the share of periods with a CNP, stays small when marks come in
+ * bursts).  The rate halves and the target with it: fast recovery
+ * would bring back the rate that dropped within F timer periods.  And
+ * the increases that follow are steps in proportion to the rate that
+ * lost (DC_LOSS_*_SHIFT), until the rate is twice it: DCQCN's absolute
+ * steps (5 Mbit/s a timer period, 50 hyper) are made for a bottleneck
+ * near the line, and at a port 1/66 of it brought the drop back in a
+ * few milliseconds (guides/congestion).  A QP that no CNP limited is
+ * left alone: random loss is not congestion (IRN, SIGCOMM'18), and the
+ * window answers it (rp_comp.c).  Steps in proportion to the rate
+ * that lost shrink with each loss: a floor (1/16 of the configured
+ * step) keeps frequent losses from ratcheting the rate down to
+ * dcqcn_min_rate_mbps.
+ */
+void
+rp_dcqcn_loss(struct rp_qp *qp)
+{
+	const struct rp_dcqcn_cfg *c = &qp->dev->cfg.dcqcn;
+	struct rp_dcqcn *cc = &qp->cc;
+	uint64_t now;
+
+	if (!c->on || !cc->limited)
+		return;
+	now = rte_get_timer_cycles();
+	dc_catch_up(qp, now);
+	if (!cc->limited)
+		return;		/* the catch-up reached the line */
+	cc->loss_kbps = cc->rate_kbps;
+	cc->alpha = c->initial_alpha;
+	cc->rate_kbps = RTE_MAX(cc->rate_kbps / 2, c->min_rate_mbps * 1000);
+	cc->target_kbps = cc->rate_kbps;
+	cc->t_events = cc->bc_events = 0;
+	cc->bytes = 0;
+	cc->inc_next = now + dc_us(c->time_reset_us);
+	rp_stat_inc(qp->dev, RP_STAT_DCQCN_LOSS_CUT);
 }
 
 bool

@@ -531,6 +531,7 @@ struct rp_qp {
 		bool waiting;		/* held back by the rate */
 		uint32_t rate_kbps;	/* current rate */
 		uint32_t target_kbps;	/* the rate before the last cut */
+		uint32_t loss_kbps;	/* the rate of the last loss, or 0 */
 		uint32_t alpha;		/* Q10 */
 		uint32_t t_events;	/* timer events since the cut */
 		uint32_t bc_events;	/* byte counter events since */
@@ -741,6 +742,9 @@ void rp_cnp_rp(struct rp_qp *qp);
 /* A CNP for qp: the first limits its rate, each cuts it (one per
  * dcqcn_reduce_us). */
 void rp_dcqcn_cnp(struct rp_qp *qp);
+/* A loss (once a window) or a timeout while CNPs pace qp: rate and
+ * target halve. */
+void rp_dcqcn_loss(struct rp_qp *qp);
 /* A limited QP's next packet: true if its rate lets it go now. */
 bool rp_dcqcn_pace(struct rp_qp *qp);
 /* A limited QP sent `bytes`: its next send time moves on. */

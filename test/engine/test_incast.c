@@ -198,11 +198,13 @@ ic_run(void)
 	jain = sum * sum / (ic.n * sq);
 	retx = ic_sum("retransmitted_bytes", 1);
 	printf("RESULT incast %u %.2f %.1f %.3f %" PRIu64 " %.3f %" PRIu64
-	       " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", ic.n,
+	       " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+	       "\n", ic.n,
 	       t1 - t0, sum, jain, retx, 100.0 * (double)retx /
 	       (double)total, rt_stat(0, "cnp_sent"),
 	       ic_sum("cnp_received", 1), ic_sum("dcqcn_rate_cuts", 1),
-	       ic_sum("dcqcn_paced", 1), ic_sum("retry_timeouts", 1));
+	       ic_sum("dcqcn_paced", 1), ic_sum("retry_timeouts", 1),
+	       ic_sum("dcqcn_loss_cuts", 1));
 	fflush(stdout);
 }
 

@@ -2707,6 +2707,42 @@ wt_dcqcn_write(struct rt_ep *a, struct rt_buf *b0, struct rt_buf *b1,
  */
 #define WT_SLOW_MBPS	20u
 
+/* rocepmd0's last request PSN the bridge saw (dcqcn's losses) */
+static uint32_t wt_dc_psn;
+
+static void
+wt_dc_psn_check(int d, const struct rp_pkt *p)
+{
+	if (d == 0 && (p->mask & RP_M_REQ))
+		wt_dc_psn = p->psn;
+}
+
+/*
+ * A 4 KiB WRITE (a QP's rate is brought up to date when it sends: its
+ * rate before, into *rate), then a 16 KiB WRITE whose fifth packet the
+ * bridge drops once: the responder NAKs the gap, the requester resends.
+ * Returns the loss cuts it made (rp_dcqcn_loss(): a loss halves a rate
+ * CNPs set, nothing else).
+ */
+static uint64_t
+wt_dcqcn_lossy_write(struct rt_ep *a, struct rt_buf *b0, struct rt_buf *b1,
+		     uint64_t id, uint64_t *rate)
+{
+	uint64_t cuts = wt_stat(0, "dcqcn_loss_cuts");
+
+	wt.check = wt_dc_psn_check;
+	wt_dcqcn_write_len(a, b0, b1, id, 4096);
+	*rate = wt_qp(0, a->qp->qp_num, "rate_mbps");
+	wt.drop_psn = (wt_dc_psn + 1 + 4) & 0xffffff;
+	wt.drop_left = 1;
+	wt_dcqcn_write_len(a, b0, b1, id + 1, 16384);
+	RT_CHECK(wt.drop_left == 0, "packet 5 of the WRITE was not dropped "
+		 "(PSN %u)", wt.drop_psn);
+	wt.check = NULL;
+	rt_check_data(b1->p, b0->p, 16384, "WRITE data after a loss");
+	return wt_stat(0, "dcqcn_loss_cuts") - cuts;
+}
+
 static void
 wt_dcqcn_slow(struct rt_ep *a, struct rt_buf *b0, struct rt_buf *b1,
 	      uint32_t qpn)
@@ -2781,9 +2817,16 @@ wt_case_dcqcn(void)
 	rt_buf_alloc(&b1, &d1, 65536, RT_ACCESS_ALL);
 	rt_fill_random(b0.p, b0.len);
 
-	rt_step("no CNP yet: rocepmd0's QP is not limited, at the line rate");
+	rt_step("no CNP yet: rocepmd0's QP is not limited, at the line rate; "
+		"a loss does not limit it (random loss is not congestion)");
 	wt_dcqcn_write(&a, &b0, &b1, 1);
 	line = wt_qp(0, qpn, "rate_mbps");
+	n = wt_dcqcn_lossy_write(&a, &b0, &b1, 2, &rate);
+	RT_CHECK(n == 0 && wt_qp(0, qpn, "dcqcn_limited") == 0 &&
+		 wt_qp(0, qpn, "rate_mbps") == line, "a loss before any CNP: "
+		 "%" PRIu64 " loss cuts, limited %" PRIu64 ", rate %" PRIu64
+		 " of %" PRIu64 " Mbit/s", n, wt_qp(0, qpn, "dcqcn_limited"),
+		 wt_qp(0, qpn, "rate_mbps"), line);
 	RT_CHECK(wt_qp(0, qpn, "dcqcn_limited") == 0 && line > 0 &&
 		 wt_qp(0, qpn, "target_mbps") == line &&
 		 wt_stat(0, "dcqcn_rate_cuts") == 0, "before any CNP: limited "
@@ -2817,9 +2860,22 @@ wt_case_dcqcn(void)
 	rt_check_data(b1.p, b0.p, 65536, "WRITE data while paced");
 	wt_dcqcn_slow(&a, &b0, &b1, qpn);
 
-	rt_step("marks off: the rate recovers to the line, the QP no longer "
-		"limited");
+	rt_step("marks off; a loss while paced halves the rate and its target, "
+		"once for the one loss (dcqcn_loss_cuts)");
 	wt.mark_ce = false;
+	wt_pump_ms(20);
+	n = wt_dcqcn_lossy_write(&a, &b0, &b1, 3000, &rate);
+	/* unmarked, the timer raises the rate during the WRITE too: the
+	 * rates are a figure, the cut's counter is the check */
+	printf("    rate %" PRIu64 " Mbit/s before the lossy WRITE, %" PRIu64
+	       " (target %" PRIu64 ") after, alpha %" PRIu64 "/1024\n",
+	       rate, wt_qp(0, qpn, "rate_mbps"),
+	       wt_qp(0, qpn, "target_mbps"), wt_qp(0, qpn, "alpha"));
+	RT_CHECK(n == 1 && wt_qp(0, qpn, "dcqcn_limited") == 1, "a loss "
+		 "while paced: %" PRIu64 " loss cuts (expected 1), limited %"
+		 PRIu64, n, wt_qp(0, qpn, "dcqcn_limited"));
+
+	rt_step("the rate recovers to the line, the QP no longer limited");
 	wt_pump_ms(20);
 	/* a CNP for the last marked WRITE may come after its completion */
 	cuts = wt_stat(0, "dcqcn_rate_cuts");

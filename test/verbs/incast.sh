@@ -184,7 +184,9 @@ for dc in on off; do
 	rv_log "DCQCN $dc"
 	run "$dc"
 	# n secs agg jain retx retx% cnp_sent cnp_rcvd cuts paced timeouts
-	read -r n secs agg jain retx retxp cnps cnpr cuts paced tmo <<<"$res"
+	# loss_cuts
+	read -r n secs agg jain retx retxp cnps cnpr cuts paced tmo lcuts \
+		<<<"$res"
 	# what the port carried, frames with their headers, over the run
 	# (the program's setup and drain included: a little more than secs)
 	mbit[$dc]=$(awk -v b="${carried:-0}" -v s="$secs" \
@@ -193,7 +195,7 @@ for dc in on off; do
 	rv_log "DCQCN $dc: goodput $agg Mbit/s, the port carried ${mbit[$dc]}" \
 		"Mbit/s, Jain $jain, retransmitted $retx bytes ($retxp %)," \
 		"CNPs $cnps sent $cnpr taken, $cuts cuts, paced $paced, $tmo" \
-		"timeouts"
+		"timeouts, $lcuts loss cuts"
 	[ "$cnps" -gt 0 ] && [ "$cnpr" -gt 0 ] ||
 		rv_fail "DCQCN $dc: CNPs sent $cnps, taken $cnpr: nothing marked?"
 	if [ "$dc" = on ]; then
@@ -201,7 +203,8 @@ for dc in on off; do
 			rv_fail "DCQCN on: $cuts rate cuts, paced $paced"
 		cap_check
 	else
-		[ "$cuts" -eq 0 ] || rv_fail "DCQCN off: $cuts rate cuts"
+		[ "$cuts" -eq 0 ] && [ "$lcuts" -eq 0 ] ||
+			rv_fail "DCQCN off: $cuts rate cuts, $lcuts after a loss"
 	fi
 done
 # The port's capacity: what it carried saturated, dropping (DCQCN off).
