@@ -33,7 +33,7 @@
 #define DC_BURST_PKTS	4u
 /* after a loss, the additive and hyper steps are at most these shares
  * of the rate that lost (rp_dcqcn_loss()) */
-#define DC_LOSS_AI_SHIFT	6
+#define DC_LOSS_AI_SHIFT	7
 #define DC_LOSS_HAI_SHIFT	3
 /* and at least these shares of the configured steps */
 #define DC_LOSS_FLOOR_SHIFT	4
@@ -188,17 +188,17 @@ rp_dcqcn_cnp(struct rp_qp *qp)
  * a bottleneck far below the line (a CNP cuts by alpha/2, and alpha,
  * the share of periods with a CNP, stays small when marks come in
  * bursts).  The rate halves and the target with it: fast recovery
- * would bring back the rate that dropped within F timer periods.  And
- * the increases that follow are steps in proportion to the rate that
- * lost (DC_LOSS_*_SHIFT), until the rate is twice it: DCQCN's absolute
- * steps (5 Mbit/s a timer period, 50 hyper) are made for a bottleneck
- * near the line, and at a port 1/66 of it brought the drop back in a
- * few milliseconds (guides/congestion).  A QP that no CNP limited is
- * left alone: random loss is not congestion (IRN, SIGCOMM'18), and the
- * window answers it (rp_comp.c).  Steps in proportion to the rate
- * that lost shrink with each loss: a floor (1/16 of the configured
- * step) keeps frequent losses from ratcheting the rate down to
- * dcqcn_min_rate_mbps.
+ * would bring back the rate that dropped within F timer periods.
+ * Alpha starts again, so that the CNPs that follow cut hard.  And the
+ * increases that follow are steps in proportion to the rate that lost
+ * (DC_LOSS_*_SHIFT), until the rate is twice it: DCQCN's absolute steps
+ * (5 Mbit/s a timer period, 50 hyper) are made for a bottleneck near
+ * the line, and at a port 1/66 of it brought the drop back in a few
+ * milliseconds (guides/congestion).  Steps that shrink with each loss
+ * have a floor (DC_LOSS_FLOOR_SHIFT), so that frequent losses cannot
+ * ratchet the rate down to dcqcn_min_rate_mbps.  A QP that no CNP
+ * limited is left alone: random loss is not congestion (IRN,
+ * SIGCOMM'18), and the window answers it (rp_comp.c).
  */
 void
 rp_dcqcn_loss(struct rp_qp *qp)
