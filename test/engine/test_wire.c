@@ -2707,13 +2707,15 @@ wt_dcqcn_write(struct rt_ep *a, struct rt_buf *b0, struct rt_buf *b1,
  */
 #define WT_SLOW_MBPS	20u
 
-/* rocepmd0's last request PSN the bridge saw (dcqcn's losses) */
+/* the highest request PSN of rocepmd0 the bridge saw (dcqcn's losses):
+ * a resend of an older one leaves it */
 static uint32_t wt_dc_psn;
 
 static void
 wt_dc_psn_check(int d, const struct rp_pkt *p)
 {
-	if (d == 0 && (p->mask & RP_M_REQ))
+	if (d == 0 && (p->mask & RP_M_REQ) &&
+	    rp_psn_diff(p->psn, wt_dc_psn) > 0)
 		wt_dc_psn = p->psn;
 }
 
@@ -2730,6 +2732,7 @@ wt_dcqcn_lossy_write(struct rt_ep *a, struct rt_buf *b0, struct rt_buf *b1,
 {
 	uint64_t cuts = wt_stat(0, "dcqcn_loss_cuts");
 
+	wt_dc_psn = (a->psn - 1) & 0xffffff;
 	wt.check = wt_dc_psn_check;
 	wt_dcqcn_write_len(a, b0, b1, id, 4096);
 	*rate = wt_qp(0, a->qp->qp_num, "rate_mbps");
