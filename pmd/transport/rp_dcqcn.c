@@ -139,6 +139,16 @@ dc_catch_up(struct rp_qp *qp, uint64_t now)
 	}
 }
 
+/* A cut (a CNP's, a loss's): the recovery's counters start again. */
+static void
+dc_recovery_restart(struct rp_dcqcn *cc, const struct rp_dcqcn_cfg *c,
+		    uint64_t now)
+{
+	cc->t_events = cc->bc_events = 0;
+	cc->bytes = 0;
+	cc->inc_next = now + dc_us(c->time_reset_us);
+}
+
 void
 rp_dcqcn_cnp(struct rp_qp *qp)
 {
@@ -175,9 +185,7 @@ rp_dcqcn_cnp(struct rp_qp *qp)
 				    DC_GD);
 	floor = RTE_MAX(keep, c->min_rate_mbps * 1000);
 	cc->rate_kbps = RTE_MAX(cc->rate_kbps, floor);
-	cc->t_events = cc->bc_events = 0;
-	cc->bytes = 0;
-	cc->inc_next = now + dc_us(c->time_reset_us);
+	dc_recovery_restart(cc, c, now);
 	rp_stat_inc(qp->dev, RP_STAT_DCQCN_CUT);
 }
 
@@ -217,9 +225,7 @@ rp_dcqcn_loss(struct rp_qp *qp)
 	cc->alpha = c->initial_alpha;
 	cc->rate_kbps = RTE_MAX(cc->rate_kbps / 2, c->min_rate_mbps * 1000);
 	cc->target_kbps = cc->rate_kbps;
-	cc->t_events = cc->bc_events = 0;
-	cc->bytes = 0;
-	cc->inc_next = now + dc_us(c->time_reset_us);
+	dc_recovery_restart(cc, c, now);
 	rp_stat_inc(qp->dev, RP_STAT_DCQCN_LOSS_CUT);
 }
 
