@@ -45,7 +45,8 @@
 #
 # Environment: BENCH_TIMEOUT (seconds a program may run, 120), BENCH_BUILD
 # (the build directory, build), BENCH_HALT_POLL_NS (cpu_idle.sh, which
-# this file sources: bench_cpu_idle...).
+# this file sources: bench_cpu_idle...), BENCH_PORT_EXTRA (more [port0]
+# keys for bench_host_cfg, "\n" between them: 'selective_retx = off').
 
 set -uo pipefail
 
@@ -92,6 +93,7 @@ ipv4 = $ip" ;;
 	[port0]
 	$port
 	mtu = 1024
+	$(printf '%b' "${BENCH_PORT_EXTRA:-}")
 	EOF
 }
 
