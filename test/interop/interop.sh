@@ -69,10 +69,11 @@
 # RI_ECN=on: rocepmd's port sends every packet ECN-capable (ecn = on), as
 # on a congested network (guides/congestion): rxe must not mind, and the
 # capture must show every RoCEv2 packet of rocepmd ECT(0), no CNP.
-# RI_SR=on: rocepmd's port has selective retransmission on
-# (selective_retx = on): its SENDs and WRITEs carry the reserved BTH bit
-# that says so, which rxe must ignore; rxe's never do, so rocepmd's
-# responder must never send it a selective NAK, nor keep anything.
+# RI_SR=on (the default, as the engine's): rocepmd's port has selective
+# retransmission on (selective_retx = on): its SENDs and WRITEs carry the
+# reserved BTH bit that says so, which rxe must ignore; rxe's never do,
+# so rocepmd's responder must never send it a selective NAK, nor keep
+# anything.  RI_SR=off: IBTA's go-back-N whatever the peer.
 # RI_QEMU_TRACE: a file of QEMU trace event names (virtio_queue_notify,
 # virtqueue_pop, ...): QEMU logs them to qemu.trace in the test's directory,
 # kept with RV_KEEP=1, to tell a guest's stalled virtio queue from a peer.
@@ -240,7 +241,7 @@ mtu = 1024
 lcore = $lcores
 region_mb = 64
 ecn = ${RI_ECN:-off}
-selective_retx = ${RI_SR:-off}
+selective_retx = ${RI_SR:-on}
 EOF
 
 "${nsx[@]}" tcpdump -i br-ri -n -U -s 0 -c 50000 -w "$rv_tmp/interop.pcap" \
@@ -819,7 +820,7 @@ fi
 # WRITE packet of rocepmd (opcodes 0x00-0x0b) has BTH byte 8's 0x40; no
 # packet of rxe has 0x40 or 0x20 there, and so no ACK or NAK of rocepmd
 # (0x11) has them either: rxe gets IBTA's go-back-N.
-if [ "${RI_SR:-off}" = on ]; then
+if [ "${RI_SR:-on}" = on ]; then
 	sr_req=0 sr_set=0 sr_ack=0 sr_peer=0
 	while read -r src pay; do
 		[ ${#pay} -ge 24 ] || continue
