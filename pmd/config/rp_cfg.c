@@ -336,6 +336,13 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		RP_CFG_PORT(probe_min_us),
 	},
 	{
+		/* a probe toward a peer that keeps: a packet or two, no cut */
+		.name = "probe_sr_min_us", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 20, .max = 1000000, .def = "50",
+		RP_CFG_PORT(probe_sr_min_us),
+	},
+	{
 		/* one QP's send window (RP_WINDOW): a lone QP is not slowed */
 		.name = "flight_window", .sect = RP_CFG_SECT_PORT,
 		.type = &rp_cfg_type_u32,

@@ -149,6 +149,13 @@ struct rp_port_cfg {
 	 */
 	uint32_t probe_min_us;
 	/**
+	 * The same toward a peer that keeps what follows a gap
+	 * (selective_retx): such a probe resends a packet or two and cuts
+	 * nothing; the stall's last probe, which goes back N, waits
+	 * probe_min_us
+	 */
+	uint32_t probe_sr_min_us;
+	/**
 	 * Packets the device's RC QPs (of one shard) may have in flight
 	 * together when one of them starts a message or a READ request: the
 	 * peers' queues and the port's one RX ring (READ responses come at

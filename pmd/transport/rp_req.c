@@ -178,9 +178,13 @@ req_timeout_cycles(const struct rp_qp *qp)
 static uint64_t
 req_probe_cycles(const struct rp_qp *qp)
 {
-	/* floor: the scheduling noise of a soft device (probe_min_us) */
+	/* floor: the scheduling noise of a soft device (probe_min_us); a
+	 * probe toward a peer that keeps, all but the stall's last, resends
+	 * a packet or two and cuts nothing, so a spurious one costs little
+	 * and a late one the whole window's wait (probe_sr_min_us) */
 	uint64_t min = rte_get_timer_hz() / 1000000u *
-		qp->dev->cfg.probe_min_us;
+		(qp->comp.peer_sr && qp->comp.probes + 1u < rp_probe_max(qp) ?
+		 qp->dev->cfg.probe_sr_min_us : qp->dev->cfg.probe_min_us);
 	/* A READ at the tail whose responses a keeping peer owes: what is
 	 * missing is known and asked for alone, and answered before the
 	 * READs it queued (rp_resp_rd.c), so a live peer answers within a
