@@ -430,6 +430,8 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 		rp_stat_inc(qp->dev, RP_STAT_RX_NAK);
 		switch (syn) {
 		case RP_AETH_NAK_PSN_SEQ:
+			if (pkt->sr & RP_SR_ON)
+				qp->comp.sr_loss_tsc = rte_get_timer_cycles();
 			if ((pkt->sr & (RP_SR_ON | RP_SR_ONE)) ==
 			    (RP_SR_ON | RP_SR_ONE)) {
 				/* One missing PSN past the first (rp_sr.c):

@@ -172,19 +172,38 @@ req_timeout_cycles(const struct rp_qp *qp)
  * the wait then learns its silences (probe_floor, rp_comp.c).
  */
 #define RP_PROBE_RTTS	4u	/* round trips of silence, first probe */
+#define RP_PROBE_SR_LOSS_RTTS	8u	/* probe_sr_min_us this many round
+					 * trips after a loss the peer
+					 * repairs alone */
 #define RP_PROBE_RTTS_RD	2u	/* a READ's runs asked for alone, from a
 					 * peer that answers them first */
+
+/*
+ * The floor of a probe's wait: the scheduling noise of a soft device
+ * (probe_min_us).  A probe toward a peer that keeps, all but the stall's
+ * last, resends a packet or two or asks for the READ responses missing,
+ * and cuts nothing: while the path loses packets (one within the last
+ * RP_PROBE_SR_LOSS_RTTS round trips), a stall is likely a loss and waits
+ * at least probe_sr_min_us.  Not otherwise, where a READ's run asked for
+ * early brings the whole run again: between two hosts a peer's lcore off
+ * its CPU drew 24-32 such probes in 3 s of 64 KiB read_bw with a window
+ * of 10 ms after a loss, none with the floor of probe_min_us.
+ */
+static bool
+req_probe_cheap(const struct rp_qp *qp)
+{
+	return qp->comp.peer_sr && qp->comp.probes + 1u < rp_probe_max(qp) &&
+	       qp->comp.sr_loss_tsc != 0 &&
+	       rte_get_timer_cycles() - qp->comp.sr_loss_tsc <
+	       RP_PROBE_SR_LOSS_RTTS * qp->comp.srtt;
+}
 
 static uint64_t
 req_probe_cycles(const struct rp_qp *qp)
 {
-	/* floor: the scheduling noise of a soft device (probe_min_us); a
-	 * probe toward a peer that keeps, all but the stall's last, resends
-	 * a packet or two and cuts nothing, so a spurious one costs little
-	 * and a late one the whole window's wait (probe_sr_min_us) */
 	uint64_t min = rte_get_timer_hz() / 1000000u *
-		(qp->comp.peer_sr && qp->comp.probes + 1u < rp_probe_max(qp) ?
-		 qp->dev->cfg.probe_sr_min_us : qp->dev->cfg.probe_min_us);
+		(req_probe_cheap(qp) ? qp->dev->cfg.probe_sr_min_us :
+		 qp->dev->cfg.probe_min_us);
 	/* A READ at the tail whose responses a keeping peer owes: what is
 	 * missing is known and asked for alone, and answered before the
 	 * READs it queued (rp_resp_rd.c), so a live peer answers within a

@@ -174,6 +174,7 @@ rp_sr_rd_keep(struct rp_qp *qp, const struct rp_pkt *pkt)
 	    rp_psn_diff(rp_psn_add(pkt->psn, 1), sr->rd_hi) > 0)
 		sr->rd_hi = rp_psn_add(pkt->psn, 1);	/* stale, or passed */
 	rp_stat_inc(qp->dev, RP_STAT_SR_RD_KEPT);
+	qp->comp.sr_loss_tsc = rte_get_timer_cycles();	/* a loss before it */
 	/* The responder answers a run asked for alone before the READs it
 	 * queued (rp_resp_rd.c): within about a round trip.  One and a half
 	 * of them passed while later responses kept coming, the ask or its

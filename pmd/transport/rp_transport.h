@@ -485,6 +485,9 @@ struct rp_qp {
 		uint32_t csn_acked;	/* of req.csn's, retired */
 		uint32_t sr_psn;	/* the last selective resend (rp_sr.c) */
 		uint64_t sr_tsc;	/* ... and when */
+		uint64_t sr_loss_tsc;	/* the last loss the peer's
+					 * selective NAK or a READ response
+					 * past a gap showed */
 		bool peer_sr;		/* a selective NAK came: the peer
 					 * keeps what follows a gap */
 	} comp;
