@@ -150,9 +150,9 @@ struct rp_port_cfg {
 	uint32_t probe_min_us;
 	/**
 	 * The same toward a peer that keeps what follows a gap
-	 * (selective_retx): such a probe resends a packet or two and cuts
-	 * nothing; the stall's last probe, which goes back N, waits
-	 * probe_min_us
+	 * (selective_retx) while the path loses packets: such a probe
+	 * resends a packet or two and cuts nothing; the stall's last probe,
+	 * which goes back N, waits probe_min_us
 	 */
 	uint32_t probe_sr_min_us;
 	/**

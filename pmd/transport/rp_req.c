@@ -184,10 +184,9 @@ req_timeout_cycles(const struct rp_qp *qp)
  * last, resends a packet or two or asks for the READ responses missing,
  * and cuts nothing: while the path loses packets (one within the last
  * RP_PROBE_SR_LOSS_RTTS round trips), a stall is likely a loss and waits
- * at least probe_sr_min_us.  Not otherwise, where a READ's run asked for
- * early brings the whole run again: between two hosts a peer's lcore off
- * its CPU drew 24-32 such probes in 3 s of 64 KiB read_bw with a window
- * of 10 ms after a loss, none with the floor of probe_min_us.
+ * at least probe_sr_min_us.  Not otherwise: a peer's lcore off its CPU
+ * for a slice is silent too, and a READ's run asked for early brings the
+ * whole run again.
  */
 static bool
 req_probe_cheap(const struct rp_qp *qp)
