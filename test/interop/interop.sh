@@ -836,7 +836,8 @@ if [ "${RI_SR:-on}" = on ]; then
 			sr_peer=$((sr_peer + 1))
 		fi
 	done < <(tshark -r "$rv_tmp/interop.pcap" -Y 'udp.dstport == 4791' \
-		-T fields -e ip.src -e udp.payload 2>/dev/null)
+		-T fields -e ip.src -e udp.payload 2>/dev/null |
+		cut -c1-48)
 	rv_log "selective_retx = on: rocepmd sent $sr_req SEND/WRITE packets, $sr_set with the bit; its ACKs/NAKs with it: $sr_ack; rxe's packets with it: $sr_peer"
 	[ "$sr_req" -gt 0 ] && [ "$sr_set" = "$sr_req" ] && [ "$sr_ack" = 0 ] &&
 		[ "$sr_peer" = 0 ] ||
