@@ -3062,8 +3062,10 @@ wt_sr_check(int d, const struct rp_pkt *p)
 }
 
 /*
- * One SEND of 16 packets with packet 4 lost, with the QP timer at 1 s so
- * that only NAKs recover it.  Selective (both ends rocepmd, selective_retx
+ * One SEND of 16 packets with packet 4 lost, with the QP timer at 1 s and
+ * the probes' floor at 50 ms (test_wire.def) so that only NAKs recover it
+ * (at 2 ms, a machine busy with other tests drew a tail probe here one
+ * run in forty).  Selective (both ends rocepmd, selective_retx
  * on): rocepmd1 keeps packets 5-15, NAKs 4 with RP_BTH_SR (again every 4
  * packets kept without it), rocepmd0 sends 4 alone (not again within a
  * round trip).  Then the same from a requester whose requests do not
