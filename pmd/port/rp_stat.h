@@ -105,6 +105,8 @@ enum rp_stat {
 	RP_STAT_SR_RD_KEPT,		/* READ responses placed past a gap */
 	RP_STAT_SR_RD_ASKED,		/* ... missing ones asked for alone */
 	RP_STAT_SR_RD_REASKED,		/* ... again, the answer overdue */
+	RP_STAT_SR_RD_CUT,		/* responder: runs asked for cut where
+					 * a READ queued still owes the rest */
 	RP_STAT_PROBE_LATE,		/* probes answered late: the peer was
 					 * silent, not lossy (rp_comp.c) */
 	RP_STAT_CQ_MOD_HELD,		/* CQ events moderation held back */

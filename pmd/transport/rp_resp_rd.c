@@ -87,6 +87,59 @@ resp_rd_owes(const struct rp_qp *qp, uint32_t psn)
 }
 
 /*
+ * Where a run asked for alone from `psn` to `last` must stop: the first
+ * PSN after `psn` that an entry queued still owes, or `last` + 1.  That
+ * entry sends the rest in its turn; a run that sent it too would
+ * complete the READ at the requester while the entry still counts
+ * against max_dest_rd_atomic here, and the requester's next READ found
+ * the queue full (qperf's rc_rdma_read_bw at max_rd_atomic 1, its probe
+ * asking while the responses were on their way: "remote invalid
+ * request").
+ */
+static uint32_t
+resp_rd_owed_after(const struct rp_qp *qp, uint32_t psn, uint32_t last)
+{
+	uint32_t mask = qp->rd_size - 1, end = rp_psn_add(last, 1);
+
+	for (uint32_t i = qp->resp.rd_tail; i != qp->resp.rd_head; i++) {
+		const struct rp_rd_resp *e = &qp->rd[i & mask];
+
+		if (e->valid && !e->atomic && rp_psn_diff(e->psn, psn) > 0 &&
+		    rp_psn_diff(e->psn, end) < 0 &&
+		    rp_psn_diff(e->last_psn, e->psn) >= 0)
+			end = e->psn;
+	}
+	return end;
+}
+
+/* A run asked for alone (RP_BTH_SR_ONE, rp_sr_read.c) of what was
+ * answered already. */
+static inline bool
+resp_rd_is_sel(const struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
+{
+	return dup && qp->sr != NULL && (pkt->sr & RP_SR_ONE);
+}
+
+/*
+ * The oldest entry counted against max_dest_rd_atomic, or NULL: what the
+ * queue full gives up if it is a replay (resp_rd_slot()), after the runs
+ * asked for alone before it.
+ */
+static const struct rp_rd_resp *
+resp_rd_oldest(const struct rp_qp *qp)
+{
+	uint32_t mask = qp->rd_size - 1;
+
+	for (uint32_t i = qp->resp.rd_tail; i != qp->resp.rd_head; i++) {
+		const struct rp_rd_resp *e = &qp->rd[i & mask];
+
+		if (e->valid && !e->sel)
+			return e;
+	}
+	return NULL;
+}
+
+/*
  * A slot of the responder's resources (qp->rd[]) for the READ or atomic
  * request `pkt`, or NULL with *res saying why not.
  */
@@ -101,7 +154,7 @@ resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 	 * is twice max_dest_rd_atomic with selective_retx), and none of
 	 * them counts against max_dest_rd_atomic; one that finds no room
 	 * waits for the requester's next probe. */
-	bool sel = dup && qp->sr != NULL && (pkt->sr & RP_SR_ONE);
+	bool sel = resp_rd_is_sel(qp, pkt, dup);
 	struct rp_rd_resp *rd;
 
 	if (sel) {
@@ -128,17 +181,19 @@ resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 		 * requester has completed since, from the first responses
 		 * (they crossed its resend): it no longer counts it against
 		 * max_rd_atomic, and its next new READ finds the queue full.
-		 * Such stale entries are the oldest, since the requester
-		 * completes in order and no first execution can precede them.
-		 * Give up the oldest replay; only a queue full of requests the
-		 * requester really has outstanding is its error.
+		 * Such stale entries are the oldest counted, since the
+		 * requester completes in order and no first execution can
+		 * precede them.  Give up the oldest replay, and the runs asked
+		 * for alone before it (replays too, not counted: the requester
+		 * asks again); only a queue full of requests the requester
+		 * really has outstanding is its error.
 		 */
 		rd = &qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)];
 		if (!rd->replay) {
 			RP_QP_LOG(rp_logtype_resp, INFO, qp->qpn,
 				  "op 0x%02x psn %u: %u READs/atomics queued "
 				  "already", pkt->opcode, pkt->psn,
-				  qp->resp.rd_head - qp->resp.rd_tail);
+				  resp_rd_queued(qp));
 			*res = RP_RESP_ERR_INV_REQ;
 			return NULL;
 		}
@@ -167,7 +222,8 @@ enum rp_resp_res
 rp_resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 {
 	uint64_t va = rp_pkt_reth_va(pkt);
-	uint32_t len = rp_pkt_reth_len(pkt);
+	uint32_t len = rp_pkt_reth_len(pkt), npkts;
+	bool cut = false;
 	enum rp_resp_res res;
 	struct rp_rd_resp *rd;
 	struct rp_mr *mr = NULL;
@@ -182,10 +238,25 @@ rp_resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 		if (mr == NULL)
 			return RP_RESP_ERR_ACCESS;
 	}
+	npkts = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
+	if (resp_rd_is_sel(qp, pkt, dup)) {
+		/* up to what an entry still owes, which comes in its turn */
+		uint32_t n = (uint32_t)rp_psn_diff(resp_rd_owed_after(qp,
+				pkt->psn, rp_psn_add(pkt->psn, npkts - 1)),
+				pkt->psn);
+
+		if (n > 0 && n < npkts) {
+			npkts = n;
+			len = n * qp->mtu;
+			cut = true;
+		}
+	}
 	rd = resp_rd_slot(qp, pkt, dup, &res);
 	if (rd == NULL)
 		return res;
-	rd->npkts_left = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
+	if (cut)
+		rp_stat_inc(qp->dev, RP_STAT_SR_RD_CUT);
+	rd->npkts_left = npkts;
 	rd->last_psn = rp_psn_add(pkt->psn, rd->npkts_left - 1);
 	rd->va = va;
 	rd->left = len;
@@ -237,6 +308,7 @@ static enum rp_resp_res
 resp_target8(struct rp_qp *qp, uint32_t rkey, uint64_t va, int access,
 	     struct rp_mr **mrp)
 {
+	const struct rp_rd_resp *oldest;
 	struct rp_mr *mr;
 
 	if (!(qp->access & access) || qp->rd == NULL)
@@ -249,8 +321,9 @@ resp_target8(struct rp_qp *qp, uint32_t rkey, uint64_t va, int access,
 	if (((uintptr_t)(mr->addr + (va - mr->iova)) &
 	     (sizeof(uint64_t) - 1)) != 0)
 		return RP_RESP_ERR_INV_REQ;	/* iova and address disagree */
+	oldest = resp_rd_oldest(qp);
 	if (resp_rd_queued(qp) >= RTE_MAX(qp->max_dest_rd_atomic, 1u) &&
-	    !qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)].replay)
+	    (oldest == NULL || !oldest->replay))
 		return RP_RESP_ERR_INV_REQ;
 	*mrp = mr;
 	return RP_RESP_OK;
