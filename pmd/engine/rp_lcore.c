@@ -77,6 +77,12 @@ lcore_token_wait(struct rp_lcore_ctx *lc)
  * retransmit timeout (1 ms, rp_req.c), above a nap's usual overshoot.
  */
 #define RP_STARVE_US	200
+/*
+ * Length of a pass counted as starved inside: RP_BURST packets a shard
+ * and a budget a QP take microseconds, a stop (SIGSTOP, a debugger) or a
+ * preemption milliseconds.  At least the shortest retransmit timeout.
+ */
+#define RP_PASS_LONG_US	1000
 /* A spin yield this long may have given the CPU to a spinner
  * (lcore_spin_yield()): a woken thread that then blocks again takes
  * microseconds, a slice 0.7 ms and more.  The first silence they cause. */
@@ -131,6 +137,13 @@ shard_poll(struct rp_shard *sh)
 		busy = true;
 	}
 	now = rte_get_timer_cycles();
+	if (sh->pass_tsc != 0 && now - sh->pass_tsc >=
+	    rte_get_timer_hz() / 1000000u * RP_PASS_LONG_US) {
+		/* stopped in this pass before its timers: not their time */
+		if (sh->starved_lag == 0)
+			sh->starved_from = sh->pass_tsc;
+		sh->starved_lag = now - sh->starved_from;
+	}
 	/* QPs with work only: rung, received for, or not yet done. */
 	rp_qp_bells(dev);
 	for (uint32_t i = 0; i < sh->nr_active; ) {
@@ -211,37 +224,52 @@ lcore_plan(struct rp_lcore_ctx *lc, uint64_t due)
  * the peer host on the same CPU, a stopped process).  The shards' timers
  * must then not take the gap [due, due + lag] for the peer's silence
  * (rp_comp_timer()).  Time spent in a pass, its own or the other shards'
- * of the lcore, is the engine's and counts; so does a preemption inside
- * a pass, which this cannot tell from work.
+ * of the lcore, is the engine's and counts; but not a pass that took
+ * RP_PASS_LONG_US or more, which no pass's work takes: the process was
+ * stopped inside it (a stop that fell there drew a probe in
+ * engine-wire-starve_timer one run in five on a busy machine), and its
+ * timers, read before or after the stop, must not take it either.  The
+ * lcore's counters keep the gaps between passes only.
  */
 static void
 lcore_starve_check(struct rp_lcore_ctx *lc, uint64_t now)
 {
-	uint64_t due = rp_load_relaxed(&lc->due), lag = 0;
+	uint64_t due = rp_load_relaxed(&lc->due), lag = 0, from = due;
 
 	if (due != 0 && now > due &&
 	    now - due > rte_get_timer_hz() / 1000000u * RP_STARVE_US)
 		lag = now - due;
-	for (unsigned int i = 0; i < lc->nr_shards; i++) {
-		lc->shards[i]->starved_from = due;
-		lc->shards[i]->starved_lag = lag;
-	}
 	if (lag != 0) {
 		lc_stat_add(lc, RP_LC_STARVED, 1);
 		lc_stat_add(lc, RP_LC_STARVED_US,
 			    lag * 1000000u / rte_get_timer_hz());
+	}
+	if (lc->pass_long != 0) {
+		/* the long pass, and the gap after it if starved too */
+		from = lc->pass_tsc;
+		lag += lc->pass_long;
+	}
+	for (unsigned int i = 0; i < lc->nr_shards; i++) {
+		lc->shards[i]->starved_from = from;
+		lc->shards[i]->starved_lag = lag;
+		lc->shards[i]->pass_tsc = now;
 	}
 }
 
 static bool
 lcore_poll(struct rp_lcore_ctx *lc)
 {
+	uint64_t t0 = rte_get_timer_cycles(), t1;
 	bool busy = false;
 
-	lcore_starve_check(lc, rte_get_timer_cycles());
+	lcore_starve_check(lc, t0);
 	for (unsigned int i = 0; i < lc->nr_shards; i++)
 		busy |= shard_poll(lc->shards[i]);
-	lcore_plan(lc, rte_get_timer_cycles());
+	t1 = rte_get_timer_cycles();
+	lc->pass_tsc = t0;
+	lc->pass_long = t1 - t0 >= rte_get_timer_hz() / 1000000u *
+		RP_PASS_LONG_US ? t1 - t0 : 0;
+	lcore_plan(lc, t1);
 	lc_stat_add(lc, RP_LC_POLLS, 1);
 	if (busy)
 		lc_stat_add(lc, RP_LC_POLLS_BUSY, 1);

@@ -126,6 +126,14 @@ struct rp_lcore_ctx {
 	 */
 	uint64_t due;
 	/*
+	 * The last pass: when it began, and its length if that was
+	 * RP_PASS_LONG_US or more (0 otherwise), which no pass's work takes:
+	 * the process was stopped or the thread preempted inside it.  Written
+	 * by whoever runs a pass (the token's holder).
+	 */
+	uint64_t pass_tsc;
+	uint64_t pass_long;
+	/*
 	 * Written by the thread that holds the token (the lcore, or in
 	 * inline mode an application thread), except stand_asides and the
 	 * cycle counters, written by the lcore alone.

@@ -120,10 +120,14 @@ struct rp_shard {
 	 * This pass began starved_lag TSC late (0: on time), the next pass
 	 * having been due at starved_from (rp_lcore.c): timers that expired
 	 * in between wait that much longer (rp_comp_timer()).  Set by the
-	 * lcore's pass (or an inline one) before the shard's.
+	 * lcore's pass (or an inline one) before the shard's, and extended
+	 * by the shard's own when the pass, begun at pass_tsc (0: a pass
+	 * without an lcore, rp_dev_poll()), took a stop's length before its
+	 * timers were read.
 	 */
 	uint64_t starved_from;
 	uint64_t starved_lag;
+	uint64_t pass_tsc;
 	uint32_t pass_cqes;		/* CQEs published by this pass */
 	uint32_t pass_signals;		/* completion channels it signalled */
 	/* CQs with a channel this pass published into: their arms are

@@ -3861,7 +3861,10 @@ wt_case_timer_backoff(void)
  * inside the stop, when no pass could run: it waits the gap out
  * (timer_starved) instead of firing, and the ACK is the answer: no probe,
  * no resend.  The probe floor is 100 ms (PROBE_US), so that a child slow
- * to stop the process still stops it before the timer is due.
+ * to stop the process still stops it before the timer is due; the child
+ * is forked before the SEND and told to stop it through a pipe (forked
+ * after, on a machine busy with QEMU, the stop came too late one run in
+ * three: the probe had gone).
  */
 #define WT_STOP_MS	300u
 #define WT_AFTER_MS	5u
@@ -3879,7 +3882,7 @@ wt_case_starve_timer(void)
 	uint32_t id = 0;
 	double end;
 	pid_t pid;
-	int st;
+	int st, go[2];
 
 	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
 	rt_buf_alloc(&src, &d0, 4096, IBV_ACCESS_LOCAL_WRITE);
@@ -3894,6 +3897,25 @@ wt_case_starve_timer(void)
 	dup = wt_stat(1, "duplicate_request");
 	s = rt_sge(&src, 0, 64);
 	r = rt_sge(&dst, 0, 64);
+	RT_CHECK(pipe(go) == 0, "pipe: %s", strerror(errno));
+	pid = fork();
+	RT_CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		/* async-signal-safe calls only: a child of a threaded parent */
+		pid_t parent = getppid();
+		struct timespec ts = { .tv_sec = 0,
+				       .tv_nsec = WT_STOP_MS * 1000000L };
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		kill(parent, SIGSTOP);
+		nanosleep(&ts, NULL);
+		kill(parent, SIGCONT);
+		_exit(0);
+	}
+	close(go[0]);
 	rt_post_recv(&b, ++id, &r, 1);
 	wt.hold[1] = true;
 	seen = wt.dir[0].roce;
@@ -3904,19 +3926,8 @@ wt_case_starve_timer(void)
 		if (!wt_pump())
 			sched_yield();
 	}
-	pid = fork();
-	RT_CHECK(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		/* async-signal-safe calls only: a child of a threaded parent */
-		pid_t parent = getppid();
-		struct timespec ts = { .tv_sec = 0,
-				       .tv_nsec = WT_STOP_MS * 1000000L };
-
-		kill(parent, SIGSTOP);
-		nanosleep(&ts, NULL);
-		kill(parent, SIGCONT);
-		_exit(0);
-	}
+	RT_CHECK(write(go[1], "s", 1) == 1, "pipe: %s", strerror(errno));
+	close(go[1]);
 	/* The bridge (this thread) stops with the engine; it releases the
 	 * ACK once the child, which resumed us, is gone, and later still. */
 	while (waitpid(pid, &st, WNOHANG) == 0) {
@@ -3929,8 +3940,9 @@ wt_case_starve_timer(void)
 	wt_expect_wc(a.scq, "SEND", id, IBV_WC_SUCCESS, IBV_WC_SEND);
 	wt_expect_wc(b.rcq, "receive", id, IBV_WC_SUCCESS, IBV_WC_RECV);
 	RT_CHECK(wt_stat(0, "timer_starved") > starved, "no timer waited "
-		 "the %u ms stop out (timer_starved %" PRIu64 ")", WT_STOP_MS,
-		 wt_stat(0, "timer_starved"));
+		 "the %u ms stop out (timer_starved %" PRIu64 ", %" PRIu64
+		 " probes)", WT_STOP_MS, wt_stat(0, "timer_starved"),
+		 wt_stat(0, "retransmit_probes") - probes);
 	wt_expect_stat(0, "retransmit_probes", probes);
 	wt_expect_stat(1, "duplicate_request", dup);
 	wt_expect_stat(0, "retry_timeouts", 0);
