@@ -376,11 +376,10 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		RP_CFG_PORT(tx_zero_copy),
 	},
 	{
-		/* with rocepmd peers only: the BTH says (rp_sr.c); off by
-		 * default until qperf's rc_rdma_read_bw NAK is found
-		 * (guides/congestion) */
+		/* acts with rocepmd peers only, the BTH says (rp_sr.c);
+		 * others get go-back-N as IBTA's, so on by default */
 		.name = "selective_retx", .sect = RP_CFG_SECT_PORT,
-		.type = &rp_cfg_type_bool, .def = "off",
+		.type = &rp_cfg_type_bool, .def = "on",
 		RP_CFG_PORT(selective_retx),
 	},
 	/* DCQCN's reaction point (rp_dcqcn.c): NVIDIA's DCQCN parameter

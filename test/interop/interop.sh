@@ -69,11 +69,11 @@
 # RI_ECN=on: rocepmd's port sends every packet ECN-capable (ecn = on), as
 # on a congested network (guides/congestion): rxe must not mind, and the
 # capture must show every RoCEv2 packet of rocepmd ECT(0), no CNP.
-# RI_SR=on (the default here, not the engine's): rocepmd's port has
-# selective retransmission on (selective_retx = on): its SENDs and WRITEs
-# carry the reserved BTH bit that says so, which rxe must ignore; rxe's
-# never do, so rocepmd's responder must never send it a selective NAK,
-# nor keep anything.  RI_SR=off: IBTA's go-back-N whatever the peer.
+# RI_SR=on (the default, as the engine's): rocepmd's port has selective
+# retransmission on (selective_retx = on): its SENDs and WRITEs carry the
+# reserved BTH bit that says so, which rxe must ignore; rxe's never do,
+# so rocepmd's responder must never send it a selective NAK, nor keep
+# anything.  RI_SR=off: IBTA's go-back-N whatever the peer.
 # RI_QEMU_TRACE: a file of QEMU trace event names (virtio_queue_notify,
 # virtqueue_pop, ...): QEMU logs them to qemu.trace in the test's directory,
 # kept with RV_KEEP=1, to tell a guest's stalled virtio queue from a peer.
