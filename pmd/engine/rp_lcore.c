@@ -137,8 +137,8 @@ shard_poll(struct rp_shard *sh)
 		busy = true;
 	}
 	now = rte_get_timer_cycles();
-	if (sh->pass_tsc != 0 && now - sh->pass_tsc >=
-	    rte_get_timer_hz() / 1000000u * RP_PASS_LONG_US) {
+	if (sh->pass_tsc != 0 && (int64_t)(now - sh->pass_tsc) >=
+	    (int64_t)(rte_get_timer_hz() / 1000000u * RP_PASS_LONG_US)) {
 		/* stopped in this pass before its timers: not their time */
 		if (sh->starved_lag == 0)
 			sh->starved_from = sh->pass_tsc;
@@ -267,8 +267,10 @@ lcore_poll(struct rp_lcore_ctx *lc)
 		busy |= shard_poll(lc->shards[i]);
 	t1 = rte_get_timer_cycles();
 	lc->pass_tsc = t0;
-	lc->pass_long = t1 - t0 >= rte_get_timer_hz() / 1000000u *
-		RP_PASS_LONG_US ? t1 - t0 : 0;
+	/* signed: a thread moved to another CPU may read its TSC a little
+	 * behind */
+	lc->pass_long = (int64_t)(t1 - t0) >= (int64_t)(rte_get_timer_hz() /
+		1000000u * RP_PASS_LONG_US) ? t1 - t0 : 0;
 	lcore_plan(lc, t1);
 	lc_stat_add(lc, RP_LC_POLLS, 1);
 	if (busy)
