@@ -2813,7 +2813,7 @@ wt_case_dcqcn(void)
 	struct rt_dev d0, d1;
 	struct rt_ep a, b;
 	struct rt_buf b0, b1;
-	uint64_t line, rate, cuts, cnps, paced, inc, n;
+	uint64_t line, rate, cuts, cnps, paced, inc, n, probes, naks;
 	uint32_t qpn;
 	double end;
 
@@ -2871,6 +2871,8 @@ wt_case_dcqcn(void)
 		"once for the one loss (dcqcn_loss_cuts)");
 	wt.mark_ce = false;
 	wt_pump_ms(20);
+	probes = wt_stat(0, "retransmit_probes");
+	naks = wt_stat(1, "sr_nak_sent");
 	n = wt_dcqcn_lossy_write(&a, &b0, &b1, 3000, &rate);
 	/* unmarked, the timer raises the rate during the WRITE too: the
 	 * rates are a figure, the cut's counter is the check */
@@ -2878,9 +2880,14 @@ wt_case_dcqcn(void)
 	       " (target %" PRIu64 ") after, alpha %" PRIu64 "/1024\n",
 	       rate, wt_qp(0, qpn, "rate_mbps"),
 	       wt_qp(0, qpn, "target_mbps"), wt_qp(0, qpn, "alpha"));
+	/* (a loss a probe repaired before the NAK came cuts nothing: the
+	 * probes and NAKs say which, if this fails) */
 	RT_CHECK(n == 1 && wt_qp(0, qpn, "dcqcn_limited") == 1, "a loss "
 		 "while paced: %" PRIu64 " loss cuts (expected 1), limited %"
-		 PRIu64, n, wt_qp(0, qpn, "dcqcn_limited"));
+		 PRIu64 "; %" PRIu64 " probes, %" PRIu64 " selective NAKs",
+		 n, wt_qp(0, qpn, "dcqcn_limited"),
+		 wt_stat(0, "retransmit_probes") - probes,
+		 wt_stat(1, "sr_nak_sent") - naks);
 
 	rt_step("the rate recovers to the line, the QP no longer limited");
 	wt_pump_ms(20);
