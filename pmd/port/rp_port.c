@@ -383,46 +383,6 @@ port_pool(struct rp_port *p, uint32_t nq)
 	return 0;
 }
 
-/*
- * af_xdp: how long a receive queue's socket may wait for the queue.  A
- * process that owned the port and is exiting releases its port lock
- * before the kernel has unbound its XDP sockets (they go with its other
- * files, and the unbind waits for the network stack), and a bind to a
- * queue still bound fails: a forking server (qperf's, one process a test)
- * whose next test started within that window could not start its engine
- * (2 runs in 96 on a loaded machine).  Anything else that makes the
- * setup fail fails it after the same wait, with the PMD's error logged.
- */
-#define RP_XSK_BIND_WAIT_MS	1000u
-#define RP_XSK_BIND_STEP_MS	20u
-
-static int
-port_rx_queue_setup(struct rp_port *p, uint16_t q, int socket,
-		    struct rte_eth_rxconf *rxconf)
-{
-	unsigned int waited = 0;
-	int ret;
-
-	for (;;) {
-		ret = rte_eth_rx_queue_setup(p->port_id, q, RP_NB_RXD,
-					     socket, rxconf, p->pool);
-		if (ret >= 0 || !p->kind_ops->umem ||
-		    waited >= RP_XSK_BIND_WAIT_MS)
-			break;
-		if (waited == 0)
-			RP_LOGT(rp_logtype_port, NOTICE,
-				"%s: queue %u not bound (%s): waiting up to %u ms for its last owner to let it go",
-				p->cfg->device, q, rte_strerror(-ret),
-				RP_XSK_BIND_WAIT_MS);
-		usleep(RP_XSK_BIND_STEP_MS * 1000u);
-		waited += RP_XSK_BIND_STEP_MS;
-	}
-	if (ret < 0 && waited != 0)
-		RP_LOGT(rp_logtype_port, ERR, "%s: queue %u: %s after %u ms",
-			p->cfg->device, q, rte_strerror(-ret), waited);
-	return ret;
-}
-
 /* neq queue pairs; *intr: whether the PMD took RX interrupts. */
 static int
 port_configure(struct rp_port *p, const struct rte_eth_dev_info *info,
@@ -457,7 +417,8 @@ port_configure(struct rp_port *p, const struct rte_eth_dev_info *info,
 			return ret;
 	}
 	for (uint16_t q = 0; q < neq; q++) {
-		ret = port_rx_queue_setup(p, q, socket, &rxconf);
+		ret = rte_eth_rx_queue_setup(p->port_id, q, RP_NB_RXD,
+					     socket, &rxconf, p->pool);
 		if (ret < 0)
 			return ret;
 		ret = rte_eth_tx_queue_setup(p->port_id, q, RP_NB_TXD,
