@@ -42,12 +42,23 @@ comp_cut(struct rp_qp *qp)
 	uint32_t w = rp_qp_window(qp);
 
 	if (qp->comp.cwnd != 0 &&
-	    rp_psn_diff(qp->comp.una, qp->comp.recover_psn) < 0)
-		return;		/* this window was cut already */
+	    rp_psn_diff(qp->comp.una, qp->comp.recover_psn) < 0) {
+		/* This window was cut already.  By a probe, which cuts no
+		 * rate (a silence may be the peer's CPU, not a loss): the
+		 * loss this NAK shows is the rate's all the same.  (A
+		 * probe before the first NAK, under load, left a paced
+		 * QP's loss uncut.) */
+		if (qp->comp.probe_cut) {
+			qp->comp.probe_cut = false;
+			rp_dcqcn_loss(qp);
+		}
+		return;
+	}
 	qp->comp.cwnd = RTE_MAX(w / 2, RP_CWND_MIN);
 	qp->comp.ssthresh = qp->comp.cwnd;
 	qp->comp.cwnd_acc = 0;
 	qp->comp.recover_psn = qp->req.max_psn;
+	qp->comp.probe_cut = false;
 	rp_dcqcn_loss(qp);
 }
 
@@ -75,6 +86,7 @@ comp_probe_cut(struct rp_qp *qp)
 		qp->comp.ssthresh = qp->comp.cwnd;
 	qp->comp.cwnd_acc = 0;
 	qp->comp.recover_psn = qp->req.max_psn;
+	qp->comp.probe_cut = true;
 }
 
 /*
@@ -96,6 +108,7 @@ comp_restart(struct rp_qp *qp)
 	qp->comp.cwnd = RP_CWND_MIN;
 	qp->comp.cwnd_acc = 0;
 	qp->comp.recover_psn = qp->req.max_psn;
+	qp->comp.probe_cut = false;
 	rp_stat_inc(qp->dev, RP_STAT_CWND_RESTART);
 	rp_dcqcn_loss(qp);
 }

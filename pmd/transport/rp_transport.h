@@ -479,6 +479,7 @@ struct rp_qp {
 		uint32_t cwnd_acc;	/* packets acked toward the next +1 */
 		uint32_t ssthresh;	/* below it the window doubles a trip */
 		uint32_t recover_psn;	/* no new cut until una passes it */
+		bool probe_cut;		/* ... and the cut was a probe's */
 		uint32_t retry_left;
 		uint32_t rnr_left;
 		uint32_t last_nak_psn;
