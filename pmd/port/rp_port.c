@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_dev.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
@@ -419,14 +420,97 @@ port_configure(struct rp_port *p, const struct rte_eth_dev_info *info,
 	for (uint16_t q = 0; q < neq; q++) {
 		ret = rte_eth_rx_queue_setup(p->port_id, q, RP_NB_RXD,
 					     socket, &rxconf, p->pool);
-		if (ret < 0)
+		if (ret < 0) {
+			p->rxq_failed = true;
 			return ret;
+		}
 		ret = rte_eth_tx_queue_setup(p->port_id, q, RP_NB_TXD,
 					     socket, NULL);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * af_xdp: a receive queue still bound.  The kernel lets a closed AF_XDP
+ * socket's queue go later, from a work queue (a bind straight after a
+ * close fails with EBUSY: 1,999 times in 2,000 on a veth, for up to 32
+ * ms), so an engine that starts as the last one on the port exits finds
+ * it bound: a forking server (qperf's: one process, one engine, a test)
+ * failed its next test's start on a loaded machine.  The PMD's failed
+ * setup cannot be retried (its umem's fill ring is spent: "Failed to
+ * reserve enough fq descs" at every retry), and each failure keeps a
+ * fill ring's worth of the pool's mbufs (three drained it: "Failed to
+ * get enough buffers for fq"): the port is closed, its pool freed (no
+ * socket was bound, nothing of the kernel's is in it), and the port
+ * probed and set up anew after a wait that doubles (each probe leaks the
+ * PMD's program fds: a handful), until RP_XSK_WAIT_MS have passed.
+ */
+
+static int
+port_reopen(struct rp_port *p, struct rte_eth_dev_info *info, uint32_t nq,
+	    unsigned int ms)
+{
+	const char *args = strchr(p->cfg->device, ',');
+	int ret;
+
+	rte_eth_dev_close(p->port_id);
+	ret = rte_eal_hotplug_remove("vdev", p->cfg->ethdev_name);
+	if (ret < 0)
+		return ret;
+	rte_mempool_free(p->pool);
+	p->pool = NULL;
+	usleep(ms * 1000u);
+	ret = rte_eal_hotplug_add("vdev", p->cfg->ethdev_name,
+				  args != NULL ? args + 1 : "");
+	if (ret == 0)
+		ret = port_open(p, info);
+	return ret == 0 ? port_pool(p, nq) : ret;
+}
+
+/* port_configure(), and on af_xdp again while the queue is still bound. */
+static int
+port_configure_wait(struct rp_port *p, struct rte_eth_dev_info *info,
+		    uint32_t nq, uint16_t neq, bool *intr)
+{
+	unsigned int waited = 0, reopened = 0, ms = RP_XSK_WAIT_FIRST_MS;
+	int ret;
+
+	for (;;) {
+		p->rxq_failed = false;
+		ret = port_configure(p, info, neq, intr);
+		if (ret >= 0 || !p->rxq_failed ||
+		    rp_port_kind_of(p->cfg->ethdev_name) != RP_PORT_AF_XDP ||
+		    waited >= RP_XSK_WAIT_MS)
+			break;
+		if (reopened == 0)
+			RP_LOGT(rp_logtype_port, NOTICE,
+				"%s: receive queue not set up (%s): waiting up to %u ms for the kernel to let a closed socket's queue go",
+				p->cfg->device, rte_strerror(-ret),
+				RP_XSK_WAIT_MS);
+		ret = port_reopen(p, info, nq, ms);
+		if (ret < 0) {
+			RP_LOGT(rp_logtype_port, ERR,
+				"%s: cannot reopen the port: %s",
+				p->cfg->device, rte_strerror(-ret));
+			return ret;
+		}
+		waited += ms;
+		ms *= 2;
+		reopened++;
+	}
+	if (reopened != 0 && ret >= 0) {
+		RP_LOGT(rp_logtype_port, NOTICE,
+			"%s: receive queue set up after %u ms (port reopened %u times)",
+			p->cfg->device, waited, reopened);
+		rp_stats_add(p->q[0]->stats, RP_STAT_XSK_QUEUE_WAIT, reopened);
+	} else if (reopened != 0) {
+		RP_LOGT(rp_logtype_port, ERR,
+			"%s: receive queue still not set up after %u ms",
+			p->cfg->device, waited);
+	}
+	return ret;
 }
 
 /* The MAC, the start, and what the kind does once the port runs. */
@@ -530,7 +614,7 @@ rp_port_init(struct rp_port *p)
 	char name[RTE_RING_NAMESIZE];
 	uint32_t nq;
 	uint16_t neq;			/* ethdev queue pairs */
-	bool intr;
+	bool intr = false;
 	int ret;
 
 	ret = port_open(p, &info);
@@ -539,7 +623,7 @@ rp_port_init(struct rp_port *p)
 	if (ret == 0)
 		ret = port_pool(p, nq);
 	if (ret == 0)
-		ret = port_configure(p, &info, neq, &intr);
+		ret = port_configure_wait(p, &info, nq, neq, &intr);
 	if (ret < 0)
 		return ret;
 	rp_port_mtu_check(p, &info);

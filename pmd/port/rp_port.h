@@ -150,6 +150,8 @@ struct rp_port {
 	int xdp_stats_fd;		/* or -1 */
 	int xsk_fd;			/* its AF_XDP socket (the PMD's), or -1 */
 	int xsks_map_fd;		/* the program's xsks_map, or -1 */
+	bool rxq_failed;		/* its receive queue's setup failed
+					 * (rp_port.c: af_xdp waits) */
 	/* receive queues beyond the PMD's (rp_xsk_rxq.c) */
 	struct rp_xsk_rxq *xsk_rxq;
 	uint32_t nr_xsk_rxq;
@@ -164,6 +166,14 @@ struct rp_port {
 	uint32_t nr_q;
 	struct rp_port_q *q[RP_MAX_ENGINE_LCORES];
 };
+
+/*
+ * af_xdp: how long a receive queue still bound is waited for (the kernel
+ * lets a closed AF_XDP socket's queue go from a work queue: rp_port.c),
+ * the first wait, doubled at each try.
+ */
+#define RP_XSK_WAIT_MS		2000u
+#define RP_XSK_WAIT_FIRST_MS	10u
 
 /* ---- rp_port.c */
 /* Nothing open yet (rp_port_fini may follow at once). */

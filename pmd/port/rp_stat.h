@@ -116,6 +116,8 @@ enum rp_stat {
 	RP_STAT_TIMER_BACKOFF,		/* retry timeouts after which the next
 					 * waits twice as long: the peer
 					 * answered between (rp_comp.c) */
+	RP_STAT_XSK_QUEUE_WAIT,		/* af_xdp: the port reopened, its
+					 * queue still bound (rp_port.c) */
 	RP_STAT_MAX,
 };
 

@@ -284,8 +284,13 @@ rxq_open(struct rp_port *p, struct rp_xsk_rxq *q, const char *ifname,
 		return ret;
 	ret = xsk_socket__create(&q->xsk, ifname, q->queue, q->umem, &q->rx,
 				 &q->tx, &sc);
-	if (ret != 0)
+	if (ret != 0) {
+		/* a new umem for the next try (rp_xsk_rxq_open()) */
+		xsk_umem__delete(q->umem);
+		q->umem = NULL;
+		q->xsk = NULL;
 		return ret;
+	}
 	q->fd = xsk_socket__fd(q->xsk);
 	fq_refill(p, q, p->xsk_fill, p->q[0]->stats);
 	if (q->posted == 0)
@@ -309,10 +314,24 @@ rp_xsk_rxq_open(struct rp_port *p, const char *ifname, int xsks_map_fd,
 		struct rp_xsk_rxq *q = &p->xsk_rxq[i];
 		int ret;
 
+		unsigned int ms = RP_XSK_WAIT_FIRST_MS, waited = 0;
+
 		q->queue = i + 1;
 		q->fd = -1;
 		p->nr_xsk_rxq = i + 1;	/* closed by rp_xsk_rxq_close() */
-		ret = rxq_open(p, q, ifname, xsks_map_fd);
+		/* A queue a closed socket still holds (rp_port.c): again,
+		 * after a wait that doubles. */
+		while ((ret = rxq_open(p, q, ifname, xsks_map_fd)) == -EBUSY &&
+		       q->umem == NULL && waited < RP_XSK_WAIT_MS) {
+			usleep(ms * 1000u);
+			waited += ms;
+			ms *= 2;
+			rp_stats_inc(p->q[0]->stats, RP_STAT_XSK_QUEUE_WAIT);
+		}
+		if (waited != 0 && ret == 0)
+			RP_LOGT(rp_logtype_port, NOTICE,
+				"%s: receive queue %u of %s bound after %u ms (a closed socket held it)",
+				p->cfg->device, q->queue, ifname, waited);
 		if (ret < 0) {
 			RP_LOGT(rp_logtype_port, ERR,
 				"%s: AF_XDP socket on receive queue %u of %s: %s",

@@ -17,7 +17,12 @@
 #             on the AF_XDP sockets (xsk_invalid_descs) asserted
 #   stale     a server killed (SIGKILL) leaves its program on the veth; the
 #             next engine removes it (xdp_stale_removed) and runs a pair;
-#             once that engine ends, no XDP program is left on the veth
+#             then a server starts while an AF_XDP socket (xsk_hold)
+#             holds the veth's queue 0, as the kernel holds a closed
+#             socket's queue a while after its engine exited: it waits
+#             (the holder is ended once it says so), reopening the port
+#             (xsk_queue_waits), and runs a pair; once the engines end,
+#             no XDP program is left on the veth
 #   fallback  at MTU 9000 (over what XDP serves on a veth) the same line
 #             binds af_packet, with a warning; a missing interface is an
 #             error that names it; an address added to the interface is in
@@ -48,9 +53,10 @@
 #             frame reaches host A on queue 0: its first lcore hands the
 #             second's frames over (shard_handoffs), the pairs run the
 #             same; no program left on either veth
-case=${1:?usage: $0 steer|stale|fallback|queues|adaptive|inline|lcores GID_WATCH [TESTPMD]}
+case=${1:?usage: $0 steer|stale|fallback|queues|adaptive|inline|lcores GID_WATCH [TESTPMD [XSK_HOLD]]}
 gid_watch=${2:-}
 testpmd=${3:-}
+xsk_hold=${4:-}
 # shellcheck source=../verbs/lib.sh
 . "$RP_SRC_ROOT/test/verbs/lib.sh"
 
@@ -277,6 +283,39 @@ stale)
 	[ "${s:-0}" = 1 ] || { rv_show server; rv_fail "the next engine did not count the stale program it removed (${s:-0})"; }
 	grep -q "removed the XDP program .* a killed engine left on $RP_VETH_B" "$rv_tmp/server.err" ||
 		rv_fail "the next engine did not say it removed the stale program"
+	# Queue 0 still bound as the server's engine starts: it must wait
+	# for it (the kernel lets a closed socket's queue go from a work
+	# queue: an engine started as the last one exited found it bound).
+	ip netns exec "$RP_NS_B" "$xsk_hold" "$RP_VETH_B" 0 >"$rv_tmp/hold.out" 2>&1 &
+	hold=$!
+	rv_pids+=("$hold")
+	for _ in $(seq 50); do
+		grep -q bound "$rv_tmp/hold.out" && break
+		kill -0 "$hold" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q bound "$rv_tmp/hold.out" ||
+		{ cat "$rv_tmp/hold.out"; rv_fail "xsk_hold did not bind queue 0 of $RP_VETH_B"; }
+	# The holder ends (as an exiting engine) once the server's engine
+	# says it waits, or after 30 s.
+	(for _ in $(seq 300); do
+		grep -q "waiting up to" "$rv_tmp/server.err" 2>/dev/null && break
+		sleep 0.1
+	done
+	kill "$hold") &
+	ender=$!
+	rv_pids+=("$ender")
+	pair 18714
+	wait "$ender"
+	rv_forget "$ender"
+	wait "$hold"
+	rv_forget "$hold"
+	w=$(counter xsk_queue_waits server)
+	rv_log "server: port reopened ${w:-0} times while queue 0 was held"
+	[ "${w:-0}" -ge 1 ] ||
+		{ rv_show server; rv_fail "the server's engine started on a queue still bound without waiting (xsk_queue_waits ${w:-0})"; }
+	grep -q "receive queue set up after [0-9]* ms" "$rv_tmp/server.err" ||
+		rv_fail "the server's engine did not say how long it waited"
 	for h in "$RP_NS_A:$RP_VETH_A" "$RP_NS_B:$RP_VETH_B"; do
 		! xdp_on "${h%%:*}" "${h#*:}" ||
 			rv_fail "an XDP program is left on ${h#*:} after its engine ended"
