@@ -635,12 +635,15 @@ lcore_main(void *arg)
 			continue;
 		}
 		busy = lcore_poll(lc);
-		if (busy && lc->shares_cpu && lcore_signalled(lc)) {
+		if (busy && lcore_signalled(lc)) {
+			lc_stat_add(lc, RP_LC_SIGNAL_PASSES, 1);
 			/* The thread just woken may wait for our CPU: the
 			 * scheduler (EEVDF) lets a busy lcore finish its
 			 * slice, ms, first.  The devices stay ours. */
-			lc_stat_add(lc, RP_LC_SIGNAL_YIELDS, 1);
-			sched_yield();
+			if (lc->shares_cpu) {
+				lc_stat_add(lc, RP_LC_SIGNAL_YIELDS, 1);
+				sched_yield();
+			}
 		}
 		t1 = rte_get_timer_cycles();
 		idle = rp_load_relaxed(&lc->idle);

@@ -53,6 +53,9 @@ enum rp_lc_stat {
 				 * RP_SPIN_YIELD_LONG_US or more */
 	RP_LC_SPIN_GROWS,	/* adaptive: spins lengthened (rp_idle_spin.h) */
 	RP_LC_SPIN_SHRINKS,	/* adaptive: spins shortened */
+	RP_LC_SIGNAL_PASSES,	/* busy passes that woke a program thread
+				 * (the program's inline passes wake it
+				 * too: not counted here) */
 	RP_LC_STAT_MAX,
 };
 
