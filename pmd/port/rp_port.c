@@ -447,7 +447,6 @@ port_configure(struct rp_port *p, const struct rte_eth_dev_info *info,
  * probed and set up anew after a wait that doubles (each probe leaks the
  * PMD's program fds: a handful), until RP_XSK_WAIT_MS have passed.
  */
-
 static int
 port_reopen(struct rp_port *p, struct rte_eth_dev_info *info, uint32_t nq,
 	    unsigned int ms)
