@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Packet I/O on one DPDK port: every rte_eth_* call of the engine lives
- * here.  Frames addressed to the device itself take the loopback ring
+ * Packet I/O on one DPDK port: the engine's rte_eth_* calls live in the
+ * port layer (here, and rp_port_mtu.c for the MTU's).  Frames addressed to the device itself take the loopback ring
  * instead of the wire, so QPs of one device can talk to each other.
  */
 
@@ -36,12 +36,6 @@
 #define RP_LOOP_RING	1024u
 /* Ethernet + IPv6 + UDP + largest BTH/ext headers + pad + ICRC, rounded */
 #define RP_HDR_ROOM	128u
-/*
- * L3 bytes around an IB MTU of payload in the largest frame the engine
- * sends: IPv4, UDP, BTH, RETH, ImmDt, ICRC (rp_cfg.c's frame overhead
- * without Ethernet).  A port must carry IB MTU + this as its MTU.
- */
-#define RP_L3_OVERHEAD	(20u + 8u + 12u + 16u + 4u + RP_ICRC_SIZE)
 
 static int
 port_find(const struct rp_port_cfg *pc, uint16_t *port_id)
@@ -165,145 +159,6 @@ rp_port_rx_intr_disable(struct rp_port *p)
 {
 	if (p->rx_intr_fd >= 0)
 		rte_eth_dev_rx_intr_disable(p->port_id, 0);
-}
-
-/* The largest IB MTU whose frames fit an L3 MTU, or 0 if none does. */
-static uint32_t
-port_ib_mtu_fit(uint32_t l3_mtu)
-{
-	uint32_t m;
-
-	for (m = 4096; m >= 256; m /= 2)
-		if (m + RP_L3_OVERHEAD <= l3_mtu)
-			return m;
-	return 0;
-}
-
-/*
- * The largest L3 packet the PMD itself carries, from what it reports, or
- * UINT32_MAX for no limit of its own.  net_af_packet reports the Ethernet
- * default (max_rx_pktlen 1518) whatever its ring and the interface carry:
- * its real limit is the ring frame, which the configuration checks
- * (framesz, rp_cfg.c), and then the interface's MTU.
- */
-static uint32_t
-port_pmd_max_l3(const struct rp_port *p, const struct rte_eth_dev_info *info)
-{
-	uint32_t max = info->max_mtu;
-	const uint32_t l2 = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
-
-	if (p->kind_ops->no_pmd_mtu)
-		return UINT32_MAX;
-	if (info->max_rx_pktlen > l2 && info->max_rx_pktlen - l2 < max)
-		max = info->max_rx_pktlen - l2;
-	return max >= UINT16_MAX ? UINT32_MAX : max;
-}
-
-/*
- * MTU of the kernel interface behind a port (af_packet, af_xdp, tap and
- * bifurcated NICs report its index), read in the calling thread's network
- * namespace, which is the one the PMD opened the interface in.
- */
-static int
-port_kernel_mtu(unsigned int if_index, char *name, uint32_t *mtu)
-{
-	struct ifreq ifr;
-	int s, ret = 0;
-
-	memset(&ifr, 0, sizeof(ifr));
-	if (if_indextoname(if_index, ifr.ifr_name) == NULL)
-		return -errno;
-	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return -errno;
-	if (ioctl(s, SIOCGIFMTU, &ifr) < 0)
-		ret = -errno;
-	close(s);
-	if (ret < 0)
-		return ret;
-	strcpy(name, ifr.ifr_name);
-	*mtu = (uint32_t)ifr.ifr_mtu;
-	return 0;
-}
-
-/* ", or mtu = N in [portI]" with the largest IB MTU that fits, or "". */
-static const char *
-port_mtu_advice(char *buf, size_t len, const struct rp_port *p,
-		uint32_t l3_mtu)
-{
-	uint32_t fit = port_ib_mtu_fit(l3_mtu);
-
-	if (fit == 0)
-		return "";
-	snprintf(buf, len, ", or mtu = %u in [port%u]", fit, p->id);
-	return buf;
-}
-
-/*
- * Frames of the IB MTU must pass the port: say so only when they cannot,
- * and what to change.  A port on a kernel interface carries what the
- * interface's MTU allows, whatever the ethdev's own MTU field says (1500
- * for af_packet, which never looks at it); the interface belongs to the
- * host, so the engine reads its MTU and never changes it.  Any other port
- * is the engine's own: raise its MTU if needed.
- */
-static void
-rp_port_mtu_check(struct rp_port *p, const struct rte_eth_dev_info *info)
-{
-	const uint32_t need = p->cfg->mtu + RP_L3_OVERHEAD;
-	const uint32_t pmd_max = port_pmd_max_l3(p, info);
-	char ifname[IF_NAMESIZE];
-	char advice[48];
-	uint32_t kmtu = 0;
-	uint16_t port_mtu;
-	int ret;
-
-	if (info->if_index != 0) {
-		ret = port_kernel_mtu(info->if_index, ifname, &kmtu);
-		if (ret < 0) {
-			RP_LOGT(rp_logtype_port, INFO,
-				"%s: cannot read the MTU of interface %u (%s): not checked",
-				p->cfg->device, info->if_index, strerror(-ret));
-		} else if (kmtu < need) {
-			RP_LOGT(rp_logtype_port, WARNING,
-				"%s: interface %s has MTU %u, IB MTU %u needs %u: packets over %u bytes are dropped; set the interface MTU to %u or more (ip link set dev %s mtu %u)%s",
-				p->cfg->device, ifname, kmtu, p->cfg->mtu, need,
-				kmtu, need, ifname, need,
-				port_mtu_advice(advice, sizeof(advice), p,
-						RTE_MIN(kmtu, pmd_max)));
-			return;
-		} else {
-			RP_LOGT(rp_logtype_port, DEBUG,
-				"%s: interface %s MTU %u carries IB MTU %u (needs %u)",
-				p->cfg->device, ifname, kmtu, p->cfg->mtu, need);
-		}
-		if (pmd_max < need)
-			RP_LOGT(rp_logtype_port, WARNING,
-				"%s: the PMD carries packets of up to %u bytes, IB MTU %u needs %u: longer ones are dropped%s",
-				p->cfg->device, pmd_max, p->cfg->mtu, need,
-				port_mtu_advice(advice, sizeof(advice), p,
-						pmd_max));
-		return;
-	}
-
-	if (rte_eth_dev_get_mtu(p->port_id, &port_mtu) != 0 ||
-	    port_mtu >= need)
-		return;
-	ret = rte_eth_dev_set_mtu(p->port_id, need);
-	if (ret == 0) {
-		RP_LOGT(rp_logtype_port, INFO,
-			"%s: port MTU %u raised to %u for IB MTU %u",
-			p->cfg->device, port_mtu, need, p->cfg->mtu);
-		return;
-	}
-	/* No MTU to set, and no limit either (net_ring): nothing is lost. */
-	if (pmd_max >= need)
-		return;
-	RP_LOGT(rp_logtype_port, WARNING,
-		"%s: port MTU %u, IB MTU %u needs %u and the port cannot be set to it (%s): packets over %u bytes are dropped%s",
-		p->cfg->device, port_mtu, p->cfg->mtu, need, rte_strerror(-ret),
-		port_mtu,
-		port_mtu_advice(advice, sizeof(advice), p, port_mtu));
 }
 
 static const struct rp_port_ops *port_kind_ops(enum rp_port_kind kind);
@@ -449,7 +304,7 @@ port_configure(struct rp_port *p, const struct rte_eth_dev_info *info,
  */
 static int
 port_reopen(struct rp_port *p, struct rte_eth_dev_info *info, uint32_t nq,
-	    unsigned int ms)
+	    unsigned int *ms, unsigned int *waited)
 {
 	const char *args = strchr(p->cfg->device, ',');
 	int ret;
@@ -460,7 +315,7 @@ port_reopen(struct rp_port *p, struct rte_eth_dev_info *info, uint32_t nq,
 		return ret;
 	rte_mempool_free(p->pool);
 	p->pool = NULL;
-	usleep(ms * 1000u);
+	(void)rp_xsk_wait(ms, waited);
 	ret = rte_eal_hotplug_add("vdev", p->cfg->ethdev_name,
 				  args != NULL ? args + 1 : "");
 	if (ret == 0)
@@ -480,7 +335,7 @@ port_configure_wait(struct rp_port *p, struct rte_eth_dev_info *info,
 		p->rxq_failed = false;
 		ret = port_configure(p, info, neq, intr);
 		if (ret >= 0 || !p->rxq_failed ||
-		    rp_port_kind_of(p->cfg->ethdev_name) != RP_PORT_AF_XDP ||
+		    !p->kind_ops->umem ||
 		    waited >= RP_XSK_WAIT_MS)
 			break;
 		if (reopened == 0)
@@ -488,15 +343,13 @@ port_configure_wait(struct rp_port *p, struct rte_eth_dev_info *info,
 				"%s: receive queue not set up (%s): waiting up to %u ms for the kernel to let a closed socket's queue go",
 				p->cfg->device, rte_strerror(-ret),
 				RP_XSK_WAIT_MS);
-		ret = port_reopen(p, info, nq, ms);
+		ret = port_reopen(p, info, nq, &ms, &waited);
 		if (ret < 0) {
 			RP_LOGT(rp_logtype_port, ERR,
 				"%s: cannot reopen the port: %s",
 				p->cfg->device, rte_strerror(-ret));
 			return ret;
 		}
-		waited += ms;
-		ms *= 2;
 		reopened++;
 	}
 	if (reopened != 0 && ret >= 0) {

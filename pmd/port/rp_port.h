@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -175,6 +176,19 @@ struct rp_port {
 #define RP_XSK_WAIT_MS		2000u
 #define RP_XSK_WAIT_FIRST_MS	10u
 
+/* The next wait of that series, slept: false (no sleep) once it is spent.
+ * *ms starts at RP_XSK_WAIT_FIRST_MS, *waited at 0. */
+static inline bool
+rp_xsk_wait(unsigned int *ms, unsigned int *waited)
+{
+	if (*waited >= RP_XSK_WAIT_MS)
+		return false;
+	usleep(*ms * 1000u);
+	*waited += *ms;
+	*ms *= 2;
+	return true;
+}
+
 /* ---- rp_port.c */
 /* Nothing open yet (rp_port_fini may follow at once). */
 void rp_port_setup(struct rp_port *p, unsigned int id,
@@ -191,6 +205,11 @@ void rp_port_enqueue(struct rp_port_q *pq, struct rte_mbuf *m);
 bool rp_port_flush(struct rp_port_q *pq);
 /* The kind's pools are its umem (af_xdp): rp_port_pool_create(packed). */
 bool rp_port_kind_umem(enum rp_port_kind kind);
+/* ---- rp_port_mtu.c */
+/* At start: frames of the IB MTU pass the port, or a warning says what
+ * to change (a port of the engine's own is raised). */
+void rp_port_mtu_check(struct rp_port *p,
+		       const struct rte_eth_dev_info *info);
 /* ---- rp_port_pool.c */
 /* linux/bpf.h's XDP_PACKET_HEADROOM */
 #define RP_XDP_PACKET_HEADROOM	256u

@@ -322,12 +322,8 @@ rp_xsk_rxq_open(struct rp_port *p, const char *ifname, int xsks_map_fd,
 		/* A queue a closed socket still holds (rp_port.c): again,
 		 * after a wait that doubles. */
 		while ((ret = rxq_open(p, q, ifname, xsks_map_fd)) == -EBUSY &&
-		       q->umem == NULL && waited < RP_XSK_WAIT_MS) {
-			usleep(ms * 1000u);
-			waited += ms;
-			ms *= 2;
+		       q->umem == NULL && rp_xsk_wait(&ms, &waited))
 			rp_stats_inc(p->q[0]->stats, RP_STAT_XSK_QUEUE_WAIT);
-		}
 		if (waited != 0 && ret == 0)
 			RP_LOGT(rp_logtype_port, NOTICE,
 				"%s: receive queue %u of %s bound after %u ms (a closed socket held it)",
