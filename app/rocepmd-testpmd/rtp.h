@@ -103,6 +103,7 @@ struct rtp_params {
 	enum rtp_format format;
 	const char *out;		/* --json/--csv FILE, "-" stdout */
 	uint32_t stats_period;		/* seconds, 0: none */
+	bool counters;			/* --counters: a COUNTERS line a run */
 	bool server;			/* --server: serve remote clients */
 	bool host;			/* --host: serve the devices */
 	const char *host_socket;	/* --host=SOCKET, NULL: default */
@@ -455,6 +456,9 @@ void rtp_report_header(FILE *f, enum rtp_format fmt);
 void rtp_report_footer(FILE *f, enum rtp_format fmt);
 void rtp_stats_line(FILE *f, const struct rtp_counters *prev,
 		    const struct rtp_counters *cur);
+void rtp_counters_line(FILE *f, const char *who,
+		       const struct rtp_counters *c0,
+		       const struct rtp_counters *c1);
 
 /* rtp_main.c: state shared with the commands */
 struct rtp_state {

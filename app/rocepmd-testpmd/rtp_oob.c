@@ -324,6 +324,9 @@ rtp_serve_one(int fd, const volatile bool *quit)
 		rtp_side_flush(&run->srv);
 		pthread_join(srv, NULL);
 		rtp_counters_snap(&run->c1);
+		if (rtp.params.counters)
+			rtp_counters_line(stdout, "server", &run->c0,
+					  &run->c1);
 		d = (struct rtp_oob_done){
 			.magic = RTP_OOB_MAGIC,
 			.status = run->srv_err,

@@ -218,6 +218,8 @@ rtp_usage(FILE *f)
 "  --json, --csv         results as JSON or CSV instead of the table\n"
 "  --out FILE            write results to FILE (default stdout)\n"
 "  --stats-period N      a counter line every N seconds during a run\n"
+"  --counters            after each run (and each served run): every\n"
+"                        engine counter that moved, a COUNTERS line\n"
 "  -h, --help\n");
 }
 
@@ -227,7 +229,8 @@ enum {
 	OPT_WAIT, OPT_HYBRID, OPT_TIMEOUT, OPT_CPUS_CLI, OPT_CPUS_SRV,
 	OPT_IDLE, OPT_IDLE_US, OPT_INLINE_US, OPT_CQ_MOD,
 	OPT_RAW,
-	OPT_NO_RAW, OPT_RAW_ONLY, OPT_JSON, OPT_CSV, OPT_OUT, OPT_STATS, OPT_SERVER,
+	OPT_NO_RAW, OPT_RAW_ONLY, OPT_JSON, OPT_CSV, OPT_OUT, OPT_STATS, OPT_COUNTERS,
+	OPT_SERVER,
 	OPT_HOST, OPT_HOST_MODE, OPT_HOST_GROUP,
 	OPT_CLIENT, OPT_OOB_PORT,
 };
@@ -263,6 +266,7 @@ static const struct option rtp_opts[] = {
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "out", required_argument, NULL, OPT_OUT },
 	{ "stats-period", required_argument, NULL, OPT_STATS },
+	{ "counters", no_argument, NULL, OPT_COUNTERS },
 	{ "server", no_argument, NULL, OPT_SERVER },
 	{ "host", optional_argument, NULL, OPT_HOST },
 	{ "host-mode", required_argument, NULL, OPT_HOST_MODE },
@@ -553,6 +557,9 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 			if (rtp_u64_parse(optarg, 0, 3600, &v) < 0)
 				return bad("--stats-period", optarg, "0..3600 s");
 			p->stats_period = (uint32_t)v;
+			break;
+		case OPT_COUNTERS:
+			p->counters = true;
 			break;
 		case OPT_SERVER:
 			p->server = true;

@@ -457,6 +457,37 @@ rtp_report_raw(FILE *f, enum rtp_format fmt)
 	rtp_report(f, fmt, &r);
 }
 
+/*
+ * --counters: every counter that moved between c0 and c1, the devices' and
+ * the engine lcores' each summed, "name=delta" on one line.  What a rate
+ * figure alone hides: why a lossless run retransmitted (the receiver's
+ * ring full, a probe, a NAK), which a benchmark prints beside it.
+ */
+void
+rtp_counters_line(FILE *f, const char *who, const struct rtp_counters *c0,
+		  const struct rtp_counters *c1)
+{
+	fprintf(f, "COUNTERS %s", who);
+	for (unsigned int k = 0; k < c1->nb_dev_counters; k++) {
+		const char *n = c1->dev_names[k];
+		uint64_t d = rtp_counter(c1, false, n) -
+			     rtp_counter(c0, false, n);
+
+		if (d != 0)
+			fprintf(f, " %s=%" PRIu64, n, d);
+	}
+	for (unsigned int k = 0; k < c1->nb_lc_counters; k++) {
+		const char *n = c1->lc_names[k];
+		uint64_t d = rtp_counter(c1, true, n) -
+			     rtp_counter(c0, true, n);
+
+		if (d != 0)
+			fprintf(f, " lcore.%s=%" PRIu64, n, d);
+	}
+	fputc('\n', f);
+	fflush(f);
+}
+
 /* --stats-period: engine counters moved since the last line. */
 void
 rtp_stats_line(FILE *f, const struct rtp_counters *prev,

@@ -298,8 +298,12 @@ rtp_run(const struct rtp_mode *mode, const struct rtp_settings *set,
 done:
 	if (ret == 0 && run->abort && run->err[0] == '\0')
 		snprintf(run->err, sizeof(run->err), "stopped");
-	if (srv_up && run->t_start != 0)
+	if (srv_up && run->t_start != 0) {
 		rtp_figures(run, &run->c0, &run->c1, res);
+		if (rtp.params.counters)
+			rtp_counters_line(stderr, "client", &run->c0,
+					  &run->c1);
+	}
 	rtp_placement(run, res);
 	res->valid = srv_up && run->t_start != 0;
 	res->error = ret;
