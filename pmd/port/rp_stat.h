@@ -118,6 +118,8 @@ enum rp_stat {
 					 * answered between (rp_comp.c) */
 	RP_STAT_XSK_QUEUE_WAIT,		/* af_xdp: the port reopened, its
 					 * queue still bound (rp_port.c) */
+	RP_STAT_PROBE_ONE,		/* probes that resent one packet: a
+					 * peer not known to keep (rp_comp.c) */
 	RP_STAT_MAX,
 };
 

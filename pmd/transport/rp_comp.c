@@ -59,6 +59,7 @@ comp_cut(struct rp_qp *qp)
 	qp->comp.cwnd_acc = 0;
 	qp->comp.recover_psn = qp->req.max_psn;
 	qp->comp.probe_cut = false;
+	qp->comp.one_out = false;
 	rp_dcqcn_loss(qp);
 }
 
@@ -109,6 +110,7 @@ comp_restart(struct rp_qp *qp)
 	qp->comp.cwnd_acc = 0;
 	qp->comp.recover_psn = qp->req.max_psn;
 	qp->comp.probe_cut = false;
+	qp->comp.one_out = false;
 	rp_stat_inc(qp->dev, RP_STAT_CWND_RESTART);
 	rp_dcqcn_loss(qp);
 }
@@ -234,6 +236,8 @@ comp_acked(struct rp_qp *qp, uint32_t psn)
 	comp_grow(qp, (uint32_t)rp_psn_diff(psn, qp->comp.una));
 	qp->comp.una = psn;
 	comp_rtt_acked(qp);
+	if (qp->comp.one_out && rp_psn_diff(psn, qp->comp.one_psn) >= 0)
+		qp->comp.one_out = false;	/* it all arrived */
 	return true;
 }
 
@@ -783,8 +787,39 @@ comp_go_back(struct rp_qp *qp)
 	    rp_psn_diff(comp_rd_resume(qp, s), from) < 0)
 		from = comp_rd_resume(qp, s);
 	rp_sr_rd_forget(qp);	/* everything is asked for again */
+	qp->comp.one_out = false;
 	if (!rp_req_rewind(qp, from))
 		rp_req_rewind(qp, s->first_psn);
+}
+
+/*
+ * A probe toward a peer not known to keep what follows a gap: the oldest
+ * unacknowledged packet alone (rp_req_probe_one()), nothing cut, as TCP's
+ * loss probe (RFC 8985) sends one segment.  A peer that was only slow (its
+ * engine off its CPU for a slice) has the packets and answers with an ACK
+ * of them all: one duplicate, where going back N resent half the flight
+ * at each probe (193 packets a probe of a 64 KiB write_bw between the
+ * hosts, each a duplicate the peer answered).  A peer that lost the tail
+ * takes the packet in sequence and ACKs it alone: una moves, but not to
+ * one_psn, and the next probe goes back N from there.  So a silence with
+ * no answer costs a packet a probe, and a tail loss a round trip more.
+ * False when the packet cannot go alone (a READ, an atomic): back N.
+ */
+static bool
+comp_probe_one(struct rp_qp *qp)
+{
+	if (qp->comp.peer_sr)
+		return false;	/* its tail probe (rp_req_tail_probe()) */
+	if (qp->comp.one_out && qp->comp.una != qp->comp.one_una)
+		return false;	/* answered, not all there: back N */
+	if (!rp_req_probe_one(qp))
+		return false;
+	if (!qp->comp.one_out) {
+		qp->comp.one_out = true;
+		qp->comp.one_psn = qp->req.max_psn;
+	}
+	qp->comp.one_una = qp->comp.una;
+	return true;
 }
 
 /*
@@ -870,6 +905,12 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 		if (qp->comp.probes < rp_probe_max(qp) &&
 		    rp_req_tail_probe(qp)) {
 			rp_stat_inc(qp->dev, RP_STAT_SR_TAIL_PROBE);
+			rp_req_arm_timer(qp);
+			return true;
+		}
+		/* Toward other peers every probe of a silence is one
+		 * packet: a silent peer needs no more. */
+		if (comp_probe_one(qp)) {
 			rp_req_arm_timer(qp);
 			return true;
 		}

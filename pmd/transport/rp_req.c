@@ -637,7 +637,8 @@ rp_req_send_packet(struct rp_qp *qp)
 		(last || qp->req.pkt % RP_ACKREQ_EVERY == RP_ACKREQ_EVERY - 1 ||
 		 !req_window_open(qp, 2) ||
 		 (unlikely(qp->cc.limited) &&
-		  rp_dcqcn_hold(qp, chunk + 64) >= req_probe_cycles(qp) / 2));
+		  rp_dcqcn_hold(qp, chunk + 64) >= req_probe_cycles(qp) / 2) ||
+		 qp->req.probe_ack);
 	if (!(s->flags & RP_WQE_INLINE) && rp_xmit_zc_ok(qp, chunk))
 		direct = rp_sge_direct(qp->dev, s->pdn,
 				       (const struct rp_sge *)(w + 1),

@@ -48,6 +48,7 @@ rp_req_resend_one(struct rp_qp *qp, uint32_t psn)
 			continue;
 		/* a READ request lost: the responder keeps the later ones */
 		if (s->opcode == IBV_WR_RDMA_READ && !qp->req.tail_probe &&
+		    !qp->req.probe_ack &&
 		    d % RP_READ_SEG == 0 && rp_psn_diff(psn, qp->req.psn) < 0)
 			return rp_req_read_again(qp, psn,
 				RTE_MIN(RP_READ_SEG, s->npkts - (uint32_t)d));
@@ -75,7 +76,8 @@ rp_req_resend_one(struct rp_qp *qp, uint32_t psn)
 		qp->req.pkt = pkt;
 		if (sent) {
 			rp_stat_inc(qp->dev, RP_STAT_RETRANSMIT);
-			rp_stat_inc(qp->dev, RP_STAT_SR_RESENT);
+			rp_stat_inc(qp->dev, qp->req.probe_ack ?
+				    RP_STAT_PROBE_ONE : RP_STAT_SR_RESENT);
 			qp->comp.rtt_tsc = 0;	/* Karn: no sample across it */
 		}
 		return sent;
@@ -161,6 +163,27 @@ rp_req_tail_probe(struct rp_qp *qp)
 	qp->req.tail_probe = true;
 	sent = rp_req_resend_one(qp, last);
 	qp->req.tail_probe = false;
+	return sent;
+}
+
+/*
+ * A probe toward a peer not known to keep what follows a gap (rp_comp.c):
+ * the oldest unacknowledged packet alone, with AckReq.  A peer that has
+ * it answers as for a duplicate, with the last PSN it has; one that lost
+ * it takes it in sequence and ACKs it.  False if that packet is not a
+ * SEND's or a WRITE's (a READ, an atomic: the caller goes back N) or
+ * cannot leave now.
+ */
+bool
+rp_req_probe_one(struct rp_qp *qp)
+{
+	bool sent;
+
+	if (rp_psn_diff(qp->req.psn, qp->comp.una) <= 0)
+		return false;
+	qp->req.probe_ack = true;
+	sent = rp_req_resend_one(qp, qp->comp.una);
+	qp->req.probe_ack = false;
 	return sent;
 }
 

@@ -444,6 +444,8 @@ struct rp_qp {
 		bool flight_held;	/* waiting for flight_window */
 		bool tail_probe;	/* the packet being sent asks for
 					 * every gap (rp_sr.c) */
+		bool probe_ack;		/* ... asks for an answer (a probe
+					 * of one packet, rp_comp.c) */
 		/* IBTA 9.7.7.2: the peer's end-to-end credits.  csn counts
 		 * the messages ever started that take a receive WQE; one
 		 * whose count passes csn_limit waits (req_credit_ok()).
@@ -480,6 +482,9 @@ struct rp_qp {
 		uint32_t ssthresh;	/* below it the window doubles a trip */
 		uint32_t recover_psn;	/* no new cut until una passes it */
 		bool probe_cut;		/* ... and the cut was a probe's */
+		bool one_out;		/* a probe of one packet is out */
+		uint32_t one_una;	/* ... sent when una stood here */
+		uint32_t one_psn;	/* ... and all before this was sent */
 		uint32_t retry_left;
 		uint32_t rnr_left;
 		uint32_t last_nak_psn;
@@ -831,6 +836,7 @@ void rp_sr_gaps(struct rp_qp *qp, uint32_t psn);
 void rp_sr_report(struct rp_qp *qp, uint32_t psn);
 bool rp_req_resend_one(struct rp_qp *qp, uint32_t psn);
 bool rp_req_tail_probe(struct rp_qp *qp);
+bool rp_req_probe_one(struct rp_qp *qp);
 bool rp_req_read_again(struct rp_qp *qp, uint32_t psn, uint32_t n);
 bool rp_sr_rd_keep(struct rp_qp *qp, const struct rp_pkt *pkt);
 bool rp_comp_rd_fits(const struct rp_qp *qp, const struct rp_swqe *s,

@@ -125,6 +125,12 @@ static struct {
 	uint32_t drop_psn;
 	unsigned int drop_left;
 	bool drop_till_probe;
+	/* rocepmd0's requests with PSNs tail_psn .. + tail_n - 1 (at most
+	 * 32) dropped once each: a tail lost, no later packet to draw a NAK
+	 * (probe_cut) */
+	uint32_t tail_psn;
+	unsigned int tail_n;
+	uint32_t tail_dropped;		/* bit k: tail_psn + k dropped */
 	/* rocepmd1's first NAK kept (its repeats dropped) until rocepmd0
 	 * sends drop_psn again, then shown it after that resend: a NAK that
 	 * comes after the probe (dcqcn) */
@@ -472,6 +478,14 @@ wt_roce(int d, struct rte_mbuf *m)
 	if (d == 0 && wt.drop_till_probe && (p.mask & RP_M_REQ) &&
 	    (p.sr & RP_SR_ONE))
 		wt.drop_left = 0;
+	if (d == 0 && wt.tail_n != 0 && (p.mask & RP_M_REQ)) {
+		uint32_t k = (p.psn - wt.tail_psn) & RP_PSN_MASK;
+
+		if (k < wt.tail_n && !(wt.tail_dropped & (1u << k))) {
+			wt.tail_dropped |= 1u << k;
+			return false;
+		}
+	}
 	if (d == 1 && wt.hold_nak1 && p.opcode == RP_OP_ACK &&
 	    (rp_pkt_aeth_syn(&p) & RP_AETH_TYPE_MASK) == RP_AETH_NAK) {
 		if (wt.nak1 != NULL)
@@ -3707,14 +3721,20 @@ wt_case_probe_late(void)
  * A peer that is only slow: the bridge holds rocepmd1's answers while
  * rocepmd0's WRITE of WT_CUT_PKTS packets waits for its ACK.  rocepmd0
  * probes three times (SR off) before its 1.07 s timer, each resending
- * what is in flight halved once more (32, 16, 8 packets), not the whole
- * message each time (192): duplicates a slow peer answers as it answers
- * new packets, ahead of the QP's next ones (send_bw_4qp against the
- * kernel's rxe in an emulated guest ran out of retries so).  Then the
- * answers come, late: the cut is undone and the WRITE completes, no
- * retry spent.
+ * the oldest packet alone: 3 duplicates, where going back N resent half
+ * the flight (32, 16, 8), or all of it (192), each a duplicate a slow peer
+ * answers as it answers new packets, ahead of the QP's next ones
+ * (send_bw_4qp against the kernel's rxe in an emulated guest ran out of
+ * retries so).  Then the answers come, late, and the WRITE completes, no
+ * retry spent.  A tail lost (the last WT_TAIL_PKTS of a WRITE, nothing
+ * after them to draw a NAK) is probed so too: the oldest packet not
+ * acknowledged (the WRITE's first: no AckReq before its last), which
+ * rocepmd1 has and answers with an ACK of all it has, which shows what
+ * it lacks; the next probe goes back N for the lost ones.
  */
 #define WT_CUT_PKTS	64u
+#define WT_TAIL_MSG	16u
+#define WT_TAIL_PKTS	4u
 
 static void
 wt_case_probe_cut(void)
@@ -3726,7 +3746,7 @@ wt_case_probe_cut(void)
 	struct rt_ep a, b;
 	struct rt_buf src, dst;
 	struct ibv_sge s;
-	uint64_t probes, late, sent, resent;
+	uint64_t probes, late, sent, resent, one, dup;
 	uint32_t id = 0;
 	double end;
 
@@ -3738,10 +3758,11 @@ wt_case_probe_cut(void)
 		wt_send_held(&a, &b, &src, &dst, ++id, 0);
 
 	rt_step("a WRITE of %u packets, rocepmd1's answers held: three "
-		"probes resend half the flight, a quarter, an eighth",
-		WT_CUT_PKTS);
+		"probes, each the oldest packet alone", WT_CUT_PKTS);
 	probes = wt_stat(0, "retransmit_probes");
 	late = wt_stat(0, "probes_answered_late");
+	one = wt_stat(0, "probes_one_packet");
+	dup = wt_stat(1, "duplicate_request");
 	sent = wt.dir[0].roce;
 	wt.hold[1] = true;
 	s = rt_sge(&src, 0, len);
@@ -3756,18 +3777,54 @@ wt_case_probe_cut(void)
 	}
 	wt_pump_ms(5);		/* the last probe's resend on the wire */
 	resent = wt.dir[0].roce - sent - WT_CUT_PKTS;
-	printf("    3 probes resent %" PRIu64 " packets (the whole flight "
-	       "each time: %u)\n", resent, 3 * WT_CUT_PKTS);
-	RT_CHECK(resent >= 3 * 8 && resent <= 32 + 16 + 8,
-		 "3 probes resent %" PRIu64 " packets, expected 24 to 56",
-		 resent);
+	printf("    3 probes resent %" PRIu64 " packets (halving the flight: "
+	       "56; the whole flight each time: %u)\n", resent,
+	       3 * WT_CUT_PKTS);
+	RT_CHECK(resent == 3, "3 probes resent %" PRIu64 " packets, "
+		 "expected 3 (one each)", resent);
+	wt_expect_stat(0, "probes_one_packet", one + 3);
+	wt_expect_stat(1, "duplicate_request", dup + 3);
 	wt_expect_stat(0, "retry_timeouts", 0);
 
-	rt_step("the answers come: late, the cut undone, the WRITE done");
+	rt_step("the answers come: late, the WRITE done");
 	wt_release(1);
 	wt_expect_wc(a.scq, "WRITE", id, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
 	RT_CHECK(memcmp(src.p, dst.p, len) == 0, "the WRITE's data differs");
 	wt_expect_stat(0, "probes_answered_late", late + 1);
+	wt_expect_stat(0, "retry_timeouts", 0);
+
+	rt_step("the last %u packets of a %u-packet WRITE lost: a probe "
+		"resends its first alone, rocepmd1 ACKs the %u it has, the "
+		"next probe goes back N for the %u lost", WT_TAIL_PKTS,
+		WT_TAIL_MSG, WT_TAIL_MSG - WT_TAIL_PKTS, WT_TAIL_PKTS);
+	probes = wt_stat(0, "retransmit_probes");
+	one = wt_stat(0, "probes_one_packet");
+	sent = wt.dir[0].roce;
+	memset(dst.p, 0, len);
+	rt_fill_random(src.p, len);
+	/* 8 SENDs and the WRITE above, a packet each of theirs */
+	wt.tail_psn = rp_psn_add(a.psn, 8 + WT_CUT_PKTS +
+				 WT_TAIL_MSG - WT_TAIL_PKTS);
+	wt.tail_dropped = 0;
+	wt.tail_n = WT_TAIL_PKTS;
+	s = rt_sge(&src, 0, WT_TAIL_MSG * 1024);
+	rt_post_send(&a, ++id, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED,
+		     0, (uintptr_t)dst.p, dst.mr->rkey);
+	wt_expect_wc(a.scq, "WRITE", id, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	wt.tail_n = 0;
+	RT_CHECK(wt.tail_dropped == (1u << WT_TAIL_PKTS) - 1,
+		 "the bridge dropped packets 0x%x of the tail, expected all "
+		 "%u", wt.tail_dropped, WT_TAIL_PKTS);
+	RT_CHECK(memcmp(src.p, dst.p, WT_TAIL_MSG * 1024) == 0,
+		 "the WRITE's data differs");
+	resent = wt.dir[0].roce - sent - WT_TAIL_MSG;
+	printf("    %" PRIu64 " probes, %" PRIu64 " packets resent\n",
+	       wt_stat(0, "retransmit_probes") - probes, resent);
+	wt_expect_stat(0, "probes_one_packet", one + 1);
+	wt_expect_stat(0, "retransmit_probes", probes + 2);
+	RT_CHECK(resent == 1 + WT_TAIL_PKTS, "%" PRIu64 " packets resent, "
+		 "expected %u (the probe's and the lost ones)", resent,
+		 1 + WT_TAIL_PKTS);
 	wt_expect_stat(0, "retry_timeouts", 0);
 	wt_expect_no_zero_dmac();
 }
