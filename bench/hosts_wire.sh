@@ -28,6 +28,10 @@
 # pair of processes; should it fail, the af_xdp row falls back to the
 # af_packet raw figure at the same size and verb, and says so.
 #
+# A rate row that retransmitted is followed by what both ends' counters
+# (rocepmd-testpmd --counters) say of it: probes and how many were
+# answered late (the receiver was only slow), NAKs, timeouts, packets
+# resent; the receiver's ring drops and its engine's time off its CPU.
 # Each row prints its figures or FAILED and why.  A benchmark, not a test:
 # exits 0.  Environment: BENCH_DURATION (s per run, 3), BENCH_ITERS
 # (send_lat iterations, 20000), BENCH_KINDS ("af_packet af_xdp"),
@@ -72,12 +76,12 @@ run() {
 	[ "$kind" = af_packet ] && raw=(--raw)
 	[ "$kind" = af_xdp_raw ] && raw=(--raw-only)
 	ip netns exec "$RP_NS_B" timeout "$TMO" "$app" -- --config "$tmp/b.ini" \
-		--server "${ps[@]}" "${raw[@]}" >"$tmp/$name.srv" 2>&1 &
+		--server "${ps[@]}" "${raw[@]}" --counters >"$tmp/$name.srv" 2>&1 &
 	srv=$!
 	ip netns exec "$RP_NS_A" timeout "$TMO" "$app" -- --config "$tmp/a.ini" \
 		--client "${host:-192.0.2.2}" --mode "$mode" --size "$size" \
 		--wait "$wait" \
-		"${pc[@]}" "${raw[@]}" "$@" --csv --out "$tmp/$name.csv" \
+		"${pc[@]}" "${raw[@]}" "$@" --counters --csv --out "$tmp/$name.csv" \
 		>"$tmp/$name.out" 2>"$tmp/$name.err"
 	rc=$?
 	bench_server_gone
@@ -93,6 +97,34 @@ run() {
 # field NAME MODE FIELD: one figure of run NAME's row of MODE.
 field() {
 	bench_csv "$tmp/$1.csv" "$2" "$3" | head -n 1
+}
+
+# retx_why NAME: what run NAME's counters (--counters, both ends) say of
+# its retransmissions: probes (answered late: the peer was only slow),
+# NAKs, timeouts, bytes resent; each end's receive drops (a READ's data
+# arrive at the client) and its engine lcore's time off its CPU.
+retx_why() {
+	awk '
+	$1 == "COUNTERS" {
+		for (i = 3; i <= NF; i++) {
+			split($i, kv, "=")
+			c[$2 "." kv[1]] = kv[2]
+		}
+	}
+	function v(k) { return c[k] + 0 }
+	function side(e,  d) {
+		d = v(e ".xsk_rx_ring_full") + v(e ".xsk_fill_ring_empty")
+		d += v(e ".afp_rx_dropped")
+		return sprintf("%s: ring drops %d, lcore off its CPU %.1f ms",
+			e, d, v(e ".lcore.starved_us") / 1000)
+	}
+	END {
+		printf "probes %d (answered late %d, of one packet %d), NAKs %d, timeouts %d, %d B resent, duplicates %d; %s; %s\n",
+			v("client.retransmit_probes"), v("client.probes_answered_late"),
+			v("client.probes_one_packet"), v("client.rcvd_nak"),
+			v("client.retry_timeouts"), v("client.retransmitted_bytes"),
+			v("server.duplicate_request"), side("client"), side("server")
+	}' "$tmp/$1.err" "$tmp/$1.srv" 2>/dev/null
 }
 
 # ratio A B: A / B with three decimals, "-" without B.
@@ -119,11 +151,13 @@ bw() {
 	v=$(field "$name" "$mode" "$f")
 	rv=$(field "$rsrc" raw_stream "$f")
 	: "${v:=0}"
+	retx=$(( $(field "$name" "$mode" retransmits) + \
+		$(field "$name" "$mode" srv_retransmits) ))
 	printf "%-9s %-30s %-7s %12s %12s %7s %6s  %s%s\n" "$kind" \
 		"$mode $size B" "$unit" "$v" "${rv:--}" "$(ratio "$v" "$rv")" \
-		"$(( $(field "$name" "$mode" retransmits) + \
-		     $(field "$name" "$mode" srv_retransmits) ))" "$goal" \
-		"$(raw_note "$kind" "$rsrc")"
+		"$retx" "$goal" "$(raw_note "$kind" "$rsrc")"
+	[ "$retx" = 0 ] || printf "%-9s   retransmissions: %s\n" "" \
+		"$(retx_why "$name")"
 }
 
 # The PMD's own XDP program takes every frame the veth receives: the

@@ -167,11 +167,12 @@ bench_errlines() {
 	local f=$1 l
 
 	[ -s "$f" ] || return 0
-	l=$(grep -av TELEMETRY "$f" |
+	l=$(grep -av TELEMETRY "$f" | grep -av '^COUNTERS' |
 		grep -aiE 'error|fail|cannot|abort|refused|invalid|timed out|timeout|exceed|denied|unable|no such|not ' |
 		tail -n 2)
 	[ -n "$l" ] ||
-		l=$(grep -av TELEMETRY "$f" | grep -av '^[[:space:]]*$' | tail -n 1)
+		l=$(grep -av TELEMETRY "$f" | grep -av '^COUNTERS' |
+			grep -av '^[[:space:]]*$' | tail -n 1)
 	printf '%s' "$l" | tr -s '\n\t' '| ' | sed 's/|/ \/ /g' | cut -c 1-200
 }
 
