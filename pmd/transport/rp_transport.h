@@ -482,6 +482,9 @@ struct rp_qp {
 		uint32_t ssthresh;	/* below it the window doubles a trip */
 		uint32_t recover_psn;	/* no new cut until una passes it */
 		bool probe_cut;		/* ... and the cut was a probe's */
+		uint64_t loss_tsc;	/* the last loss seen: a sequence
+					 * NAK, a READ response past a gap,
+					 * a probe answered in time */
 		bool one_out;		/* a probe of one packet is out */
 		uint32_t one_una;	/* ... sent when una stood here */
 		uint32_t one_psn;	/* ... and all before this was sent */
