@@ -457,6 +457,24 @@ rtp_report_raw(FILE *f, enum rtp_format fmt)
 	rtp_report(f, fmt, &r);
 }
 
+/* The counters of one kind (lcores' or devices') that moved, " name=d". */
+static void
+counters_moved(FILE *f, const struct rtp_counters *c0,
+	       const struct rtp_counters *c1, bool lcore)
+{
+	const char *const *names = lcore ? c1->lc_names : c1->dev_names;
+	unsigned int n = lcore ? c1->nb_lc_counters : c1->nb_dev_counters;
+
+	for (unsigned int k = 0; k < n; k++) {
+		uint64_t d = rtp_counter(c1, lcore, names[k]) -
+			     rtp_counter(c0, lcore, names[k]);
+
+		if (d != 0)
+			fprintf(f, " %s%s=%" PRIu64, lcore ? "lcore." : "",
+				names[k], d);
+	}
+}
+
 /*
  * --counters: every counter that moved between c0 and c1, the devices' and
  * the engine lcores' each summed, "name=delta" on one line.  What a rate
@@ -468,22 +486,8 @@ rtp_counters_line(FILE *f, const char *who, const struct rtp_counters *c0,
 		  const struct rtp_counters *c1)
 {
 	fprintf(f, "COUNTERS %s", who);
-	for (unsigned int k = 0; k < c1->nb_dev_counters; k++) {
-		const char *n = c1->dev_names[k];
-		uint64_t d = rtp_counter(c1, false, n) -
-			     rtp_counter(c0, false, n);
-
-		if (d != 0)
-			fprintf(f, " %s=%" PRIu64, n, d);
-	}
-	for (unsigned int k = 0; k < c1->nb_lc_counters; k++) {
-		const char *n = c1->lc_names[k];
-		uint64_t d = rtp_counter(c1, true, n) -
-			     rtp_counter(c0, true, n);
-
-		if (d != 0)
-			fprintf(f, " lcore.%s=%" PRIu64, n, d);
-	}
+	counters_moved(f, c0, c1, false);
+	counters_moved(f, c0, c1, true);
 	fputc('\n', f);
 	fflush(f);
 }

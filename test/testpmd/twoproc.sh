@@ -7,7 +7,10 @@
 #             the figures checked for consistency, the server's counts
 #             against the client's (its log, and its own figures in the
 #             client's CSV row: srv_received, srv_bytes); a bad exchange refused by the server,
-#             which then serves the next client; no server: a clear error
+#             which then serves the next client; no server: a clear error;
+#             --counters at both ends: one COUNTERS line a run at each,
+#             the server's received packets at least the messages it
+#             took, the client's sent at least its measured messages
 #   tag       tag_eager and tag_rndv between the hosts (the sender is the
 #             client, the TM-SRQ the server's): every message matched and
 #             its data checked by the server, which counts exactly the
@@ -122,7 +125,7 @@ PY
 
 case $case in
 twoproc)
-	server_start
+	server_start --counters
 	{
 		echo "set iters $iters"
 		echo "set warmup 50"
@@ -134,9 +137,29 @@ twoproc)
 			echo "start $m"
 		done
 	} >"$rv_tmp/cmds"
-	client "$rv_tmp/out.csv" --cmdline-file "$rv_tmp/cmds" ||
-		{ rv_show server; rv_fail "client: exit status $?"; }
+	client "$rv_tmp/out.csv" --cmdline-file "$rv_tmp/cmds" --counters \
+		2>"$rv_tmp/client.err" ||
+		{ cat "$rv_tmp/client.err"; rv_show server
+		  rv_fail "client: exit status $?"; }
 	check_rows "$rv_tmp/out.csv" "$iters"
+	# --counters: a line a run at each end, its counts the run's
+	python3 - "$rv_tmp/client.err" "$srv_log" "$iters" <<'PY' || exit 1
+import re, sys
+def runs(path, who):
+    return [dict(kv.split("=") for kv in l.split()[2:])
+            for l in open(path) if l.startswith("COUNTERS " + who + " ")]
+cli, srv, n = runs(sys.argv[1], "client"), runs(sys.argv[2], "server"), int(sys.argv[3])
+modes = ["send_lat", "send_bw", "write_lat", "write_bw", "read_lat", "read_bw"]
+assert len(cli) == 6 and len(srv) == 6, "COUNTERS lines: %d client, %d server" % (len(cli), len(srv))
+for m, c, s in zip(modes, cli, srv):
+    assert all(int(v) > 0 for v in list(c.values()) + list(s.values())), "%s: a zero printed" % m
+    tx, rx = int(c.get("tx_packets", 0)), int(s.get("rx_packets", 0))
+    # every request of the measured phase left the client; the server's
+    # phase holds the warm-up (50) and the measured messages
+    assert tx >= n, "%s: client tx_packets %d < %d messages" % (m, tx, n)
+    assert rx >= n + 50, "%s: server rx_packets %d < %d" % (m, rx, n + 50)
+    print("ok --counters %-9s client tx_packets %d, server rx_packets %d" % (m, tx, rx))
+PY
 	# A hello out of range (qps 1000) is refused with a reason; a hello
 	# that is not ours (bad magic) too; the server then serves on.
 	ip netns exec "$RP_NS_A" python3 - "$RV_IP_B" "$port" <<'PY' ||
