@@ -795,6 +795,18 @@ comp_go_back(struct rp_qp *qp)
 		rp_req_rewind(qp, s->first_psn);
 }
 
+/* Just past the first READ response missing at the tail: a READ whose
+ * responses have not begun starts at its first PSN (rd_psn moves to a
+ * READ when what precedes it retires, or as its responses come). */
+static uint32_t
+comp_rd_first_missing(const struct rp_qp *qp)
+{
+	const struct rp_swqe *s = rp_swqe(qp, qp->comp.tail);
+
+	return rp_psn_add(rp_psn_diff(qp->comp.rd_psn, s->first_psn) < 0 ?
+			  s->first_psn : qp->comp.rd_psn, 1);
+}
+
 /*
  * A probe toward a peer not known to keep what follows a gap: the oldest
  * unacknowledged packet alone (rp_req_probe_one()), nothing cut, as TCP's
@@ -816,17 +828,25 @@ comp_go_back(struct rp_qp *qp)
  */
 #define RP_PROBE_ONE_CLEAN_WAITS	8u
 
+/* The path lost a packet lately: within RP_PROBE_ONE_CLEAN_WAITS first
+ * probe waits of now. */
 static bool
-comp_probe_one(struct rp_qp *qp, uint64_t now)
+comp_path_lossy(const struct rp_qp *qp, uint64_t now)
 {
 	uint64_t wait = RTE_MAX(4 * qp->comp.srtt, rte_get_timer_hz() /
 				1000000u * qp->dev->cfg.probe_min_us);
 
+	return qp->comp.loss_tsc != 0 &&
+	       now - qp->comp.loss_tsc < RP_PROBE_ONE_CLEAN_WAITS * wait;
+}
+
+static bool
+comp_probe_one(struct rp_qp *qp, uint64_t now)
+{
 	if (qp->comp.peer_sr)
 		return false;	/* its tail probe (rp_req_tail_probe()) */
-	if (qp->comp.loss_tsc != 0 &&
-	    now - qp->comp.loss_tsc < RP_PROBE_ONE_CLEAN_WAITS * wait)
-		return false;	/* a lossy path */
+	if (comp_path_lossy(qp, now))
+		return false;
 	if (qp->comp.one_out && qp->comp.una != qp->comp.one_una) {
 		qp->comp.loss_tsc = now;	/* answered, not all there */
 		return false;
@@ -913,11 +933,17 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 		/* A peer that keeps what follows a gap: the last packet
 		 * alone asks for every loss, or the READ responses missing
 		 * are asked for alone, and nothing is cut; the stall's last
-		 * probe goes back N. */
+		 * probe goes back N.  On a path without recent loss only
+		 * the first response missing is asked for: a responder
+		 * only slow (its lcore off its CPU) answers it and streams
+		 * the rest, where asking for the READ's whole runs drew 4
+		 * of them again, 64 responses each, between the hosts; a
+		 * loss it finds makes the path lossy for the next probe. */
 		if (qp->comp.probes < rp_probe_max(qp) && rp_sr_rd_on(qp) &&
 		    comp_outstanding(qp) &&
 		    rp_swqe(qp, qp->comp.tail)->opcode == IBV_WR_RDMA_READ &&
-		    rp_sr_rd_ask(qp, qp->req.psn, 0) != 0) {
+		    rp_sr_rd_ask(qp, comp_path_lossy(qp, now) ? qp->req.psn :
+				 comp_rd_first_missing(qp), 0) != 0) {
 			rp_req_arm_timer(qp);
 			return true;
 		}

@@ -440,8 +440,9 @@ wt_roce(int d, struct rte_mbuf *m)
 	w->last_id = id;
 	if (p.mask & RP_M_UD)
 		w->ud++;
-	if ((p.mask & RP_M_REQ) && (p.mask & RP_M_READ))
+	if ((p.mask & RP_M_REQ) && (p.mask & RP_M_READ)) {
 		w->read_req++;
+	}
 	else if (!(p.mask & RP_M_REQ) && (p.mask & RP_M_READ))
 		w->read_resp++;
 	else if (p.opcode == RP_OP_ACK)
@@ -3645,6 +3646,81 @@ wt_send_held(struct rt_ep *a, struct rt_ep *b, struct rt_buf *src,
 	wt_expect_wc(b->rcq, "receive", id, IBV_WC_SUCCESS, IBV_WC_RECV);
 }
 
+/*
+ * A READ of WT_RD_PKTS responses whose answers the bridge holds until
+ * rocepmd0 has probed once: the probe asks for the first response alone
+ * (one more response on the wire, not the READ's whole run again), and
+ * the READ completes, its data whole, the answer late.  First a WRITE's
+ * second packet dropped: rocepmd1's selective NAK tells rocepmd0 that
+ * it keeps what follows a gap (READ responses are then asked for alone);
+ * then 50 ms, so that the path has lost nothing lately.  `psn`: the
+ * WRITE's first PSN.
+ */
+#define WT_RD_PKTS	16u
+
+static void
+wt_probe_read_one(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1,
+		  uint32_t psn)
+{
+	const uint32_t len = WT_RD_PKTS * 1024;
+	uint64_t probes, late, asked, req, rsp, n, sr_nak;
+	struct rt_buf rsrc, rdst;
+	struct ibv_sge s;
+	double end;
+
+	rt_buf_alloc(&rsrc, d1, len, RT_ACCESS_ALL);
+	rt_buf_alloc(&rdst, d0, len, RT_ACCESS_ALL);
+	rt_fill_random(rsrc.p, len);
+	sr_nak = wt_stat(1, "sr_nak_sent");
+	wt.drop_psn = rp_psn_add(psn, 1);
+	wt.drop_left = 1;
+	s = rt_sge(&rdst, 0, 4096);
+	rt_post_send(a, 899, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)rsrc.p, rsrc.mr->rkey);
+	wt_expect_wc(a->scq, "WRITE", 899, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	RT_CHECK(wt.drop_left == 0 && wt_stat(1, "sr_nak_sent") > sr_nak,
+		 "the WRITE's second packet: dropped %s, selective NAKs %"
+		 PRIu64, wt.drop_left == 0 ? "yes" : "no",
+		 wt_stat(1, "sr_nak_sent") - sr_nak);
+	wt_pump_ms(50);		/* that loss is old news */
+	rt_fill_random(rsrc.p, len);
+	probes = wt_stat(0, "retransmit_probes");
+	late = wt_stat(0, "probes_answered_late");
+	asked = wt_stat(0, "sr_read_asked");
+	req = wt.dir[0].read_req;
+	rsp = wt.dir[1].read_resp;
+	wt.hold[1] = true;
+	s = rt_sge(&rdst, 0, len);
+	rt_post_send(a, 900, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)rsrc.p, rsrc.mr->rkey);
+	end = rt_now() + rt_timeout_s;
+	while (wt_stat(0, "retransmit_probes") == probes) {
+		RT_CHECK(rt_now() < end, "no probe of a held READ in %.0f s",
+			 rt_timeout_s);
+		wt_pump_ms(1);
+	}
+	wt_pump_ms(1);		/* the ask on the wire, and its answer */
+	n = wt_stat(0, "retransmit_probes") - probes;
+	RT_CHECK(wt_stat(0, "sr_read_asked") - asked == n, "%" PRIu64
+		 " probes, %" PRIu64 " READ runs asked again", n,
+		 wt_stat(0, "sr_read_asked") - asked);
+	wt_release(1);
+	wt_expect_wc(a->scq, "READ", 900, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(rdst.p, rsrc.p, len, "READ data");
+	printf("    %" PRIu64 " probes, %" PRIu64 " READ requests, %" PRIu64
+	       " responses (the READ's run again each time: %" PRIu64 ")\n",
+	       n, wt.dir[0].read_req - req, wt.dir[1].read_resp - rsp,
+	       WT_RD_PKTS * (1 + n));
+	RT_CHECK(wt.dir[0].read_req - req == 1 + n, "%" PRIu64 " READ "
+		 "requests, expected %" PRIu64, wt.dir[0].read_req - req,
+		 1 + n);
+	RT_CHECK(wt.dir[1].read_resp - rsp == WT_RD_PKTS + n, "%" PRIu64
+		 " READ responses, expected %" PRIu64 " (one a probe)",
+		 wt.dir[1].read_resp - rsp, WT_RD_PKTS + n);
+	wt_expect_stat(0, "probes_answered_late", late + 1);
+	wt_expect_stat(0, "retry_timeouts", 0);
+}
+
 static void
 wt_case_probe_late(void)
 {
@@ -3712,6 +3788,11 @@ wt_case_probe_late(void)
 		 "learned wait %" PRIu64 " us after a loss, expected %" PRIu64,
 		 wt_qp(0, qpn, "probe_wait_us"), wait / 2);
 	wt_expect_stat(0, "retry_timeouts", 0);
+
+	rt_step("a READ of %u responses held (a slow responder, no loss "
+		"lately): each probe asks for one response again, not the "
+		"READ's run", WT_RD_PKTS);
+	wt_probe_read_one(&a, &d0, &d1, rp_psn_add(a.psn, (uint32_t)id));
 	wt_expect_no_zero_dmac();
 }
 
