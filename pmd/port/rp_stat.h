@@ -115,11 +115,11 @@ enum rp_stat {
 					 * sent acknowledged: stopped */
 	RP_STAT_TIMER_BACKOFF,		/* retry timeouts after which the next
 					 * waits twice as long: the peer
-					 * answered between (rp_comp.c) */
+					 * answered between (rp_comp_timer.c) */
 	RP_STAT_XSK_QUEUE_WAIT,		/* af_xdp: the port reopened, its
 					 * queue still bound (rp_port.c) */
 	RP_STAT_PROBE_ONE,		/* probes that resent one packet: a
-					 * peer not known to keep (rp_comp.c) */
+					 * peer not known to keep (rp_comp_timer.c) */
 	RP_STAT_MAX,
 };
 

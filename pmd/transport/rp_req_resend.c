@@ -167,7 +167,7 @@ rp_req_tail_probe(struct rp_qp *qp)
 }
 
 /*
- * A probe toward a peer not known to keep what follows a gap (rp_comp.c):
+ * A probe toward a peer not known to keep what follows a gap (rp_comp_timer.c):
  * the oldest unacknowledged packet alone, with AckReq.  A peer that has
  * it answers as for a duplicate, with the last PSN it has; one that lost
  * it takes it in sequence and ACKs it.  False if that packet is not a

@@ -445,7 +445,7 @@ struct rp_qp {
 		bool tail_probe;	/* the packet being sent asks for
 					 * every gap (rp_sr.c) */
 		bool probe_ack;		/* ... asks for an answer (a probe
-					 * of one packet, rp_comp.c) */
+					 * of one packet, rp_comp_timer.c) */
 		/* IBTA 9.7.7.2: the peer's end-to-end credits.  csn counts
 		 * the messages ever started that take a receive WQE; one
 		 * whose count passes csn_limit waits (req_credit_ok()).
@@ -766,18 +766,18 @@ uint64_t rp_dcqcn_hold(const struct rp_qp *qp, uint32_t bytes);
 /* RP_CTRL_QP_CC: a QP's window and rate, for telemetry. */
 int rp_dcqcn_query(struct rp_dev *dev, struct rp_ctrl_qp_cc *o);
 
-/* ---- rp_comp.c (completer) */
+/* ---- rp_comp.c, rp_comp_timer.c (completer) */
 void rp_comp_input(struct rp_qp *qp, const struct rp_pkt *pkt);
 bool rp_comp_timer(struct rp_qp *qp, uint64_t now);
 
-/* Early resends of a stall before the timeout (rp_req.c, rp_comp.c). */
+/* Early resends of a stall before the timeout (rp_req.c, rp_comp_timer.c). */
 #define RP_PROBE_MAX	3u
 /* Toward a peer that keeps (rp_sr.c), a probe sends one or a few small
  * packets, and fails as often as one of them is lost (19% under 10%
  * loss each way): two more come before the one that goes back N, whose
  * failure leaves the QP's timeout (67 ms at perftest's 14). */
 #define RP_PROBE_MAX_SR	5u
-/* The retransmit timer (rp_req.c, rp_comp.c): at most this many times
+/* The retransmit timer (rp_req.c, rp_comp_timer.c): at most this many times
  * the QP's timeout, after four round trips of a slow peer or doublings
  * while it answers, up to RP_RTO_BACKOFF_MAX of them. */
 #define RP_RTO_STRETCH		16u
