@@ -175,7 +175,16 @@ rp_comp_outstanding(const struct rp_qp *qp)
  * arrived.  As TCP after a spurious timeout (RFC 3522, Eifel): the
  * probe's cut of the window is undone, and probes wait twice the
  * silence from now on (probe_floor, up to RP_PROBE_FLOOR_MAX_US).  An
- * answer in time was a loss repaired: the learned wait halves.
+ * answer in time was a loss repaired: the learned wait halves.  After
+ * a probe of one packet (rp_comp_timer.c), only if the ACK took that
+ * packet alone (una one past where it stood: the peer lacked it).  An
+ * ACK of more may be the peer's backlog, as it came back to its CPU just
+ * then (a stall of two probes, the first unanswered), and not the
+ * probe's answer; taken for a loss it made the path lossy, and the next
+ * stall's probe went back N (between the hosts, 193 duplicates of a
+ * 64 KiB write_bw on a lossless link).  Whether the peer lacked
+ * something then tells the next stall, if there is one
+ * (comp_probe_one()).
  */
 #define RP_PROBE_LATE_US	100u	/* an answer later than this, and 2 RTTs
 					 * (10% loss in one process: 95% within
@@ -188,10 +197,15 @@ comp_probe_answered(struct rp_qp *qp, uint64_t now)
 	uint64_t us = rte_get_timer_hz() / 1000000u;
 	uint64_t late = RTE_MAX(2 * qp->comp.srtt, us * RP_PROBE_LATE_US);
 	uint64_t silence;
+	bool one;
 
 	if (qp->comp.probe_tsc == 0)
 		return;		/* a timeout followed: rp_comp_timer() */
+	one = qp->comp.one_last;
+	qp->comp.one_last = false;
 	if (now - qp->comp.probe_tsc <= late) {
+		if (one && qp->comp.una != rp_psn_add(qp->comp.one_una, 1))
+			return;	/* the next stall's probe judges */
 		qp->comp.loss_tsc = now;	/* a loss it repaired */
 		qp->comp.probe_floor /= 2;
 		if (qp->comp.probe_floor < us * RP_PROBE_LATE_US)
@@ -199,6 +213,15 @@ comp_probe_answered(struct rp_qp *qp, uint64_t now)
 		return;
 	}
 	rp_stat_inc(qp->dev, RP_STAT_PROBE_LATE);
+	/*
+	 * A probe of one packet answered late tells no gap: the peer, back
+	 * on its CPU, ACKs its ring's backlog a message at a time, and the
+	 * probe's own answer comes behind it.  Should it leave its CPU
+	 * again before then, una stands between one_una and one_psn, and
+	 * the next probe took that for a gap and went back N (between the
+	 * hosts, 2 of 7 probes of a 3 s write_bw: 389 duplicates).
+	 */
+	qp->comp.one_out = false;
 	silence = 2 * (now - qp->comp.quiet_tsc);
 	silence = RTE_MIN(silence, us * RP_PROBE_FLOOR_MAX_US);
 	qp->comp.probe_floor = RTE_MAX(qp->comp.probe_floor, silence);
@@ -214,6 +237,8 @@ comp_progress(struct rp_qp *qp)
 
 	if (unlikely(qp->comp.probes != 0))
 		comp_probe_answered(qp, now);
+	if (unlikely(qp->comp.one_out) && qp->comp.one_acks < 2)
+		qp->comp.one_acks++;
 	qp->comp.quiet_tsc = now;
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;

@@ -91,8 +91,17 @@ comp_probe_one(struct rp_qp *qp, uint64_t now)
 		return false;	/* its tail probe (rp_req_tail_probe()) */
 	if (comp_path_lossy(qp, now))
 		return false;
-	if (qp->comp.one_out && qp->comp.una != qp->comp.one_una) {
-		qp->comp.loss_tsc = now;	/* answered, not all there */
+	if (qp->comp.one_out && qp->comp.una != qp->comp.one_una &&
+	    qp->comp.one_acks < 2) {
+		/*
+		 * One answer, then silence: the probe's, with the last PSN
+		 * the peer has (a duplicate's ACK) or the packet it lacked,
+		 * taken alone.  What follows is missing.  Answers that kept
+		 * coming were the peer's backlog, ACKed as it came back to
+		 * its CPU, until it left it again (between the hosts, such
+		 * a stall went back N: 131 duplicates): one packet again.
+		 */
+		qp->comp.loss_tsc = now;
 		return false;
 	}
 	if (!rp_req_probe_one(qp))
@@ -102,6 +111,7 @@ comp_probe_one(struct rp_qp *qp, uint64_t now)
 		qp->comp.one_psn = qp->req.max_psn;
 	}
 	qp->comp.one_una = qp->comp.una;
+	qp->comp.one_acks = 0;
 	return true;
 }
 
@@ -173,6 +183,7 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 			qp->comp.undo_ssthresh = qp->comp.ssthresh;
 		}
 		qp->comp.probe_tsc = now;
+		qp->comp.one_last = false;
 		rp_stat_inc(qp->dev, RP_STAT_PROBE);
 		/* A peer that keeps what follows a gap: the last packet
 		 * alone asks for every loss, or the READ responses missing
@@ -200,6 +211,7 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 		/* Toward other peers every probe of a silence is one
 		 * packet: a silent peer needs no more. */
 		if (comp_probe_one(qp, now)) {
+			qp->comp.one_last = true;
 			rp_req_arm_timer(qp);
 			return true;
 		}

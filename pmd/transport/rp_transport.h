@@ -488,6 +488,8 @@ struct rp_qp {
 		bool one_out;		/* a probe of one packet is out */
 		uint32_t one_una;	/* ... sent when una stood here */
 		uint32_t one_psn;	/* ... and all before this was sent */
+		bool one_last;		/* the stall's last probe was one */
+		uint8_t one_acks;	/* progress since, up to 2 */
 		uint32_t retry_left;
 		uint32_t rnr_left;
 		uint32_t last_nak_psn;

@@ -3811,9 +3811,15 @@ wt_case_probe_late(void)
  * after them to draw a NAK) is probed so too: the oldest packet not
  * acknowledged (the WRITE's first: no AckReq before its last), which
  * rocepmd1 has and answers with an ACK of all it has, which shows what
- * it lacks; the next probe goes back N for the lost ones.
+ * it lacks; the next probe goes back N for the lost ones.  Before it, a
+ * peer back on its CPU for a moment (2 of its held ACKs pass just after
+ * a probe, the others and the probe's answer stay held): the next probe
+ * is one packet again, where taking that for a gap went back N (between
+ * the hosts, 131 and 193 duplicates of a 64 KiB write_bw).
  */
 #define WT_CUT_PKTS	64u
+#define WT_BACKLOG_MSGS	4u
+#define WT_BACKLOG_PKTS	8u
 #define WT_TAIL_MSG	16u
 #define WT_TAIL_PKTS	4u
 
@@ -3874,6 +3880,63 @@ wt_case_probe_cut(void)
 	wt_expect_stat(0, "probes_answered_late", late + 1);
 	wt_expect_stat(0, "retry_timeouts", 0);
 
+	rt_step("%u WRITEs of %u packets, rocepmd1's answers held: a probe "
+		"of one packet; just after it 2 of the %u ACKs pass, then "
+		"rocepmd1 is silent again: the next probe is one packet too "
+		"(its backlog ACKed, not a gap)", WT_BACKLOG_MSGS,
+		WT_BACKLOG_PKTS, WT_BACKLOG_MSGS);
+	probes = wt_stat(0, "retransmit_probes");
+	one = wt_stat(0, "probes_one_packet");
+	dup = wt_stat(1, "duplicate_request");
+	sent = wt.dir[0].roce;
+	memset(dst.p, 0, len);
+	rt_fill_random(src.p, len);
+	wt.hold[1] = true;
+	for (unsigned int k = 0; k < WT_BACKLOG_MSGS; k++) {
+		unsigned int held = wt.n_held[1];
+		uint32_t off = k * WT_BACKLOG_PKTS * 1024;
+
+		/* one at a time: an ACK each, none coalesced */
+		s = rt_sge(&src, off, WT_BACKLOG_PKTS * 1024);
+		rt_post_send(&a, id + 1 + k, IBV_WR_RDMA_WRITE, &s, 1,
+			     IBV_SEND_SIGNALED, 0, (uintptr_t)dst.p + off,
+			     dst.mr->rkey);
+		end = rt_now() + rt_timeout_s;
+		while (wt.n_held[1] == held) {
+			RT_CHECK(rt_now() < end, "no ACK of WRITE %u", k);
+			if (!wt_pump())
+				sched_yield();
+		}
+	}
+	end = rt_now() + rt_timeout_s;
+	while (wt.dir[0].roce == sent + WT_BACKLOG_MSGS * WT_BACKLOG_PKTS) {
+		RT_CHECK(rt_now() < end, "no probe in %.0f s", rt_timeout_s);
+		if (!wt_pump())
+			sched_yield();
+	}
+	wt_release_first(1, 2);		/* rocepmd1 back for a moment */
+	while (wt_stat(0, "retransmit_probes") < probes + 2) {
+		RT_CHECK(rt_now() < end, "%" PRIu64 " probes in %.0f s",
+			 wt_stat(0, "retransmit_probes") - probes,
+			 rt_timeout_s);
+		wt_pump_ms(1);
+	}
+	wt_pump_ms(5);		/* the second probe's resend on the wire */
+	resent = wt.dir[0].roce - sent - WT_BACKLOG_MSGS * WT_BACKLOG_PKTS;
+	printf("    2 probes resent %" PRIu64 " packets (the second going "
+	       "back N: 9)\n", resent);
+	RT_CHECK(resent == 2, "2 probes resent %" PRIu64 " packets, "
+		 "expected 2 (one each)", resent);
+	wt_expect_stat(0, "probes_one_packet", one + 2);
+	wt_expect_stat(1, "duplicate_request", dup + 2);
+	wt_release(1);
+	for (unsigned int k = 0; k < WT_BACKLOG_MSGS; k++)
+		wt_expect_wc(a.scq, "WRITE", ++id, IBV_WC_SUCCESS,
+			     IBV_WC_RDMA_WRITE);
+	RT_CHECK(memcmp(src.p, dst.p, WT_BACKLOG_MSGS * WT_BACKLOG_PKTS *
+			1024) == 0, "the WRITEs' data differs");
+	wt_expect_stat(0, "retry_timeouts", 0);
+
 	rt_step("the last %u packets of a %u-packet WRITE lost: a probe "
 		"resends its first alone, rocepmd1 ACKs the %u it has, the "
 		"next probe goes back N for the %u lost", WT_TAIL_PKTS,
@@ -3883,9 +3946,9 @@ wt_case_probe_cut(void)
 	sent = wt.dir[0].roce;
 	memset(dst.p, 0, len);
 	rt_fill_random(src.p, len);
-	/* 8 SENDs and the WRITE above, a packet each of theirs */
-	wt.tail_psn = rp_psn_add(a.psn, 8 + WT_CUT_PKTS +
-				 WT_TAIL_MSG - WT_TAIL_PKTS);
+	/* 8 SENDs and the WRITEs above, a packet each of theirs */
+	wt.tail_psn = rp_psn_add(a.psn, 8 + WT_CUT_PKTS + WT_BACKLOG_MSGS *
+				 WT_BACKLOG_PKTS + WT_TAIL_MSG - WT_TAIL_PKTS);
 	wt.tail_dropped = 0;
 	wt.tail_n = WT_TAIL_PKTS;
 	s = rt_sge(&src, 0, WT_TAIL_MSG * 1024);
