@@ -120,6 +120,9 @@ enum rp_stat {
 					 * queue still bound (rp_port.c) */
 	RP_STAT_PROBE_ONE,		/* probes that resent one packet: a
 					 * peer not known to keep (rp_comp_timer.c) */
+	RP_STAT_TIMER_TX_FULL,		/* probes put off: the port's transmit
+					 * queue full, our packets not all
+					 * gone (rp_comp_timer.c) */
 	RP_STAT_MAX,
 };
 

@@ -245,6 +245,7 @@ comp_progress(struct rp_qp *qp)
 	qp->comp.probes = 0;
 	qp->comp.backoff = 0;
 	qp->comp.heard = false;
+	qp->comp.tx_full = false;
 	if (rp_comp_outstanding(qp))
 		rp_req_arm_timer(qp);
 	else

@@ -175,6 +175,28 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 		rp_stat_inc(qp->dev, RP_STAT_TIMER_UNSENT);
 		return false;
 	}
+	if (qp->comp.probes < rp_probe_max(qp) &&
+	    (!rp_tx_room(qp->dev) || qp->comp.tx_full) &&
+	    now - qp->comp.quiet_tsc < rp_req_timeout_cycles(qp)) {
+		/*
+		 * Our own packets wait to leave: the port's transmit queue
+		 * is full (the peer, off its CPU, left its receive ring
+		 * full, and the link's queue backed up to ours).  It cannot
+		 * answer what has not left, and a probe could not leave
+		 * either: going back N instead queued a flight again
+		 * behind them (between the hosts, 64 duplicates of a 64 KiB
+		 * write_bw on a lossless link).  The probe waits; the
+		 * QP's timeout, from its last progress, does not: a port
+		 * that never drains still ends in probes and retries.  The
+		 * queue drained within the last wait: the frames at its
+		 * tail just left, and their answer gets one wait more.
+		 */
+		qp->comp.tx_full = !rp_tx_room(qp->dev);
+		if (qp->comp.tx_full)
+			rp_stat_inc(qp->dev, RP_STAT_TIMER_TX_FULL);
+		rp_req_arm_timer(qp);
+		return false;
+	}
 	if (qp->comp.probes < rp_probe_max(qp) && qp->comp.srtt != 0 &&
 	    qp->addr_ok) {
 		/* Silence for a few round trips: resend early. */

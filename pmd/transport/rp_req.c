@@ -134,8 +134,8 @@ req_ud_addr(struct rp_qp *qp, uint32_t ahn, uint32_t dqpn,
  */
 #define RP_RTO_RTTS	4u
 
-static uint64_t
-req_timeout_cycles(const struct rp_qp *qp)
+uint64_t
+rp_req_timeout_cycles(const struct rp_qp *qp)
 {
 	/* 4.096 us * 2^timeout; at least 1 ms, since a soft device shares
 	 * its CPUs and must not retransmit on a scheduling hiccup. */
@@ -229,7 +229,7 @@ rp_req_arm_timer(struct rp_qp *qp)
 		qp->comp.deadline = 0;
 		return;
 	}
-	t = req_timeout_cycles(qp);
+	t = rp_req_timeout_cycles(qp);
 	/* Not while an RNR NAK makes it wait: that silence is asked for. */
 	if (qp->comp.probes < rp_probe_max(qp) && qp->comp.srtt != 0 &&
 	    qp->addr_ok && !qp->req.rnr_wait)

@@ -490,6 +490,8 @@ struct rp_qp {
 		uint32_t one_psn;	/* ... and all before this was sent */
 		bool one_last;		/* the stall's last probe was one */
 		uint8_t one_acks;	/* progress since, up to 2 */
+		bool tx_full;		/* the timer found the port's
+					 * transmit queue full last */
 		uint32_t retry_left;
 		uint32_t rnr_left;
 		uint32_t last_nak_psn;
@@ -742,6 +744,8 @@ int rp_req_post_internal(struct rp_qp *qp, const struct rp_send_wqe *w,
 			 const void *body, uint32_t body_len, uint32_t pdn,
 			 uint32_t cookie);
 void rp_req_arm_timer(struct rp_qp *qp);
+/* The QP's retry timeout now (IBTA's, at least 1 ms, backed off), TSC. */
+uint64_t rp_req_timeout_cycles(const struct rp_qp *qp);
 bool rp_req_send_packet(struct rp_qp *qp);
 
 /* ---- rp_req_resend.c (the requester's resends) */

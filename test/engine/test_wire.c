@@ -151,6 +151,12 @@ static struct {
 	struct rte_mbuf *ack1;
 	unsigned int stale_ms;		/* shown every stale_ms while set */
 	double stale_next;
+	/* nothing taken from device d's port while rx_off[d]: its frames
+	 * wait in the memif ring, then in the device (probe_tx_full) */
+	bool rx_off[2];
+	/* the bridge's memif rings hold 2^ring_log2 frames (0: memif's
+	 * default); set before wt_boot() */
+	unsigned int ring_log2;
 	/* RoCE frames from device d kept back while hold[d] (rd_replay) */
 	bool hold[2];
 	struct rte_mbuf *held[2][WT_HOLD_MAX];
@@ -600,7 +606,11 @@ wt_pump(void)
 		wt.stale_next = rt_now() + wt.stale_ms / 1000.0;
 	}
 	for (int d = 0; d < 2; d++) {
-		uint16_t n = rte_eth_rx_burst(wt.port[d], 0, m, WT_BURST);
+		uint16_t n;
+
+		if (wt.rx_off[d])
+			continue;
+		n = rte_eth_rx_burst(wt.port[d], 0, m, WT_BURST);
 
 		for (uint16_t i = 0; i < n; i++)
 			wt_frame(d, m[i]);
@@ -668,8 +678,10 @@ wt_port_start(const char *name, unsigned int sock, uint16_t *port)
 	char args[128];
 	int ret;
 
+	/* the memif client sizes the rings (rsize: DPDK's rte_eth_memif) */
 	snprintf(args, sizeof(args), "role=client,id=0,socket-abstract=yes,"
-		 "socket=/rp-wire_%s-%u", rt_case_name, sock);
+		 "socket=/rp-wire_%s-%u%s%.0u", rt_case_name, sock,
+		 wt.ring_log2 != 0 ? ",rsize=" : "", wt.ring_log2);
 	ret = rte_eal_hotplug_add("vdev", name, args);
 	RT_CHECK(ret == 0, "bridge: add %s,%s: %s", name, args,
 		 strerror(-ret));
@@ -3969,6 +3981,73 @@ wt_case_probe_cut(void)
 	RT_CHECK(resent == 1 + WT_TAIL_PKTS, "%" PRIu64 " packets resent, "
 		 "expected %u (the probe's and the lost ones)", resent,
 		 1 + WT_TAIL_PKTS);
+	wt_expect_stat(0, "retry_timeouts", 0);
+	wt_expect_no_zero_dmac();
+}
+
+/* ---- case probe_tx_full */
+
+/*
+ * A port that cannot send for a while: its transmit ring full, the link
+ * backed up to it (between the hosts, the peer's engine off its CPU left
+ * its receive ring full).  The bridge takes nothing from rocepmd0 for
+ * WT_TXF_MS while a WRITE of WT_TXF_PKTS packets fills its memif ring
+ * (32 frames) and then its own transmit queue.  Its retransmit timer
+ * puts its probes off (probes_tx_full): rocepmd1 cannot answer what has
+ * not left, and a probe could not leave either, where going back N
+ * queued the flight again behind frames that never left.  Then the
+ * bridge drains, the WRITE completes: no probe, no duplicate at
+ * rocepmd1, no retry.
+ */
+#define WT_TXF_RING_LOG2	5u
+#define WT_TXF_PKTS		128u
+#define WT_TXF_MS		30u
+
+static void
+wt_case_probe_tx_full(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1.07 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	const uint32_t len = WT_TXF_PKTS * 1024;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_sge s;
+	uint64_t probes, dup, put_off;
+	uint32_t id = 0;
+
+	wt.ring_log2 = WT_TXF_RING_LOG2;
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	rt_buf_alloc(&src, &d0, len, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, &d1, len, RT_ACCESS_ALL);
+	rt_fill_random(src.p, len);
+	for (int k = 0; k < 8; k++)	/* a round trip measured */
+		wt_send_held(&a, &b, &src, &dst, ++id, 0);
+
+	rt_step("a WRITE of %u packets, rocepmd0's frames not taken for %u "
+		"ms: its transmit queue full, its probes put off",
+		WT_TXF_PKTS, WT_TXF_MS);
+	probes = wt_stat(0, "retransmit_probes");
+	dup = wt_stat(1, "duplicate_request");
+	put_off = wt_stat(0, "probes_tx_full");
+	wt.rx_off[0] = true;
+	s = rt_sge(&src, 0, len);
+	rt_post_send(&a, ++id, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED,
+		     0, (uintptr_t)dst.p, dst.mr->rkey);
+	wt_pump_ms(WT_TXF_MS);
+	printf("    %" PRIu64 " probes put off, %" PRIu64 " sent\n",
+	       wt_stat(0, "probes_tx_full") - put_off,
+	       wt_stat(0, "retransmit_probes") - probes);
+	RT_CHECK(wt_stat(0, "probes_tx_full") > put_off, "no probe put off "
+		 "in %u ms of a full transmit queue", WT_TXF_MS);
+	wt_expect_stat(0, "retransmit_probes", probes);
+
+	rt_step("the bridge drains: the WRITE done, nothing resent");
+	wt.rx_off[0] = false;
+	wt_expect_wc(a.scq, "WRITE", id, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	RT_CHECK(memcmp(src.p, dst.p, len) == 0, "the WRITE's data differs");
+	wt_expect_stat(0, "retransmit_probes", probes);
+	wt_expect_stat(1, "duplicate_request", dup);
 	wt_expect_stat(0, "retry_timeouts", 0);
 	wt_expect_no_zero_dmac();
 }
