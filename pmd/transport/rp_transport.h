@@ -60,7 +60,10 @@ static_assert(RP_MAX_MR <= 1u << (32 - RP_KEY_GEN_BITS), "key index bits");
 /* A READ goes out as requests of at most this many response packets, so
  * its responses, which no ACK paces, stream within the window too. */
 #define RP_READ_SEG	64u
-#define RP_RD_BUDGET	16u		/* READ response packets per step */
+/* READ response packets per step: a burst, as a requester's step sends
+ * (RP_BURST).  At 16, a READ stream's responder sent 16 frames a pass, a
+ * transmit kick (a system call on af_xdp) for each 16. */
+#define RP_RD_BUDGET	32u
 #define RP_GRH_SIZE	40u
 #define RP_MAX_SRQ	256u
 #define RP_TM_RNDV_PER_QP 16u		/* rendezvous in flight per QP */
