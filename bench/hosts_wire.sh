@@ -119,9 +119,10 @@ retx_why() {
 			e, d, v(e ".lcore.starved_us") / 1000)
 	}
 	END {
-		printf "probes %d (answered late %d, of one packet %d), NAKs %d, timeouts %d, %d B resent, duplicates %d; %s; %s\n",
+		printf "probes %d (answered late %d, of one packet %d; put off, transmit queue full: %d), NAKs %d, timeouts %d, %d B resent, duplicates %d; %s; %s\n",
 			v("client.retransmit_probes"), v("client.probes_answered_late"),
-			v("client.probes_one_packet"), v("client.rcvd_nak"),
+			v("client.probes_one_packet"), v("client.probes_tx_full"),
+			v("client.rcvd_nak"),
 			v("client.retry_timeouts"), v("client.retransmitted_bytes"),
 			v("server.duplicate_request"), side("client"), side("server")
 	}' "$tmp/$1.err" "$tmp/$1.srv" 2>/dev/null
