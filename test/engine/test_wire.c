@@ -3835,11 +3835,29 @@ wt_case_probe_late(void)
 #define WT_TAIL_MSG	16u
 #define WT_TAIL_PKTS	4u
 
+/*
+ * An RC pair with a 1.07 s timer, buffers of `len` bytes (src random),
+ * and a round trip measured by 8 SENDs (ids from *id on).
+ */
 static void
-wt_case_probe_cut(void)
+wt_rc_timed_up(struct rt_dev *d0, struct rt_dev *d1, struct rt_ep *a,
+	       struct rt_ep *b, struct rt_buf *src, struct rt_buf *dst,
+	       uint32_t len, uint32_t *id)
 {
 	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1.07 s timer */
 	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+
+	wt_rc_up(d0, d1, a, b, &eo, &o);
+	rt_buf_alloc(src, d0, len, RT_ACCESS_ALL);
+	rt_buf_alloc(dst, d1, len, RT_ACCESS_ALL);
+	rt_fill_random(src->p, len);
+	for (int k = 0; k < 8; k++)
+		wt_send_held(a, b, src, dst, ++*id, 0);
+}
+
+static void
+wt_case_probe_cut(void)
+{
 	const uint32_t len = WT_CUT_PKTS * 1024;
 	struct rt_dev d0, d1;
 	struct rt_ep a, b;
@@ -3849,12 +3867,7 @@ wt_case_probe_cut(void)
 	uint32_t id = 0;
 	double end;
 
-	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
-	rt_buf_alloc(&src, &d0, len, RT_ACCESS_ALL);
-	rt_buf_alloc(&dst, &d1, len, RT_ACCESS_ALL);
-	rt_fill_random(src.p, len);
-	for (int k = 0; k < 8; k++)	/* a round trip measured */
-		wt_send_held(&a, &b, &src, &dst, ++id, 0);
+	wt_rc_timed_up(&d0, &d1, &a, &b, &src, &dst, len, &id);
 
 	rt_step("a WRITE of %u packets, rocepmd1's answers held: three "
 		"probes, each the oldest packet alone", WT_CUT_PKTS);
@@ -4006,8 +4019,6 @@ wt_case_probe_cut(void)
 static void
 wt_case_probe_tx_full(void)
 {
-	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1.07 s timer */
-	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
 	const uint32_t len = WT_TXF_PKTS * 1024;
 	struct rt_dev d0, d1;
 	struct rt_ep a, b;
@@ -4017,12 +4028,7 @@ wt_case_probe_tx_full(void)
 	uint32_t id = 0;
 
 	wt.ring_log2 = WT_TXF_RING_LOG2;
-	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
-	rt_buf_alloc(&src, &d0, len, RT_ACCESS_ALL);
-	rt_buf_alloc(&dst, &d1, len, RT_ACCESS_ALL);
-	rt_fill_random(src.p, len);
-	for (int k = 0; k < 8; k++)	/* a round trip measured */
-		wt_send_held(&a, &b, &src, &dst, ++id, 0);
+	wt_rc_timed_up(&d0, &d1, &a, &b, &src, &dst, len, &id);
 
 	rt_step("a WRITE of %u packets, rocepmd0's frames not taken for %u "
 		"ms: its transmit queue full, its probes put off",
