@@ -213,15 +213,6 @@ comp_probe_answered(struct rp_qp *qp, uint64_t now)
 		return;
 	}
 	rp_stat_inc(qp->dev, RP_STAT_PROBE_LATE);
-	/*
-	 * A probe of one packet answered late tells no gap: the peer, back
-	 * on its CPU, ACKs its ring's backlog a message at a time, and the
-	 * probe's own answer comes behind it.  Should it leave its CPU
-	 * again before then, una stands between one_una and one_psn, and
-	 * the next probe took that for a gap and went back N (between the
-	 * hosts, 2 of 7 probes of a 3 s write_bw: 389 duplicates).
-	 */
-	qp->comp.one_out = false;
 	silence = 2 * (now - qp->comp.quiet_tsc);
 	silence = RTE_MIN(silence, us * RP_PROBE_FLOOR_MAX_US);
 	qp->comp.probe_floor = RTE_MAX(qp->comp.probe_floor, silence);
