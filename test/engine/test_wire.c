@@ -3847,6 +3847,22 @@ wt_case_probe_late(void)
 #define WT_TAIL_MSG	16u
 #define WT_TAIL_PKTS	4u
 
+/* Pump until rocepmd0 has made `n` probes in all, then 5 ms more: the
+ * last probe's resend on the wire. */
+static void
+wt_wait_probes(uint64_t n)
+{
+	double end = rt_now() + rt_timeout_s;
+
+	while (wt_stat(0, "retransmit_probes") < n) {
+		RT_CHECK(rt_now() < end, "%" PRIu64 " probes of %" PRIu64
+			 " in %.0f s", wt_stat(0, "retransmit_probes"), n,
+			 rt_timeout_s);
+		wt_pump_ms(1);
+	}
+	wt_pump_ms(5);
+}
+
 /*
  * An RC pair with a 1.07 s timer, buffers of `len` bytes (src random),
  * and a round trip measured by 8 SENDs (ids from *id on).
@@ -3892,14 +3908,7 @@ wt_case_probe_cut(void)
 	s = rt_sge(&src, 0, len);
 	rt_post_send(&a, ++id, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED,
 		     0, (uintptr_t)dst.p, dst.mr->rkey);
-	end = rt_now() + rt_timeout_s;
-	while (wt_stat(0, "retransmit_probes") < probes + 3) {
-		RT_CHECK(rt_now() < end, "%" PRIu64 " probes in %.0f s",
-			 wt_stat(0, "retransmit_probes") - probes,
-			 rt_timeout_s);
-		wt_pump_ms(1);
-	}
-	wt_pump_ms(5);		/* the last probe's resend on the wire */
+	wt_wait_probes(probes + 3);
 	resent = wt.dir[0].roce - sent - WT_CUT_PKTS;
 	printf("    3 probes resent %" PRIu64 " packets (halving the flight: "
 	       "56; the whole flight each time: %u)\n", resent,
@@ -3952,13 +3961,7 @@ wt_case_probe_cut(void)
 			sched_yield();
 	}
 	wt_release_first(1, 2);		/* rocepmd1 back for a moment */
-	while (wt_stat(0, "retransmit_probes") < probes + 2) {
-		RT_CHECK(rt_now() < end, "%" PRIu64 " probes in %.0f s",
-			 wt_stat(0, "retransmit_probes") - probes,
-			 rt_timeout_s);
-		wt_pump_ms(1);
-	}
-	wt_pump_ms(5);		/* the second probe's resend on the wire */
+	wt_wait_probes(probes + 2);
 	resent = wt.dir[0].roce - sent - WT_BACKLOG_MSGS * WT_BACKLOG_PKTS;
 	printf("    2 probes resent %" PRIu64 " packets (the second going "
 	       "back N: 9)\n", resent);
