@@ -126,10 +126,22 @@ struct rtp_params {
 /* Counter snapshot: engine lcores and devices (rtp_counters.c); a
  * device had 75 counters when 64 here hid the last 11 from the reports. */
 #define RTP_MAX_COUNTERS	128
+
+/* The kernel's time accounting of each CPU (/proc/stat, in its ticks). */
+#define RTP_CPUSTAT_MAX		64
+struct rtp_cpustat {
+	unsigned int nr;		/* CPUs read */
+	uint64_t user[RTP_CPUSTAT_MAX];	/* user, nice */
+	uint64_t kernel[RTP_CPUSTAT_MAX];	/* system, irq, softirq */
+	uint64_t idle[RTP_CPUSTAT_MAX];	/* idle, iowait */
+};
+
 struct rtp_counters {
 	uint64_t tsc;
 	uint64_t eng_cpu_ns;		/* engine lcore threads' CPU time */
 	bool has_eng_cpu;		/* (their threads found) */
+	struct rtp_cpustat cpu;		/* every CPU's */
+	bool has_cpu;
 	unsigned int nb_lcores;
 	uint64_t lc[RP_MAX_ENGINE_LCORES][RTP_MAX_COUNTERS];
 	const char *lc_names[RTP_MAX_COUNTERS];
@@ -172,6 +184,10 @@ struct rtp_result {
 	double cpu_us_per_msg;		/* application threads */
 	double eng_cpu_us_per_msg;	/* this process's engine lcores */
 	bool has_eng_cpu;
+	/* the CPUs of the run's threads and engine lcores: share of their
+	 * time busy, share of that in the kernel (rtp_cpustat.c) */
+	double cpu_busy, cpu_kernel;
+	bool has_cpu;
 	double engine_busy;		/* share of the engine lcores' cycles */
 	double signals_per_msg;		/* doorbell eventfd signals */
 	double wakeups_per_msg;		/* engine wake-ups from blocking */
@@ -412,6 +428,11 @@ int rtp_onesided_lat_client(struct rtp_run *run, enum ibv_wr_opcode op,
 int rtp_stream_client(struct rtp_run *run, enum ibv_wr_opcode op);
 int rtp_passive_server(struct rtp_run *run);
 
+/* rtp_cpustat.c */
+int rtp_cpustat_snap(struct rtp_cpustat *s);
+bool rtp_cpustat_share(const struct rtp_cpustat *a, const struct rtp_cpustat *b,
+		       const cpu_set_t *cpus, double *busy, double *kernel);
+
 /* rtp_counters.c */
 double rtp_tsc_us(uint64_t ticks);
 uint64_t rtp_thread_cpu_ns(void);
@@ -433,6 +454,9 @@ struct rtp_raw_result {
 	 * server's port; frames the server said it counted */
 	bool two_proc;
 	uint64_t stream_sent, stream_recv, peer_frames;
+	/* the stream's lcore CPUs, as rtp_result's cpu_busy, cpu_kernel */
+	double cpu_busy, cpu_kernel;
+	bool has_cpu;
 };
 extern struct rtp_raw_result rtp_raw;
 /* No engine after the raw mode (--raw-only): an af_xdp port may serve it. */

@@ -122,6 +122,7 @@ rtp_counters_snap(struct rtp_counters *c)
 	memset(c, 0, sizeof(*c));
 	c->tsc = rte_get_tsc_cycles();
 	c->has_eng_cpu = eng_cpu_ns(&c->eng_cpu_ns);
+	c->has_cpu = rtp_cpustat_snap(&c->cpu) == 0;
 	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++) {
 		n = rp_lcore_stats_get(i, &lcore, c->lc_names, c->lc[i],
 				       RTP_MAX_COUNTERS);

@@ -52,7 +52,18 @@ struct raw_ctx {
 	uint64_t stream_ticks;
 	uint64_t lost;
 	int err;
+	unsigned int lcore;		/* the stream's */
+	struct rtp_cpustat cs[2];	/* the CPUs' time, the stream's ends */
+	bool cs_ok;
 };
+
+/* The CPUs' time at the stream's start (0) or end (1). */
+static void
+raw_cpustat(struct raw_ctx *c, unsigned int end)
+{
+	c->cs_ok = (end == 0 || c->cs_ok) &&
+		rtp_cpustat_snap(&c->cs[end]) == 0;
+}
 
 /* UDP payload of frame i of a message: RoCE's frame less our headers. */
 static inline uint32_t
@@ -233,6 +244,7 @@ raw_lcore(void *arg)
 			c->samples[c->nb_samples++] = rte_get_tsc_cycles() - t;
 	}
 	/* Streaming: keep at most a ring's worth of frames in flight. */
+	raw_cpustat(c, 0);
 	t0 = rte_get_tsc_cycles();
 	t_stop = c->iters != 0 ? UINT64_MAX :
 		t0 + (uint64_t)(c->duration * (double)hz);
@@ -258,6 +270,7 @@ raw_lcore(void *arg)
 			break;
 	}
 	c->stream_ticks = rte_get_tsc_cycles() - t0;
+	raw_cpustat(c, 1);
 	c->stream_msgs = recvd / c->frames;
 	c->lost += sent * c->frames - recvd;
 	return 0;
@@ -298,6 +311,39 @@ raw_port_start(struct raw_ctx *c, unsigned int i)
 	if (ret == 0)
 		ret = rte_eth_dev_start(p);
 	return ret;
+}
+
+/* Fill rtp_raw from a measurement's samples and stream. */
+static void
+raw_result(struct raw_ctx *c)
+{
+	rtp_raw.valid = true;
+	rtp_raw.size = c->size;
+	rtp_raw.frames_per_msg = c->frames;
+	rtp_raw.pp_msgs = (double)c->nb_samples;
+	rtp_raw.lat_min = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
+		c->nb_samples, 0)) / 2;
+	rtp_raw.lat_p50 = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
+		c->nb_samples, 0.5)) / 2;
+	rtp_raw.lat_p99 = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
+		c->nb_samples, 0.99)) / 2;
+	rtp_raw.lat_p999 = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
+		c->nb_samples, 0.999)) / 2;
+	rtp_raw.lat_max = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
+		c->nb_samples, 1)) / 2;
+	if (c->stream_ticks != 0) {
+		double s = rtp_tsc_us(c->stream_ticks) / 1e6;
+
+		rtp_raw.msg_rate = (double)c->stream_msgs / s;
+		rtp_raw.gbps = (double)c->stream_msgs * c->size * 8 / s / 1e9;
+	}
+	rtp_raw.lost = c->lost;
+	if (c->cs_ok) {
+		rte_cpuset_t cpus = rte_lcore_cpuset(c->lcore);
+
+		rtp_raw.has_cpu = rtp_cpustat_share(&c->cs[0], &c->cs[1],
+			&cpus, &rtp_raw.cpu_busy, &rtp_raw.cpu_kernel);
+	}
 }
 
 /* Both ends must be started before either link comes up (memif). */
@@ -342,6 +388,7 @@ rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set,
 		return -ENOMEM;
 	c.iters = set->iters;
 	c.duration = set->duration;
+	c.lcore = lcore;
 	c.samples = malloc(sizeof(uint64_t) * RTP_MAX_SAMPLES);
 	if (c.samples == NULL) {
 		rte_mempool_free(c.pool);
@@ -363,30 +410,8 @@ rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set,
 	}
 	rte_eth_dev_stop(c.port[0]);
 	rte_eth_dev_stop(c.port[1]);
-	if (ret == 0 && c.nb_samples != 0) {
-		rtp_raw.valid = true;
-		rtp_raw.size = c.size;
-		rtp_raw.frames_per_msg = c.frames;
-		rtp_raw.pp_msgs = (double)c.nb_samples;
-		rtp_raw.lat_min = rtp_tsc_us((uint64_t)rtp_quantile(c.samples,
-			c.nb_samples, 0)) / 2;
-		rtp_raw.lat_p50 = rtp_tsc_us((uint64_t)rtp_quantile(c.samples,
-			c.nb_samples, 0.5)) / 2;
-		rtp_raw.lat_p99 = rtp_tsc_us((uint64_t)rtp_quantile(c.samples,
-			c.nb_samples, 0.99)) / 2;
-		rtp_raw.lat_p999 = rtp_tsc_us((uint64_t)rtp_quantile(c.samples,
-			c.nb_samples, 0.999)) / 2;
-		rtp_raw.lat_max = rtp_tsc_us((uint64_t)rtp_quantile(c.samples,
-			c.nb_samples, 1)) / 2;
-		if (c.stream_ticks != 0) {
-			double s = rtp_tsc_us(c.stream_ticks) / 1e6;
-
-			rtp_raw.msg_rate = (double)c.stream_msgs / s;
-			rtp_raw.gbps = (double)c.stream_msgs * c.size * 8 /
-				s / 1e9;
-		}
-		rtp_raw.lost = c.lost;
-	}
+	if (ret == 0 && c.nb_samples != 0)
+		raw_result(&c);
 	free(c.samples);
 	/* The pool stays: a PMD may still hold its mbufs in a stopped queue. */
 	if (ret < 0)
@@ -554,6 +579,7 @@ raw_client_lcore(void *arg)
 			c->samples[c->nb_samples++] = rte_get_tsc_cycles() - t;
 	}
 	/* The flood: as fast as the port takes frames, nothing awaited. */
+	raw_cpustat(c, 0);
 	t0 = rte_get_tsc_cycles();
 	t_stop = c->iters != 0 ? UINT64_MAX :
 		t0 + (uint64_t)(c->duration * (double)hz);
@@ -569,6 +595,7 @@ raw_client_lcore(void *arg)
 		raw_take(r, 0);		/* the kernel's frames, if any */
 	}
 	c->stream_ticks = rte_get_tsc_cycles() - t0;
+	raw_cpustat(c, 1);
 	c->stream_msgs = sent;
 	/* what is still in a ring reaches the server before the done */
 	rte_delay_ms(100);
@@ -718,33 +745,6 @@ rtp_raw_serve(const struct rp_config *cfg, int lfd, const volatile bool *quit)
 	return ret < 0 ? ret : 0;
 }
 
-/* Fill rtp_raw from a measurement's samples and stream. */
-static void
-raw_result(struct raw_ctx *c)
-{
-	rtp_raw.valid = true;
-	rtp_raw.size = c->size;
-	rtp_raw.frames_per_msg = c->frames;
-	rtp_raw.pp_msgs = (double)c->nb_samples;
-	rtp_raw.lat_min = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
-		c->nb_samples, 0)) / 2;
-	rtp_raw.lat_p50 = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
-		c->nb_samples, 0.5)) / 2;
-	rtp_raw.lat_p99 = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
-		c->nb_samples, 0.99)) / 2;
-	rtp_raw.lat_p999 = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
-		c->nb_samples, 0.999)) / 2;
-	rtp_raw.lat_max = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
-		c->nb_samples, 1)) / 2;
-	if (c->stream_ticks != 0) {
-		double s = rtp_tsc_us(c->stream_ticks) / 1e6;
-
-		rtp_raw.msg_rate = (double)c->stream_msgs / s;
-		rtp_raw.gbps = (double)c->stream_msgs * c->size * 8 / s / 1e9;
-	}
-	rtp_raw.lost = c->lost;
-}
-
 /*
  * --client HOST --raw: the raw limit against the server's reflector (see
  * above), before our engine starts.  The stream's figures are those of
@@ -796,6 +796,7 @@ rtp_raw_client(const struct rp_config *cfg, const struct rtp_settings *set,
 	}
 	if (ret == 0) {
 		raw_hdr2(&r->c, a.mac, cfg->port[0].ipv4, a.ipv4);
+		r->c.lcore = lcore;
 		ret = rte_eal_remote_launch(raw_client_lcore, r, lcore);
 		if (ret == 0)
 			ret = raw_wait(lcore);

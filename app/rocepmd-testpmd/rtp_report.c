@@ -245,6 +245,13 @@ rtp_placement(const struct rtp_run *run, struct rtp_result *res)
 		snprintf(res->placement + o, sizeof(res->placement) - o,
 			 ",idle=%s", idle_s);
 	}
+	/* Where those CPUs' time went in the measured phase. */
+	CPU_OR(&busy, &run->cli_cpus, &eng);
+	if (srv)
+		CPU_OR(&busy, &busy, &run->srv_cpus);
+	res->has_cpu = run->t_start != 0 && run->c0.has_cpu &&
+		run->c1.has_cpu && rtp_cpustat_share(&run->c0.cpu,
+			&run->c1.cpu, &busy, &res->cpu_busy, &res->cpu_kernel);
 }
 
 /* ---- printing ---------------------------------------------------------- */
@@ -256,7 +263,8 @@ rtp_placement(const struct rtp_run *run, struct rtp_result *res)
 	"cqes_per_poll,events_per_msg,retransmits,drops,wc_errors," \
 	"received,lat_x_raw,bw_of_raw,srv_received,srv_bytes," \
 	"srv_cpu_us_per_msg,srv_engine_busy,srv_retransmits,srv_drops," \
-	"srv_wc_errors,eng_cpu_us_per_msg,placement,cpu,status"
+	"srv_wc_errors,eng_cpu_us_per_msg,cpu_busy,cpu_kernel,placement," \
+	"cpu,status"
 
 void
 rtp_report_header(FILE *f, enum rtp_format fmt)
@@ -388,6 +396,11 @@ rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 				r->eng_cpu_us_per_msg);
 		else
 			fprintf(f, "\"eng_cpu_us_per_msg\":null,");
+		if (r->has_cpu)
+			fprintf(f, "\"cpu_busy\":%.4f,\"cpu_kernel\":%.4f,",
+				r->cpu_busy, r->cpu_kernel);
+		else
+			fprintf(f, "\"cpu_busy\":null,\"cpu_kernel\":null,");
 		fprintf(f, "\"placement\":\"%s\",\"cpu\":\"%s\","
 			"\"status\":\"%s\"}\n", r->placement, cpu_field(r),
 			status(r));
@@ -410,6 +423,10 @@ rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 			fprintf(f, "%.4f,", r->eng_cpu_us_per_msg);
 		else
 			fprintf(f, ",");
+		if (r->has_cpu)
+			fprintf(f, "%.4f,%.4f,", r->cpu_busy, r->cpu_kernel);
+		else
+			fprintf(f, ",,");
 		/* quoted: a placement lists CPUs with commas */
 		fprintf(f, "\"%s\",%s,\"%s\"\n", r->placement, cpu_field(r),
 			status(r));
@@ -454,6 +471,9 @@ rtp_report_raw(FILE *f, enum rtp_format fmt)
 	}
 	r.lat_x_raw = 0;
 	r.bw_of_raw = 1;
+	r.has_cpu = rtp_raw.has_cpu;
+	r.cpu_busy = rtp_raw.cpu_busy;
+	r.cpu_kernel = rtp_raw.cpu_kernel;
 	rtp_report(f, fmt, &r);
 }
 

@@ -59,6 +59,10 @@ for r in rows:
     assert r["status"] == "ok", "%s: status %s" % (tag, r["status"])
     msgs, size = int(r["msgs"]), int(r["size"])
     assert int(r["bytes"]) == msgs * size, "%s: bytes != msgs x size" % tag
+    # where the CPUs' time went: shares, or empty for a phase too short
+    # to be counted in the kernel's ticks
+    for k in ("cpu_busy", "cpu_kernel"):
+        assert r[k] == "" or 0 <= float(r[k]) <= 1, "%s: %s %s" % (tag, k, r[k])
     if m.startswith("raw"):
         continue
     assert r["placement"].endswith(",idle=" + idle), \
@@ -96,8 +100,12 @@ assert len(r) == 1, "rows %s" % r
 r = r[0]
 assert r["status"] == "ok" and int(r["wc_errors"]) == 0, r
 assert int(r["msgs"]) > 0, r
-print("ok %s over 4 QPs: %s messages, %s Gbit/s, %s retransmissions" %
-      (sys.argv[2], r["msgs"], r["gbps"], r["retransmits"]))
+# 2 s of a polling program beside its engine lcore: their CPUs busy
+# (the kernel's ticks, /proc/stat), little of it in the kernel (memif)
+assert float(r["cpu_busy"]) >= 0.3, "cpu_busy %s" % r["cpu_busy"]
+assert 0 <= float(r["cpu_kernel"]) <= 0.5, "cpu_kernel %s" % r["cpu_kernel"]
+print("ok %s over 4 QPs: %s messages, %s Gbit/s, %s retransmissions, CPUs %s busy, %s of it in the kernel" %
+      (sys.argv[2], r["msgs"], r["gbps"], r["retransmits"], r["cpu_busy"], r["cpu_kernel"]))
 PY
 	done
 	;;
