@@ -68,8 +68,16 @@ lcore_token_wait(struct rp_lcore_ctx *lc)
 {
 	if (!lc->inline_mode)
 		return;
-	while (!lcore_token_try(lc))
-		rte_pause();
+	while (!lcore_token_try(lc)) {
+		/* The holder may be a program thread our wake-up preempted
+		 * on a CPU we share: it finishes only if we give it back. */
+		if (lc->shares_cpu) {
+			lc_stat_add(lc, RP_LC_TOKEN_YIELDS, 1);
+			sched_yield();
+		} else {
+			rte_pause();
+		}
+	}
 }
 
 /*
@@ -516,9 +524,24 @@ lcore_stand_aside(struct rp_lcore_ctx *lc)
 	struct pollfd pfd = { .fd = lc->wake_fd, .events = POLLIN };
 	uint64_t now = rte_get_timer_cycles();
 
-	if (now - rp_load_relaxed(&lc->app_tsc) >= lc->stand_cycles &&
-	    lcore_token_try(lc))
-		return false;
+	if (now - rp_load_relaxed(&lc->app_tsc) >= lc->stand_cycles) {
+		if (lcore_token_try(lc))
+			return false;
+		/*
+		 * A program thread holds the devices, in a pass that began
+		 * a stand-aside ago or more: on a CPU we share it lost that
+		 * CPU to us mid-pass (our wake-up preempted it), and cannot
+		 * finish while we spin for the token.  Between the hosts,
+		 * each host on one CPU, such spins took 43 % of the CPU of
+		 * a polling send_bw (guides/experiments_close_to_wire).
+		 */
+		lc_stat_add(lc, RP_LC_TOKEN_YIELDS, 1);
+		if (lc->shares_cpu)
+			sched_yield();
+		else
+			rte_pause();
+		return true;
+	}
 	lc_stat_add(lc, RP_LC_STAND_ASIDES, 1);
 	/*
 	 * U0: pairs with U1 in rp_engine_unassist().  Our store of

@@ -56,6 +56,9 @@ enum rp_lc_stat {
 	RP_LC_SIGNAL_PASSES,	/* busy passes that woke a program thread
 				 * (the program's inline passes wake it
 				 * too: not counted here) */
+	RP_LC_TOKEN_YIELDS,	/* inline: yields to a program thread that
+				 * held the devices the lcore wanted, on a
+				 * CPU they share */
 	RP_LC_STAT_MAX,
 };
 

@@ -41,6 +41,7 @@ static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
 	[RP_LC_SPIN_GROWS] = "spin_grows",
 	[RP_LC_SPIN_SHRINKS] = "spin_shrinks",
 	[RP_LC_SIGNAL_PASSES] = "signal_passes",
+	[RP_LC_TOKEN_YIELDS] = "token_yields",
 };
 
 /* The counters that moved, at INFO level, when an engine lcore stops. */

@@ -37,6 +37,10 @@
 #             here (its engine's retransmit_probes count the silences; no
 #             frame lost), 10.5x from testpmd's once in a fresh-clone run.
 #             Not a timed test: the figures are printed.
+#   onecpu    each host on one CPU (program and engine lcore), a polling
+#             send_bw with inline passes: the lcore stands aside without
+#             spinning for the devices a preempted program thread holds
+#             (its stand-asides and token yields bounded a second)
 app=${1:?usage: $0 APP CASE}
 case=${2:?usage: $0 APP CASE}
 # shellcheck source=../verbs/lib.sh
@@ -53,6 +57,7 @@ iters=2000
 # yardstick, runs on af_packet: DPDK's af_xdp PMD cannot set a queue up
 # twice in one process (raw, then the engine).
 export RV_INLINE_US=0
+[ "$case" != onecpu ] || export RV_INLINE_US=100
 [ "$case" != raw ] || export RV_PORT=af_packet
 rv_topology "tp$case"
 srv_log=$rv_tmp/server.out
@@ -445,6 +450,54 @@ if l[4] == 0:
     print("perftest could not fit its clock (r^2): write_bw rate not compared")
 else:
     close("write_bw msg/s", float(tp["write_bw"]["msg_rate"]), l[4] * 1e6, 100.0)
+PY
+	;;
+onecpu)
+	[ "$(nproc)" -ge 2 ] || rv_skip "needs two CPUs, one a host"
+	# Each host on one CPU: its program's threads and its engine lcore.
+	sed -i 's/^\[eal\]$/[eal]\nargs = --lcores 0@0,1@0/' "$RV_CFG_A"
+	sed -i 's/^\[eal\]$/[eal]\nargs = --lcores 0@1,1@1 --main-lcore 1/' "$RV_CFG_B"
+	grep -q "^args = --lcores 0@0,1@0" "$RV_CFG_A" ||
+		rv_fail "$RV_CFG_A has no [eal] section to pin"
+	server_start --counters --cpus-server 1
+	client "$rv_tmp/out.csv" --mode send_bw --size 64 --duration 2 \
+		--wait poll --cpus-client 0 --counters 2>"$rv_tmp/client.err" ||
+		{ cat "$rv_tmp/client.err"; rv_show server
+		  rv_fail "client: exit status $?"; }
+	rv_stop_pids
+	# A polling program runs the engine's passes (inline_us 100) and its
+	# lcore stands aside.  An lcore whose wake-up preempted the program
+	# mid-pass, the devices held, spun for them until its slice ended:
+	# 5 to 8 million stand-asides a second at each end, and a third of
+	# the rate (guides/architecture, "token_yields").  It yields now:
+	# its stand-asides are naps of up to 100 us, its yields one a
+	# preemption.
+	python3 - "$rv_tmp/out.csv" "$rv_tmp/client.err" "$srv_log" <<'PY' || exit 1
+import csv, sys
+r = [r for r in csv.DictReader(open(sys.argv[1])) if r["mode"] == "send_bw"]
+assert len(r) == 1 and r[0]["status"] == "ok", "rows %s" % r
+r = r[0]
+assert int(r["wc_errors"]) == 0 and int(r["msgs"]) > 0, r
+secs = float(r["seconds"])
+def counters(path, who):
+    c = {}
+    for l in open(path):
+        if l.startswith("COUNTERS " + who + " "):
+            c = dict(kv.split("=") for kv in l.split()[2:])
+    return {k: int(v) for k, v in c.items()}
+cli, srv = counters(sys.argv[2], "client"), counters(sys.argv[3], "server")
+assert cli.get("lcore.inline_passes", 0) > 0, "client: no inline pass: %s" % cli
+for who, c in (("client", cli), ("server", srv)):
+    aside = c.get("lcore.stand_asides", 0) + c.get("lcore.token_yields", 0)
+    print("ok %s: %d stand-asides, %d token yields, %d inline passes" %
+          (who, c.get("lcore.stand_asides", 0), c.get("lcore.token_yields", 0),
+           c.get("lcore.inline_passes", 0)))
+    # the server's counters span its whole run: setup and the run's
+    # exchanges too, a few seconds
+    limit = 20000 * (secs + (1 if who == "client" else 10))
+    assert aside <= limit, "%s: %d stand-asides and token yields in %.1f s: the lcore spins" % (who, aside, secs)
+print("ok send_bw 64 B, polling inline, a CPU a host: %s msg/s, placement %s" %
+      (r["msg_rate"], r["placement"]))
 PY
 	;;
 *)
