@@ -4073,6 +4073,59 @@ wt_case_probe_tx_full(void)
 	wt_expect_no_zero_dmac();
 }
 
+/* ---- case probe_tx_stuck */
+
+/*
+ * The bound on probe_tx_full's patience: a port whose transmit queue
+ * never drains (the bridge takes nothing from rocepmd0 again).  The
+ * probes are put off only while the QP's timeout, from its last
+ * progress, has not run out; then it probes and retries as IBTA says,
+ * and with its one retry spent the WRITE completes in error
+ * (IBV_WC_RETRY_EXC_ERR) within a second, not never.  A 67 ms timeout
+ * (14), one retry.
+ */
+static void
+wt_case_probe_tx_stuck(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 14, 1 };	/* 67 ms timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	const uint32_t len = WT_TXF_PKTS * 1024;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_sge s;
+	uint64_t put_off, timeouts;
+	uint32_t id = 0;
+
+	wt.ring_log2 = WT_TXF_RING_LOG2;
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	rt_buf_alloc(&src, &d0, len, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, &d1, len, RT_ACCESS_ALL);
+	rt_fill_random(src.p, len);
+	for (int k = 0; k < 8; k++)
+		wt_send_held(&a, &b, &src, &dst, ++id, 0);
+
+	rt_step("a WRITE of %u packets, rocepmd0's frames never taken: the "
+		"probes put off, then the timeout and its retry spent",
+		WT_TXF_PKTS);
+	put_off = wt_stat(0, "probes_tx_full");
+	timeouts = wt_stat(0, "retry_timeouts");
+	wt.rx_off[0] = true;
+	s = rt_sge(&src, 0, len);
+	rt_post_send(&a, ++id, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED,
+		     0, (uintptr_t)dst.p, dst.mr->rkey);
+	wt_expect_wc(a.scq, "WRITE", id, IBV_WC_RETRY_EXC_ERR, -1);
+	printf("    %" PRIu64 " probes put off, %" PRIu64 " timeouts\n",
+	       wt_stat(0, "probes_tx_full") - put_off,
+	       wt_stat(0, "retry_timeouts") - timeouts);
+	RT_CHECK(wt_stat(0, "probes_tx_full") > put_off,
+		 "no probe put off: the transmit queue was not full");
+	RT_CHECK(wt_stat(0, "retry_timeouts") > timeouts,
+		 "the WRITE failed without a retry timeout");
+	wt.rx_off[0] = false;
+	wt_pump_ms(10);
+}
+
 /* ---- case timer_rtt */
 
 /*
