@@ -3864,23 +3864,48 @@ wt_wait_probes(uint64_t n)
 }
 
 /*
- * An RC pair with a 1.07 s timer, buffers of `len` bytes (src random),
- * and a round trip measured by 8 SENDs (ids from *id on).
+ * An RC pair with the timer and retries of `o`, buffers of `len` bytes
+ * (src random), and a round trip measured by 8 SENDs (ids from *id on).
  */
+static void
+wt_rc_rtt_up(struct rt_dev *d0, struct rt_dev *d1, struct rt_ep *a,
+	     struct rt_ep *b, struct rt_buf *src, struct rt_buf *dst,
+	     uint32_t len, uint32_t *id, const struct wt_rc_opts *o)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+
+	wt_rc_up(d0, d1, a, b, &eo, o);
+	rt_buf_alloc(src, d0, len, RT_ACCESS_ALL);
+	rt_buf_alloc(dst, d1, len, RT_ACCESS_ALL);
+	rt_fill_random(src->p, len);
+	for (int k = 0; k < 8; k++)
+		wt_send_held(a, b, src, dst, ++*id, 0);
+}
+
+/* The same with a 1.07 s timer and 7 retries. */
 static void
 wt_rc_timed_up(struct rt_dev *d0, struct rt_dev *d1, struct rt_ep *a,
 	       struct rt_ep *b, struct rt_buf *src, struct rt_buf *dst,
 	       uint32_t len, uint32_t *id)
 {
 	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1.07 s timer */
-	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
 
-	wt_rc_up(d0, d1, a, b, &eo, &o);
-	rt_buf_alloc(src, d0, len, RT_ACCESS_ALL);
-	rt_buf_alloc(dst, d1, len, RT_ACCESS_ALL);
-	rt_fill_random(src->p, len);
-	for (int k = 0; k < 8; k++)
-		wt_send_held(a, b, src, dst, ++*id, 0);
+	wt_rc_rtt_up(d0, d1, a, b, src, dst, len, id, &o);
+}
+
+/*
+ * The bridge stops taking rocepmd0's frames, and a signaled WRITE of
+ * src's len bytes to dst is posted on a (id): its frames fill the rings.
+ */
+static void
+wt_write_unsent(struct rt_ep *a, struct rt_buf *src, struct rt_buf *dst,
+		uint32_t len, uint32_t id)
+{
+	struct ibv_sge s = rt_sge(src, 0, len);
+
+	wt.rx_off[0] = true;
+	rt_post_send(a, id, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED,
+		     0, (uintptr_t)dst->p, dst->mr->rkey);
 }
 
 static void
@@ -4038,7 +4063,6 @@ wt_case_probe_tx_full(void)
 	struct rt_dev d0, d1;
 	struct rt_ep a, b;
 	struct rt_buf src, dst;
-	struct ibv_sge s;
 	uint64_t probes, dup, put_off;
 	uint32_t id = 0;
 
@@ -4051,10 +4075,7 @@ wt_case_probe_tx_full(void)
 	probes = wt_stat(0, "retransmit_probes");
 	dup = wt_stat(1, "duplicate_request");
 	put_off = wt_stat(0, "probes_tx_full");
-	wt.rx_off[0] = true;
-	s = rt_sge(&src, 0, len);
-	rt_post_send(&a, ++id, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED,
-		     0, (uintptr_t)dst.p, dst.mr->rkey);
+	wt_write_unsent(&a, &src, &dst, len, ++id);
 	wt_pump_ms(WT_TXF_MS);
 	printf("    %" PRIu64 " probes put off, %" PRIu64 " sent\n",
 	       wt_stat(0, "probes_tx_full") - put_off,
@@ -4088,32 +4109,22 @@ static void
 wt_case_probe_tx_stuck(void)
 {
 	const struct wt_rc_opts o = { 64, 16, 14, 1 };	/* 67 ms timer */
-	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
 	const uint32_t len = WT_TXF_PKTS * 1024;
 	struct rt_dev d0, d1;
 	struct rt_ep a, b;
 	struct rt_buf src, dst;
-	struct ibv_sge s;
 	uint64_t put_off, timeouts;
 	uint32_t id = 0;
 
 	wt.ring_log2 = WT_TXF_RING_LOG2;
-	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
-	rt_buf_alloc(&src, &d0, len, RT_ACCESS_ALL);
-	rt_buf_alloc(&dst, &d1, len, RT_ACCESS_ALL);
-	rt_fill_random(src.p, len);
-	for (int k = 0; k < 8; k++)
-		wt_send_held(&a, &b, &src, &dst, ++id, 0);
+	wt_rc_rtt_up(&d0, &d1, &a, &b, &src, &dst, len, &id, &o);
 
 	rt_step("a WRITE of %u packets, rocepmd0's frames never taken: the "
 		"probes put off, then the timeout and its retry spent",
 		WT_TXF_PKTS);
 	put_off = wt_stat(0, "probes_tx_full");
 	timeouts = wt_stat(0, "retry_timeouts");
-	wt.rx_off[0] = true;
-	s = rt_sge(&src, 0, len);
-	rt_post_send(&a, ++id, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED,
-		     0, (uintptr_t)dst.p, dst.mr->rkey);
+	wt_write_unsent(&a, &src, &dst, len, ++id);
 	wt_expect_wc(a.scq, "WRITE", id, IBV_WC_RETRY_EXC_ERR, -1);
 	printf("    %" PRIu64 " probes put off, %" PRIu64 " timeouts\n",
 	       wt_stat(0, "probes_tx_full") - put_off,
