@@ -22,6 +22,9 @@
 #   4000 idle QPs per device      send_bw --idle-qps 4000 send_bw with none
 #   polling, inline passes        send_lat --wait poll    raw_pp p50
 #                                 --inline-us 100
+#                                 send_bw 64 B, write_bw  raw_stream
+#                                 and read_bw 64 KiB
+#                                 (IB MTU 4096) the same
 #   engine CPU per message on     send_bw --rate R        the same,
 #   events <= 1.5 x polling       --wait event,           --wait poll
 #   at the same load              eng_cpu_us_per_msg      (issue 28)
@@ -117,6 +120,14 @@ read -r v rv < <(RUN_MTU=4096 best write_bw 14 1 1 --size 65536 --duration "$dur
 row "64 KiB WRITE 4096, cq-mod 64,1000" "Gbit/s" "$v" "$rv" ">= 0.80"
 read -r v rv < <(RUN_MTU=4096 best read_bw 14 1 1 --size 65536 --duration "$dur" --cq-mod 64,1000)
 row "64 KiB READ 4096, cq-mod 64,1000" "Gbit/s" "$v" "$rv" ">= 0.80"
+# The program polls and runs the engine's passes in its own threads
+# (inline passes, as eRPC's threads run its transport): no wake-ups.
+read -r v rv < <(RUN_WAIT=poll best send_bw 13 1 1 --size 64 --duration "$dur" --inline-us 100)
+row "64 B SEND rate, poll, inline" "msg/s" "$v" "$rv" ">= 0.50"
+read -r v rv < <(RUN_MTU=4096 RUN_WAIT=poll best write_bw 14 1 1 --size 65536 --duration "$dur" --inline-us 100)
+row "64 KiB WRITE 4096, poll, inline" "Gbit/s" "$v" "$rv" ">= 0.80"
+read -r v rv < <(RUN_MTU=4096 RUN_WAIT=poll best read_bw 14 1 1 --size 65536 --duration "$dur" --inline-us 100)
+row "64 KiB READ 4096, poll, inline" "Gbit/s" "$v" "$rv" ">= 0.80"
 read -r v _ < <(best send_bw 13 1 2 --size 64 --duration "$dur")
 row "64 B SEND rate, 2 lcores / 1" "msg/s" "$v" "$one" ">= 1.8 ($(nproc) CPUs here)"
 read -r v _ < <(best send_bw 13 1 1 --size 64 --duration "$dur" --idle-qps 4000)
