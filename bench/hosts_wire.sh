@@ -162,24 +162,26 @@ bw() {
 	printf "%-9s   %s\n" "" "$(cpu_why "$name" "$mode" "$rsrc" "$f")"
 }
 
-# cpu_why NAME MODE RSRC FIELD: where host A's CPU went in run NAME and
-# in the raw stream of run RSRC (testpmd's cpu_busy, cpu_kernel: the
-# kernel's accounting of the client's CPUs).  On a veth the receiver's
-# XDP and copies run in the sender's system call: when A sends the data
-# (SEND, WRITE) its kernel time a message against raw's says what the
-# kernel's path costs rocepmd beyond the yardstick's.
+# cpu_why NAME MODE RSRC FIELD: where the data's sender's CPU went in run
+# NAME (host A's for SEND and WRITE, B's for READ: testpmd's cpu_busy and
+# cpu_kernel, srv_ for the server's, the kernel's accounting) and the raw
+# sender's in the stream of run RSRC.  On a veth the receiver's XDP and
+# copies run in the sender's system call: the sender's kernel time a
+# message against raw's says what the kernel's path costs rocepmd beyond
+# the yardstick's.
 cpu_why() {
-	local b k rb rk v rv
+	local b k rb rk v rv h=A p=
 
-	b=$(field "$1" "$2" cpu_busy) k=$(field "$1" "$2" cpu_kernel)
+	[ "$2" = read_bw ] && h=B p=srv_
+	b=$(field "$1" "$2" ${p}cpu_busy) k=$(field "$1" "$2" ${p}cpu_kernel)
 	rb=$(field "$3" raw_stream cpu_busy) rk=$(field "$3" raw_stream cpu_kernel)
 	v=$(field "$1" "$2" "$4") rv=$(field "$3" raw_stream "$4")
-	awk -v m="$2" -v b="$b" -v k="$k" -v rb="$rb" -v rk="$rk" -v v="$v" \
+	awk -v h="$h" -v b="$b" -v k="$k" -v rb="$rb" -v rk="$rk" -v v="$v" \
 		-v rv="$rv" 'function pc(x) { return x == "" ? "-" : sprintf("%.0f %%", x * 100) }
 	BEGIN {
-		printf "host A'"'"'s CPU: busy %s, in the kernel %s of that; raw'"'"'s sender: busy %s, in the kernel %s",
-			pc(b), pc(k), pc(rb), pc(rk)
-		if (m != "read_bw" && b != "" && rb != "" && rk > 0 && v > 0 && rv > 0)
+		printf "host %s'"'"'s CPU (the data'"'"'s sender): busy %s, in the kernel %s of that; raw'"'"'s sender: busy %s, in the kernel %s",
+			h, pc(b), pc(k), pc(rb), pc(rk)
+		if (b != "" && rb != "" && rk > 0 && v > 0 && rv > 0)
 			printf "; kernel time a message %.2f x raw'"'"'s", (b * k / v) / (rb * rk / rv)
 		printf "\n"
 	}'

@@ -162,6 +162,9 @@ struct rtp_srv_figures {
 	uint64_t retransmits;		/* its devices, during the run */
 	uint64_t drops;
 	uint64_t wc_errors;
+	/* its CPUs' time (rtp_result's cpu_busy, cpu_kernel), if counted */
+	double cpu_busy, cpu_kernel;
+	uint64_t has_cpu;
 };
 
 /* Figures of one run (rtp_report.c prints them). */
@@ -206,6 +209,8 @@ struct rtp_result {
 	uint64_t srv_retransmits;
 	uint64_t srv_drops;
 	uint64_t srv_wc_errors;
+	double srv_cpu_busy, srv_cpu_kernel;	/* its CPUs', if counted */
+	bool srv_has_cpu;
 	/* where the threads ran: "cli=0,srv=1,eng=1" (their CPU sets) */
 	char placement[128];
 	bool cpu_over;			/* more spinners than their CPUs */

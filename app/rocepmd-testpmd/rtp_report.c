@@ -135,6 +135,12 @@ rtp_figures(struct rtp_run *run, const struct rtp_counters *c0,
 		res->srv_retransmits = f->retransmits;
 		res->srv_drops = f->drops;
 		res->srv_wc_errors = f->wc_errors;
+		/* shares: within [0, 1] whatever the server sent */
+		res->srv_has_cpu = f->has_cpu != 0 &&
+			f->cpu_busy >= 0 && f->cpu_busy <= 1 &&
+			f->cpu_kernel >= 0 && f->cpu_kernel <= 1;
+		res->srv_cpu_busy = res->srv_has_cpu ? f->cpu_busy : 0;
+		res->srv_cpu_kernel = res->srv_has_cpu ? f->cpu_kernel : 0;
 	}
 	if (rtp_raw.valid && rtp_raw.size == run->set.size) {
 		if (res->has_lat && run->mode->latency && rtp_raw.lat_p50 > 0)
@@ -146,14 +152,53 @@ rtp_figures(struct rtp_run *run, const struct rtp_counters *c0,
 	}
 }
 
+/* The CPUs of this process's engine lcores. */
+static void
+eng_cpus(cpu_set_t *eng, unsigned int *nb)
+{
+	unsigned int lcore;
+
+	CPU_ZERO(eng);
+	*nb = 0;
+	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES &&
+	     rp_lcore_stats_get(i, &lcore, NULL, NULL, 0) >= 0; i++) {
+		rte_cpuset_t c = rte_lcore_cpuset(lcore);
+
+		CPU_OR(eng, eng, &c);
+		(*nb)++;
+	}
+}
+
+/*
+ * Where the time of the engine lcores' CPUs and of the client thread's
+ * (cli) and the server thread's (srv) went between the run's counters.
+ */
+static bool
+run_cpu_share(const struct rtp_run *run, bool cli, bool srv, double *busy,
+	      double *kernel)
+{
+	cpu_set_t set;
+	unsigned int nb;
+
+	eng_cpus(&set, &nb);
+	if (cli)
+		CPU_OR(&set, &set, &run->cli_cpus);
+	if (srv)
+		CPU_OR(&set, &set, &run->srv_cpus);
+	return run->c0.has_cpu && run->c1.has_cpu &&
+		rtp_cpustat_share(&run->c0.cpu, &run->c1.cpu, &set, busy,
+				  kernel);
+}
+
 /* The server's own counts of the run, for the client's report. */
 struct rtp_srv_figures
 rtp_figures_srv(struct rtp_run *run)
 {
 	const struct rtp_counters *c0 = &run->c0, *c1 = &run->c1;
+	struct rtp_srv_figures f;
 
 #define DIFF(lc, name) (rtp_counter(c1, lc, name) - rtp_counter(c0, lc, name))
-	return (struct rtp_srv_figures){
+	f = (struct rtp_srv_figures){
 		/* warm-up included: the client knows how many it sent */
 		.received = run->received,
 		.bytes = run->received * run->set.size,
@@ -166,6 +211,9 @@ rtp_figures_srv(struct rtp_run *run)
 		.wc_errors = run->srv.wc_errors,
 	};
 #undef DIFF
+	f.has_cpu = run_cpu_share(run, false, true, &f.cpu_busy,
+				  &f.cpu_kernel);
+	return f;
 }
 
 /* Whether a thread of CPU set a runs on CPUs of b only. */
@@ -197,17 +245,10 @@ rtp_placement(const struct rtp_run *run, struct rtp_result *res)
 		!run->mode->own_resources;
 	char cli_s[32], srv_s[32], eng_s[32], idle_s[48];
 	cpu_set_t busy, eng;
-	unsigned int lcore, nb_eng = 0, spinners = 0;
+	unsigned int nb_eng, spinners = 0;
 	bool srv_spins = false, aside;
 
-	CPU_ZERO(&eng);
-	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES &&
-	     rp_lcore_stats_get(i, &lcore, NULL, NULL, 0) >= 0; i++) {
-		rte_cpuset_t c = rte_lcore_cpuset(lcore);
-
-		CPU_OR(&eng, &eng, &c);
-		nb_eng++;
-	}
+	eng_cpus(&eng, &nb_eng);
 	CPU_ZERO(&busy);
 	if (polls) {
 		spinners++;
@@ -246,12 +287,8 @@ rtp_placement(const struct rtp_run *run, struct rtp_result *res)
 			 ",idle=%s", idle_s);
 	}
 	/* Where those CPUs' time went in the measured phase. */
-	CPU_OR(&busy, &run->cli_cpus, &eng);
-	if (srv)
-		CPU_OR(&busy, &busy, &run->srv_cpus);
-	res->has_cpu = run->t_start != 0 && run->c0.has_cpu &&
-		run->c1.has_cpu && rtp_cpustat_share(&run->c0.cpu,
-			&run->c1.cpu, &busy, &res->cpu_busy, &res->cpu_kernel);
+	res->has_cpu = run->t_start != 0 && run_cpu_share(run, true, srv,
+		&res->cpu_busy, &res->cpu_kernel);
 }
 
 /* ---- printing ---------------------------------------------------------- */
@@ -263,8 +300,8 @@ rtp_placement(const struct rtp_run *run, struct rtp_result *res)
 	"cqes_per_poll,events_per_msg,retransmits,drops,wc_errors," \
 	"received,lat_x_raw,bw_of_raw,srv_received,srv_bytes," \
 	"srv_cpu_us_per_msg,srv_engine_busy,srv_retransmits,srv_drops," \
-	"srv_wc_errors,eng_cpu_us_per_msg,cpu_busy,cpu_kernel,placement," \
-	"cpu,status"
+	"srv_wc_errors,eng_cpu_us_per_msg,cpu_busy,cpu_kernel," \
+	"srv_cpu_busy,srv_cpu_kernel,placement,cpu,status"
 
 void
 rtp_report_header(FILE *f, enum rtp_format fmt)
@@ -401,6 +438,13 @@ rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 				r->cpu_busy, r->cpu_kernel);
 		else
 			fprintf(f, "\"cpu_busy\":null,\"cpu_kernel\":null,");
+		if (r->srv_has_cpu)
+			fprintf(f, "\"srv_cpu_busy\":%.4f,"
+				"\"srv_cpu_kernel\":%.4f,", r->srv_cpu_busy,
+				r->srv_cpu_kernel);
+		else
+			fprintf(f, "\"srv_cpu_busy\":null,"
+				"\"srv_cpu_kernel\":null,");
 		fprintf(f, "\"placement\":\"%s\",\"cpu\":\"%s\","
 			"\"status\":\"%s\"}\n", r->placement, cpu_field(r),
 			status(r));
@@ -425,6 +469,11 @@ rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 			fprintf(f, ",");
 		if (r->has_cpu)
 			fprintf(f, "%.4f,%.4f,", r->cpu_busy, r->cpu_kernel);
+		else
+			fprintf(f, ",,");
+		if (r->srv_has_cpu)
+			fprintf(f, "%.4f,%.4f,", r->srv_cpu_busy,
+				r->srv_cpu_kernel);
 		else
 			fprintf(f, ",,");
 		/* quoted: a placement lists CPUs with commas */

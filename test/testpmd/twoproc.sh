@@ -113,6 +113,8 @@ for r, s in zip(rows, served):
         assert int(r["srv_received"]) == 0, "%s: srv_received" % m
     assert int(r["srv_wc_errors"]) == 0, "%s: server completion errors" % m
     assert 0 < float(r["srv_engine_busy"]) <= 1, "%s: server engine" % m
+    for k in ("srv_cpu_busy", "srv_cpu_kernel"):
+        assert r[k] == "" or 0 <= float(r[k]) <= 1, "%s: %s %s" % (m, k, r[k])
     secs, rate = float(r["seconds"]), float(r["msg_rate"])
     assert abs(rate * secs - msgs) <= 0.01 * msgs, "%s: rate x time != msgs" % m
     gbps = msgs * size * 8 / secs / 1e9
@@ -240,6 +242,8 @@ for r, s in zip(rows, served):
     assert int(r["wc_errors"]) == 0 and int(r["srv_wc_errors"]) == 0, m
     assert float(r["srv_cpu_us_per_msg"]) > 0, "%s: server CPU" % m
     assert 0 < float(r["srv_engine_busy"]) <= 1, "%s: server engine" % m
+    for k in ("srv_cpu_busy", "srv_cpu_kernel"):
+        assert r[k] == "" or 0 <= float(r[k]) <= 1, "%s: %s %s" % (m, k, r[k])
     q = [float(r[k]) for k in ("lat_min_us", "lat_p50_us", "lat_p99_us",
                                "lat_p999_us", "lat_max_us")]
     assert 0 < q[0] and q == sorted(q), "%s: quantiles %s" % (m, q)
@@ -496,8 +500,13 @@ for who, c in (("client", cli), ("server", srv)):
     # exchanges too, a few seconds
     limit = 20000 * (secs + (1 if who == "client" else 10))
     assert aside <= limit, "%s: %d stand-asides and token yields in %.1f s: the lcore spins" % (who, aside, secs)
-print("ok send_bw 64 B, polling inline, a CPU a host: %s msg/s, placement %s" %
-      (r["msg_rate"], r["placement"]))
+# 2 s of polling at each end: both hosts' CPUs busy, by the kernel's
+# accounting (the server's sent in the exchange)
+for k in ("cpu_busy", "srv_cpu_busy"):
+    assert r[k] != "" and float(r[k]) >= 0.5, "%s %s" % (k, r[k])
+print("ok send_bw 64 B, polling inline, a CPU a host: %s msg/s, placement %s, CPU busy %s (kernel %s), server's %s (%s)" %
+      (r["msg_rate"], r["placement"], r["cpu_busy"], r["cpu_kernel"],
+       r["srv_cpu_busy"], r["srv_cpu_kernel"]))
 PY
 	;;
 *)
