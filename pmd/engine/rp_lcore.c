@@ -43,43 +43,6 @@ static uint32_t rp_stop;
 struct rp_lcore_ctx *rp_dev_lcore[RP_MAX_PORTS];
 
 
-/* Inline mode: take the devices of an lcore, or find them taken. */
-static inline bool
-lcore_token_try(struct rp_lcore_ctx *lc)
-{
-	uint32_t free_ = 0;
-
-	/* acquire: pairs with the release in lcore_token_give(), so a pass
-	 * sees everything the previous owner's pass wrote. */
-	return __atomic_compare_exchange_n(&lc->token, &free_, 1u, false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-}
-
-static inline void
-lcore_token_give(struct rp_lcore_ctx *lc)
-{
-	if (lc->inline_mode)
-		rp_store_release(&lc->token, 0u);
-}
-
-/* The lcore, back from a sleep: an application's pass is short. */
-static inline void
-lcore_token_wait(struct rp_lcore_ctx *lc)
-{
-	if (!lc->inline_mode)
-		return;
-	while (!lcore_token_try(lc)) {
-		/* The holder may be a program thread our wake-up preempted
-		 * on a CPU we share: it finishes only if we give it back. */
-		if (lc->shares_cpu) {
-			lc_stat_add(lc, RP_LC_TOKEN_YIELDS, 1);
-			sched_yield();
-		} else {
-			rte_pause();
-		}
-	}
-}
-
 /*
  * Lateness a pass is counted as starved from: far below the shortest
  * retransmit timeout (1 ms, rp_req.c), above a nap's usual overshoot.
@@ -219,16 +182,9 @@ rp_dev_poll(struct rp_dev *dev)
 	return shard_poll(&dev->sh[0]);
 }
 
-/* The next pass is due at `due` (the caller runs it, or sleeps until). */
-static inline void
-lcore_plan(struct rp_lcore_ctx *lc, uint64_t due)
-{
-	rp_store_relaxed(&lc->due, due);
-}
-
 /*
  * Starved: this pass begins RP_STARVE_US later than the lcore planned
- * (lcore_plan()), the CPU not having been the engine's (another spinner,
+ * (rp_lcore_plan()), the CPU not having been the engine's (another spinner,
  * the peer host on the same CPU, a stopped process).  The shards' timers
  * must then not take the gap [due, due + lag] for the peer's silence
  * (rp_comp_timer()).  Time spent in a pass, its own or the other shards'
@@ -264,8 +220,8 @@ lcore_starve_check(struct rp_lcore_ctx *lc, uint64_t now)
 	}
 }
 
-static bool
-lcore_poll(struct rp_lcore_ctx *lc)
+bool
+rp_lcore_poll(struct rp_lcore_ctx *lc)
 {
 	uint64_t t0 = rte_get_timer_cycles(), t1;
 	bool busy = false;
@@ -279,7 +235,7 @@ lcore_poll(struct rp_lcore_ctx *lc)
 	 * behind */
 	lc->pass_long = (int64_t)(t1 - t0) >= (int64_t)(rte_get_timer_hz() /
 		1000000u * RP_PASS_LONG_US) ? t1 - t0 : 0;
-	lcore_plan(lc, t1);
+	rp_lcore_plan(lc, t1);
 	lc_stat_add(lc, RP_LC_POLLS, 1);
 	if (busy)
 		lc_stat_add(lc, RP_LC_POLLS_BUSY, 1);
@@ -436,7 +392,7 @@ lcore_block(struct rp_lcore_ctx *lc)
 	 * readable as long as a frame waits in it.
 	 */
 	rp_fence_seq_cst();
-	if (lcore_poll(lc)) {
+	if (rp_lcore_poll(lc)) {
 		lcore_need_wakeup(lc, 0u);
 		lc_stat_add(lc, RP_LC_BLOCKS_ABORTED, 1);
 		return true;
@@ -460,11 +416,11 @@ lcore_block(struct rp_lcore_ctx *lc)
 	nclient = lcore_client_fds(lc, fds + nport, where);
 	nfds += nclient;
 	lc_stat_add(lc, RP_LC_BLOCKS, 1);
-	lcore_plan(lc, now + (uint64_t)ts.tv_sec * hz +
+	rp_lcore_plan(lc, now + (uint64_t)ts.tv_sec * hz +
 		   (uint64_t)ts.tv_nsec * hz / 1000000000u);
-	lcore_token_give(lc);
+	rp_lcore_token_give(lc);
 	ret = ppoll(fds, nfds, &ts, NULL);
-	lcore_token_wait(lc);
+	rp_lcore_token_wait(lc);
 	lcore_need_wakeup(lc, 0u);
 
 	/*
@@ -525,7 +481,7 @@ lcore_stand_aside(struct rp_lcore_ctx *lc)
 	uint64_t now = rte_get_timer_cycles();
 
 	if (now - rp_load_relaxed(&lc->app_tsc) >= lc->stand_cycles) {
-		if (lcore_token_try(lc))
+		if (rp_lcore_token_try(lc))
 			return false;
 		/*
 		 * A program thread holds the devices, in a pass that began
@@ -535,11 +491,7 @@ lcore_stand_aside(struct rp_lcore_ctx *lc)
 		 * each host on one CPU, such spins took 43 % of the CPU of
 		 * a polling send_bw (guides/experiments_close_to_wire).
 		 */
-		lc_stat_add(lc, RP_LC_TOKEN_YIELDS, 1);
-		if (lc->shares_cpu)
-			sched_yield();
-		else
-			rte_pause();
+		rp_lcore_token_give_way(lc);
 		return true;
 	}
 	lc_stat_add(lc, RP_LC_STAND_ASIDES, 1);
@@ -551,7 +503,7 @@ lcore_stand_aside(struct rp_lcore_ctx *lc)
 	 */
 	rp_store_relaxed(&lc->standing, 1u);
 	rp_fence_seq_cst();
-	lcore_plan(lc, rte_get_timer_cycles() + lc->stand_cycles);
+	rp_lcore_plan(lc, rte_get_timer_cycles() + lc->stand_cycles);
 	/* Only our own fd: need_wakeup is 0 while we stand aside, so no
 	 * attached process rings its own, and the arenas that hold theirs
 	 * are the token holder's to change now. */
@@ -657,7 +609,7 @@ lcore_main(void *arg)
 			t0 = t1;
 			continue;
 		}
-		busy = lcore_poll(lc);
+		busy = rp_lcore_poll(lc);
 		if (busy && lcore_signalled(lc)) {
 			lc_stat_add(lc, RP_LC_SIGNAL_PASSES, 1);
 			/* The thread just woken may wait for our CPU: the
@@ -691,7 +643,7 @@ lcore_main(void *arg)
 			}
 		}
 		/* Inline mode: the devices are free while the lcore naps. */
-		lcore_token_give(lc);
+		rp_lcore_token_give(lc);
 		if (!busy && t1 - last_busy <= spin) {
 			if (lc->spin_yield && idle != RP_IDLE_BUSY)
 				lcore_spin_yield(lc, t1);
@@ -708,7 +660,7 @@ lcore_main(void *arg)
 				 * not: on shared CPUs this bounds the latency a
 				 * busy application adds. */
 				lc_stat_add(lc, RP_LC_NAPS, 1);
-				lcore_plan(lc, rte_get_timer_cycles() +
+				rp_lcore_plan(lc, rte_get_timer_cycles() +
 					   rte_get_timer_hz() / 1000000u *
 					   (uint64_t)lc->nap.tv_nsec / 1000u);
 				nanosleep(&lc->nap, NULL);
@@ -720,7 +672,7 @@ lcore_main(void *arg)
 		t0 = t1;
 	}
 	/* The devices are the lcore's for good: no inline pass from now. */
-	lcore_token_wait(lc);
+	rp_lcore_token_wait(lc);
 	/* Leave nothing half-sent behind; a device's shard 0 still running
 	 * its control must not wait for these shards (rp_shard_pause()). */
 	for (unsigned int i = 0; i < lc->nr_shards; i++) {
@@ -733,94 +685,6 @@ lcore_main(void *arg)
 	 * more. */
 	rp_store_release(&lc->done, 1u);
 	return 0;
-}
-
-/* Empty polls (rp_engine_assist()) of this thread since it last armed. */
-static RTE_DEFINE_PER_LCORE(uint32_t, rp_empty_polls) RP_TLS_IE;
-
-/* The lcore serving device `dev` if it may run inline passes, or NULL. */
-static struct rp_lcore_ctx *
-inline_lcore(unsigned int dev)
-{
-	struct rp_lcore_ctx *lc = dev < RP_MAX_PORTS ? rp_dev_lcore[dev] : NULL;
-
-	return lc != NULL && lc->inline_mode ? lc : NULL;
-}
-
-/*
- * Inline mode: one pass over the devices of the lcore that serves device
- * `dev`, run by the calling application thread, unless another thread
- * runs one.  Telling the lcore first makes it stand aside, so that a
- * polling application and a busy lcore do not take turns on one CPU.
- */
-bool
-rp_engine_assist(unsigned int dev)
-{
-	struct rp_lcore_ctx *lc = inline_lcore(dev);
-	uint64_t t0;
-	bool busy;
-
-	if (lc == NULL)
-		return false;
-	if (lc->inline_kind == RP_INLINE_ON_CPU) {
-		/* Only a thread that shares the lcore's CPU: one elsewhere
-		 * and the lcore both have a CPU (rp_inline.c).  getcpu is a
-		 * read of the thread's rseq area in glibc 2.35 and later. */
-		int cpu = sched_getcpu();
-
-		if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &lc->cpus))
-			return false;
-	}
-	/*
-	 * Only a polling thread runs passes and makes the lcore stand
-	 * aside: one whose CQ was empty twice since it last armed one.  A
-	 * program on events looks once between a completion and its arm; a
-	 * stand-aside then would cost it a wake-up write
-	 * (rp_engine_unassist()) and the lcore a blocked ppoll, and a pass
-	 * would hold the devices while the lcore it just woke spins for
-	 * them (lcore_token_wait()): a third of the engine's CPU at 20,000
-	 * messages/s (guides/experiments_close_to_wire).
-	 */
-	if (RTE_PER_LCORE(rp_empty_polls)++ == 0)
-		return false;
-	rp_store_relaxed(&lc->app_tsc, rte_get_timer_cycles());
-	if (!lcore_token_try(lc))
-		return false;
-	lc_stat_add(lc, RP_LC_INLINE_PASSES, 1);
-	if (unlikely(rp_thread_adopt()))
-		lc_stat_add(lc, RP_LC_INLINE_THREADS, 1);
-	t0 = rte_get_timer_cycles();
-	for (unsigned int i = 0; i < lc->nr_shards; i++)
-		lc->shards[i]->tx_defer = true;
-	busy = lcore_poll(lc);
-	for (unsigned int i = 0; i < lc->nr_shards; i++)
-		lc->shards[i]->tx_defer = false;
-	if (busy)
-		lc_stat_add(lc, RP_LC_INLINE_BUSY_CYCLES,
-			    rte_get_timer_cycles() - t0);
-	/* The program polls again at once, or the lcore is back within
-	 * its stand-aside. */
-	lcore_plan(lc, rte_get_timer_cycles() + lc->stand_cycles);
-	lcore_token_give(lc);
-	return true;
-}
-
-void
-rp_engine_unassist(unsigned int dev)
-{
-	const uint64_t one = 1;
-	struct rp_lcore_ctx *lc = inline_lcore(dev);
-
-	RTE_PER_LCORE(rp_empty_polls) = 0;
-	if (lc == NULL)
-		return;
-	/* U1: pairs with U0 in lcore_stand_aside(). */
-	rp_store_relaxed(&lc->app_tsc, 0);
-	rp_fence_seq_cst();
-	if (rp_load_relaxed(&lc->standing) != 0 &&
-	    write(lc->wake_fd, &one, sizeof(one)) < 0)
-		RP_LOG(DEBUG, "lcore %u: wake-up: %s", lc->lcore,
-		       strerror(errno));
 }
 
 /* inline_us, decided once from the engine lcores' CPUs and the program's. */
@@ -997,21 +861,6 @@ rp_engine_set_idle(enum rp_idle_policy idle)
 	for (unsigned int i = 0; i < RP_MAX_ENGINE_LCORES; i++)
 		rp_store_relaxed(&rp_lcores[i].idle, (uint32_t)idle);
 	return 0;
-}
-
-int
-rp_engine_inline(unsigned int dev, uint32_t *us, char *why, size_t len)
-{
-	const struct rp_lcore_ctx *lc = dev < RP_MAX_PORTS ?
-		rp_dev_lcore[dev] : NULL;
-
-	if (lc == NULL)
-		return -ENOENT;
-	if (us != NULL)
-		*us = lc->inline_mode ? rp_inline.us : 0;
-	if (why != NULL)
-		snprintf(why, len, "%s", rp_inline.why);
-	return (int)lc->inline_kind;
 }
 
 const char *

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include <rte_pause.h>
+
 #include "rp_atomic.h"
 #include "rp_inline.h"
 #include "rp_engine.h"
@@ -158,6 +160,64 @@ lc_stat_add(struct rp_lcore_ctx *lc, enum rp_lc_stat s, uint64_t v)
 {
 	rp_counter_add(&lc->stats[s], v);
 }
+
+/* ---- inline passes: the token (whoever touches the devices holds it) */
+
+/* Inline mode: take the devices of an lcore, or find them taken. */
+static inline bool
+rp_lcore_token_try(struct rp_lcore_ctx *lc)
+{
+	uint32_t free_ = 0;
+
+	/* acquire: pairs with the release in rp_lcore_token_give(), so a pass
+	 * sees everything the previous owner's pass wrote. */
+	return __atomic_compare_exchange_n(&lc->token, &free_, 1u, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static inline void
+rp_lcore_token_give(struct rp_lcore_ctx *lc)
+{
+	if (lc->inline_mode)
+		rp_store_release(&lc->token, 0u);
+}
+
+/*
+ * The token is held, and the lcore wants it: the holder may be a program
+ * thread that our wake-up preempted mid-pass on a CPU we share, which
+ * finishes only once it runs again.  Yield that CPU (token_yields), or
+ * pause where the program runs elsewhere.
+ */
+static inline void
+rp_lcore_token_give_way(struct rp_lcore_ctx *lc)
+{
+	if (lc->shares_cpu) {
+		lc_stat_add(lc, RP_LC_TOKEN_YIELDS, 1);
+		sched_yield();
+	} else {
+		rte_pause();
+	}
+}
+
+/* The lcore, back from a sleep: an application's pass is short. */
+static inline void
+rp_lcore_token_wait(struct rp_lcore_ctx *lc)
+{
+	if (!lc->inline_mode)
+		return;
+	while (!rp_lcore_token_try(lc))
+		rp_lcore_token_give_way(lc);
+}
+
+/* The next pass is due at `due` (the caller runs it, or sleeps until). */
+static inline void
+rp_lcore_plan(struct rp_lcore_ctx *lc, uint64_t due)
+{
+	rp_store_relaxed(&lc->due, due);
+}
+
+/* ---- rp_lcore.c */
+bool rp_lcore_poll(struct rp_lcore_ctx *lc);
 
 /* ---- rp_lcore_stats.c */
 void rp_lcore_stats_log(const struct rp_lcore_ctx *lc);
