@@ -281,6 +281,28 @@ ri_bg() {
 	rv_pids+=("$rv_last_pid")
 }
 
+# ri_wait_engine PID: until the program under PID (timeout's child, which
+# rocepmd-run became) has booted its engine, its EAL telemetry socket
+# there (at most 10 s), then half a second for it to listen on the RDMA
+# CM; an attached program boots none: a second.  A REQ that comes before
+# the listener draws a REJ, and the guest's client tries again.
+ri_wait_engine() {
+	local c i
+
+	if [ -n "$testpmd" ]; then
+		sleep 1
+		return
+	fi
+	for ((i = 0; i < 100; i++)); do
+		c=$(pgrep -P "$1" | head -n 1)
+		[ -n "$c" ] && [ -S "/var/run/dpdk/rocepmd-$c/dpdk_telemetry.v2" ] &&
+			break
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	sleep 0.5
+}
+
 ri_fg() {
 	ri_bg "$@"
 	wait "$rv_last_pid"
@@ -700,8 +722,10 @@ for n in "${scen_names[@]}"; do
 				kill -0 "$srv" 2>/dev/null || break
 				sleep 0.1
 			done
+		elif [ "${scen_kind[$n]}" = mc ]; then
+			sleep 3	# the engine boots, then the group is joined
 		else
-			sleep 3	# the engine boots, then the CM listens
+			ri_wait_engine "$srv"
 		fi
 		go $((port + 1000)) || rv_log "$n: the guest never came for its go"
 		# the server ends with its client; a client that failed early
