@@ -382,8 +382,15 @@ bool rp_engine_assist(unsigned int dev);
 
 /** inline_us = auto: the engine decides (rp_engine_inline()). */
 #define RP_INLINE_AUTO		UINT32_MAX
-/** The stand-aside that auto chooses when it turns inline passes on. */
-#define RP_INLINE_AUTO_US	100
+/**
+ * The stand-aside that auto chooses when it turns inline passes on.  The
+ * lcore looks this often whether the program still polls, and on a CPU it
+ * shares with the program each look is two context switches in the
+ * middle of its round trips: between two hosts of one CPU each, 100 us
+ * cost a 8 B ping-pong 30 % of its rate and 14 us of its p99 against 300
+ * (guides/experiments_close_to_wire, fifteenth round).
+ */
+#define RP_INLINE_AUTO_US	300
 
 /** What inline passes an engine runs (inline_us, and what auto decided). */
 enum rp_inline_kind {
