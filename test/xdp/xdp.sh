@@ -32,7 +32,7 @@
 #   queues    veths of two receive queues, as a NIC with RSS: host B
 #             (af_packet, its engine on CPU 0) sends on transmit queue 1
 #             (XPS), so everything host A receives arrives on its receive
-#             queue 1, which the PMD does not serve: ibv_rc_pingpong runs,
+#             queue 1, which the PMD does not serve: ibv_rc_pingpong -e runs,
 #             every frame through the engine's own AF_XDP socket
 #             (rx_other_queues), none dropped by the program (xdp_dropped)
 #   adaptive  both engines with the idle policy adaptive and a wake_us of
