@@ -387,7 +387,7 @@ bool rp_engine_assist(unsigned int dev);
  * lcore looks this often whether the program still polls, and on a CPU it
  * shares with the program each look is two context switches in the
  * middle of its round trips: between two hosts of one CPU each, 100 us
- * cost a 8 B ping-pong 30 % of its rate and 14 us of its p99 against 300
+ * cost an 8 B ping-pong 30 % of its rate and 14 us of its p99 against 300
  * (guides/experiments_close_to_wire, fifteenth round).
  */
 #define RP_INLINE_AUTO_US	300

@@ -287,15 +287,16 @@ ri_bg() {
 # CM; an attached program boots none: a second.  A REQ that comes before
 # the listener draws a REJ, and the guest's client tries again.
 ri_wait_engine() {
-	local c i
+	local c i rundir
 
+	rundir=$(rv_eal_rundir)
 	if [ -n "$testpmd" ]; then
 		sleep 1
 		return
 	fi
 	for ((i = 0; i < 100; i++)); do
 		c=$(pgrep -P "$1" | head -n 1)
-		[ -n "$c" ] && [ -S "/var/run/dpdk/rocepmd-$c/dpdk_telemetry.v2" ] &&
+		[ -n "$c" ] && [ -S "$rundir/rocepmd-$c/dpdk_telemetry.v2" ] &&
 			break
 		kill -0 "$1" 2>/dev/null || return 0
 		sleep 0.1

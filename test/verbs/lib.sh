@@ -207,6 +207,16 @@ rv_cfg_ipv4() {
 		head -n 1
 }
 
+# Where EAL 22.11 puts runtime directories (eal_create_runtime_dir());
+# an embedded engine's is rocepmd-PID in it, the program's PID.
+rv_eal_rundir() {
+	if [ "$(id -u)" -eq 0 ]; then
+		echo /var/run/dpdk
+	else
+		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk"
+	fi
+}
+
 # IB MTU of [port0] of a config (default 1024).
 rv_cfg_mtu() {
 	local m

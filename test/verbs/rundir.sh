@@ -28,12 +28,7 @@ rv_need_prog ibv_rc_pingpong ibverbs-utils
 rv_need_prog nft nftables
 rv_need_prog ss iproute2
 
-# Where EAL 22.11 puts runtime directories (eal_create_runtime_dir()).
-if [ "$(id -u)" -eq 0 ]; then
-	rundir=/var/run/dpdk
-else
-	rundir=${XDG_RUNTIME_DIR:-/tmp}/dpdk
-fi
+rundir=$(rv_eal_rundir)
 
 rv_topology rdir
 
