@@ -343,6 +343,13 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		RP_CFG_PORT(probe_sr_min_us),
 	},
 	{
+		/* a stream's events: fewer wake-ups, each at most this late */
+		.name = "cq_adapt_us", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_u32,
+		.min = 0, .max = 1000, .def = "20",
+		RP_CFG_PORT(cq_adapt_us),
+	},
+	{
 		/* one QP's send window (RP_WINDOW): a lone QP is not slowed */
 		.name = "flight_window", .sect = RP_CFG_SECT_PORT,
 		.type = &rp_cfg_type_u32,

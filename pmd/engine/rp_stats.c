@@ -64,6 +64,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_PROBE_LATE] = "probes_answered_late",
 	[RP_STAT_CQ_MOD_HELD] = "cq_events_held",
 	[RP_STAT_CQ_MOD_UNHELD] = "cq_events_unheld",
+	[RP_STAT_CQ_ADAPT_HELD] = "cq_events_adapted",
 	[RP_STAT_TIMER_UNSENT] = "timer_nothing_unacked",
 	[RP_STAT_TIMER_BACKOFF] = "timer_backoffs",
 	[RP_STAT_XSK_QUEUE_WAIT] = "xsk_queue_waits",

@@ -156,6 +156,14 @@ struct rp_port_cfg {
 	 */
 	uint32_t probe_sr_min_us;
 	/**
+	 * Adaptive event moderation, in microseconds (0: off): an armed CQ
+	 * whose events have carried many CQEs each (a stream) holds its
+	 * next event at most this long, or until it holds half of what its
+	 * QP has outstanding; a ping-pong's, a solicited or an error CQE's
+	 * event is never held, and ibv_modify_cq's moderation replaces it
+	 */
+	uint32_t cq_adapt_us;
+	/**
 	 * Packets the device's RC QPs (of one shard) may have in flight
 	 * together when one of them starts a message or a READ request: the
 	 * peers' queues and the port's one RX ring (READ responses come at

@@ -111,6 +111,7 @@ enum rp_stat {
 					 * silent, not lossy (rp_comp.c) */
 	RP_STAT_CQ_MOD_HELD,		/* CQ events moderation held back */
 	RP_STAT_CQ_MOD_UNHELD,		/* ... not: the shard's list full */
+	RP_STAT_CQ_ADAPT_HELD,		/* ... held by adaptive moderation */
 	RP_STAT_TIMER_UNSENT,		/* retransmit timers run out with all
 					 * sent acknowledged: stopped */
 	RP_STAT_TIMER_BACKOFF,		/* retry timeouts after which the next

@@ -76,6 +76,7 @@ rp_cq_create(struct rp_dev *dev, struct rp_ctrl_cq *c)
 	cq->size = size;
 	cq->log2_size = rte_log2_u32(size);
 	cq->chan = ch != NULL ? c->chan : -1;
+	cq->adapt_left = UINT32_MAX;
 	cq->arena = dev->cur_arena;
 	cq->off = off;
 	cq->ctl = rp_region_ptr(dev, off);
@@ -171,6 +172,7 @@ rp_cq_resize(struct rp_dev *dev, struct rp_ctrl_cq *c)
 	cq->size = size;
 	cq->log2_size = rte_log2_u32(size);
 	cq->prod = pending;
+	cq->ev_prod = pending;
 	c->size = size;
 	c->off = off;
 	return 0;
@@ -211,6 +213,17 @@ chan_fire(struct rp_dev *dev, struct rp_cq *cq)
 #define RP_CQ_PEND_ANY	1u
 #define RP_CQ_PEND_SOL	2u		/* a solicited or error CQE */
 
+/*
+ * Adaptive moderation (cq_adapt_us): a CQ whose events carried at least
+ * RP_CQ_ADAPT_MIN CQEs each, on average (EWMA over events, weight 1/4,
+ * fixed point x RP_CQ_EV_SCALE), is a stream's: its program wakes for a
+ * batch anyway, and each wake-up costs the lcore a system call and a
+ * context switch on a CPU it may share.  A ping-pong's events carry one
+ * or two CQEs and are never held.
+ */
+#define RP_CQ_EV_SCALE		8u
+#define RP_CQ_ADAPT_MIN		8u
+
 /* Claim the arm and fire: one event per arming. */
 static void
 cq_claim(struct rp_dev *dev, struct rp_cq *cq, bool solicited)
@@ -219,7 +232,12 @@ cq_claim(struct rp_dev *dev, struct rp_cq *cq, bool solicited)
 
 	while ((arm & RP_CQ_ARM_NEXT) || ((arm & RP_CQ_ARM_SOL) && solicited)) {
 		if (rp_cas(&cq->ctl->arm, &arm, arm & ~RP_CQ_ARM_MASK)) {
+			uint32_t k = RTE_MIN(cq->prod - cq->ev_prod, 255u);
+
 			chan_fire(dev, cq);
+			cq->ev_prod = cq->prod;
+			cq->ev_avg = cq->ev_avg - cq->ev_avg / 4 +
+				k * RP_CQ_EV_SCALE / 4;
 			break;
 		}
 	}
@@ -229,6 +247,14 @@ static inline bool
 cq_moderated(const struct rp_cq *cq)
 {
 	return cq->mod_count > 1 || cq->mod_period != 0;
+}
+
+/* Whether the arm's event may wait (adaptive moderation, above). */
+static inline bool
+cq_adapting(const struct rp_dev *dev, const struct rp_cq *cq, bool solicited)
+{
+	return !solicited && dev->cfg.cq_adapt_us != 0 &&
+		cq->ev_avg >= RP_CQ_ADAPT_MIN * RP_CQ_EV_SCALE;
 }
 
 /* Off its shard's list of held events (the caller clears mod_due). */
@@ -254,10 +280,18 @@ cq_mod_due(struct rp_dev *dev, struct rp_cq *cq, uint32_t n, bool solicited)
 {
 	struct rp_shard *sh = &dev->sh[cq->shard];
 	uint64_t now = rte_get_timer_cycles();
+	bool mod = cq_moderated(cq);
+	/* Adaptive: half the CQ at most (never an overrun for waiting), and
+	 * no more than its QP has left outstanding, so that the program
+	 * posts again while the rest is in flight (nothing left: now). */
+	uint32_t count = mod ? cq->mod_count :
+		RTE_MIN(cq->size / 2, cq->adapt_left);
+	uint64_t period = mod ? cq->mod_period :
+		rte_get_timer_hz() / 1000000 * dev->cfg.cq_adapt_us;
 
 	cq->mod_cqes += n;
 	cq->mod_sol |= solicited;
-	if (cq->mod_count > 1 && cq->mod_cqes >= cq->mod_count)
+	if ((count > 1 || !mod) && cq->mod_cqes >= count)
 		return true;
 	if (cq->mod_due != 0)
 		return now >= cq->mod_due;
@@ -266,9 +300,9 @@ cq_mod_due(struct rp_dev *dev, struct rp_cq *cq, uint32_t n, bool solicited)
 		return true;
 	}
 	/* period 0: the count alone (as hardware does) */
-	cq->mod_due = cq->mod_period != 0 ? now + cq->mod_period : UINT64_MAX;
+	cq->mod_due = period != 0 ? now + period : UINT64_MAX;
 	sh->mod_wait[sh->nr_mod_wait++] = cq;
-	rp_stat_inc(dev, RP_STAT_CQ_MOD_HELD);
+	rp_stat_inc(dev, mod ? RP_STAT_CQ_MOD_HELD : RP_STAT_CQ_ADAPT_HELD);
 	return false;
 }
 
@@ -278,6 +312,7 @@ cq_mod_reset(struct rp_cq *cq)
 	cq->mod_cqes = 0;
 	cq->mod_sol = false;
 	cq->mod_due = 0;
+	cq->adapt_left = UINT32_MAX;
 }
 
 /*
@@ -290,16 +325,18 @@ cq_arm_claim(struct rp_dev *dev, struct rp_cq *cq, bool solicited, uint32_t n)
 {
 	uint32_t arm = rp_load_relaxed(&cq->ctl->arm);
 
-	if (!(arm & RP_CQ_ARM_NEXT) && !((arm & RP_CQ_ARM_SOL) && solicited))
+	if (!(arm & RP_CQ_ARM_NEXT) && !((arm & RP_CQ_ARM_SOL) && solicited)) {
+		/* consumed unarmed: no bound on a later hold */
+		cq->adapt_left = UINT32_MAX;
 		return;
-	if (cq_moderated(cq)) {
-		if (!cq_mod_due(dev, cq, n, solicited))
-			return;
-		solicited |= cq->mod_sol;
-		if (cq->mod_due != 0)
-			cq_mod_unlist(dev, cq);
-		cq_mod_reset(cq);
 	}
+	if ((cq_moderated(cq) || cq_adapting(dev, cq, solicited)) &&
+	    !cq_mod_due(dev, cq, n, solicited))
+		return;
+	solicited |= cq->mod_sol;
+	if (cq->mod_due != 0)
+		cq_mod_unlist(dev, cq);
+	cq_mod_reset(cq);
 	cq_claim(dev, cq, solicited);
 }
 

@@ -80,6 +80,7 @@ rp_cqe_send(struct rp_qp *qp, uint32_t idx, uint32_t status)
 	rp_store_release(&qp->sq->cons, qp->app_cons);
 	if (status == IBV_WC_SUCCESS && !signaled)
 		return;
+	rp_cq_left(qp->scq, qp->sq_prod - qp->comp.tail);
 	rp_cq_post(qp->dev, qp->scq, &cqe);
 }
 
@@ -133,6 +134,9 @@ rp_cqe_recv(struct rp_qp *qp, const struct rp_pkt *pkt, uint32_t status,
 		 * SRQ slot was freed when it was taken.) */
 		qp->rq_cons = r->idx + 1;
 		rp_store_release(&qp->rq->cons, qp->rq_cons);
+		/* the application's index: a wrong one only bounds less */
+		rp_cq_left(qp->rcq, rp_load_relaxed(&qp->rq->prod) -
+			   qp->rq_cons);
 	}
 	if (pkt != NULL && status == IBV_WC_SUCCESS) {
 		/* UD: the GRH area holds the packet's IP header; wc.sl says

@@ -169,7 +169,21 @@ struct rp_cq {
 	bool mod_sol;			/* ... a solicited or error one */
 	uint64_t mod_due;		/* TSC; 0: none held (else on its
 					 * shard's mod_wait[]) */
+	/* Adaptive moderation (rp_cq.c): CQEs an event carried, on average
+	 * (x RP_CQ_EV_SCALE), from prod at the last event. */
+	uint32_t ev_prod;
+	uint32_t ev_avg;
+	uint32_t adapt_left;		/* least work left on a QP whose CQE
+					 * it holds: fire at that many */
 };
+
+/* A CQE about to be posted leaves `left` WQEs outstanding on its queue. */
+static inline void
+rp_cq_left(struct rp_cq *cq, uint32_t left)
+{
+	if (left < cq->adapt_left)
+		cq->adapt_left = left;
+}
 
 /* Engine-private state of one send WQE (same index as its private slot). */
 struct rp_swqe {

@@ -406,6 +406,128 @@ rt_case_cq_moderation(void)
 	ev_teardown(&e);
 }
 
+/* ----------------------------------------------------------- cq_adaptive */
+
+/* One receive and one SEND a -> b with b's receive CQ armed: its event,
+ * the receive polled; adapted: how many holds cq_events_adapted counted. */
+static uint64_t
+ev_adapt_one(struct ev_env *e, uint64_t id, unsigned int flags,
+	     const char *what)
+{
+	uint64_t h0 = rt_stat(1, "cq_events_adapted");
+
+	rt_arm(e->b.rcq, 0);
+	rt_chan_send(&e->a, &e->b, &e->abuf, &e->bbuf, flags, false, id);
+	rt_chan_expect_event(e->ch, e->b.rcq, &rt_magic_rcq, what);
+	rt_expect_wc(e->b.rcq, what, id, IBV_WC_SUCCESS, IBV_WC_RECV);
+	ibv_ack_cq_events(e->b.rcq, 1);
+	return rt_stat(1, "cq_events_adapted") - h0;
+}
+
+/* 64 receives on b, wr_ids from id. */
+static void
+ev_stream_post(struct ev_env *e, uint64_t id)
+{
+	for (int i = 0; i < 64; i++) {
+		struct ibv_sge r = rt_sge(&e->bbuf, 64 * (size_t)i, 64);
+
+		rt_post_recv(&e->b, id + (uint64_t)i, &r, 1);
+	}
+}
+
+/* 64 SENDs a -> b into the receives posted from id, all polled. */
+static void
+ev_stream_send(struct ev_env *e, uint64_t id)
+{
+	struct ibv_sge s = rt_sge(&e->abuf, 0, 32);
+
+	for (int i = 0; i < 64; i++)
+		rt_post_send(&e->a, id + (uint64_t)i, IBV_WR_SEND, &s, 1,
+			     IBV_SEND_SIGNALED, 0, 0, 0);
+	ev_expect_wcs(e->a.scq, "stream sender", id, 64, IBV_WC_SUCCESS,
+		      IBV_WC_SEND);
+	ev_expect_wcs(e->b.rcq, "stream receiver", id, 64, IBV_WC_SUCCESS,
+		      IBV_WC_RECV);
+}
+
+/*
+ * The receives of the next burst (id + 100) posted, then 64 SENDs a -> b:
+ * they land in the 64 posted before (from id), so that the receive queue
+ * keeps 64 outstanding and a hold is bounded by its time, not by what is
+ * left.  Both sides' completions polled.
+ */
+static void
+ev_stream_burst(struct ev_env *e, uint64_t id)
+{
+	ev_stream_post(e, id + 100);
+	ev_stream_send(e, id);
+}
+
+/*
+ * Adaptive moderation (the port key cq_adapt_us, 20 us by default): an
+ * armed CQ whose events have carried 8 CQEs or more each (a stream's)
+ * holds its next event a little, so that its program wakes once for more;
+ * a ping-pong's events are never held, nor a solicited one, nor one whose
+ * QP has nothing left outstanding; every held event comes, once.  With
+ * RT_EV_ADAPT_OFF (a configuration with cq_adapt_us = 0) nothing is held.
+ */
+static void
+rt_case_cq_adaptive(void)
+{
+	bool off = getenv("RT_EV_ADAPT_OFF") != NULL;
+	uint64_t h0, held, n;
+	struct ev_env e;
+	int i;
+
+	ev_setup(&e, true);
+
+	rt_step("a ping-pong: 40 events of one CQE each, none held");
+	for (i = 0, held = 0; i < 40; i++)
+		held += ev_adapt_one(&e, 1000 + 2 * (uint64_t)i, 0, "ping-pong");
+	RT_CHECK(held == 0, "%" PRIu64 " of 40 ping-pong events held", held);
+
+	rt_step("a stream: 12 bursts of 64 SENDs, 64 receives more posted "
+		"than sent, each burst's CQEs reaped before its event: one "
+		"event a burst, held once warm");
+	ev_stream_post(&e, 10000);
+	h0 = rt_stat(1, "cq_events_adapted");
+	for (i = 0; i < 12; i++) {
+		rt_arm(e.b.rcq, 0);
+		ev_stream_burst(&e, 10000 + 100 * (uint64_t)i);
+		rt_chan_expect_event(e.ch, e.b.rcq, &rt_magic_rcq, "burst");
+		ibv_ack_cq_events(e.b.rcq, 1);
+		rt_chan_expect_none(e.ch, 0, "after a burst's event");
+	}
+	held = rt_stat(1, "cq_events_adapted") - h0;
+	/* the 64 receives still posted, taken unarmed */
+	ev_stream_send(&e, 10000 + 100 * (uint64_t)i);
+	printf("rp_events_test: %" PRIu64 " of 12 bursts' events held%s\n",
+	       held, off ? " (cq_adapt_us = 0)" : "");
+	if (off)
+		RT_CHECK(held == 0, "cq_adapt_us = 0, yet %" PRIu64 " events "
+			 "held", held);
+	else
+		RT_CHECK(held >= 6, "only %" PRIu64 " of 12 streams' events "
+			 "held", held);
+
+	rt_step("warm: a solicited SEND's event is not held");
+	held = ev_adapt_one(&e, 20000, IBV_SEND_SOLICITED, "solicited");
+	RT_CHECK(held == 0, "the solicited SEND's event was held");
+
+	rt_step("warm: the last receive posted (nothing left): not held");
+	held = ev_adapt_one(&e, 20002, 0, "last receive");
+	RT_CHECK(held == 0, "the event of the QP's last receive was held");
+
+	rt_step("back to a ping-pong: within 20 events, no more holds");
+	for (i = 0; i < 20; i++)
+		(void)ev_adapt_one(&e, 30000 + 2 * (uint64_t)i, 0, "decay");
+	for (i = 0, n = 0; i < 20; i++)
+		n += ev_adapt_one(&e, 40000 + 2 * (uint64_t)i, 0, "ping-pong");
+	RT_CHECK(n == 0, "%" PRIu64 " of 20 ping-pong events held after the "
+		 "stream", n);
+	ev_teardown(&e);
+}
+
 /* ------------------------------------------------------- solicited_only */
 
 static void
@@ -1852,11 +1974,16 @@ static const struct rt_case rt_cases[] = {
 	  "CC-11: replies completed while away, reaped in one ordered batch" },
 	{ "cq_moderation", rt_case_cq_moderation, 90,
 	  "ibv_modify_cq: an event waits for cq_count CQEs or cq_period" },
+	{ "cq_adaptive", rt_case_cq_adaptive, 90,
+	  "cq_adapt_us: a stream's events held, a ping-pong's never" },
 };
 
 int
 main(int argc, char **argv)
 {
+	/* the configurations' --file-prefix=rp_ev_<case> (meson.build) */
+	rt_stat_prefix = getenv("RT_EV_STAT_PREFIX") != NULL ?
+		getenv("RT_EV_STAT_PREFIX") : "ev_";
 	return rt_main(argc, argv, rt_cases,
 		       sizeof(rt_cases) / sizeof(rt_cases[0]));
 }
