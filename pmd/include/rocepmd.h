@@ -158,9 +158,10 @@ struct rp_port_cfg {
 	/**
 	 * Adaptive event moderation, in microseconds (0: off): an armed CQ
 	 * whose events have carried many CQEs each (a stream) holds its
-	 * next event at most this long, or until it holds half of what its
-	 * QP has outstanding; a ping-pong's, a solicited or an error CQE's
-	 * event is never held, and ibv_modify_cq's moderation replaces it
+	 * next event at most this long, or until it holds as many CQEs as
+	 * its QP has work outstanding (half the CQ at most); a ping-pong's,
+	 * a solicited or an error CQE's event is never held, and
+	 * ibv_modify_cq's moderation replaces it
 	 */
 	uint32_t cq_adapt_us;
 	/**
