@@ -144,9 +144,18 @@ comp_rtt_take(struct rp_qp *qp)
 	uint64_t seed = rp_load_relaxed(&qp->dev->rtt_seed);
 
 	qp->comp.rtt_tsc = 0;
-	/* RFC 6298's gain of 1/8 */
-	qp->comp.srtt = qp->comp.srtt == 0 ? rtt :
-		qp->comp.srtt - qp->comp.srtt / 8 + rtt / 8;
+	/* RFC 6298's gains: 1/4 for the deviation, 1/8 for the mean */
+	if (qp->comp.srtt == 0) {
+		qp->comp.srtt = rtt;
+		qp->comp.rttvar = rtt / 2;
+	} else {
+		uint64_t dev = rtt > qp->comp.srtt ? rtt - qp->comp.srtt :
+			qp->comp.srtt - rtt;
+
+		qp->comp.rttvar = qp->comp.rttvar - qp->comp.rttvar / 4 +
+			dev / 4;
+		qp->comp.srtt = qp->comp.srtt - qp->comp.srtt / 8 + rtt / 8;
+	}
 	rp_store_relaxed(&qp->dev->rtt_seed,
 			 seed == 0 ? rtt : seed - seed / 8 + rtt / 8);
 }

@@ -494,6 +494,7 @@ struct rp_qp {
 		uint64_t rtt_tsc;	/* its send time; 0 = no sample */
 		bool rtt_rd;		/* ... a READ's, to its first response */
 		uint64_t srtt;		/* smoothed RTT in TSC cycles, 0: none */
+		uint64_t rttvar;	/* its mean deviation (RFC 6298) */
 		uint32_t cwnd;		/* packets in flight at most; 0: RP_WINDOW */
 		uint32_t cwnd_acc;	/* packets acked toward the next +1 */
 		uint32_t ssthresh;	/* below it the window doubles a trip */
