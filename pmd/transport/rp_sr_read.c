@@ -68,20 +68,26 @@ rp_sr_rd_forget(struct rp_qp *qp)
 		memset(qp->sr->rd_asked, 0, sizeof(qp->sr->rd_asked));
 }
 
-/* The READ in flight that `psn` answers, and its packet index `*k`. */
+/*
+ * The READ in flight that `psn` answers, and its packet index `*k`,
+ * looked for from the WQE `*idx` on (the completer's tail or an earlier
+ * answer's: the WQEs' PSNs grow with their index), where `*idx` is left:
+ * a walk over a window's PSNs walks its WQEs once, not once a PSN.
+ */
 static struct rp_swqe *
 sr_rd_wqe(struct rp_qp *qp, uint32_t psn, uint32_t *idx, uint32_t *k)
 {
-	for (uint32_t i = qp->comp.tail; i != qp->req.hi; i++) {
+	for (uint32_t i = *idx; i != qp->req.hi; i++) {
 		struct rp_swqe *s = rp_swqe(qp, i);
 		int32_t d = rp_psn_diff(psn, s->first_psn);
 
-		if (d < 0 || d >= (int32_t)s->npkts)
-			continue;
-		if (s->opcode != IBV_WR_RDMA_READ ||
-		    s->state == RP_SWQE_NEW || s->state == RP_SWQE_DONE)
-			return NULL;
+		if (s->state == RP_SWQE_NEW || d < 0)
+			return NULL;	/* not sent, or before it: none */
 		*idx = i;
+		if (d >= (int32_t)s->npkts)
+			continue;
+		if (s->opcode != IBV_WR_RDMA_READ || s->state == RP_SWQE_DONE)
+			return NULL;
 		*k = (uint32_t)d;
 		return s;
 	}
@@ -99,19 +105,23 @@ uint32_t
 rp_sr_rd_ask(struct rp_qp *qp, uint32_t upto, uint64_t after)
 {
 	struct rp_sr *sr = qp->sr;
-	uint32_t p = qp->comp.rd_psn, asked = 0;
+	uint32_t p = qp->comp.rd_psn, asked = 0, idx = qp->comp.tail;
 	uint64_t now = rte_get_timer_cycles();
 
 	while (rp_psn_diff(p, upto) < 0 && asked < RP_SR_RD_ASK_MAX &&
 	       rp_psn_diff(p, qp->comp.rd_psn) < (int32_t)RP_SR_WIN) {
 		const struct rp_swqe *s;
-		uint32_t idx, k, n = 0;
+		uint32_t k, n = 0;
 		bool re;
 
+		if (sr_rd_has(sr, p)) {
+			p = rp_psn_add(p, 1);
+			continue;
+		}
 		s = sr_rd_wqe(qp, p, &idx, &k);
 		re = s != NULL &&
 		     sr->rd_asked[p % RP_SR_WIN] == (p | RP_SR_RD_SET);
-		if (s == NULL || sr_rd_has(sr, p) ||
+		if (s == NULL ||
 		    (re && now - sr->rd_ask_tsc[p % RP_SR_WIN] <= after)) {
 			p = rp_psn_add(p, 1);
 			continue;
@@ -149,7 +159,7 @@ rp_sr_rd_keep(struct rp_qp *qp, const struct rp_pkt *pkt)
 	struct rp_sr *sr = qp->sr;
 	const struct rp_send_wqe *w;
 	struct rp_swqe *s;
-	uint32_t idx, k, off;
+	uint32_t idx = qp->comp.tail, k, off;
 
 	if (rp_psn_diff(pkt->psn, qp->comp.rd_psn) >= (int32_t)RP_SR_WIN)
 		return false;
