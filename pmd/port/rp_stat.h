@@ -124,6 +124,9 @@ enum rp_stat {
 	RP_STAT_TIMER_TX_FULL,		/* probes put off: the port's transmit
 					 * queue full, our packets not all
 					 * gone (rp_comp_timer.c) */
+	RP_STAT_SR_RD_ANSWERED,		/* READ requests answered whole past
+					 * a gap: out of max_rd_atomic's count
+					 * before the completer takes them */
 	RP_STAT_MAX,
 };
 

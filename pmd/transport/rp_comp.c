@@ -328,6 +328,7 @@ comp_retire_rd(struct rp_qp *qp, uint32_t psn, bool inclusive, bool rd_owed)
 		/* Nothing is sent and unretired now: no READ outstanding.
 		 * (A rewind dropped the counts of the READs retired here.) */
 		qp->req.rd_out = 0;
+		rp_sr_rd_ans_reset(qp);
 		qp->req.psn = qp->comp.tail != qp->req.hi ?
 			rp_swqe(qp, qp->comp.tail)->first_psn : qp->req.max_psn;
 	}
@@ -647,6 +648,7 @@ comp_rd_took(struct rp_qp *qp, struct rp_swqe *s, uint32_t k)
 		 * stalls every READ). */
 		if (qp->req.rd_out > 0)
 			qp->req.rd_out--;
+		rp_sr_rd_seg_taken(qp, rp_psn_add(s->first_psn, k));
 	}
 	if (k == s->npkts - 1) {
 		rp_cqe_send(qp, qp->comp.tail++, IBV_WC_SUCCESS);

@@ -452,7 +452,8 @@ req_start(struct rp_qp *qp, uint32_t prod)
 		if ((w->flags & RP_WQE_FENCE) && qp->req.rd_out != 0)
 			return false;
 		if (rp_wr_is_rd_atomic(w->opcode) &&
-		    qp->req.rd_out >= qp->max_rd_atomic)
+		    qp->req.rd_out - rp_sr_rd_answered(qp) >=
+		    qp->max_rd_atomic)
 			return false;
 		if (!req_credit_ok(qp, w->opcode))
 			return false;
@@ -513,7 +514,8 @@ req_send_read(struct rp_qp *qp, const struct rp_send_wqe *w,
 	uint8_t *bth;
 
 	if (!req_window_open(qp, n) ||
-	    (k != 0 && qp->req.rd_out >= qp->max_rd_atomic) ||
+	    (k != 0 && qp->req.rd_out - rp_sr_rd_answered(qp) >=
+	     qp->max_rd_atomic) ||
 	    (rp_psn_diff(qp->req.psn, qp->req.max_psn) >= 0 &&
 	     !req_flight_room(qp, n)))
 		return false;

@@ -223,6 +223,7 @@ rp_req_rewind(struct rp_qp *qp, uint32_t psn)
 		qp->req.head = i;
 		qp->req.inprog = true;
 		qp->req.rd_out = rd;
+		rp_sr_rd_ans_reset(qp);
 		if (d == 0) {
 			qp->req.psn = s->first_psn;
 			qp->req.off = 0;

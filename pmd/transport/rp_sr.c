@@ -70,6 +70,7 @@ rp_sr_flush(struct rp_qp *qp)
 	memset(sr->rd_got, 0, sizeof(sr->rd_got));
 	memset(sr->rd_asked, 0, sizeof(sr->rd_asked));
 	sr->rd_hi = 0;
+	rp_sr_rd_ans_reset(qp);
 	if (sr->n == 0)
 		return;
 	for (uint32_t i = 0; i < RP_SR_WIN; i++) {

@@ -69,6 +69,76 @@ rp_sr_rd_forget(struct rp_qp *qp)
 }
 
 /*
+ * READ requests answered whole past a gap (rp_sr_rd_answered()): none.
+ * The requester recounts what it has outstanding (going back N, a QP
+ * flushed), so none is counted twice.
+ */
+void
+rp_sr_rd_ans_reset(struct rp_qp *qp)
+{
+	struct rp_sr *sr = qp->sr;
+
+	if (sr == NULL || sr->rd_ans_n == 0)
+		return;
+	memset(sr->rd_ans, 0, sizeof(sr->rd_ans));
+	sr->rd_ans_n = 0;
+}
+
+/*
+ * Response `k` of the READ `s` was placed past a gap: if every response
+ * of its request (the RP_READ_SEG segment it is in) not yet taken is
+ * placed now, the responder has sent them all and freed the resources
+ * the request held (max_dest_rd_atomic's, IBTA 9.7.5.3), so it stops
+ * counting against max_rd_atomic, although the completer takes it only
+ * once the gap before it is filled: 64 B READs under 10 % loss each way
+ * were held to a window of 16 a round trip (guides/congestion).
+ * Responses come in order, so the ones after `k` are looked at first:
+ * one look, but once a request.
+ */
+static void
+sr_rd_seg_placed(struct rp_qp *qp, const struct rp_swqe *s, uint32_t k)
+{
+	struct rp_sr *sr = qp->sr;
+	uint32_t k0 = k - k % RP_READ_SEG;
+	uint32_t end = RTE_MIN(k0 + RP_READ_SEG, s->npkts);
+	uint32_t last = rp_psn_add(s->first_psn, end - 1);
+	uint32_t psn = rp_psn_add(s->first_psn, k);
+	uint32_t from = rp_psn_add(s->first_psn, k0), p;
+
+	if (sr->rd_ans[last % RP_SR_WIN] == (last | RP_SR_RD_SET))
+		return;
+	for (p = rp_psn_add(psn, 1); rp_psn_diff(p, last) <= 0;
+	     p = rp_psn_add(p, 1))
+		if (!sr_rd_has(sr, p))
+			return;
+	if (rp_psn_diff(from, qp->comp.rd_psn) < 0)
+		from = qp->comp.rd_psn;
+	for (p = from; rp_psn_diff(p, psn) < 0; p = rp_psn_add(p, 1))
+		if (!sr_rd_has(sr, p))
+			return;
+	sr->rd_ans[last % RP_SR_WIN] = last | RP_SR_RD_SET;
+	sr->rd_ans_n++;
+	rp_stat_inc(qp->dev, RP_STAT_SR_RD_ANSWERED);
+}
+
+/* The completer took the last response of a request at `last`: it
+ * counted against max_rd_atomic until now, or was answered past a gap. */
+void
+rp_sr_rd_seg_taken(struct rp_qp *qp, uint32_t last)
+{
+	struct rp_sr *sr = qp->sr;
+
+	if (sr == NULL || sr->rd_ans_n == 0)
+		return;
+	if (sr->rd_ans[last % RP_SR_WIN] == (last | RP_SR_RD_SET)) {
+		sr->rd_ans[last % RP_SR_WIN] = 0;
+		sr->rd_ans_n--;
+	}
+	if (qp->req.rd_out == 0)
+		rp_sr_rd_ans_reset(qp);	/* nothing in flight: none left */
+}
+
+/*
  * The READ in flight that `psn` answers, and its packet index `*k`,
  * looked for from the WQE `*idx` on (the completer's tail or an earlier
  * answer's: the WQEs' PSNs grow with their index), where `*idx` is left:
@@ -184,6 +254,7 @@ rp_sr_rd_keep(struct rp_qp *qp, const struct rp_pkt *pkt)
 	    rp_psn_diff(rp_psn_add(pkt->psn, 1), sr->rd_hi) > 0)
 		sr->rd_hi = rp_psn_add(pkt->psn, 1);	/* stale, or passed */
 	rp_stat_inc(qp->dev, RP_STAT_SR_RD_KEPT);
+	sr_rd_seg_placed(qp, s, k);
 	qp->comp.sr_loss_tsc = rte_get_timer_cycles();	/* a loss before it */
 	/* The responder answers a run asked for alone before the READs it
 	 * queued (rp_resp_rd.c): within about a round trip.  One and a half
@@ -192,3 +263,4 @@ rp_sr_rd_keep(struct rp_qp *qp, const struct rp_pkt *pkt)
 	rp_sr_rd_ask(qp, pkt->psn, rp_sr_rd_after(qp, 3, 2));
 	return true;
 }
+

@@ -852,6 +852,11 @@ struct rp_sr {
 	uint32_t rd_asked[RP_SR_WIN];
 	uint64_t rd_ask_tsc[RP_SR_WIN];		/* when asked */
 	uint32_t rd_hi;				/* one past the highest placed */
+	/* READ requests answered whole past a gap, by their last PSN %
+	 * RP_SR_WIN (| RP_SR_RD_SET), and how many: not outstanding at
+	 * the responder any more (rp_sr_rd_answered()). */
+	uint32_t rd_ans[RP_SR_WIN];
+	uint32_t rd_ans_n;
 };
 #define RP_SR_RD_SET	0x80000000u
 int rp_sr_alloc(struct rp_qp *qp);
@@ -871,6 +876,8 @@ bool rp_comp_rd_fits(const struct rp_qp *qp, const struct rp_swqe *s,
 bool rp_sr_rd_take(struct rp_qp *qp, uint32_t psn);
 bool rp_sr_rd_ahead(const struct rp_qp *qp);
 void rp_sr_rd_forget(struct rp_qp *qp);
+void rp_sr_rd_ans_reset(struct rp_qp *qp);
+void rp_sr_rd_seg_taken(struct rp_qp *qp, uint32_t last);
 uint32_t rp_sr_rd_ask(struct rp_qp *qp, uint32_t upto, uint64_t after);
 
 /* num/den of a round trip, or never while none was measured. */
@@ -878,6 +885,19 @@ static inline uint64_t
 rp_sr_rd_after(const struct rp_qp *qp, uint64_t num, uint64_t den)
 {
 	return qp->comp.srtt != 0 ? qp->comp.srtt * num / den : UINT64_MAX;
+}
+
+/*
+ * READ requests the responder has answered whole though the completer
+ * has not taken them (rp_sr_read.c): they do not count against
+ * max_rd_atomic.  Never more than are counted.
+ */
+static inline uint32_t
+rp_sr_rd_answered(const struct rp_qp *qp)
+{
+	uint32_t n = qp->sr != NULL ? qp->sr->rd_ans_n : 0;
+
+	return n < qp->req.rd_out ? n : qp->req.rd_out;
 }
 
 /* The requester takes READ responses out of order (rp_sr_read.c). */

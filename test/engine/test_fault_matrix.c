@@ -394,17 +394,21 @@ fm_run(void)
 			 "selective retransmission: kept %" PRIu64 ", executed "
 			 "%" PRIu64 ", resent alone %" PRIu64, kept, used, one);
 		/* rocepmd0 placed READ responses past a gap and asked for
-		 * the missing ones alone, again when an answer was overdue
-		 * (rp_sr_read.c) */
+		 * the missing ones alone, again when an answer was overdue,
+		 * and took the READs answered whole past a gap out of
+		 * max_rd_atomic's count (rp_sr_read.c) */
 		RT_CHECK(!strstr(getenv("RP_FM_OPS") ? getenv("RP_FM_OPS") :
 				 "read", "read") ||
 			 (rt_stat(0, "sr_read_kept") > 0 &&
 			  rt_stat(0, "sr_read_asked") > 0 &&
-			  rt_stat(0, "sr_read_reasked") > 0),
+			  rt_stat(0, "sr_read_reasked") > 0 &&
+			  rt_stat(0, "sr_read_answered") > 0),
 			 "READ responses placed past a gap %" PRIu64 ", runs "
-			 "asked for alone %" PRIu64 ", again %" PRIu64,
+			 "asked for alone %" PRIu64 ", again %" PRIu64 ", READ "
+			 "requests answered whole past a gap %" PRIu64,
 			 rt_stat(0, "sr_read_kept"), rt_stat(0, "sr_read_asked"),
-			 rt_stat(0, "sr_read_reasked"));
+			 rt_stat(0, "sr_read_reasked"),
+			 rt_stat(0, "sr_read_answered"));
 	}
 	rt_buf_free(&f.src_a);
 	rt_buf_free(&f.dst_a);

@@ -3135,15 +3135,17 @@ wt_case_credits(void)
 /* What each side sent: rocepmd0's requests by PSN, rocepmd1's NAKs. */
 static struct {
 	uint32_t qpn, psn0;
-	unsigned int sent[16];		/* rocepmd0's requests, PSN - psn0 */
+	unsigned int sent[32];		/* rocepmd0's requests, PSN - psn0 */
 	unsigned int nak_sr, nak_plain;
 	uint32_t nak_psn;
 	bool req_sr;			/* a request of rocepmd0 said SR */
-	unsigned int probe[16];		/* tail probes (RP_SR_ONE) by PSN */
+	unsigned int probe[32];		/* tail probes (RP_SR_ONE) by PSN */
 	unsigned int rd_req, rd_req_one;	/* READ requests, alone */
 	uint32_t rd_one_psn, rd_one_len;	/* the last asked alone */
-	unsigned int rsp[16];		/* rocepmd1's READ responses by PSN */
+	unsigned int rsp[32];		/* rocepmd1's READ responses by PSN */
 	unsigned int rsp_sr;		/* ... marked RP_BTH_SR */
+	uint32_t watch;			/* a request's PSN - psn0, + 1 */
+	unsigned int watch_rsp0;	/* rsp[0] when it went, + 1 */
 } wt_sr;
 
 static void
@@ -3157,6 +3159,8 @@ wt_sr_check(int d, const struct rp_pkt *p)
 			wt_sr.sent[k]++;
 		if (k < RTE_DIM(wt_sr.probe) && (p->sr & RP_SR_ONE))
 			wt_sr.probe[k]++;
+		if (k + 1 == wt_sr.watch && wt_sr.watch_rsp0 == 0)
+			wt_sr.watch_rsp0 = wt_sr.rsp[0] + 1;
 		if (p->mask & RP_M_READ) {
 			wt_sr.rd_req++;
 			if (p->sr & RP_SR_ONE) {
@@ -3345,6 +3349,66 @@ wt_sr_read_req(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1)
 }
 
 /*
+ * max_rd_atomic + 1 READs of one packet each, the first one's response
+ * lost once: the second's response comes past the gap and is placed, and
+ * each placed READ has been answered whole by the responder, which holds
+ * nothing for it any more (IBTA 9.7.5.3), so it leaves max_rd_atomic's
+ * count (sr_read_answered) and the last READ goes before the first is
+ * answered again.  Counted until the completer took it, the last READ
+ * waited a round trip for the repair.
+ */
+static void
+wt_sr_read_window(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1,
+		  unsigned int rd_atom)
+{
+	enum { LEN = 1024 };
+	const unsigned int n = rd_atom + 1;
+	uint64_t answered = wt_stat(0, "sr_read_answered");
+	struct rt_buf src, dst;
+	struct ibv_sge s;
+
+	RT_CHECK(n <= RTE_DIM(wt_sr.rsp), "%u READs: more than the bridge "
+		 "counts", n);
+	rt_buf_alloc(&src, d1, n * LEN, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, d0, n * LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, src.len);
+	memset(&wt_sr, 0, sizeof(wt_sr));
+	wt_sr.psn0 = a->psn;
+	wt_sr.watch = n;	/* the last READ's request */
+	wt.drop_rsp_psn = a->psn;
+	wt.drop_rsp_left = 1;
+	wt.check = wt_sr_check;
+	for (unsigned int i = 0; i < n; i++) {
+		s = rt_sge(&dst, (size_t)i * LEN, LEN);
+		rt_post_send(a, 40 + i, IBV_WR_RDMA_READ, &s, 1,
+			     IBV_SEND_SIGNALED, 0,
+			     (uintptr_t)src.p + (size_t)i * LEN, src.mr->rkey);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		wt_expect_wc(a->scq, "READ", 40 + i, IBV_WC_SUCCESS,
+			     IBV_WC_RDMA_READ);
+	rt_check_data(dst.p, src.p, n * LEN, "READ data");
+	wt.check = NULL;
+	a->psn = (a->psn + n) & 0xffffff;
+	RT_CHECK(wt.drop_rsp_left == 0, "response 0 was not sent");
+	for (unsigned int k = 0; k < n; k++)
+		RT_CHECK(wt_sr.sent[k] == 1 + (k == 0) &&
+			 wt_sr.rsp[k] == 1 + (k == 0), "READ %u: request sent "
+			 "%u times, response %u: expected READ 0's twice "
+			 "(asked for alone), every other once", k,
+			 wt_sr.sent[k], wt_sr.rsp[k]);
+	RT_CHECK(wt_sr.watch_rsp0 == 2, "READ %u's request went with READ "
+		 "0's response sent %d times: expected before it was sent "
+		 "again (max_rd_atomic %u counted the READs answered past "
+		 "the gap)", n - 1, (int)wt_sr.watch_rsp0 - 1, rd_atom);
+	RT_CHECK(wt_stat(0, "sr_read_answered") - answered >= 1,
+		 "no READ counted answered past the gap");
+	wt_expect_stat(0, "retry_timeouts", 0);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+}
+
+/*
  * A READ of 4 packets whose last response is lost once, then (`send`) a
  * SEND of one packet or another READ of 4: what comes after it (the
  * SEND's ACK, the READ's responses) passes the first READ unanswered,
@@ -3496,6 +3560,11 @@ wt_case_sr(void)
 	w = wt_qp(0, a.qp->qp_num, "window");
 	RT_CHECK(w == w0, "a READ request resent alone cut the window "
 		 "from %" PRIu64 " to %" PRIu64 " packets", w0, w);
+
+	rt_step("17 READs, max_rd_atomic 16, the first's response lost: "
+		"the READs answered past it leave the count, the 17th goes "
+		"before the first is answered again");
+	wt_sr_read_window(&a, &d0, &d1, o.rd_atom);
 
 	rt_step("a READ's last response lost, a READ after it answered: "
 		"that response asked for alone, the second READ not again");
