@@ -290,7 +290,7 @@ stale)
 	ip netns exec "$RP_NS_B" "$xsk_hold" "$RP_VETH_B" 0 >"$rv_tmp/hold.out" 2>&1 &
 	hold=$!
 	rv_pids+=("$hold")
-	for _ in $(seq 50); do
+	for _ in $(seq 100); do
 		grep -q bound "$rv_tmp/hold.out" && break
 		kill -0 "$hold" 2>/dev/null || break
 		sleep 0.1

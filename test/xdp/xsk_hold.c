@@ -6,7 +6,7 @@
  * on the interface meanwhile and ends this process once the engine waits:
  * as when the last engine on the interface exits, whose sockets the
  * kernel lets go a while later (rp_port.c).  Exits 1 if the socket could
- * not be bound.
+ * not be bound within XH_WAIT_MS.
  */
 
 #include <errno.h>
@@ -24,6 +24,7 @@
 #define XH_FRAME	4096u
 #define XH_FRAMES	64u
 #define XH_RING		64
+#define XH_WAIT_MS	5000u	/* the queue still bound: retry so long */
 
 int
 main(int argc, char **argv)
@@ -61,11 +62,23 @@ main(int argc, char **argv)
 	    setsockopt(fd, XH_SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof(n)) != 0 ||
 	    setsockopt(fd, XH_SOL_XDP, XDP_UMEM_COMPLETION_RING, &n,
 		       sizeof(n)) != 0 ||
-	    setsockopt(fd, XH_SOL_XDP, XDP_RX_RING, &n, sizeof(n)) != 0 ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		fprintf(stderr, "xsk_hold: queue %u of %s: %s\n",
-			sa.sxdp_queue_id, argv[1], strerror(errno));
+	    setsockopt(fd, XH_SOL_XDP, XDP_RX_RING, &n, sizeof(n)) != 0) {
+		fprintf(stderr, "xsk_hold: %s\n", strerror(errno));
 		return 1;
+	}
+	/* The engine that ran on the interface just before may still hold
+	 * the queue: the kernel lets a closed socket go from a work queue,
+	 * which the engine waits for too (rp_port.c).  A fresh-clone suite
+	 * found it bound once: wait up to XH_WAIT_MS, as the engine does. */
+	for (unsigned int ms = 0;; ms += 10) {
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			break;
+		if (errno != EBUSY || ms >= XH_WAIT_MS) {
+			fprintf(stderr, "xsk_hold: queue %u of %s: %s\n",
+				sa.sxdp_queue_id, argv[1], strerror(errno));
+			return 1;
+		}
+		usleep(10000);
 	}
 	printf("bound\n");
 	fflush(stdout);
