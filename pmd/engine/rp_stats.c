@@ -71,6 +71,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_PROBE_ONE] = "probes_one_packet",
 	[RP_STAT_TIMER_TX_FULL] = "probes_tx_full",
 	[RP_STAT_SR_RD_ANSWERED] = "sr_read_answered",
+	[RP_STAT_SR_RD_ORDER] = "sr_read_reasked_order",
 	[RP_STAT_TX_KICK] = "tx_ring_kicks",
 	[RP_STAT_MEM_FAULT] = "attached_mem_faults",
 	[RP_STAT_GSI_NO_AGENT] = "gsi_no_agent",

@@ -127,6 +127,8 @@ enum rp_stat {
 	RP_STAT_SR_RD_ANSWERED,		/* READ requests answered whole past
 					 * a gap: out of max_rd_atomic's count
 					 * before the completer takes them */
+	RP_STAT_SR_RD_ORDER,		/* runs asked again: the answer to a
+					 * later ask came first (rp_sr_read.c) */
 	RP_STAT_MAX,
 };
 

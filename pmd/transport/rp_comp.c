@@ -454,7 +454,7 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 		 * stops there): no walk for every ACK of SENDs and WRITEs */
 		if (rp_sr_rd_tail(qp))
 			rp_sr_rd_ask(qp, rp_psn_add(psn, 1),
-				     rp_sr_rd_after(qp, 1, 2));
+				     rp_sr_rd_after(qp, 1, 2), 0);
 		comp_credits(qp, syn & RP_AETH_CREDIT_INVALID);
 		break;
 	case RP_AETH_RNR_NAK:

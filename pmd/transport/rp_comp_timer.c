@@ -220,7 +220,7 @@ rp_comp_timer(struct rp_qp *qp, uint64_t now)
 		    rp_comp_outstanding(qp) &&
 		    rp_swqe(qp, qp->comp.tail)->opcode == IBV_WR_RDMA_READ &&
 		    rp_sr_rd_ask(qp, comp_path_lossy(qp, now) ? qp->req.psn :
-				 comp_rd_first_missing(qp), 0) != 0) {
+				 comp_rd_first_missing(qp), 0, 0) != 0) {
 			rp_req_arm_timer(qp);
 			return true;
 		}

@@ -205,9 +205,24 @@ resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 	/* A run asked for alone goes first: it is what the requester's
 	 * completions wait for, and behind the READs queued (a window of
 	 * responses) its answer came a whole window late.  Its requester
-	 * places responses by PSN, so the one interrupted resumes after. */
-	rd = sel ? &qp->rd[--qp->resp.rd_tail & (qp->rd_size - 1)] :
-		&qp->rd[qp->resp.rd_head++ & (qp->rd_size - 1)];
+	 * places responses by PSN, so the one interrupted resumes after.
+	 * It goes after the runs asked for before it, though: answered in
+	 * the order asked, an answer tells the requester that an earlier
+	 * run still missing was lost (rp_sr_read.c). */
+	if (sel) {
+		uint32_t mask = qp->rd_size - 1, i = --qp->resp.rd_tail;
+
+		for (; i + 1 != qp->resp.rd_head; i++) {
+			const struct rp_rd_resp *n = &qp->rd[(i + 1) & mask];
+
+			if (!n->valid || !n->sel)
+				break;
+			qp->rd[i & mask] = *n;
+		}
+		rd = &qp->rd[i & mask];
+	} else {
+		rd = &qp->rd[qp->resp.rd_head++ & (qp->rd_size - 1)];
+	}
 	rd->psn = pkt->psn;
 	rd->first_psn = pkt->psn;
 	rd->valid = true;

@@ -878,7 +878,8 @@ bool rp_sr_rd_ahead(const struct rp_qp *qp);
 void rp_sr_rd_forget(struct rp_qp *qp);
 void rp_sr_rd_ans_reset(struct rp_qp *qp);
 void rp_sr_rd_seg_taken(struct rp_qp *qp, uint32_t last);
-uint32_t rp_sr_rd_ask(struct rp_qp *qp, uint32_t upto, uint64_t after);
+uint32_t rp_sr_rd_ask(struct rp_qp *qp, uint32_t upto, uint64_t after,
+		      uint64_t before);
 
 /* num/den of a round trip, or never while none was measured. */
 static inline uint64_t

@@ -136,9 +136,10 @@ static struct {
 	 * comes after the probe (dcqcn) */
 	bool hold_nak1;
 	struct rte_mbuf *nak1;
-	/* rocepmd1's READ response with this PSN dropped once (sr) */
-	uint32_t drop_rsp_psn;
-	unsigned int drop_rsp_left;
+	/* rocepmd1's READ responses with these PSNs dropped, so many times
+	 * (sr) */
+	uint32_t drop_rsp_psn, drop_rsp2_psn;
+	unsigned int drop_rsp_left, drop_rsp2_left;
 	/* rocepmd0's requests marked CE on their way (ecn_cnp) */
 	bool mark_ce;
 	uint64_t ce_marked;
@@ -516,6 +517,11 @@ wt_roce(int d, struct rte_mbuf *m)
 	if (d == 1 && wt.drop_rsp_left != 0 && !(p.mask & RP_M_REQ) &&
 	    (p.mask & RP_M_READ) && p.psn == wt.drop_rsp_psn) {
 		wt.drop_rsp_left--;
+		return false;
+	}
+	if (d == 1 && wt.drop_rsp2_left != 0 && !(p.mask & RP_M_REQ) &&
+	    (p.mask & RP_M_READ) && p.psn == wt.drop_rsp2_psn) {
+		wt.drop_rsp2_left--;
 		return false;
 	}
 	if (d == 0 && wt.strip_sr && p.sr) {
@@ -3409,6 +3415,63 @@ wt_sr_read_window(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1,
 }
 
 /*
+ * A READ of 32 packets whose response 4 is lost, and the answer to the
+ * first ask for it too, and response 10 once: 4 and 10 are asked for
+ * alone, in that order, and 10's answer comes while 4's does not.  The
+ * responder answers the runs in the order asked, so 4's ask or answer was
+ * lost: rocepmd0 asks for 4 again at once (sr_read_reasked_order), where
+ * it waited for responses 1.5 round trips after the ask (none came: 10's
+ * answer was the last) or for the stall's probe.
+ */
+static void
+wt_sr_read_order(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1)
+{
+	enum { N = 32, LEN = N * 1024 };
+	uint64_t order = wt_stat(0, "sr_read_reasked_order");
+	uint64_t probes = wt_stat(0, "retransmit_probes");
+	struct rt_buf src, dst;
+	struct ibv_sge s;
+
+	rt_buf_alloc(&src, d1, LEN, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, d0, LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, LEN);
+	memset(&wt_sr, 0, sizeof(wt_sr));
+	wt_sr.psn0 = a->psn;
+	wt.drop_rsp_psn = (a->psn + 4) & 0xffffff;
+	wt.drop_rsp_left = 2;
+	wt.drop_rsp2_psn = (a->psn + 10) & 0xffffff;
+	wt.drop_rsp2_left = 1;
+	wt.check = wt_sr_check;
+	s = rt_sge(&dst, 0, LEN);
+	rt_post_send(a, 50, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)src.p, src.mr->rkey);
+	wt_expect_wc(a->scq, "READ", 50, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(dst.p, src.p, LEN, "READ data");
+	wt.check = NULL;
+	a->psn = (a->psn + N) & 0xffffff;
+	RT_CHECK(wt.drop_rsp_left == 0 && wt.drop_rsp2_left == 0,
+		 "responses 4 and 10 were not sent as often as dropped");
+	printf("    responses per packet:");
+	for (unsigned int k = 0; k < N; k++)
+		printf(" %u", wt_sr.rsp[k]);
+	printf("\n");
+	for (unsigned int k = 0; k < N; k++)
+		RT_CHECK(wt_sr.rsp[k] == (k == 4 ? 3u : k == 10 ? 2u : 1u),
+			 "response %u sent %u times: expected 4 three times, "
+			 "10 twice, every other once", k, wt_sr.rsp[k]);
+	RT_CHECK(wt_sr.rd_req_one == 3 && wt_sr.rd_one_psn == 4,
+		 "%u READ requests alone, the last for packet %u: expected "
+		 "4, 10, and 4 again", wt_sr.rd_req_one, wt_sr.rd_one_psn);
+	RT_CHECK(wt_stat(0, "sr_read_reasked_order") - order == 1,
+		 "%" PRIu64 " runs asked again on a later answer: expected "
+		 "4's", wt_stat(0, "sr_read_reasked_order") - order);
+	wt_expect_stat(0, "retransmit_probes", probes);
+	wt_expect_stat(0, "retry_timeouts", 0);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+}
+
+/*
  * A READ of 4 packets whose last response is lost once, then (`send`) a
  * SEND of one packet or another READ of 4: what comes after it (the
  * SEND's ACK, the READ's responses) passes the first READ unanswered,
@@ -3565,6 +3628,11 @@ wt_case_sr(void)
 		"the READs answered past it leave the count, the 17th goes "
 		"before the first is answered again");
 	wt_sr_read_window(&a, &d0, &d1, o.rd_atom);
+
+	rt_step("a READ of 32, response 4 and its first answer lost, 10 "
+		"once: 10's answer comes first, so 4 is asked again at once, "
+		"no probe");
+	wt_sr_read_order(&a, &d0, &d1);
 
 	rt_step("a READ's last response lost, a READ after it answered: "
 		"that response asked for alone, the second READ not again");
