@@ -3239,6 +3239,40 @@ wt_sr_send(struct rt_ep *a, struct rt_ep *b, struct rt_buf *src,
 }
 
 /*
+ * One READ of `npkts` packets from rocepmd1, with the responses the
+ * caller set in wt dropped: posted, completed and its data checked, each
+ * packet counted in wt_sr (and the responses per packet printed).
+ */
+static void
+wt_sr_read_run(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1,
+	       unsigned int npkts, uint64_t id)
+{
+	const size_t len = (size_t)npkts * 1024;
+	struct rt_buf src, dst;
+	struct ibv_sge s;
+
+	rt_buf_alloc(&src, d1, len, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, d0, len, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, len);
+	memset(&wt_sr, 0, sizeof(wt_sr));
+	wt_sr.psn0 = a->psn;
+	wt.check = wt_sr_check;
+	s = rt_sge(&dst, 0, len);
+	rt_post_send(a, id, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)src.p, src.mr->rkey);
+	wt_expect_wc(a->scq, "READ", id, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(dst.p, src.p, len, "READ data");
+	wt.check = NULL;
+	a->psn = (a->psn + npkts) & 0xffffff;
+	printf("    responses per packet:");
+	for (unsigned int k = 0; k < npkts && k < RTE_DIM(wt_sr.rsp); k++)
+		printf(" %u", wt_sr.rsp[k]);
+	printf("\n");
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+}
+
+/*
  * A READ of 16 packets from rocepmd1 whose response 4 is lost once:
  * rocepmd1 marks its responses RP_BTH_SR (it keeps what it owes when a
  * run is asked for alone), rocepmd0 places 5-15 as they come and asks for
@@ -3249,31 +3283,11 @@ static void
 wt_sr_read(struct rt_ep *a, struct rt_ep *b, struct rt_dev *d0,
 	   struct rt_dev *d1)
 {
-	enum { LEN = 16 * 1024 };
-	struct rt_buf src, dst;
-	struct ibv_sge s;
-
-	rt_buf_alloc(&src, d1, LEN, RT_ACCESS_ALL);
-	rt_buf_alloc(&dst, d0, LEN, IBV_ACCESS_LOCAL_WRITE);
-	rt_fill_random(src.p, LEN);
-	memset(&wt_sr, 0, sizeof(wt_sr));
-	wt_sr.psn0 = a->psn;
 	wt.drop_rsp_psn = (a->psn + 4) & 0xffffff;
 	wt.drop_rsp_left = 1;
-	wt.check = wt_sr_check;
-	s = rt_sge(&dst, 0, LEN);
-	rt_post_send(a, 9, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
-		     (uintptr_t)src.p, src.mr->rkey);
-	wt_expect_wc(a->scq, "READ", 9, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
-	rt_check_data(dst.p, src.p, LEN, "READ data");
-	wt.check = NULL;
-	a->psn = (a->psn + 16) & 0xffffff;
+	wt_sr_read_run(a, d0, d1, 16, 9);
 	(void)b;
 	RT_CHECK(wt.drop_rsp_left == 0, "response 4 was not sent");
-	printf("    responses per packet:");
-	for (unsigned int k = 0; k < 16; k++)
-		printf(" %u", wt_sr.rsp[k]);
-	printf("\n");
 	RT_CHECK(wt_sr.rsp_sr == 17, "%u of 17 responses marked RP_BTH_SR",
 		 wt_sr.rsp_sr);
 	for (unsigned int k = 0; k < 16; k++)
@@ -3288,8 +3302,6 @@ wt_sr_read(struct rt_ep *a, struct rt_ep *b, struct rt_dev *d0,
 	wt_expect_stat(0, "sr_read_kept", 11);
 	wt_expect_stat(0, "sr_read_asked", 1);
 	wt_expect_stat(0, "retry_timeouts", 0);
-	rt_buf_free(&src);
-	rt_buf_free(&dst);
 }
 
 /*
@@ -3426,35 +3438,17 @@ wt_sr_read_window(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1,
 static void
 wt_sr_read_order(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1)
 {
-	enum { N = 32, LEN = N * 1024 };
+	enum { N = 32 };
 	uint64_t order = wt_stat(0, "sr_read_reasked_order");
 	uint64_t probes = wt_stat(0, "retransmit_probes");
-	struct rt_buf src, dst;
-	struct ibv_sge s;
 
-	rt_buf_alloc(&src, d1, LEN, RT_ACCESS_ALL);
-	rt_buf_alloc(&dst, d0, LEN, IBV_ACCESS_LOCAL_WRITE);
-	rt_fill_random(src.p, LEN);
-	memset(&wt_sr, 0, sizeof(wt_sr));
-	wt_sr.psn0 = a->psn;
 	wt.drop_rsp_psn = (a->psn + 4) & 0xffffff;
 	wt.drop_rsp_left = 2;
 	wt.drop_rsp2_psn = (a->psn + 10) & 0xffffff;
 	wt.drop_rsp2_left = 1;
-	wt.check = wt_sr_check;
-	s = rt_sge(&dst, 0, LEN);
-	rt_post_send(a, 50, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
-		     (uintptr_t)src.p, src.mr->rkey);
-	wt_expect_wc(a->scq, "READ", 50, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
-	rt_check_data(dst.p, src.p, LEN, "READ data");
-	wt.check = NULL;
-	a->psn = (a->psn + N) & 0xffffff;
+	wt_sr_read_run(a, d0, d1, N, 50);
 	RT_CHECK(wt.drop_rsp_left == 0 && wt.drop_rsp2_left == 0,
 		 "responses 4 and 10 were not sent as often as dropped");
-	printf("    responses per packet:");
-	for (unsigned int k = 0; k < N; k++)
-		printf(" %u", wt_sr.rsp[k]);
-	printf("\n");
 	for (unsigned int k = 0; k < N; k++)
 		RT_CHECK(wt_sr.rsp[k] == (k == 4 ? 3u : k == 10 ? 2u : 1u),
 			 "response %u sent %u times: expected 4 three times, "
@@ -3467,8 +3461,6 @@ wt_sr_read_order(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1)
 		 "4's", wt_stat(0, "sr_read_reasked_order") - order);
 	wt_expect_stat(0, "retransmit_probes", probes);
 	wt_expect_stat(0, "retry_timeouts", 0);
-	rt_buf_free(&src);
-	rt_buf_free(&dst);
 }
 
 /*
