@@ -9,10 +9,12 @@
  * running CRC: the masked headers (with the LRH's stand-in before them)
  * and the rest of the packet are one CRC in two calls, with no copy of
  * the payload and no join.  DPDK 22.11's rte_net_crc folds one 16-byte
- * lane at a time and is bound by the multiply's latency: 5 GB/s on this
- * machine against ISA-L's 60 GB/s for 1 to 4 KiB, and half of the engine
- * lcore's time in a 64 KiB RDMA WRITE stream
- * (guides/experiments_close_to_wire).
+ * lane at a time and is bound by the multiply's latency: 5 GB/s on the
+ * machine of that measurement (a CPU with VPCLMULQDQ) against ISA-L's
+ * 60 GB/s for 1 to 4 KiB, and half of the engine lcore's time in a 64 KiB
+ * RDMA WRITE stream.  Without VPCLMULQDQ ISA-L folds 128 bits at a time:
+ * 10-11 GB/s on an AMD EPYC without it (bench/icrc_cost,
+ * guides/experiments_close_to_wire, eighteenth round).
  */
 
 #include <errno.h>
