@@ -100,17 +100,8 @@ row() {
 
 echo "close_to_wire.sh: memif pair in one process, engine lcore 1, wait $wait_mode, ${dur} s a run, best of $rounds, idle CPUs $(bench_cpu_idle)"
 echo "a wake-up costs its waker (bench/wake_cost): $(bench_wake_cost "$src/build")"
-# Every RoCE frame takes an ICRC at each end, raw frames none: what one
-# costs here, and the CPU's carry-less multiply (bench/icrc_cost).
-if [ -x "$src/build/bench/icrc_cost" ]; then
-	"$src/build/bench/icrc_cost" | awk '
-		/^64 B SEND/ { s = $(NF - 1) }
-		/^IB MTU 4096/ { f = $(NF - 2); m = $NF }
-		/^cpu:/ { sub(/^cpu: /, ""); c = $0 }
-		END { printf "an ICRC costs (bench/icrc_cost): 64 B SEND frame %s ns, 4 KiB frame %s ns, %.1f us a 64 KiB message at IB MTU 4096, both ends; %s\n", s, f, m / 1000, c }'
-else
-	echo "an ICRC costs: not measured (no $src/build/bench/icrc_cost)"
-fi
+# Every RoCE frame takes an ICRC at each end, raw frames none.
+echo "an ICRC costs (bench/icrc_cost): $(bench_icrc_cost "$src/build")"
 printf "%-34s %-8s %12s %12s %8s   %s\n" goal unit rocepmd raw ratio target
 read -r v rv < <(best send_bw 13 1 1 --size 64 --duration "$dur")
 row "64 B RC SEND message rate" "msg/s" "$v" "$rv" ">= 0.50"

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # Sourced by bench/close_to_wire.sh and bench/lib.sh: what the CPUs do
-# when idle, printed with the figures (a wake-up of a thread asleep on a
+# when idle and what an ICRC costs, printed with the figures (a wake-up of a thread asleep on a
 # halted vCPU costs its waker a hypervisor exit: guides/config, "Virtual
 # machines"), and a way to measure with haltpoll's polling on.
 #
@@ -13,6 +13,10 @@
 #                           thread blocked on the other CPU, then on the
 #                           waker's, costs the waker (build/bench/wake_cost,
 #                           median at 50 us gaps); "not measured" without it
+#   bench_icrc_cost BUILD   "64 B SEND frame X ns, 4 KiB frame Y ns, Z us a
+#                           64 KiB message ..., CPU and its carry-less
+#                           multiply": what the ICRC every RoCE frame takes
+#                           at each end costs here (build/bench/icrc_cost)
 #   bench_halt_poll_begin   with BENCH_HALT_POLL_NS set: writes it to
 #                           haltpoll's guest_halt_poll_ns (root) for the
 #                           run, and says so; dies if it cannot
@@ -42,6 +46,18 @@ bench_wake_cost() {
 		END { if ("same" in v) printf "other CPU %s us, same CPU %s us\n",
 			("other" in v ? v["other"] : "-"), v["same"];
 		      else print "not measured" }'
+}
+
+bench_icrc_cost() {
+	local w=$1/bench/icrc_cost
+
+	[ -x "$w" ] || { echo "not measured (no $w)"; return 0; }
+	"$w" 2>/dev/null | awk '
+		/^64 B SEND/ { s = $(NF - 1) }
+		/^IB MTU 4096/ { f = $(NF - 2); m = $NF }
+		/^cpu:/ { sub(/^cpu: /, ""); c = $0 }
+		END { if (s == "") { print "not measured"; exit }
+		      printf "64 B SEND frame %s ns, 4 KiB frame %s ns, %.1f us a 64 KiB message at IB MTU 4096, both ends; %s\n", s, f, m / 1000, c }'
 }
 
 bench_halt_poll_begin() {

@@ -267,5 +267,6 @@ else
 fi
 echo "hosts_wire.sh: veth MTU 3000, IB MTU 1024, host A on CPU 0, B on CPU 1 (program and engine lcore each), ${dur} s a rate run, $iters ping-pongs, $(nproc) CPUs, idle CPUs $(bench_cpu_idle)"
 echo "a wake-up costs its waker (bench/wake_cost): $(bench_wake_cost "$build")"
+echo "an ICRC costs (bench/icrc_cost): $(bench_icrc_cost "$build")"
 [ -n "${BENCH_KEEP:-}" ] && cp -r "$tmp" "$BENCH_KEEP"
 exit 0
