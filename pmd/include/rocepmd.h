@@ -188,6 +188,11 @@ struct rp_port_cfg {
 	 */
 	bool tx_zero_copy;
 	/**
+	 * ... for a packet of at least this many bytes of payload: below,
+	 * a copy costs less than the two more mbufs of such a frame
+	 */
+	uint32_t tx_zero_copy_min;
+	/**
 	 * Selective retransmission with rocepmd peers: RC requests say the
 	 * requester takes selective NAKs, and the responder keeps what
 	 * arrives after a gap from such a peer (pmd/transport/rp_sr.c)

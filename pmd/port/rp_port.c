@@ -480,9 +480,14 @@ rp_port_init(struct rp_port *p)
 		return ret;
 	rp_port_mtu_check(p, &info);
 	p->tx_zc = rp_port_tx_zc(p, &info);
-	RP_LOGT(rp_logtype_port, INFO, "%s: payloads sent %s",
-		p->cfg->device, p->tx_zc ?
-		"from registered memory (tx_zero_copy)" : "copied into frames");
+	p->tx_zc_min = p->cfg->tx_zero_copy_min;
+	if (p->tx_zc)
+		RP_LOGT(rp_logtype_port, INFO,
+			"%s: payloads of %u bytes or more sent from registered memory (tx_zero_copy)",
+			p->cfg->device, p->tx_zc_min);
+	else
+		RP_LOGT(rp_logtype_port, INFO,
+			"%s: payloads copied into frames", p->cfg->device);
 	ret = port_start(p, &info);
 	if (ret < 0)
 		return ret;

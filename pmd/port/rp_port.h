@@ -130,6 +130,7 @@ struct rp_port {
 	/* Frames may carry their payload in an external buffer over the
 	 * sender's registered memory (rp_port_alloc_ext) */
 	bool tx_zc;
+	uint32_t tx_zc_min;		/* cfg->tx_zero_copy_min */
 	/* its kind's operations, and the ones frames take (see above) */
 	const struct rp_port_ops *kind_ops;
 	const struct rp_port_ops *ops;

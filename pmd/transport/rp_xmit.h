@@ -46,13 +46,6 @@ void rp_xmit_send(struct rp_qp *qp, const struct rp_pkt_addr *a,
 		  struct rte_mbuf *m);
 
 /*
- * Bytes of payload from which a frame of an RC QP carries its payload from
- * registered memory, on a port that allows it (rp_xmit_alloc_zc()): below,
- * a copy costs less than the two more mbufs.
- */
-#define RP_XMIT_ZC_MIN	512u
-
-/*
  * The payload of a packet of qp that may go without a copy: paylen bytes
  * at pay, or NULL.  RC only: its completion waits for the peer's ACK, so
  * the program never gets its memory back while a frame of the pass that
@@ -61,8 +54,11 @@ void rp_xmit_send(struct rp_qp *qp, const struct rp_pkt_addr *a,
 static inline bool
 rp_xmit_zc_ok(const struct rp_qp *qp, uint32_t paylen)
 {
-	return paylen >= RP_XMIT_ZC_MIN && qp->type == IBV_QPT_RC &&
-		rp_pq(qp->dev)->port->tx_zc;
+	const struct rp_port *p = rp_pq(qp->dev)->port;
+
+	/* from tx_zero_copy_min bytes (rp_xmit_alloc_zc()): below, a copy
+	 * costs less than the two more mbufs */
+	return p->tx_zc && paylen >= p->tx_zc_min && qp->type == IBV_QPT_RC;
 }
 
 static inline uint8_t *

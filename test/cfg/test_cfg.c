@@ -102,6 +102,7 @@ static const struct tc_kv tc_base[] = {
 	{ "port0", "hop_limit", "64" },
 	{ "port0", "ecn", "off" },
 	{ "port0", "cnp_interval_us", "50" },
+	{ "port0", "tx_zero_copy_min", "64" },
 	{ "port0", "flight_window", "64" },
 	{ "port0", "dcqcn", "off" },
 	{ "port0", "dcqcn_g", "1019" },
@@ -272,6 +273,8 @@ static const struct tc_kv tc_bad[] = {
 	{ "port0", "ecn", "On" },
 	{ "port0", "cnp_interval_us", "1000001" },
 	{ "port0", "cnp_interval_us", "-1" },
+	{ "port0", "tx_zero_copy_min", "63" },
+	{ "port0", "tx_zero_copy_min", "65537" },
 	{ "port0", "flight_window", "63" },
 	{ "port0", "dcqcn", "2" },
 	{ "port0", "dcqcn_g", "1024" },
@@ -384,6 +387,7 @@ test_good(void **state)
 		"hop_limit = 255\n"
 		"ecn = on\n"
 		"cnp_interval_us = 4\n"
+		"tx_zero_copy_min = 4096\n"
 		"read_window = 1024\n"
 		"  [ port1 ]  \n"
 		"  device=0000:3B:00.1,rxq=2\n"
@@ -432,6 +436,7 @@ test_good(void **state)
 	assert_int_equal(p->hop_limit, 255);
 	assert_true(p->ecn);
 	assert_int_equal(p->cnp_interval_us, 4);
+	assert_int_equal(p->tx_zero_copy_min, 4096);
 	/* the key's old name still loads */
 	assert_int_equal(p->flight_window, 1024);
 
@@ -490,6 +495,8 @@ test_defaults(void **state)
 	assert_int_equal(p->hop_limit, 64);
 	assert_false(p->ecn);
 	assert_int_equal(p->cnp_interval_us, 50);
+	assert_false(p->tx_zero_copy);
+	assert_int_equal(p->tx_zero_copy_min, 2048);
 	assert_int_equal(p->flight_window, 256);
 	assert_true(p->dcqcn.on);
 	assert_int_equal(p->dcqcn.g, 1019);
