@@ -2,9 +2,10 @@
 # shellcheck shell=bash
 #
 # Sourced by bench/close_to_wire.sh and bench/lib.sh: what the CPUs do
-# when idle and what an ICRC costs, printed with the figures (a wake-up of a thread asleep on a
-# halted vCPU costs its waker a hypervisor exit: guides/config, "Virtual
-# machines"), and a way to measure with haltpoll's polling on.
+# when idle and what an ICRC costs, printed with the figures (a wake-up
+# of a thread asleep on a halted vCPU costs its waker a hypervisor exit:
+# guides/config, "Virtual machines"), and a way to measure with
+# haltpoll's polling on.
 #
 #   bench_cpu_idle          "haltpoll:0", "haltpoll:200000", "intel_idle",
 #                           "none": as the engine reports it (rp_cpu_idle.c,

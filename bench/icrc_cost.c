@@ -27,6 +27,9 @@
 
 #include "rp_icrc.h"
 
+/* The CRCs' results go here, so that the compiler computes them. */
+static volatile uint32_t icrc_sink;
+
 /* IPv4 (20), UDP (8), BTH (12): what precedes a SEND's payload */
 #define HDR	40u
 
@@ -143,5 +146,6 @@ main(int argc, char **argv)
 		printf("\n");
 	}
 	cpu_flags();
-	return sink == 0x12345678u;	/* keeps the CRCs from being elided */
+	icrc_sink = sink;	/* keeps the CRCs from being elided */
+	return 0;
 }
