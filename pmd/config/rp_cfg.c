@@ -378,10 +378,11 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 	},
 	{
 		/* where the PMD copies frames as it sends them (rp_port.c);
-		 * off: a READ response's memory may change under it (guides/
-		 * experiments_close_to_wire, eighteenth round) */
+		 * requests only: a READ response's memory may change under
+		 * it, a posted WRITE's may not (guides/experiments_close_to_
+		 * wire, eighteenth and nineteenth rounds) */
 		.name = "tx_zero_copy", .sect = RP_CFG_SECT_PORT,
-		.type = &rp_cfg_type_bool, .def = "off",
+		.type = &rp_cfg_type_tx_zc, .def = "requests",
 		RP_CFG_PORT(tx_zero_copy),
 	},
 	{

@@ -144,21 +144,51 @@ rp_idle_policy_name(enum rp_idle_policy idle)
 	return rp_idle_names[idle];
 }
 
+/* The index of val in names[0..n), or -1. */
+static int
+cfg_name_index(const char * const *names, unsigned int n, const char *val)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (names[i] != NULL && strcmp(val, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
 static int
 rp_cfg_parse_idle(const struct rp_cfg_key *key, const char *val, void *base,
 		  char *why, size_t len)
 {
 	enum rp_idle_policy *idle = RTE_PTR_ADD(base, key->off);
-	unsigned int i;
+	int i = cfg_name_index(rp_idle_names, RTE_DIM(rp_idle_names), val);
 
-	for (i = 0; i < RTE_DIM(rp_idle_names); i++) {
-		if (strcmp(val, rp_idle_names[i]) == 0) {
-			*idle = (enum rp_idle_policy)i;
-			return 0;
-		}
+	if (i < 0) {
+		snprintf(why, len, "'%s' is not an idle policy", val);
+		return -EINVAL;
 	}
-	snprintf(why, len, "'%s' is not an idle policy", val);
-	return -EINVAL;
+	*idle = (enum rp_idle_policy)i;
+	return 0;
+}
+
+/* [portN] tx_zero_copy: "on" takes READ responses too (enum rp_tx_zc). */
+static const char * const rp_tx_zc_names[RP_TX_ZC_MAX] = {
+	[RP_TX_ZC_OFF] = "off",
+	[RP_TX_ZC_REQUESTS] = "requests",
+	[RP_TX_ZC_ON] = "on",
+};
+
+static int
+rp_cfg_parse_tx_zc(const struct rp_cfg_key *key, const char *val,
+		   void *base, char *why, size_t len)
+{
+	enum rp_tx_zc *zc = RTE_PTR_ADD(base, key->off);
+	int i = cfg_name_index(rp_tx_zc_names, RTE_DIM(rp_tx_zc_names), val);
+
+	if (i < 0) {
+		snprintf(why, len, "'%s' is not off, requests or on", val);
+		return -EINVAL;
+	}
+	*zc = (enum rp_tx_zc)i;
+	return 0;
 }
 
 /* [eal] log_level: the names EAL's --log-level takes, by RTE_LOG_* level. */
@@ -582,6 +612,11 @@ const struct rp_cfg_type rp_cfg_type_lcores = {
 const struct rp_cfg_type rp_cfg_type_idle = {
 	.parse = rp_cfg_parse_idle,
 	.accepted = "busy, yield, sleep, adaptive",
+};
+
+const struct rp_cfg_type rp_cfg_type_tx_zc = {
+	.parse = rp_cfg_parse_tx_zc,
+	.accepted = "off, requests, on",
 };
 
 const struct rp_cfg_type rp_cfg_type_eal_args = {

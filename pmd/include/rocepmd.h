@@ -44,6 +44,23 @@ enum rp_idle_policy {
 	RP_IDLE_MAX,		/**< number of policies, not a policy */
 };
 
+/** Which payloads go out without a copy (port key tx_zero_copy). */
+enum rp_tx_zc {
+	RP_TX_ZC_OFF = 0,	/**< every payload copied into its frame */
+	/**
+	 * RC requests' payloads (SEND, WRITE) when first sent: their
+	 * memory must not change while posted; a packet sent again is
+	 * copied
+	 */
+	RP_TX_ZC_REQUESTS,
+	/**
+	 * READ responses' too, whose memory its program may write
+	 * meanwhile: such a response fails its ICRC and is asked again
+	 */
+	RP_TX_ZC_ON,
+	RP_TX_ZC_MAX,		/**< number of settings, not a setting */
+};
+
 /**
  * Name of an idle policy, as the configuration key ``idle`` spells it.
  * @return "busy", "yield", "sleep" or "adaptive"; "invalid" for a value
@@ -182,11 +199,11 @@ struct rp_port_cfg {
 	 */
 	uint32_t cnp_interval_us;
 	/**
-	 * Payloads of RC requests and READ responses sent from the
-	 * registered memory they lie in, without a copy into the frame, on
-	 * ports whose PMD copies frames as it sends them (memif, af_packet)
+	 * Payloads sent from the registered memory they lie in, without a
+	 * copy into the frame, on ports whose PMD copies frames as it sends
+	 * them (memif, af_packet): which ones (enum rp_tx_zc)
 	 */
-	bool tx_zero_copy;
+	enum rp_tx_zc tx_zero_copy;
 	/**
 	 * ... for a packet of at least this many bytes of payload: below,
 	 * a copy costs less than the two more mbufs of such a frame

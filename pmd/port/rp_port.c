@@ -480,11 +480,13 @@ rp_port_init(struct rp_port *p)
 		return ret;
 	rp_port_mtu_check(p, &info);
 	p->tx_zc = rp_port_tx_zc(p, &info);
+	p->tx_zc_rd = p->tx_zc && p->cfg->tx_zero_copy == RP_TX_ZC_ON;
 	p->tx_zc_min = p->cfg->tx_zero_copy_min;
 	if (p->tx_zc)
 		RP_LOGT(rp_logtype_port, INFO,
-			"%s: payloads of %u bytes or more sent from registered memory (tx_zero_copy)",
-			p->cfg->device, p->tx_zc_min);
+			"%s: payloads of %u bytes or more of requests%s sent from registered memory (tx_zero_copy)",
+			p->cfg->device, p->tx_zc_min,
+			p->tx_zc_rd ? " and READ responses" : "");
 	else
 		RP_LOGT(rp_logtype_port, INFO,
 			"%s: payloads copied into frames", p->cfg->device);

@@ -128,8 +128,10 @@ struct rp_port {
 	struct rte_ring *loop_ring;	/* frames to ourselves: MP, queue 0 reads */
 	struct rte_ether_addr mac;
 	/* Frames may carry their payload in an external buffer over the
-	 * sender's registered memory (rp_port_alloc_ext) */
+	 * sender's registered memory (rp_port_alloc_ext): requests' when
+	 * first sent; READ responses' too with tx_zc_rd (enum rp_tx_zc) */
 	bool tx_zc;
+	bool tx_zc_rd;
 	uint32_t tx_zc_min;		/* cfg->tx_zero_copy_min */
 	/* its kind's operations, and the ones frames take (see above) */
 	const struct rp_port_ops *kind_ops;

@@ -661,7 +661,14 @@ rp_req_send_packet(struct rp_qp *qp)
 		 (unlikely(qp->cc.limited) &&
 		  rp_dcqcn_hold(qp, chunk + 64) >= req_probe_cycles(qp) / 2) ||
 		 qp->req.probe_ack);
-	if (!(s->flags & RP_WQE_INLINE) && rp_xmit_zc_ok(qp, chunk))
+	/* In place when first sent.  A packet sent again is copied: if its
+	 * memory changed between the first's ICRC and the PMD's copy (a
+	 * WRITE the engine placed there meanwhile, or a program's write to
+	 * a posted buffer), the receiver dropped the first, and a copy
+	 * makes the second whole whatever the memory does (guides/
+	 * architecture, "Zero copy on transmit"). */
+	if (!(s->flags & RP_WQE_INLINE) && rp_xmit_zc_ok(qp, chunk, false) &&
+	    rp_psn_diff(qp->req.psn, qp->req.max_psn) >= 0)
 		direct = rp_sge_direct(qp->dev, s->pdn,
 				       (const struct rp_sge *)(w + 1),
 				       w->num_sge, qp->req.off, chunk);

@@ -520,7 +520,7 @@ rp_resp_step(struct rp_qp *qp)
 		}
 		/* From the MR in place (rp_xmit_alloc_zc()): the frame reads
 		 * it when it leaves, later in this pass. */
-		if (chunk != 0 && rp_xmit_zc_ok(qp, chunk) &&
+		if (chunk != 0 && rp_xmit_zc_ok(qp, chunk, true) &&
 		    rd->mr->mem == 0 && !rd->mr->implicit)
 			direct = rd->mr->addr + (rd->va - rd->mr->iova);
 		m = direct != NULL ?

@@ -46,19 +46,21 @@ void rp_xmit_send(struct rp_qp *qp, const struct rp_pkt_addr *a,
 		  struct rte_mbuf *m);
 
 /*
- * The payload of a packet of qp that may go without a copy: paylen bytes
- * at pay, or NULL.  RC only: its completion waits for the peer's ACK, so
- * the program never gets its memory back while a frame of the pass that
- * completes it still refers to it (UC and UD complete as they send).
+ * Whether a packet of qp with paylen bytes of payload may go without a
+ * copy (rp_xmit_alloc_zc()), a READ response's (rd) or a request's.  RC
+ * only: its completion waits for the peer's ACK, so the program never
+ * gets its memory back while a frame of the pass that completes it still
+ * refers to it (UC and UD complete as they send).
  */
 static inline bool
-rp_xmit_zc_ok(const struct rp_qp *qp, uint32_t paylen)
+rp_xmit_zc_ok(const struct rp_qp *qp, uint32_t paylen, bool rd)
 {
 	const struct rp_port *p = rp_pq(qp->dev)->port;
 
-	/* from tx_zero_copy_min bytes (rp_xmit_alloc_zc()): below, a copy
-	 * costs less than the two more mbufs */
-	return p->tx_zc && paylen >= p->tx_zc_min && qp->type == IBV_QPT_RC;
+	/* from tx_zero_copy_min bytes: below, a copy costs less than the
+	 * two more mbufs */
+	return p->tx_zc && (!rd || p->tx_zc_rd) && paylen >= p->tx_zc_min &&
+		qp->type == IBV_QPT_RC;
 }
 
 static inline uint8_t *

@@ -102,6 +102,7 @@ static const struct tc_kv tc_base[] = {
 	{ "port0", "hop_limit", "64" },
 	{ "port0", "ecn", "off" },
 	{ "port0", "cnp_interval_us", "50" },
+	{ "port0", "tx_zero_copy", "off" },
 	{ "port0", "tx_zero_copy_min", "64" },
 	{ "port0", "flight_window", "64" },
 	{ "port0", "dcqcn", "off" },
@@ -273,6 +274,8 @@ static const struct tc_kv tc_bad[] = {
 	{ "port0", "ecn", "On" },
 	{ "port0", "cnp_interval_us", "1000001" },
 	{ "port0", "cnp_interval_us", "-1" },
+	{ "port0", "tx_zero_copy", "yes" },
+	{ "port0", "tx_zero_copy", "request" },
 	{ "port0", "tx_zero_copy_min", "63" },
 	{ "port0", "tx_zero_copy_min", "65537" },
 	{ "port0", "flight_window", "63" },
@@ -387,6 +390,7 @@ test_good(void **state)
 		"hop_limit = 255\n"
 		"ecn = on\n"
 		"cnp_interval_us = 4\n"
+		"tx_zero_copy = on\n"
 		"tx_zero_copy_min = 4096\n"
 		"read_window = 1024\n"
 		"  [ port1 ]  \n"
@@ -436,6 +440,7 @@ test_good(void **state)
 	assert_int_equal(p->hop_limit, 255);
 	assert_true(p->ecn);
 	assert_int_equal(p->cnp_interval_us, 4);
+	assert_int_equal(p->tx_zero_copy, RP_TX_ZC_ON);
 	assert_int_equal(p->tx_zero_copy_min, 4096);
 	/* the key's old name still loads */
 	assert_int_equal(p->flight_window, 1024);
@@ -495,7 +500,7 @@ test_defaults(void **state)
 	assert_int_equal(p->hop_limit, 64);
 	assert_false(p->ecn);
 	assert_int_equal(p->cnp_interval_us, 50);
-	assert_false(p->tx_zero_copy);
+	assert_int_equal(p->tx_zero_copy, RP_TX_ZC_REQUESTS);
 	assert_int_equal(p->tx_zero_copy_min, 2048);
 	assert_int_equal(p->flight_window, 256);
 	assert_true(p->dcqcn.on);

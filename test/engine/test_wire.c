@@ -2147,11 +2147,16 @@ wt_case_renak(void)
 	struct rt_buf src, dst;
 	struct ibv_sge s, r;
 	struct ibv_wc wc;
+	uint64_t zc0, zc1, sent;
 
 	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
 	rt_buf_alloc(&src, &d0, LEN, IBV_ACCESS_LOCAL_WRITE);
-	rt_buf_alloc(&dst, &d1, LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, LEN, IBV_ACCESS_LOCAL_WRITE |
+		     IBV_ACCESS_REMOTE_READ);
 	rt_fill_random(src.p, LEN);
+	zc0 = wt_stat(0, "tx_zero_copy");
+	zc1 = wt_stat(1, "tx_zero_copy");
+	sent = wt.dir[0].roce;
 
 	rt_step("SEND of 16 packets, packet 4 dropped twice");
 	wt.drop_psn = (a.psn + 4) & 0xffffff;
@@ -2169,6 +2174,22 @@ wt_case_renak(void)
 		 "expected 2: one per loss of packet 4", wt.dir[1].nak);
 	wt_expect_stat(1, "send_nak_seq", 2);
 	wt_expect_stat(0, "retry_timeouts", 0);
+
+	rt_step("tx_zero_copy = requests: the 16 packets went from the "
+		"SEND's memory when first sent, each packet sent again was "
+		"copied");
+	sent = wt.dir[0].roce - sent;
+	RT_CHECK(sent > 16 + 2, "rocepmd0 sent %" PRIu64 " frames: no "
+		 "packet went back N", sent);
+	wt_expect_stat(0, "tx_zero_copy", zc0 + 16);
+
+	rt_step("READ of 16 packets: its responses copied (not \"on\")");
+	rt_fill_random(src.p, LEN);	/* the READ brings the SEND's back */
+	rt_post_send(&a, 2, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst.p, dst.mr->rkey);
+	wt_expect_wc(a.scq, "READ", 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(src.p, dst.p, LEN, "READ payload");
+	wt_expect_stat(1, "tx_zero_copy", zc1);
 	wt_expect_no_zero_dmac();
 }
 
