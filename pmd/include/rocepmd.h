@@ -55,7 +55,8 @@ enum rp_tx_zc {
 	RP_TX_ZC_REQUESTS,
 	/**
 	 * READ responses' too, whose memory its program may write
-	 * meanwhile: such a response fails its ICRC and is asked again
+	 * meanwhile: such a response fails its ICRC and is asked again,
+	 * and a response asked again is copied
 	 */
 	RP_TX_ZC_ON,
 	RP_TX_ZC_MAX,		/**< number of settings, not a setting */

@@ -519,8 +519,12 @@ rp_resp_step(struct rp_qp *qp)
 			continue;
 		}
 		/* From the MR in place (rp_xmit_alloc_zc()): the frame reads
-		 * it when it leaves, later in this pass. */
+		 * it when it leaves, later in this pass.  Not when asked
+		 * again: the memory may have changed under the first (RDMA
+		 * lets its program write it), which then failed its ICRC,
+		 * and a copy arrives whole. */
 		if (chunk != 0 && rp_xmit_zc_ok(qp, chunk, true) &&
+		    !rd->replay && !rd->sel &&
 		    rd->mr->mem == 0 && !rd->mr->implicit)
 			direct = rd->mr->addr + (rd->va - rd->mr->iova);
 		m = direct != NULL ?

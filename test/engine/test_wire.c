@@ -2193,6 +2193,80 @@ wt_case_renak(void)
 	wt_expect_no_zero_dmac();
 }
 
+/* ---- cases zc_again, zc_again_gbn */
+
+/*
+ * tx_zero_copy = on: a packet sent from registered memory the first time
+ * is copied every later time (rp_req_send_packet(), rp_resp_step()), so
+ * that memory written between a frame's ICRC and the PMD's copy costs one
+ * resend, not every one.  A WRITE of 16 packets whose packet 4 is lost
+ * once, then a READ of 16 whose response 4 is lost once: the packet and
+ * the response are sent again, alone (selective_retx) or with all after
+ * them (going back N, the READ asked again as rxe's requester does), and
+ * only the 16 first sends of each count in tx_zero_copy.
+ */
+static void
+wt_zc_again(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1.07 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	enum { LEN = 16 * 1024 };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_sge s;
+	uint64_t zc, sent;
+
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	rt_buf_alloc(&src, &d0, LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, LEN, IBV_ACCESS_LOCAL_WRITE |
+		     IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	rt_fill_random(src.p, LEN);
+	s = rt_sge(&src, 0, LEN);
+
+	rt_step("WRITE of 16 packets, packet 4 lost once: 16 first sends "
+		"in place, what is sent again copied");
+	zc = wt_stat(0, "tx_zero_copy");
+	sent = wt.dir[0].roce;
+	wt.drop_psn = (a.psn + 4) & 0xffffff;
+	wt.drop_left = 1;
+	rt_post_send(&a, 1, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst.p, dst.mr->rkey);
+	wt_expect_wc(a.scq, "WRITE", 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	rt_check_data(dst.p, src.p, LEN, "WRITE payload");
+	RT_CHECK(wt.drop_left == 0, "packet 4 was not sent");
+	sent = wt.dir[0].roce - sent;
+	RT_CHECK(sent > 16, "rocepmd0 sent %" PRIu64 " frames: nothing "
+		 "sent again", sent);
+	printf("    rocepmd0 sent %" PRIu64 " frames for 16 packets\n", sent);
+	wt_expect_stat(0, "tx_zero_copy", zc + 16);
+	a.psn = (a.psn + 16) & 0xffffff;
+
+	rt_step("READ of 16 packets, response 4 lost once: 16 first "
+		"responses in place, what is sent again copied");
+	zc = wt_stat(1, "tx_zero_copy");
+	sent = wt.dir[1].roce;
+	wt.drop_rsp_psn = (a.psn + 4) & 0xffffff;
+	wt.drop_rsp_left = 1;
+	rt_fill_random(src.p, LEN);	/* the READ brings the WRITE's back */
+	rt_post_send(&a, 2, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst.p, dst.mr->rkey);
+	wt_expect_wc(a.scq, "READ", 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(src.p, dst.p, LEN, "READ payload");
+	RT_CHECK(wt.drop_rsp_left == 0, "response 4 was not sent");
+	sent = wt.dir[1].roce - sent;
+	RT_CHECK(sent > 16, "rocepmd1 sent %" PRIu64 " frames: nothing "
+		 "sent again", sent);
+	printf("    rocepmd1 sent %" PRIu64 " frames for 16 responses\n",
+	       sent);
+	wt_expect_stat(1, "tx_zero_copy", zc + 16);
+	wt_expect_stat(0, "retry_timeouts", 0);
+	wt_expect_no_zero_dmac();
+}
+
+static void wt_case_zc_again(void) { wt_zc_again(); }
+static void wt_case_zc_again_gbn(void) { wt_zc_again(); }
+
 /* ---- case atomic_replay */
 
 /*
