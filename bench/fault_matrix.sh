@@ -32,6 +32,8 @@
 #   FM_CONDS   conditions ("lossless loss1 loss10 faults")
 #   FM_MTU     IB MTU (4096; the veth MTU is 9000)
 #   FM_REPS    rounds of all the conditions (1)
+#   FM_PORT_KEYS  [port] settings for both ports, "key = value" lines
+#              joined by '\n' ("tx_zero_copy = off")
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${RP_BUILD:-$src/build}
@@ -56,6 +58,10 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	for cond in $CONDS; do
 		cfg=$rv_tmp/$cond.ini
 		rv_veth1_cfg "$cfg" rp_fm_bench "$MTU"
+		# FM_PORT_KEYS: "key = value" lines ('\n' between) for each
+		# [port], so that an A/B of a setting is two command lines
+		[ -n "${FM_PORT_KEYS:-}" ] &&
+			sed -i "/^\[port[0-9]*\]/a $FM_PORT_KEYS" "$cfg"
 		case $cond in
 		lossless) ;;
 		loss1) rv_nft_loss_bridge "$RV_NS1" 10 ;;
