@@ -142,12 +142,18 @@ rp_resp_nak_gap(struct rp_qp *qp)
 	rp_resp_send_ack(qp, RP_AETH_NAK_PSN_SEQ, qp->resp.epsn | RP_ACK_SR);
 }
 
-/* A selective NAK of a later missing PSN, acknowledging nothing. */
+/*
+ * A selective NAK of a later missing PSN, acknowledging nothing: one for
+ * each PSN of a gap, so a lost READ request draws one for each of its
+ * responses' PSNs (sr_nak_one), of which its requester answers the
+ * first.
+ */
 void
 rp_resp_nak_one(struct rp_qp *qp, uint32_t psn)
 {
 	rp_stat_inc(qp->dev, RP_STAT_TX_NAK_SEQ);
 	rp_stat_inc(qp->dev, RP_STAT_SR_NAK);
+	rp_stat_inc(qp->dev, RP_STAT_SR_NAK_ONE);
 	rp_resp_send_ack(qp, RP_AETH_NAK_PSN_SEQ,
 			 psn | RP_ACK_SR | RP_ACK_SR_ONE);
 }

@@ -1127,6 +1127,7 @@ static const char *const rt_loss_names[RT_LOSS_MAX] = {
 	[RT_L_F_REORDER] = "fault_reordered",
 	[RT_L_F_DELAY] = "fault_delayed",
 	[RT_L_RESTART] = "cwnd_restarts",
+	[RT_L_NAK_ONE] = "sr_nak_one",
 };
 
 void
@@ -1147,7 +1148,9 @@ rt_loss_read(struct rt_loss *l)
  * The counters of two devices that only talk to each other, where the
  * only NAKs are sequence and RNR NAKs: what one side received the other
  * sent (or a fault doubled on the way), a sequence NAK answers an
- * out-of-sequence request, and a bad ICRC is a frame a fault corrupted
+ * out-of-sequence request (but for a selective NAK of each later PSN
+ * missing, sr_nak_one: a lost READ request of 16 responses draws 16 for
+ * one request out of sequence), and a bad ICRC is a frame a fault corrupted
  * (or the copy of one a receive fault doubled), and a window restarts
  * only on a timeout.  `need` (bits of 1 <<
  * enum rt_loss_ctr) lists the counters that must be nonzero, summed over
@@ -1168,9 +1171,11 @@ rt_loss_check(const struct rt_loss *l, uint32_t need)
 			 "rocepmd%u received %" PRIu64 " RNR NAKs, rocepmd%u "
 			 "sent %" PRIu64 " (and %" PRIu64 " frames doubled)", d,
 			 c[RT_L_RNR_RCVD], 1 - d, o[RT_L_RNR_SENT], dups);
-		RT_CHECK(c[RT_L_NAK_SENT] <= c[RT_L_OOS], "rocepmd%u sent %"
-			 PRIu64 " sequence NAKs for %" PRIu64 " out-of-sequence "
-			 "requests", d, c[RT_L_NAK_SENT], c[RT_L_OOS]);
+		RT_CHECK(c[RT_L_NAK_SENT] - c[RT_L_NAK_ONE] <= c[RT_L_OOS],
+			 "rocepmd%u sent %" PRIu64 " sequence NAKs (%" PRIu64
+			 " of a later PSN missing) for %" PRIu64
+			 " out-of-sequence requests", d, c[RT_L_NAK_SENT],
+			 c[RT_L_NAK_ONE], c[RT_L_OOS]);
 		RT_CHECK(c[RT_L_ICRC] <= o[RT_L_F_CORRUPT] +
 			 c[RT_L_F_CORRUPT] + c[RT_L_F_DUP], "rocepmd%u dropped "
 			 "%" PRIu64 " bad ICRCs, %" PRIu64 " frames corrupted "
