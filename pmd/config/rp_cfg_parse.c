@@ -6,6 +6,7 @@
  */
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -144,31 +145,6 @@ rp_idle_policy_name(enum rp_idle_policy idle)
 	return rp_idle_names[idle];
 }
 
-/* The index of val in names[0..n), or -1. */
-static int
-cfg_name_index(const char * const *names, unsigned int n, const char *val)
-{
-	for (unsigned int i = 0; i < n; i++)
-		if (names[i] != NULL && strcmp(val, names[i]) == 0)
-			return (int)i;
-	return -1;
-}
-
-static int
-rp_cfg_parse_idle(const struct rp_cfg_key *key, const char *val, void *base,
-		  char *why, size_t len)
-{
-	enum rp_idle_policy *idle = RTE_PTR_ADD(base, key->off);
-	int i = cfg_name_index(rp_idle_names, RTE_DIM(rp_idle_names), val);
-
-	if (i < 0) {
-		snprintf(why, len, "'%s' is not an idle policy", val);
-		return -EINVAL;
-	}
-	*idle = (enum rp_idle_policy)i;
-	return 0;
-}
-
 /* [portN] tx_zero_copy: "on" takes READ responses too (enum rp_tx_zc). */
 static const char * const rp_tx_zc_names[RP_TX_ZC_MAX] = {
 	[RP_TX_ZC_OFF] = "off",
@@ -176,19 +152,30 @@ static const char * const rp_tx_zc_names[RP_TX_ZC_MAX] = {
 	[RP_TX_ZC_ON] = "on",
 };
 
-static int
-rp_cfg_parse_tx_zc(const struct rp_cfg_key *key, const char *val,
-		   void *base, char *why, size_t len)
-{
-	enum rp_tx_zc *zc = RTE_PTR_ADD(base, key->off);
-	int i = cfg_name_index(rp_tx_zc_names, RTE_DIM(rp_tx_zc_names), val);
+/* The fields of keys whose values are names: 32 bits each. */
+static_assert(sizeof(enum rp_idle_policy) == sizeof(uint32_t) &&
+	      sizeof(enum rp_tx_zc) == sizeof(uint32_t) &&
+	      sizeof(((struct rp_config *)0)->log_level) == sizeof(uint32_t),
+	      "rp_cfg_parse_name() stores a name's index in 32 bits");
 
-	if (i < 0) {
-		snprintf(why, len, "'%s' is not off, requests or on", val);
-		return -EINVAL;
+/*
+ * A value among the key's type's names (idle, log_level, tx_zero_copy):
+ * its index into the key's field.
+ */
+static int
+rp_cfg_parse_name(const struct rp_cfg_key *key, const char *val,
+		  void *base, char *why, size_t len)
+{
+	const struct rp_cfg_type *t = key->type;
+
+	for (uint32_t i = 0; i < t->nb_names; i++) {
+		if (t->names[i] != NULL && strcmp(val, t->names[i]) == 0) {
+			memcpy(RTE_PTR_ADD(base, key->off), &i, sizeof(i));
+			return 0;
+		}
 	}
-	*zc = (enum rp_tx_zc)i;
-	return 0;
+	snprintf(why, len, "'%s' is none of its values", val);
+	return -EINVAL;
 }
 
 /* [eal] log_level: the names EAL's --log-level takes, by RTE_LOG_* level. */
@@ -202,24 +189,6 @@ const char * const rp_log_level_names[] = {
 	[RTE_LOG_INFO] = "info",
 	[RTE_LOG_DEBUG] = "debug",
 };
-
-static int
-rp_cfg_parse_log_level(const struct rp_cfg_key *key, const char *val,
-		       void *base, char *why, size_t len)
-{
-	uint32_t *level = RTE_PTR_ADD(base, key->off);
-	unsigned int i;
-
-	for (i = 0; i < RTE_DIM(rp_log_level_names); i++) {
-		if (rp_log_level_names[i] != NULL &&
-		    strcmp(val, rp_log_level_names[i]) == 0) {
-			*level = i;
-			return 0;
-		}
-	}
-	snprintf(why, len, "'%s' is not a log level", val);
-	return -EINVAL;
-}
 
 static int
 rp_cfg_parse_eal_args(const struct rp_cfg_key *key, const char *val,
@@ -610,13 +579,17 @@ const struct rp_cfg_type rp_cfg_type_lcores = {
 };
 
 const struct rp_cfg_type rp_cfg_type_idle = {
-	.parse = rp_cfg_parse_idle,
+	.parse = rp_cfg_parse_name,
 	.accepted = "busy, yield, sleep, adaptive",
+	.names = rp_idle_names,
+	.nb_names = RTE_DIM(rp_idle_names),
 };
 
 const struct rp_cfg_type rp_cfg_type_tx_zc = {
-	.parse = rp_cfg_parse_tx_zc,
+	.parse = rp_cfg_parse_name,
 	.accepted = "off, requests, on",
+	.names = rp_tx_zc_names,
+	.nb_names = RTE_DIM(rp_tx_zc_names),
 };
 
 const struct rp_cfg_type rp_cfg_type_eal_args = {
@@ -626,7 +599,9 @@ const struct rp_cfg_type rp_cfg_type_eal_args = {
 };
 
 const struct rp_cfg_type rp_cfg_type_log_level = {
-	.parse = rp_cfg_parse_log_level,
+	.parse = rp_cfg_parse_name,
+	.names = rp_log_level_names,
+	.nb_names = RTE_DIM(rp_log_level_names),
 	.accepted = "emergency, alert, critical, error, warning, notice, "
 		"info, debug",
 };

@@ -50,6 +50,10 @@ struct rp_cfg_type {
 		     char *why, size_t len);
 	/* Accepted values for error messages; NULL: key->min..key->max. */
 	const char *accepted;
+	/* A type of names (rp_cfg_parse_name()): the enum value of each,
+	 * names[v], NULL for none */
+	const char *const *names;
+	unsigned int nb_names;
 };
 
 /* One key of one section. */
