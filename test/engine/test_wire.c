@@ -2129,6 +2129,21 @@ wt_case_arp_new_mac(void)
 }
 
 /*
+ * READ back into src (refilled first, so that only the READ can make it
+ * equal) the bytes a message of a's left in dst, as WR id, and check them.
+ */
+static void
+wt_read_back(struct rt_ep *a, struct ibv_sge *s, struct rt_buf *src,
+	     const struct rt_buf *dst, uint64_t id)
+{
+	rt_fill_random(src->p, s->length);
+	rt_post_send(a, id, IBV_WR_RDMA_READ, s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst->p, dst->mr->rkey);
+	wt_expect_wc(a->scq, "READ", id, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	rt_check_data(src->p, dst->p, s->length, "READ payload");
+}
+
+/*
  * renak: packet 4 of a 16-packet SEND is lost, and lost again when the
  * requester resends it on the responder's sequence NAK.  The responder
  * sees the requester go back (packets 5.. again, below the highest it
@@ -2187,11 +2202,7 @@ wt_case_renak(void)
 	wt_expect_stat(0, "tx_zero_copy", zc0 + 16);
 
 	rt_step("READ of 16 packets: its responses copied (not \"on\")");
-	rt_fill_random(src.p, LEN);	/* the READ brings the SEND's back */
-	rt_post_send(&a, 2, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
-		     (uintptr_t)dst.p, dst.mr->rkey);
-	wt_expect_wc(a.scq, "READ", 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
-	rt_check_data(src.p, dst.p, LEN, "READ payload");
+	wt_read_back(&a, &s, &src, &dst, 2);
 	wt_expect_stat(1, "tx_zero_copy", zc1);
 	wt_expect_no_zero_dmac();
 }
@@ -2251,11 +2262,7 @@ wt_zc_again(void)
 	sent = wt.dir[1].roce;
 	wt.drop_rsp_psn = (a.psn + 4) & 0xffffff;
 	wt.drop_rsp_left = 1;
-	rt_fill_random(src.p, LEN);	/* the READ brings the WRITE's back */
-	rt_post_send(&a, 2, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
-		     (uintptr_t)dst.p, dst.mr->rkey);
-	wt_expect_wc(a.scq, "READ", 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
-	rt_check_data(src.p, dst.p, LEN, "READ payload");
+	wt_read_back(&a, &s, &src, &dst, 2);
 	RT_CHECK(wt.drop_rsp_left == 0, "response 4 was not sent");
 	sent = wt.dir[1].roce - sent;
 	RT_CHECK(sent > 16, "rocepmd1 sent %" PRIu64 " frames: nothing "
