@@ -74,6 +74,12 @@
 # reserved BTH bit that says so, which rxe must ignore; rxe's never do,
 # so rocepmd's responder must never send it a selective NAK, nor keep
 # anything.  RI_SR=off: IBTA's go-back-N whatever the peer.
+# RI_ZC_MIN: rocepmd's tx_zero_copy_min (default the engine's, 2048, which
+# no IB MTU 1024 packet reaches): with 512 and RI_PORT=af_packet, whose
+# PMD copies each frame as it sends it, rocepmd's SEND and WRITE packets
+# go to rxe from registered memory (tx_zero_copy = requests, the default);
+# the engines' counters must show such frames, and rxe must take them
+# (every ICRC of the capture is checked, as always).
 # RI_QEMU_TRACE: a file of QEMU trace event names (virtio_queue_notify,
 # virtqueue_pop, ...): QEMU logs them to qemu.trace in the test's directory,
 # kept with RV_KEEP=1, to tell a guest's stalled virtio queue from a peer.
@@ -242,6 +248,7 @@ lcore = $lcores
 region_mb = 64
 ecn = ${RI_ECN:-off}
 selective_retx = ${RI_SR:-on}
+tx_zero_copy_min = ${RI_ZC_MIN:-2048}
 EOF
 
 "${nsx[@]}" tcpdump -i br-ri -n -U -s 0 -c 50000 -w "$rv_tmp/interop.pcap" \
@@ -888,6 +895,14 @@ if [ "${RI_INLINE_US:-0}" != 0 ]; then
 	[ "$inl" -gt 0 ] ||
 		rv_fail "inline_us $RI_INLINE_US: no pass run by a program's thread"
 	rv_log "inline passes run by the programs' threads: $inl"
+fi
+# Zero copy toward rxe: frames sent from registered memory, or this run
+# proved nothing of them.
+if [ -n "${RI_ZC_MIN:-}" ]; then
+	zc=$(counter_sum tx_zero_copy)
+	[ "$zc" -gt 0 ] ||
+		rv_fail "tx_zero_copy_min $RI_ZC_MIN: no frame sent from registered memory"
+	rv_log "zero copy: $zc frames sent from registered memory (all programs)"
 fi
 # Bound to ri-h1 (xdp): the program's counters must show RoCEv2 handed to
 # the engine, and the kernel's neighbour table must have given the guest.
