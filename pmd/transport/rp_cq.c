@@ -249,12 +249,33 @@ cq_moderated(const struct rp_cq *cq)
 	return cq->mod_count > 1 || cq->mod_period != 0;
 }
 
+/*
+ * A send window: every CQE the CQ holds is a send's, and each left at
+ * least RP_CQ_ADAPT_MIN WQEs of its QP outstanding.  Its events carry
+ * few CQEs when the messages are large (a 64 KiB WRITE takes longer than
+ * the program's wake-up), yet the program has work in flight: its event
+ * may wait as a stream's, until half the window has completed (the count
+ * bound, cq_mod_due()), at most RP_CQ_ADAPT_SQ_MUL times cq_adapt_us, so
+ * that an event of messages slower than cq_adapt_us carries several.  A
+ * receive queue's depth says nothing of the sender's pace (a server with
+ * many receives posted may serve a ping-pong): never held for it.
+ */
+#define RP_CQ_ADAPT_SQ_MUL	4u
+
+static inline bool
+cq_send_window(const struct rp_cq *cq)
+{
+	return !cq->adapt_rq && cq->adapt_left != UINT32_MAX &&
+		cq->adapt_left >= RP_CQ_ADAPT_MIN;
+}
+
 /* Whether the arm's event may wait (adaptive moderation, above). */
 static inline bool
 cq_adapting(const struct rp_dev *dev, const struct rp_cq *cq, bool solicited)
 {
 	return !solicited && dev->cfg.cq_adapt_us != 0 &&
-		cq->ev_avg >= RP_CQ_ADAPT_MIN * RP_CQ_EV_SCALE;
+		(cq->ev_avg >= RP_CQ_ADAPT_MIN * RP_CQ_EV_SCALE ||
+		 cq_send_window(cq));
 }
 
 /* Off its shard's list of held events (the caller clears mod_due). */
@@ -287,7 +308,8 @@ cq_mod_due(struct rp_dev *dev, struct rp_cq *cq, uint32_t n, bool solicited)
 	uint32_t count = mod ? cq->mod_count :
 		RTE_MIN(cq->size / 2, cq->adapt_left);
 	uint64_t period = mod ? cq->mod_period :
-		rte_get_timer_hz() / 1000000 * dev->cfg.cq_adapt_us;
+		rte_get_timer_hz() / 1000000 * dev->cfg.cq_adapt_us *
+		(cq_send_window(cq) ? RP_CQ_ADAPT_SQ_MUL : 1);
 
 	cq->mod_cqes += n;
 	cq->mod_sol |= solicited;
@@ -313,6 +335,7 @@ cq_mod_reset(struct rp_cq *cq)
 	cq->mod_sol = false;
 	cq->mod_due = 0;
 	cq->adapt_left = UINT32_MAX;
+	cq->adapt_rq = false;
 }
 
 /*
@@ -328,6 +351,7 @@ cq_arm_claim(struct rp_dev *dev, struct rp_cq *cq, bool solicited, uint32_t n)
 	if (!(arm & RP_CQ_ARM_NEXT) && !((arm & RP_CQ_ARM_SOL) && solicited)) {
 		/* consumed unarmed: no bound on a later hold */
 		cq->adapt_left = UINT32_MAX;
+		cq->adapt_rq = false;
 		return;
 	}
 	if ((cq_moderated(cq) || cq_adapting(dev, cq, solicited)) &&
@@ -461,6 +485,8 @@ rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe)
 	if (cq->chan < 0)
 		return 0;
 	pend = RP_CQ_PEND_ANY;
+	if (cqe->opcode & IBV_WC_RECV)
+		cq->adapt_rq = true;
 	if ((cqe->flags & RP_CQE_SOLICITED) || cqe->status != IBV_WC_SUCCESS)
 		pend |= RP_CQ_PEND_SOL;
 	if (sh != NULL && sh->dev == dev &&

@@ -175,6 +175,7 @@ struct rp_cq {
 	uint32_t ev_avg;
 	uint32_t adapt_left;		/* least work left on a QP whose CQE
 					 * it holds: fire at that many */
+	bool adapt_rq;			/* ... one of them a receive's */
 };
 
 /* A CQE about to be posted leaves `left` WQEs outstanding on its queue. */

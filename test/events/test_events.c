@@ -464,6 +464,92 @@ ev_stream_burst(struct ev_env *e, uint64_t id)
 }
 
 /*
+ * A receive queue 64 deep serving a ping-pong (a server with receives
+ * posted ahead): each receive's CQE leaves 63 or more outstanding, yet
+ * its event is not held, for that depth says nothing of the sender's
+ * pace.  The receives left are taken unarmed.  Returns the holds.
+ */
+static uint64_t
+ev_adapt_deep_rq(struct ev_env *e, uint64_t id)
+{
+	struct ibv_sge s = rt_sge(&e->abuf, 0, 32);
+	uint64_t h0 = rt_stat(1, "cq_events_adapted");
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		struct ibv_sge r = rt_sge(&e->bbuf, 64 * (size_t)i, 64);
+
+		rt_post_recv(&e->b, id + (uint64_t)i, &r, 1);
+	}
+	for (i = 0; i < 20; i++) {
+		rt_arm(e->b.rcq, 0);
+		rt_post_send(&e->a, id + (uint64_t)i, IBV_WR_SEND, &s, 1,
+			     IBV_SEND_SIGNALED, 0, 0, 0);
+		rt_expect_wc(e->a.scq, "deep RQ sender", id + (uint64_t)i,
+			     IBV_WC_SUCCESS, IBV_WC_SEND);
+		rt_chan_expect_event(e->ch, e->b.rcq, &rt_magic_rcq,
+				     "deep RQ ping-pong");
+		rt_expect_wc(e->b.rcq, "deep RQ receiver", id + (uint64_t)i,
+			     IBV_WC_SUCCESS, IBV_WC_RECV);
+		ibv_ack_cq_events(e->b.rcq, 1);
+	}
+	for (; i < 64; i++)
+		rt_post_send(&e->a, id + (uint64_t)i, IBV_WR_SEND, &s, 1,
+			     IBV_SEND_SIGNALED, 0, 0, 0);
+	ev_expect_wcs(e->a.scq, "deep RQ rest, sender", id + 20, 44,
+		      IBV_WC_SUCCESS, IBV_WC_SEND);
+	ev_expect_wcs(e->b.rcq, "deep RQ rest, receiver", id + 20, 44,
+		      IBV_WC_SUCCESS, IBV_WC_RECV);
+	return rt_stat(1, "cq_events_adapted") - h0;
+}
+
+/*
+ * A send window (b -> a, b's send CQ armed): 16 SENDs against 4 receives
+ * on a.  The first 4 complete and leave 12 outstanding, which stall on
+ * RNR NAKs (a's 0.64 ms timer, retried without end) until a posts more:
+ * the event of those 4 is held as a stream's (unless cq_adapt_us is 0),
+ * and comes by its period, with the 12 still outstanding.  Returns the
+ * holds counted.
+ */
+static uint64_t
+ev_adapt_send_window(struct ev_env *e, uint64_t id)
+{
+	struct ibv_sge s = rt_sge(&e->bbuf, 0, 32);
+	uint64_t h0 = rt_stat(1, "cq_events_adapted");
+	struct ibv_wc wc;
+	int i, n;
+
+	for (i = 0; i < 16; i++) {
+		struct ibv_sge r = rt_sge(&e->abuf, 64 * (size_t)i, 64);
+
+		if (i < 4)
+			rt_post_recv(&e->a, id + (uint64_t)i, &r, 1);
+	}
+	rt_arm(e->b.scq, 0);
+	for (i = 0; i < 16; i++)
+		rt_post_send(&e->b, id + (uint64_t)i, IBV_WR_SEND, &s, 1,
+			     IBV_SEND_SIGNALED, 0, 0, 0);
+	rt_chan_expect_event(e->ch, e->b.scq, &rt_magic_scq, "send window");
+	ibv_ack_cq_events(e->b.scq, 1);
+	ev_expect_wcs(e->b.scq, "send window, first 4", id, 4,
+		      IBV_WC_SUCCESS, IBV_WC_SEND);
+	n = ibv_poll_cq(e->b.scq, 1, &wc);
+	RT_CHECK(n == 0, "send window: %d more completions with a's "
+		 "receives used up (wr_id %" PRIu64 ")", n,
+		 n > 0 ? wc.wr_id : 0);
+	for (i = 4; i < 16; i++) {
+		struct ibv_sge r = rt_sge(&e->abuf, 64 * (size_t)i, 64);
+
+		rt_post_recv(&e->a, id + (uint64_t)i, &r, 1);
+	}
+	ev_expect_wcs(e->b.scq, "send window, the 12 after RNR", id + 4, 12,
+		      IBV_WC_SUCCESS, IBV_WC_SEND);
+	ev_expect_wcs(e->a.rcq, "send window, receiver", id, 16,
+		      IBV_WC_SUCCESS, IBV_WC_RECV);
+	return rt_stat(1, "cq_events_adapted") - h0;
+}
+
+/*
  * Adaptive moderation (the port key cq_adapt_us, 20 us by default): an
  * armed CQ whose events have carried 8 CQEs or more each (a stream's)
  * holds its next event a little, so that its program wakes once for more;
@@ -485,6 +571,19 @@ rt_case_cq_adaptive(void)
 	for (i = 0, held = 0; i < 40; i++)
 		held += ev_adapt_one(&e, 1000 + 2 * (uint64_t)i, 0, "ping-pong");
 	RT_CHECK(held == 0, "%" PRIu64 " of 40 ping-pong events held", held);
+
+	rt_step("a ping-pong into 64 receives posted ahead: none held");
+	held = ev_adapt_deep_rq(&e, 3000);
+	RT_CHECK(held == 0, "%" PRIu64 " of 20 events of a receive queue 64 "
+		 "deep held", held);
+
+	rt_step("a send window of 16 stalled by RNR after 4: their event "
+		"held, then delivered by its period with 12 outstanding");
+	held = ev_adapt_send_window(&e, 4000);
+	printf("rp_events_test: send window: %" PRIu64 " held%s\n", held,
+	       off ? " (cq_adapt_us = 0)" : "");
+	RT_CHECK(held == (off ? 0 : 1), "send window: %" PRIu64 " events "
+		 "held, expected %d", held, off ? 0 : 1);
 
 	rt_step("a stream: 12 bursts of 64 SENDs, 64 receives more posted "
 		"than sent, each burst's CQEs reaped before its event: one "
