@@ -50,13 +50,15 @@ enum rp_tx_zc {
 	/**
 	 * RC requests' payloads (SEND, WRITE) when first sent: their
 	 * memory must not change while posted; a packet sent again is
-	 * copied
+	 * copied.  And READ responses to a requester that takes selective
+	 * NAKs (a rocepmd peer with selective_retx), which asks again for
+	 * one that failed its ICRC alone
 	 */
 	RP_TX_ZC_REQUESTS,
 	/**
-	 * READ responses' too, whose memory its program may write
-	 * meanwhile: such a response fails its ICRC and is asked again,
-	 * and a response asked again is copied
+	 * READ responses' to every requester, whose memory its program
+	 * may write meanwhile: such a response fails its ICRC and is
+	 * asked again, and a response asked again is copied
 	 */
 	RP_TX_ZC_ON,
 	RP_TX_ZC_MAX,		/**< number of settings, not a setting */

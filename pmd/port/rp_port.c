@@ -486,7 +486,8 @@ rp_port_init(struct rp_port *p)
 		RP_LOGT(rp_logtype_port, INFO,
 			"%s: payloads of %u bytes or more of requests%s sent from registered memory (tx_zero_copy)",
 			p->cfg->device, p->tx_zc_min,
-			p->tx_zc_rd ? " and READ responses" : "");
+			p->tx_zc_rd ? " and READ responses" :
+			" and READ responses to selective requesters");
 	else
 		RP_LOGT(rp_logtype_port, INFO,
 			"%s: payloads copied into frames", p->cfg->device);

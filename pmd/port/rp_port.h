@@ -129,7 +129,8 @@ struct rp_port {
 	struct rte_ether_addr mac;
 	/* Frames may carry their payload in an external buffer over the
 	 * sender's registered memory (rp_port_alloc_ext): requests' when
-	 * first sent; READ responses' too with tx_zc_rd (enum rp_tx_zc) */
+	 * first sent; READ responses' to every requester with tx_zc_rd,
+	 * else to those that take selective NAKs (enum rp_tx_zc) */
 	bool tx_zc;
 	bool tx_zc_rd;
 	uint32_t tx_zc_min;		/* cfg->tx_zero_copy_min */

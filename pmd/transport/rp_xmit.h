@@ -50,7 +50,10 @@ void rp_xmit_send(struct rp_qp *qp, const struct rp_pkt_addr *a,
  * copy (rp_xmit_alloc_zc()), a READ response's (rd) or a request's.  RC
  * only: its completion waits for the peer's ACK, so the program never
  * gets its memory back while a frame of the pass that completes it still
- * refers to it (UC and UD complete as they send).
+ * refers to it (UC and UD complete as they send).  A READ response's
+ * with `on`, or toward a requester that takes selective NAKs (a rocepmd
+ * peer): its memory may change under the frame, and such a requester
+ * asks again for that response alone, within a round trip.
  */
 static inline bool
 rp_xmit_zc_ok(const struct rp_qp *qp, uint32_t paylen, bool rd)
@@ -59,8 +62,8 @@ rp_xmit_zc_ok(const struct rp_qp *qp, uint32_t paylen, bool rd)
 
 	/* from tx_zero_copy_min bytes: below, a copy costs less than the
 	 * two more mbufs */
-	return p->tx_zc && (!rd || p->tx_zc_rd) && paylen >= p->tx_zc_min &&
-		qp->type == IBV_QPT_RC;
+	return p->tx_zc && paylen >= p->tx_zc_min && qp->type == IBV_QPT_RC &&
+		(!rd || p->tx_zc_rd || (qp->sr != NULL && qp->resp.peer_sr));
 }
 
 static inline uint8_t *

@@ -2210,7 +2210,8 @@ wt_case_renak(void)
 /* ---- cases zc_again, zc_again_gbn */
 
 /*
- * tx_zero_copy = on: a packet sent from registered memory the first time
+ * tx_zero_copy = on (and requests toward a requester that takes selective
+ * NAKs, zc_again_req): a packet sent from registered memory the first time
  * is copied every later time (rp_req_send_packet(), rp_resp_step()), so
  * that memory written between a frame's ICRC and the PMD's copy costs one
  * resend, not every one.  A WRITE of 16 packets whose packet 4 is lost
@@ -2276,6 +2277,9 @@ wt_zc_again(void)
 
 static void wt_case_zc_again(void) { wt_zc_again(); }
 static void wt_case_zc_again_gbn(void) { wt_zc_again(); }
+/* requests, toward a requester that takes selective NAKs: READ responses
+ * in place as with on (renak: copied toward one that does not) */
+static void wt_case_zc_again_req(void) { wt_zc_again(); }
 
 /* ---- case atomic_replay */
 
