@@ -145,7 +145,7 @@ rp_idle_policy_name(enum rp_idle_policy idle)
 	return rp_idle_names[idle];
 }
 
-/* [portN] tx_zero_copy: "on" takes READ responses too (enum rp_tx_zc). */
+/* [portN] tx_zero_copy: which payloads go in place (enum rp_tx_zc). */
 static const char * const rp_tx_zc_names[RP_TX_ZC_MAX] = {
 	[RP_TX_ZC_OFF] = "off",
 	[RP_TX_ZC_REQUESTS] = "requests",

@@ -451,19 +451,6 @@ ev_stream_send(struct ev_env *e, uint64_t id)
 }
 
 /*
- * The receives of the next burst (id + 100) posted, then 64 SENDs a -> b:
- * they land in the 64 posted before (from id), so that the receive queue
- * keeps 64 outstanding and a hold is bounded by its time, not by what is
- * left.  Both sides' completions polled.
- */
-static void
-ev_stream_burst(struct ev_env *e, uint64_t id)
-{
-	ev_stream_post(e, id + 100);
-	ev_stream_send(e, id);
-}
-
-/*
  * A receive queue 64 deep serving a ping-pong (a server with receives
  * posted ahead): each receive's CQE leaves 63 or more outstanding, yet
  * its event is not held, for that depth says nothing of the sender's
@@ -476,11 +463,7 @@ ev_adapt_deep_rq(struct ev_env *e, uint64_t id)
 	uint64_t h0 = rt_stat(1, "cq_events_adapted");
 	int i;
 
-	for (i = 0; i < 64; i++) {
-		struct ibv_sge r = rt_sge(&e->bbuf, 64 * (size_t)i, 64);
-
-		rt_post_recv(&e->b, id + (uint64_t)i, &r, 1);
-	}
+	ev_stream_post(e, id);
 	for (i = 0; i < 20; i++) {
 		rt_arm(e->b.rcq, 0);
 		rt_post_send(&e->a, id + (uint64_t)i, IBV_WR_SEND, &s, 1,
@@ -504,6 +487,30 @@ ev_adapt_deep_rq(struct ev_env *e, uint64_t id)
 }
 
 /*
+ * The receives of the next burst (id + 100) posted, then 64 SENDs a -> b:
+ * they land in the 64 posted before (from id), so that the receive queue
+ * keeps 64 outstanding and a hold is bounded by its time, not by what is
+ * left.  Both sides' completions polled.
+ */
+static void
+ev_stream_burst(struct ev_env *e, uint64_t id)
+{
+	ev_stream_post(e, id + 100);
+	ev_stream_send(e, id);
+}
+
+/* Receives [from, to) on a, wr_ids id + i, 64 bytes apart in abuf. */
+static void
+ev_recv_a(struct ev_env *e, uint64_t id, int from, int to)
+{
+	for (int i = from; i < to; i++) {
+		struct ibv_sge r = rt_sge(&e->abuf, 64 * (size_t)i, 64);
+
+		rt_post_recv(&e->a, id + (uint64_t)i, &r, 1);
+	}
+}
+
+/*
  * A send window (b -> a, b's send CQ armed): 16 SENDs against 4 receives
  * on a.  The first 4 complete and leave 12 outstanding, which stall on
  * RNR NAKs (a's 0.64 ms timer, retried without end) until a posts more:
@@ -520,11 +527,7 @@ ev_adapt_send_window(struct ev_env *e, uint64_t id)
 	struct ibv_wc wc;
 	int i, n, ret;
 
-	for (i = 0; i < 4; i++) {
-		struct ibv_sge r = rt_sge(&e->abuf, 64 * (size_t)i, 64);
-
-		rt_post_recv(&e->a, id + (uint64_t)i, &r, 1);
-	}
+	ev_recv_a(e, id, 0, 4);
 	/* One call: the engine sees the 16 at once, however slowly this
 	 * thread runs (a sanitizer's build), so the first CQEs leave 12. */
 	memset(wr, 0, sizeof(wr));
@@ -548,11 +551,7 @@ ev_adapt_send_window(struct ev_env *e, uint64_t id)
 	RT_CHECK(n == 0, "send window: %d more completions with a's "
 		 "receives used up (wr_id %" PRIu64 ")", n,
 		 n > 0 ? wc.wr_id : 0);
-	for (i = 4; i < 16; i++) {
-		struct ibv_sge r = rt_sge(&e->abuf, 64 * (size_t)i, 64);
-
-		rt_post_recv(&e->a, id + (uint64_t)i, &r, 1);
-	}
+	ev_recv_a(e, id, 4, 16);
 	ev_expect_wcs(e->b.scq, "send window, the 12 after RNR", id + 4, 12,
 		      IBV_WC_SUCCESS, IBV_WC_SEND);
 	ev_expect_wcs(e->a.rcq, "send window, receiver", id, 16,
