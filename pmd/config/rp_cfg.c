@@ -394,6 +394,14 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		RP_CFG_PORT(tx_zero_copy_min),
 	},
 	{
+		/* a memory link cannot damage a frame: the ICRC is a
+		 * quarter of a 64 KiB WRITE's engine time there (guides/
+		 * experiments_close_to_wire, twenty-first round) */
+		.name = "icrc", .sect = RP_CFG_SECT_PORT,
+		.type = &rp_cfg_type_icrc, .def = "auto",
+		RP_CFG_PORT(icrc),
+	},
+	{
 		/* acts with rocepmd peers only, the BTH says (rp_sr.c);
 		 * others get go-back-N as IBTA's, so on by default */
 		.name = "selective_retx", .sect = RP_CFG_SECT_PORT,

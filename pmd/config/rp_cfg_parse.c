@@ -152,9 +152,16 @@ static const char * const rp_tx_zc_names[RP_TX_ZC_MAX] = {
 	[RP_TX_ZC_ON] = "on",
 };
 
+/* [portN] icrc: where ICRCs are computed (enum rp_icrc_mode). */
+static const char * const rp_icrc_names[RP_ICRC_MAX] = {
+	[RP_ICRC_ON] = "on",
+	[RP_ICRC_AUTO] = "auto",
+};
+
 /* The fields of keys whose values are names: 32 bits each. */
 static_assert(sizeof(enum rp_idle_policy) == sizeof(uint32_t) &&
 	      sizeof(enum rp_tx_zc) == sizeof(uint32_t) &&
+	      sizeof(enum rp_icrc_mode) == sizeof(uint32_t) &&
 	      sizeof(((struct rp_config *)0)->log_level) == sizeof(uint32_t),
 	      "rp_cfg_parse_name() stores a name's index in 32 bits");
 
@@ -590,6 +597,13 @@ const struct rp_cfg_type rp_cfg_type_tx_zc = {
 	.accepted = "off, requests, on",
 	.names = rp_tx_zc_names,
 	.nb_names = RTE_DIM(rp_tx_zc_names),
+};
+
+const struct rp_cfg_type rp_cfg_type_icrc = {
+	.parse = rp_cfg_parse_name,
+	.accepted = "on, auto",
+	.names = rp_icrc_names,
+	.nb_names = RTE_DIM(rp_icrc_names),
 };
 
 const struct rp_cfg_type rp_cfg_type_eal_args = {

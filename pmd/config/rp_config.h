@@ -92,6 +92,7 @@ extern const struct rp_cfg_type rp_cfg_type_u32_auto;
 extern const struct rp_cfg_type rp_cfg_type_lcores;
 extern const struct rp_cfg_type rp_cfg_type_idle;
 extern const struct rp_cfg_type rp_cfg_type_tx_zc;
+extern const struct rp_cfg_type rp_cfg_type_icrc;
 extern const struct rp_cfg_type rp_cfg_type_eal_args;
 extern const struct rp_cfg_type rp_cfg_type_log_level;
 extern const struct rp_cfg_type rp_cfg_type_device;

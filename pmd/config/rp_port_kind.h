@@ -9,6 +9,7 @@
 #ifndef _RP_PORT_KIND_H_
 #define _RP_PORT_KIND_H_
 
+#include <stdbool.h>
 #include <string.h>
 
 enum rp_port_kind {
@@ -33,6 +34,21 @@ rp_port_kind_of(const char *name)
 	if (strncmp(name, afx, sizeof(afx) - 1) == 0)
 		return RP_PORT_AF_XDP;
 	return RP_PORT_ETHDEV;
+}
+
+/*
+ * A memory link: the PMD copies frames between processes' memory (memif's
+ * rings, a ring PMD's), and nothing on the way can damage them.  A PCI
+ * NIC, af_packet, af_xdp and tap are not: a wire or a kernel is.
+ */
+static inline bool
+rp_port_kind_memory(const char *name)
+{
+	static const char memif[] = "net_memif", ring[] = "net_ring";
+
+	return name != NULL &&
+		(strncmp(name, memif, sizeof(memif) - 1) == 0 ||
+		 strncmp(name, ring, sizeof(ring) - 1) == 0);
 }
 
 #endif /* _RP_PORT_KIND_H_ */

@@ -64,6 +64,19 @@ enum rp_tx_zc {
 	RP_TX_ZC_MAX,		/**< number of settings, not a setting */
 };
 
+/** Where the port computes and checks ICRCs (port key icrc). */
+enum rp_icrc_mode {
+	RP_ICRC_ON = 0,		/**< on every frame, as RoCEv2 has it */
+	/**
+	 * Not on a memory link (memif, ring), toward a peer whose frames
+	 * say it does the same (RP_BTH_NC), and never on a port that
+	 * corrupts frames (fault_*_corrupt): frames there are copied
+	 * between processes' memory and cannot be damaged on the way
+	 */
+	RP_ICRC_AUTO,
+	RP_ICRC_MAX,		/**< number of settings, not a setting */
+};
+
 /**
  * Name of an idle policy, as the configuration key ``idle`` spells it.
  * @return "busy", "yield", "sleep" or "adaptive"; "invalid" for a value
@@ -207,6 +220,8 @@ struct rp_port_cfg {
 	 * them (memif, af_packet): which ones (enum rp_tx_zc)
 	 */
 	enum rp_tx_zc tx_zero_copy;
+	/** ICRCs not computed on a memory link between rocepmd ends */
+	enum rp_icrc_mode icrc;
 	/**
 	 * ... for a packet of at least this many bytes of payload: below,
 	 * a copy costs less than the two more mbufs of such a frame

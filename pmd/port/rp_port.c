@@ -482,6 +482,13 @@ rp_port_init(struct rp_port *p)
 	p->tx_zc = rp_port_tx_zc(p, &info);
 	p->tx_zc_rd = p->tx_zc && p->cfg->tx_zero_copy == RP_TX_ZC_ON;
 	p->tx_zc_min = p->cfg->tx_zero_copy_min;
+	p->icrc_nc = p->cfg->icrc == RP_ICRC_AUTO &&
+		rp_port_kind_memory(info.driver_name) &&
+		p->cfg->fault.tx.corrupt == 0 && p->cfg->fault.rx.corrupt == 0;
+	if (p->icrc_nc)
+		RP_LOGT(rp_logtype_port, INFO,
+			"%s: a memory link: no ICRC toward rocepmd peers that skip it too (icrc = auto)",
+			p->cfg->device);
 	if (p->tx_zc)
 		RP_LOGT(rp_logtype_port, INFO,
 			"%s: payloads of %u bytes or more of requests%s sent from registered memory (tx_zero_copy)",

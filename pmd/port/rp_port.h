@@ -134,6 +134,10 @@ struct rp_port {
 	bool tx_zc;
 	bool tx_zc_rd;
 	uint32_t tx_zc_min;		/* cfg->tx_zero_copy_min */
+	/* A memory link with icrc = auto: its frames say RP_BTH_NC, go
+	 * without an ICRC toward a peer whose frames say it too, and are
+	 * taken unchecked when they say it (enum rp_icrc_mode) */
+	bool icrc_nc;
 	/* its kind's operations, and the ones frames take (see above) */
 	const struct rp_port_ops *kind_ops;
 	const struct rp_port_ops *ops;

@@ -113,6 +113,8 @@ enum rp_stat {
 	RP_STAT_CQ_MOD_HELD,		/* CQ events moderation held back */
 	RP_STAT_CQ_MOD_UNHELD,		/* ... not: the shard's list full */
 	RP_STAT_CQ_ADAPT_HELD,		/* ... held by adaptive moderation */
+	RP_STAT_TX_NO_ICRC,		/* frames sent without an ICRC, and */
+	RP_STAT_RX_NO_ICRC,		/* ... taken unchecked (icrc = auto) */
 	RP_STAT_TIMER_UNSENT,		/* retransmit timers run out with all
 					 * sent acknowledged: stopped */
 	RP_STAT_TIMER_BACKOFF,		/* retry timeouts after which the next

@@ -514,6 +514,7 @@ qp_reset(struct rp_qp *qp)
 	rp_store_relaxed(&qp->rq->post_wake, 0u);
 	qp->err_status = IBV_WC_WR_FLUSH_ERR;
 	qp->addr_ok = false;
+	qp->peer_nc = false;		/* the next peer's frames will say */
 	qp->last_wqe_sent = false;
 	active_del(qp->dev, qp);
 }

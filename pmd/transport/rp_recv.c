@@ -169,7 +169,9 @@ recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 	    rp_nd_input(rp_nq(dev), m))
 		return;
 	ret = rp_pkt_parse(rte_pktmbuf_mtod(m, const uint8_t *),
-			   rte_pktmbuf_data_len(m), true, &pkt);
+			   rte_pktmbuf_data_len(m), RP_PKT_ICRC_CHECK |
+			   (rp_pq(dev)->port->icrc_nc ? RP_PKT_ICRC_NC : 0),
+			   &pkt);
 	pkt.mbuf = m;	/* a responder may keep it (rp_sr.c) */
 	switch (ret) {
 	case 0:
@@ -224,6 +226,12 @@ recv_one(struct rp_dev *dev, struct rte_mbuf *m)
 			  "peer, dropped", dev->ctl->name, qp->qpn);
 		return;
 	}
+	/* Whether it takes our frames without an ICRC: its last word.  A
+	 * frame taken without a check is counted (a memory link, icrc). */
+	if (unlikely(pkt.nc != qp->peer_nc) && qp->type != IBV_QPT_UD)
+		qp->peer_nc = pkt.nc;
+	if (pkt.nc && rp_pq(dev)->port->icrc_nc)
+		rp_stat_inc(dev, RP_STAT_RX_NO_ICRC);
 	/* A switch on the way was congested (ECN): tell the sender. */
 	if (unlikely((pkt.tclass & RP_ECN_MASK) == RP_ECN_CE))
 		rp_cnp_np(qp, &pkt);

@@ -405,6 +405,8 @@ struct rp_qp {
 	struct rp_av av;		/* hop_limit: what is sent */
 	struct rp_pkt_addr addr;	/* L2-L4 of outgoing packets (RC, UC) */
 	bool addr_ok;			/* addr.dmac resolved (rp_xmit_ready) */
+	bool peer_nc;			/* RC/UC: the peer's last frame said
+					 * RP_BTH_NC (rp_xmit_send()) */
 	uint32_t addr_gen;		/* its shard's arp_gen addr.dmac was read at */
 
 	/*

@@ -130,6 +130,9 @@ xmit_alloc(struct rp_qp *qp, const struct rp_pkt_addr *a, uint32_t dqpn,
 	if (m == NULL)
 		return NULL;
 	off = rp_pkt_build(frame, a, opcode, se, dqpn, ackreq, psn, paylen);
+	/* A memory link: "send me frames without an ICRC" (rp_xmit_send()) */
+	if (rp_pq(dev)->port->icrc_nc && qp->type != IBV_QPT_UD)
+		rp_bth_set_nc(frame + off);
 	/* ECN-capable: a congested switch marks rather than drops (the
 	 * transport's field, as in hardware, whatever the AV's class). */
 	if (dev->cfg.ecn)
@@ -189,15 +192,23 @@ rp_xmit_alloc_zc(struct rp_qp *qp, const struct rp_pkt_addr *a,
 void
 rp_xmit_send(struct rp_qp *qp, const struct rp_pkt_addr *a, struct rte_mbuf *m)
 {
+	/* Without an ICRC on a memory link toward a peer that takes such
+	 * frames (its say RP_BTH_NC, as ours do): it will not check. */
+	bool icrc = !(qp->peer_nc && rp_pq(qp->dev)->port->icrc_nc &&
+		      qp->type != IBV_QPT_UD);
+
+	if (!icrc)
+		rp_stat_inc(qp->dev, RP_STAT_TX_NO_ICRC);
 	if (likely(m->next == NULL))
 		rp_pkt_finish(rte_pktmbuf_mtod(m, uint8_t *), a,
-			      rte_pktmbuf_data_len(m));
+			      rte_pktmbuf_data_len(m), icrc);
 	else
 		rp_pkt_finish_split(rte_pktmbuf_mtod(m, uint8_t *),
 				    rte_pktmbuf_data_len(m),
 				    rte_pktmbuf_mtod(m->next, const uint8_t *),
 				    rte_pktmbuf_data_len(m->next),
-				    rte_pktmbuf_mtod(m->next->next, uint8_t *));
+				    rte_pktmbuf_mtod(m->next->next, uint8_t *),
+				    icrc);
 	/* A QP whose rate CNPs cut: all it sends counts against the rate. */
 	if (unlikely(qp->cc.limited))
 		rp_dcqcn_charge(qp, rte_pktmbuf_pkt_len(m));

@@ -52,6 +52,12 @@ struct rp_bth {
  * probe, NAK every PSN missing before this one". */
 #define RP_BTH_SR	0x40000000u
 #define RP_BTH_SR_ONE	0x20000000u
+/* The next one, NC: "I take frames without an ICRC, and this one may have
+ * none" (a memory link between rocepmd ends: port key icrc, guides/
+ * architecture "The ICRC on a memory link").  Set by a port that skips
+ * its ICRC toward a peer whose frames carry it; such a port does not
+ * check the ICRC of a frame that carries it. */
+#define RP_BTH_NC	0x10000000u
 /* rp_bth_sr()'s bits */
 #define RP_SR_ON	2u
 #define RP_SR_ONE	1u
@@ -126,6 +132,10 @@ static inline uint8_t rp_bth_sr(const void *h)
 { return (rte_be_to_cpu_32(((const struct rp_bth *)h)->apsn) >> 29) & 3u; }
 static inline void rp_bth_set_sr(void *h, uint8_t sr)
 { ((struct rp_bth *)h)->apsn |= rte_cpu_to_be_32((uint32_t)(sr & 3u) << 29); }
+static inline int rp_bth_nc(const void *h)
+{ return !!(rte_be_to_cpu_32(((const struct rp_bth *)h)->apsn) & RP_BTH_NC); }
+static inline void rp_bth_set_nc(void *h)
+{ ((struct rp_bth *)h)->apsn |= rte_cpu_to_be_32(RP_BTH_NC); }
 static inline void rp_bth_set_ackreq(void *h)
 { ((struct rp_bth *)h)->apsn |= rte_cpu_to_be_32(RP_BTH_ACKREQ); }
 

@@ -101,7 +101,7 @@ rp_pkt_parse_ipv6(const uint8_t *frame, uint32_t len, uint32_t off,
 }
 
 int
-rp_pkt_parse(const uint8_t *frame, uint32_t len, bool check_icrc,
+rp_pkt_parse(const uint8_t *frame, uint32_t len, unsigned int icrc,
 	     struct rp_pkt *pkt)
 {
 	const struct rp_opcode_info *info;
@@ -160,7 +160,9 @@ rp_pkt_parse(const uint8_t *frame, uint32_t len, bool check_icrc,
 	if (!(info->mask & RP_M_PAYLOAD) && (pkt->paylen != 0 || pkt->pad != 0))
 		return RP_PKT_BAD;
 
-	if (check_icrc &&
+	pkt->nc = (uint8_t)rp_bth_nc(bth);
+	if ((icrc & RP_PKT_ICRC_CHECK) &&
+	    !((icrc & RP_PKT_ICRC_NC) && pkt->nc) &&
 	    rp_icrc_check(frame + off, l3.l3len - RP_ICRC_SIZE) != 0)
 		return RP_PKT_BAD_ICRC;
 
@@ -378,15 +380,20 @@ pkt_finish_l3(uint8_t *frame, bool v4, uint32_t frame_len)
 
 void
 rp_pkt_finish(uint8_t *frame, const struct rp_pkt_addr *a,
-	      uint32_t frame_len)
+	      uint32_t frame_len, bool icrc)
 {
 	bool v4 = rp_pkt_addr_v4(a);
 	struct rte_udp_hdr *udp = pkt_finish_l3(frame, v4, frame_len);
 	uint8_t pad = rp_bth_pad((const uint8_t *)udp + RP_UDP_HLEN);
 
-	memset(frame + frame_len - RP_ICRC_SIZE - pad, 0, pad);
-	rp_icrc_put(frame + RP_ETH_HLEN, frame_len - RP_ETH_HLEN -
-		    RP_ICRC_SIZE);
+	if (icrc) {
+		memset(frame + frame_len - RP_ICRC_SIZE - pad, 0, pad);
+		rp_icrc_put(frame + RP_ETH_HLEN, frame_len - RP_ETH_HLEN -
+			    RP_ICRC_SIZE);
+	} else {
+		memset(frame + frame_len - RP_ICRC_SIZE - pad, 0,
+		       pad + RP_ICRC_SIZE);
+	}
 	/* IPv6 forbids a zero UDP checksum; the ICRC is part of what it
 	 * covers, so it comes last.  The ICRC masks this field. */
 	if (!v4) {
@@ -408,7 +415,7 @@ pkt_cksum_piece(const void *p, uint32_t n, bool odd)
 
 void
 rp_pkt_finish_split(uint8_t *frame, uint32_t hdr_len, const uint8_t *pay,
-		    uint32_t paylen, uint8_t *trailer)
+		    uint32_t paylen, uint8_t *trailer, bool icrc)
 {
 	bool v4 = (frame[RP_ETH_HLEN] >> 4) != 6;
 	uint8_t pad = rp_pkt_pad(paylen);
@@ -418,9 +425,12 @@ rp_pkt_finish_split(uint8_t *frame, uint32_t hdr_len, const uint8_t *pay,
 	uint16_t ck;
 
 	memset(trailer, 0, pad);
-	crc = rp_icrc_calc(frame + RP_ETH_HLEN, hdr_len - RP_ETH_HLEN);
-	crc = rp_icrc_more(crc, pay, paylen);
-	crc = rte_cpu_to_le_32(rp_icrc_more(crc, trailer, pad));
+	crc = 0;
+	if (icrc) {
+		crc = rp_icrc_calc(frame + RP_ETH_HLEN, hdr_len - RP_ETH_HLEN);
+		crc = rp_icrc_more(crc, pay, paylen);
+		crc = rte_cpu_to_le_32(rp_icrc_more(crc, trailer, pad));
+	}
 	memcpy(trailer + pad, &crc, RP_ICRC_SIZE);
 	if (v4)
 		return;

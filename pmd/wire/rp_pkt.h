@@ -33,6 +33,8 @@ struct rp_pkt {
 	uint8_t ttl;		/* hop limit */
 	uint8_t tclass;
 	uint8_t sr;		/* RP_SR_ON | RP_SR_ONE (rp_hdr.h) */
+	uint8_t nc;		/* RP_BTH_NC: the peer takes frames without
+				 * an ICRC */
 	uint16_t pkey;
 	uint16_t sport;		/* UDP source port (host order) */
 	uint16_t l3_off;	/* IP header offset in the frame */
@@ -96,7 +98,9 @@ static inline uint64_t rp_pkt_atmack_orig(const struct rp_pkt *p)
  * IPv6, optionally one VLAN tag), IP version/header length/total length
  * against the frame, UDP destination port 4791 and UDP length, BTH TVer 0,
  * a defined opcode, the frame long enough for the opcode's headers plus pad
- * plus ICRC, and the ICRC (unless check_icrc is false).
+ * plus ICRC, and the ICRC as `icrc` says: RP_PKT_ICRC_CHECK checks it,
+ * unless RP_PKT_ICRC_NC is set too and the frame's BTH has RP_BTH_NC
+ * (a memory link: the port key icrc); 0 checks nothing.
  * Never reads outside [frame, frame + len).
  *
  * len is the frame without FCS (as DPDK delivers it); bytes past the IP
@@ -117,7 +121,9 @@ static inline uint64_t rp_pkt_atmack_orig(const struct rp_pkt *p)
  * verified: the ICRC covers every field that matters.
  * @return 0, or RP_PKT_NOT_ROCE / RP_PKT_BAD / RP_PKT_BAD_OP / RP_PKT_BAD_ICRC
  */
-int rp_pkt_parse(const uint8_t *frame, uint32_t len, bool check_icrc,
+#define RP_PKT_ICRC_CHECK	1u
+#define RP_PKT_ICRC_NC		2u
+int rp_pkt_parse(const uint8_t *frame, uint32_t len, unsigned int icrc,
 		 struct rp_pkt *pkt);
 
 /* What an outgoing frame's L2/L3/L4 headers say. */
@@ -254,10 +260,11 @@ uint32_t rp_pkt_frame_len(const struct rp_pkt_addr *a, uint8_t opcode,
 /*
  * Finish a frame built by rp_pkt_build() once its payload is in place:
  * zero the pad bytes, fill IP/UDP lengths and the IPv4 header checksum, and
- * append the ICRC.  frame_len is rp_pkt_frame_len().
+ * append the ICRC (icrc false: zeros, toward a peer that takes frames
+ * without one, RP_BTH_NC).  frame_len is rp_pkt_frame_len().
  */
 void rp_pkt_finish(uint8_t *frame, const struct rp_pkt_addr *a,
-		   uint32_t frame_len);
+		   uint32_t frame_len, bool icrc);
 
 /*
  * rp_pkt_finish() for a frame in three pieces, its payload sent from the
@@ -269,6 +276,6 @@ void rp_pkt_finish(uint8_t *frame, const struct rp_pkt_addr *a,
  */
 void rp_pkt_finish_split(uint8_t *frame, uint32_t hdr_len,
 			 const uint8_t *pay, uint32_t paylen,
-			 uint8_t *trailer);
+			 uint8_t *trailer, bool icrc);
 
 #endif /* _RP_PKT_H_ */

@@ -15,7 +15,9 @@
  *   other device's MAC (or a multicast group);
  * - every IPv4 frame is a RoCEv2 packet with a correct ICRC, and so is
  *   every IPv6 frame that is not neighbour discovery (ICMPv6), whose
- *   solicitations and advertisements are counted.
+ *   solicitations and advertisements are counted;
+ * - no frame says RP_BTH_NC, but in the cases with icrc = auto (icrc_*),
+ *   where one that does may go without its ICRC (counted).
  *
  * Counters come from the engine's telemetry (/rocepmd/stats), read over
  * the DPDK telemetry socket of this process.
@@ -90,6 +92,8 @@ struct wt_dir {
 	uint64_t ud;
 	uint64_t nd_ns;			/* ICMPv6 neighbour solicitations */
 	uint64_t nd_na;			/* and advertisements */
+	uint64_t nc;			/* frames saying RP_BTH_NC */
+	uint64_t no_icrc;		/* ... of them without a good ICRC */
 	bool id_seen;
 	uint16_t last_id;
 	uint64_t id_steps;		/* IPv4 IDs one more than the last */
@@ -158,6 +162,12 @@ static struct {
 	/* the bridge's memif rings hold 2^ring_log2 frames (0: memif's
 	 * default); set before wt_boot() */
 	unsigned int ring_log2;
+	/* frames may say RP_BTH_NC (icrc = auto: cases icrc_*) */
+	bool nc_ok;
+	/* rocepmd0's request with this PSN, sent without an ICRC: its
+	 * RP_BTH_NC cleared, strip_nc_left times (icrc_nc) */
+	uint32_t strip_nc_psn;
+	unsigned int strip_nc_left;
 	/* RoCE frames from device d kept back while hold[d] (rd_replay) */
 	bool hold[2];
 	struct rte_mbuf *held[2][WT_HOLD_MAX];
@@ -368,7 +378,7 @@ wt_forge(int to, const struct wt_forge *f)
 		bth[8] |= RP_BTH_SR >> 24;
 	udp = (struct rte_udp_hdr *)(bth - sizeof(*udp));
 	udp->dst_port = htons(f->dport != 0 ? f->dport : RP_ROCE_UDP_PORT);
-	rp_pkt_finish(frame, &a, len);
+	rp_pkt_finish(frame, &a, len, true);
 	wt_inject(to, frame, (uint16_t)len);
 }
 
@@ -435,10 +445,19 @@ wt_roce(int d, struct rte_mbuf *m)
 		 eth->dst_addr.addr_bytes[1], eth->dst_addr.addr_bytes[2],
 		 eth->dst_addr.addr_bytes[3], eth->dst_addr.addr_bytes[4],
 		 eth->dst_addr.addr_bytes[5], 1 - d);
-	ret = rp_pkt_parse(f, rte_pktmbuf_data_len(m), true, &p);
+	ret = rp_pkt_parse(f, rte_pktmbuf_data_len(m), RP_PKT_ICRC_CHECK |
+			   RP_PKT_ICRC_NC, &p);
 	RT_CHECK(ret == 0, "rocepmd%d: IPv4 frame of %u bytes is no good "
 		 "RoCEv2 packet (%d)", d, rte_pktmbuf_data_len(m), ret);
 	w->roce++;
+	if (p.nc) {
+		RT_CHECK(wt.nc_ok, "rocepmd%d: a frame says RP_BTH_NC with "
+			 "icrc = on", d);
+		w->nc++;
+		if (rp_icrc_check(f + p.l3_off, rte_pktmbuf_data_len(m) -
+				  p.l3_off - RP_ICRC_SIZE) != 0)
+			w->no_icrc++;
+	}
 	id = (uint16_t)(f[18] << 8 | f[19]);
 	if (p.ipver == 6) {
 		/* no identification field */
@@ -530,6 +549,16 @@ wt_roce(int d, struct rte_mbuf *m)
 		b[p.bth_off + 8] &= (uint8_t)~(RP_BTH_SR >> 24);
 		rp_icrc_put(b + p.l3_off, rte_pktmbuf_data_len(m) - p.l3_off -
 			    RP_ICRC_SIZE);
+	}
+	if (d == 0 && wt.strip_nc_left != 0 && (p.mask & RP_M_REQ) &&
+	    p.psn == wt.strip_nc_psn) {
+		uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
+
+		RT_CHECK(rp_icrc_check(b + p.l3_off, rte_pktmbuf_data_len(m) -
+				       p.l3_off - RP_ICRC_SIZE) != 0,
+			 "rocepmd0 sent PSN %u with its ICRC", p.psn);
+		b[p.bth_off + 8] &= (uint8_t)~(RP_BTH_NC >> 24);
+		wt.strip_nc_left--;
 	}
 	if (d == 0 && wt.hold_req0 && (p.mask & RP_M_REQ)) {
 		if (wt.req0 != NULL)
@@ -2280,6 +2309,137 @@ static void wt_case_zc_again_gbn(void) { wt_zc_again(); }
 /* requests, toward a requester that takes selective NAKs: READ responses
  * in place as with on (renak: copied toward one that does not) */
 static void wt_case_zc_again_req(void) { wt_zc_again(); }
+
+/* ---- cases icrc_nc, icrc_mixed */
+
+/*
+ * A WRITE, a READ back and a SEND of 16 KiB each from a to b, every byte
+ * checked: 48 PSNs of a's.
+ */
+static void
+wt_icrc_traffic(struct rt_ep *a, struct rt_ep *b, struct rt_buf *src,
+		struct rt_buf *dst)
+{
+	enum { LEN = 16 * 1024 };
+	struct ibv_sge s = rt_sge(src, 0, LEN), r = rt_sge(dst, 0, LEN);
+
+	rt_fill_random(src->p, LEN);
+	rt_post_send(a, 1, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst->p, dst->mr->rkey);
+	wt_expect_wc(a->scq, "WRITE", 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	rt_check_data(dst->p, src->p, LEN, "WRITE payload");
+	wt_read_back(a, &s, src, dst, 2);
+	rt_fill_random(src->p, LEN);
+	rt_post_recv(b, 3, &r, 1);
+	rt_post_send(a, 4, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	wt_expect_wc(a->scq, "SEND", 4, IBV_WC_SUCCESS, IBV_WC_SEND);
+	wt_expect_wc(b->rcq, "receive", 3, IBV_WC_SUCCESS, IBV_WC_RECV);
+	rt_check_data(dst->p, src->p, LEN, "SEND payload");
+	a->psn = (a->psn + 48) & 0xffffff;
+}
+
+static void
+wt_icrc_up(struct rt_dev *d0, struct rt_dev *d1, struct rt_ep *a,
+	   struct rt_ep *b, struct rt_buf *src, struct rt_buf *dst)
+{
+	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1.07 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	enum { LEN = 16 * 1024 };
+
+	wt.nc_ok = true;
+	wt_rc_up(d0, d1, a, b, &eo, &o);
+	rt_buf_alloc(src, d0, LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(dst, d1, LEN, IBV_ACCESS_LOCAL_WRITE |
+		     IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+}
+
+/*
+ * icrc = auto at both ends of a memory link (guides/architecture, "The
+ * ICRC on a memory link"): every frame says RP_BTH_NC, each end sends
+ * without an ICRC once the other's frames have said it, and takes such
+ * frames unchecked; the counters match what the bridge saw, frame for
+ * frame.  A frame without its ICRC that does not say RP_BTH_NC is
+ * checked: dropped as damaged, sent again, the message whole.
+ */
+static void
+wt_case_icrc_nc(void)
+{
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_sge s;
+
+	wt_icrc_up(&d0, &d1, &a, &b, &src, &dst);
+	rt_step("WRITE, READ and SEND of 16 KiB: every frame says NC, those "
+		"after the first answer go without an ICRC, all land whole");
+	wt_icrc_traffic(&a, &b, &src, &dst);
+	for (int d = 0; d < 2; d++) {
+		struct wt_dir *w = &wt.dir[d];
+
+		printf("    rocepmd%d: %" PRIu64 " RoCE frames, %" PRIu64
+		       " say NC, %" PRIu64 " without an ICRC\n", d, w->roce,
+		       w->nc, w->no_icrc);
+		RT_CHECK(w->nc == w->roce, "rocepmd%d: %" PRIu64 " of %" PRIu64
+			 " frames say NC", d, w->nc, w->roce);
+		RT_CHECK(w->no_icrc != 0 && w->no_icrc + 16 >= w->roce,
+			 "rocepmd%d: %" PRIu64 " of %" PRIu64 " frames without "
+			 "an ICRC", d, w->no_icrc, w->roce);
+		wt_expect_stat(d, "tx_icrc_skipped", w->no_icrc);
+		wt_expect_stat(1 - d, "rx_icrc_unchecked", w->nc);
+		wt_expect_stat(1 - d, "rx_bad_icrc", 0);
+	}
+
+	rt_step("a WRITE whose packet 4 goes without an ICRC and, on the "
+		"way, loses its NC: checked, dropped, sent again, whole");
+	wt.strip_nc_psn = (a.psn + 4) & 0xffffff;
+	wt.strip_nc_left = 1;
+	rt_fill_random(src.p, 16 * 1024);
+	s = rt_sge(&src, 0, 16 * 1024);
+	rt_post_send(&a, 5, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst.p, dst.mr->rkey);
+	wt_expect_wc(a.scq, "WRITE", 5, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	rt_check_data(dst.p, src.p, 16 * 1024, "WRITE payload");
+	RT_CHECK(wt.strip_nc_left == 0, "packet 4 was not sent");
+	wt_expect_stat(1, "rx_bad_icrc", 1);
+	wt_expect_stat(0, "retry_timeouts", 0);
+	wt_expect_no_zero_dmac();
+}
+
+/*
+ * icrc = auto at rocepmd0, on at rocepmd1 (a peer that checks every
+ * ICRC: rxe, a NIC, a rocepmd on a wire): rocepmd0's frames say NC and
+ * all carry their ICRC, rocepmd1's say nothing; nothing skipped, nothing
+ * taken unchecked.
+ */
+static void
+wt_case_icrc_mixed(void)
+{
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+
+	wt_icrc_up(&d0, &d1, &a, &b, &src, &dst);
+	rt_step("WRITE, READ and SEND of 16 KiB toward a peer with icrc = on: "
+		"every frame with its ICRC");
+	wt_icrc_traffic(&a, &b, &src, &dst);
+	printf("    rocepmd0: %" PRIu64 " RoCE frames, %" PRIu64 " say NC; "
+	       "rocepmd1: %" PRIu64 ", %" PRIu64 "\n", wt.dir[0].roce,
+	       wt.dir[0].nc, wt.dir[1].roce, wt.dir[1].nc);
+	RT_CHECK(wt.dir[0].roce != 0 && wt.dir[0].nc == wt.dir[0].roce,
+		 "rocepmd0: %" PRIu64 " of %" PRIu64 " frames say NC",
+		 wt.dir[0].nc, wt.dir[0].roce);
+	RT_CHECK(wt.dir[1].roce != 0 && wt.dir[1].nc == 0,
+		 "rocepmd1 (icrc = on): %" PRIu64 " frames say NC",
+		 wt.dir[1].nc);
+	RT_CHECK(wt.dir[0].no_icrc == 0, "rocepmd0 sent %" PRIu64 " frames "
+		 "without an ICRC toward a peer that checks", wt.dir[0].no_icrc);
+	for (int d = 0; d < 2; d++) {
+		wt_expect_stat(d, "tx_icrc_skipped", 0);
+		wt_expect_stat(d, "rx_icrc_unchecked", 0);
+		wt_expect_stat(d, "rx_bad_icrc", 0);
+	}
+	wt_expect_no_zero_dmac();
+}
 
 /* ---- case atomic_replay */
 

@@ -73,7 +73,7 @@ add_built_seeds(void)
 		flen = rp_pkt_frame_len(&a6, ops[i], pay);
 		memset(buf, (int)i, flen);
 		rp_pkt_build(buf, &a6, ops[i], 1, i, 1, i, pay);
-		rp_pkt_finish(buf, &a6, flen);
+		rp_pkt_finish(buf, &a6, flen, true);
 		add_seed(buf, flen);
 		memcpy(vlan, buf, 12);
 		vlan[12] = 0x81;

@@ -916,7 +916,7 @@ fz_frame(const uint8_t *r, const uint8_t *lit, uint32_t nlit)
 	memcpy(h, lit, nlit);
 	for (uint32_t i = nlit; i < paylen; i++)
 		h[i] = (uint8_t)(i * 7u + slot);
-	rp_pkt_finish(buf, &a, flen);
+	rp_pkt_finish(buf, &a, flen, true);
 	if (r[0] & FZ_R_BAD_ICRC)
 		buf[flen - 1] ^= 0x5a;
 	fz_inject(buf, flen);

@@ -145,7 +145,7 @@ build(uint8_t *buf, const struct rp_pkt_addr *a, uint8_t op, int se,
 		rp_ieth_set(h + info->offset[RP_HDR_IETH], v.ieth);
 	for (i = 0; i < paylen; i++)
 		h[info->length + i] = (uint8_t)(i * 7 + seed);
-	rp_pkt_finish(buf, a, flen);
+	rp_pkt_finish(buf, a, flen, true);
 	return flen;
 }
 
@@ -350,7 +350,7 @@ rebuild_frame(const char *name, int no, const uint8_t *cap, uint32_t len)
 	if (p.mask & RP_M_IETH)
 		rp_ieth_set(h + info->offset[RP_HDR_IETH], rp_pkt_ieth_rkey(&p));
 	memcpy(h + info->length, rp_pkt_payload(&p), p.paylen);
-	rp_pkt_finish(frame_buf, &a, flen);
+	rp_pkt_finish(frame_buf, &a, flen, true);
 	if (memcmp(frame_buf, cap, len) != 0) {
 		uint32_t i = 0;
 
@@ -412,11 +412,11 @@ test_rebuild_rc_send_s64(void **state)
 			   6711880, 64);
 	rp_pkt_set_ip_id(frame_buf, (uint16_t)rd_be16(fr[0].data + ETH_HLEN + 4));
 	memcpy(frame_buf + bth + 12, fr[0].data + bth + 12, 64);
-	rp_pkt_finish(frame_buf, &a, flen);
+	rp_pkt_finish(frame_buf, &a, flen, true);
 	assert_memory_equal(frame_buf, fr[0].data, flen);
 	/* with ip_id 0 (the builder's) only id, IP checksum and ICRC differ */
 	rp_pkt_build(frame_buf, &a, RP_OP_SEND_ONLY, 0, 0x11, 1, 6711880, 64);
-	rp_pkt_finish(frame_buf, &a, flen);
+	rp_pkt_finish(frame_buf, &a, flen, true);
 	assert_memory_equal(frame_buf, fr[0].data, ETH_HLEN + 4);
 	assert_memory_equal(frame_buf + ETH_HLEN + 6, fr[0].data + ETH_HLEN + 6,
 			    4);
@@ -710,7 +710,7 @@ test_finish_again(void **state)
 	frame_buf[rp_pkt_l2l4_len(&addr6) + 12] ^= 0xff;
 	assert_int_equal(rp_pkt_parse(frame_buf, flen, true, &p),
 			 RP_PKT_BAD_ICRC);
-	rp_pkt_finish(frame_buf, &addr6, flen);
+	rp_pkt_finish(frame_buf, &addr6, flen, true);
 	assert_int_equal(rp_pkt_parse(frame_buf, flen, true, &p), 0);
 	assert_true(v6_udp_cksum_ok(frame_buf + ETH_HLEN));
 }
@@ -804,7 +804,7 @@ test_ip_id(void **state)
 	rp_pkt_build(frame_buf, &addr4, RP_OP_ACK, 0, 5, 0, 77, 0);
 	assert_int_equal(ip->packet_id, 0);
 	rp_pkt_set_ip_id(frame_buf, 0xbeef);
-	rp_pkt_finish(frame_buf, &addr4, flen);
+	rp_pkt_finish(frame_buf, &addr4, flen, true);
 	assert_int_equal(rte_be_to_cpu_16(ip->packet_id), 0xbeef);
 	assert_int_equal(rte_raw_cksum(ip, 20), 0xffff);
 	assert_int_equal(rp_pkt_parse(frame_buf, flen, true, &p), 0);
@@ -841,8 +841,8 @@ finish_split_one(const struct rp_pkt_addr *a, uint8_t op, uint32_t n,
 	       hlen - rp_pkt_l2l4_len(a) - 12);	/* extended headers */
 	memcpy(hdr, whole, hlen);
 	memcpy(whole + hlen, pay, n);
-	rp_pkt_finish(whole, a, flen);
-	rp_pkt_finish_split(hdr, hlen, pay, n, trailer);
+	rp_pkt_finish(whole, a, flen, true);
+	rp_pkt_finish_split(hdr, hlen, pay, n, trailer, true);
 
 	assert_memory_equal(hdr, whole, hlen);
 	assert_memory_equal(trailer, whole + hlen + n, pad + 4);
@@ -870,6 +870,69 @@ test_finish_split(void **state)
 					 (uint16_t)(i * 31 + o));
 		}
 	}
+}
+
+/*
+ * icrc false (a memory link toward a peer that said RP_BTH_NC): the same
+ * frame, its ICRC zeros, in one piece or three.  A parser that may skip
+ * (RP_PKT_ICRC_NC) takes it only when its BTH says NC; one that checks
+ * every ICRC never does.
+ */
+static void
+icrc_nc_one(const struct rp_pkt_addr *a, uint32_t n)
+{
+	static uint8_t whole[FRAME_MAX], hdr[FRAME_MAX], pay[FRAME_MAX];
+	uint32_t flen = rp_pkt_frame_len(a, RP_OP_WRITE_ONLY, n);
+	uint32_t pad = (4 - n % 4) % 4, hlen = flen - n - pad - 4;
+	uint8_t trailer[8], *bth;
+	struct rp_pkt p;
+	uint16_t off;
+
+	for (uint32_t k = 0; k < n; k++)
+		pay[k] = (uint8_t)(k * 3 + 1);
+	off = rp_pkt_build(whole, a, RP_OP_WRITE_ONLY, 0, 0x123456, 1,
+			   0x10, n);
+	bth = whole + off;
+	memcpy(whole + hlen, pay, n);
+	rp_pkt_finish(whole, a, flen, false);
+	static const uint8_t zero[4];
+	assert_memory_equal(whole + flen - 4, zero, 4);
+	assert_int_equal(rp_pkt_parse(whole, flen, RP_PKT_ICRC_CHECK, &p),
+			 RP_PKT_BAD_ICRC);
+	assert_int_equal(rp_pkt_parse(whole, flen, RP_PKT_ICRC_CHECK |
+				      RP_PKT_ICRC_NC, &p), RP_PKT_BAD_ICRC);
+	rp_bth_set_nc(bth);
+	assert_int_equal(rp_pkt_parse(whole, flen, RP_PKT_ICRC_CHECK, &p),
+			 RP_PKT_BAD_ICRC);
+	assert_int_equal(rp_pkt_parse(whole, flen, RP_PKT_ICRC_CHECK |
+				      RP_PKT_ICRC_NC, &p), 0);
+	assert_int_equal(p.nc, 1);
+	assert_int_equal(p.psn, 0x10);
+	assert_int_equal(p.paylen, n);
+	/* The same bytes from three pieces, NC and all. */
+	memcpy(hdr, whole, hlen);
+	memset(trailer, 0x77, sizeof(trailer));
+	rp_pkt_finish_split(hdr, hlen, pay, n, trailer, false);
+	rp_pkt_finish(whole, a, flen, false);
+	assert_memory_equal(hdr, whole, hlen);
+	assert_memory_equal(trailer, whole + hlen + n, pad + 4);
+	assert_int_equal(trailer[pad + 4], 0x77);
+	/* With its ICRC, a frame saying NC passes either parser. */
+	rp_pkt_finish(whole, a, flen, true);
+	assert_int_equal(rp_pkt_parse(whole, flen, RP_PKT_ICRC_CHECK, &p), 0);
+	assert_int_equal(p.nc, 1);
+}
+
+static void
+test_icrc_nc(void **state)
+{
+	(void)state;
+	for (uint32_t n = 1; n <= 9; n += 4) {
+		icrc_nc_one(&addr4, n);
+		icrc_nc_one(&addr6, n);
+	}
+	icrc_nc_one(&addr4, 1024);
+	icrc_nc_one(&addr6, 1024);
 }
 
 /*
@@ -935,6 +998,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_gid_mcast),
 		cmocka_unit_test(test_ip_id),
 		cmocka_unit_test(test_finish_split),
+		cmocka_unit_test(test_icrc_nc),
 		cmocka_unit_test(test_msg_shape),
 	};
 
