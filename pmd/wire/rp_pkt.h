@@ -33,14 +33,14 @@ struct rp_pkt {
 	uint8_t ttl;		/* hop limit */
 	uint8_t tclass;
 	uint8_t sr;		/* RP_SR_ON | RP_SR_ONE (rp_hdr.h) */
-	uint8_t nc;		/* RP_BTH_NC: the peer takes frames without
-				 * an ICRC */
 	uint16_t pkey;
 	uint16_t sport;		/* UDP source port (host order) */
 	uint16_t l3_off;	/* IP header offset in the frame */
 	uint16_t bth_off;	/* BTH offset in the frame */
 	uint16_t pay_off;	/* payload offset in the frame */
-	uint16_t rsvd2;
+	uint8_t nc;		/* RP_BTH_NC: the peer takes frames without
+				 * an ICRC */
+	uint8_t rsvd2;		/* no hole: the fuzzer compares parses */
 	uint32_t paylen;	/* payload bytes, without pad and ICRC */
 	uint8_t smac[6];
 	uint8_t dmac[6];

@@ -96,9 +96,9 @@ fuzz_count(int r, bool icrc)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct rp_pkt a, b;
+	struct rp_pkt a, b, c;
 	uint32_t len = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
-	int ra, rb;
+	int ra, rb, rc;
 
 	ra = rp_pkt_parse(data, len, true, &a);
 	fuzz_count(ra, true);
@@ -115,6 +115,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ra != 0 && ra != RP_PKT_BAD_ICRC && ra != rb)
 		abort();
 	if (ra == RP_PKT_BAD_ICRC && rb != 0)
+		abort();
+	/* A memory link (RP_PKT_ICRC_NC): the check skipped exactly for a
+	 * frame whose BTH says RP_BTH_NC, nothing else different. */
+	rc = rp_pkt_parse(data, len, RP_PKT_ICRC_CHECK | RP_PKT_ICRC_NC, &c);
+	if (rc != (ra == RP_PKT_BAD_ICRC && b.nc ? 0 : ra))
+		abort();
+	if (rc == 0 && memcmp(&c, &b, offsetof(struct rp_pkt, frame)) != 0)
 		abort();
 	return 0;
 }
