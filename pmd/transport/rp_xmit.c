@@ -193,7 +193,7 @@ void
 rp_xmit_send(struct rp_qp *qp, const struct rp_pkt_addr *a, struct rte_mbuf *m)
 {
 	/* Without an ICRC on a memory link toward a peer that takes such
-	 * frames (its say RP_BTH_NC, as ours do): it will not check. */
+	 * frames (its frames say RP_BTH_NC, as ours do): it will not check. */
 	bool icrc = !(qp->peer_nc && rp_pq(qp->dev)->port->icrc_nc &&
 		      qp->type != IBV_QPT_UD);
 
