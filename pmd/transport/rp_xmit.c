@@ -193,9 +193,9 @@ void
 rp_xmit_send(struct rp_qp *qp, const struct rp_pkt_addr *a, struct rte_mbuf *m)
 {
 	/* Without an ICRC on a memory link toward a peer that takes such
-	 * frames (its frames say RP_BTH_NC, as ours do): it will not check. */
-	bool icrc = !(qp->peer_nc && rp_pq(qp->dev)->port->icrc_nc &&
-		      qp->type != IBV_QPT_UD);
+	 * frames (its frames say RP_BTH_NC, as ours do): it will not check.
+	 * UD never learns peer_nc (rp_recv.c). */
+	bool icrc = !(qp->peer_nc && rp_pq(qp->dev)->port->icrc_nc);
 
 	if (!icrc)
 		rp_stat_inc(qp->dev, RP_STAT_TX_NO_ICRC);
