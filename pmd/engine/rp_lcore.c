@@ -196,49 +196,75 @@ rp_dev_poll(struct rp_dev *dev)
  * lcore's counters keep the gaps between passes only.
  */
 static void
-lcore_starve_check(struct rp_lcore_ctx *lc, uint64_t now)
+lcore_starve_check(struct rp_lcore_ctx *lc, uint32_t held, uint64_t now,
+		   uint64_t *stats)
 {
-	uint64_t due = rp_load_relaxed(&lc->due), lag = 0, from = due;
+	uint64_t due = rp_load_relaxed(&lc->due), lag = 0;
 
 	if (due != 0 && now > due &&
 	    now - due > rte_get_timer_hz() / 1000000u * RP_STARVE_US)
 		lag = now - due;
 	if (lag != 0) {
-		lc_stat_add(lc, RP_LC_STARVED, 1);
-		lc_stat_add(lc, RP_LC_STARVED_US,
-			    lag * 1000000u / rte_get_timer_hz());
-	}
-	if (lc->pass_long != 0) {
-		/* the long pass, and the gap after it if starved too */
-		from = lc->pass_tsc;
-		lag += lc->pass_long;
+		rp_counter_add(&stats[RP_LC_STARVED], 1);
+		rp_counter_add(&stats[RP_LC_STARVED_US],
+			       lag * 1000000u / rte_get_timer_hz());
 	}
 	for (unsigned int i = 0; i < lc->nr_shards; i++) {
-		lc->shards[i]->starved_from = from;
-		lc->shards[i]->starved_lag = lag;
-		lc->shards[i]->pass_tsc = now;
+		const struct rp_lcore_lane *l = &lc->lanes[i];
+		struct rp_shard *sh = lc->shards[i];
+
+		if ((held & 1u << i) == 0)
+			continue;
+		/* the long pass, and the gap after it if starved too */
+		sh->starved_from = l->pass_long != 0 ? l->pass_tsc : due;
+		sh->starved_lag = lag + l->pass_long;
+		sh->pass_tsc = now;
 	}
 }
 
+/*
+ * One pass over the shards whose lanes the caller holds (bit i: shards[i]),
+ * counting in stats: the lcore's own, or an inline pass's first lane's.
+ * The pass's end into *end.
+ */
+bool
+rp_lcore_poll_lanes(struct rp_lcore_ctx *lc, uint32_t held, uint64_t *stats,
+		    uint64_t *end)
+{
+	uint64_t t0 = rte_get_timer_cycles(), t1, len;
+	bool busy = false;
+
+	lcore_starve_check(lc, held, t0, stats);
+	for (unsigned int i = 0; i < lc->nr_shards; i++)
+		if ((held & 1u << i) != 0)
+			busy |= shard_poll(lc->shards[i]);
+	t1 = rte_get_timer_cycles();
+	/* signed: a thread moved to another CPU may read its TSC a little
+	 * behind */
+	len = (int64_t)(t1 - t0) >= (int64_t)(rte_get_timer_hz() /
+		1000000u * RP_PASS_LONG_US) ? t1 - t0 : 0;
+	for (unsigned int i = 0; i < lc->nr_shards; i++) {
+		if ((held & 1u << i) == 0)
+			continue;
+		lc->lanes[i].pass_tsc = t0;
+		lc->lanes[i].pass_long = len;
+	}
+	rp_counter_add(&stats[RP_LC_POLLS], 1);
+	if (busy)
+		rp_counter_add(&stats[RP_LC_POLLS_BUSY], 1);
+	*end = t1;
+	return busy;
+}
+
+/* The lcore's pass over all its shards (it holds every lane). */
 bool
 rp_lcore_poll(struct rp_lcore_ctx *lc)
 {
-	uint64_t t0 = rte_get_timer_cycles(), t1;
-	bool busy = false;
+	uint64_t end;
+	bool busy = rp_lcore_poll_lanes(lc, (1u << lc->nr_shards) - 1,
+					 lc->stats, &end);
 
-	lcore_starve_check(lc, t0);
-	for (unsigned int i = 0; i < lc->nr_shards; i++)
-		busy |= shard_poll(lc->shards[i]);
-	t1 = rte_get_timer_cycles();
-	lc->pass_tsc = t0;
-	/* signed: a thread moved to another CPU may read its TSC a little
-	 * behind */
-	lc->pass_long = (int64_t)(t1 - t0) >= (int64_t)(rte_get_timer_hz() /
-		1000000u * RP_PASS_LONG_US) ? t1 - t0 : 0;
-	rp_lcore_plan(lc, t1);
-	lc_stat_add(lc, RP_LC_POLLS, 1);
-	if (busy)
-		lc_stat_add(lc, RP_LC_POLLS_BUSY, 1);
+	rp_lcore_plan(lc, end);
 	return busy;
 }
 

@@ -39,6 +39,8 @@ enum rp_lc_stat {
 	RP_LC_WAKE_TIMEOUT,
 	RP_LC_DOORBELL_SIGNALS,	/* eventfd writes by doorbells, as read */
 	RP_LC_INLINE_PASSES,	/* inline: passes run by application threads */
+	RP_LC_INLINE_SPLIT,	/* ... that left some of the lcore's shards
+				 * to threads polling their devices */
 	RP_LC_INLINE_BUSY_CYCLES, /* inline: those passes' time if they found
 				   * work (the engine's CPU on their threads) */
 	RP_LC_STAND_ASIDES,	/* inline: naps while the application ran them */
@@ -63,6 +65,37 @@ enum rp_lc_stat {
 				 * CPU they share */
 	RP_LC_STAT_MAX,
 };
+
+/*
+ * Inline passes take the devices shard by shard: a lane per shard of the
+ * lcore (shards[i] has lanes[i]).  A program thread that polls a device
+ * runs that device's shards, and those of devices no thread polls, so
+ * two threads polling two devices of one lcore run their passes at once,
+ * each over its own device's state, on its own CPU: one lock for all had
+ * them take turns and carry every device's state from CPU to CPU each
+ * pass (guides/experiments_close_to_wire, twenty-second round).  The
+ * lcore, and whatever touches every device, holds every lane.
+ */
+struct rp_lcore_lane {
+	uint32_t token;			/* 1 while a thread runs the shard */
+	/*
+	 * Written by the token's holder: the shard's last pass, when it
+	 * began and its length if that was RP_PASS_LONG_US or more (0
+	 * otherwise), which no pass's work takes: the process was stopped
+	 * or the thread preempted inside it.
+	 */
+	uint64_t pass_tsc;
+	uint64_t pass_long;
+	/* the counters of the inline passes that held this lane first */
+	uint64_t stats[RP_LC_STAT_MAX];
+} __rte_cache_aligned;
+
+/* When a thread polling the shard's device last ran it: on a line of its
+ * own, which that thread rewrites only every eighth of a stand-aside and
+ * the other pollers read at every pass. */
+struct rp_lcore_owner {
+	uint64_t tsc;
+} __rte_cache_aligned;
 
 struct rp_lcore_ctx {
 	unsigned int lcore;
@@ -100,9 +133,9 @@ struct rp_lcore_ctx {
 	/*
 	 * Inline mode (inline_us != 0): application threads run passes
 	 * (rp_engine_assist) while they poll a CQ.  Whoever runs a pass, or
-	 * touches the devices at all, holds the token; the lcore gives it up
-	 * whenever it sleeps, and stands aside for inline_us after an
-	 * application's pass.
+	 * touches the devices at all, holds their lanes' tokens; the lcore
+	 * gives them up whenever it sleeps, and stands aside for inline_us
+	 * after an application's pass.
 	 */
 	bool inline_mode;
 	enum rp_inline_kind inline_kind;
@@ -122,8 +155,11 @@ struct rp_lcore_ctx {
 	uint32_t spin_long_run;		/* long yields since */
 	uint64_t stand_cycles;
 	struct timespec stand;
-	uint32_t token;			/* 1 while a thread owns the devices */
-	uint64_t app_tsc;		/* TSC of the application's last try */
+	struct rp_lcore_lane lanes[RP_MAX_PORTS];
+	struct rp_lcore_owner owner[RP_MAX_PORTS];
+	/* TSC of the application's last try, rewritten every eighth of a
+	 * stand-aside at most (every poller's pass reads it) */
+	uint64_t app_tsc;
 	uint32_t standing;		/* the lcore naps aside (U0/U1) */
 	/*
 	 * TSC by which the next pass was due: the end of the last one, or of
@@ -134,17 +170,8 @@ struct rp_lcore_ctx {
 	 */
 	uint64_t due;
 	/*
-	 * The last pass: when it began, and its length if that was
-	 * RP_PASS_LONG_US or more (0 otherwise), which no pass's work takes:
-	 * the process was stopped or the thread preempted inside it.  Written
-	 * by whoever runs a pass (the token's holder).
-	 */
-	uint64_t pass_tsc;
-	uint64_t pass_long;
-	/*
-	 * Written by the thread that holds the token (the lcore, or in
-	 * inline mode an application thread), except stand_asides and the
-	 * cycle counters, written by the lcore alone.
+	 * Written by the lcore alone; an inline pass counts in its first
+	 * lane's (rp_lcore_stat() sums them).
 	 */
 	uint64_t stats[RP_LC_STAT_MAX];
 };
@@ -161,29 +188,52 @@ lc_stat_add(struct rp_lcore_ctx *lc, enum rp_lc_stat s, uint64_t v)
 	rp_counter_add(&lc->stats[s], v);
 }
 
-/* ---- inline passes: the token (whoever touches the devices holds it) */
+/* ---- inline passes: the lanes' tokens (whoever touches a shard holds
+ * its lane's) */
 
-/* Inline mode: take the devices of an lcore, or find them taken. */
 static inline bool
-rp_lcore_token_try(struct rp_lcore_ctx *lc)
+rp_lane_try(struct rp_lcore_ctx *lc, unsigned int i)
 {
 	uint32_t free_ = 0;
 
-	/* acquire: pairs with the release in rp_lcore_token_give(), so a pass
-	 * sees everything the previous owner's pass wrote. */
-	return __atomic_compare_exchange_n(&lc->token, &free_, 1u, false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	/* acquire: pairs with the release in rp_lane_give(), so a pass sees
+	 * everything the previous holder's pass wrote. */
+	return __atomic_compare_exchange_n(&lc->lanes[i].token, &free_, 1u,
+					   false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+static inline void
+rp_lane_give(struct rp_lcore_ctx *lc, unsigned int i)
+{
+	rp_store_release(&lc->lanes[i].token, 0u);
+}
+
+/* Every lane, or none. */
+static inline bool
+rp_lcore_token_try(struct rp_lcore_ctx *lc)
+{
+	for (unsigned int i = 0; i < lc->nr_shards; i++) {
+		if (rp_lane_try(lc, i))
+			continue;
+		while (i-- > 0)
+			rp_lane_give(lc, i);
+		return false;
+	}
+	return true;
 }
 
 static inline void
 rp_lcore_token_give(struct rp_lcore_ctx *lc)
 {
-	if (lc->inline_mode)
-		rp_store_release(&lc->token, 0u);
+	if (!lc->inline_mode)
+		return;
+	for (unsigned int i = 0; i < lc->nr_shards; i++)
+		rp_lane_give(lc, i);
 }
 
 /*
- * The token is held, and the lcore wants it: the holder may be a program
+ * A lane is held, and the lcore wants them all: the holder may be a program
  * thread that our wake-up preempted mid-pass on a CPU we share, which
  * finishes only once it runs again.  Yield that CPU (token_yields), or
  * pause where the program runs elsewhere.
@@ -218,6 +268,9 @@ rp_lcore_plan(struct rp_lcore_ctx *lc, uint64_t due)
 
 /* ---- rp_lcore.c */
 bool rp_lcore_poll(struct rp_lcore_ctx *lc);
+bool rp_lcore_poll_lanes(struct rp_lcore_ctx *lc, uint32_t held,
+			 uint64_t *stats, uint64_t *end);
+uint64_t rp_lcore_stat(const struct rp_lcore_ctx *lc, unsigned int s);
 
 /* ---- rp_lcore_stats.c */
 void rp_lcore_stats_log(const struct rp_lcore_ctx *lc);

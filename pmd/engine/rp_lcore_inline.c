@@ -35,17 +35,30 @@ inline_lcore(unsigned int dev)
 	return lc != NULL && lc->inline_mode ? lc : NULL;
 }
 
+/* Stores of the lcore's shared words that an eighth of a stand-aside would
+ * not change much are skipped: every poller's pass reads them, and each
+ * store takes the line from the other pollers' CPUs. */
+static inline void
+inline_tsc_store(uint64_t *p, uint64_t now, uint64_t stand)
+{
+	if (now - rp_load_relaxed(p) > stand / 8)
+		rp_store_relaxed(p, now);
+}
+
 /*
- * Inline mode: one pass over the devices of the lcore that serves device
- * `dev`, run by the calling application thread, unless another thread
- * runs one.  Telling the lcore first makes it stand aside, so that a
- * polling application and a busy lcore do not take turns on one CPU.
+ * Inline mode: a pass over the shards of the lcore that serves device
+ * `dev` which the calling application thread may run: `dev`'s own, and
+ * those of devices no thread has polled within a stand-aside.  Another
+ * thread polling another device of the lcore runs that one's at the same
+ * time.  Telling the lcore first makes it stand aside, so that a polling
+ * application and a busy lcore do not take turns on one CPU.
  */
 bool
 rp_engine_assist(unsigned int dev)
 {
 	struct rp_lcore_ctx *lc = inline_lcore(dev);
-	uint64_t t0;
+	uint64_t t0, end, *stats;
+	uint32_t held = 0;
 	bool busy;
 
 	if (lc == NULL)
@@ -71,25 +84,46 @@ rp_engine_assist(unsigned int dev)
 	 */
 	if (RTE_PER_LCORE(rp_empty_polls)++ == 0)
 		return false;
-	rp_store_relaxed(&lc->app_tsc, rte_get_timer_cycles());
-	if (!rp_lcore_token_try(lc))
-		return false;
-	lc_stat_add(lc, RP_LC_INLINE_PASSES, 1);
-	if (unlikely(rp_thread_adopt()))
-		lc_stat_add(lc, RP_LC_INLINE_THREADS, 1);
 	t0 = rte_get_timer_cycles();
+	inline_tsc_store(&lc->app_tsc, t0, lc->stand_cycles);
+	for (unsigned int i = 0; i < lc->nr_shards; i++) {
+		uint64_t *own = &lc->owner[i].tsc;
+
+		if (lc->shards[i]->dev->id != dev) {
+			/* another thread polls its device: its pass */
+			if (t0 - rp_load_relaxed(own) < lc->stand_cycles)
+				continue;
+			own = NULL;
+		}
+		if (!rp_lane_try(lc, i))
+			continue;
+		held |= 1u << i;
+		if (own != NULL)
+			inline_tsc_store(own, t0, lc->stand_cycles);
+	}
+	if (held == 0)
+		return false;
+	stats = lc->lanes[__builtin_ctz(held)].stats;
+	rp_counter_add(&stats[RP_LC_INLINE_PASSES], 1);
+	if (held != (1u << lc->nr_shards) - 1)
+		rp_counter_add(&stats[RP_LC_INLINE_SPLIT], 1);
+	if (unlikely(rp_thread_adopt()))
+		rp_counter_add(&stats[RP_LC_INLINE_THREADS], 1);
 	for (unsigned int i = 0; i < lc->nr_shards; i++)
-		lc->shards[i]->tx_defer = true;
-	busy = rp_lcore_poll(lc);
+		if ((held & 1u << i) != 0)
+			lc->shards[i]->tx_defer = true;
+	busy = rp_lcore_poll_lanes(lc, held, stats, &end);
 	for (unsigned int i = 0; i < lc->nr_shards; i++)
-		lc->shards[i]->tx_defer = false;
+		if ((held & 1u << i) != 0)
+			lc->shards[i]->tx_defer = false;
 	if (busy)
-		lc_stat_add(lc, RP_LC_INLINE_BUSY_CYCLES,
-			    rte_get_timer_cycles() - t0);
+		rp_counter_add(&stats[RP_LC_INLINE_BUSY_CYCLES], end - t0);
 	/* The program polls again at once, or the lcore is back within
 	 * its stand-aside. */
-	rp_lcore_plan(lc, rte_get_timer_cycles() + lc->stand_cycles);
-	rp_lcore_token_give(lc);
+	inline_tsc_store(&lc->due, end + lc->stand_cycles, lc->stand_cycles);
+	for (unsigned int i = 0; i < lc->nr_shards; i++)
+		if ((held & 1u << i) != 0)
+			rp_lane_give(lc, i);
 	return true;
 }
 
@@ -102,6 +136,12 @@ rp_engine_unassist(unsigned int dev)
 	RTE_PER_LCORE(rp_empty_polls) = 0;
 	if (lc == NULL)
 		return;
+	/* The device's shards are anyone's now: the other pollers' passes
+	 * take them at once, not a stand-aside later. */
+	for (unsigned int i = 0; i < lc->nr_shards; i++)
+		if (lc->shards[i]->dev->id == dev &&
+		    rp_load_relaxed(&lc->owner[i].tsc) != 0)
+			rp_store_relaxed(&lc->owner[i].tsc, 0);
 	/* U1: pairs with U0 in lcore_stand_aside() (rp_lcore.c). */
 	rp_store_relaxed(&lc->app_tsc, 0);
 	rp_fence_seq_cst();

@@ -29,6 +29,7 @@ static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
 	[RP_LC_WAKE_TIMEOUT] = "wakeups_timeout",
 	[RP_LC_DOORBELL_SIGNALS] = "doorbell_signals",
 	[RP_LC_INLINE_PASSES] = "inline_passes",
+	[RP_LC_INLINE_SPLIT] = "inline_split_passes",
 	[RP_LC_INLINE_BUSY_CYCLES] = "inline_busy_cycles",
 	[RP_LC_STAND_ASIDES] = "stand_asides",
 	[RP_LC_WAKE_CLIENT] = "wakeups_client",
@@ -44,12 +45,23 @@ static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
 	[RP_LC_TOKEN_YIELDS] = "token_yields",
 };
 
+/* Counter s: the lcore's own and its inline passes' (by first lane). */
+uint64_t
+rp_lcore_stat(const struct rp_lcore_ctx *lc, unsigned int s)
+{
+	uint64_t v = rp_load_relaxed(&lc->stats[s]);
+
+	for (unsigned int i = 0; i < RP_MAX_PORTS; i++)
+		v += rp_load_relaxed(&lc->lanes[i].stats[s]);
+	return v;
+}
+
 /* The counters that moved, at INFO level, when an engine lcore stops. */
 void
 rp_lcore_stats_log(const struct rp_lcore_ctx *lc)
 {
 	for (unsigned int i = 0; i < RP_LC_STAT_MAX; i++) {
-		uint64_t v = rp_load_relaxed(&lc->stats[i]);
+		uint64_t v = rp_lcore_stat(lc, i);
 
 		if (v != 0)
 			RP_LOG(INFO, "engine lcore %u: %s %" PRIu64, lc->lcore,
@@ -72,7 +84,7 @@ rp_lcore_stats_get(unsigned int idx, unsigned int *lcore,
 		if (names != NULL)
 			names[s] = rp_lc_stat_names[s];
 		if (vals != NULL)
-			vals[s] = rp_load_relaxed(&lc->stats[s]);
+			vals[s] = rp_lcore_stat(lc, s);
 	}
 	return RP_LC_STAT_MAX;
 }
@@ -110,7 +122,7 @@ lcores_cmd(const char *cmd __rte_unused, const char *params __rte_unused,
 				lc->inline_mode ? rp_inline.us : 0);
 		for (unsigned int s = 0; s < RP_LC_STAT_MAX; s++)
 			rte_tel_data_add_dict_u64(c, rp_lc_stat_names[s],
-					rp_load_relaxed(&lc->stats[s]));
+					rp_lcore_stat(lc, s));
 		snprintf(name, sizeof(name), "lcore%u", lc->lcore);
 		rte_tel_data_add_dict_container(d, name, c, 0);
 	}

@@ -37,8 +37,9 @@
  * Under "inline" (the engine's inline_us set), the polling threads run
  * the engine's passes themselves; the test then also requires the lcore
  * counters (rp_lcore_stats_get(), found in the preloaded library) to show
- * passes run by those threads, and holds the wake-up phase to the
- * adaptive limit.
+ * passes run by those threads, some of them over one device while other
+ * threads ran the other's (inline_split_passes), and holds the wake-up
+ * phase to the adaptive limit.
  *
  * A watchdog (alarm) ends a hung run; no progress for RS_IDLE_S seconds
  * fails it with the counters.
@@ -761,11 +762,13 @@ main(int argc, char **argv)
 		int64_t inl = rt_lcore_counter("inline_passes");
 		int64_t stand = rt_lcore_counter("stand_asides");
 		int64_t thr = rt_lcore_counter("inline_threads");
+		int64_t split = rt_lcore_counter("inline_split_passes");
 
 		printf("rp_stress: inline: %" PRId64 " passes run by the "
 		       "application's threads (%" PRId64 " of them given an "
-		       "lcore id), lcore stood aside %" PRId64 " times\n",
-		       inl, thr, stand);
+		       "lcore id, %" PRId64 " over one device while another "
+		       "thread polled the other), lcore stood aside %" PRId64
+		       " times\n", inl, thr, split, stand);
 		RS_CHECK(inl > 0 && stand > 0, "inline: no pass run by the "
 			 "application (inline_passes %" PRId64 ", stand_asides %"
 			 PRId64 ")", inl, stand);
@@ -773,6 +776,10 @@ main(int argc, char **argv)
 		 * (rp_thread.c). */
 		RS_CHECK(thr > 0, "inline: no thread that ran passes has an "
 			 "lcore id (inline_threads %" PRId64 ")", thr);
+		/* Threads polling the two devices' CQs run each device's
+		 * passes at once (rp_engine_assist(): lanes). */
+		RS_CHECK(split > 0, "inline: every pass ran both devices "
+			 "(inline_split_passes 0)");
 	}
 	/* Nothing more may complete. */
 	for (unsigned int i = 0; i < rs_nthreads; i++)
