@@ -36,14 +36,16 @@
 # Each row prints its figures or FAILED and why.  A benchmark, not a test:
 # exits 0.  Environment: BENCH_DURATION (s per run, 3), BENCH_ITERS
 # (send_lat iterations, 20000), BENCH_KINDS ("af_packet af_xdp"),
-# BENCH_TIMEOUT (s per program, 120), BENCH_BUILD, BENCH_HALT_POLL_NS
-# (lib.sh).
+# BENCH_TIMEOUT (s per program, 120), BENCH_WAIT (how the rate rows'
+# programs wait: event, the default, or poll, with inline passes),
+# BENCH_BUILD, BENCH_HALT_POLL_NS (lib.sh).
 
 . "$(dirname "$0")/lib.sh"
 
 dur=${BENCH_DURATION:-3}
 iters=${BENCH_ITERS:-20000}
 kinds=${BENCH_KINDS:-af_packet af_xdp}
+bw_wait=${BENCH_WAIT:-event}
 export RP_VETH_MTU=3000
 bench_topology rpw
 [ "$(nproc)" -ge 2 ] || die "needs two CPUs"
@@ -141,7 +143,7 @@ printf "%-9s %-30s %-7s %12s %12s %7s %6s  %s\n" kind goal unit rocepmd \
 bw() {
 	local name=$1 kind=$2 mode=$3 size=$4 unit=$5 f=$6 goal=$7 v rv rsrc
 
-	run "$name" "$kind" "$mode" "$size" event --duration "$dur"
+	run "$name" "$kind" "$mode" "$size" "$bw_wait" --duration "$dur"
 	rsrc=$name
 	[ "$kind" = af_xdp ] && rsrc=$(xdp_raw "$name" "$mode" "$size" \
 		--duration "$dur")
@@ -265,7 +267,7 @@ if command -v sockperf >/dev/null; then
 else
 	echo "(no sockperf: apt-get install sockperf for the kernel UDP row)"
 fi
-echo "hosts_wire.sh: veth MTU 3000, IB MTU 1024, host A on CPU 0, B on CPU 1 (program and engine lcore each), ${dur} s a rate run, $iters ping-pongs, $(nproc) CPUs, idle CPUs $(bench_cpu_idle)"
+echo "hosts_wire.sh: veth MTU 3000, IB MTU 1024, host A on CPU 0, B on CPU 1 (program and engine lcore each), ${dur} s a rate run on $bw_wait, $iters ping-pongs, $(nproc) CPUs, idle CPUs $(bench_cpu_idle)"
 echo "a wake-up costs its waker (bench/wake_cost): $(bench_wake_cost "$build")"
 echo "an ICRC costs (bench/icrc_cost): $(bench_icrc_cost "$build")"
 [ -n "${BENCH_KEEP:-}" ] && cp -r "$tmp" "$BENCH_KEEP"
