@@ -261,7 +261,7 @@ bool
 rp_lcore_poll(struct rp_lcore_ctx *lc)
 {
 	uint64_t end;
-	bool busy = rp_lcore_poll_lanes(lc, (1u << lc->nr_shards) - 1,
+	bool busy = rp_lcore_poll_lanes(lc, rp_lcore_all_lanes(lc),
 					 lc->stats, &end);
 
 	rp_lcore_plan(lc, end);

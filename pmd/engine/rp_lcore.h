@@ -209,6 +209,13 @@ rp_lane_give(struct rp_lcore_ctx *lc, unsigned int i)
 	rp_store_release(&lc->lanes[i].token, 0u);
 }
 
+/* The mask of every lane of the lcore. */
+static inline uint32_t
+rp_lcore_all_lanes(const struct rp_lcore_ctx *lc)
+{
+	return (1u << lc->nr_shards) - 1;
+}
+
 /* Every lane, or none. */
 static inline bool
 rp_lcore_token_try(struct rp_lcore_ctx *lc)

@@ -45,6 +45,14 @@ inline_tsc_store(uint64_t *p, uint64_t now, uint64_t stand)
 		rp_store_relaxed(p, now);
 }
 
+/* The held shards' transmits wait for the pass's end (one burst each). */
+static inline void
+held_defer(struct rp_lcore_ctx *lc, uint32_t held, bool on)
+{
+	for (uint32_t m = held; m != 0; m &= m - 1)
+		lc->shards[__builtin_ctz(m)]->tx_defer = on;
+}
+
 /*
  * Inline mode: a pass over the shards of the lcore that serves device
  * `dev` which the calling application thread may run: `dev`'s own, and
@@ -105,25 +113,20 @@ rp_engine_assist(unsigned int dev)
 		return false;
 	stats = lc->lanes[__builtin_ctz(held)].stats;
 	rp_counter_add(&stats[RP_LC_INLINE_PASSES], 1);
-	if (held != (1u << lc->nr_shards) - 1)
+	if (held != rp_lcore_all_lanes(lc))
 		rp_counter_add(&stats[RP_LC_INLINE_SPLIT], 1);
 	if (unlikely(rp_thread_adopt()))
 		rp_counter_add(&stats[RP_LC_INLINE_THREADS], 1);
-	for (unsigned int i = 0; i < lc->nr_shards; i++)
-		if ((held & 1u << i) != 0)
-			lc->shards[i]->tx_defer = true;
+	held_defer(lc, held, true);
 	busy = rp_lcore_poll_lanes(lc, held, stats, &end);
-	for (unsigned int i = 0; i < lc->nr_shards; i++)
-		if ((held & 1u << i) != 0)
-			lc->shards[i]->tx_defer = false;
+	held_defer(lc, held, false);
 	if (busy)
 		rp_counter_add(&stats[RP_LC_INLINE_BUSY_CYCLES], end - t0);
 	/* The program polls again at once, or the lcore is back within
 	 * its stand-aside. */
 	inline_tsc_store(&lc->due, end + lc->stand_cycles, lc->stand_cycles);
-	for (unsigned int i = 0; i < lc->nr_shards; i++)
-		if ((held & 1u << i) != 0)
-			rp_lane_give(lc, i);
+	for (uint32_t m = held; m != 0; m &= m - 1)
+		rp_lane_give(lc, __builtin_ctz(m));
 	return true;
 }
 
