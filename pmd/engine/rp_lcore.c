@@ -88,7 +88,7 @@ shard_poll(struct rp_shard *sh)
 	struct rte_mbuf *pkts[RP_BURST];
 	uint64_t now;
 	uint16_t n;
-	bool busy = false;
+	bool busy = false, defer;
 
 	RTE_PER_LCORE(rp_cur_shard) = sh;
 	if (sh->idx != 0)
@@ -146,8 +146,13 @@ shard_poll(struct rp_shard *sh)
 	rp_cq_notify_flush(sh);
 	if (sh->nr_mod_wait != 0)	/* events moderation held */
 		rp_cq_mod_poll(sh, now);
-	if (sh->tx_defer && sh->pass_cqes != 0 && sh->pq.nr_tx != 0 &&
-	    !dev->port.ops->holds) {
+	defer = sh->tx_defer && sh->pass_cqes != 0 && sh->pq.nr_tx != 0 &&
+		!dev->port.ops->holds;
+	if (defer && sh->pass_cqes > RP_DEFER_CQES) {
+		rp_stat_add(dev, RP_STAT_TX_UNDEFERRED, sh->pq.nr_tx);
+		defer = false;
+	}
+	if (defer) {
 		/* The caller's next pass sends them (rp_engine_assist).
 		 * Frames over registered memory (zero copy) too: their
 		 * WQEs are not complete, and a deregistration in between

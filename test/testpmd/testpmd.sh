@@ -16,6 +16,9 @@
 #             engine lcore ever started
 #   qps4      64 KiB READs, then WRITEs, over four QPs at full rate: every
 #             one completes (one QP starved of transmit room timed out)
+#   defer     polling programs' own passes (--inline-us 100): a round
+#             trip's pass keeps its ACK for the reply's burst
+#             (tx_deferred), a stream's sends it at once (tx_undeferred)
 set -uo pipefail
 app=${1:?usage: $0 APP CASE}
 case=${2:?usage: $0 APP CASE}
@@ -361,6 +364,42 @@ s = open(d + "/summary.txt").read()
 assert "crossover, idle yield" in s and "raw one-way" in s, s
 PY
 	grep -q "^crossover, idle yield" "$tmp/summary" || fail "no summary"
+	;;
+defer)
+	# An inline pass that published a few completions keeps its frames
+	# for its thread's next pass: the ACK of a ping leaves with the pong.
+	# One that published a stream's tens sends them at once: the ACK
+	# opens the sender's window, and holding it while the program takes
+	# every completion halved send_bw's rate (guides/
+	# experiments_close_to_wire, twenty-third round).  Each count is the
+	# engine's own, logged per device when it stops.
+	for m in send_lat send_bw; do
+		"$app" "${eal[@]}" --log-level=rocepmd:info -- "${ports[@]}" \
+			--no-raw --mode $m --wait poll --inline-us 100 --size 64 \
+			--depth 64 --iters 20000 --csv --out "$tmp/$m.csv" \
+			>"$tmp/$m.log" 2>&1 ||
+			{ tail -20 "$tmp/$m.log"; fail "$m: exit status $?"; }
+		check_csv "$tmp/$m.csv" 20000
+		for d in 0 1; do
+			for c in tx_packets tx_deferred tx_undeferred; do
+				v=$(sed -n "s/.*rocepmd$d: $c \([0-9]*\)\$/\1/p" \
+					"$tmp/$m.log" | tail -n 1)
+				eval "${c}_$d=${v:-0}"
+			done
+			echo "$m rocepmd$d: tx_packets $((tx_packets_$d)), tx_deferred $((tx_deferred_$d)), tx_undeferred $((tx_undeferred_$d))"
+		done
+		if [ $m = send_lat ]; then
+			# both ends answer pings: most ACKs wait for the reply
+			for d in 0 1; do
+				[ $((tx_deferred_$d)) -ge 2000 ] ||
+					fail "send_lat rocepmd$d: $((tx_deferred_$d)) frames deferred in 20000 round trips"
+			done
+		else
+			# the receiver's ACKs, for tens of completions a pass
+			[ "$tx_undeferred_1" -gt 0 ] ||
+				fail "send_bw: no ACK sent at once by the receiver"
+		fi
+	done
 	;;
 starve)
 	# The process stopped (SIGSTOP) 20 times for 100 ms (longer than the
