@@ -113,7 +113,7 @@ shim_cq_new(struct ibv_context *ibctx, int cqe, void *cq_context,
 	}
 	cq->ctx = ctx;
 	cq->chan = channel != NULL ? shim_chan(channel) : NULL;
-	rte_spinlock_init(&cq->lock);
+	shim_lock_init(&cq->lock);
 	cq->ibv.context = ibctx;
 	cq->ibv.channel = channel;
 	cq->ibv.cq_context = cq_context;
@@ -214,7 +214,7 @@ ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 
 	if (cqe < 1 || (uint32_t)cqe > cq->ctx->ctl->max_cqe)
 		return EINVAL;
-	rte_spinlock_lock(&cq->lock);
+	shim_lock(&cq->lock);
 	/* The engine moves what we have not consumed: say how far we are. */
 	rp_store_release(&cq->ctl->cons, cq->cons);
 	s.u.cq.cqn = cq->cqn;
@@ -224,7 +224,7 @@ ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 		ret = shim_cq_map(cq->ctx, cq, &s.u.cq, (uint32_t)cqe);
 	if (ret == 0)
 		ibcq->cqe = (int)(cq->size - 1);
-	rte_spinlock_unlock(&cq->lock);
+	shim_unlock(&cq->lock);
 	return -ret;
 }
 

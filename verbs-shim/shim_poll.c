@@ -36,7 +36,7 @@ shim_cq_take(struct shim_cq *cq, int num_entries, struct ibv_wc *wc)
 	uint32_t cons;
 	int n = 0;
 
-	rte_spinlock_lock(&cq->lock);
+	shim_lock(&cq->lock);
 	cons = cq->cons;
 	while (n < num_entries) {
 		const struct rp_cqe *cqe = &cq->ring[cons & mask];
@@ -54,7 +54,7 @@ shim_cq_take(struct shim_cq *cq, int num_entries, struct ibv_wc *wc)
 		/* release: the entries are read before the engine reuses them */
 		rp_store_release(&cq->ctl->cons, cons);
 	}
-	rte_spinlock_unlock(&cq->lock);
+	shim_unlock(&cq->lock);
 	return n;
 }
 
@@ -128,16 +128,16 @@ shim_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 
 	if (attr->comp_mask != 0)
 		return EINVAL;
-	rte_spinlock_lock(&cq->lock);
+	shim_lock(&cq->lock);
 	cqe = shim_cqe_at(cq, cq->cons);
 	if (cqe == NULL) {
-		rte_spinlock_unlock(&cq->lock);
+		shim_unlock(&cq->lock);
 		if (!shim_cq_assist(cq))
 			return ENOENT;
-		rte_spinlock_lock(&cq->lock);
+		shim_lock(&cq->lock);
 		cqe = shim_cqe_at(cq, cq->cons);
 		if (cqe == NULL) {
-			rte_spinlock_unlock(&cq->lock);
+			shim_unlock(&cq->lock);
 			return ENOENT;
 		}
 	}
@@ -168,7 +168,7 @@ shim_end_poll(struct ibv_cq_ex *cqx)
 	cq->cur = NULL;
 	/* release: the entries are read before the engine reuses them */
 	rp_store_release(&cq->ctl->cons, cq->cons);
-	rte_spinlock_unlock(&cq->lock);
+	shim_unlock(&cq->lock);
 }
 
 static enum ibv_wc_opcode

@@ -277,7 +277,7 @@ shim_post_send_wr(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t first;
 	int ret = 0;
 
-	rte_spinlock_lock(&sq->lock);
+	shim_lock(&sq->lock);
 	first = sq->prod;
 	/* RTS or later; in ERR the engine flushes what is posted. */
 	if (ibqp->state < IBV_QPS_RTS)
@@ -296,7 +296,7 @@ shim_post_send_wr(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	posted = sq->prod != first;
 	if (posted)
 		shim_wq_publish(sq);
-	rte_spinlock_unlock(&sq->lock);
+	shim_unlock(&sq->lock);
 
 	if (posted)
 		shim_doorbell(qp->ctx->dev);
@@ -330,7 +330,7 @@ shim_wq_post_recv(struct shim_wq *rq, uint32_t max_sge, unsigned int dev,
 	int ret = 0;
 	int i;
 
-	rte_spinlock_lock(&rq->lock);
+	shim_lock(&rq->lock);
 	first = rq->prod;
 	for (; wr != NULL; wr = wr->next) {
 		struct rp_recv_wqe *wqe;
@@ -357,7 +357,7 @@ shim_wq_post_recv(struct shim_wq *rq, uint32_t max_sge, unsigned int dev,
 	/* release: the WQEs are written before the engine sees prod */
 	if (posted)
 		rp_store_release(&rq->hdr->prod, rq->prod);
-	rte_spinlock_unlock(&rq->lock);
+	shim_unlock(&rq->lock);
 
 	/*
 	 * W1: pairs with W0 in rp_qp_error().  Our store of prod, the fence,
@@ -431,7 +431,7 @@ shim_wr_start(struct ibv_qp_ex *qpx)
 {
 	struct shim_qp *qp = shim_qpx(qpx);
 
-	rte_spinlock_lock(&qp->sq.lock);
+	shim_lock(&qp->sq.lock);
 	qp->wr_first = qp->sq.prod;
 	qp->wr_err = 0;
 	qp->wr_cur = NULL;
@@ -753,7 +753,7 @@ shim_wr_complete(struct ibv_qp_ex *qpx)
 		shim_wq_publish(sq);
 		posted = true;
 	}
-	rte_spinlock_unlock(&sq->lock);
+	shim_unlock(&sq->lock);
 	if (posted)
 		shim_doorbell(qp->ctx->dev);
 	return ret;
@@ -766,7 +766,7 @@ shim_wr_abort(struct ibv_qp_ex *qpx)
 
 	qp->sq.prod = qp->wr_first;
 	qp->wr_cur = NULL;
-	rte_spinlock_unlock(&qp->sq.lock);
+	shim_unlock(&qp->sq.lock);
 }
 
 /* Install the ibv_wr_*() builders of a QP created with send_ops_flags. */

@@ -211,7 +211,7 @@ shim_wq_map(struct shim_context *ctx, struct shim_wq *wq, uint64_t off,
 	/* Our own index: nobody else writes it. */
 	wq->prod = rp_load_relaxed(&wq->hdr->prod);
 	wq->cons = rp_load_acquire(&wq->hdr->cons);
-	rte_spinlock_init(&wq->lock);
+	shim_lock_init(&wq->lock);
 	return 0;
 }
 
@@ -411,12 +411,12 @@ ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 		ibqp->state = attr->qp_state;
 		if (attr->qp_state == IBV_QPS_RESET) {
 			/* The queues were emptied: follow the engine's indexes. */
-			rte_spinlock_lock(&qp->sq.lock);
+			shim_lock(&qp->sq.lock);
 			qp->sq.prod = rp_load_relaxed(&qp->sq.hdr->prod);
-			rte_spinlock_unlock(&qp->sq.lock);
-			rte_spinlock_lock(&qp->rq.lock);
+			shim_unlock(&qp->sq.lock);
+			shim_lock(&qp->rq.lock);
 			qp->rq.prod = rp_load_relaxed(&qp->rq.hdr->prod);
-			rte_spinlock_unlock(&qp->rq.lock);
+			shim_unlock(&qp->rq.lock);
 		}
 	}
 	return 0;

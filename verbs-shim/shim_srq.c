@@ -197,7 +197,7 @@ shim_create_srq_ex(struct ibv_context *ibctx, struct ibv_srq_init_attr_ex *attr)
 		srq->cq = shim_cq(attr->cq);
 		rp_fetch_add(&srq->cq->nr_qp, 1);
 	}
-	rte_spinlock_init(&srq->ops.lock);
+	shim_lock_init(&srq->ops.lock);
 
 	srq->ibv.context = ibctx;
 	srq->ibv.srq_context = attr->srq_context;
@@ -443,7 +443,7 @@ shim_post_srq_ops(struct ibv_srq *ibsrq, struct ibv_ops_wr *op,
 		*bad_op = op;
 		return EOPNOTSUPP;
 	}
-	rte_spinlock_lock(&srq->ops.lock);
+	shim_lock(&srq->ops.lock);
 	first = srq->ops.prod;
 	for (; op != NULL; op = op->next) {
 		ret = shim_tm_op_write(srq, op);
@@ -454,7 +454,7 @@ shim_post_srq_ops(struct ibv_srq *ibsrq, struct ibv_ops_wr *op,
 	if (posted)
 		/* release: the ops are written before the engine sees prod */
 		rp_store_release(&srq->ops.hdr->prod, srq->ops.prod);
-	rte_spinlock_unlock(&srq->ops.lock);
+	shim_unlock(&srq->ops.lock);
 	if (posted)
 		shim_doorbell(srq->ctx->dev);
 	if (ret != 0)
