@@ -54,6 +54,24 @@ struct rp_lcore_ctx *rp_dev_lcore[RP_MAX_PORTS];
  * preemption milliseconds.  At least the shortest retransmit timeout.
  */
 #define RP_PASS_LONG_US	1000
+
+/* TSC cycles of a microsecond count, the timer's rate read once: each
+ * pass compares against two, and rte_get_timer_hz() is a call. */
+static inline uint64_t
+us_cycles(uint64_t *cache, uint64_t us)
+{
+	uint64_t c = rp_load_relaxed(cache);
+
+	if (unlikely(c == 0)) {
+		c = rte_get_timer_hz() / 1000000u * us;
+		rp_store_relaxed(cache, c);
+	}
+	return c;
+}
+
+static uint64_t rp_pass_long_c, rp_starve_c;
+#define PASS_LONG_CYCLES	us_cycles(&rp_pass_long_c, RP_PASS_LONG_US)
+#define STARVE_CYCLES		us_cycles(&rp_starve_c, RP_STARVE_US)
 /* A spin yield this long may have given the CPU to a spinner
  * (lcore_spin_yield()): a woken thread that then blocks again takes
  * microseconds, a slice 0.7 ms and more.  The first silence they cause. */
@@ -109,7 +127,7 @@ shard_poll(struct rp_shard *sh)
 	}
 	now = rte_get_timer_cycles();
 	if (sh->pass_tsc != 0 && (int64_t)(now - sh->pass_tsc) >=
-	    (int64_t)(rte_get_timer_hz() / 1000000u * RP_PASS_LONG_US)) {
+	    (int64_t)PASS_LONG_CYCLES) {
 		/* stopped in this pass before its timers: not their time */
 		if (sh->starved_lag == 0)
 			sh->starved_from = sh->pass_tsc;
@@ -207,7 +225,7 @@ lcore_starve_check(struct rp_lcore_ctx *lc, uint32_t held, uint64_t now,
 	uint64_t due = rp_load_relaxed(&lc->due), lag = 0;
 
 	if (due != 0 && now > due &&
-	    now - due > rte_get_timer_hz() / 1000000u * RP_STARVE_US)
+	    now - due > STARVE_CYCLES)
 		lag = now - due;
 	if (lag != 0) {
 		rp_counter_add(&stats[RP_LC_STARVED], 1);
@@ -230,13 +248,14 @@ lcore_starve_check(struct rp_lcore_ctx *lc, uint32_t held, uint64_t now,
 /*
  * One pass over the shards whose lanes the caller holds (bit i: shards[i]),
  * counting in stats: the lcore's own, or an inline pass's first lane's.
- * The pass's end into *end.
+ * It began at TSC t0 (the caller's reading: a pass is a few of them); its
+ * end into *end.
  */
 bool
 rp_lcore_poll_lanes(struct rp_lcore_ctx *lc, uint32_t held, uint64_t *stats,
-		    uint64_t *end)
+		    uint64_t t0, uint64_t *end)
 {
-	uint64_t t0 = rte_get_timer_cycles(), t1, len;
+	uint64_t t1, len;
 	bool busy = false;
 
 	lcore_starve_check(lc, held, t0, stats);
@@ -246,8 +265,7 @@ rp_lcore_poll_lanes(struct rp_lcore_ctx *lc, uint32_t held, uint64_t *stats,
 	t1 = rte_get_timer_cycles();
 	/* signed: a thread moved to another CPU may read its TSC a little
 	 * behind */
-	len = (int64_t)(t1 - t0) >= (int64_t)(rte_get_timer_hz() /
-		1000000u * RP_PASS_LONG_US) ? t1 - t0 : 0;
+	len = (int64_t)(t1 - t0) >= (int64_t)PASS_LONG_CYCLES ? t1 - t0 : 0;
 	for (unsigned int i = 0; i < lc->nr_shards; i++) {
 		if ((held & 1u << i) == 0)
 			continue;
@@ -267,7 +285,8 @@ rp_lcore_poll(struct rp_lcore_ctx *lc)
 {
 	uint64_t end;
 	bool busy = rp_lcore_poll_lanes(lc, rp_lcore_all_lanes(lc),
-					 lc->stats, &end);
+					 lc->stats, rte_get_timer_cycles(),
+					 &end);
 
 	rp_lcore_plan(lc, end);
 	return busy;

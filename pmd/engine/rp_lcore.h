@@ -276,7 +276,7 @@ rp_lcore_plan(struct rp_lcore_ctx *lc, uint64_t due)
 /* ---- rp_lcore.c */
 bool rp_lcore_poll(struct rp_lcore_ctx *lc);
 bool rp_lcore_poll_lanes(struct rp_lcore_ctx *lc, uint32_t held,
-			 uint64_t *stats, uint64_t *end);
+			 uint64_t *stats, uint64_t t0, uint64_t *end);
 uint64_t rp_lcore_stat(const struct rp_lcore_ctx *lc, unsigned int s);
 
 /* ---- rp_lcore_stats.c */

@@ -118,7 +118,7 @@ rp_engine_assist(unsigned int dev)
 	if (unlikely(rp_thread_adopt()))
 		rp_counter_add(&stats[RP_LC_INLINE_THREADS], 1);
 	held_defer(lc, held, true);
-	busy = rp_lcore_poll_lanes(lc, held, stats, &end);
+	busy = rp_lcore_poll_lanes(lc, held, stats, t0, &end);
 	held_defer(lc, held, false);
 	if (busy)
 		rp_counter_add(&stats[RP_LC_INLINE_BUSY_CYCLES], end - t0);
