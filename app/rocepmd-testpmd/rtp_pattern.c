@@ -340,10 +340,13 @@ stream_phase(struct rtp_run *run, enum ibv_wr_opcode op, bool measure,
 
 			if (period != 0 && now < next)
 				break;
+			/* no division in this loop: it is a few percent
+			 * of a 64 B stream's client */
 			while (inflight[q] >= run->set.depth)
-				q = (q + 1) % s->nb_qps;
+				q = q + 1 == s->nb_qps ? 0 : q + 1;
 			/* in order within a QP: a slot per WR in flight */
-			slot = q * run->set.depth + seq[q]++ % run->set.depth;
+			slot = q * run->set.depth + seq[q];
+			seq[q] = seq[q] + 1 == run->set.depth ? 0 : seq[q] + 1;
 			t_post[slot] = period != 0 ? next : now;
 			next += period;
 			ret = rtp_post(s, q, op, run->set.size,
@@ -355,7 +358,7 @@ stream_phase(struct rtp_run *run, enum ibv_wr_opcode op, bool measure,
 			posted++;
 			if (measure)
 				run->posted++;
-			q = (q + 1) % s->nb_qps;
+			q = q + 1 == s->nb_qps ? 0 : q + 1;
 			more = !phase_over(&p, p.n != 0 ? posted : 0);
 		}
 		if (!more && total_inflight == 0)
