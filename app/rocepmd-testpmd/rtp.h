@@ -451,6 +451,12 @@ struct rtp_raw_result {
 	uint32_t size;
 	double lat_min, lat_p50, lat_p99, lat_p999, lat_max;	/* one way, us */
 	double pp_msgs;			/* ping-pong iterations */
+	/* raw_pp2: the ping-pong across two CPUs (rtp_mode_raw.c), one way,
+	 * us; the two threads' CPUs */
+	bool x_valid;
+	double x_lat[5];		/* min, p50, p99, p99.9, max */
+	double x_msgs;
+	char x_cpus[64];
 	double msg_rate;		/* streaming */
 	double gbps;
 	uint64_t frames_per_msg;

@@ -9,7 +9,12 @@
  *   ping-pong: a message from port 0 to port 1, then back; half the round
  *	trip is the one-way latency;
  *   streaming: messages from port 0, received on port 1, for as many
- *	messages as the run (iterations, or duration).
+ *	messages as the run (iterations, or duration);
+ *   ping-pong across two CPUs (raw_pp2): the same ping-pong with port 1
+ *	answered by the main thread on a CPU of its own, as a client and a
+ *	server program answer each other; the one thread above has no
+ *	second CPU in its path, which no two programs can match.  Only where
+ *	the main lcore's CPUs and the engine lcore's are apart.
  * Then the ports are stopped and the engine configures them afresh.
  */
 
@@ -31,8 +36,12 @@
 
 #define RAW_BURST	32
 #define RAW_UDP_PORT	9	/* discard: nothing answers it */
+#define RAW_X_MAX	100000	/* raw_pp2's round trips at most, */
+#define RAW_X_SECONDS	0.5	/* and its time */
 #define RAW_HDR		(sizeof(struct rte_ether_hdr) + \
 			 sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr))
+
+enum { RAW_X_WAIT, RAW_X_RUN, RAW_X_DONE };
 
 struct rtp_raw_result rtp_raw;
 bool rtp_raw_last;
@@ -53,6 +62,14 @@ struct raw_ctx {
 	uint64_t lost;
 	int err;
 	unsigned int lcore;		/* the stream's */
+	/* raw_pp2: RAW_X_* (the pinger's release, the echo's acquire), the
+	 * echo's readiness and error; its samples */
+	uint32_t x_phase;
+	uint32_t x_ready;
+	int x_err;
+	bool x_on;
+	uint64_t *x_samples;
+	uint64_t x_nb;
 	struct rtp_cpustat cs[2];	/* the CPUs' time, the stream's ends */
 	bool cs_ok;
 };
@@ -94,19 +111,6 @@ raw_shape(struct raw_ctx *c, enum rp_msg_kind kind, uint32_t size,
 	c->size = size;
 	c->frames = c->shape.frames;
 	return ret;
-}
-
-/*
- * The measuring lcore's result, the calling (main) thread sleeping
- * meanwhile: rte_eal_wait_lcore() spins, and on a host whose lcores share
- * one CPU it would take half of the sender's.
- */
-static int
-raw_wait(unsigned int lcore)
-{
-	while (rte_eal_get_lcore_state(lcore) == RUNNING)
-		usleep(1000);
-	return rte_eal_wait_lcore(lcore);
 }
 
 static void
@@ -210,6 +214,100 @@ raw_recv_msg(struct raw_ctx *c, unsigned int on)
 	return 0;
 }
 
+/*
+ * raw_pp2, the echo (the main thread): every message's frames received on
+ * port 1 answered from port 1 by a message of as many, until RAW_X_DONE.
+ */
+static void
+raw_cross_echo(struct raw_ctx *c)
+{
+	uint32_t got = 0;
+
+	/* release: the pinger sends once we poll port 1 */
+	__atomic_store_n(&c->x_ready, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&c->x_phase, __ATOMIC_ACQUIRE) == RAW_X_RUN) {
+		got += raw_recv(c, 1, c->frames - got);
+		if (got < c->frames)
+			continue;
+		got = 0;
+		if (raw_tx(c, 1, RAW_UDP_PORT, 1) < 0) {
+			c->x_err = -ENOBUFS;
+			break;
+		}
+	}
+}
+
+/*
+ * The measuring lcore's result, the calling (main) thread sleeping
+ * meanwhile: rte_eal_wait_lcore() spins, and on a host whose lcores share
+ * one CPU it would take half of the sender's.  It answers raw_pp2's pings
+ * when that phase comes.
+ */
+static int
+raw_wait(struct raw_ctx *c, unsigned int lcore)
+{
+	while (rte_eal_get_lcore_state(lcore) == RUNNING) {
+		if (c->x_on && __atomic_load_n(&c->x_phase,
+					       __ATOMIC_ACQUIRE) == RAW_X_RUN)
+			raw_cross_echo(c);
+		else
+			usleep(1000);
+	}
+	return rte_eal_wait_lcore(lcore);
+}
+
+/*
+ * raw_pp2 runs where the calling thread is the main lcore and its CPUs and
+ * the measuring lcore's are apart: two threads on one CPU would measure
+ * the scheduler's slices.
+ */
+static bool
+raw_cross_possible(unsigned int lcore)
+{
+	rte_cpuset_t a = rte_lcore_cpuset(rte_get_main_lcore());
+	rte_cpuset_t b = rte_lcore_cpuset(lcore), both;
+
+	if (rte_lcore_id() != rte_get_main_lcore())
+		return false;
+	CPU_AND(&both, &a, &b);
+	return CPU_COUNT(&both) == 0 && CPU_COUNT(&a) != 0;
+}
+
+/*
+ * raw_pp2, the pinger (the measuring lcore): port 1 is the main thread's
+ * from RAW_X_RUN to RAW_X_DONE.  n round trips, or the run's duration.
+ */
+static void
+raw_cross_ping(struct raw_ctx *c, uint64_t n)
+{
+	uint64_t hz = rte_get_tsc_hz(), t_stop, limit;
+
+	/* a frame of the stream that came late must not count as an echo */
+	while (raw_recv(c, 1, RAW_BURST) != 0 || raw_recv(c, 0, RAW_BURST) != 0)
+		;
+	/* release: port 1's queues are the echo's from here on */
+	__atomic_store_n(&c->x_phase, RAW_X_RUN, __ATOMIC_RELEASE);
+	limit = rte_get_tsc_cycles() + hz;
+	while (__atomic_load_n(&c->x_ready, __ATOMIC_ACQUIRE) == 0)
+		if (rte_get_tsc_cycles() > limit)
+			goto done;	/* no echo: no raw_pp2 row */
+	/* a p50 wants thousands, not the run's length */
+	t_stop = c->iters != 0 ? UINT64_MAX : rte_get_tsc_cycles() +
+		(uint64_t)(RTE_MIN(c->duration, RAW_X_SECONDS) * (double)hz);
+	for (uint64_t i = 0; i < n && rte_get_tsc_cycles() < t_stop; i++) {
+		uint64_t t = rte_get_tsc_cycles();
+
+		if (raw_tx(c, 0, RAW_UDP_PORT, 1) < 0 ||
+		    raw_recv_msg(c, 0) < 0) {
+			c->x_err = -EIO;
+			break;
+		}
+		c->x_samples[c->x_nb++] = rte_get_tsc_cycles() - t;
+	}
+done:
+	__atomic_store_n(&c->x_phase, RAW_X_DONE, __ATOMIC_RELEASE);
+}
+
 static int
 raw_lcore(void *arg)
 {
@@ -273,6 +371,8 @@ raw_lcore(void *arg)
 	raw_cpustat(c, 1);
 	c->stream_msgs = recvd / c->frames;
 	c->lost += sent * c->frames - recvd;
+	if (c->x_on)
+		raw_cross_ping(c, RTE_MIN(c->nb_samples, (uint64_t)RAW_X_MAX));
 	return 0;
 }
 
@@ -338,6 +438,26 @@ raw_result(struct raw_ctx *c)
 		rtp_raw.gbps = (double)c->stream_msgs * c->size * 8 / s / 1e9;
 	}
 	rtp_raw.lost = c->lost;
+	if (c->x_nb != 0 && c->x_err == 0) {
+		static const double q[5] = { 0, 0.5, 0.99, 0.999, 1 };
+		rte_cpuset_t a = rte_lcore_cpuset(c->lcore);
+		rte_cpuset_t b = rte_lcore_cpuset(rte_get_main_lcore());
+		char sa[24], sb[24];
+
+		rtp_cpus_fmt(&a, sa, sizeof(sa));
+		rtp_cpus_fmt(&b, sb, sizeof(sb));
+		rtp_raw.x_valid = true;
+		rtp_raw.x_msgs = (double)c->x_nb;
+		for (unsigned int i = 0; i < RTE_DIM(q); i++)
+			rtp_raw.x_lat[i] = rtp_tsc_us((uint64_t)rtp_quantile(
+				c->x_samples, c->x_nb, q[i])) / 2;
+		snprintf(rtp_raw.x_cpus, sizeof(rtp_raw.x_cpus),
+			 "ping=%s,echo=%s", sa, sb);
+	} else if (c->x_on) {
+		fprintf(stderr, "raw: the ping-pong across two CPUs: %s\n",
+			c->x_err != 0 ? strerror(-c->x_err) :
+			"the main thread did not answer");
+	}
 	if (c->cs_ok) {
 		rte_cpuset_t cpus = rte_lcore_cpuset(c->lcore);
 
@@ -390,7 +510,11 @@ rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set,
 	c.duration = set->duration;
 	c.lcore = lcore;
 	c.samples = malloc(sizeof(uint64_t) * RTP_MAX_SAMPLES);
+	if (raw_cross_possible(lcore))
+		c.x_samples = malloc(sizeof(uint64_t) * RAW_X_MAX);
+	c.x_on = c.x_samples != NULL;
 	if (c.samples == NULL) {
+		free(c.x_samples);
 		rte_mempool_free(c.pool);
 		return -ENOMEM;
 	}
@@ -406,13 +530,14 @@ rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set,
 		raw_hdr(&c, 1, cfg);
 		ret = rte_eal_remote_launch(raw_lcore, &c, lcore);
 		if (ret == 0)
-			ret = raw_wait(lcore);
+			ret = raw_wait(&c, lcore);
 	}
 	rte_eth_dev_stop(c.port[0]);
 	rte_eth_dev_stop(c.port[1]);
 	if (ret == 0 && c.nb_samples != 0)
 		raw_result(&c);
 	free(c.samples);
+	free(c.x_samples);
 	/* The pool stays: a PMD may still hold its mbufs in a stopped queue. */
 	if (ret < 0)
 		fprintf(stderr, "raw: %s\n", strerror(-ret));
@@ -724,7 +849,7 @@ rtp_raw_serve(const struct rp_config *cfg, int lfd, const volatile bool *quit)
 			ret = rtp_oob_recv(fd, &h, sizeof(h), 1);
 		while (ret == -ETIMEDOUT && !*quit);
 		r->stop = true;
-		raw_wait(cfg->port[0].lcore);
+		raw_wait(&r->c, cfg->port[0].lcore);
 		a.frames = r->stream_frames;
 		a.bytes = r->stream_bytes;
 		a.rx_ns = (uint64_t)(rtp_tsc_us(r->last_tsc - r->first_tsc) *
@@ -799,7 +924,7 @@ rtp_raw_client(const struct rp_config *cfg, const struct rtp_settings *set,
 		r->c.lcore = lcore;
 		ret = rte_eal_remote_launch(raw_client_lcore, r, lcore);
 		if (ret == 0)
-			ret = raw_wait(lcore);
+			ret = raw_wait(&r->c, lcore);
 		/* done: the server says what it counted */
 		h.frames = r->sent_frames;
 		if (rtp_oob_send(fd, &h, sizeof(h)) == 0 &&

@@ -507,6 +507,24 @@ rtp_report_raw(FILE *f, enum rtp_format fmt)
 	r.lat_max = rtp_raw.lat_max;
 	r.lat_x_raw = 1;
 	rtp_report(f, fmt, &r);
+	if (rtp_raw.x_valid) {
+		snprintf(r.mode, sizeof(r.mode), "raw_pp2");
+		r.msgs = (uint64_t)rtp_raw.x_msgs;
+		r.bytes = r.msgs * r.set.size;
+		r.lat_min = rtp_raw.x_lat[0];
+		r.lat_p50 = rtp_raw.x_lat[1];
+		r.lat_p99 = rtp_raw.x_lat[2];
+		r.lat_p999 = rtp_raw.x_lat[3];
+		r.lat_max = rtp_raw.x_lat[4];
+		r.lat_x_raw = rtp_raw.lat_p50 > 0 ?
+			r.lat_p50 / rtp_raw.lat_p50 : 0;
+		snprintf(r.placement, sizeof(r.placement), "%s",
+			 rtp_raw.x_cpus);
+		rtp_report(f, fmt, &r);
+		r.placement[0] = '\0';
+		r.msgs = (uint64_t)rtp_raw.pp_msgs;
+		r.bytes = r.msgs * r.set.size;
+	}
 	memset(&r.lat_min, 0, sizeof(double) * 5);
 	snprintf(r.mode, sizeof(r.mode), "raw_stream");
 	r.msg_rate = rtp_raw.msg_rate;

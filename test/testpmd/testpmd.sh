@@ -118,19 +118,27 @@ rawonly)
 		--raw-only --mode write_bw --size 65536 --duration 1 --iters 2000 \
 		--csv --out "$tmp/out.csv" 2>"$tmp/err" || fail "exit status $?"
 	grep -q "engine lcore" "$tmp/err" && fail "an engine lcore ran: $(grep -m1 'engine lcore' "$tmp/err")"
-	[ "$(grep -vc '^mode,' "$tmp/out.csv")" -eq 2 ] || fail "not 2 rows: $(cat "$tmp/out.csv")"
+	[ "$(grep -vc '^mode,' "$tmp/out.csv")" -eq 3 ] || fail "not 3 rows: $(cat "$tmp/out.csv")"
 	check_csv "$tmp/out.csv" 0
 	python3 - "$tmp/out.csv" <<'PY' || exit 1
 import csv, sys
 rows = {r["mode"]: r for r in csv.DictReader(open(sys.argv[1]))}
-assert set(rows) == {"raw_pp", "raw_stream"}, "rows %s" % sorted(rows)
-pp, st = rows["raw_pp"], rows["raw_stream"]
+# main lcore on CPU 0, the measuring lcore on CPU 1: the ping-pong
+# across the two CPUs too (raw_pp2)
+assert set(rows) == {"raw_pp", "raw_pp2", "raw_stream"}, "rows %s" % sorted(rows)
+pp, x, st = rows["raw_pp"], rows["raw_pp2"], rows["raw_stream"]
 # the shape of a 64 KiB WRITE at IB MTU 1024: 64 frames a message
-assert int(pp["size"]) == 65536 and int(st["size"]) == 65536, "sizes"
+assert {int(r["size"]) for r in (pp, x, st)} == {65536}, "sizes"
 assert int(pp["msgs"]) == 2000, "%s ping-pongs, not 2000" % pp["msgs"]
-assert float(pp["lat_p50_us"]) > 0, "no raw latency"
+assert int(x["msgs"]) == 2000, "%s ping-pongs across CPUs, not 2000" % x["msgs"]
+for r in (pp, x):
+    q = [float(r[k]) for k in ("lat_min_us", "lat_p50_us", "lat_p99_us",
+                               "lat_p999_us", "lat_max_us")]
+    assert 0 < q[0] and q == sorted(q), "%s quantiles %s" % (r["mode"], q)
+assert x["placement"] == "ping=1,echo=0", "raw_pp2 placement %s" % x["placement"]
 assert float(st["msg_rate"]) > 0 and float(st["gbps"]) > 0, "no raw stream"
-print("ok raw_pp p50 %s us, raw_stream %s Gbit/s" % (pp["lat_p50_us"], st["gbps"]))
+print("ok raw_pp p50 %s us, raw_pp2 (%s) %s us, raw_stream %s Gbit/s" %
+      (pp["lat_p50_us"], x["placement"], x["lat_p50_us"], st["gbps"]))
 PY
 	;;
 modes)
@@ -342,7 +350,8 @@ d = sys.argv[1]
 rows = list(csv.DictReader(open(d + "/sweep.csv")))
 raw = [r for r in rows if r["mode"].startswith("raw")]
 runs = [r for r in rows if not r["mode"].startswith("raw")]
-assert {r["mode"] for r in raw} == {"raw_pp", "raw_stream"}, "raw rows"
+assert {r["mode"] for r in raw} <= {"raw_pp", "raw_pp2", "raw_stream"} and \
+    {"raw_pp", "raw_stream"} <= {r["mode"] for r in raw}, "raw rows"
 grid = sorted((r["wait"], r["idle"], r["rate"]) for r in runs)
 want = sorted((w, "yield", l) for w in ("poll", "event") for l in ("5000", "0"))
 assert [g[:2] for g in grid] == [w[:2] for w in want], "grid %s" % grid
