@@ -533,6 +533,11 @@ rp_port_fini(struct rp_port *p)
 		rte_ring_free(p->loop_ring);
 		p->loop_ring = NULL;
 	}
+	/* the stashes back to the pool, which outlives us (below) */
+	for (uint32_t i = 0; i < p->nr_q; i++) {
+		rte_pktmbuf_free_bulk(p->q[i]->stash, p->q[i]->nr_stash);
+		p->q[i]->nr_stash = 0;
+	}
 	if (p->pool != NULL) {
 		rte_eth_dev_stop(p->port_id);
 		rte_eth_dev_close(p->port_id);
@@ -596,16 +601,33 @@ rp_port_rx(struct rp_port_q *pq, struct rte_mbuf **pkts, uint16_t n)
 	return nb;
 }
 
+/* The stash refilled: how many it holds now (0: the pool is dry). */
+uint16_t
+rp_port_restash(struct rp_port_q *pq)
+{
+	struct rte_mempool *mp = pq->port->pool;
+
+	if (rte_pktmbuf_alloc_bulk(mp, pq->stash, RP_PORT_STASH) == 0) {
+		pq->nr_stash = RP_PORT_STASH;
+	} else {
+		/* fewer left than a stash: one at a time */
+		pq->stash[0] = rte_pktmbuf_alloc(mp);
+		pq->nr_stash = pq->stash[0] != NULL;
+	}
+	if (pq->nr_stash == 0)
+		rp_stats_inc(pq->stats, RP_STAT_NOMBUF);
+	/* from any lcore of the pool: rp_atomic.h */
+	rp_handoff_acquire_bulk(pq->stash, pq->nr_stash);
+	return pq->nr_stash;
+}
+
 struct rte_mbuf *
 rp_port_alloc(struct rp_port_q *pq, uint32_t frame_len, uint8_t **data)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pq->port->pool);
+	struct rte_mbuf *m = rp_port_mbuf(pq);
 
-	if (m == NULL) {
-		rp_stats_inc(pq->stats, RP_STAT_NOMBUF);
+	if (m == NULL)
 		return NULL;
-	}
-	rp_handoff_acquire(m);	/* from any lcore of the pool: rp_atomic.h */
 	*data = (uint8_t *)rte_pktmbuf_append(m, frame_len);
 	if (*data == NULL) {
 		rte_pktmbuf_free(m);

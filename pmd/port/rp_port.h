@@ -25,6 +25,8 @@ struct rp_port;
 
 #define RP_BURST	32u
 #define RP_TX_MAX	64u
+/* mbufs a queue takes from its pool at once (rp_port_mbuf()) */
+#define RP_PORT_STASH	32u
 #define RP_RX_SOCKS	8u		/* af_packet ring sockets (qpairs) */
 
 /*
@@ -114,6 +116,10 @@ struct rp_port_q {
 	uint16_t nr_tx;
 	struct rte_mbuf *tx[RP_TX_MAX];
 	uint64_t *stats;		/* its lcore's counters (rp_stat.h) */
+	/* mbufs taken from the pool in bulk, handed out one at a time by
+	 * rp_port_mbuf(): a zero-copy frame takes three */
+	uint16_t nr_stash;
+	struct rte_mbuf *stash[RP_PORT_STASH];
 };
 
 /*
@@ -267,6 +273,21 @@ void rp_port_rx_intr_enable(struct rp_port *p);
 void rp_port_rx_intr_disable(struct rp_port *p);
 struct rte_mbuf *rp_port_alloc(struct rp_port_q *pq, uint32_t frame_len,
 			       uint8_t **data);
+uint16_t rp_port_restash(struct rp_port_q *pq);
+
+/*
+ * A reset mbuf of the queue's pool, or NULL (counted as nombuf).  From
+ * the queue's stash, refilled RP_PORT_STASH at a time: one lookup of the
+ * thread's mempool cache (and of the lcore id, a TLS call from this
+ * library) for many frames, not one per mbuf.
+ */
+static inline struct rte_mbuf *
+rp_port_mbuf(struct rp_port_q *pq)
+{
+	if (unlikely(pq->nr_stash == 0) && rp_port_restash(pq) == 0)
+		return NULL;
+	return pq->stash[--pq->nr_stash];
+}
 
 /* ---- rp_xsk_rxq.c */
 /*

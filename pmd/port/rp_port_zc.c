@@ -65,14 +65,11 @@ port_ext_free(void *addr, void *opaque)
 struct rte_mbuf *
 rp_port_alloc_ext(struct rp_port_q *pq, const void *buf, uint32_t len)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pq->port->pool);
+	struct rte_mbuf *m = rp_port_mbuf(pq);
 	struct rte_mbuf_ext_shared_info *sh;
 
-	if (m == NULL) {
-		rp_stats_inc(pq->stats, RP_STAT_NOMBUF);
+	if (m == NULL)
 		return NULL;
-	}
-	rp_handoff_acquire(m);
 	sh = rte_pktmbuf_mtod(m, struct rte_mbuf_ext_shared_info *);
 	sh->free_cb = port_ext_free;
 	sh->fcb_opaque = NULL;
