@@ -31,6 +31,7 @@
 #include "rp_engine.h"
 #include "rp_lcore.h"
 #include "rp_signal.h"
+#include "rp_time.h"
 
 struct rp_lcore_ctx rp_lcores[RP_MAX_ENGINE_LCORES];
 /* What inline_us decided, at launch (rp_inline.c). */
@@ -63,7 +64,7 @@ us_cycles(uint64_t *cache, uint64_t us)
 	uint64_t c = rp_load_relaxed(cache);
 
 	if (unlikely(c == 0)) {
-		c = rte_get_timer_hz() / 1000000u * us;
+		c = rp_us_cycles(us);
 		rp_store_relaxed(cache, c);
 	}
 	return c;
@@ -229,8 +230,7 @@ lcore_starve_check(struct rp_lcore_ctx *lc, uint32_t held, uint64_t now,
 		lag = now - due;
 	if (lag != 0) {
 		rp_counter_add(&stats[RP_LC_STARVED], 1);
-		rp_counter_add(&stats[RP_LC_STARVED_US],
-			       lag * 1000000u / rte_get_timer_hz());
+		rp_counter_add(&stats[RP_LC_STARVED_US], rp_cycles_us(lag));
 	}
 	for (unsigned int i = 0; i < lc->nr_shards; i++) {
 		const struct rp_lcore_lane *l = &lc->lanes[i];
@@ -590,7 +590,7 @@ lcore_spin_yield(struct rp_lcore_ctx *lc, uint64_t now)
 	lc_stat_add(lc, RP_LC_SPIN_YIELDS, 1);
 	sched_yield();
 	dt = rte_get_timer_cycles() - now;
-	if (dt < hz / 1000000u * RP_SPIN_YIELD_LONG_US) {
+	if (dt < rp_us_cycles(RP_SPIN_YIELD_LONG_US)) {
 		if (now - lc->spin_long_tsc > hz)
 			lc->spin_quiet = hz / 1000u * RP_SPIN_QUIET_MIN_MS;
 		return;
@@ -711,8 +711,8 @@ lcore_main(void *arg)
 				 * busy application adds. */
 				lc_stat_add(lc, RP_LC_NAPS, 1);
 				rp_lcore_plan(lc, rte_get_timer_cycles() +
-					   rte_get_timer_hz() / 1000000u *
-					   (uint64_t)lc->nap.tv_nsec / 1000u);
+					   rp_us_cycles((uint64_t)
+							lc->nap.tv_nsec / 1000u));
 				nanosleep(&lc->nap, NULL);
 			}
 		}
@@ -791,7 +791,7 @@ rp_lcore_launch(const struct rp_config *cfg)
 
 		lc->lcore = cfg->lcores[i];
 		lc->idle = cfg->idle;
-		lc->idle_cycles = rte_get_timer_hz() / 1000000 * cfg->idle_us;
+		lc->idle_cycles = rp_us_cycles(cfg->idle_us);
 		lc->spin_cycles = lc->idle_cycles;
 		lc->blocked = false;
 		lc->nap.tv_nsec = (long)cfg->sleep_us * 1000;
@@ -809,7 +809,7 @@ rp_lcore_launch(const struct rp_config *cfg)
 				 CPU_COUNT(&app) > CPU_COUNT(&shared);
 		lc->spin_quiet = rte_get_timer_hz() / 1000u *
 				 RP_SPIN_QUIET_MIN_MS;
-		lc->stand_cycles = rte_get_timer_hz() / 1000000 * rp_inline.us;
+		lc->stand_cycles = rp_us_cycles(rp_inline.us);
 		lc->stand.tv_sec = rp_inline.us / 1000000;
 		lc->stand.tv_nsec = (long)(rp_inline.us % 1000000) * 1000;
 		lc->can_block = true;

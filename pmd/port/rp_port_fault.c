@@ -25,6 +25,7 @@
 #include "rp_fault_plan.h"
 #include "rp_pkt.h"
 #include "rp_port.h"
+#include "rp_time.h"
 
 /* A reordered frame waits for its later frames at most this long. */
 #define RP_FAULT_REORDER_MAX_US	200u
@@ -130,7 +131,7 @@ fault_apply(struct rp_port_q *pq, unsigned int dir, struct rte_mbuf *m,
 	const struct rp_fault_cfg *f = &pq->port->cfg->fault;
 	struct rp_fault_dir *d = &pq->port->fault[dir];
 	uint32_t bth_end = fault_bth_end(m);
-	uint64_t n, now, hz_us;
+	uint64_t n, now;
 	uint32_t act;
 
 	*dup = NULL;
@@ -168,15 +169,14 @@ fault_apply(struct rp_port_q *pq, unsigned int dir, struct rte_mbuf *m,
 			   rte_pktmbuf_data_len(m)))
 		rp_stats_inc(pq->stats, RP_STAT_FAULT_CE);
 	now = rte_get_timer_cycles();
-	hz_us = rte_get_timer_hz() / 1000000u;
 	if ((act & RP_FAULT_REORDER) &&
 	    fault_hold(d, m, n + 1 + f->reorder_depth,
-		       now + hz_us * RP_FAULT_REORDER_MAX_US)) {
+		       now + rp_us_cycles(RP_FAULT_REORDER_MAX_US))) {
 		rp_stats_inc(pq->stats, RP_STAT_FAULT_REORDER);
 		return NULL;
 	}
 	if ((act & RP_FAULT_DELAY) &&
-	    fault_hold(d, m, UINT64_MAX, now + hz_us * f->delay_us)) {
+	    fault_hold(d, m, UINT64_MAX, now + rp_us_cycles(f->delay_us))) {
 		rp_stats_inc(pq->stats, RP_STAT_FAULT_DELAY);
 		return NULL;
 	}

@@ -16,6 +16,7 @@
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 
+#include "rp_time.h"
 #include "rp_transport.h"
 #include "rp_xmit.h"
 
@@ -74,8 +75,7 @@ rp_cnp_np(struct rp_qp *qp, const struct rp_pkt *pkt)
 	}
 	/* One per QP in the interval: a UD QP's senders share it. */
 	now = rte_get_timer_cycles();
-	gap = (uint64_t)dev->cfg.cnp_interval_us * rte_get_timer_hz() /
-		1000000u;
+	gap = rp_us_cycles(dev->cfg.cnp_interval_us);
 	if (qp->resp.cnp_tsc != 0 && now - qp->resp.cnp_tsc < gap) {
 		rp_stat_inc(dev, RP_STAT_CNP_SUPPRESSED);
 		return;

@@ -16,6 +16,7 @@
 #include "rp_atomic.h"
 #include "rp_log.h"
 #include "rp_comp.h"
+#include "rp_time.h"
 #include "rp_transport.h"
 #include "rp_psn.h"
 #include "rp_xmit.h"
@@ -203,8 +204,8 @@ rp_comp_outstanding(const struct rp_qp *qp)
 static void
 comp_probe_answered(struct rp_qp *qp, uint64_t now)
 {
-	uint64_t us = rte_get_timer_hz() / 1000000u;
-	uint64_t late = RTE_MAX(2 * qp->comp.srtt, us * RP_PROBE_LATE_US);
+	uint64_t late_min = rp_us_cycles(RP_PROBE_LATE_US);
+	uint64_t late = RTE_MAX(2 * qp->comp.srtt, late_min);
 	uint64_t silence;
 	bool one;
 
@@ -217,13 +218,13 @@ comp_probe_answered(struct rp_qp *qp, uint64_t now)
 			return;	/* the next stall's probe judges */
 		qp->comp.loss_tsc = now;	/* a loss it repaired */
 		qp->comp.probe_floor /= 2;
-		if (qp->comp.probe_floor < us * RP_PROBE_LATE_US)
+		if (qp->comp.probe_floor < late_min)
 			qp->comp.probe_floor = 0;
 		return;
 	}
 	rp_stat_inc(qp->dev, RP_STAT_PROBE_LATE);
 	silence = 2 * (now - qp->comp.quiet_tsc);
-	silence = RTE_MIN(silence, us * RP_PROBE_FLOOR_MAX_US);
+	silence = RTE_MIN(silence, rp_us_cycles(RP_PROBE_FLOOR_MAX_US));
 	qp->comp.probe_floor = RTE_MAX(qp->comp.probe_floor, silence);
 	qp->comp.cwnd = qp->comp.undo_cwnd;
 	qp->comp.ssthresh = qp->comp.undo_ssthresh;

@@ -12,6 +12,7 @@
 
 #include "rp_comp.h"
 #include "rp_log.h"
+#include "rp_time.h"
 #include "rp_transport.h"
 #include "rp_psn.h"
 #include "rp_xmit.h"
@@ -77,8 +78,8 @@ comp_rd_first_missing(const struct rp_qp *qp)
 static bool
 comp_path_lossy(const struct rp_qp *qp, uint64_t now)
 {
-	uint64_t wait = RTE_MAX(4 * qp->comp.srtt, rte_get_timer_hz() /
-				1000000u * qp->dev->cfg.probe_min_us);
+	uint64_t wait = RTE_MAX(4 * qp->comp.srtt,
+				rp_us_cycles(qp->dev->cfg.probe_min_us));
 
 	return qp->comp.loss_tsc != 0 &&
 	       now - qp->comp.loss_tsc < RP_PROBE_ONE_CLEAN_WAITS * wait;

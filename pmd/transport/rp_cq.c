@@ -15,6 +15,7 @@
 
 #include "rp_atomic.h"
 #include "rp_log.h"
+#include "rp_time.h"
 #include "rp_transport.h"
 #include "rp_signal.h"
 
@@ -308,7 +309,7 @@ cq_mod_due(struct rp_dev *dev, struct rp_cq *cq, uint32_t n, bool solicited)
 	uint32_t count = mod ? cq->mod_count :
 		RTE_MIN(cq->size / 2, cq->adapt_left);
 	uint64_t period = mod ? cq->mod_period :
-		rte_get_timer_hz() / 1000000 * dev->cfg.cq_adapt_us *
+		rp_us_cycles(dev->cfg.cq_adapt_us) *
 		(cq_send_window(cq) ? RP_CQ_ADAPT_SQ_MUL : 1);
 
 	cq->mod_cqes += n;
@@ -427,7 +428,7 @@ rp_cq_moderate(struct rp_dev *dev, struct rp_ctrl_cq_mod *c)
 	    c->period_us > RP_CQ_MOD_PERIOD_MAX)
 		return -EINVAL;
 	cq->mod_count = c->count;
-	cq->mod_period = rte_get_timer_hz() / 1000000 * c->period_us;
+	cq->mod_period = rp_us_cycles(c->period_us);
 	if (cq->mod_due == 0)
 		return 0;
 	if (!cq_moderated(cq) ||

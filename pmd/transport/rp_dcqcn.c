@@ -22,6 +22,7 @@
 
 #include "rp_atomic.h"
 #include "rp_psn.h"
+#include "rp_time.h"
 #include "rp_transport.h"
 
 /* alpha and its g are Q10; rpg_gd 11: a cut takes rate * alpha / 2 */
@@ -37,12 +38,6 @@
 #define DC_LOSS_HAI_SHIFT	3
 /* and at least these shares of the configured steps */
 #define DC_LOSS_FLOOR_SHIFT	4
-
-static inline uint64_t
-dc_us(uint64_t us)
-{
-	return us * rte_get_timer_hz() / 1000000;
-}
 
 /* The port's rate in kbit/s: its link speed, or 100 Gbit/s unknown. */
 static uint32_t
@@ -114,7 +109,7 @@ dc_catch_up(struct rp_qp *qp, uint64_t now)
 	struct rp_dcqcn *cc = &qp->cc;
 
 	if (now >= cc->alpha_next) {
-		uint64_t per = dc_us(c->alpha_us);
+		uint64_t per = rp_us_cycles(c->alpha_us);
 		uint64_t k = 1 + (now - cc->alpha_next) / per;
 
 		cc->alpha_next += k * per;
@@ -127,7 +122,7 @@ dc_catch_up(struct rp_qp *qp, uint64_t now)
 		cc->alpha = cc->alpha * dc_pow(c->g, k) / DC_ONE;
 	}
 	if (now >= cc->inc_next) {
-		uint64_t per = dc_us(c->time_reset_us);
+		uint64_t per = rp_us_cycles(c->time_reset_us);
 		uint64_t k = 1 + (now - cc->inc_next) / per;
 
 		cc->inc_next += k * per;
@@ -146,7 +141,7 @@ dc_recovery_restart(struct rp_dcqcn *cc, const struct rp_dcqcn_cfg *c,
 {
 	cc->t_events = cc->bc_events = 0;
 	cc->bytes = 0;
-	cc->inc_next = now + dc_us(c->time_reset_us);
+	cc->inc_next = now + rp_us_cycles(c->time_reset_us);
 }
 
 void
@@ -165,7 +160,7 @@ rp_dcqcn_cnp(struct rp_qp *qp)
 		cc->rate_kbps = cc->target_kbps = dc_line_kbps(qp->dev);
 		cc->loss_kbps = 0;
 		cc->alpha = c->initial_alpha;
-		cc->alpha_next = now + dc_us(c->alpha_us);
+		cc->alpha_next = now + rp_us_cycles(c->alpha_us);
 		cc->cut_next = 0;
 		cc->next_tx = now;
 	} else {
@@ -178,7 +173,7 @@ rp_dcqcn_cnp(struct rp_qp *qp)
 	cc->cnp_seen = true;
 	if (now < cc->cut_next)
 		return;		/* one cut per reduce_us */
-	cc->cut_next = now + dc_us(c->reduce_us);
+	cc->cut_next = now + rp_us_cycles(c->reduce_us);
 	cc->target_kbps = cc->rate_kbps;
 	keep = (uint32_t)((uint64_t)cc->rate_kbps * c->min_dec_fac / 100);
 	cc->rate_kbps -= (uint32_t)((uint64_t)cc->rate_kbps * cc->alpha >>
@@ -309,9 +304,8 @@ rp_dcqcn_query(struct rp_dev *dev, struct rp_ctrl_qp_cc *o)
 	d = rp_psn_diff(qp->req.psn, qp->comp.una);
 	o->window = rp_qp_window(qp);
 	o->in_flight = qp->type == IBV_QPT_RC && d > 0 ? (uint32_t)d : 0;
-	o->srtt_us = (uint32_t)(qp->comp.srtt * 1000000 / rte_get_timer_hz());
-	o->probe_wait_us = (uint32_t)(qp->comp.probe_floor * 1000000 /
-				      rte_get_timer_hz());
+	o->srtt_us = (uint32_t)rp_cycles_us(qp->comp.srtt);
+	o->probe_wait_us = (uint32_t)rp_cycles_us(qp->comp.probe_floor);
 	o->limited = cc->limited;
 	o->rate_mbps = (cc->limited ? cc->rate_kbps :
 			dc_line_kbps(dev)) / 1000;

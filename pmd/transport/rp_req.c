@@ -27,6 +27,7 @@
 
 #include "rp_atomic.h"
 #include "rp_log.h"
+#include "rp_time.h"
 #include "rp_transport.h"
 #include "rp_psn.h"
 #include "rp_xmit.h"
@@ -146,7 +147,7 @@ rp_req_timeout_cycles(const struct rp_qp *qp)
 		us = 1000;
 	if (!qp->addr_ok && us < RP_ARP_WAIT_MS * 1000ull)
 		us = RP_ARP_WAIT_MS * 1000ull;
-	t = us * rte_get_timer_hz() / 1000000;
+	t = rp_us_cycles(us);
 	srtt = qp->comp.srtt != 0 ? qp->comp.srtt :
 		rp_load_relaxed(&qp->dev->rtt_seed);
 	if (qp->addr_ok) {
@@ -204,9 +205,8 @@ static uint64_t
 req_probe_cycles(const struct rp_qp *qp)
 {
 	bool cheap = req_probe_cheap(qp);
-	uint64_t min = rte_get_timer_hz() / 1000000u *
-		(cheap ? qp->dev->cfg.probe_sr_min_us :
-		 qp->dev->cfg.probe_min_us);
+	uint64_t min = rp_us_cycles(cheap ? qp->dev->cfg.probe_sr_min_us :
+				    qp->dev->cfg.probe_min_us);
 	uint64_t srtt = qp->comp.srtt, wait;
 
 	if (rp_sr_rd_tail(qp)) {
