@@ -167,6 +167,11 @@ struct rtp_srv_figures {
 	uint64_t has_cpu;
 };
 
+/* Latency quantiles, us (rtp_lat_fill). */
+struct rtp_lat {
+	double min, p50, p99, p999, max;
+};
+
 /* Figures of one run (rtp_report.c prints them). */
 struct rtp_result {
 	char mode[32];
@@ -180,7 +185,7 @@ struct rtp_result {
 	uint64_t received;		/* messages the receiver took (send modes) */
 	uint64_t bytes;
 	double seconds;
-	double lat_min, lat_p50, lat_p99, lat_p999, lat_max;	/* us */
+	struct rtp_lat lat;		/* us */
 	bool has_lat;
 	double msg_rate;		/* messages/s */
 	double gbps;			/* payload Gbit/s */
@@ -449,12 +454,12 @@ uint64_t rtp_counter(const struct rtp_counters *c, bool lcore,
 struct rtp_raw_result {
 	bool valid;
 	uint32_t size;
-	double lat_min, lat_p50, lat_p99, lat_p999, lat_max;	/* one way, us */
+	struct rtp_lat pp;		/* one way, us */
 	double pp_msgs;			/* ping-pong iterations */
 	/* raw_pp2: the ping-pong across two CPUs (rtp_mode_raw.c), one way,
 	 * us; the two threads' CPUs */
 	bool x_valid;
-	double x_lat[5];		/* min, p50, p99, p99.9, max */
+	struct rtp_lat x;
 	double x_msgs;
 	char x_cpus[64];
 	double msg_rate;		/* streaming */
@@ -481,6 +486,7 @@ int rtp_raw_client(const struct rp_config *cfg, const struct rtp_settings *set,
 
 /* rtp_report.c */
 double rtp_quantile(uint64_t *v, uint64_t n, double q);
+void rtp_lat_fill(struct rtp_lat *l, uint64_t *v, uint64_t n, double div);
 void rtp_figures(struct rtp_run *run, const struct rtp_counters *c0,
 		 const struct rtp_counters *c1, struct rtp_result *res);
 struct rtp_srv_figures rtp_figures_srv(struct rtp_run *run);

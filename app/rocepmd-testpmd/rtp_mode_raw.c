@@ -421,16 +421,7 @@ raw_result(struct raw_ctx *c)
 	rtp_raw.size = c->size;
 	rtp_raw.frames_per_msg = c->frames;
 	rtp_raw.pp_msgs = (double)c->nb_samples;
-	rtp_raw.lat_min = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
-		c->nb_samples, 0)) / 2;
-	rtp_raw.lat_p50 = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
-		c->nb_samples, 0.5)) / 2;
-	rtp_raw.lat_p99 = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
-		c->nb_samples, 0.99)) / 2;
-	rtp_raw.lat_p999 = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
-		c->nb_samples, 0.999)) / 2;
-	rtp_raw.lat_max = rtp_tsc_us((uint64_t)rtp_quantile(c->samples,
-		c->nb_samples, 1)) / 2;
+	rtp_lat_fill(&rtp_raw.pp, c->samples, c->nb_samples, 2);
 	if (c->stream_ticks != 0) {
 		double s = rtp_tsc_us(c->stream_ticks) / 1e6;
 
@@ -439,7 +430,6 @@ raw_result(struct raw_ctx *c)
 	}
 	rtp_raw.lost = c->lost;
 	if (c->x_nb != 0 && c->x_err == 0) {
-		static const double q[5] = { 0, 0.5, 0.99, 0.999, 1 };
 		rte_cpuset_t a = rte_lcore_cpuset(c->lcore);
 		rte_cpuset_t b = rte_lcore_cpuset(rte_get_main_lcore());
 		char sa[24], sb[24];
@@ -448,9 +438,7 @@ raw_result(struct raw_ctx *c)
 		rtp_cpus_fmt(&b, sb, sizeof(sb));
 		rtp_raw.x_valid = true;
 		rtp_raw.x_msgs = (double)c->x_nb;
-		for (unsigned int i = 0; i < RTE_DIM(q); i++)
-			rtp_raw.x_lat[i] = rtp_tsc_us((uint64_t)rtp_quantile(
-				c->x_samples, c->x_nb, q[i])) / 2;
+		rtp_lat_fill(&rtp_raw.x, c->x_samples, c->x_nb, 2);
 		snprintf(rtp_raw.x_cpus, sizeof(rtp_raw.x_cpus),
 			 "ping=%s,echo=%s", sa, sb);
 	} else if (c->x_on) {

@@ -40,6 +40,17 @@ rtp_quantile(uint64_t *v, uint64_t n, double q)
 
 /* ---- the figures of a run ---------------------------------------------- */
 
+/* Quantiles of n TSC samples (sorted in place), us, each over div. */
+void
+rtp_lat_fill(struct rtp_lat *l, uint64_t *v, uint64_t n, double div)
+{
+	l->min = rtp_tsc_us((uint64_t)rtp_quantile(v, n, 0.0)) / div;
+	l->p50 = rtp_tsc_us((uint64_t)rtp_quantile(v, n, 0.5)) / div;
+	l->p99 = rtp_tsc_us((uint64_t)rtp_quantile(v, n, 0.99)) / div;
+	l->p999 = rtp_tsc_us((uint64_t)rtp_quantile(v, n, 0.999)) / div;
+	l->max = rtp_tsc_us((uint64_t)rtp_quantile(v, n, 1.0)) / div;
+}
+
 /* Latency quantiles of the samples, us: the round trip over lat_div. */
 static int
 quantiles(struct rtp_run *run, struct rtp_result *res)
@@ -50,16 +61,7 @@ quantiles(struct rtp_run *run, struct rtp_result *res)
 	if (run->nb_samples == 0)
 		return 0;
 	res->has_lat = true;
-	res->lat_min = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
-		run->nb_samples, 0.0)) / div;
-	res->lat_p50 = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
-		run->nb_samples, 0.5)) / div;
-	res->lat_p99 = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
-		run->nb_samples, 0.99)) / div;
-	res->lat_p999 = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
-		run->nb_samples, 0.999)) / div;
-	res->lat_max = rtp_tsc_us((uint64_t)rtp_quantile(run->samples,
-		run->nb_samples, 1.0)) / div;
+	rtp_lat_fill(&res->lat, run->samples, run->nb_samples, div);
 	return 0;
 }
 
@@ -143,10 +145,10 @@ rtp_figures(struct rtp_run *run, const struct rtp_counters *c0,
 		res->srv_cpu_kernel = res->srv_has_cpu ? f->cpu_kernel : 0;
 	}
 	if (rtp_raw.valid && rtp_raw.size == run->set.size) {
-		if (res->has_lat && run->mode->latency && rtp_raw.lat_p50 > 0)
-			res->lat_x_raw = res->lat_p50 * (run->lat_div != 0 ?
+		if (res->has_lat && run->mode->latency && rtp_raw.pp.p50 > 0)
+			res->lat_x_raw = res->lat.p50 * (run->lat_div != 0 ?
 				run->lat_div : run->mode->lat_div) /
-				2 / rtp_raw.lat_p50;
+				2 / rtp_raw.pp.p50;
 		if (rtp_raw.msg_rate > 0)
 			res->bw_of_raw = res->msg_rate / rtp_raw.msg_rate;
 	}
@@ -397,8 +399,8 @@ rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 			" %8.2f %8.2f %8.2f %8.2f %10.0f %8.3f %7.2f %5.1f %6.3f %6.3f %5.2f %6" PRIu64
 			" %4" PRIu64 " %8.2f %7.3f %7.2f %-17s %-4s %s\n",
 			"RESULT", r->mode, s->size, s->depth, s->qps,
-			rtp_wait_name(s->wait), r->idle, r->msgs, r->lat_min,
-			r->lat_p50, r->lat_p99, r->lat_p999, r->msg_rate,
+			rtp_wait_name(s->wait), r->idle, r->msgs, r->lat.min,
+			r->lat.p50, r->lat.p99, r->lat.p999, r->msg_rate,
 			r->gbps, r->cpu_us_per_msg, r->engine_busy * 100,
 			r->signals_per_msg, r->wakeups_per_msg,
 			r->cqes_per_poll, r->retransmits, r->drops,
@@ -421,8 +423,8 @@ rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 			",\"lat_x_raw\":%.3f,\"bw_of_raw\":%.4f,",
 			r->mode, s->size, s->depth, s->qps, rtp_wait_name(s->wait),
 			r->idle, s->rate, r->msgs, r->bytes, r->seconds,
-			r->lat_min, r->lat_p50, r->lat_p99, r->lat_p999,
-			r->lat_max, r->msg_rate, r->gbps, r->cpu_us_per_msg,
+			r->lat.min, r->lat.p50, r->lat.p99, r->lat.p999,
+			r->lat.max, r->msg_rate, r->gbps, r->cpu_us_per_msg,
 			r->engine_busy, r->signals_per_msg, r->wakeups_per_msg,
 			r->cqes_per_poll, r->events_per_msg, r->retransmits,
 			r->drops, r->wc_errors, r->received, r->lat_x_raw,
@@ -456,8 +458,8 @@ rtp_report(FILE *f, enum rtp_format fmt, const struct rtp_result *r)
 			PRIu64 ",%.3f,%.4f,",
 			r->mode, s->size, s->depth, s->qps, rtp_wait_name(s->wait),
 			r->idle, s->rate, r->msgs, r->bytes, r->seconds,
-			r->lat_min, r->lat_p50, r->lat_p99, r->lat_p999,
-			r->lat_max, r->msg_rate, r->gbps, r->cpu_us_per_msg,
+			r->lat.min, r->lat.p50, r->lat.p99, r->lat.p999,
+			r->lat.max, r->msg_rate, r->gbps, r->cpu_us_per_msg,
 			r->engine_busy, r->signals_per_msg, r->wakeups_per_msg,
 			r->cqes_per_poll, r->events_per_msg, r->retransmits,
 			r->drops, r->wc_errors, r->received, r->lat_x_raw,
@@ -500,24 +502,16 @@ rtp_report_raw(FILE *f, enum rtp_format fmt)
 	snprintf(r.mode, sizeof(r.mode), "raw_pp");
 	r.msgs = (uint64_t)rtp_raw.pp_msgs;
 	r.bytes = r.msgs * r.set.size;
-	r.lat_min = rtp_raw.lat_min;
-	r.lat_p50 = rtp_raw.lat_p50;
-	r.lat_p99 = rtp_raw.lat_p99;
-	r.lat_p999 = rtp_raw.lat_p999;
-	r.lat_max = rtp_raw.lat_max;
+	r.lat = rtp_raw.pp;
 	r.lat_x_raw = 1;
 	rtp_report(f, fmt, &r);
 	if (rtp_raw.x_valid) {
 		snprintf(r.mode, sizeof(r.mode), "raw_pp2");
 		r.msgs = (uint64_t)rtp_raw.x_msgs;
 		r.bytes = r.msgs * r.set.size;
-		r.lat_min = rtp_raw.x_lat[0];
-		r.lat_p50 = rtp_raw.x_lat[1];
-		r.lat_p99 = rtp_raw.x_lat[2];
-		r.lat_p999 = rtp_raw.x_lat[3];
-		r.lat_max = rtp_raw.x_lat[4];
-		r.lat_x_raw = rtp_raw.lat_p50 > 0 ?
-			r.lat_p50 / rtp_raw.lat_p50 : 0;
+		r.lat = rtp_raw.x;
+		r.lat_x_raw = rtp_raw.pp.p50 > 0 ?
+			r.lat.p50 / rtp_raw.pp.p50 : 0;
 		snprintf(r.placement, sizeof(r.placement), "%s",
 			 rtp_raw.x_cpus);
 		rtp_report(f, fmt, &r);
@@ -525,7 +519,7 @@ rtp_report_raw(FILE *f, enum rtp_format fmt)
 		r.msgs = (uint64_t)rtp_raw.pp_msgs;
 		r.bytes = r.msgs * r.set.size;
 	}
-	memset(&r.lat_min, 0, sizeof(double) * 5);
+	memset(&r.lat, 0, sizeof(r.lat));
 	snprintf(r.mode, sizeof(r.mode), "raw_stream");
 	r.msg_rate = rtp_raw.msg_rate;
 	r.gbps = rtp_raw.gbps;
