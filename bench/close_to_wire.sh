@@ -103,9 +103,15 @@ best() {
 row() {
 	local name=$1 unit=$2 v=$3 rv=$4 goal=$5
 
+	# no yardstick (raw_pp2 where the two lcores share a CPU, a raw
+	# mode that failed): no ratio rather than a ratio of 0
 	awk -v n="$name" -v u="$unit" -v a="$v" -v b="$rv" -v g="$goal" 'BEGIN {
-		printf "%-34s %-8s %12s %12s %8.3f   %s\n", n, u, a, b,
-			(b > 0 ? a / b : 0), g }'
+		if (b > 0 && a > 0)
+			printf "%-34s %-8s %12s %12s %8.3f   %s\n", n, u, a, b,
+				a / b, g
+		else
+			printf "%-34s %-8s %12s %12s %8s   %s\n", n, u,
+				(a > 0 ? a : "-"), (b > 0 ? b : "-"), "n/a", g }'
 }
 
 echo "close_to_wire.sh: memif pair in one process, engine lcore 1, wait $wait_mode, ${dur} s a run, best of $rounds, idle CPUs $(bench_cpu_idle)"
