@@ -48,6 +48,7 @@
 #include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
+#include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
@@ -740,6 +741,47 @@ wt_port_start(const char *name, unsigned int sock, uint16_t *port)
 }
 
 /*
+ * Both bridge ports' links up.  memif's client does not try again once its
+ * server refused or dropped the handshake (rte_eth_memif has no reconnect
+ * timer), and once in about a hundred runs a device's port stayed down for
+ * good: a bridge port still down after 2 s is restarted (it connects
+ * again) with memif's log turned up, so that the refusal's reason shows;
+ * at most three times.
+ */
+static void
+wt_bridge_up(void)
+{
+	for (unsigned int d = 0; d < 2; d++) {
+		struct rte_eth_link link;
+		unsigned int restarts = 0;
+		double t0 = rt_now();
+		int ret;
+
+		for (;;) {
+			ret = rte_eth_link_get_nowait(wt.port[d], &link);
+			if (ret == 0 && link.link_status == RTE_ETH_LINK_UP)
+				break;
+			if (rt_now() - t0 < 2.0) {
+				rt_sleep_ms(5);
+				continue;
+			}
+			RT_CHECK(restarts < 3, "bridge: port facing rocepmd%u "
+				 "still down after %u restarts", d, restarts);
+			printf("    bridge: port facing rocepmd%u down after "
+			       "2 s: restarting it\n", d);
+			rte_log_set_level_pattern("pmd.net.memif*",
+						  RTE_LOG_DEBUG);
+			ret = rte_eth_dev_stop(wt.port[d]);
+			RT_CHECK(ret == 0, "bridge: stop: %s", strerror(-ret));
+			ret = rte_eth_dev_start(wt.port[d]);
+			RT_CHECK(ret == 0, "bridge: start: %s", strerror(-ret));
+			restarts++;
+			t0 = rt_now();
+		}
+	}
+}
+
+/*
  * The engine first (the device list boots it, with EAL), then the bridge
  * ports: the devices' links come up when the bridge connects.
  */
@@ -763,6 +805,7 @@ wt_boot(struct rt_dev *d0, struct rt_dev *d1)
 		 rte_strerror(rte_errno));
 	wt_port_start(WT_BRIDGE0, 0, &wt.port[0]);
 	wt_port_start(WT_BRIDGE1, 1, &wt.port[1]);
+	wt_bridge_up();
 	rt_dev_open(d0, RT_DEV0);
 	rt_dev_open(d1, RT_DEV1);
 }
