@@ -314,8 +314,12 @@ rp_run_print_check(const struct rp_config *cfg, const char *path,
 			       p->mac[5]);
 		else
 			printf("(port's own)");
-		printf(", mtu %" PRIu32 ", lcore %" PRIu32 ", region %" PRIu32
-		       " MiB\n", p->mtu, p->lcore, p->region_mb);
+		if (p->mtu == RP_MTU_AUTO)
+			printf(", mtu auto");
+		else
+			printf(", mtu %" PRIu32, p->mtu);
+		printf(", lcore %" PRIu32 ", region %" PRIu32 " MiB\n",
+		       p->lcore, p->region_mb);
 	}
 
 	argc = rp_cfg_eal_argv(cfg, "rocepmd", argv, RP_EAL_MAX_ARGS, storage,

@@ -615,8 +615,11 @@ st_print_link(const struct st_view *v, const struct st_dev *sd,
 	printf("\n");
 	if (!details)
 		return;
-	printf("    link_layer Ethernet active_mtu %" PRIu32 " max_mtu 4096",
-	       sd->mtu);
+	if (sd->mtu == RP_MTU_AUTO)	/* a configuration's: the owner's */
+		printf("    link_layer Ethernet active_mtu auto max_mtu 4096");
+	else
+		printf("    link_layer Ethernet active_mtu %" PRIu32
+		       " max_mtu 4096", sd->mtu);
 	if (sd->link_known)
 		printf(" speed %" PRIu32 " Mb/s", sd->speed);
 	if (sd->mac[0] | sd->mac[1] | sd->mac[2] | sd->mac[3] | sd->mac[4] |

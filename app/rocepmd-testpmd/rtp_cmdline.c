@@ -42,7 +42,8 @@ show_device(FILE *f, bool stats)
 
 		fprintf(f, "device rocepmd%u: port %s ipv4 %u.%u.%u.%u/%u mtu %u lcore %u\n",
 			d, pc->ethdev_name, a >> 24, (a >> 16) & 255,
-			(a >> 8) & 255, a & 255, pc->prefix_len, pc->mtu,
+			(a >> 8) & 255, a & 255, pc->prefix_len,
+			rp_dev_mtu(d) != 0 ? rp_dev_mtu(d) : pc->mtu,
 			pc->lcore);
 		if (!stats)
 			continue;

@@ -474,7 +474,9 @@ rtp_raw_measure(const struct rp_config *cfg, const struct rtp_settings *set,
 		enum rp_msg_kind kind)
 {
 	struct raw_ctx c;
-	uint32_t ib_mtu = RTE_MIN(cfg->port[0].mtu, cfg->port[1].mtu);
+	/* mtu = auto: what the ports carry, as the engine will find it */
+	uint32_t ib_mtu = RTE_MIN(rp_port_mtu(&cfg->port[0]),
+				  rp_port_mtu(&cfg->port[1]));
 	unsigned int lcore = cfg->port[0].lcore;
 	int ret;
 
@@ -722,7 +724,7 @@ raw_two_open(struct raw_two *r, const struct rp_config *cfg,
 	struct raw_ctx *c = &r->c;
 	int ret;
 
-	if (raw_shape(c, kind, set->size, cfg->port[0].mtu) < 0)
+	if (raw_shape(c, kind, set->size, rp_port_mtu(&cfg->port[0])) < 0)
 		return -EINVAL;
 	if (rte_eth_dev_get_port_by_name(cfg->port[0].ethdev_name,
 					 &c->port[0]) != 0)
@@ -792,7 +794,7 @@ rtp_raw_serve(const struct rp_config *cfg, int lfd, const volatile bool *quit)
 		memset(&a, 0, sizeof(a));
 		a.magic = RAW_MAGIC;
 		if (h.magic != RAW_MAGIC || h.size < 1 ||
-		    h.size > RTP_MAX_SIZE || h.mtu != cfg->port[0].mtu ||
+		    h.size > RTP_MAX_SIZE || h.mtu != rp_port_mtu(&cfg->port[0]) ||
 		    h.kind >= RP_MSG_KINDS) {
 			a.status = -EINVAL;
 			snprintf(a.msg, sizeof(a.msg), h.magic != RAW_MAGIC ?
@@ -888,7 +890,7 @@ rtp_raw_client(const struct rp_config *cfg, const struct rtp_settings *set,
 	if (ret == 0) {
 		h.size = set->size;
 		h.kind = kind;
-		h.mtu = cfg->port[0].mtu;
+		h.mtu = rp_port_mtu(&cfg->port[0]);
 		h.iters = set->iters;
 		h.duration = set->duration;
 		raw_hello_fill(&h, &r->c, cfg);

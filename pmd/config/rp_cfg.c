@@ -294,9 +294,10 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		.aux_off = offsetof(struct rp_port_cfg, mac_set),
 	},
 	{
+		/* auto: the largest the port carries (rp_port_mtu_auto()) */
 		.name = "mtu", .sect = RP_CFG_SECT_PORT,
 		.type = &rp_cfg_type_mtu,
-		.min = 256, .max = 4096, .def = "1024",
+		.min = 256, .max = 4096, .def = "auto",
 		RP_CFG_PORT(mtu),
 	},
 	{

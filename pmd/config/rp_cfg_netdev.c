@@ -244,7 +244,7 @@ rp_cfg_devarg_u32(const char *dev, const char *key, uint32_t def,
  */
 int
 rp_cfg_af_packet_check(const struct rp_cfg_ctx *ctx, const char *sect,
-		       const struct rp_port_cfg *port)
+		       struct rp_port_cfg *port)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint32_t fs, bs, fc, need, m;
@@ -274,6 +274,23 @@ rp_cfg_af_packet_check(const struct rp_cfg_ctx *ctx, const char *sect,
 				   "net_af_packet framesz=%" PRIu32 " blocksz=%"
 				   PRIu32 " framecnt=%" PRIu32
 				   " is not a valid ring", fs, bs, fc);
+	if (port->mtu == RP_MTU_AUTO) {
+		/* The largest whose frames the ring holds; the interface's
+		 * MTU may allow less (rp_port_mtu_auto(), at start). */
+		for (m = 4096; m >= 256; m /= 2) {
+			if (m + RP_CFG_FRAME_OVERHEAD + RP_CFG_AFP_RX_OFFSET <=
+			    fs) {
+				port->mtu_max = m;
+				return 0;
+			}
+		}
+		return rp_cfg_fail(ctx, -EINVAL, sect, "device",
+				   "framesz=400 or more",
+				   "net_af_packet framesz=%" PRIu32 " holds no "
+				   "frame of an IB MTU (256 needs framesz >= %u)",
+				   fs, 256 + RP_CFG_FRAME_OVERHEAD +
+				   RP_CFG_AFP_RX_OFFSET);
+	}
 	need = port->mtu + RP_CFG_FRAME_OVERHEAD + RP_CFG_AFP_RX_OFFSET;
 	if (need <= fs)
 		return 0;

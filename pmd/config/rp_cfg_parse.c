@@ -538,6 +538,10 @@ rp_cfg_parse_mtu(const struct rp_cfg_key *key, const char *val, void *base,
 {
 	uint32_t v;
 
+	if (strcmp(val, "auto") == 0) {
+		*(uint32_t *)RTE_PTR_ADD(base, key->off) = RP_MTU_AUTO;
+		return 0;
+	}
 	if (rp_cfg_parse_uint(val, strlen(val), &v) != 0 ||
 	    v < key->min || v > key->max || (v & (v - 1)) != 0) {
 		snprintf(why, len, "'%s' is not an IB MTU", val);
@@ -650,7 +654,7 @@ const struct rp_cfg_type rp_cfg_type_mac = {
 
 const struct rp_cfg_type rp_cfg_type_mtu = {
 	.parse = rp_cfg_parse_mtu,
-	.accepted = "256, 512, 1024, 2048, 4096",
+	.accepted = "auto, 256, 512, 1024, 2048, 4096",
 };
 
 /* ---- errors ----------------------------------------------------------- */

@@ -140,9 +140,10 @@ int rp_cfg_lint(const struct rp_cfg_ctx *ctx);
 
 /* ---- rp_cfg_netdev.c ---- */
 
-/* A net_af_packet device's ring against the port's MTU. */
+/* A net_af_packet device's ring against the port's MTU; with mtu = auto,
+ * the largest its frames hold (port->mtu_max). */
 int rp_cfg_af_packet_check(const struct rp_cfg_ctx *ctx, const char *sect,
-			   const struct rp_port_cfg *port);
+			   struct rp_port_cfg *port);
 
 /* device and ipv4 given, or netdev instead (then bound here). */
 int rp_cfg_port_netdev(const struct rp_cfg_ctx *ctx, const char *sect,

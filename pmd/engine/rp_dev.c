@@ -192,12 +192,17 @@ dev_create(unsigned int id, const struct rp_port_cfg *pc, bool rx_intr)
 		return -ENOMEM;
 	dev->id = id;
 	dev->cfg = *pc;
-	dev->mtu = pc->mtu;
 	dev->wake_fd = -1;
 	rp_port_setup(&dev->port, id, &dev->cfg, rx_intr);
 	rp_net_setup(&dev->net, id, &dev->cfg, &dev->port);
 	dev->region_fd = -1;
 	rte_spinlock_init(&dev->shared_lock);
+	/* mtu = auto: found before anything of the device needs it */
+	ret = rp_port_mtu_find(&dev->port);
+	if (ret < 0)
+		goto err_free;
+	dev->mtu = dev->port.mtu;
+	dev->cfg.mtu = dev->port.mtu;
 	ret = rp_shard_init(dev);
 	if (ret < 0)
 		goto err_free;
@@ -331,6 +336,12 @@ unsigned int
 rp_dev_count(void)
 {
 	return rp_nr_devs;
+}
+
+uint32_t
+rp_dev_mtu(unsigned int id)
+{
+	return id < rp_nr_devs && rp_devs[id] != NULL ? rp_devs[id]->mtu : 0;
 }
 
 uint64_t

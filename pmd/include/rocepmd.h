@@ -140,6 +140,9 @@ struct rp_dcqcn_cfg {
 	uint32_t hai_mbps;	/**< hyper increase step */
 };
 
+/** mtu = auto: the largest IB MTU the port carries (struct rp_port_cfg). */
+#define RP_MTU_AUTO	0u
+
 /** One configured port: one rocepmd device. */
 struct rp_port_cfg {
 	char device[RP_CFG_STR];	/**< vdev string or PCI address */
@@ -154,7 +157,15 @@ struct rp_port_cfg {
 	uint32_t nr_ipv6;
 	uint8_t mac[6];
 	bool mac_set;			/**< false: use the port's MAC */
-	uint32_t mtu;			/**< IB MTU: 256, 512, 1024, 2048, 4096 */
+	/**
+	 * IB MTU: 256, 512, 1024, 2048, 4096, or RP_MTU_AUTO: the largest
+	 * the port carries, found when it starts (rxe's rule: the largest
+	 * whose frames fit its netdev's MTU)
+	 */
+	uint32_t mtu;
+	/** with RP_MTU_AUTO: the largest the port's configuration allows
+	 * (net_af_packet's framesz), or 0 for no limit of its own */
+	uint32_t mtu_max;
 	uint32_t lcore;			/**< engine lcore serving the port */
 	/**
 	 * key lcore as a list: the lcores serving the port, each with its
@@ -409,6 +420,16 @@ struct rte_mempool *rp_port_pool(const char *name, uint16_t port_id,
 				 uint32_t nb, uint32_t frame_max);
 
 /**
+ * The IB MTU a configured port has: its mtu, or with mtu = auto what the
+ * port carries, found as the engine finds it when it starts.  After
+ * rte_eal_init(), before or after the engine; for a program that drives
+ * the port itself (rocepmd-testpmd's raw mode, which shapes its frames as
+ * the run's RoCE packets).
+ * @return the IB MTU, or 1024 if the port is not found
+ */
+uint32_t rp_port_mtu(const struct rp_port_cfg *pc);
+
+/**
  * Change the idle policy of every engine lcore while it runs; it applies
  * from the lcore's next pass.  RX interrupts are armed only when the engine
  * started with "adaptive": an lcore made adaptive later wakes on doorbells
@@ -568,6 +589,9 @@ int rp_eal_rundir_remove(void);
 
 /** Number of devices (configured ports). */
 unsigned int rp_dev_count(void);
+
+/** The IB MTU of device `dev` (mtu = auto: what the port carries), or 0. */
+uint32_t rp_dev_mtu(unsigned int dev);
 
 /** Control block at the base of a device's shared region, or NULL. */
 struct rp_dev_ctl *rp_dev_ctl(unsigned int dev);

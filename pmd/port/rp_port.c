@@ -211,7 +211,7 @@ static int
 port_pool(struct rp_port *p, uint32_t nq)
 {
 	const struct rp_port_ops *ops = p->kind_ops;
-	uint32_t frame_max = RTE_MAX(p->cfg->mtu + RP_HDR_ROOM, 2048u);
+	uint32_t frame_max = RTE_MAX(p->mtu + RP_HDR_ROOM, 2048u);
 	char name[RTE_MEMPOOL_NAMESIZE];
 	/* The engine's own sockets on further receive queues fill from the
 	 * same pool (rp_xsk_rxq.c). */
@@ -444,6 +444,30 @@ rp_port_setup(struct rp_port *p, unsigned int id,
 	p->xdp_stats_fd = -1;
 	p->xsk_fd = -1;
 	p->xsks_map_fd = -1;
+}
+
+int
+rp_port_mtu_find(struct rp_port *p)
+{
+	struct rte_eth_dev_info info;
+	int ret = port_open(p, &info);
+
+	if (ret < 0)
+		return ret;
+	p->mtu = p->cfg->mtu != RP_MTU_AUTO ? p->cfg->mtu :
+		rp_port_mtu_auto(p, &info);
+	return 0;
+}
+
+uint32_t
+rp_port_mtu(const struct rp_port_cfg *pc)
+{
+	struct rp_port p;
+
+	if (pc->mtu != RP_MTU_AUTO)
+		return pc->mtu;
+	rp_port_setup(&p, 0, pc, false);
+	return rp_port_mtu_find(&p) == 0 ? p.mtu : 1024;
 }
 
 void

@@ -129,6 +129,7 @@ struct rp_port_q {
 struct rp_port {
 	unsigned int id;		/* the device's number: names, logs */
 	const struct rp_port_cfg *cfg;
+	uint32_t mtu;			/* IB MTU: cfg->mtu, or auto's found */
 	uint16_t port_id;
 	struct rte_mempool *pool;
 	struct rte_ring *loop_ring;	/* frames to ourselves: MP, queue 0 reads */
@@ -219,7 +220,13 @@ void rp_port_enqueue(struct rp_port_q *pq, struct rte_mbuf *m);
 bool rp_port_flush(struct rp_port_q *pq);
 /* The kind's pools are its umem (af_xdp): rp_port_pool_create(packed). */
 bool rp_port_kind_umem(enum rp_port_kind kind);
+/* The port's IB MTU (p->mtu): the configuration's, or what mtu = auto
+ * finds; before anything of the device needs it. */
+int rp_port_mtu_find(struct rp_port *p);
 /* ---- rp_port_mtu.c */
+/* At start, for mtu = auto: the largest IB MTU the port carries. */
+uint32_t rp_port_mtu_auto(const struct rp_port *p,
+			  const struct rte_eth_dev_info *info);
 /* At start: frames of the IB MTU pass the port, or a warning says what
  * to change (a port of the engine's own is raised). */
 void rp_port_mtu_check(struct rp_port *p,

@@ -99,6 +99,53 @@ port_mtu_advice(char *buf, size_t len, const struct rp_port *p,
 }
 
 /*
+ * mtu = auto: the largest IB MTU whose frames the port carries, as rxe
+ * takes the largest its netdev's MTU carries (rxe_set_mtu()), here with
+ * the exact bytes of rocepmd's largest frame.  A kernel interface's MTU
+ * is the host's (the veth of the tests: 9000, so 4096); a port of the
+ * engine's own has the MTU its ethdev has (DPDK's default 1500, so 1024:
+ * a NIC's network is not known to carry more); at most what the port's
+ * configuration allows (af_packet's ring frames) and the PMD carries.
+ * Read once, at start.
+ */
+uint32_t
+rp_port_mtu_auto(const struct rp_port *p, const struct rte_eth_dev_info *info)
+{
+	uint32_t l3 = port_pmd_max_l3(p, info), kmtu, fit;
+	char ifname[IF_NAMESIZE], why[64];
+	uint16_t port_mtu;
+	bool ring;
+	int ret;
+
+	if (info->if_index != 0) {
+		ret = port_kernel_mtu(info->if_index, ifname, &kmtu);
+		if (ret < 0) {
+			RP_LOGT(rp_logtype_port, WARNING,
+				"%s: cannot read the MTU of interface %u (%s): IB MTU 1024 (mtu = auto)",
+				p->cfg->device, info->if_index, strerror(-ret));
+			return 1024;
+		}
+		snprintf(why, sizeof(why), "interface %s MTU %u", ifname,
+			 kmtu);
+		l3 = RTE_MIN(l3, kmtu);
+	} else if (rte_eth_dev_get_mtu(p->port_id, &port_mtu) == 0) {
+		snprintf(why, sizeof(why), "port MTU %u", port_mtu);
+		l3 = RTE_MIN(l3, (uint32_t)port_mtu);
+	} else {
+		snprintf(why, sizeof(why), "no port MTU");
+	}
+	fit = port_ib_mtu_fit(l3);
+	if (fit == 0)
+		fit = 256;	/* as rxe: the least, and the check warns */
+	ring = p->cfg->mtu_max != 0 && fit > p->cfg->mtu_max;
+	if (ring)
+		fit = p->cfg->mtu_max;
+	RP_LOGT(rp_logtype_port, INFO, "%s: IB MTU %u (mtu = auto: %s%s)",
+		p->cfg->device, fit, why, ring ? ", the ring's frames" : "");
+	return fit;
+}
+
+/*
  * Frames of the IB MTU must pass the port: say so only when they cannot,
  * and what to change.  A port on a kernel interface carries what the
  * interface's MTU allows, whatever the ethdev's own MTU field says (1500
@@ -109,7 +156,7 @@ port_mtu_advice(char *buf, size_t len, const struct rp_port *p,
 void
 rp_port_mtu_check(struct rp_port *p, const struct rte_eth_dev_info *info)
 {
-	const uint32_t need = p->cfg->mtu + RP_L3_OVERHEAD;
+	const uint32_t need = p->mtu + RP_L3_OVERHEAD;
 	const uint32_t pmd_max = port_pmd_max_l3(p, info);
 	char ifname[IF_NAMESIZE];
 	char advice[48];
@@ -126,7 +173,7 @@ rp_port_mtu_check(struct rp_port *p, const struct rte_eth_dev_info *info)
 		} else if (kmtu < need) {
 			RP_LOGT(rp_logtype_port, WARNING,
 				"%s: interface %s has MTU %u, IB MTU %u needs %u: packets over %u bytes are dropped; set the interface MTU to %u or more (ip link set dev %s mtu %u)%s",
-				p->cfg->device, ifname, kmtu, p->cfg->mtu, need,
+				p->cfg->device, ifname, kmtu, p->mtu, need,
 				kmtu, need, ifname, need,
 				port_mtu_advice(advice, sizeof(advice), p,
 						RTE_MIN(kmtu, pmd_max)));
@@ -134,12 +181,12 @@ rp_port_mtu_check(struct rp_port *p, const struct rte_eth_dev_info *info)
 		} else {
 			RP_LOGT(rp_logtype_port, DEBUG,
 				"%s: interface %s MTU %u carries IB MTU %u (needs %u)",
-				p->cfg->device, ifname, kmtu, p->cfg->mtu, need);
+				p->cfg->device, ifname, kmtu, p->mtu, need);
 		}
 		if (pmd_max < need)
 			RP_LOGT(rp_logtype_port, WARNING,
 				"%s: the PMD carries packets of up to %u bytes, IB MTU %u needs %u: longer ones are dropped%s",
-				p->cfg->device, pmd_max, p->cfg->mtu, need,
+				p->cfg->device, pmd_max, p->mtu, need,
 				port_mtu_advice(advice, sizeof(advice), p,
 						pmd_max));
 		return;
@@ -152,7 +199,7 @@ rp_port_mtu_check(struct rp_port *p, const struct rte_eth_dev_info *info)
 	if (ret == 0) {
 		RP_LOGT(rp_logtype_port, INFO,
 			"%s: port MTU %u raised to %u for IB MTU %u",
-			p->cfg->device, port_mtu, need, p->cfg->mtu);
+			p->cfg->device, port_mtu, need, p->mtu);
 		return;
 	}
 	/* No MTU to set, and no limit either (net_ring): nothing is lost. */
@@ -160,7 +207,7 @@ rp_port_mtu_check(struct rp_port *p, const struct rte_eth_dev_info *info)
 		return;
 	RP_LOGT(rp_logtype_port, WARNING,
 		"%s: port MTU %u, IB MTU %u needs %u and the port cannot be set to it (%s): packets over %u bytes are dropped%s",
-		p->cfg->device, port_mtu, p->cfg->mtu, need, rte_strerror(-ret),
+		p->cfg->device, port_mtu, p->mtu, need, rte_strerror(-ret),
 		port_mtu,
 		port_mtu_advice(advice, sizeof(advice), p, port_mtu));
 }

@@ -494,7 +494,9 @@ test_defaults(void **state)
 	assert_int_equal(tc_cfg.inline_us, RP_INLINE_AUTO);
 	assert_int_equal(tc_cfg.nb_ports, 1);
 	assert_false(p->mac_set);
-	assert_int_equal(p->mtu, 1024);
+	/* auto: found when the port starts (rp_port_mtu_auto()) */
+	assert_int_equal(p->mtu, RP_MTU_AUTO);
+	assert_int_equal(p->mtu_max, 0);
 	assert_int_equal(p->lcore, 1);
 	assert_int_equal(p->region_mb, 64);
 	assert_int_equal(p->hop_limit, 64);
@@ -826,6 +828,28 @@ test_af_packet_mtu(void **state)
 	/* other drivers are not second-guessed */
 	assert_int_equal(tc_load("[port0]\ndevice = net_tap0,framesz=1\n"
 				 "ipv4 = 192.0.2.1/24\nmtu = 4096\n"), 0);
+	/* mtu = auto (the default): at most what the ring frames hold,
+	 * the interface's MTU found at start */
+	assert_int_equal(tc_load("[port0]\ndevice = net_af_packet0,iface=a\n"
+				 "ipv4 = 192.0.2.1/24\n"), 0);
+	assert_int_equal(tc_cfg.port[0].mtu, RP_MTU_AUTO);
+	assert_int_equal(tc_cfg.port[0].mtu_max, 1024);
+	assert_int_equal(tc_load("[port0]\ndevice = net_af_packet0,iface=a,"
+				 "framesz=5120,blocksz=20480\n"
+				 "ipv4 = 192.0.2.1/24\nmtu = auto\n"), 0);
+	assert_int_equal(tc_cfg.port[0].mtu_max, 4096);
+	assert_int_equal(tc_load("[port0]\ndevice = net_af_packet0,iface=a,"
+				 "framesz=2560,blocksz=20480,framecnt=512\n"
+				 "ipv4 = 192.0.2.1/24\n"), 0);
+	assert_int_equal(tc_cfg.port[0].mtu_max, 2048);
+	tc_load_fails("[port0]\ndevice = net_af_packet0,iface=a,framesz=384,"
+		      "blocksz=12288,framecnt=32\nipv4 = 192.0.2.1/24\n",
+		      "framesz=384 holds no frame of an IB MTU");
+	/* explicit values say nothing of a limit */
+	assert_int_equal(tc_load("[port0]\ndevice = net_ring0\n"
+				 "ipv4 = 192.0.2.1/24\nmtu = 2048\n"), 0);
+	assert_int_equal(tc_cfg.port[0].mtu, 2048);
+	assert_int_equal(tc_cfg.port[0].mtu_max, 0);
 }
 
 /* ---- rp_cfg_eal_argv() ------------------------------------------------ */

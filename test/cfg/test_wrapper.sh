@@ -61,7 +61,7 @@ EOF
 rc=$?
 expect 1 "bad config"
 contains "$tmp/err" "$tmp/bad.ini: [port0] mtu:" "bad config"
-contains "$tmp/err" "accepted: 256, 512, 1024, 2048, 4096" "bad config"
+contains "$tmp/err" "accepted: auto, 256, 512, 1024, 2048, 4096" "bad config"
 [ ! -e "$tmp/ran" ] || fail "bad config: the program ran"
 
 # 2. good config: LD_PRELOAD is the shim, the CM, umad, ROCEPMD_CONFIG the

@@ -217,13 +217,15 @@ rv_eal_rundir() {
 	fi
 }
 
-# IB MTU of [port0] of a config (default 1024).
+# IB MTU of [port0] of a config that sets it (without an mtu line, or
+# with mtu = auto, the port decides at start: ibv_devinfo tells).
 rv_cfg_mtu() {
 	local m
 
 	m=$(sed -n 's/^[[:space:]]*mtu[[:space:]]*=[[:space:]]*\([0-9]*\).*/\1/p' "$1" |
 		head -n 1)
-	echo "${m:-1024}"
+	[ -n "$m" ] || rv_fail "$1: no numeric mtu line"
+	echo "$m"
 }
 
 # rv_bg NAME NS CONFIG -- PROGRAM ARGS...: rocepmd-run PROGRAM in namespace NS
