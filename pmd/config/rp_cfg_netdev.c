@@ -45,6 +45,8 @@
  * header (veth_xdp_set() refuses larger MTUs: ETH_DATA_LEN-ish limits
  * vary by driver; this is veth's). */
 #define RP_XDP_MTU_MAX	3506u
+/* An interface MTU that carries IB MTU 2048 (+ 64, rp_port_mtu.c) */
+#define RP_AFP_BIG_MTU	2112u
 
 /* Headers around an IB payload in the largest frame the engine sends: */
 #define RP_CFG_FRAME_OVERHEAD	(14 + 20 + 8 + 12 + 16 + 4 + 4)
@@ -155,14 +157,19 @@ rp_cfg_netdev_bind(struct rp_port_cfg *port, unsigned int idx, bool want_v4,
 		port->netdev_xdp = true;
 	} else {
 		/* Several lcores: a socket each, the kernel's fanout
-		 * hashing flows over them (rp_shard.c). */
+		 * hashing flows over them (rp_shard.c).  Ring frames that
+		 * hold what the interface carries: the PMD's default
+		 * (2048) holds IB MTU 1024 only. */
+		const char *ring = mtu >= RP_AFP_BIG_MTU ?
+			",framesz=5120,blocksz=20480" : "";
+
 		n = port->nr_lcores > 1 ?
 			snprintf(port->device, sizeof(port->device),
-				 "net_af_packet%u,iface=%s,qpairs=%u", idx,
-				 port->netdev, port->nr_lcores) :
+				 "net_af_packet%u,iface=%s,qpairs=%u%s", idx,
+				 port->netdev, port->nr_lcores, ring) :
 			snprintf(port->device, sizeof(port->device),
-				 "net_af_packet%u,iface=%s", idx,
-				 port->netdev);
+				 "net_af_packet%u,iface=%s%s", idx,
+				 port->netdev, ring);
 		port->netdev_xdp = false;
 		snprintf(why, len, "%s: no XDP (%s): af_packet, which sees every frame; the kernel answers RoCEv2 with ICMP errors unless a firewall rule drops it",
 			 port->netdev, prog == NULL ?

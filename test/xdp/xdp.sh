@@ -24,7 +24,8 @@
 #             (xsk_queue_waits), and runs a pair; once the engines end,
 #             no XDP program is left on the veth
 #   fallback  at MTU 9000 (over what XDP serves on a veth) the same line
-#             binds af_packet, with a warning; a missing interface is an
+#             binds af_packet (ring frames of 5120 bytes: IB MTU 4096),
+#             with a warning; a missing interface is an
 #             error that names it; an address added to the interface is in
 #             the GID table of the next start (ibv_devinfo -v), and one
 #             added while a program runs reaches it as IBV_EVENT_GID_CHANGE
@@ -327,7 +328,8 @@ fallback)
 	ip -n "$RP_NS_A" link set "$RP_VETH_A" mtu 9000
 	ip netns exec "$RP_NS_A" "$RP_RUN" --config "$CA" --check >"$rv_tmp/fb.out" 2>&1 ||
 		{ cat "$rv_tmp/fb.out"; rv_fail "MTU 9000: the configuration was refused"; }
-	grep -q "vdev net_af_packet0,iface=$RP_VETH_A, ipv4 $RV_IP_A/24" "$rv_tmp/fb.out" ||
+	# ring frames that hold IB MTU 4096, which the interface carries
+	grep -q "vdev net_af_packet0,iface=$RP_VETH_A,framesz=5120,blocksz=20480, ipv4 $RV_IP_A/24" "$rv_tmp/fb.out" ||
 		{ cat "$rv_tmp/fb.out"; rv_fail "MTU 9000: no af_packet fallback"; }
 	grep -q "netdev: $RP_VETH_A: no XDP (the interface's MTU is over" "$rv_tmp/fb.out" ||
 		{ cat "$rv_tmp/fb.out"; rv_fail "MTU 9000: no warning about the fallback"; }
