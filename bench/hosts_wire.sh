@@ -4,7 +4,7 @@
 # bench/hosts_wire.sh: issue 28's goals between the two hosts, each a
 # ratio to a raw yardstick measured the fair way in the same invocation.
 # Two hosts in network namespaces joined by a veth pair (MTU 3000, IB MTU
-# 1024), rocepmd-testpmd --server in B and --client in A, host A on CPU 0
+# 1024 or BENCH_MTU), rocepmd-testpmd --server in B and --client in A, host A on CPU 0
 # and host B on CPU 1 (program and engine lcore of a host on its CPU).
 #
 #   goal                            rocepmd                yardstick
@@ -267,7 +267,7 @@ if command -v sockperf >/dev/null; then
 else
 	echo "(no sockperf: apt-get install sockperf for the kernel UDP row)"
 fi
-echo "hosts_wire.sh: veth MTU 3000, IB MTU 1024, host A on CPU 0, B on CPU 1 (program and engine lcore each), ${dur} s a rate run on $bw_wait, $iters ping-pongs, $(nproc) CPUs, idle CPUs $(bench_cpu_idle)"
+echo "hosts_wire.sh: veth MTU 3000, IB MTU $bench_mtu, host A on CPU 0, B on CPU 1 (program and engine lcore each), ${dur} s a rate run on $bw_wait, $iters ping-pongs, $(nproc) CPUs, idle CPUs $(bench_cpu_idle)"
 echo "a wake-up costs its waker (bench/wake_cost): $(bench_wake_cost "$build")"
 echo "an ICRC costs (bench/icrc_cost): $(bench_icrc_cost "$build")"
 [ -n "${BENCH_KEEP:-}" ] && cp -r "$tmp" "$BENCH_KEEP"

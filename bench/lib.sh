@@ -17,7 +17,7 @@
 #                           $tmp/SIDE.ini for host SIDE (a or b): its port
 #                           on its veth end (KIND af_packet; af_xdp or xdp:
 #                           netdev = the end, rocepmd's XDP program), IB
-#                           MTU 1024, EAL --lcores LCORES (main lcore 0,
+#                           MTU BENCH_MTU (1024), EAL --lcores LCORES (main lcore 0,
 #                           engine lcore 1), idle policy IDLE, file prefix
 #                           PREFIX-SIDE-PID
 #   bench_udp_pp PORT SECONDS
@@ -46,7 +46,9 @@
 # Environment: BENCH_TIMEOUT (seconds a program may run, 120), BENCH_BUILD
 # (the build directory, build), BENCH_HALT_POLL_NS (cpu_idle.sh, which
 # this file sources: bench_cpu_idle...), BENCH_PORT_EXTRA (more [port0]
-# keys for bench_host_cfg, "\n" between them: 'selective_retx = off').
+# keys for bench_host_cfg, "\n" between them: 'selective_retx = off'),
+# BENCH_MTU (bench_host_cfg's IB MTU, 1024; auto: the largest the veth
+# carries, 2048 on af_xdp at veth MTU 3000).
 
 set -uo pipefail
 
@@ -57,6 +59,7 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=cpu_idle.sh
 . "$src/bench/cpu_idle.sh"
 build=${BENCH_BUILD:-$src/build}
+bench_mtu=${BENCH_MTU:-1024}
 app=$build/app/rocepmd-testpmd/rocepmd-testpmd
 run=$build/tools/rocepmd-run
 TMO=${BENCH_TIMEOUT:-120}
@@ -67,14 +70,20 @@ udp_why=
 tmp=
 
 bench_host_cfg() {
-	local s=$1 kind=$2 lcores=$3 idle=$4 pfx=$5 dev=$RP_VETH_A port
+	local s=$1 kind=$2 lcores=$3 idle=$4 pfx=$5 dev=$RP_VETH_A port ring
 	local ip=192.0.2.1/24
 
 	[ "$s" = b ] && dev=$RP_VETH_B ip=192.0.2.2/24
 	# framecnt 2048, not the PMD's 512: with 512 the receiving ring
 	# overflowed in 64 KiB WRITEs on events (afp_rx_dropped 275 in 3 s)
 	# and each overflow cost a go-back-N resend on a lossless link.
-	port="device = net_af_packet0,iface=$dev,qpairs=1,framecnt=2048
+	# the PMD's ring frames (framesz 2048) hold IB MTU 1024 at most,
+	# 5120 hold 4096 (mtu + 144): for BENCH_MTU 2048, 4096 and auto
+	case $bench_mtu in
+	256 | 512 | 1024) ring= ;;
+	*) ring=,framesz=5120,blocksz=20480 ;;
+	esac
+	port="device = net_af_packet0,iface=$dev,qpairs=1,framecnt=2048$ring
 ipv4 = $ip"
 	case $kind in
 	af_xdp | xdp) port="netdev = $dev" ;;
@@ -92,7 +101,7 @@ ipv4 = $ip" ;;
 	idle = $idle
 	[port0]
 	$port
-	mtu = 1024
+	mtu = $bench_mtu
 	$(printf '%b' "${BENCH_PORT_EXTRA:-}")
 	EOF
 }

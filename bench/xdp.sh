@@ -47,6 +47,8 @@ cfg() {
 		fi
 		echo "idle = sleep"
 		echo "[port0]"
+		# both kinds at one IB MTU (auto would give af_xdp 2048)
+		echo "mtu = 1024"
 		if [ "$kind" = xdp ]; then
 			echo "netdev = $dev"
 		else
