@@ -25,6 +25,8 @@
 # Needs root, iproute2, nftables (kernel with netdev egress), a build in
 # build/ (or RP_BUILD).
 #
+# With FM_REPS > 1 a second table pairs each round's rate with that round's
+# lossless rate (median and range of the rounds).
 # Environment:
 #   FM_MB      MB per cell (200); FM_MSGS  messages per cell at most
 #              (100000: the 64 B cells)
@@ -53,7 +55,7 @@ rv_need_prog nft nftables
 [ -x "$fm" ] && [ -x "$RP_RUN" ] || rv_fail "no build at $build"
 
 rv_veth1 "fm$(($$ % 100000))" bridge
-declare -A rate
+declare -A rate run
 for ((rep = 1; rep <= REPS; rep++)); do
 	for cond in $CONDS; do
 		cfg=$rv_tmp/$cond.ini
@@ -85,6 +87,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		fi
 		while read -r _ op size n bytes secs mbps; do
 			rv_log "$rep/$REPS $cond $op $size: $n x, $secs s, $mbps MB/s"
+			run[$rep,$cond,$op,$size]=$mbps
 			best=${rate[$cond,$op,$size]:-0}
 			awk -v a="$mbps" -v b="$best" 'BEGIN { exit !(a > b) }' &&
 				rate[$cond,$op,$size]=$mbps
@@ -112,6 +115,42 @@ for op in send write read; do
 				printf ' %7s (%3s%%) |' "$r" \
 					"$(awk -v a="$r" -v b="$base" 'BEGIN { printf "%d", (b > 0 ? 100 * a / b : 0) }')"
 			fi
+		done
+		echo
+	done
+done
+
+# The same ratios paired: each round's rate against that round's lossless
+# rate, a few seconds apart, where the table above divides the best of
+# each over all rounds (the machine's state moves a cell's lossless rate
+# by a third between rounds).  Median of the rounds, and their range.
+case " $CONDS " in *" lossless "*) ;; *) exit 0 ;; esac
+[ "$REPS" -gt 1 ] || exit 0
+echo
+echo "paired (each round's rate / its lossless rate; median, min-max of $REPS rounds):"
+printf '| op    |    size |'
+for cond in $CONDS; do [ "$cond" = lossless ] || printf ' %16s |' "$cond"; done
+echo
+printf '|-------|--------:|'
+for cond in $CONDS; do [ "$cond" = lossless ] || printf '%s|' '-----------------:'; done
+echo
+for op in send write read; do
+	for size in ${SIZES//,/ }; do
+		printf '| %-5s | %7s |' "$op" "$size"
+		for cond in $CONDS; do
+			[ "$cond" = lossless ] && continue
+			for ((rep = 1; rep <= REPS; rep++)); do
+				a=${run[$rep,$cond,$op,$size]:-}
+				b=${run[$rep,lossless,$op,$size]:-}
+				[ -n "$a" ] && [ -n "$b" ] && echo "$a $b"
+			done | awk '$2 > 0 { r[n++] = $1 / $2 }
+				END {
+					if (n == 0) { printf " %16s |", "-"; exit }
+					for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
+						if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+					m = n % 2 ? r[(n - 1) / 2] : (r[n / 2 - 1] + r[n / 2]) / 2
+					printf " %4.2f (%4.2f-%4.2f) |", m, r[0], r[n - 1]
+				}'
 		done
 		echo
 	done
