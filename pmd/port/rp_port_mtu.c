@@ -26,16 +26,29 @@
  */
 #define RP_L3_OVERHEAD	(20u + 8u + 12u + 16u + 4u + RP_ICRC_SIZE)
 
-/* The largest IB MTU whose frames fit an L3 MTU, or 0 if none does. */
+/*
+ * rxe's headers allowance (RXE_MAX_HDR_LENGTH): rxe takes the largest IB
+ * MTU of at most its netdev's MTU less this (eth_mtu_int_to_enum()).
+ */
+#define RP_RXE_HDR_LENGTH	80u
+
+/* The largest IB MTU m with m + overhead <= l3_mtu, or 0 if none. */
 static uint32_t
-port_ib_mtu_fit(uint32_t l3_mtu)
+port_ib_mtu_under(uint32_t l3_mtu, uint32_t overhead)
 {
 	uint32_t m;
 
 	for (m = 4096; m >= 256; m /= 2)
-		if (m + RP_L3_OVERHEAD <= l3_mtu)
+		if (m + overhead <= l3_mtu)
 			return m;
 	return 0;
+}
+
+/* The largest IB MTU whose frames fit an L3 MTU, or 0 if none does. */
+static uint32_t
+port_ib_mtu_fit(uint32_t l3_mtu)
+{
+	return port_ib_mtu_under(l3_mtu, RP_L3_OVERHEAD);
 }
 
 /*
@@ -99,19 +112,22 @@ port_mtu_advice(char *buf, size_t len, const struct rp_port *p,
 }
 
 /*
- * mtu = auto: the largest IB MTU whose frames the port carries, as rxe
- * takes the largest its netdev's MTU carries (rxe_set_mtu()), here with
- * the exact bytes of rocepmd's largest frame.  A kernel interface's MTU
- * is the host's (the veth of the tests: 9000, so 4096); a port of the
- * engine's own has the MTU its ethdev has (DPDK's default 1500, so 1024:
- * a NIC's network is not known to carry more); at most what the port's
- * configuration allows (af_packet's ring frames) and the PMD carries.
- * Read once, at start.
+ * mtu = auto: the IB MTU rxe would take on the same link (rxe_set_mtu():
+ * the largest of at most the netdev's MTU less 80 bytes), so that rocepmd
+ * and rxe on one link report one active MTU and a program that takes its
+ * own port's (perftest, rping) sends what the other end's QP takes: rxe
+ * rejects a packet over its QP's MTU.  A kernel interface's MTU is the
+ * host's (the veth of the tests: 9000, so 4096); a port of the engine's
+ * own has the MTU its ethdev has (DPDK's default 1500, so 1024: a NIC's
+ * network is not known to carry more).  At most what the PMD carries of
+ * rocepmd's own frames (af_xdp's page) and what the configuration allows
+ * (af_packet's ring frames).  Read once, at start.
  */
 uint32_t
 rp_port_mtu_auto(const struct rp_port *p, const struct rte_eth_dev_info *info)
 {
-	uint32_t l3 = port_pmd_max_l3(p, info), kmtu, fit;
+	uint32_t pmd = port_ib_mtu_fit(port_pmd_max_l3(p, info));
+	uint32_t l3 = UINT32_MAX, kmtu, fit;
 	char ifname[IF_NAMESIZE], why[64];
 	uint16_t port_mtu;
 	bool ring;
@@ -134,7 +150,7 @@ rp_port_mtu_auto(const struct rp_port *p, const struct rte_eth_dev_info *info)
 	} else {
 		snprintf(why, sizeof(why), "no port MTU");
 	}
-	fit = port_ib_mtu_fit(l3);
+	fit = RTE_MIN(port_ib_mtu_under(l3, RP_RXE_HDR_LENGTH), pmd);
 	if (fit == 0)
 		fit = 256;	/* as rxe: the least, and the check warns */
 	ring = p->cfg->mtu_max != 0 && fit > p->cfg->mtu_max;

@@ -13,7 +13,8 @@
 #   veth MTU 4159, mtu 4096   warning (one byte short)
 #   veth MTU 4160, mtu 4096   no warning
 #   veth MTU 1500, mtu 1024   no warning (the advice followed)
-#   mtu = auto, veth MTU 1500, 4159, 4160: active_mtu 1024, 2048, 4096;
+#   mtu = auto, veth MTU 1500, 4175, 4176: active_mtu 1024, 2048, 4096
+#   (rxe's rule: the interface's MTU less 80);
 #   with the PMD's default ring frames (framesz=2048) at 9000: 1024
 #
 # ibv_devinfo exits 0 each time: the warning does not stop the device.
@@ -107,8 +108,10 @@ grep -q '^mtu' "$cfgauto" && rv_fail "could not remove the mtu line"
 grep -q 'framesz=5120' "$cfgauto" ||
 	rv_fail "config/netns-a.ini's af_packet ring is no longer framesz=5120"
 auto auto1500 1500 "$cfgauto" 1024 3 "interface $RP_VETH_A MTU 1500"
-auto auto4159 4159 "$cfgauto" 2048 4 "interface $RP_VETH_A MTU 4159"
-auto auto4160 4160 "$cfgauto" 4096 5 "interface $RP_VETH_A MTU 4160"
+# rxe's rule (its netdev's MTU less 80 bytes), not rocepmd's 64: on one
+# link both ends report one active MTU
+auto auto4175 4175 "$cfgauto" 2048 4 "interface $RP_VETH_A MTU 4175"
+auto auto4176 4176 "$cfgauto" 4096 5 "interface $RP_VETH_A MTU 4176"
 # the ring's frames bound it: the PMD's default framesz=2048 holds 1024
 cfgring=$rv_tmp/mtuauto-ring.ini
 sed -e 's/,framesz=5120,blocksz=20480//' "$cfgauto" >"$cfgring"
