@@ -243,7 +243,6 @@ idle_us = 50
 inline_us = ${RI_INLINE_US:-0}
 [port0]
 $port_cfg
-mtu = 1024
 lcore = $lcores
 region_mb = 64
 ecn = ${RI_ECN:-off}
@@ -639,6 +638,21 @@ wait_mark "rxe ready" 180 || {
 	rv_fail "the guest did not bring up rxe0 in 180 s"
 }
 rv_log "guest: $(mark_line 'rxe ready')"
+
+# No mtu line above: mtu = auto takes the IB MTU rxe took on the same link
+# (1500: 1024), which the guest printed (ibv_devinfo, guest-init.sh).
+rxe_mtu=$(tr -d '\r' <"$rv_tmp/guest.log" |
+	sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\) .*/\1/p' | head -n 1)
+[ -n "$rxe_mtu" ] || rv_fail "the guest printed no active_mtu of rxe0"
+ri_bg devinfo -- ibv_devinfo -d rocepmd0
+wait "$rv_last_pid"
+rp_mtu=$(sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\) .*/\1/p' \
+	"$rv_tmp/devinfo.out" | head -n 1)
+[ "$rp_mtu" = "$rxe_mtu" ] || {
+	rv_show devinfo
+	rv_fail "mtu = auto: rocepmd0's active_mtu ${rp_mtu:-none}, rxe0's $rxe_mtu on the same link"
+}
+rv_log "active_mtu $rp_mtu on both ends (rocepmd's mtu = auto, rxe's from its netdev)"
 
 # go PORT: the one-shot "go" signal: accept one connection on the bridge
 # address, at most RI_STEP_TIMEOUT seconds.
