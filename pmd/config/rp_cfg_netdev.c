@@ -45,7 +45,8 @@
  * header (veth_xdp_set() refuses larger MTUs: ETH_DATA_LEN-ish limits
  * vary by driver; this is veth's). */
 #define RP_XDP_MTU_MAX	3506u
-/* An interface MTU that carries IB MTU 2048 (+ 64, rp_port_mtu.c) */
+/* An interface MTU that carries rocepmd's frames of IB MTU 2048 (+ 64,
+ * rp_port_mtu.c); mtu = auto takes 2048 from 2128 (rxe's 80) */
 #define RP_AFP_BIG_MTU	2112u
 
 /* Headers around an IB payload in the largest frame the engine sends: */
