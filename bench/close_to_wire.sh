@@ -165,9 +165,10 @@ row "  the same / raw in one thread" "us" "$v" "$rv1" "(no second CPU)"
 cpu() {
 	local w=$1 idle=$2 rate=$3 out r e p be= bp=
 
+	shift 3
 	for ((r = 0; r < rounds; r++)); do
 		out=$(RUN_WAIT=$w run 1 1 --mode send_bw --size 64 \
-			--duration "$dur" --rate "$rate" --idle "$idle")
+			--duration "$dur" --rate "$rate" --idle "$idle" "$@")
 		read -r e p < <(awk '$2 == "send_bw" && $27 == "ok" {
 			print $24, $15 }' <<<"$out")
 		[ -n "$e" ] || continue
@@ -181,13 +182,19 @@ cpu() {
 # The engine's CPU per message, events against polling at the same
 # offered load: events with the default idle policy (yield: the lcore
 # polls whether or not there is work) and with adaptive (it blocks on
-# the doorbells when idle).  Below 50,000/s the program sleeps between
-# messages on events; above, it spins to keep the rate (pace_until).
+# the doorbells when idle, and naps in place of its spin where naps
+# cost no work: rp_idle_nap.h), and adaptive without those naps
+# (spin_nap = off).  Below 50,000/s the program sleeps between messages
+# on events; above, it spins to keep the rate (pace_until).
 printf "%-34s %-8s %12s %12s %8s   %s\n" "CPU per message" unit events polling ratio target
 for rate in ${BENCH_CPU_RATES:-20000 200000}; do
 	read -r pe pp < <(cpu poll yield "$rate")
-	for idle in yield adaptive; do
-		read -r ee ep < <(cpu event "$idle" "$rate")
+	for idle in yield adaptive adaptive-nonap; do
+		if [ $idle = adaptive-nonap ]; then
+			read -r ee ep < <(cpu event adaptive "$rate" --spin-nap off)
+		else
+			read -r ee ep < <(cpu event "$idle" "$rate")
+		fi
 		row "engine us/msg, $rate/s, $idle" "us" "$ee" "$pe" "<= 1.50"
 		row "program us/msg, $rate/s, $idle" "us" "$ep" "$pp" "(its threads)"
 	done

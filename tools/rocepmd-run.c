@@ -291,6 +291,10 @@ rp_run_print_check(const struct rp_config *cfg, const char *path,
 		printf(" after %" PRIu32 " us", cfg->idle_us);
 	if (cfg->idle == RP_IDLE_SLEEP)
 		printf(", naps of %" PRIu32 " us", cfg->sleep_us);
+	else if (cfg->idle == RP_IDLE_ADAPTIVE && cfg->spin_nap)
+		printf(", naps of %" PRIu32 " us in place of the spin where "
+		       "they cost no work, blocks of up to %" PRIu32 " us",
+		       cfg->sleep_us, cfg->wake_us);
 	else if (cfg->idle == RP_IDLE_ADAPTIVE)
 		printf(", blocks of up to %" PRIu32 " us", cfg->wake_us);
 	printf("\n");

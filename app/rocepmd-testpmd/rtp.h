@@ -94,6 +94,7 @@ struct rtp_params {
 	enum rp_idle_policy idle;
 	bool idle_set;
 	uint32_t idle_us;
+	bool spin_nap;			/* --spin-nap: the engine key */
 	uint32_t inline_us;		/* --inline-us: inline engine passes */
 	bool inline_set;
 	/* --cq-mod COUNT[,PERIOD_US]: ibv_modify_cq() on every run's CQs;

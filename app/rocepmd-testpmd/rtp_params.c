@@ -203,6 +203,8 @@ rtp_usage(FILE *f)
 "                        or yield)\n"
 "  --idle-us N           idle time before yielding, sleeping or blocking\n"
 "                        (default 30)\n"
+"  --spin-nap on|off     adaptive: nap in place of the spin where naps cost\n"
+"                        no work (default on)\n"
 "  --inline-us auto|N    inline mode: polling threads run engine passes, the\n"
 "                        lcore stands aside N us after one (0: off; auto,\n"
 "                        the default: decided from the CPUs, see --check)\n"
@@ -227,7 +229,7 @@ enum {
 	OPT_PORT = 256, OPT_CONFIG, OPT_MODE, OPT_CMDFILE, OPT_LIST, OPT_SIZE,
 	OPT_DEPTH, OPT_QPS, OPT_IDLE_QPS, OPT_ITERS, OPT_DURATION, OPT_WARMUP, OPT_RATE,
 	OPT_WAIT, OPT_HYBRID, OPT_TIMEOUT, OPT_CPUS_CLI, OPT_CPUS_SRV,
-	OPT_IDLE, OPT_IDLE_US, OPT_INLINE_US, OPT_CQ_MOD,
+	OPT_IDLE, OPT_IDLE_US, OPT_SPIN_NAP, OPT_INLINE_US, OPT_CQ_MOD,
 	OPT_RAW,
 	OPT_NO_RAW, OPT_RAW_ONLY, OPT_JSON, OPT_CSV, OPT_OUT, OPT_STATS, OPT_COUNTERS,
 	OPT_SERVER,
@@ -257,6 +259,7 @@ static const struct option rtp_opts[] = {
 	{ "cpus-server", required_argument, NULL, OPT_CPUS_SRV },
 	{ "idle", required_argument, NULL, OPT_IDLE },
 	{ "idle-us", required_argument, NULL, OPT_IDLE_US },
+	{ "spin-nap", required_argument, NULL, OPT_SPIN_NAP },
 	{ "inline-us", required_argument, NULL, OPT_INLINE_US },
 	{ "cq-mod", required_argument, NULL, OPT_CQ_MOD },
 	{ "raw", no_argument, NULL, OPT_RAW },
@@ -462,6 +465,7 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 	p->idle = RP_IDLE_YIELD;
 	p->oob_port = RTP_OOB_PORT;
 	p->idle_us = 30;	/* the engine's default */
+	p->spin_nap = true;	/* the engine's default */
 	p->host_mode = 0660;
 	p->host_gid = -1;
 	optind = 1;
@@ -503,6 +507,12 @@ rtp_params_parse(int argc, char **argv, struct rtp_params *p)
 			if (rtp_u64_parse(optarg, 0, 10000000, &v) < 0)
 				return bad("--idle-us", optarg, "0..10000000");
 			p->idle_us = (uint32_t)v;
+			break;
+		case OPT_SPIN_NAP:
+			if (strcmp(optarg, "on") != 0 &&
+			    strcmp(optarg, "off") != 0)
+				return bad("--spin-nap", optarg, "on or off");
+			p->spin_nap = strcmp(optarg, "on") == 0;
 			break;
 		case OPT_INLINE_US:
 			if (strcmp(optarg, "auto") == 0)
@@ -709,8 +719,9 @@ rtp_params_config(const struct rtp_params *p, struct rp_config *cfg,
 	for (unsigned int i = 0; i < p->nb_ports; i++)
 		if (p->port[i].lcore_set && p->port[i].lcore < 64)
 			lcores |= 1ull << p->port[i].lcore;
-	fprintf(f, "[engine]\nmain_lcore = %u\nidle = %s\nidle_us = %u\n",
-		main_lcore, rp_idle_policy_name(p->idle), p->idle_us);
+	fprintf(f, "[engine]\nmain_lcore = %u\nidle = %s\nidle_us = %u\n"
+		"spin_nap = %s\n", main_lcore, rp_idle_policy_name(p->idle),
+		p->idle_us, p->spin_nap ? "on" : "off");
 	/* Not given: the engine's default, auto. */
 	if (p->inline_set && p->inline_us != RP_INLINE_AUTO)
 		fprintf(f, "inline_us = %u\n", p->inline_us);

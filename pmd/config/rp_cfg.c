@@ -100,6 +100,13 @@ static const struct rp_cfg_key rp_cfg_keys[] = {
 		RP_CFG_CFG(sleep_us),
 	},
 	{
+		/* adaptive: naps in place of the spin where they cost no
+		 * work (rp_idle_nap.h) */
+		.name = "spin_nap", .sect = RP_CFG_SECT_ENGINE,
+		.type = &rp_cfg_type_bool, .def = "on",
+		RP_CFG_CFG(spin_nap),
+	},
+	{
 		.name = "wake_us", .sect = RP_CFG_SECT_ENGINE,
 		.type = &rp_cfg_type_u32,
 		.min = 1, .max = 1000000, .def = "1000",

@@ -609,6 +609,58 @@ lcore_spin_yield(struct rp_lcore_ctx *lc, uint64_t now)
 	lc->spin_quiet = RTE_MIN(lc->spin_quiet * 2, hz);
 }
 
+/* One epoch of rp_idle_nap.h: long enough to hold tens of completions of
+ * an events ping-pong, short enough that a trial's cost is one of them. */
+#define RP_NAP_EPOCH_US	2000
+
+/*
+ * A nap of sleep_us.  A sleeper that wakes preempts a spinning program
+ * under CFS, where a yield would not.
+ */
+static void
+lcore_nap(struct rp_lcore_ctx *lc, enum rp_lc_stat counter)
+{
+	lc_stat_add(lc, counter, 1);
+	rp_lcore_plan(lc, rte_get_timer_cycles() +
+		      rp_us_cycles((uint64_t)lc->nap.tv_nsec / 1000u));
+	nanosleep(&lc->nap, NULL);
+}
+
+/*
+ * adaptive: at the end of an epoch, judge the spin's way of waiting by the
+ * completions its devices published (rp_idle_nap.h).  Called while the
+ * lcore holds its devices: the shards' counts are its to read.
+ */
+static void
+lcore_nap_epoch(struct rp_lcore_ctx *lc, uint64_t now)
+{
+	uint64_t cqes = 0, cpu;
+	struct timespec ts;
+	bool trial;
+	int d;
+
+	if (now - lc->nap_epoch_tsc < rp_us_cycles(RP_NAP_EPOCH_US))
+		return;
+	for (unsigned int i = 0; i < lc->nr_shards; i++)
+		cqes += lc->shards[i]->cqes;
+	/* a system call an epoch, not a pass */
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return;
+	cpu = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	trial = lc->nap_way.trial != 0;
+	d = rp_idle_nap_epoch(&lc->nap_way, cqes - lc->nap_epoch_cqes,
+			      now - lc->nap_epoch_tsc, cpu - lc->nap_epoch_cpu);
+	if (!trial && lc->nap_way.trial != 0)
+		lc_stat_add(lc, RP_LC_NAP_TRIALS, 1);
+	if (d > 0)
+		lc_stat_add(lc, RP_LC_NAP_ON, 1);
+	else if (d < 0)
+		lc_stat_add(lc, RP_LC_NAP_OFF, 1);
+	lc->nap_epoch_cqes = cqes;
+	lc->nap_epoch_cpu = cpu;
+	lc->nap_epoch_tsc = now;
+}
+
 /*
  * adaptive: a pass found work `gap` cycles after the last busy one; if
  * the lcore blocked in between, that gap teaches the spin before the
@@ -692,10 +744,17 @@ lcore_main(void *arg)
 				last_busy = t1;
 			}
 		}
+		if (idle == RP_IDLE_ADAPTIVE && lc->spin_nap)
+			lcore_nap_epoch(lc, t1);
 		/* Inline mode: the devices are free while the lcore naps. */
 		rp_lcore_token_give(lc);
 		if (!busy && t1 - last_busy <= spin) {
-			if (lc->spin_yield && idle != RP_IDLE_BUSY)
+			/* adaptive, where naps cost no work: no spin, and no
+			 * doorbell either, the lcore not being blocked */
+			if (idle == RP_IDLE_ADAPTIVE && lc->spin_nap &&
+			    rp_idle_nap_now(&lc->nap_way))
+				lcore_nap(lc, RP_LC_SPIN_NAPS);
+			else if (lc->spin_yield && idle != RP_IDLE_BUSY)
 				lcore_spin_yield(lc, t1);
 		} else if (!busy) {
 			if (idle == RP_IDLE_YIELD) {
@@ -705,15 +764,9 @@ lcore_main(void *arg)
 				lc_stat_add(lc, RP_LC_YIELDS, 1);
 				sched_yield();
 			} else if (idle == RP_IDLE_SLEEP) {
-				/* A sleeper that wakes preempts a spinning
-				 * application under CFS, where a yield would
-				 * not: on shared CPUs this bounds the latency a
-				 * busy application adds. */
-				lc_stat_add(lc, RP_LC_NAPS, 1);
-				rp_lcore_plan(lc, rte_get_timer_cycles() +
-					   rp_us_cycles((uint64_t)
-							lc->nap.tv_nsec / 1000u));
-				nanosleep(&lc->nap, NULL);
+				/* On shared CPUs the nap bounds the latency a
+				 * busy application adds (lcore_nap()). */
+				lcore_nap(lc, RP_LC_NAPS);
 			}
 		}
 		t1 = rte_get_timer_cycles();
@@ -795,6 +848,11 @@ rp_lcore_launch(const struct rp_config *cfg)
 		lc->spin_cycles = lc->idle_cycles;
 		lc->blocked = false;
 		lc->nap.tv_nsec = (long)cfg->sleep_us * 1000;
+		lc->spin_nap = cfg->spin_nap;
+		memset(&lc->nap_way, 0, sizeof(lc->nap_way));
+		lc->nap_epoch_tsc = 0;
+		lc->nap_epoch_cqes = 0;
+		lc->nap_epoch_cpu = 0;
 		lc->wake_ns = (uint64_t)cfg->wake_us * 1000;
 		lc->inline_kind = rp_inline.kind;
 		lc->inline_mode = rp_inline.kind != RP_INLINE_OFF;

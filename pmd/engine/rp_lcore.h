@@ -18,6 +18,7 @@
 #include "rp_atomic.h"
 #include "rp_inline.h"
 #include "rp_engine.h"
+#include "rp_idle_nap.h"
 
 /*
  * Per-lcore counters: one writer at a time, the lcore or the program's
@@ -63,6 +64,10 @@ enum rp_lc_stat {
 	RP_LC_TOKEN_YIELDS,	/* inline: yields to a program thread that
 				 * held the devices the lcore wanted, on a
 				 * CPU they share */
+	RP_LC_SPIN_NAPS,	/* adaptive: naps in place of the spin */
+	RP_LC_NAP_TRIALS,	/* epochs that tried the other way to wait */
+	RP_LC_NAP_ON,		/* trials that turned the spin to naps */
+	RP_LC_NAP_OFF,		/* ... and back to spinning */
 	RP_LC_STAT_MAX,
 };
 
@@ -113,6 +118,14 @@ struct rp_lcore_ctx {
 	 * pass */
 	uint64_t spin_cycles;
 	bool blocked;
+	/* adaptive: naps or spinning in the spin (rp_idle_nap.h), judged
+	 * by the completions of epochs that began at nap_epoch_tsc and the
+	 * lcore's CPU time in them */
+	struct rp_idle_nap nap_way;
+	bool spin_nap;			/* the key spin_nap */
+	uint64_t nap_epoch_tsc;
+	uint64_t nap_epoch_cqes;
+	uint64_t nap_epoch_cpu;		/* ns */
 	struct timespec nap;
 	uint64_t wake_ns;		/* adaptive: longest block */
 	/*

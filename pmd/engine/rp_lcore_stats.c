@@ -43,6 +43,10 @@ static const char * const rp_lc_stat_names[RP_LC_STAT_MAX] = {
 	[RP_LC_SPIN_SHRINKS] = "spin_shrinks",
 	[RP_LC_SIGNAL_PASSES] = "signal_passes",
 	[RP_LC_TOKEN_YIELDS] = "token_yields",
+	[RP_LC_SPIN_NAPS] = "spin_naps",
+	[RP_LC_NAP_TRIALS] = "nap_trials",
+	[RP_LC_NAP_ON] = "nap_on",
+	[RP_LC_NAP_OFF] = "nap_off",
 };
 
 /* Counter s: the lcore's own and its inline passes' (by first lane). */

@@ -295,6 +295,9 @@ struct rp_config {
 	uint32_t idle_us;		/**< idle time before yielding or sleeping */
 	uint32_t sleep_us;		/**< RP_IDLE_SLEEP: length of one nap */
 	uint32_t wake_us;		/**< RP_IDLE_ADAPTIVE: longest block */
+	/** RP_IDLE_ADAPTIVE: naps of sleep_us in place of the spin where
+	 * they cost no work (judged by epochs of completions) */
+	bool spin_nap;
 	/**
 	 * Inline mode when not 0: application threads run engine passes as
 	 * they poll a CQ (rp_engine_assist), and the lcore stands aside this

@@ -482,6 +482,7 @@ rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe)
 	rp_store_release(&slot->owner, (cq->prod >> cq->log2_size) + 1);
 	cq->prod++;
 	rp_sh(dev)->pass_cqes++;
+	rp_sh(dev)->cqes++;
 	rp_store_relaxed(&cq->ctl->prod, cq->prod);
 	if (cq->chan < 0)
 		return 0;

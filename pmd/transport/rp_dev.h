@@ -135,6 +135,9 @@ struct rp_shard {
 	uint64_t starved_lag;
 	uint64_t pass_tsc;
 	uint32_t pass_cqes;		/* CQEs published by this pass */
+	/* ... and by every pass: the adaptive lcore's measure of its work
+	 * (rp_idle_nap.h); read by the lcore while it holds the shard */
+	uint64_t cqes;
 	uint32_t pass_signals;		/* completion channels it signalled */
 	/* CQs with a channel this pass published into: their arms are
 	 * checked once, at its end (rp_cq_notify_flush()) */

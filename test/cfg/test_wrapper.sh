@@ -185,7 +185,7 @@ wake_us = 9/" "$tmp/good.ini" >"$tmp/idle.ini"
 	busy) want="idle busy" ;;
 	yield) want="idle yield after 7 us" ;;
 	sleep) want="idle sleep after 7 us, naps of 8 us" ;;
-	adaptive) want="idle adaptive after 7 us, blocks of up to 9 us" ;;
+	adaptive) want="idle adaptive after 7 us, naps of 8 us in place of the spin where they cost no work, blocks of up to 9 us" ;;
 	esac
 	contains "$tmp/out" "engine lcores 1, $want" "--check idle $idle"
 	grep -q "engine lcores 1, $want\$" "$tmp/out" ||
@@ -194,6 +194,22 @@ wake_us = 9/" "$tmp/good.ini" >"$tmp/idle.ini"
 		fail "--check idle $idle: '(null)' in: $(cat "$tmp/out")"
 	fi
 done
+# ... and adaptive without its naps (spin_nap = off)
+sed "s/^lcores = 1$/lcores = 1\\
+idle = adaptive\\
+idle_us = 7\\
+spin_nap = off\\
+wake_us = 9/" "$tmp/good.ini" >"$tmp/idle.ini"
+"$run" --config "$tmp/idle.ini" --check >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 0 "--check spin_nap off"
+grep -q "engine lcores 1, idle adaptive after 7 us, blocks of up to 9 us\$" \
+	"$tmp/out" || fail "--check spin_nap off: $(cat "$tmp/out")"
+sed 's/^spin_nap = off$/spin_nap = sometimes/' "$tmp/idle.ini" >"$tmp/idle2.ini"
+"$run" --config "$tmp/idle2.ini" --check >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect 1 "--check spin_nap sometimes"
+contains "$tmp/err" "spin_nap" "--check spin_nap sometimes names the key"
 
 "$run" --config "$tmp/bad.ini" --check >"$tmp/out" 2>"$tmp/err"
 rc=$?

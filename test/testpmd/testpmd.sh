@@ -374,6 +374,32 @@ assert "crossover, idle yield" in s and "raw one-way" in s, s
 PY
 	grep -q "^crossover, idle yield" "$tmp/summary" || fail "no summary"
 	;;
+nap)
+	# adaptive: a paced stream's gaps fall inside the spin, and the lcore
+	# spun its CPU away between messages; naps there cost the stream no
+	# work and save CPU, so after a trial the lcore naps in place of the
+	# spin (pmd/engine/rp_idle_nap.h).  With spin_nap off it never tries.
+	# The engine's own counters say which way it waited.
+	for way in on off; do
+		run --no-raw --mode send_bw --wait event --idle adaptive \
+			--spin-nap $way --size 64 --depth 64 --rate 100000 \
+			--iters 200000 --counters --csv --out "$tmp/nap-$way.csv" \
+			>"$tmp/nap-$way.log" 2>&1 ||
+			{ st=$?; tail -20 "$tmp/nap-$way.log"; fail "spin_nap $way: exit status $st"; }
+		check_csv "$tmp/nap-$way.csv" 200000
+		line=$(grep -m1 '^COUNTERS .*lcore\.' "$tmp/nap-$way.log") ||
+			fail "spin_nap $way: no lcore counters"
+		for c in spin_naps nap_trials nap_on; do
+			v=$(grep -o " lcore\.$c=[0-9]*" <<<"$line" | cut -d= -f2)
+			eval "${c}_$way=${v:-0}"
+		done
+		echo "spin_nap $way: spin_naps $((spin_naps_$way)), nap_trials $((nap_trials_$way)), nap_on $((nap_on_$way))"
+	done
+	[ "$nap_on_on" -ge 1 ] && [ "$spin_naps_on" -ge 1000 ] ||
+		fail "spin_nap on: the paced stream's spin did not turn to naps"
+	[ "$spin_naps_off" -eq 0 ] && [ "$nap_trials_off" -eq 0 ] ||
+		fail "spin_nap off: the lcore napped or tried to"
+	;;
 defer)
 	# An inline pass that published a few completions keeps its frames
 	# for its thread's next pass: the ACK of a ping leaves with the pong.
