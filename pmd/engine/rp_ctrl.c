@@ -284,18 +284,13 @@ ctrl_dev(unsigned int id)
 	return id < rp_nr_devs ? rp_devs[id] : NULL;
 }
 
-int
-rp_ctrl_call(unsigned int id, struct rp_ctrl_slot *in)
+static int
+ctrl_call(struct rp_dev *dev, struct rp_ctrl_slot *in)
 {
-	struct rp_dev *dev = ctrl_dev(id);
 	struct rp_ctrl_slot *slot = NULL;
 	const struct timespec ts = { .tv_nsec = 20000 };
 	uint32_t idx, spins;
 
-	if (dev == NULL || dev->ctl == NULL)
-		return -ENODEV;
-	if (in->op >= RP_CTRL_OP_MAX)
-		return -EINVAL;
 	for (spins = 0; slot == NULL; spins++) {
 		for (idx = 0; idx < RP_CTRL_SLOTS; idx++) {
 			uint32_t exp = RP_SLOT_FREE;
@@ -317,7 +312,7 @@ rp_ctrl_call(unsigned int id, struct rp_ctrl_slot *in)
 	rp_store_release(&slot->state, RP_SLOT_POSTED);
 	while (rte_ring_mp_enqueue(dev->ctrl_ring, (void *)(uintptr_t)idx) != 0)
 		nanosleep(&ts, NULL);
-	rp_dev_doorbell(id);
+	rp_dev_doorbell(dev->id);
 	/* A1: pairs with R1 in rp_ctrl_poll. */
 	for (spins = 0; rp_load_acquire(&slot->state) != RP_SLOT_DONE; spins++) {
 		if (spins < 2000)
@@ -329,4 +324,21 @@ rp_ctrl_call(unsigned int id, struct rp_ctrl_slot *in)
 	in->result = slot->result;
 	rp_store_release(&slot->state, RP_SLOT_FREE);
 	return in->result;
+}
+
+int
+rp_ctrl_call(unsigned int id, struct rp_ctrl_slot *in)
+{
+	struct rp_dev *dev;
+	int ret;
+
+	if (in->op >= RP_CTRL_OP_MAX)
+		return -EINVAL;
+	/* the device stays until the call returns (rp_engine_hold()) */
+	if (!rp_engine_hold())
+		return -ENODEV;
+	dev = ctrl_dev(id);
+	ret = dev == NULL || dev->ctl == NULL ? -ENODEV : ctrl_call(dev, in);
+	rp_engine_release();
+	return ret;
 }

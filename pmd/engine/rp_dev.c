@@ -24,6 +24,54 @@
 struct rp_dev *rp_devs[RP_MAX_PORTS];
 unsigned int rp_nr_devs;
 
+/*
+ * rp_engine_hold(): the threads that hold the engine, and whether it is
+ * closed to new ones.  A telemetry query that came as the program exited
+ * read a device rp_engine_stop() had just freed (SIGSEGV in
+ * rp_ctrl_call(), a DPDK telemetry client polling /rocepmd/qp).  Holder
+ * and stopper each write their word, then read the other's, both
+ * sequentially consistent: one of them sees the other.
+ */
+static uint32_t rp_holders;
+static uint32_t rp_closed;
+/* How long a stop waits for a holder before it frees the devices anyway:
+ * a control request outlives its lcore only if the lcore is stuck. */
+#define RP_HOLD_WAIT_MS	5000
+
+bool
+rp_engine_hold(void)
+{
+	__atomic_fetch_add(&rp_holders, 1u, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&rp_closed, __ATOMIC_SEQ_CST) == 0)
+		return true;
+	__atomic_fetch_sub(&rp_holders, 1u, __ATOMIC_RELEASE);
+	return false;
+}
+
+void
+rp_engine_release(void)
+{
+	__atomic_fetch_sub(&rp_holders, 1u, __ATOMIC_RELEASE);
+}
+
+/* Closes the engine to new holders and waits for the last to go. */
+static void
+engine_close_holders(void)
+{
+	uint32_t waited_ms = 0;
+
+	__atomic_store_n(&rp_closed, 1u, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&rp_holders, __ATOMIC_SEQ_CST) != 0) {
+		if (waited_ms++ == RP_HOLD_WAIT_MS) {
+			RP_LOG(WARNING, "engine stop: %u control call(s) still waiting after %u ms: stopping anyway",
+			       __atomic_load_n(&rp_holders, __ATOMIC_RELAXED),
+			       RP_HOLD_WAIT_MS);
+			return;
+		}
+		rte_delay_us_sleep(1000);
+	}
+}
+
 /* The addresses of the control block: GIDs, IPv4, prefix lengths. */
 static void
 dev_fill_ctl_addrs(struct rp_dev *dev)
@@ -244,6 +292,8 @@ rp_engine_start(const struct rp_config *cfg)
 
 	if (rp_nr_devs != 0)
 		return -EALREADY;
+	/* a stopped engine started again: open to holders (no device yet) */
+	__atomic_store_n(&rp_closed, 0u, __ATOMIC_SEQ_CST);
 	for (unsigned int i = 0; i < cfg->nb_ports; i++) {
 		ret = dev_create(i, &cfg->port[i],
 				 cfg->idle == RP_IDLE_ADAPTIVE);
@@ -301,6 +351,8 @@ rp_engine_stop(void)
 	struct devs_close_req req = { 0, 0 };
 	uint64_t waited_ms = 0;
 
+	/* Calls in flight finish first: the lcores serve them. */
+	engine_close_holders();
 	rp_lcore_stop();
 	if (rp_nr_devs == 0)
 		return;

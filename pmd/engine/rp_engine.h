@@ -41,6 +41,16 @@ void rp_dev_addrs_set(struct rp_dev *dev, uint32_t ipv4, uint32_t prefix_len,
 extern struct rp_dev *rp_devs[RP_MAX_PORTS];
 extern unsigned int rp_nr_devs;
 
+/*
+ * A thread other than the lcores that uses a device (rp_ctrl_call(), the
+ * telemetry commands, the counters' readers) holds the engine meanwhile:
+ * rp_engine_stop() waits for the last holder before it stops the lcores,
+ * which serve those calls, and frees the devices.  false: the engine is
+ * stopping, use nothing.
+ */
+bool rp_engine_hold(void);
+void rp_engine_release(void);
+
 /* ---- rp_ctrl.c */
 typedef int (*rp_ctrl_fn)(struct rp_dev *dev, struct rp_ctrl_slot *req);
 

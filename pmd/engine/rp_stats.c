@@ -154,9 +154,14 @@ int
 rp_dev_stats_get(unsigned int id, const char **names, uint64_t *vals,
 		 unsigned int n)
 {
-	if (id >= rp_nr_devs || rp_devs[id] == NULL)
+	int ret = -ENOENT;
+
+	if (!rp_engine_hold())
 		return -ENOENT;
-	return stats_fill(rp_devs[id], -1, names, vals, n);
+	if (id < rp_nr_devs && rp_devs[id] != NULL)
+		ret = stats_fill(rp_devs[id], -1, names, vals, n);
+	rp_engine_release();
+	return ret;
 }
 
 int
@@ -164,12 +169,18 @@ rp_dev_shard_stats_get(unsigned int id, unsigned int shard,
 		       unsigned int *lcore, const char **names, uint64_t *vals,
 		       unsigned int n)
 {
-	if (id >= rp_nr_devs || rp_devs[id] == NULL ||
-	    shard >= rp_devs[id]->nr_shards)
+	int ret = -ENOENT;
+
+	if (!rp_engine_hold())
 		return -ENOENT;
-	if (lcore != NULL)
-		*lcore = rp_devs[id]->sh[shard].lcore;
-	return stats_fill(rp_devs[id], (int)shard, names, vals, n);
+	if (id < rp_nr_devs && rp_devs[id] != NULL &&
+	    shard < rp_devs[id]->nr_shards) {
+		if (lcore != NULL)
+			*lcore = rp_devs[id]->sh[shard].lcore;
+		ret = stats_fill(rp_devs[id], (int)shard, names, vals, n);
+	}
+	rp_engine_release();
+	return ret;
 }
 
 /* The device a telemetry command's parameter names (default 0), or NULL. */
@@ -182,7 +193,7 @@ tel_dev(const char *params)
 }
 
 static int
-stats_cmd(const char *cmd __rte_unused, const char *params,
+stats_cmd_held(const char *cmd __rte_unused, const char *params,
 	  struct rte_tel_data *d)
 {
 	const struct rp_dev *dev = tel_dev(params);
@@ -198,7 +209,7 @@ stats_cmd(const char *cmd __rte_unused, const char *params,
 
 /* /rocepmd/shards,ID: each lcore of a device, what it owns and carried. */
 static int
-shards_cmd(const char *cmd __rte_unused, const char *params,
+shards_cmd_held(const char *cmd __rte_unused, const char *params,
 	   struct rte_tel_data *d)
 {
 	const struct rp_dev *dev = tel_dev(params);
@@ -233,7 +244,7 @@ shards_cmd(const char *cmd __rte_unused, const char *params,
  * the netdev from it, as `rdma link show` does for rxe.
  */
 static int
-port_cmd(const char *cmd __rte_unused, const char *params,
+port_cmd_held(const char *cmd __rte_unused, const char *params,
 	 struct rte_tel_data *d)
 {
 	const struct rp_dev *dev = tel_dev(params);
@@ -285,6 +296,27 @@ qp_cmd(const char *cmd __rte_unused, const char *params,
 	rte_tel_data_add_dict_u64(d, "alpha", o->alpha);
 	return 0;
 }
+
+/*
+ * The commands run on the telemetry thread, which a client may drive at
+ * any time, the program's exit included: each holds the engine while it
+ * reads a device (rp_engine_hold()).
+ */
+#define TEL_HELD(name) \
+static int \
+name(const char *cmd, const char *params, struct rte_tel_data *d) \
+{ \
+	int ret; \
+\
+	if (!rp_engine_hold()) \
+		return -ENODEV; \
+	ret = name ## _held(cmd, params, d); \
+	rp_engine_release(); \
+	return ret; \
+}
+TEL_HELD(stats_cmd)
+TEL_HELD(shards_cmd)
+TEL_HELD(port_cmd)
 
 RTE_INIT(rp_stats_init)
 {
