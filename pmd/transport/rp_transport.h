@@ -539,6 +539,8 @@ struct rp_qp {
 		uint32_t sr_since;	/* packets kept since epsn's NAK */
 		bool nak_sr;		/* that NAK was selective */
 		uint32_t oos_psn;	/* highest PSN dropped since that NAK */
+		uint32_t cred_lim;	/* the RQ index the last ACK's credit
+					 * count let the requester reach */
 		struct rp_rcv_state rcv;
 		/* RDMA WRITE in progress: its rkey, looked up again for
 		 * every packet (the MR may go, or its slot be reused) */

@@ -495,18 +495,19 @@ wt_roce(int d, struct rte_mbuf *m)
 		rte_pktmbuf_free(wt.ack1);
 		wt.ack1 = rte_pktmbuf_copy(m, wt.mp, 0, UINT32_MAX);
 	}
-	if (wt.hold[d]) {
-		RT_CHECK(wt.n_held[d] < WT_HOLD_MAX, "bridge: more than %u "
-			 "frames of rocepmd%d held", WT_HOLD_MAX, d);
-		wt.held[d][wt.n_held[d]++] = m;
-		return true;
-	}
+	/* lost on the way: not held (credits_sr) */
 	if (d == 0 && wt.drop_left != 0 && (p.mask & RP_M_REQ) &&
 	    p.psn == wt.drop_psn) {
 		if (wt.drop_till_probe)
 			return false;
 		wt.drop_left--;
 		return false;
+	}
+	if (wt.hold[d]) {
+		RT_CHECK(wt.n_held[d] < WT_HOLD_MAX, "bridge: more than %u "
+			 "frames of rocepmd%d held", WT_HOLD_MAX, d);
+		wt.held[d][wt.n_held[d]++] = m;
+		return true;
 	}
 	if (d == 0 && wt.drop_till_probe && (p.mask & RP_M_REQ) &&
 	    (p.sr & RP_SR_ONE))
@@ -3446,6 +3447,135 @@ wt_case_credits(void)
 	wt_expect_stat(1, "send_nak_seq", 0);
 	wt_expect_stat(0, "retry_timeouts", 0);
 	wt.check = NULL;
+}
+
+/* ---- case credits_sr */
+
+/*
+ * Credits past a selective NAK: a NAK carries no credit count, and a
+ * requester keeps the last ACK's limit.  rocepmd1 owes an ACK for SEND 1
+ * when SEND 3 comes in the same burst past the lost SEND 2: the selective
+ * NAK of 2 goes at once, and the ACK, whose count tells of the receives
+ * posted since, goes after it instead of waiting for the repair of 2
+ * (rp_resp_send_ack()).  Between two af_packet ports under 10 % loss each
+ * way, SENDs were held for credits 45,000-59,000 times in 100,000
+ * messages before (guides/congestion).
+ */
+static struct {
+	uint32_t qpn, lost;		/* rocepmd0's QP, SEND 2's PSN */
+	bool nak, resent;		/* the NAK of 2 came; 2 went again */
+	int code;			/* the credit code of the first ACK
+					 * after that NAK, before 2 went
+					 * again; -1: none */
+} wt_cs;
+
+static void
+wt_cs_check(int d, const struct rp_pkt *p)
+{
+	uint8_t syn;
+
+	if (d == 0 && (p->mask & RP_M_REQ) && p->psn == wt_cs.lost &&
+	    wt_cs.nak)
+		wt_cs.resent = true;
+	if (d != 1 || p->opcode != RP_OP_ACK || p->qpn != wt_cs.qpn)
+		return;
+	syn = rp_pkt_aeth_syn(p);
+	if (syn == RP_AETH_NAK_PSN_SEQ && p->psn == wt_cs.lost &&
+	    (p->sr & RP_SR_ON))
+		wt_cs.nak = true;
+	else if ((syn & RP_AETH_TYPE_MASK) == RP_AETH_ACK && wt_cs.nak &&
+		 !wt_cs.resent && wt_cs.code < 0)
+		wt_cs.code = syn & RP_AETH_CREDIT_INVALID;
+}
+
+static void
+wt_case_credits_sr(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	enum { N = 13, NRECV = 16, LEN = 64 };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_sge s, r;
+	double end;
+	int i;
+
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	rt_buf_alloc(&src, &d0, NRECV * LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, NRECV * LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, NRECV * LEN);
+	memset(&wt_cs, 0, sizeof(wt_cs));
+	wt_cs.qpn = a.qp->qp_num;
+	wt_cs.lost = rp_psn_add(a.psn, 2);
+	wt_cs.code = -1;
+
+	rt_step("8 receives posted, SEND 0: its ACK lets 6 more go (7 "
+		"receives left, code 6)");
+	for (i = 0; i < 8; i++) {
+		r = rt_sge(&dst, (size_t)i * LEN, LEN);
+		rt_post_recv(&b, 100 + (uint64_t)i, &r, 1);
+	}
+	s = rt_sge(&src, 0, LEN);
+	rt_post_send(&a, 200, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	wt_expect_wc(a.scq, "SEND 0", 200, IBV_WC_SUCCESS, IBV_WC_SEND);
+
+	rt_step("8 receives more, SENDs 1-12: 1-6 go in one burst, 2 lost, "
+		"7-12 held for credits");
+	for (i = 8; i < NRECV; i++) {
+		r = rt_sge(&dst, (size_t)i * LEN, LEN);
+		rt_post_recv(&b, 100 + (uint64_t)i, &r, 1);
+	}
+	wt.check = wt_cs_check;
+	wt.drop_psn = wt_cs.lost;
+	wt.drop_left = 1;
+	wt.hold[0] = true;
+	for (i = 1; i < N; i++) {
+		s = rt_sge(&src, (size_t)i * LEN, LEN);
+		rt_post_send(&a, 200 + (uint64_t)i, IBV_WR_SEND, &s, 1,
+			     IBV_SEND_SIGNALED, 0, 0, 0);
+	}
+	end = rt_now() + rt_timeout_s;
+	while (wt.n_held[0] < 5 || wt.drop_left != 0 ||
+	       wt_stat(0, "credit_held") == 0) {
+		RT_CHECK(rt_now() < end, "%u SENDs held at the bridge, SEND 2 "
+			 "%s, credit_held %" PRIu64 ": expected 5, lost, > 0",
+			 wt.n_held[0], wt.drop_left == 0 ? "lost" : "not sent",
+			 wt_stat(0, "credit_held"));
+		wt_pump_ms(1);
+	}
+	wt_pump_ms(5);
+	RT_CHECK(wt.n_held[0] == 5, "rocepmd0 sent %u SENDs past SEND 2's "
+		 "loss, expected 5 (1 and 3-6: the 6 credits)", wt.n_held[0]);
+
+	rt_step("they reach rocepmd1 at once: the NAK of 2, then an ACK that "
+		"counts the receives posted since, before 2 comes again");
+	wt_release(0);
+	for (i = 1; i < N; i++)
+		wt_expect_wc(a.scq, "SEND", 200 + (uint64_t)i, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+	for (i = 0; i < N; i++)
+		wt_expect_wc(b.rcq, "receive", 100 + (uint64_t)i,
+			     IBV_WC_SUCCESS, IBV_WC_RECV);
+	rt_check_data(dst.p, src.p, N * LEN, "SEND payloads");
+	wt.check = NULL;
+	RT_CHECK(wt_cs.nak && wt_cs.resent, "selective NAK of SEND 2 %s, "
+		 "SEND 2 sent again %s", wt_cs.nak ? "seen" : "missing",
+		 wt_cs.resent ? "yes" : "no");
+	RT_CHECK(wt_cs.code >= 0, "no ACK between the selective NAK of SEND "
+		 "2 and its resend: the count of the receives posted since "
+		 "waited for the repair");
+	/* 16 posted, 2 taken (SENDs 0 and 1; 3-6 kept, not yet taken) */
+	RT_CHECK(rp_aeth_credits((uint8_t)wt_cs.code) ==
+		 rp_aeth_credits(rp_aeth_credit_code(NRECV - 2)),
+		 "that ACK's credits %u, expected %u (%u receives left)",
+		 rp_aeth_credits((uint8_t)wt_cs.code),
+		 rp_aeth_credits(rp_aeth_credit_code(NRECV - 2)), NRECV - 2);
+	printf("    the ACK after the NAK: %u credits; credit_held %" PRIu64
+	       "\n", rp_aeth_credits((uint8_t)wt_cs.code),
+	       wt_stat(0, "credit_held"));
+	wt_expect_stat(0, "retry_timeouts", 0);
+	wt_expect_stat(0, "retransmit_probes", 0);
 }
 
 /* ---- case sr */
