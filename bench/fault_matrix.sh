@@ -36,6 +36,9 @@
 #   FM_REPS    rounds of all the conditions (1)
 #   FM_PORT_KEYS  [port] settings for both ports, "key = value" lines
 #              joined by '\n' ("tx_zero_copy = off")
+#   FM_OPS     operations (send,write,read)
+#   FM_STATS   device counters to print after each condition, by their
+#              telemetry names ("credit_held,retransmit_probes")
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${RP_BUILD:-$src/build}
@@ -75,12 +78,15 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		esac
 		rv_log "$rep/$REPS $cond: $MB MB per cell (at most $MSGS messages)"
 		RP_FM_KB=$((MB * 1024)) RP_FM_MSGS=$MSGS RP_FM_SIZES=$SIZES \
+			RP_FM_OPS=${FM_OPS:-} RP_FM_STATS=${FM_STATS:-} \
 			RP_TEST_TIMEOUT=60 ip netns exec "$RV_NS1" \
 			"$RP_RUN" --config "$cfg" -- "$fm" fm_bench \
 			>"$rv_tmp/$cond.out" 2>"$rv_tmp/$cond.err"
 		st=$?
 		rv_nft_loss_off "$RV_NS1"
 		grep '^ *rocepmd[01]:' "$rv_tmp/$cond.err" | cut -c1-160
+		grep '^ *stats rocepmd[01]:' "$rv_tmp/$cond.err" |
+			sed "s|^ *|$rep/$REPS $cond |"
 		if [ "$st" -ne 0 ]; then
 			rv_show "$cond"
 			rv_fail "$cond: rp_fault_matrix exited $st"

@@ -15,7 +15,9 @@
  * Environment:
  *   RP_FM_KB     volume of one cell in KiB (default 256)
  *   RP_FM_MSGS   at most this many messages per cell (default 4096)
- *   RP_FM_OPS    the operations, a subset of "send,write,read" (default all)
+ *   RP_FM_OPS    the operations, a subset of "send,write,read" (default,
+ *                or empty: all)
+ *   RP_FM_STATS  device counters printed at the end, comma-separated
  *   RP_FM_SIZES  message sizes, comma-separated (default 64,4096,65536,
  *                1048576)
  *
@@ -267,11 +269,14 @@ fm_run(void)
 	const uint64_t kb = fm_env("RP_FM_KB", 256);
 	const uint64_t max_msgs = fm_env("RP_FM_MSGS", 4096);
 	const char *ops = getenv("RP_FM_OPS");
+	const char *stats = getenv("RP_FM_STATS");
 	char sizes[256];
 	struct fm f;
 	struct rt_loss l;
 	char *tok, *save = NULL;
 
+	if (ops != NULL && *ops == '\0')
+		ops = NULL;	/* empty: all */
 	snprintf(sizes, sizeof(sizes), "%s", getenv("RP_FM_SIZES") != NULL ?
 		 getenv("RP_FM_SIZES") : "64,4096,65536,1048576");
 	memset(&f, 0, sizeof(f));
@@ -322,6 +327,21 @@ fm_run(void)
 	if (f.a.qp != NULL) {
 		rt_ep_destroy(&f.a);
 		rt_ep_destroy(&f.b);
+	}
+	if (stats != NULL && *stats != '\0') {
+		/* bench/fault_matrix.sh's FM_STATS: these counters, per
+		 * device */
+		char names[512], *n, *sv = NULL;
+
+		for (int dv = 0; dv < 2; dv++) {
+			snprintf(names, sizeof(names), "%s", stats);
+			fprintf(stderr, "    stats rocepmd%d:", dv);
+			for (n = strtok_r(names, ",", &sv); n != NULL;
+			     n = strtok_r(NULL, ",", &sv))
+				fprintf(stderr, " %s %" PRIu64, n,
+					rt_stat(dv, n));
+			fprintf(stderr, "\n");
+		}
 	}
 	rt_step("counters: the recovery the configuration calls for ran");
 	rt_loss_read(&l);
