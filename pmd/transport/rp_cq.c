@@ -451,7 +451,7 @@ rp_cq_moderate(struct rp_dev *dev, struct rp_ctrl_cq_mod *c)
 int
 rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe)
 {
-	struct rp_shard *sh = RTE_PER_LCORE(rp_cur_shard);
+	struct rp_shard *sh = RTE_PER_LCORE(rp_cur_shard), *own;
 	struct rp_cqe *slot;
 	uint8_t pend;
 
@@ -481,8 +481,9 @@ rp_cq_post(struct rp_dev *dev, struct rp_cq *cq, const struct rp_cqe *cqe)
 	/* R4: pairs with the shim's acquire of owner in poll_cq. */
 	rp_store_release(&slot->owner, (cq->prod >> cq->log2_size) + 1);
 	cq->prod++;
-	rp_sh(dev)->pass_cqes++;
-	rp_sh(dev)->cqes++;
+	own = rp_sh(dev);
+	own->pass_cqes++;
+	own->cqes++;
 	rp_store_relaxed(&cq->ctl->prod, cq->prod);
 	if (cq->chan < 0)
 		return 0;
