@@ -3342,6 +3342,33 @@ wt_case_dcqcn(void)
 #define RT_CASE_FN(name) wt_case_##name
 /* ---- case credits */
 
+/* Receives from..to-1 of LEN bytes each at their slots of dst, wr_id
+ * 100 + slot (credits, credits_sr). */
+static void
+wt_cr_recvs(struct rt_ep *b, struct rt_buf *dst, int from, int to,
+	    size_t len)
+{
+	for (int i = from; i < to; i++) {
+		struct ibv_sge r = rt_sge(dst, (size_t)i * len, len);
+
+		rt_post_recv(b, 100 + (uint64_t)i, &r, 1);
+	}
+}
+
+/* SENDs from..to-1 of len bytes from their slots of src, wr_id 200 +
+ * slot, signaled (credits, credits_sr). */
+static void
+wt_cr_sends(struct rt_ep *a, struct rt_buf *src, int from, int to,
+	    size_t len)
+{
+	for (int i = from; i < to; i++) {
+		struct ibv_sge s = rt_sge(src, (size_t)i * len, len);
+
+		rt_post_send(a, 200 + (uint64_t)i, IBV_WR_SEND, &s, 1,
+			     IBV_SEND_SIGNALED, 0, 0, 0);
+	}
+}
+
 /*
  * End-to-end credits (IBTA 9.7.7.2): rocepmd1's ACKs give the receives
  * its QP has posted beyond the messages they acknowledge; rocepmd0 sends
@@ -3381,7 +3408,6 @@ wt_case_credits(void)
 	struct rt_dev d0, d1;
 	struct rt_ep a, b;
 	struct rt_buf src, dst;
-	struct ibv_sge s, r;
 	uint64_t held;
 	double end;
 	int i;
@@ -3395,23 +3421,15 @@ wt_case_credits(void)
 	wt.check = wt_credit_check;
 
 	rt_step("5 receives posted, 1 SEND: its ACK gives 4 credits (code 4)");
-	for (i = 0; i < 5; i++) {
-		r = rt_sge(&dst, (size_t)i * LEN, LEN);
-		rt_post_recv(&b, 100 + (uint64_t)i, &r, 1);
-	}
-	s = rt_sge(&src, 0, LEN);
-	rt_post_send(&a, 200, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	wt_cr_recvs(&b, &dst, 0, 5, LEN);
+	wt_cr_sends(&a, &src, 0, 1, LEN);
 	wt_expect_wc(a.scq, "SEND 0", 200, IBV_WC_SUCCESS, IBV_WC_SEND);
 	RT_CHECK(wt_cr.last_code == 4, "the ACK's credit code %d, expected 4 "
 		 "(4 receives left)", wt_cr.last_code);
 
 	rt_step("7 SENDs for the 4 receives left: 4 go, then one limited, "
 		"the others wait (credit_held)");
-	for (i = 1; i < N; i++) {
-		s = rt_sge(&src, (size_t)i * LEN, LEN);
-		rt_post_send(&a, 200 + (uint64_t)i, IBV_WR_SEND, &s, 1,
-			     IBV_SEND_SIGNALED, 0, 0, 0);
-	}
+	wt_cr_sends(&a, &src, 1, N, LEN);
 	for (i = 1; i < 5; i++)
 		wt_expect_wc(a.scq, "SEND", 200 + (uint64_t)i, IBV_WC_SUCCESS,
 			     IBV_WC_SEND);
@@ -3428,10 +3446,7 @@ wt_case_credits(void)
 
 	rt_step("3 receives posted: the limited SEND's retry takes one, its "
 		"ACK gives 2, the 2 others go");
-	for (i = 5; i < N; i++) {
-		r = rt_sge(&dst, (size_t)i * LEN, LEN);
-		rt_post_recv(&b, 100 + (uint64_t)i, &r, 1);
-	}
+	wt_cr_recvs(&b, &dst, 5, N, LEN);
 	for (i = 5; i < N; i++)
 		wt_expect_wc(a.scq, "SEND", 200 + (uint64_t)i, IBV_WC_SUCCESS,
 			     IBV_WC_SEND);
@@ -3497,7 +3512,6 @@ wt_case_credits_sr(void)
 	struct rt_dev d0, d1;
 	struct rt_ep a, b;
 	struct rt_buf src, dst;
-	struct ibv_sge s, r;
 	double end;
 	int i;
 
@@ -3512,29 +3526,18 @@ wt_case_credits_sr(void)
 
 	rt_step("8 receives posted, SEND 0: its ACK lets 6 more go (7 "
 		"receives left, code 6)");
-	for (i = 0; i < 8; i++) {
-		r = rt_sge(&dst, (size_t)i * LEN, LEN);
-		rt_post_recv(&b, 100 + (uint64_t)i, &r, 1);
-	}
-	s = rt_sge(&src, 0, LEN);
-	rt_post_send(&a, 200, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED, 0, 0, 0);
+	wt_cr_recvs(&b, &dst, 0, 8, LEN);
+	wt_cr_sends(&a, &src, 0, 1, LEN);
 	wt_expect_wc(a.scq, "SEND 0", 200, IBV_WC_SUCCESS, IBV_WC_SEND);
 
 	rt_step("8 receives more, SENDs 1-12: 1-6 go in one burst, 2 lost, "
 		"7-12 held for credits");
-	for (i = 8; i < NRECV; i++) {
-		r = rt_sge(&dst, (size_t)i * LEN, LEN);
-		rt_post_recv(&b, 100 + (uint64_t)i, &r, 1);
-	}
+	wt_cr_recvs(&b, &dst, 8, NRECV, LEN);
 	wt.check = wt_cs_check;
 	wt.drop_psn = wt_cs.lost;
 	wt.drop_left = 1;
 	wt.hold[0] = true;
-	for (i = 1; i < N; i++) {
-		s = rt_sge(&src, (size_t)i * LEN, LEN);
-		rt_post_send(&a, 200 + (uint64_t)i, IBV_WR_SEND, &s, 1,
-			     IBV_SEND_SIGNALED, 0, 0, 0);
-	}
+	wt_cr_sends(&a, &src, 1, N, LEN);
 	end = rt_now() + rt_timeout_s;
 	while (wt.n_held[0] < 5 || wt.drop_left != 0 ||
 	       wt_stat(0, "credit_held") == 0) {
