@@ -97,11 +97,13 @@ rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
 	 * SENDs were held for credits 45,000-59,000 times in 100,000
 	 * messages (credit_held), and their stalls drew probes
 	 * (guides/congestion).  Such an ACK stays owed, and goes on the
-	 * QP's step, after the NAK.  Toward a requester without selective
-	 * retransmission (rxe, a NIC) nothing changes.
+	 * QP's step, after the NAK (a NAK owed while the MAC was unknown
+	 * does not: this one covers it).  Toward a requester without
+	 * selective retransmission (rxe, a NIC) nothing changes.
 	 */
 	if (!(sr != 0 && qp->resp.ack_owed &&
 	      (syn & RP_AETH_TYPE_MASK) == RP_AETH_NAK &&
+	      (qp->resp.ack_syn & RP_AETH_TYPE_MASK) == RP_AETH_ACK &&
 	      resp_credits_grown(qp)))
 		qp->resp.ack_owed = false;
 	if (syn == RP_AETH_CREDIT_INVALID) {
