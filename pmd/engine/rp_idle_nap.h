@@ -27,10 +27,14 @@
 
 /*
  * Epochs between two trials of the other way: 32 (about 64 ms), twice as
- * many after each trial that kept the way, up to 1024 (2 s), so that a
- * workload naps never suit (a ping-pong) pays a trial's delays once in
- * 2 s, not once in 33 epochs, which was its p99.  A new way, or a work
- * rate that moved fourfold (another workload), starts again at 32.
+ * many after each trial that kept the way for the second time running,
+ * up to 1024 (2 s), so that a workload naps never suit (a ping-pong) pays
+ * a trial's delays once in 2 s, not once in 33 epochs, which was its p99.
+ * The first keep does not count: a trial of four epochs is a few
+ * thousand completions on a noisy machine, and one that a slow moment
+ * judged wrongly spaced the next ones out until a 2 s stream never napped
+ * (testpmd-nap, stop 69).  A new way, or a work rate that moved fourfold
+ * (another workload), starts again at 32.
  */
 #define RP_NAP_TRIAL_EVERY	32u
 #define RP_NAP_TRIAL_MAX	1024u
@@ -53,6 +57,7 @@ struct rp_idle_nap {
 				 * to run (0: none) */
 	uint32_t epochs;	/* epochs in `nap`'s way since the last trial */
 	uint32_t every;		/* ... before the next (0: RP_NAP_TRIAL_EVERY) */
+	bool held;		/* the last trial kept the way too */
 	struct rp_idle_nap_sum kept;	/* those epochs */
 	struct rp_idle_nap_sum tried;	/* the trial's epochs so far */
 };
@@ -118,6 +123,7 @@ rp_idle_nap_epoch(struct rp_idle_nap *n, uint64_t work, uint64_t cycles,
 		    (work * n->kept.cycles > 4u * n->kept.work * cycles ||
 		     4u * work * n->kept.cycles < n->kept.work * cycles)) {
 			n->every = RP_NAP_TRIAL_EVERY;
+			n->held = false;
 			n->kept = (struct rp_idle_nap_sum){ 0, 0, 0 };
 			n->epochs = 0;
 		}
@@ -138,13 +144,16 @@ rp_idle_nap_epoch(struct rp_idle_nap *n, uint64_t work, uint64_t cycles,
 			rp_idle_nap_better(&n->tried, &n->kept);
 	n->epochs = 0;
 	if (naps == n->nap) {
-		n->every = n->every * 2 > RP_NAP_TRIAL_MAX ?
-			   RP_NAP_TRIAL_MAX : n->every * 2;
+		if (n->held)
+			n->every = n->every * 2 > RP_NAP_TRIAL_MAX ?
+				   RP_NAP_TRIAL_MAX : n->every * 2;
+		n->held = true;
 		n->tried = (struct rp_idle_nap_sum){ 0, 0, 0 };
 		n->kept = (struct rp_idle_nap_sum){ 0, 0, 0 };
 		return 0;
 	}
 	n->every = RP_NAP_TRIAL_EVERY;
+	n->held = false;
 	n->nap = naps;
 	n->kept = n->tried;
 	n->epochs = RP_NAP_TRIAL_EPOCHS;

@@ -2,7 +2,7 @@
 /*
  * The adaptive lcore's naps in place of its spin (pmd/engine/rp_idle_nap.h):
  * when a trial runs, what each kind of workload makes of it, and how the
- * trials back off.
+ * trials back off (only once a verdict is confirmed).
  */
 
 #include <setjmp.h>
@@ -77,8 +77,9 @@ test_pingpong_spins(void **state)
 	(void)state;
 	assert_int_equal(run(&n, &pingpong, 3000, &napped), 0);
 	assert_false(n.nap);
-	/* trials at 32, +64, +128, +256, +512, +1024: one epoch each */
-	assert_int_equal(napped, 6);
+	/* trials at 32, +32 (the first refusal confirmed), +64, +128,
+	 * +256, +512, +1024: one epoch each */
+	assert_int_equal(napped, 7);
 	assert_int_equal(n.every, RP_NAP_TRIAL_MAX);
 }
 
@@ -93,7 +94,28 @@ test_slow_spins(void **state)
 	assert_int_equal(run(&n, &slow, 3000, &napped), 0);
 	assert_false(n.nap);
 	/* a full trial each time: the work held */
-	assert_int_equal(napped, 6 * RP_NAP_TRIAL_EPOCHS);
+	assert_int_equal(napped, 7 * RP_NAP_TRIAL_EPOCHS);
+}
+
+/*
+ * A trial that a slow moment spoiled spaces the next one no further: the
+ * stream's first trial finds naps as dear as spinning, its second, 32
+ * epochs on, finds them cheaper and keeps them.
+ */
+static void
+test_spoiled_trial(void **state)
+{
+	struct rp_idle_nap n = { 0 };
+	const struct load spoiled = { 800, CPU, 800, CPU };
+
+	(void)state;
+	run(&n, &stream, RP_NAP_TRIAL_EVERY, NULL);
+	assert_int_equal(run(&n, &spoiled, RP_NAP_TRIAL_EPOCHS, NULL), 0);
+	assert_false(n.nap);
+	assert_int_equal(n.every, RP_NAP_TRIAL_EVERY);
+	assert_int_equal(run(&n, &stream, RP_NAP_TRIAL_EVERY +
+			     RP_NAP_TRIAL_EPOCHS, NULL), 1);
+	assert_true(n.nap);
 }
 
 /* Napping, a workload that naps start to cost turns back to spinning at
@@ -159,6 +181,7 @@ main(void)
 		cmocka_unit_test(test_stream_naps),
 		cmocka_unit_test(test_pingpong_spins),
 		cmocka_unit_test(test_slow_spins),
+		cmocka_unit_test(test_spoiled_trial),
 		cmocka_unit_test(test_back_to_spinning),
 		cmocka_unit_test(test_idle_epochs),
 		cmocka_unit_test(test_better),
