@@ -255,7 +255,7 @@ rp_cfg_af_packet_check(const struct rp_cfg_ctx *ctx, const char *sect,
 		       struct rp_port_cfg *port)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	uint32_t fs, bs, fc, need, m;
+	uint32_t fs, bs, fc, largest, m;
 	char fit[64];
 	size_t n = 0;
 
@@ -282,39 +282,35 @@ rp_cfg_af_packet_check(const struct rp_cfg_ctx *ctx, const char *sect,
 				   "net_af_packet framesz=%" PRIu32 " blocksz=%"
 				   PRIu32 " framecnt=%" PRIu32
 				   " is not a valid ring", fs, bs, fc);
-	if (port->mtu == RP_MTU_AUTO) {
-		/* The largest whose frames the ring holds; the interface's
-		 * MTU may allow less (rp_port_mtu_auto(), at start). */
-		for (m = 4096; m >= 256; m /= 2) {
-			if (m + RP_CFG_FRAME_OVERHEAD + RP_CFG_AFP_RX_OFFSET <=
-			    fs) {
-				port->mtu_max = m;
-				return 0;
-			}
-		}
+	/* The largest IB MTU whose frames the ring holds (0: none). */
+	for (largest = 4096; largest >= 256; largest /= 2)
+		if (largest + RP_CFG_FRAME_OVERHEAD + RP_CFG_AFP_RX_OFFSET <= fs)
+			break;
+	if (largest < 256)
 		return rp_cfg_fail(ctx, -EINVAL, sect, "device",
 				   "framesz=400 or more",
 				   "net_af_packet framesz=%" PRIu32 " holds no "
 				   "frame of an IB MTU (256 needs framesz >= %u)",
 				   fs, 256 + RP_CFG_FRAME_OVERHEAD +
 				   RP_CFG_AFP_RX_OFFSET);
+	if (port->mtu == RP_MTU_AUTO) {
+		/* the interface's MTU may allow less (rp_port_mtu_auto(),
+		 * at start) */
+		port->mtu_max = largest;
+		return 0;
 	}
-	need = port->mtu + RP_CFG_FRAME_OVERHEAD + RP_CFG_AFP_RX_OFFSET;
-	if (need <= fs)
+	if (port->mtu <= largest)
 		return 0;
 	fit[0] = '\0';
-	for (m = 256; m <= 4096 && n < sizeof(fit); m *= 2) {
-		if (m + RP_CFG_FRAME_OVERHEAD + RP_CFG_AFP_RX_OFFSET <= fs)
-			n += (size_t)snprintf(fit + n, sizeof(fit) - n,
-					      "%s%" PRIu32, n == 0 ? "" : ", ",
-					      m);
-	}
-	return rp_cfg_fail(ctx, -EINVAL, sect, "mtu",
-			   n > 0 ? fit : "none",
+	for (m = 256; m <= largest && n < sizeof(fit); m *= 2)
+		n += (size_t)snprintf(fit + n, sizeof(fit) - n, "%s%" PRIu32,
+				      n == 0 ? "" : ", ", m);
+	return rp_cfg_fail(ctx, -EINVAL, sect, "mtu", fit,
 			   "%" PRIu32 " does not fit net_af_packet frames of "
 			   "framesz=%" PRIu32 " (needs framesz >= %" PRIu32
 			   ", e.g. framesz=5120,blocksz=20480 in device)",
-			   port->mtu, fs, need);
+			   port->mtu, fs, port->mtu + RP_CFG_FRAME_OVERHEAD +
+			   RP_CFG_AFP_RX_OFFSET);
 }
 
 /*

@@ -845,6 +845,11 @@ test_af_packet_mtu(void **state)
 	tc_load_fails("[port0]\ndevice = net_af_packet0,iface=a,framesz=384,"
 		      "blocksz=12288,framecnt=32\nipv4 = 192.0.2.1/24\n",
 		      "framesz=384 holds no frame of an IB MTU");
+	/* ... whatever the mtu key asks */
+	tc_load_fails("[port0]\ndevice = net_af_packet0,iface=a,framesz=384,"
+		      "blocksz=12288,framecnt=32\nipv4 = 192.0.2.1/24\n"
+		      "mtu = 256\n",
+		      "framesz=384 holds no frame of an IB MTU");
 	/* explicit values say nothing of a limit */
 	assert_int_equal(tc_load("[port0]\ndevice = net_ring0\n"
 				 "ipv4 = 192.0.2.1/24\nmtu = 2048\n"), 0);
