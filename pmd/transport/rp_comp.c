@@ -410,6 +410,23 @@ comp_nak_status(uint8_t syn)
 }
 
 /*
+ * A selective NAK of `psn` that says the responder had generation `echo`
+ * (RP_BTH_RG): the last resend of `psn` is still on its way if it went
+ * with a later generation than any the responder had seen (rp_sr.c).
+ * Under a link's order, a packet of its generation or later that came
+ * before this NAK means that resend was lost.
+ */
+static bool
+comp_rg_in_flight(const struct rp_qp *qp, uint32_t psn, uint8_t echo)
+{
+	uint32_t slot = psn % RP_RG_SLOTS;
+
+	return echo != 0 && qp->comp.rg_psn[slot] == psn &&
+	       qp->comp.rg_gen[slot] != 0 &&
+	       !rp_rg_since(echo, qp->comp.rg_gen[slot]);
+}
+
+/*
  * A NAK names the request it answers by PSN.  One older than the oldest
  * request still outstanding answers a duplicate (a delayed resend the
  * responder ran again after its memory was gone): it ends nothing here.
@@ -488,6 +505,11 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 				 * to; an old one finds no packet to send.
 				 * The window as below. */
 				if (qp->dev->cfg.selective_retx &&
+				    comp_rg_in_flight(qp, psn, pkt->rg)) {
+					rp_stat_inc(qp->dev, RP_STAT_SR_NAK_EARLY);
+					break;
+				}
+				if (qp->dev->cfg.selective_retx &&
 				    rp_req_resend_one(qp, psn) && qp->cc.limited)
 					comp_cut(qp);
 				break;
@@ -505,7 +527,10 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 			/* A selective NAK (rp_sr.c): the responder kept what
 			 * followed, only that packet is missing.  It asks
 			 * again while packets keep coming without it: not
-			 * within a round trip of its last resend.  A loss
+			 * while the last resend is on its way, as the NAK's
+			 * generation tells (comp_rg_in_flight()), or from a
+			 * responder that echoes none, within a round trip of
+			 * that resend.  A loss
 			 * repaired so halves the window only while CNPs
 			 * say the path is congested (DCQCN paces the QP):
 			 * as IRN (SIGCOMM'18), a loss without that signal
@@ -516,7 +541,9 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 				uint64_t now = rte_get_timer_cycles();
 
 				qp->comp.peer_sr = true;
-				if (psn == qp->comp.sr_psn &&
+				if (pkt->rg != 0 ?
+				    comp_rg_in_flight(qp, psn, pkt->rg) :
+				    psn == qp->comp.sr_psn &&
 				    now - qp->comp.sr_tsc < qp->comp.srtt) {
 					rp_stat_inc(qp->dev, RP_STAT_SR_NAK_EARLY);
 					break;

@@ -524,8 +524,10 @@ req_send_read(struct rp_qp *qp, const struct rp_send_wqe *w,
 	if (m == NULL)
 		return false;
 	/* "I take READ responses out of order" (rp_sr_read.c) */
-	if (qp->dev->cfg.selective_retx)
+	if (qp->dev->cfg.selective_retx) {
 		rp_bth_set_sr(bth, RP_SR_ON);
+		rp_bth_set_rg(bth, rp_rg_cur(qp));
+	}
 	rp_reth_set(rp_xmit_hdr(bth, RP_OP_READ_REQ, RP_HDR_RETH),
 		    w->remote_addr + off, w->rkey, len);
 	rp_xmit_send(qp, &qp->addr, m);
@@ -687,6 +689,7 @@ rp_req_send_packet(struct rp_qp *qp)
 	if (qp->type == IBV_QPT_RC && qp->dev->cfg.selective_retx) {
 		rp_bth_set_sr(bth, RP_SR_ON |
 			      (qp->req.tail_probe ? RP_SR_ONE : 0));
+		rp_bth_set_rg(bth, rp_rg_cur(qp));
 		if (qp->req.tail_probe)
 			rp_bth_set_ackreq(bth);
 	}

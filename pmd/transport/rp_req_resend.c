@@ -33,6 +33,17 @@ req_rd_segs(const struct rp_swqe *s, uint32_t k0)
  * if it is not such a packet, or cannot leave now: the caller goes back
  * N instead.
  */
+/* A single resend of `psn` goes: a new generation, remembered by PSN. */
+static void
+req_rg_next(struct rp_qp *qp, uint32_t psn)
+{
+	uint32_t slot = psn % RP_RG_SLOTS;
+
+	qp->req.rg = rp_rg_cur(qp) >= 15 ? 1 : qp->req.rg + 1;
+	qp->comp.rg_psn[slot] = psn;
+	qp->comp.rg_gen[slot] = qp->req.rg;
+}
+
 bool
 rp_req_resend_one(struct rp_qp *qp, uint32_t psn)
 {
@@ -46,6 +57,7 @@ rp_req_resend_one(struct rp_qp *qp, uint32_t psn)
 
 		if (d < 0 || d >= (int32_t)s->npkts)
 			continue;
+		req_rg_next(qp, psn);
 		/* a READ request lost: the responder keeps the later ones */
 		if (s->opcode == IBV_WR_RDMA_READ && !qp->req.tail_probe &&
 		    !qp->req.probe_ack &&
@@ -120,6 +132,7 @@ rp_req_read_again(struct rp_qp *qp, uint32_t psn, uint32_t n)
 		if (m == NULL)
 			return false;
 		rp_bth_set_sr(bth, RP_SR_ON | RP_SR_ONE);
+		rp_bth_set_rg(bth, rp_rg_cur(qp));
 		rp_reth_set(rp_xmit_hdr(bth, RP_OP_READ_REQ, RP_HDR_RETH),
 			    w->remote_addr + off, w->rkey, len);
 		rp_xmit_send(qp, &qp->addr, m);

@@ -116,8 +116,10 @@ rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
 			  psn & RP_PSN_MASK, 0, &bth);
 	if (m == NULL)
 		return;
-	if (sr != 0)
+	if (sr != 0) {
 		rp_bth_set_sr(bth, sr);
+		rp_bth_set_rg(bth, qp->resp.rg_seen);
+	}
 	rp_aeth_set(rp_xmit_hdr(bth, RP_OP_ACK, RP_HDR_AETH), syn,
 		    qp->resp.msn);
 	rp_xmit_send(qp, &qp->addr, m);
@@ -528,6 +530,8 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	/* A rocepmd requester with selective retransmission (rp_sr.c): as
 	 * its latest request says. */
 	qp->resp.peer_sr = pkt->sr != 0;
+	if (pkt->rg != 0)
+		qp->resp.rg_seen = pkt->rg;
 	d = rp_psn_diff(pkt->psn, qp->resp.epsn);
 	if (d > 0 && qp->sr != NULL && rp_sr_keep(qp, pkt, d)) {
 		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);

@@ -27,6 +27,20 @@
  * it sends plain sequence NAKs, which the requester answers by going back
  * N.  Atomics are never kept: a gap before one is recovered as before.
  *
+ * Resend generations (RP_BTH_RG, the last four reserved bits): such a
+ * requester counts its single resends, 1 to 15 in turn, and marks every
+ * request with the count, so that whatever it sends after a resend has
+ * that resend's generation or a later one.  Its responder echoes, in each
+ * selective NAK, the generation of the newest request it had.  A link
+ * keeps order, so a NAK of a PSN whose echo is the PSN's last resend's
+ * generation or later says that resend was lost: the requester sends it
+ * again; an older echo says it is on its way: the requester waits.  And
+ * the responder NAKs the expected PSN again when a request of a newer
+ * generation than its last NAK saw comes without it, not every few
+ * packets kept (16 then, for a lost NAK).  Zero is no generation: a peer
+ * that does not mark (an older rocepmd) gets the round-trip filter and
+ * the repeat every RP_SR_RENAK packets, as before.
+ *
  * A stall (a lost NAK, a lost resend, a lost last packet: nothing comes
  * back) of a requester that has had a selective NAK from its peer is
  * probed by its last packet sent, marked RP_BTH_SR_ONE, after its oldest
@@ -137,6 +151,7 @@ rp_resp_nak_gap(struct rp_qp *qp)
 	qp->resp.nak_sr = true;
 	qp->resp.oos_psn = qp->resp.epsn;
 	qp->resp.sr_since = 0;
+	qp->resp.rg_nak = qp->resp.rg_seen;
 	rp_stat_inc(qp->dev, RP_STAT_TX_NAK_SEQ);	/* one on the wire */
 	rp_stat_inc(qp->dev, RP_STAT_SR_NAK);
 	rp_resp_send_ack(qp, RP_AETH_NAK_PSN_SEQ, qp->resp.epsn | RP_ACK_SR);
@@ -167,6 +182,12 @@ rp_resp_nak_one(struct rp_qp *qp, uint32_t psn)
  * guides/congestion.
  */
 #define RP_SR_RENAK	4u
+/* ... toward a requester that marks its generations (RP_BTH_RG): the
+ * expected PSN is NAKed again as soon as a request of a later generation
+ * than its last NAK saw comes without it (a resend went since, and under
+ * the link's order the requester tells whether it was that PSN's, which
+ * was then lost); the count only covers a lost NAK. */
+#define RP_SR_RENAK_RG	16u
 
 static bool
 sr_has(const struct rp_sr *sr, uint32_t psn)
@@ -204,15 +225,23 @@ sr_nak_missing(struct rp_qp *qp, uint32_t from, uint32_t to)
  * expected one (which acknowledges what came before it) and the others
  * alone (RP_SR_ONE), so that a window's losses are all resent within one
  * round trip; and the expected one again while packets keep coming
- * without it.
+ * without it: toward a requester that marks its generations, once one
+ * of a later generation than the last NAK's comes (RP_SR_RENAK_RG),
+ * else every RP_SR_RENAK packets.
  */
 void
 rp_sr_gaps(struct rp_qp *qp, uint32_t psn)
 {
 	uint32_t epsn = qp->resp.epsn;
 	uint32_t last = rp_psn_add(psn, sr_span(qp->sr, psn) - 1);
+	bool again;
 
-	if (!qp->resp.nak_sent || ++qp->resp.sr_since >= RP_SR_RENAK)
+	if (qp->resp.rg_seen != 0)
+		again = qp->resp.rg_seen != qp->resp.rg_nak ||
+			++qp->resp.sr_since >= RP_SR_RENAK_RG;
+	else
+		again = ++qp->resp.sr_since >= RP_SR_RENAK;
+	if (!qp->resp.nak_sent || again)
 		rp_resp_nak_gap(qp);
 	if (rp_psn_diff(qp->resp.sr_hi, epsn) < 0 ||
 	    rp_psn_diff(qp->resp.sr_hi, epsn) >= (int32_t)RP_SR_WIN)
@@ -298,6 +327,7 @@ rp_sr_drain(struct rp_qp *qp)
 			qp->resp.nak_sr = true;
 			qp->resp.oos_psn = qp->resp.epsn;
 			qp->resp.sr_since = 0;
+			qp->resp.rg_nak = qp->resp.rg_seen;
 		}
 	}
 	rp_mem_flush(qp->dev);

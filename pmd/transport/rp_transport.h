@@ -368,6 +368,9 @@ struct rp_rndv {
 	uint8_t hdr[RP_TMH_SIZE + RP_RVH_SIZE];	/* the request's TMH, RVH */
 };
 
+/* Single resends a requester remembers the generation of (rp_sr.c). */
+#define RP_RG_SLOTS	32u
+
 struct rp_qp {
 	uint32_t qpn;
 	uint32_t idx;
@@ -473,6 +476,7 @@ struct rp_qp {
 		uint32_t csn;
 		uint32_t csn_limit;
 		bool credits;
+		uint8_t rg;		/* resend generation, 1-15 (rp_sr.c) */
 	} req;
 
 	/* completer */
@@ -519,6 +523,9 @@ struct rp_qp {
 		uint32_t csn_acked;	/* of req.csn's, retired */
 		uint32_t sr_psn;	/* the last selective resend (rp_sr.c) */
 		uint64_t sr_tsc;	/* ... and when */
+		/* single resends by PSN slot: the PSN and its generation */
+		uint32_t rg_psn[RP_RG_SLOTS];
+		uint8_t rg_gen[RP_RG_SLOTS];
 		uint64_t sr_loss_tsc;	/* the last loss the peer's
 					 * selective NAK or a READ response
 					 * past a gap showed */
@@ -537,6 +544,8 @@ struct rp_qp {
 		uint32_t sr_hi;		/* highest PSN kept or NAKed past a
 					 * gap (rp_sr.c) */
 		uint32_t sr_since;	/* packets kept since epsn's NAK */
+		uint8_t rg_seen;	/* the newest request's generation */
+		uint8_t rg_nak;		/* ... when epsn was last NAKed */
 		bool nak_sr;		/* that NAK was selective */
 		uint32_t oos_psn;	/* highest PSN dropped since that NAK */
 		uint32_t cred_lim;	/* the RQ index the last ACK's credit
@@ -872,6 +881,22 @@ void rp_sr_drain(struct rp_qp *qp);
 void rp_sr_gaps(struct rp_qp *qp, uint32_t psn);
 void rp_sr_report(struct rp_qp *qp, uint32_t psn);
 bool rp_req_resend_one(struct rp_qp *qp, uint32_t psn);
+
+/* Resend generations (RP_BTH_RG, rp_sr.c): 1 to 15 in turn. */
+static inline uint8_t
+rp_rg_cur(struct rp_qp *qp)
+{
+	if (qp->req.rg == 0)
+		qp->req.rg = 1;
+	return qp->req.rg;
+}
+
+/* Whether generation `a` is `b` or one of the 6 after it. */
+static inline bool
+rp_rg_since(uint8_t a, uint8_t b)
+{
+	return (uint8_t)((a + 15u - b) % 15u) < 7u;
+}
 bool rp_req_tail_probe(struct rp_qp *qp);
 bool rp_req_probe_one(struct rp_qp *qp);
 bool rp_req_read_again(struct rp_qp *qp, uint32_t psn, uint32_t n);

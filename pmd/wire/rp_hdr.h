@@ -58,6 +58,14 @@ struct rp_bth {
  * its ICRC toward a peer whose frames carry it; such a port does not
  * check the ICRC of a frame that carries it. */
 #define RP_BTH_NC	0x10000000u
+/* The last four, RG: a resend generation, 1-15 (0: none; rp_sr.c).  In a
+ * request of a rocepmd requester with selective retransmission, the
+ * number of its single resends so far, taken from 1 to 15 in turn, so
+ * that a packet sent after a resend has that resend's or a later one; in
+ * a selective NAK, the generation of the newest request the responder
+ * had when it sent it. */
+#define RP_BTH_RG_SHIFT	24
+#define RP_BTH_RG_MASK	0x0f000000u
 /* rp_bth_sr()'s bits */
 #define RP_SR_ON	2u
 #define RP_SR_ONE	1u
@@ -132,6 +140,10 @@ static inline uint8_t rp_bth_sr(const void *h)
 { return (rte_be_to_cpu_32(((const struct rp_bth *)h)->apsn) >> 29) & 3u; }
 static inline void rp_bth_set_sr(void *h, uint8_t sr)
 { ((struct rp_bth *)h)->apsn |= rte_cpu_to_be_32((uint32_t)(sr & 3u) << 29); }
+static inline uint8_t rp_bth_rg(const void *h)
+{ return (rte_be_to_cpu_32(((const struct rp_bth *)h)->apsn) & RP_BTH_RG_MASK) >> RP_BTH_RG_SHIFT; }
+static inline void rp_bth_set_rg(void *h, uint8_t rg)
+{ ((struct rp_bth *)h)->apsn |= rte_cpu_to_be_32(((uint32_t)rg << RP_BTH_RG_SHIFT) & RP_BTH_RG_MASK); }
 static inline int rp_bth_nc(const void *h)
 { return !!(rte_be_to_cpu_32(((const struct rp_bth *)h)->apsn) & RP_BTH_NC); }
 static inline void rp_bth_set_nc(void *h)

@@ -172,13 +172,13 @@ rp_pkt_parse(const uint8_t *frame, uint32_t len, unsigned int icrc,
 	pkt->se = (uint8_t)rp_bth_se(bth);
 	pkt->ackreq = (uint8_t)rp_bth_ackreq(bth);
 	pkt->sr = rp_bth_sr(bth);
+	pkt->rg = rp_bth_rg(bth);
 	pkt->mbuf = NULL;
 	pkt->pkey = rp_bth_pkey(bth);
 	pkt->sport = rp_rd16(udp);
 	pkt->l3_off = (uint16_t)off;
 	pkt->bth_off = (uint16_t)(l3.l4 + RP_UDP_HLEN);
 	pkt->pay_off = (uint16_t)(pkt->bth_off + info->length);
-	pkt->rsvd2 = 0;
 	memcpy(pkt->dmac, frame, 6);
 	memcpy(pkt->smac, frame + 6, 6);
 	pkt->frame = frame;

@@ -40,7 +40,7 @@ struct rp_pkt {
 	uint16_t pay_off;	/* payload offset in the frame */
 	uint8_t nc;		/* RP_BTH_NC: the peer takes frames without
 				 * an ICRC */
-	uint8_t rsvd2;		/* no hole: the fuzzer compares parses */
+	uint8_t rg;		/* RP_BTH_RG: a resend generation, 0 none */
 	uint32_t paylen;	/* payload bytes, without pad and ICRC */
 	uint8_t smac[6];
 	uint8_t dmac[6];

@@ -3581,6 +3581,157 @@ wt_case_credits_sr(void)
 	wt_expect_stat(0, "retransmit_probes", 0);
 }
 
+/* ---- case sr_rg */
+
+/*
+ * Resend generations (RP_BTH_RG, rp_sr.c): packet 4 of a 16-packet WRITE
+ * is lost, and lost again when rocepmd0 resends it.  rocepmd1 NAKs 4 once
+ * for the 11 packets it keeps, all of the generation it NAKed at (every
+ * 4 packets kept, it had NAKed 3 times, and rocepmd0 ignored 2 as in
+ * flight); a copy of that NAK, late, finds the resend on its way and is
+ * ignored; then a request of the resend's generation (a WRITE posted
+ * after it) comes without 4, and rocepmd1 NAKs 4 again at once, which
+ * rocepmd0 answers, with no probe (their floor is 50 ms).
+ */
+static struct {
+	uint32_t qpn0, qpn1, lost;	/* the QPs, packet 4's PSN */
+	unsigned int sent;		/* times packet 4 went */
+	uint8_t rg_first, rg_resend[4];	/* generations: the first request,
+					 * each send of packet 4 */
+	uint8_t rg_other;		/* a request other than 4 whose
+					 * generation was not rg_first */
+	unsigned int naks;		/* rocepmd1's selective NAKs of 4 */
+	uint8_t echo[4];		/* ... the generation each echoed */
+	unsigned int bad;		/* requests without a generation */
+} wt_rg;
+
+static void
+wt_rg_check(int d, const struct rp_pkt *p)
+{
+	if (d == 0 && (p->mask & RP_M_REQ) && p->qpn == wt_rg.qpn1) {
+		if (p->rg == 0)
+			wt_rg.bad++;
+		if (wt_rg.rg_first == 0)
+			wt_rg.rg_first = p->rg;
+		if (p->psn == wt_rg.lost) {
+			if (wt_rg.sent < RTE_DIM(wt_rg.rg_resend))
+				wt_rg.rg_resend[wt_rg.sent] = p->rg;
+			wt_rg.sent++;
+		} else if (p->rg != wt_rg.rg_first) {
+			wt_rg.rg_other = p->rg;
+		}
+	}
+	if (d == 1 && p->opcode == RP_OP_ACK && p->qpn == wt_rg.qpn0 &&
+	    p->psn == wt_rg.lost &&
+	    rp_pkt_aeth_syn(p) == RP_AETH_NAK_PSN_SEQ && (p->sr & RP_SR_ON)) {
+		if (wt_rg.naks < RTE_DIM(wt_rg.echo))
+			wt_rg.echo[wt_rg.naks] = p->rg;
+		wt_rg.naks++;
+	}
+}
+
+static void
+wt_case_sr_rg(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1.07 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	enum { LEN = 16 * 1024 };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+	struct ibv_sge s;
+	struct rte_mbuf *stale;
+	double end;
+
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	rt_buf_alloc(&src, &d0, LEN + 1024, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, LEN + 1024, IBV_ACCESS_LOCAL_WRITE |
+		     IBV_ACCESS_REMOTE_WRITE);
+	rt_fill_random(src.p, LEN + 1024);
+	memset(&wt_rg, 0, sizeof(wt_rg));
+	wt_rg.qpn0 = a.qp->qp_num;
+	wt_rg.qpn1 = b.qp->qp_num;
+	wt_rg.lost = rp_psn_add(a.psn, 4);
+	wt.check = wt_rg_check;
+
+	rt_step("WRITE of 16 packets, packet 4 lost: one selective NAK for "
+		"the 11 kept, which are of the generation it saw");
+	wt.drop_psn = wt_rg.lost;
+	wt.drop_left = 2;
+	wt.hold[1] = true;
+	wt.keep_ack1 = true;
+	s = rt_sge(&src, 0, LEN);
+	rt_post_send(&a, 1, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst.p, dst.mr->rkey);
+	end = rt_now() + rt_timeout_s;
+	while (wt_stat(1, "sr_kept") < 11 || wt_rg.naks == 0) {
+		RT_CHECK(rt_now() < end, "rocepmd1 kept %" PRIu64 " of 11, "
+			 "%u NAKs", wt_stat(1, "sr_kept"), wt_rg.naks);
+		wt_pump_ms(1);
+	}
+	wt_pump_ms(5);
+	wt.keep_ack1 = false;
+	RT_CHECK(wt_rg.bad == 0 && wt_rg.rg_first != 0, "rocepmd0's requests "
+		 "carry no generation (%u without, the first %u)", wt_rg.bad,
+		 wt_rg.rg_first);
+	RT_CHECK(wt_rg.naks == 1, "rocepmd1 NAKed packet 4 %u times for 11 "
+		 "packets of one generation kept: expected once", wt_rg.naks);
+	RT_CHECK(wt_rg.echo[0] == wt_rg.rg_first, "the NAK echoes generation "
+		 "%u, the requests said %u", wt_rg.echo[0], wt_rg.rg_first);
+	RT_CHECK(wt.ack1 != NULL, "no NAK of rocepmd1 kept");
+	stale = rte_pktmbuf_copy(wt.ack1, wt.mp, 0, UINT32_MAX);
+	RT_CHECK(stale != NULL, "no mbuf for the NAK's copy");
+
+	rt_step("the NAK goes: packet 4 resent with a new generation, lost "
+		"again; nothing comes to rocepmd1 and it says nothing");
+	wt_release(1);
+	end = rt_now() + rt_timeout_s;
+	while (wt.drop_left != 0) {
+		RT_CHECK(rt_now() < end, "packet 4 not resent");
+		wt_pump_ms(1);
+	}
+	RT_CHECK(wt_rg.sent == 2 && wt_rg.rg_resend[1] != wt_rg.rg_first,
+		 "packet 4 sent %u times, resent with generation %u (first "
+		 "%u)", wt_rg.sent, wt_rg.rg_resend[1], wt_rg.rg_first);
+
+	rt_step("a copy of the NAK, late: it echoes a generation before the "
+		"resend's, which is on its way for all rocepmd0 knows");
+	wt_tx(0, stale);
+	wt_pump_ms(5);
+	RT_CHECK(wt_rg.sent == 2, "packet 4 sent again on a NAK older than "
+		 "its resend (%u sends)", wt_rg.sent);
+	wt_expect_stat(0, "sr_nak_in_flight", 1);
+	RT_CHECK(wt_rg.naks == 1, "rocepmd1 NAKed again with nothing new "
+		 "(%u NAKs)", wt_rg.naks);
+
+	rt_step("a WRITE posted after the resend: its generation tells "
+		"rocepmd1 the resend was lost, it NAKs 4 at once, 4 goes, "
+		"both WRITEs complete, no probe");
+	s = rt_sge(&src, LEN, 1024);
+	rt_post_send(&a, 2, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst.p + LEN, dst.mr->rkey);
+	wt_expect_wc(a.scq, "WRITE", 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	wt_expect_wc(a.scq, "WRITE", 2, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	rt_check_data(dst.p, src.p, LEN + 1024, "WRITE payloads");
+	wt.check = NULL;
+	RT_CHECK(wt_rg.rg_other == wt_rg.rg_resend[1], "the second WRITE "
+		 "went with generation %u, the resend's was %u",
+		 wt_rg.rg_other, wt_rg.rg_resend[1]);
+	RT_CHECK(wt_rg.naks == 2 && wt_rg.echo[1] == wt_rg.rg_resend[1],
+		 "%u NAKs of packet 4, the second echoing %u: expected 2, "
+		 "the second echoing the resend's generation %u", wt_rg.naks,
+		 wt_rg.echo[1], wt_rg.rg_resend[1]);
+	RT_CHECK(wt_rg.sent == 3, "packet 4 sent %u times, expected 3",
+		 wt_rg.sent);
+	wt_expect_stat(0, "sr_tail_probes", 0);
+	wt_expect_stat(0, "retransmit_probes", 0);
+	wt_expect_stat(0, "retry_timeouts", 0);
+	wt_expect_stat(0, "sr_nak_in_flight", 1);
+	a.psn = rp_psn_add(a.psn, 17);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+}
+
 /* ---- case sr */
 
 /* What each side sent: rocepmd0's requests by PSN, rocepmd1's NAKs. */
@@ -3640,9 +3791,9 @@ wt_sr_check(int d, const struct rp_pkt *p)
  * the probes' floor at 50 ms (test_wire.def) so that only NAKs recover it
  * (at 2 ms, a machine busy with other tests drew a tail probe here one
  * run in forty).  Selective (both ends rocepmd, selective_retx
- * on): rocepmd1 keeps packets 5-15, NAKs 4 with RP_BTH_SR (again every 4
- * packets kept without it), rocepmd0 sends 4 alone (not again within a
- * round trip).  Then the same from a requester whose requests do not
+ * on): rocepmd1 keeps packets 5-15, NAKs 4 with RP_BTH_SR (again once a
+ * request of a later resend generation comes without it), rocepmd0 sends
+ * 4 alone (not again while that resend is on its way).  Then the same from a requester whose requests do not
  * carry the bit (the bridge clears it, as from rxe): IBTA's go-back-N, a
  * plain NAK, and 5-15 sent again.
  */
@@ -3996,12 +4147,12 @@ wt_case_sr(void)
 	RT_CHECK(w == w0, "the window went from %" PRIu64 " to %" PRIu64
 		 " packets on a loss repaired selectively", w0, w);
 	RT_CHECK(wt_sr.req_sr, "rocepmd0's requests do not say RP_BTH_SR");
-	/* rocepmd1 asks again after every 4 packets kept without it
-	 * (RP_SR_RENAK): 11 kept, so 1 to 3 NAKs, as many resends. */
-	RT_CHECK(wt_sr.nak_sr >= 1 && wt_sr.nak_sr <= 3 &&
-		 wt_sr.nak_plain == 0, "rocepmd1 sent %u selective and %u "
-		 "plain NAKs, expected 1 to 3 and 0", wt_sr.nak_sr,
-		 wt_sr.nak_plain);
+	/* rocepmd1 asks again only once a request of a later resend
+	 * generation than its NAK saw comes without it (RP_SR_RENAK_RG,
+	 * case sr_rg): the resend arrives first, so one NAK. */
+	RT_CHECK(wt_sr.nak_sr == 1 && wt_sr.nak_plain == 0, "rocepmd1 sent "
+		 "%u selective and %u plain NAKs, expected 1 and 0",
+		 wt_sr.nak_sr, wt_sr.nak_plain);
 	/* rocepmd0 resends for each, but not within a round trip of its
 	 * last resend of the same PSN (sr_nak_in_flight). */
 	wt_expect_stat(1, "sr_nak_sent", wt_sr.nak_sr);

@@ -179,7 +179,7 @@ check(const uint8_t *buf, uint32_t flen, const struct rp_pkt_addr *a,
 	assert_int_equal(p.bth_off, rp_pkt_l2l4_len(a));
 	assert_int_equal(p.pay_off, p.bth_off + info->length);
 	assert_int_equal(p.sr, 0);	/* built without RP_BTH_SR */
-	assert_int_equal(p.rsvd2, 0);
+	assert_int_equal(p.rg, 0);	/* ... and without RP_BTH_RG */
 	assert_memory_equal(p.smac, a->smac, 6);
 	assert_memory_equal(p.dmac, a->dmac, 6);
 	assert_memory_equal(p.sgid, a->sgid, 16);
