@@ -26,13 +26,6 @@ req_rd_segs(const struct rp_swqe *s, uint32_t k0)
 		(s->npkts % RP_READ_SEG != 0);
 }
 
-/*
- * Selective retransmission (rp_sr.c): send the one packet with `psn`
- * again, of a SEND or WRITE in flight, or the READ request of the
- * segment that starts there, and go on where the requester was.  False
- * if it is not such a packet, or cannot leave now: the caller goes back
- * N instead.
- */
 /* A single resend of `psn` goes: a new generation, remembered by PSN. */
 static void
 req_rg_next(struct rp_qp *qp, uint32_t psn)
@@ -44,6 +37,13 @@ req_rg_next(struct rp_qp *qp, uint32_t psn)
 	qp->comp.rg_gen[slot] = qp->req.rg;
 }
 
+/*
+ * Selective retransmission (rp_sr.c): send the one packet with `psn`
+ * again, of a SEND or WRITE in flight, or the READ request of the
+ * segment that starts there, and go on where the requester was.  False
+ * if it is not such a packet, or cannot leave now: the caller goes back
+ * N instead.
+ */
 bool
 rp_req_resend_one(struct rp_qp *qp, uint32_t psn)
 {
