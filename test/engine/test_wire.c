@@ -3592,11 +3592,16 @@ wt_case_credits_sr(void)
  * ignored; then a request of the resend's generation (a WRITE posted
  * after it) comes without 4, and rocepmd1 NAKs 4 again at once, which
  * rocepmd0 answers, with no probe (their floor is 50 ms).
+ * Between the two, the bound of a forged NAK (guides/congestion, "Who can
+ * reach it"): one that echoes the generation of 4's last send, as an
+ * attacker on the path can, draws one resend of 4 and nothing else; the
+ * next one forged the same way, one more.
  */
 static struct {
 	uint32_t qpn0, qpn1, lost;	/* the QPs, packet 4's PSN */
 	unsigned int sent;		/* times packet 4 went */
-	uint8_t rg_first, rg_resend[4];	/* generations: the first request,
+	unsigned int reqs;		/* rocepmd0's requests in all */
+	uint8_t rg_first, rg_resend[8];	/* generations: the first request,
 					 * each send of packet 4 */
 	uint8_t rg_other;		/* a request other than 4 whose
 					 * generation was not rg_first */
@@ -3609,6 +3614,7 @@ static void
 wt_rg_check(int d, const struct rp_pkt *p)
 {
 	if (d == 0 && (p->mask & RP_M_REQ) && p->qpn == wt_rg.qpn1) {
+		wt_rg.reqs++;
 		if (p->rg == 0)
 			wt_rg.bad++;
 		if (wt_rg.rg_first == 0)
@@ -3630,6 +3636,25 @@ wt_rg_check(int d, const struct rp_pkt *p)
 	}
 }
 
+/* A NAK's copy made to echo generation `rg`, its ICRC redone. */
+static struct rte_mbuf *
+wt_nak_forge(const struct rte_mbuf *nak, uint8_t rg)
+{
+	struct rte_mbuf *m = rte_pktmbuf_copy(nak, wt.mp, 0, UINT32_MAX);
+	struct rp_pkt p;
+	uint8_t *b;
+
+	RT_CHECK(m != NULL, "no mbuf for a forged NAK");
+	b = rte_pktmbuf_mtod(m, uint8_t *);
+	RT_CHECK(rp_pkt_parse(b, rte_pktmbuf_data_len(m), 0, &p) == 0,
+		 "the NAK to forge does not parse");
+	b[p.bth_off + 8] = (uint8_t)((b[p.bth_off + 8] &
+				      ~(RP_BTH_RG_MASK >> 24)) | rg);
+	rp_icrc_put(b + p.l3_off, rte_pktmbuf_data_len(m) - p.l3_off -
+		    RP_ICRC_SIZE);
+	return m;
+}
+
 static void
 wt_case_sr_rg(void)
 {
@@ -3641,6 +3666,7 @@ wt_case_sr_rg(void)
 	struct rt_buf src, dst;
 	struct ibv_sge s;
 	struct rte_mbuf *stale;
+	unsigned int reqs;
 	double end;
 
 	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
@@ -3704,6 +3730,33 @@ wt_case_sr_rg(void)
 	RT_CHECK(wt_rg.naks == 1, "rocepmd1 NAKed again with nothing new "
 		 "(%u NAKs)", wt_rg.naks);
 
+	rt_step("two NAKs forged from it, each echoing the generation of "
+		"4's last send: each draws one resend of 4 (lost too) and "
+		"no other packet; rocepmd1 says nothing");
+	reqs = wt_rg.reqs;
+	for (unsigned int i = 0; i < 2; i++) {
+		wt.drop_left = 1;
+		wt_tx(0, wt_nak_forge(stale,
+				      wt_rg.rg_resend[wt_rg.sent - 1]));
+		end = rt_now() + rt_timeout_s;
+		while (wt.drop_left != 0) {
+			RT_CHECK(rt_now() < end, "forged NAK %u: packet 4 "
+				 "not resent", i + 1);
+			wt_pump_ms(1);
+		}
+		wt_pump_ms(5);
+	}
+	RT_CHECK(wt_rg.sent == 4 && wt_rg.reqs - reqs == 2, "two forged "
+		 "NAKs: packet 4 sent %u times in all, %u requests for them: "
+		 "expected 4 and 2", wt_rg.sent, wt_rg.reqs - reqs);
+	RT_CHECK(wt_rg.rg_resend[3] != wt_rg.rg_resend[2] &&
+		 wt_rg.rg_resend[2] != wt_rg.rg_resend[1], "the resends "
+		 "went with generations %u, %u, %u", wt_rg.rg_resend[1],
+		 wt_rg.rg_resend[2], wt_rg.rg_resend[3]);
+	wt_expect_stat(0, "sr_nak_in_flight", 1);
+	RT_CHECK(wt_rg.naks == 1, "rocepmd1 NAKed with nothing new (%u "
+		 "NAKs)", wt_rg.naks);
+
 	rt_step("a WRITE posted after the resend: its generation tells "
 		"rocepmd1 the resend was lost, it NAKs 4 at once, 4 goes, "
 		"both WRITEs complete, no probe");
@@ -3714,14 +3767,14 @@ wt_case_sr_rg(void)
 	wt_expect_wc(a.scq, "WRITE", 2, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
 	rt_check_data(dst.p, src.p, LEN + 1024, "WRITE payloads");
 	wt.check = NULL;
-	RT_CHECK(wt_rg.rg_other == wt_rg.rg_resend[1], "the second WRITE "
-		 "went with generation %u, the resend's was %u",
-		 wt_rg.rg_other, wt_rg.rg_resend[1]);
-	RT_CHECK(wt_rg.naks == 2 && wt_rg.echo[1] == wt_rg.rg_resend[1],
+	RT_CHECK(wt_rg.rg_other == wt_rg.rg_resend[3], "the second WRITE "
+		 "went with generation %u, the last resend's was %u",
+		 wt_rg.rg_other, wt_rg.rg_resend[3]);
+	RT_CHECK(wt_rg.naks == 2 && wt_rg.echo[1] == wt_rg.rg_resend[3],
 		 "%u NAKs of packet 4, the second echoing %u: expected 2, "
-		 "the second echoing the resend's generation %u", wt_rg.naks,
-		 wt_rg.echo[1], wt_rg.rg_resend[1]);
-	RT_CHECK(wt_rg.sent == 3, "packet 4 sent %u times, expected 3",
+		 "the second echoing the last resend's generation %u",
+		 wt_rg.naks, wt_rg.echo[1], wt_rg.rg_resend[3]);
+	RT_CHECK(wt_rg.sent == 5, "packet 4 sent %u times, expected 5",
 		 wt_rg.sent);
 	wt_expect_stat(0, "sr_tail_probes", 0);
 	wt_expect_stat(0, "retransmit_probes", 0);
