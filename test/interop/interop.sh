@@ -146,7 +146,7 @@ ri_attach_only="rc_poll rc_event ud write_bw read_bw atomic_bw rping udaddy rpin
 # (the address of the host's kernel, for the programs' TCP).
 phase_set() {
 	ph_port=xdp ph_lcores=1 ph_inline=0 ph_ecn=off ph_sr=${RI_SR:-on}
-	ph_zc= ph_attach=0 ph_only=
+	ph_zc='' ph_attach=0 ph_only=
 	case $1 in
 	default)
 		ph_port=${RI_PORT:-xdp} ph_lcores=${RI_LCORES:-1}
@@ -249,7 +249,7 @@ ip -n "$ns" link set ri-tap mtu 1500 master br-ri up
 # namespace and veth, its configuration (cfg), a capture of the bridge
 # (P.pcap) and, attached, its host.
 phase_up() {
-	local p=$1 q=$ph_lcores port_cfg eal_lcores= lcores=1 i
+	local p=$1 q=$ph_lcores port_cfg eal_lcores='' lcores=1 i
 
 	ip netns add "$nsh" || rv_fail "ip netns add $nsh failed"
 	ip -n "$ns" link add ri-h0 address "$br_mac" numtxqueues "$q" \
@@ -826,6 +826,20 @@ ph_fail() {
 	failed=1
 }
 
+# ph_need P WHAT COUNTER...: each counter summed over phase P's engines
+# is above 0, or the phase proved nothing of WHAT.
+ph_need() {
+	local p=$1 what=$2 c v
+
+	shift 2
+	for c in "$@"; do
+		v=$(counter_sum "$p" "$c")
+		rv_log "phase $p: $what: $c $v (all programs)"
+		[ "$v" -gt 0 ] ||
+			ph_fail "$p" "$what: no $c in the engines' counters"
+	done
+}
+
 # phase_run P: phase P's scenarios, rocepmd's side set up for it (phase_set P).
 phase_run() {
 	local p=$1 n key port prog a args hrc grc res ok srv drops c v t i
@@ -945,7 +959,7 @@ phase_run() {
 
 # phase_check P: after phase_down P, its capture and its engines' counters.
 phase_check() {
-	local p=$1 n minf=0 names ect notect cnp c v
+	local p=$1 n minf=0 names ect notect cnp v c=()
 	local sr_req=0 sr_set=0 sr_ack=0 sr_peer=0 src pay op b8
 
 	names=" $(ph_scens | tr '\n' ' ')"
@@ -1021,27 +1035,18 @@ phase_check() {
 	# comes from its address, and rocepmd's sender (rxe-server) receives
 	# nothing.
 	if [ "$ph_port" = xdp ]; then
-		c="xdp_redirected neigh_from_kernel"
-		[ "$names" = " mckey " ] && c=xdp_redirected
-		[ "$names" = " mckey " ] && [ "$dir" = rxe-server ] && c=
-		for c in $c; do
-			v=$(counter_sum "$p" "$c")
-			rv_log "phase $p: netdev = ri-h1: $c $v (all programs)"
-			[ "$v" -gt 0 ] ||
-				ph_fail "$p" "netdev = ri-h1: no $c in the engines' counters"
-		done
+		c=(xdp_redirected neigh_from_kernel)
+		[ "$names" = " mckey " ] && c=(xdp_redirected)
+		[ "$names" = " mckey " ] && [ "$dir" = rxe-server ] && c=()
+		ph_need "$p" "netdev = ri-h1" "${c[@]}"
 	fi
 	# Two lcores: the second must have carried RoCEv2 both ways, and on
 	# xdp read its own receive queue.
 	if [ "$ph_lcores" = 2 ]; then
-		c="shard1_rx_packets shard1_tx_packets shard0_rx_packets shard0_tx_packets shard1_shard_handoffs"
-		[ "$ph_port" = xdp ] && c+=" rx_other_queues"
-		for c in $c; do
-			v=$(counter_sum "$p" "$c")
-			rv_log "phase $p: lcores 1,2: $c $v (all programs)"
-			[ "$v" -gt 0 ] ||
-				ph_fail "$p" "lcores 1,2: no $c in the engines' counters"
-		done
+		c=(shard1_rx_packets shard1_tx_packets shard0_rx_packets
+		   shard0_tx_packets shard1_shard_handoffs)
+		[ "$ph_port" = xdp ] && c+=(rx_other_queues)
+		ph_need "$p" "lcores 1,2" "${c[@]}"
 	fi
 }
 
