@@ -116,6 +116,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_SR_RD_ASKED] = "sr_read_asked",
 	[RP_STAT_SR_RD_REASKED] = "sr_read_reasked",
 	[RP_STAT_SR_RD_CUT] = "sr_read_run_cut",
+	[RP_STAT_SR_RD_EARLY] = "sr_read_early",
 	[RP_STAT_XSK_RX_RING_FULL] = "xsk_rx_ring_full",
 	[RP_STAT_XSK_FILL_EMPTY] = "xsk_fill_ring_empty",
 	[RP_STAT_XSK_INVALID] = "xsk_invalid_descs",

@@ -109,6 +109,8 @@ enum rp_stat {
 	RP_STAT_SR_RD_REASKED,		/* ... again, the answer overdue */
 	RP_STAT_SR_RD_CUT,		/* responder: runs asked for cut where
 					 * a READ queued still owes the rest */
+	RP_STAT_SR_RD_EARLY,		/* responder: READs answered past a
+					 * gap of READs (RP_BTH_RO) */
 	RP_STAT_PROBE_LATE,		/* probes answered late: the peer was
 					 * silent, not lossy (rp_comp.c) */
 	RP_STAT_CQ_MOD_HELD,		/* CQ events moderation held back */

@@ -628,6 +628,7 @@ qp_modify(struct rp_dev *dev, struct rp_ctrl_qp *m)
 		qp->req.max_psn = qp->req.psn;
 		qp->comp.rd_psn = qp->req.psn;
 		qp->comp.una = qp->req.psn;
+		qp->req.mod_end = qp->req.psn;
 		qp->comp.rd_retried = false;
 	}
 	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)

@@ -496,6 +496,21 @@ req_done(struct rp_qp *qp)
 }
 
 /*
+ * Is every request before req.psn that the responder may lack a READ
+ * (RP_BTH_RO)?  It has all before the oldest unacknowledged PSN, so yes
+ * if the last request that is not a READ is acknowledged; mod_end then
+ * follows una, so that it never falls half the PSN space behind.
+ */
+static bool
+req_reads_only(struct rp_qp *qp)
+{
+	if (rp_psn_diff(qp->req.mod_end, qp->comp.una) > 0)
+		return false;
+	qp->req.mod_end = qp->comp.una;
+	return true;
+}
+
+/*
  * Send the next READ request of the WQE at req.head: from packet req.pkt
  * to the next RP_READ_SEG boundary (or the end), within the window and
  * the READs the responder takes at once.  A rewind into a READ resumes at
@@ -527,6 +542,8 @@ req_send_read(struct rp_qp *qp, const struct rp_send_wqe *w,
 	if (qp->dev->cfg.selective_retx) {
 		rp_bth_set_sr(bth, RP_SR_ON);
 		rp_bth_set_rg(bth, rp_rg_cur(qp));
+		if (req_reads_only(qp))
+			rp_bth_set_ro(bth);
 	}
 	rp_reth_set(rp_xmit_hdr(bth, RP_OP_READ_REQ, RP_HDR_RETH),
 		    w->remote_addr + off, w->rkey, len);
@@ -629,6 +646,8 @@ rp_req_send_packet(struct rp_qp *qp)
 
 	if (s->opcode == IBV_WR_RDMA_READ)
 		return req_send_read(qp, w, s);
+	if (rp_psn_diff(qp->req.psn, qp->req.mod_end) >= 0)
+		qp->req.mod_end = rp_psn_add(qp->req.psn, 1);
 	if (rp_wr_is_atomic(s->opcode))
 		return req_send_atomic(qp, w);
 	if (qp->type == IBV_QPT_RC && !req_window_open(qp, 1))

@@ -529,7 +529,7 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 
 	/* A rocepmd requester with selective retransmission (rp_sr.c): as
 	 * its latest request says. */
-	qp->resp.peer_sr = pkt->sr != 0;
+	qp->resp.peer_sr = (pkt->sr & (RP_SR_ON | RP_SR_ONE)) != 0;
 	if (pkt->rg != 0)
 		qp->resp.rg_seen = pkt->rg;
 	d = rp_psn_diff(pkt->psn, qp->resp.epsn);
@@ -537,7 +537,7 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 		rp_stat_inc(qp->dev, RP_STAT_RX_OUT_OF_SEQ);
 		if ((pkt->sr & RP_SR_ONE) && !(pkt->mask & RP_M_READ))
 			rp_sr_report(qp, pkt->psn);	/* a tail probe */
-		else
+		else if (!(pkt->mask & RP_M_READ) || !rp_sr_rd_early(qp, pkt))
 			rp_sr_gaps(qp, pkt->psn);
 		return;
 	}

@@ -30,6 +30,7 @@ resp_mem_res(int ret)
 	return ret == -ESRCH ? RP_RESP_GONE : RP_RESP_ERR_ACCESS;
 }
 
+bool rp_resp_rd_room(const struct rp_qp *qp);
 enum rp_resp_res rp_resp_read(struct rp_qp *qp, const struct rp_pkt *pkt,
 			      bool dup);
 enum rp_resp_res rp_resp_atomic(struct rp_qp *qp, const struct rp_pkt *pkt);

@@ -233,6 +233,18 @@ resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 	return rd;
 }
 
+/*
+ * Room to answer a READ kept past a gap now (rp_sr_rd_early()), with one
+ * slot left for the request the gap is missing, which the requester
+ * counts as outstanding too.
+ */
+bool
+rp_resp_rd_room(const struct rp_qp *qp)
+{
+	return resp_rd_queued(qp) + 1 < RTE_MAX(qp->max_dest_rd_atomic, 1u) &&
+	       qp->resp.rd_head - qp->resp.rd_tail + 1 < qp->rd_size;
+}
+
 enum rp_resp_res
 rp_resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 {
@@ -278,7 +290,9 @@ rp_resp_read(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 	rd->total = len;
 	rd->mr = mr;
 	rd->key = mr != NULL ? mr->key : 0;
-	if (!dup) {
+	/* one answered past a gap leaves the expected PSN: rp_sr_drain()
+	 * passes it when the gap is filled */
+	if (!dup && pkt->psn == qp->resp.epsn) {
 		qp->resp.epsn = rp_psn_add(pkt->psn, rd->npkts_left - 1);
 		qp->resp.msn++;
 	}

@@ -58,6 +58,7 @@
 
 #include "rp_log.h"
 #include "rp_psn.h"
+#include "rp_resp.h"
 #include "rp_transport.h"
 
 /* Packets kept by all QPs of all devices: the pools' share for it. */
@@ -92,6 +93,7 @@ rp_sr_flush(struct rp_qp *qp)
 			continue;
 		rte_pktmbuf_free(sr->m[i]);
 		sr->m[i] = NULL;
+		sr->early[i] = 0;
 	}
 	__atomic_fetch_sub(&sr_held, sr->n, __ATOMIC_RELAXED);
 	sr->n = 0;
@@ -272,6 +274,47 @@ rp_sr_report(struct rp_qp *qp, uint32_t psn)
 }
 
 /*
+ * A READ request `pkt` was kept past a gap (or found kept already).  If
+ * every request its requester may still owe before it is a READ
+ * (RP_BTH_RO: rp_req.c), nothing in the gap can change what it reads, so
+ * it is answered now, not a round trip later when the gap is filled:
+ * a lost READ request no longer stops every READ after it, and the
+ * requester places the responses past its gap (rp_sr_read.c).  It counts
+ * against max_dest_rd_atomic as any READ queued, with a slot left for
+ * the missing one.  A run asked for alone (RP_SR_ONE) of a READ answered
+ * so, or that READ again (go-back-N), is answered again at once.
+ */
+bool
+rp_sr_rd_early(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	struct rp_sr *sr = qp->sr;
+
+	/* The READ answered so whose responses pkt's PSN is among: itself
+	 * (k = 0), or one kept before it (an ask mid-way is kept apart). */
+	for (uint32_t k = 0; k < RP_READ_SEG; k++) {
+		uint32_t p = (pkt->psn - k) & RP_PSN_MASK;
+		uint32_t slot = p % RP_SR_WIN;
+
+		if (k != 0 && rp_psn_diff(p, qp->resp.epsn) < 0)
+			break;
+		if (!sr_has(sr, p) || (k == 0 && !sr->early[slot]))
+			continue;
+		if (sr->early[slot] && sr->span[slot] > k) {
+			(void)rp_resp_read(qp, pkt, true);
+			return false;
+		}
+		break;
+	}
+	if ((pkt->sr & (RP_SR_RO | RP_SR_ONE)) != RP_SR_RO ||
+	    !sr_has(sr, pkt->psn) || !rp_resp_rd_room(qp) ||
+	    rp_resp_read(qp, pkt, false) != RP_RESP_OK)
+		return false;
+	sr->early[pkt->psn % RP_SR_WIN] = 1;
+	rp_stat_inc(qp->dev, RP_STAT_SR_RD_EARLY);
+	return true;
+}
+
+/*
  * After a packet at the expected PSN: execute the kept ones that follow
  * it, in order; NAK the next gap if one is left.  The mbufs go after the
  * writes they hold reached an attached process (rp_mem_flush()).
@@ -301,6 +344,15 @@ rp_sr_drain(struct rp_qp *qp)
 			break;
 		pkt.mbuf = m;
 		rp_stat_inc(qp->dev, RP_STAT_SR_USED);
+		if (sr->early[slot]) {
+			/* a READ answered when it came (rp_sr_rd_early()) */
+			sr->early[slot] = 0;
+			qp->resp.epsn = rp_psn_add(pkt.psn, sr->span[slot]);
+			qp->resp.msn++;
+			qp->resp.nak_sent = false;
+			qp->resp.last_op = pkt.opcode;
+			continue;
+		}
 		if (!rp_resp_execute(qp, &pkt))
 			break;
 	}
@@ -310,6 +362,7 @@ rp_sr_drain(struct rp_qp *qp)
 		    rp_psn_diff(sr->psn[i], qp->resp.epsn) < 0) {
 			done[nd++] = sr->m[i];
 			sr->m[i] = NULL;
+			sr->early[i] = 0;
 			sr->n--;
 		}
 	}

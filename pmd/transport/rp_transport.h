@@ -477,6 +477,8 @@ struct rp_qp {
 		uint32_t csn_limit;
 		bool credits;
 		uint8_t rg;		/* resend generation, 1-15 (rp_sr.c) */
+		uint32_t mod_end;	/* PSN after the last request sent
+					 * that is not a READ (RP_BTH_RO) */
 	} req;
 
 	/* completer */
@@ -859,6 +861,7 @@ struct rp_sr {
 	uint32_t psn[RP_SR_WIN];
 	uint32_t span[RP_SR_WIN];		/* PSNs each holds */
 	struct rte_mbuf *m[RP_SR_WIN];		/* by PSN % RP_SR_WIN */
+	uint8_t early[RP_SR_WIN];		/* a READ answered when kept */
 	/* Requester: READ responses placed past a lost one, and the
 	 * missing ones asked for again (rp_sr_read.c), by PSN % RP_SR_WIN:
 	 * the PSN | RP_SR_RD_SET. */
@@ -878,6 +881,7 @@ void rp_sr_flush(struct rp_qp *qp);
 void rp_sr_free(struct rp_qp *qp);
 bool rp_sr_keep(struct rp_qp *qp, const struct rp_pkt *pkt, int32_t gap);
 void rp_sr_drain(struct rp_qp *qp);
+bool rp_sr_rd_early(struct rp_qp *qp, const struct rp_pkt *pkt);
 void rp_sr_gaps(struct rp_qp *qp, uint32_t psn);
 void rp_sr_report(struct rp_qp *qp, uint32_t psn);
 bool rp_req_resend_one(struct rp_qp *qp, uint32_t psn);

@@ -66,11 +66,19 @@ struct rp_bth {
  * had when it sent it. */
 #define RP_BTH_RG_SHIFT	24
 #define RP_BTH_RG_MASK	0x0f000000u
-/* rp_bth_sr()'s bits */
+/* rp_bth_sr()'s bits, and RP_SR_RO for RP_BTH_RO (struct rp_pkt's sr) */
 #define RP_SR_ON	2u
 #define RP_SR_ONE	1u
+#define RP_SR_RO	4u
 #define RP_BTH_FECN	0x80000000u
 #define RP_BTH_BECN	0x40000000u
+/* The reserved bit after BECN, RO: in a READ request of a rocepmd
+ * requester with selective retransmission, "every request before this one
+ * that you may not have is a READ" (rp_sr.c): its responder may answer it
+ * past a gap, since a READ changes nothing another READ could see.  In
+ * Resv8a, which the ICRC masks as it masks FECN and BECN, and which
+ * IBTA's receivers ignore. */
+#define RP_BTH_RO	0x20000000u
 
 struct rp_reth {
 	rte_be64_t va;
@@ -140,6 +148,10 @@ static inline uint8_t rp_bth_sr(const void *h)
 { return (rte_be_to_cpu_32(((const struct rp_bth *)h)->apsn) >> 29) & 3u; }
 static inline void rp_bth_set_sr(void *h, uint8_t sr)
 { ((struct rp_bth *)h)->apsn |= rte_cpu_to_be_32((uint32_t)(sr & 3u) << 29); }
+static inline uint8_t rp_bth_ro(const void *h)
+{ return (rte_be_to_cpu_32(((const struct rp_bth *)h)->qpn) & RP_BTH_RO) ? RP_SR_RO : 0; }
+static inline void rp_bth_set_ro(void *h)
+{ ((struct rp_bth *)h)->qpn |= rte_cpu_to_be_32(RP_BTH_RO); }
 static inline uint8_t rp_bth_rg(const void *h)
 { return (rte_be_to_cpu_32(((const struct rp_bth *)h)->apsn) & RP_BTH_RG_MASK) >> RP_BTH_RG_SHIFT; }
 static inline void rp_bth_set_rg(void *h, uint8_t rg)

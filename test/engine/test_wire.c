@@ -549,6 +549,7 @@ wt_roce(int d, struct rte_mbuf *m)
 		uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
 
 		b[p.bth_off + 8] &= (uint8_t)~(RP_BTH_SR >> 24);
+		b[p.bth_off + 4] &= (uint8_t)~(RP_BTH_RO >> 24);
 		rp_icrc_put(b + p.l3_off, rte_pktmbuf_data_len(m) - p.l3_off -
 			    RP_ICRC_SIZE);
 	}
@@ -3592,10 +3593,10 @@ wt_case_credits_sr(void)
  * ignored; then a request of the resend's generation (a WRITE posted
  * after it) comes without 4, and rocepmd1 NAKs 4 again at once, which
  * rocepmd0 answers, with no probe (their floor is 50 ms).
- * Between the two, the bound of a forged NAK (guides/congestion, "Who can
- * reach it"): one that echoes the generation of 4's last send, as an
- * attacker on the path can, draws one resend of 4 and nothing else; the
- * next one forged the same way, one more.
+ * Between the two, the bound of a forged NAK (guides/congestion, "Threat
+ * model of the additions"): one that echoes the generation of 4's last
+ * send, as an attacker on the path can, draws one resend of 4 and nothing
+ * else; the next one forged the same way, one more.
  */
 static struct {
 	uint32_t qpn0, qpn1, lost;	/* the QPs, packet 4's PSN */
@@ -3796,6 +3797,7 @@ static struct {
 	bool req_sr;			/* a request of rocepmd0 said SR */
 	unsigned int probe[32];		/* tail probes (RP_SR_ONE) by PSN */
 	unsigned int rd_req, rd_req_one;	/* READ requests, alone */
+	unsigned int rd_ro;		/* ... marked RP_BTH_RO, not alone */
 	uint32_t rd_one_psn, rd_one_len;	/* the last asked alone */
 	unsigned int rsp[32];		/* rocepmd1's READ responses by PSN */
 	unsigned int rsp_sr;		/* ... marked RP_BTH_SR */
@@ -3822,6 +3824,8 @@ wt_sr_check(int d, const struct rp_pkt *p)
 				wt_sr.rd_req_one++;
 				wt_sr.rd_one_psn = k;
 				wt_sr.rd_one_len = rp_pkt_reth_len(p);
+			} else if (p->sr & RP_SR_RO) {
+				wt_sr.rd_ro++;
 			}
 		}
 		wt_sr.req_sr |= p->sr != 0;
@@ -3954,10 +3958,13 @@ wt_sr_read(struct rt_ep *a, struct rt_ep *b, struct rt_dev *d0,
 }
 
 /*
- * Eight READs of one packet each, the third request lost: rocepmd1 keeps
- * the five after it (a READ request holds its responses' PSNs), NAKs the
- * third, and rocepmd0 sends that request alone (RP_BTH_SR_ONE) instead of
- * going back N: every request but it sent once, every response once.
+ * Eight READs of one packet each, the third request lost.  Every request
+ * before each is a READ, so each says RP_BTH_RO, and rocepmd1 answers the
+ * five after the third when they come (sr_read_early), keeping them for
+ * their PSNs (a READ request holds its responses'); it NAKs nothing:
+ * rocepmd0 finds the third's response missing among those placed, and
+ * asks for it alone (RP_BTH_SR_ONE) instead of going back N.  Every
+ * request but it sent once, every response once.
  */
 static void
 wt_sr_read_req(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1)
@@ -3966,6 +3973,7 @@ wt_sr_read_req(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1)
 	struct rt_buf src, dst;
 	struct ibv_sge s;
 	uint64_t kept = wt_stat(1, "sr_kept"), used = wt_stat(1, "sr_executed");
+	uint64_t early = wt_stat(1, "sr_read_early");
 
 	rt_buf_alloc(&src, d1, N * LEN, RT_ACCESS_ALL);
 	rt_buf_alloc(&dst, d0, N * LEN, IBV_ACCESS_LOCAL_WRITE);
@@ -3988,9 +3996,10 @@ wt_sr_read_req(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1)
 	wt.check = NULL;
 	a->psn = (a->psn + N) & 0xffffff;
 	RT_CHECK(wt.drop_left == 0, "READ request %d was not sent", LOST);
-	/* The NAK comes again every 4 kept without it (RP_SR_RENAK): more
-	 * than a round trip after the first when the READs were not sent in
-	 * one burst, the lost one is sent alone again, and answered again. */
+	RT_CHECK(wt_sr.rd_ro == N, "%u of %d READ requests marked RP_BTH_RO",
+		 wt_sr.rd_ro, N);
+	/* An ask whose answer was overdue goes again, and is answered
+	 * again. */
 	for (unsigned int k = 0; k < N; k++) {
 		RT_CHECK(k == LOST ? wt_sr.sent[k] >= 2 : wt_sr.sent[k] == 1,
 			 "READ request %u sent %u times: only the lost one "
@@ -4004,14 +4013,62 @@ wt_sr_read_req(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1)
 		 "%u READ requests alone (the last for packet %u, %u B): "
 		 "expected request %d alone, %d B", wt_sr.rd_req_one,
 		 wt_sr.rd_one_psn, wt_sr.rd_one_len, LOST, LEN);
-	RT_CHECK(wt_sr.nak_sr >= 1 && wt_sr.nak_plain == 0 &&
-		 wt_sr.nak_psn == ((wt_sr.psn0 + LOST) & 0xffffff),
+	RT_CHECK(wt_sr.nak_sr == 0 && wt_sr.nak_plain == 0,
 		 "rocepmd1 sent %u selective and %u plain NAKs, the last for "
-		 "PSN %u", wt_sr.nak_sr, wt_sr.nak_plain, wt_sr.nak_psn);
+		 "PSN %u: the responses past the gap tell it", wt_sr.nak_sr,
+		 wt_sr.nak_plain, wt_sr.nak_psn);
+	wt_expect_stat(1, "sr_read_early", early + N - LOST - 1);
 	wt_expect_stat(1, "sr_kept", kept + N - LOST - 1);
 	wt_expect_stat(1, "sr_executed", used + N - LOST - 1);
 	wt_expect_stat(0, "retry_timeouts", 0);
 	rt_buf_free(&src);
+	rt_buf_free(&dst);
+}
+
+/*
+ * A WRITE lost, then a READ of what it writes: a READ may not pass a
+ * request that changes memory (IBTA executes in PSN order, and a program
+ * reads back what it wrote so).  The READ goes while the WRITE is not
+ * acknowledged, so it does not say RP_BTH_RO; rocepmd1 keeps it, NAKs the
+ * WRITE, and answers the READ only after the WRITE's resend: it reads the
+ * WRITE's bytes, not the old ones.
+ */
+static void
+wt_sr_read_after_write(struct rt_ep *a, struct rt_dev *d0, struct rt_dev *d1)
+{
+	enum { LEN = 1024 };
+	struct rt_buf src, mem, dst;
+	struct ibv_sge s;
+	uint64_t early = wt_stat(1, "sr_read_early");
+
+	rt_buf_alloc(&src, d0, LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&mem, d1, LEN, RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, d0, LEN, IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, LEN);
+	memset(mem.p, 0, LEN);
+	memset(&wt_sr, 0, sizeof(wt_sr));
+	wt_sr.psn0 = a->psn;
+	wt.drop_psn = a->psn;
+	wt.drop_left = 1;
+	wt.check = wt_sr_check;
+	s = rt_sge(&src, 0, LEN);
+	rt_post_send(a, 60, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)mem.p, mem.mr->rkey);
+	s = rt_sge(&dst, 0, LEN);
+	rt_post_send(a, 61, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)mem.p, mem.mr->rkey);
+	wt_expect_wc(a->scq, "WRITE", 60, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	wt_expect_wc(a->scq, "READ", 61, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	wt.check = NULL;
+	a->psn = (a->psn + 2) & 0xffffff;
+	RT_CHECK(wt.drop_left == 0, "the WRITE was not sent");
+	RT_CHECK(wt_sr.sent[0] >= 2, "the WRITE sent %u times", wt_sr.sent[0]);
+	RT_CHECK(wt_sr.rd_ro == 0, "%u READ requests marked RP_BTH_RO behind "
+		 "a WRITE not acknowledged", wt_sr.rd_ro);
+	wt_expect_stat(1, "sr_read_early", early);
+	rt_check_data(dst.p, src.p, LEN, "READ after the lost WRITE");
+	rt_buf_free(&src);
+	rt_buf_free(&mem);
 	rt_buf_free(&dst);
 }
 
@@ -4249,7 +4306,6 @@ wt_case_sr(void)
 		 " to %" PRIu64 " packets", w0, w);
 	wt_expect_stat(1, "sr_kept", 22);
 	wt_expect_stat(1, "sr_executed", 22);
-	resent = wt_stat(0, "sr_resent");
 
 	rt_step("a READ of 16 packets, response 4 lost: 5-15 placed, 4 asked "
 		"for alone (rp_sr_read.c), nothing else asked again");
@@ -4258,12 +4314,16 @@ wt_case_sr(void)
 	RT_CHECK(w == w0, "a READ response repaired alone cut the window "
 		 "from %" PRIu64 " to %" PRIu64 " packets", w0, w);
 
-	rt_step("8 READs, the third request lost: the 5 after it kept, it "
-		"alone sent again, no response twice");
+	rt_step("8 READs, the third request lost: the 5 after it answered "
+		"at once (RP_BTH_RO), it alone asked for, no response twice");
 	wt_sr_read_req(&a, &d0, &d1);
 	w = wt_qp(0, a.qp->qp_num, "window");
 	RT_CHECK(w == w0, "a READ request resent alone cut the window "
 		 "from %" PRIu64 " to %" PRIu64 " packets", w0, w);
+
+	rt_step("a WRITE lost, a READ of its bytes after it: not answered "
+		"before the WRITE's resend, so it reads them");
+	wt_sr_read_after_write(&a, &d0, &d1);
 
 	rt_step("17 READs, max_rd_atomic 16, the first's response lost: "
 		"the READs answered past it leave the count, the 17th goes "
@@ -4284,6 +4344,7 @@ wt_case_sr(void)
 
 	rt_step("a requester without it: go-back-N, a plain NAK, 5-15 again, "
 		"the window halved");
+	resent = wt_stat(0, "sr_resent");
 	wt_sr_send(&a, &b, &src, &dst, 2, true, false);
 	w = wt_qp(0, a.qp->qp_num, "window");
 	RT_CHECK(w < w0, "going back N left the window at %" PRIu64
@@ -4294,7 +4355,7 @@ wt_case_sr(void)
 	for (unsigned int k = 4; k < 16; k++)
 		RT_CHECK(wt_sr.sent[k] == 2, "packet %u sent %u times: "
 			 "going back N sends 4-15 again", k, wt_sr.sent[k]);
-	wt_expect_stat(1, "sr_kept", 27);	/* nothing more kept */
+	wt_expect_stat(1, "sr_kept", 28);	/* nothing more kept */
 	wt_expect_stat(0, "sr_resent", resent);
 	wt_expect_stat(0, "retry_timeouts", 0);
 	wt_expect_no_zero_dmac();
