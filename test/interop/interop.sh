@@ -966,7 +966,7 @@ phase_run() {
 # phase_check P: after phase_down P, its capture and its engines' counters.
 phase_check() {
 	local p=$1 n minf=0 names ect notect cnp v c=()
-	local sr_req=0 sr_set=0 sr_ack=0 sr_peer=0 src pay op b8
+	local sr_req=0 sr_set=0 sr_ack=0 sr_peer=0 rd_req=0 rd_ro=0 src pay op b8
 
 	names=" $(ph_scens | tr '\n' ' ')"
 	# at least 20 frames a scenario, but inv_pingpong's 12 (six requests
@@ -1001,11 +1001,19 @@ phase_check() {
 	# and WRITE packet of rocepmd (opcodes 0x00-0x0b) has BTH byte 8's
 	# 0x40; no packet of rxe has 0x40 or 0x20 there, and so no ACK or
 	# NAK of rocepmd (0x11) has them either: rxe gets IBTA's go-back-N.
+	# rocepmd's READ requests (0x0c) after READs only say so in byte 4
+	# (RP_BTH_RO, 0x20), which rxe must ignore: counted, and needed
+	# where rocepmd sent READ requests.
 	if [ "$ph_sr" = on ]; then
 		while read -r src pay; do
 			[ ${#pay} -ge 24 ] || continue
 			op=$((16#${pay:0:2})) b8=$((16#${pay:16:2}))
 			if [ "$src" = "$rp_ip" ]; then
+				if [ "$op" = 12 ]; then
+					rd_req=$((rd_req + 1))
+					[ $((16#${pay:8:2} & 0x20)) = 0 ] ||
+						rd_ro=$((rd_ro + 1))
+				fi
 				if [ "$op" -le 11 ]; then
 					sr_req=$((sr_req + 1))
 					[ $((b8 & 0x40)) = 0 ] || sr_set=$((sr_set + 1))
@@ -1018,10 +1026,10 @@ phase_check() {
 		done < <(tshark -r "$rv_tmp/$p.pcap" -Y 'udp.dstport == 4791' \
 			-T fields -e ip.src -e udp.payload 2>/dev/null |
 			cut -c1-48)
-		rv_log "phase $p: selective_retx = on: rocepmd sent $sr_req SEND/WRITE packets, $sr_set with the bit; its ACKs/NAKs with it: $sr_ack; rxe's packets with it: $sr_peer"
+		rv_log "phase $p: selective_retx = on: rocepmd sent $sr_req SEND/WRITE packets, $sr_set with the bit; its ACKs/NAKs with it: $sr_ack; rxe's packets with it: $sr_peer; rocepmd's READ requests $rd_req, $rd_ro marked READs-only"
 		[ "$sr_req" -gt 0 ] && [ "$sr_set" = "$sr_req" ] && [ "$sr_ack" = 0 ] &&
-			[ "$sr_peer" = 0 ] ||
-			ph_fail "$p" "selective_retx = on: $sr_set of $sr_req requests with the bit, $sr_ack ACKs/NAKs and $sr_peer of rxe's packets with it"
+			[ "$sr_peer" = 0 ] && { [ "$rd_req" = 0 ] || [ "$rd_ro" -gt 0 ]; } ||
+			ph_fail "$p" "selective_retx = on: $sr_set of $sr_req requests with the bit, $sr_ack ACKs/NAKs and $sr_peer of rxe's packets with it, $rd_ro of $rd_req READ requests marked READs-only"
 	fi
 	# Inline passes: the engines' stop logs (lcore counters) must show
 	# passes run by the programs' own threads, or this phase proved
