@@ -592,6 +592,30 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	}
 }
 
+/* The request at the expected PSN done: the next is expected. */
+static void
+resp_done(struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	qp->resp.last_op = pkt->opcode;
+	qp->resp.epsn = rp_psn_add(qp->resp.epsn, 1);
+	qp->resp.nak_sent = false;
+	resp_comm_est(qp);
+}
+
+/*
+ * A READ request kept past a gap and answered when it came
+ * (rp_sr_rd_early()), whose turn has come: done as if executed now, the
+ * expected PSN past its `npkts` responses', nothing sent again.
+ */
+void
+rp_resp_read_passed(struct rp_qp *qp, const struct rp_pkt *pkt,
+		    uint32_t npkts)
+{
+	qp->resp.epsn = rp_psn_add(pkt->psn, npkts - 1);
+	qp->resp.msn++;
+	resp_done(qp, pkt);
+}
+
 /*
  * Execute a request at the expected PSN (from the wire, or kept by
  * rp_sr.c); false if it failed (the QP's error or a NAK is on its way).
@@ -619,10 +643,7 @@ rp_resp_execute(struct rp_qp *qp, const struct rp_pkt *pkt)
 		resp_fail(qp, pkt, res);
 		return false;
 	}
-	qp->resp.last_op = pkt->opcode;
-	qp->resp.epsn = rp_psn_add(qp->resp.epsn, 1);
-	qp->resp.nak_sent = false;
-	resp_comm_est(qp);
+	resp_done(qp, pkt);
 	/* READs, atomics and ATOMIC WRITEs are acknowledged by their
 	 * responses. */
 	if (pkt->ackreq &&

@@ -290,8 +290,11 @@ rp_sr_rd_early(struct rp_qp *qp, const struct rp_pkt *pkt)
 	struct rp_sr *sr = qp->sr;
 
 	/* The READ answered so whose responses pkt's PSN is among: itself
-	 * (k = 0), or one kept before it (an ask mid-way is kept apart). */
-	for (uint32_t k = 0; k < RP_READ_SEG; k++) {
+	 * (k = 0), or, for an ask mid-way (kept apart), one kept before it:
+	 * a request's own PSNs are no other request's. */
+	const uint32_t back = (pkt->sr & RP_SR_ONE) ? RP_READ_SEG : 1;
+
+	for (uint32_t k = 0; k < back; k++) {
 		uint32_t p = (pkt->psn - k) & RP_PSN_MASK;
 		uint32_t slot = p % RP_SR_WIN;
 
@@ -345,12 +348,8 @@ rp_sr_drain(struct rp_qp *qp)
 		pkt.mbuf = m;
 		rp_stat_inc(qp->dev, RP_STAT_SR_USED);
 		if (sr->early[slot]) {
-			/* a READ answered when it came (rp_sr_rd_early()) */
 			sr->early[slot] = 0;
-			qp->resp.epsn = rp_psn_add(pkt.psn, sr->span[slot]);
-			qp->resp.msn++;
-			qp->resp.nak_sent = false;
-			qp->resp.last_op = pkt.opcode;
+			rp_resp_read_passed(qp, &pkt, sr->span[slot]);
 			continue;
 		}
 		if (!rp_resp_execute(qp, &pkt))

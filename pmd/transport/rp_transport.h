@@ -848,6 +848,8 @@ rp_resp_ack_due(const struct rp_qp *qp)
 #define RP_ACK_SR	0x80000000u
 #define RP_ACK_SR_ONE	0x40000000u
 bool rp_resp_execute(struct rp_qp *qp, const struct rp_pkt *pkt);
+void rp_resp_read_passed(struct rp_qp *qp, const struct rp_pkt *pkt,
+			 uint32_t npkts);
 void rp_resp_ack_now(struct rp_qp *qp);
 void rp_resp_nak_gap(struct rp_qp *qp);
 void rp_resp_nak_one(struct rp_qp *qp, uint32_t psn);
