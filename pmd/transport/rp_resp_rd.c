@@ -140,6 +140,26 @@ resp_rd_oldest(const struct rp_qp *qp)
 }
 
 /*
+ * The oldest replay counted against max_dest_rd_atomic, or NULL; one at
+ * the tail may be a run asked for alone (a replay too, popped with it).
+ */
+static struct rp_rd_resp *
+resp_rd_oldest_replay(struct rp_qp *qp)
+{
+	uint32_t mask = qp->rd_size - 1;
+	struct rp_rd_resp *e = &qp->rd[qp->resp.rd_tail & mask];
+
+	if (qp->resp.rd_tail != qp->resp.rd_head && e->replay)
+		return e;
+	for (uint32_t i = qp->resp.rd_tail; i != qp->resp.rd_head; i++) {
+		e = &qp->rd[i & mask];
+		if (e->valid && !e->sel && e->replay)
+			return e;
+	}
+	return NULL;
+}
+
+/*
  * A slot of the responder's resources (qp->rd[]) for the READ or atomic
  * request `pkt`, or NULL with *res saying why not.
  */
@@ -181,15 +201,16 @@ resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 		 * requester has completed since, from the first responses
 		 * (they crossed its resend): it no longer counts it against
 		 * max_rd_atomic, and its next new READ finds the queue full.
-		 * Such stale entries are the oldest counted, since the
-		 * requester completes in order and no first execution can
-		 * precede them.  Give up the oldest replay, and the runs asked
-		 * for alone before it (replays too, not counted: the requester
-		 * asks again); only a queue full of requests the requester
-		 * really has outstanding is its error.
+		 * Give up the oldest replay, and the runs asked for alone
+		 * before it (replays too, not counted: the requester asks
+		 * again); only a queue full of requests the requester really
+		 * has outstanding is its error.  It is the oldest entry but
+		 * for READs answered past a gap of READs (rp_sr_rd_early()),
+		 * first executions queued ahead of it: one further in is
+		 * voided as resp_rd_void_from() voids one.
 		 */
-		rd = &qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)];
-		if (!rd->replay) {
+		rd = resp_rd_oldest_replay(qp);
+		if (rd == NULL) {
 			RP_QP_LOG(rp_logtype_resp, INFO, qp->qpn,
 				  "op 0x%02x psn %u: %u READs/atomics queued "
 				  "already", pkt->opcode, pkt->psn,
@@ -200,7 +221,13 @@ resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 		RP_QP_LOG(rp_logtype_resp, DEBUG, qp->qpn,
 			  "op 0x%02x psn %u: queue full, replay psn %u given up",
 			  pkt->opcode, pkt->psn, rd->first_psn);
-		resp_rd_pop(qp, rd);
+		if (rd == &qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)]) {
+			resp_rd_pop(qp, rd);
+		} else {
+			rd->valid = false;
+			rd->sel = true;
+			qp->resp.rd_sel++;
+		}
 	}
 	/* A run asked for alone goes first: it is what the requester's
 	 * completions wait for, and behind the READs queued (a window of

@@ -303,7 +303,8 @@ rp_sr_rd_early(struct rp_qp *qp, const struct rp_pkt *pkt)
 		if (!sr_has(sr, p) || (k == 0 && !sr->early[slot]))
 			continue;
 		if (sr->early[slot] && sr->span[slot] > k) {
-			(void)rp_resp_read(qp, pkt, true);
+			if (pkt->sr & RP_SR_ONE)
+				(void)rp_resp_read(qp, pkt, true);
 			return false;
 		}
 		break;
