@@ -282,7 +282,8 @@ rp_sr_report(struct rp_qp *qp, uint32_t psn)
  * requester places the responses past its gap (rp_sr_read.c).  It counts
  * against max_dest_rd_atomic as any READ queued, with a slot left for
  * the missing one.  A run asked for alone (RP_SR_ONE) of a READ answered
- * so, or that READ again (go-back-N), is answered again at once.
+ * so is answered again at once; a copy of that READ past the gap is one
+ * on the wire (going back N resends the gap first), and is not.
  */
 bool
 rp_sr_rd_early(struct rp_qp *qp, const struct rp_pkt *pkt)
