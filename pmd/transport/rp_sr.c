@@ -283,7 +283,9 @@ rp_sr_report(struct rp_qp *qp, uint32_t psn)
  * against max_dest_rd_atomic as any READ queued, with a slot left for
  * the missing one.  A run asked for alone (RP_SR_ONE) of a READ answered
  * so is answered again at once; a copy of that READ past the gap is one
- * on the wire (going back N resends the gap first), and is not.
+ * on the wire (going back N resends the gap first): not answered again,
+ * and no NAK, as for the READ itself.  True if nothing is left to do
+ * for pkt (no NAK for the gap).
  */
 bool
 rp_sr_rd_early(struct rp_qp *qp, const struct rp_pkt *pkt)
@@ -304,8 +306,9 @@ rp_sr_rd_early(struct rp_qp *qp, const struct rp_pkt *pkt)
 		if (!sr_has(sr, p) || (k == 0 && !sr->early[slot]))
 			continue;
 		if (sr->early[slot] && sr->span[slot] > k) {
-			if (pkt->sr & RP_SR_ONE)
-				(void)rp_resp_read(qp, pkt, true);
+			if (!(pkt->sr & RP_SR_ONE))
+				return true;
+			(void)rp_resp_read(qp, pkt, true);
 			return false;
 		}
 		break;
