@@ -4361,6 +4361,167 @@ wt_case_sr(void)
 	wt_expect_no_zero_dmac();
 }
 
+/* ---- case rd_replay_early */
+
+/* READ 3's responses and READ 5's requests, rocepmd1's last NAK. */
+static struct {
+	uint32_t psn3, psn5, nak_psn;
+	unsigned int rsp3, req5;
+} wt_rre;
+
+static void
+wt_rre_check(int d, const struct rp_pkt *p)
+{
+	if (d == 0 && (p->mask & RP_M_REQ) && p->psn == wt_rre.psn5)
+		wt_rre.req5++;
+	if (d == 1 && !(p->mask & RP_M_REQ) && (p->mask & RP_M_READ) &&
+	    p->psn == wt_rre.psn3)
+		wt_rre.rsp3++;
+	if (d == 1 && p->opcode == RP_OP_ACK &&
+	    (rp_pkt_aeth_syn(p) & RP_AETH_TYPE_MASK) == RP_AETH_NAK)
+		wt_rre.nak_psn = p->psn;
+}
+
+/* The next frame rocepmd1 sent, not yet taken by the bridge. */
+static struct rte_mbuf *
+wt_rre_next1(double end)
+{
+	struct rte_mbuf *m;
+
+	while (rte_eth_rx_burst(wt.port[1], 0, &m, 1) != 1) {
+		RT_CHECK(rt_now() < end, "rocepmd1 sent nothing");
+		wt_pump_ms(1);
+	}
+	return m;
+}
+
+/*
+ * READs answered past a gap (rp_sr_rd_early()) are first executions
+ * queued against max_dest_rd_atomic as any READ.  A copy of one on the
+ * wire, past the gap still, was queued again as a replay behind a later
+ * one still sending.  The requester, which had the copied READ's
+ * response, no longer counted it, and its next READ found the queue
+ * full: "remote invalid request", the QP's error (the fault matrix's
+ * duplicated frames, 64 B READ, 6 runs of 10).  Here max_rd_atomic is 4
+ * and rocepmd1's ring holds 16 frames, not taken while it answers: it
+ * gets READ 3 of 1 packet (1 is late: a gap) and answers it at once,
+ * then READ 2 of 64 packets, answered at once too but stuck in the ring,
+ * a copy of 3, then 1 and 4.  3's response reaches rocepmd0, which sends
+ * READ 5 with 2 still queued.  Every READ completes, 3 is answered once,
+ * and the copy draws no NAK (nothing is lost: the responses tell).
+ */
+static void
+wt_case_rd_replay_early(void)
+{
+	const struct wt_rc_opts o = { 64, 4, 16, 7 };	/* 268 ms timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	enum { N = 5, MTU = 1024, RING_LOG2 = 4 };
+	/* packets of READs 1 to 5: 2 is one request (RP_READ_SEG) */
+	static const uint32_t npk[N] = { 1, 64, 1, 1, 1 };
+	struct rte_mbuf *req[4], *copy, *rsp3;
+	struct rt_buf src, dst, w;
+	uint32_t off[N + 1];
+	uint64_t early, nak, rx;
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct ibv_sge s;
+	double end;
+
+	wt.ring_log2 = RING_LOG2;
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	off[0] = 0;
+	for (unsigned int i = 0; i < N; i++)
+		off[i + 1] = off[i] + npk[i] * MTU;
+	rt_buf_alloc(&src, &d1, off[N], RT_ACCESS_ALL);
+	rt_buf_alloc(&dst, &d0, off[N], IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src.p, src.len);
+
+	rt_step("a READ answered: both ends know each other's MAC");
+	rt_buf_alloc(&w, &d0, 64, IBV_ACCESS_LOCAL_WRITE);
+	s = rt_sge(&w, 0, 64);
+	rt_post_send(&a, 1, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)src.p, src.mr->rkey);
+	wt_expect_wc(a.scq, "READ", 1, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	a.psn = rp_psn_add(a.psn, 1);
+
+	rt_step("READs 1 to %d posted, max_rd_atomic %u: 4 requests held, "
+		"READ 5 waits", N, o.rd_atom);
+	memset(&wt_rre, 0, sizeof(wt_rre));
+	wt_rre.psn3 = rp_psn_add(a.psn, off[2] / MTU);
+	wt_rre.psn5 = rp_psn_add(a.psn, off[4] / MTU);
+	wt.check = wt_rre_check;
+	wt.hold[0] = true;
+	for (unsigned int i = 0; i < N; i++) {
+		s = rt_sge(&dst, off[i], npk[i] * MTU);
+		rt_post_send(&a, 10 + i, IBV_WR_RDMA_READ, &s, 1,
+			     IBV_SEND_SIGNALED, 0, (uintptr_t)src.p + off[i],
+			     src.mr->rkey);
+	}
+	end = rt_now() + rt_timeout_s;
+	while (wt.n_held[0] < 4) {
+		RT_CHECK(rt_now() < end, "%u READ requests held, expected 4",
+			 wt.n_held[0]);
+		wt_pump_ms(1);
+	}
+	wt_pump_ms(20);
+	RT_CHECK(wt.n_held[0] == 4 && wt_rre.req5 == 0, "%u requests held, "
+		 "READ 5's sent %u times: beyond max_rd_atomic %u",
+		 wt.n_held[0], wt_rre.req5, o.rd_atom);
+	memcpy(req, wt.held[0], sizeof(req));
+	wt.n_held[0] = 0;
+	wt.hold[0] = false;
+	copy = rte_pktmbuf_copy(req[2], wt.mp, 0, UINT32_MAX);
+	RT_CHECK(copy != NULL, "bridge: no mbuf for a copy");
+
+	rt_step("rocepmd1's frames not taken; READ 3 goes: answered at once");
+	early = wt_stat(1, "sr_read_early");
+	nak = wt.dir[1].nak;
+	rx = wt_stat(1, "rx_packets");
+	wt.rx_off[1] = true;
+	wt_tx(1, req[2]);
+	rsp3 = wt_rre_next1(end);
+
+	rt_step("READ 2 (answered at once, stuck in the ring), a copy of 3, "
+		"READs 1 and 4");
+	wt_tx(1, req[1]);
+	wt_tx(1, copy);
+	wt_tx(1, req[0]);
+	wt_tx(1, req[3]);
+
+	rt_step("3's response to rocepmd0: READ 5 goes with 2 still sending");
+	wt_frame(1, rsp3);
+	while (wt_rre.req5 == 0) {
+		RT_CHECK(rt_now() < end, "READ 5's request not sent (READ 3 "
+			 "answered past the gap leaves max_rd_atomic's count)");
+		wt_pump_ms(1);
+	}
+	while (wt_stat(1, "rx_packets") < rx + 6) {
+		RT_CHECK(rt_now() < end, "rocepmd1 received %" PRIu64
+			 " packets, expected 6", wt_stat(1, "rx_packets") - rx);
+		wt_pump_ms(1);
+	}
+	wt_pump_ms(50);		/* its lcore takes them in */
+	wt_expect_stat(1, "sr_read_early", early + 2);
+
+	rt_step("the ring drains: every READ completes, 3 answered once, no "
+		"NAK");
+	wt.rx_off[1] = false;
+	for (unsigned int i = 0; i < N; i++)
+		wt_expect_wc(a.scq, "READ", 10 + i, IBV_WC_SUCCESS,
+			     IBV_WC_RDMA_READ);
+	rt_check_data(dst.p, src.p, off[N], "READ data");
+	wt.check = NULL;
+	RT_CHECK(wt_rre.rsp3 == 1, "READ 3 answered %u times: its copy was "
+		 "answered again", wt_rre.rsp3);
+	RT_CHECK(wt.dir[1].nak == nak, "rocepmd1 sent %" PRIu64 " NAKs, the "
+		 "last for PSN %u", wt.dir[1].nak - nak, wt_rre.nak_psn);
+	wt_expect_stat(0, "retry_timeouts", 0);
+	rt_buf_free(&w);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+	wt_expect_no_zero_dmac();
+}
+
 /* ---- case sr_limits */
 
 /*
