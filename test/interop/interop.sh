@@ -613,15 +613,24 @@ serve() {
 	mark "step $name rc=$rc"
 }
 # client NAME KIND GOPORT CMD...: wait until the host's server is up (it
-# opens GOPORT on the bridge address), then run the client; a client of
-# the RDMA CM is tried up to three times (the listener may lag the port).
+# opens GOPORT on the bridge address and writes "go NAME" to whoever
+# connects), then run the client; a client of the RDMA CM is tried up to
+# three times (the listener may lag the port).  A connection that brings
+# anything else is not the go: once, one came 0.01 s after the wait
+# began, before the host listened, and the client ran early while the
+# host's go waited out its 90 s for it (guides/interop).
 client() {
-	local name=$1 kind=$2 go=$3 rc i tries=1
+	local name=$1 kind=$2 go=$3 rc i tries=1 line stray=0
 	shift 3
 	[[ $kind == cm* ]] && tries=3
 	mark "wait $name"
 	for ((i = 0; i < 600; i++)); do
-		(: <>"/dev/tcp/192.0.2.254/$go") 2>/dev/null && break
+		# connected: the status of printf, whatever read found
+		if line=$({ read -r -t 5 l <&3; printf '%s' "$l"; } \
+			3<>"/dev/tcp/192.0.2.254/$go" 2>/dev/null); then
+			[[ $line == "go $name" ]] && break
+			((stray++ < 3)) && mark "not the go of $name: '$line'"
+		fi
 		sleep 0.2
 	done
 	mark "start $name: $*"
@@ -759,8 +768,9 @@ rxe_mtu=$(tr -d '\r' <"$rv_tmp/guest.log" |
 	sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\) .*/\1/p' | head -n 1)
 [ -n "$rxe_mtu" ] || rv_fail "the guest printed no active_mtu of rxe0"
 
-# go PORT: the one-shot "go" signal: accept one connection on the bridge
-# address, at most RI_STEP_TIMEOUT seconds.
+# go PORT KEY: the one-shot "go" signal: accept one connection on the
+# bridge address, at most RI_STEP_TIMEOUT seconds, and write "go KEY" to
+# it (the guest's client() waits for exactly that).
 go() {
 	"${nsx[@]}" timeout "$step_t" python3 -c '
 import socket, sys
@@ -768,7 +778,9 @@ s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("192.0.2.254", int(sys.argv[1])))
 s.listen(1)
-s.accept()[0].close()' "$1"
+c = s.accept()[0]
+c.sendall(("go " + sys.argv[2] + "\n").encode())
+c.close()' "$1" "$2"
 }
 
 # Whether a rocepmd program's output shows the result asked for.
@@ -900,7 +912,7 @@ phase_run() {
 			else
 				ri_wait_engine "$srv"
 			fi
-			go $((port + 1000)) || rv_log "$key: the guest never came for its go"
+			go $((port + 1000)) "$key" || rv_log "$key: the guest never came for its go"
 			# the server ends with its client; a client that failed
 			# early leaves it waiting, so stop it once the guest says so
 			while kill -0 "$srv" 2>/dev/null; do
