@@ -4382,17 +4382,26 @@ wt_rre_check(int d, const struct rp_pkt *p)
 		wt_rre.nak_psn = p->psn;
 }
 
-/* The next frame rocepmd1 sent, not yet taken by the bridge. */
+/* READ 3's response from rocepmd1's frames not taken by the bridge;
+ * those before it go on. */
 static struct rte_mbuf *
-wt_rre_next1(double end)
+wt_rre_rsp3(double end)
 {
 	struct rte_mbuf *m;
+	struct rp_pkt p;
 
-	while (rte_eth_rx_burst(wt.port[1], 0, &m, 1) != 1) {
-		RT_CHECK(rt_now() < end, "rocepmd1 sent nothing");
-		wt_pump_ms(1);
+	for (;;) {
+		while (rte_eth_rx_burst(wt.port[1], 0, &m, 1) != 1) {
+			RT_CHECK(rt_now() < end, "READ 3 not answered");
+			wt_pump_ms(1);
+		}
+		if (rp_pkt_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+				 rte_pktmbuf_data_len(m), false, &p) == 0 &&
+		    !(p.mask & RP_M_REQ) && (p.mask & RP_M_READ) &&
+		    p.psn == wt_rre.psn3)
+			return m;
+		wt_frame(1, m);
 	}
-	return m;
 }
 
 /*
@@ -4479,7 +4488,7 @@ wt_case_rd_replay_early(void)
 	rx = wt_stat(1, "rx_packets");
 	wt.rx_off[1] = true;
 	wt_tx(1, req[2]);
-	rsp3 = wt_rre_next1(end);
+	rsp3 = wt_rre_rsp3(end);
 
 	rt_step("READ 2 (answered at once, stuck in the ring), a copy of 3, "
 		"READs 1 and 4");
