@@ -382,8 +382,9 @@ struct shim_engine_ops {
 	void (*doorbell)(unsigned int dev);
 	/*
 	 * A poll found a CQ empty: run an engine pass here if the engine
-	 * runs inline (rp_engine_assist()); true if one ran.  NULL where
-	 * the engine is another process's.
+	 * runs inline (rp_engine_assist()); attached, give the CPU to the
+	 * host's lcore now and then (shim_attach.c).  True if either ran:
+	 * the CQ is looked at again.
 	 */
 	bool (*assist)(unsigned int dev);
 	/* The program stops polling (it armed a CQ): rp_engine_unassist(). */
