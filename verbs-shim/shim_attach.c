@@ -159,10 +159,11 @@ shim_attach_doorbell(unsigned int dev)
  * A poll found a CQ empty.  The engine is the host's, and its lcore may
  * be waiting for this very CPU: on two CPUs, two hosts' lcores and a
  * polling program on each, a program that spins keeps the lcore that
- * would complete its work off the CPU for the rest of its slice.  Every
- * SHIM_ATTACH_YIELD_EVERY empty polls in a row, give the CPU up, and
- * look again (bench/attach.sh, guides/service: ib_send_lat 780 to 26 us
- * attached; where the CPU has nothing else to run, one system call).
+ * would complete its work off the CPU for the rest of its slice.  One
+ * in SHIM_ATTACH_YIELD_EVERY empty polls of a thread gives the CPU up,
+ * then looks again (bench/attach.sh, guides/service: ib_send_lat 780 to
+ * 26 us attached; where the CPU has nothing else to run, one system
+ * call).
  */
 #define SHIM_ATTACH_YIELD_EVERY	8u
 
