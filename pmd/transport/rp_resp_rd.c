@@ -36,6 +36,18 @@ resp_rd_pop(struct rp_qp *qp, struct rp_rd_resp *rd)
 	qp->resp.rd_tail++;
 }
 
+/* An entry given up where it is: voided, counted with the runs asked for
+ * alone (not against max_dest_rd_atomic), popped unanswered in its turn. */
+static inline void
+resp_rd_void(struct rp_qp *qp, struct rp_rd_resp *e)
+{
+	e->valid = false;
+	if (!e->sel) {
+		e->sel = true;
+		qp->resp.rd_sel++;
+	}
+}
+
 /*
  * The requester went back to `psn` (go-back-N): the responses still owed
  * from it on will be asked for again, so they must not fill the queue
@@ -55,11 +67,7 @@ resp_rd_void_from(struct rp_qp *qp, uint32_t psn)
 		e = &qp->rd[(i - 1) & mask];
 		if (!e->valid || rp_psn_diff(e->last_psn, psn) < 0)
 			continue;
-		e->valid = false;
-		if (!e->sel) {
-			e->sel = true;
-			qp->resp.rd_sel++;
-		}
+		resp_rd_void(qp, e);
 	}
 	while (qp->resp.rd_head != qp->resp.rd_tail) {
 		e = &qp->rd[(qp->resp.rd_head - 1) & mask];
@@ -221,13 +229,10 @@ resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 		RP_QP_LOG(rp_logtype_resp, DEBUG, qp->qpn,
 			  "op 0x%02x psn %u: queue full, replay psn %u given up",
 			  pkt->opcode, pkt->psn, rd->first_psn);
-		if (rd == &qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)]) {
+		if (rd == &qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)])
 			resp_rd_pop(qp, rd);
-		} else {
-			rd->valid = false;
-			rd->sel = true;
-			qp->resp.rd_sel++;
-		}
+		else
+			resp_rd_void(qp, rd);
 	}
 	/* A run asked for alone goes first: it is what the requester's
 	 * completions wait for, and behind the READs queued (a window of
