@@ -146,7 +146,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; 
 # key FILE KEY: a key's value in a configuration
 key() { awk -F' *= *' -v k="$2" '$1 == k { print $2; exit }' "$1"; }
 echo "attached against embedded, same ports, same run"
-echo "placement: host A's engine lcore on CPU $(key "$tmp/a.ini" lcores), host B's on CPU $(key "$tmp/b.ini" lcores), idle $(key "$tmp/a.ini" idle); programs polling, on any of $(nproc) CPUs"
+echo "placement: host A's engine lcore on CPU $(key "$tmp/a.ini" lcores), host B's on CPU $(key "$tmp/b.ini" lcores), idle $(key "$tmp/a.ini" idle); programs on any of $(nproc) CPUs, polling${BENCH_RATE_EVENTS:+ (the rate rows on CQ events)}"
 printf "%-28s %12s %12s %8s\n" "" embedded attached ratio
 printf "%-28s %12s %12s %8s\n" "start ibv_devinfo (ms)" "${start[embedded]}" \
 	"${start[attached]}" "$(ratio "${start[attached]}" "${start[embedded]}")"
