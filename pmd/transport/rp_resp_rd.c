@@ -128,43 +128,48 @@ resp_rd_is_sel(const struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 	return dup && qp->sr != NULL && (pkt->sr & RP_SR_ONE);
 }
 
-/*
- * The oldest entry counted against max_dest_rd_atomic, or NULL: what the
- * queue full gives up if it is a replay (resp_rd_slot()), after the runs
- * asked for alone before it.
- */
-static const struct rp_rd_resp *
-resp_rd_oldest(const struct rp_qp *qp)
+/* The oldest replay counted against max_dest_rd_atomic, or NULL. */
+static struct rp_rd_resp *
+resp_rd_counted_replay(struct rp_qp *qp)
 {
 	uint32_t mask = qp->rd_size - 1;
 
 	for (uint32_t i = qp->resp.rd_tail; i != qp->resp.rd_head; i++) {
-		const struct rp_rd_resp *e = &qp->rd[i & mask];
+		struct rp_rd_resp *e = &qp->rd[i & mask];
 
-		if (e->valid && !e->sel)
+		if (e->valid && !e->sel && e->replay)
 			return e;
 	}
 	return NULL;
 }
 
 /*
- * The oldest replay counted against max_dest_rd_atomic, or NULL; one at
- * the tail may be a run asked for alone (a replay too, popped with it).
+ * What a full queue gives up for a new request: the oldest replay, or
+ * NULL.  One at the tail goes first even if it is a run asked for alone
+ * (a replay too, not counted: popped, and the next is looked at).
  */
 static struct rp_rd_resp *
 resp_rd_oldest_replay(struct rp_qp *qp)
 {
-	uint32_t mask = qp->rd_size - 1;
-	struct rp_rd_resp *e = &qp->rd[qp->resp.rd_tail & mask];
+	struct rp_rd_resp *e = &qp->rd[qp->resp.rd_tail & (qp->rd_size - 1)];
 
 	if (qp->resp.rd_tail != qp->resp.rd_head && e->replay)
 		return e;
-	for (uint32_t i = qp->resp.rd_tail; i != qp->resp.rd_head; i++) {
-		e = &qp->rd[i & mask];
-		if (e->valid && !e->sel && e->replay)
-			return e;
-	}
-	return NULL;
+	return resp_rd_counted_replay(qp);
+}
+
+/*
+ * max_dest_rd_atomic taken by requests the requester really has
+ * outstanding: the queue is full and holds no replay to give up.  A new
+ * READ or atomic then is the peer's error: resp_rd_slot() ends so, and an
+ * atomic asks first (resp_target8()), since once executed its answer is
+ * owed.
+ */
+static bool
+resp_rd_full(struct rp_qp *qp)
+{
+	return resp_rd_queued(qp) >= RTE_MAX(qp->max_dest_rd_atomic, 1u) &&
+	       resp_rd_counted_replay(qp) == NULL;
 }
 
 /*
@@ -369,7 +374,6 @@ static enum rp_resp_res
 resp_target8(struct rp_qp *qp, uint32_t rkey, uint64_t va, int access,
 	     struct rp_mr **mrp)
 {
-	const struct rp_rd_resp *oldest;
 	struct rp_mr *mr;
 
 	if (!(qp->access & access) || qp->rd == NULL)
@@ -382,9 +386,7 @@ resp_target8(struct rp_qp *qp, uint32_t rkey, uint64_t va, int access,
 	if (((uintptr_t)(mr->addr + (va - mr->iova)) &
 	     (sizeof(uint64_t) - 1)) != 0)
 		return RP_RESP_ERR_INV_REQ;	/* iova and address disagree */
-	oldest = resp_rd_oldest(qp);
-	if (resp_rd_queued(qp) >= RTE_MAX(qp->max_dest_rd_atomic, 1u) &&
-	    (oldest == NULL || !oldest->replay))
+	if (resp_rd_full(qp))
 		return RP_RESP_ERR_INV_REQ;
 	*mrp = mr;
 	return RP_RESP_OK;
