@@ -344,10 +344,13 @@ rt_ep_create(struct rt_ep *ep, struct rt_dev *d, const struct rt_ep_opts *o)
 	ia.send_cq = ep->scq;
 	ia.recv_cq = ep->rcq;
 	ia.qp_type = o->type;
+	ia.srq = o->srq;
 	ia.cap.max_send_wr = o->max_send_wr ? o->max_send_wr : RT_WR;
-	ia.cap.max_recv_wr = o->max_recv_wr ? o->max_recv_wr : RT_WR;
+	/* on an SRQ, the receive queue's are the SRQ's */
+	ia.cap.max_recv_wr = o->srq != NULL ? 0 :
+			     o->max_recv_wr ? o->max_recv_wr : RT_WR;
 	ia.cap.max_send_sge = RT_SGE;
-	ia.cap.max_recv_sge = RT_SGE;
+	ia.cap.max_recv_sge = o->srq != NULL ? 0 : RT_SGE;
 	ia.cap.max_inline_data = RT_INLINE;
 	ep->qp = ibv_create_qp(d->pd, &ia);
 	RT_CHECK(ep->qp != NULL, "ibv_create_qp(%s, type %d, %u/%u WRs, %d "
@@ -355,7 +358,7 @@ rt_ep_create(struct rt_ep *ep, struct rt_dev *d, const struct rt_ep_opts *o)
 		 ia.cap.max_send_wr, ia.cap.max_recv_wr, RT_SGE, RT_INLINE,
 		 strerror(errno));
 	RT_CHECK(ia.cap.max_inline_data >= RT_INLINE && ia.cap.max_send_sge >=
-		 RT_SGE && ia.cap.max_recv_sge >= RT_SGE,
+		 RT_SGE && (o->srq != NULL || ia.cap.max_recv_sge >= RT_SGE),
 		 "ibv_create_qp granted less than asked: inline %u, send sge "
 		 "%u, recv sge %u", ia.cap.max_inline_data,
 		 ia.cap.max_send_sge, ia.cap.max_recv_sge);

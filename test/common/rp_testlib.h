@@ -158,6 +158,7 @@ struct rt_ep_opts {
 	struct ibv_comp_channel *chan;	/* both CQs on it, or NULL */
 	void *scq_ctx;
 	void *rcq_ctx;
+	struct ibv_srq *srq;		/* receives from it, or NULL */
 };
 
 struct rt_rc_opts {

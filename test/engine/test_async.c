@@ -16,6 +16,8 @@
  *                  order, once, behind the error's own CQE
  *   comm_est       first SEND arriving at an RTR QP
  *   sq_drained     RTS -> SQD with en_sqd_async_notify
+ *   srq_limit      SRQ_LIMIT_REACHED once below the armed limit, disarmed
+ *                  after, armed again
  *   nonblock       O_NONBLOCK async_fd: EAGAIN, poll() readability
  *   destroy_waits  ibv_destroy_qp/cq block until the event is acked
  *
@@ -419,6 +421,136 @@ rt_case_comm_est(void)
 	rt_rc_rts(&b, &rt_rc_default);
 	rt_ep_destroy(&a);
 	rt_ep_destroy(&b);
+	rt_buf_free(&sb);
+	rt_buf_free(&rb);
+	rt_close2(&d0, &d1);
+}
+
+/*
+ * The SRQ limit (ibv_modify_srq(3), IBTA 10.2.9.3): armed, one
+ * SRQ_LIMIT_REACHED naming the SRQ once fewer WQEs than the limit remain,
+ * the limit then reads 0 (disarmed), no second event; armed again, one
+ * more.  A limit above the SRQ's max_wr is EINVAL (rxe: above its ring's).
+ */
+static void
+srq_sends(struct rt_ep *a, struct rt_ep *b, struct rt_buf *sb,
+	  unsigned int *next, unsigned int n)
+{
+	struct ibv_sge s;
+
+	for (unsigned int i = 0; i < n; i++, (*next)++) {
+		struct ibv_wc wc;
+
+		s = rt_sge(sb, 0, 64);
+		rt_post_send(a, *next, IBV_WR_SEND, &s, 1, IBV_SEND_SIGNALED,
+			     0, 0, 0);
+		rt_expect_wc(a->scq, "SEND", *next, IBV_WC_SUCCESS,
+			     IBV_WC_SEND);
+		wc = rt_expect_wc(b->rcq, "its receive from the SRQ",
+				  1000 + *next, IBV_WC_SUCCESS, IBV_WC_RECV);
+		RT_CHECK(wc.byte_len == 64, "receive %u: byte_len %u", *next,
+			 wc.byte_len);
+	}
+}
+
+static void
+srq_post(struct ibv_srq *srq, struct rt_buf *rb, unsigned int first,
+	 unsigned int n)
+{
+	for (unsigned int i = first; i < first + n; i++) {
+		struct ibv_sge s = rt_sge(rb, (i % 16) * 64, 64);
+		struct ibv_recv_wr wr = {
+			.wr_id = 1000 + i, .sg_list = &s, .num_sge = 1,
+		}, *bad;
+		int ret = ibv_post_srq_recv(srq, &wr, &bad);
+
+		RT_CHECK(ret == 0, "ibv_post_srq_recv %u: %s", i,
+			 strerror(ret));
+	}
+}
+
+static uint32_t
+srq_limit_now(struct ibv_srq *srq, uint32_t *max_wr)
+{
+	struct ibv_srq_attr at;
+	int ret = ibv_query_srq(srq, &at);
+
+	RT_CHECK(ret == 0, "ibv_query_srq: %s", strerror(ret));
+	if (max_wr != NULL)
+		*max_wr = at.max_wr;
+	return at.srq_limit;
+}
+
+static void
+rt_case_srq_limit(void)
+{
+	struct ibv_srq_init_attr sa = {
+		.attr = { .max_wr = 16, .max_sge = 1 },
+	};
+	struct ibv_srq_attr at = { 0 };
+	struct rt_dev d0, d1;
+	struct rt_buf sb, rb;
+	struct ibv_srq *srq;
+	struct rt_ep a, b;
+	unsigned int next = 0;
+	uint32_t max_wr;
+	int ret;
+
+	rt_open2(&d0, &d1);
+	srq = ibv_create_srq(d1.pd, &sa);
+	RT_CHECK(srq != NULL, "ibv_create_srq: %s", strerror(errno));
+	rt_ep_create(&a, &d0, &(struct rt_ep_opts){ .type = IBV_QPT_RC });
+	rt_ep_create(&b, &d1, &(struct rt_ep_opts){ .type = IBV_QPT_RC,
+						    .srq = srq });
+	rt_rc_connect(&a, &b, &rt_rc_default);
+	rt_buf_alloc(&sb, &d0, 64, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&rb, &d1, 16 * 64, IBV_ACCESS_LOCAL_WRITE);
+	RT_CHECK(srq_limit_now(srq, &max_wr) == 0, "new SRQ: limit armed");
+
+	rt_step("a limit above the SRQ's %u WRs: EINVAL", max_wr);
+	at.srq_limit = max_wr + 1;
+	ret = ibv_modify_srq(srq, &at, IBV_SRQ_LIMIT);
+	RT_CHECK(ret == EINVAL, "ibv_modify_srq(limit %u): %d (%s), "
+		 "expected EINVAL", at.srq_limit, ret, strerror(ret));
+	RT_CHECK(srq_limit_now(srq, NULL) == 0, "refused limit armed");
+
+	rt_step("8 WQEs, limit 4: no event while 4 remain");
+	srq_post(srq, &rb, 0, 8);
+	at.srq_limit = 4;
+	ret = ibv_modify_srq(srq, &at, IBV_SRQ_LIMIT);
+	RT_CHECK(ret == 0, "ibv_modify_srq(limit 4): %s", strerror(ret));
+	RT_CHECK(srq_limit_now(srq, NULL) == 4, "limit 4 not read back");
+	srq_sends(&a, &b, &sb, &next, 4);
+	rt_expect_no_async(&d1, RT_IDLE_MS, "4 WQEs left, limit 4");
+	RT_CHECK(srq_limit_now(srq, NULL) == 4, "limit gone, 4 WQEs left");
+
+	rt_step("3 left: SRQ_LIMIT_REACHED once, the limit disarmed");
+	srq_sends(&a, &b, &sb, &next, 1);
+	rt_expect_async(&d1, IBV_EVENT_SRQ_LIMIT_REACHED, srq, true,
+			"3 WQEs left, limit 4");
+	RT_CHECK(srq_limit_now(srq, NULL) == 0, "limit still armed after "
+		 "its event");
+	srq_sends(&a, &b, &sb, &next, 2);
+	rt_expect_no_async(&d1, RT_IDLE_MS, "disarmed: 1 WQE left");
+
+	rt_step("armed again (5 WQEs, limit 3): one more event at 2 left");
+	srq_post(srq, &rb, 8, 4);
+	at.srq_limit = 3;
+	ret = ibv_modify_srq(srq, &at, IBV_SRQ_LIMIT);
+	RT_CHECK(ret == 0, "ibv_modify_srq(limit 3): %s", strerror(ret));
+	srq_sends(&a, &b, &sb, &next, 2);
+	rt_expect_no_async(&d1, RT_IDLE_MS, "3 WQEs left, limit 3");
+	srq_sends(&a, &b, &sb, &next, 1);
+	rt_expect_async(&d1, IBV_EVENT_SRQ_LIMIT_REACHED, srq, true,
+			"2 WQEs left, limit 3");
+	srq_sends(&a, &b, &sb, &next, 2);
+	rt_expect_no_async(&d1, RT_IDLE_MS, "disarmed again: 0 left");
+	rt_expect_no_async(&d0, 10, "the sender: no event");
+
+	rt_ep_destroy(&a);
+	rt_ep_destroy(&b);
+	ret = ibv_destroy_srq(srq);
+	RT_CHECK(ret == 0, "ibv_destroy_srq: %s", strerror(ret));
 	rt_buf_free(&sb);
 	rt_buf_free(&rb);
 	rt_close2(&d0, &d1);

@@ -592,34 +592,6 @@ rt_case_rq_bad_sge(void)
 	by_finish(&by, &d0, &d1);
 }
 
-/* A QP on rocepmd1 receiving from an SRQ, its sender on rocepmd0. */
-static void
-srq_pair(struct rt_ep *a, struct rt_dev *d0, struct rt_ep *b,
-	 struct rt_dev *d1, struct ibv_srq *srq, const struct rt_rc_opts *o)
-{
-	struct ibv_qp_init_attr ia;
-
-	rt_ep_create(a, d0, &(struct rt_ep_opts){ .type = IBV_QPT_RC });
-	memset(b, 0, sizeof(*b));
-	b->dev = d1;
-	b->type = IBV_QPT_RC;
-	b->psn = rt_rand32() & 0xffffff;
-	b->scq = ibv_create_cq(d1->ctx, RT_CQE, NULL, NULL, 0);
-	b->rcq = ibv_create_cq(d1->ctx, RT_CQE, NULL, NULL, 0);
-	RT_CHECK(b->scq != NULL && b->rcq != NULL, "ibv_create_cq: %s",
-		 strerror(errno));
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = b->scq;
-	ia.recv_cq = b->rcq;
-	ia.srq = srq;
-	ia.qp_type = IBV_QPT_RC;
-	ia.cap.max_send_wr = 4;
-	ia.cap.max_send_sge = 1;
-	b->qp = ibv_create_qp(d1->pd, &ia);
-	RT_CHECK(b->qp != NULL, "ibv_create_qp on an SRQ: %s", strerror(errno));
-	rt_rc_connect(a, b, o);
-}
-
 static void
 rt_case_srq_bad(void)
 {
@@ -649,7 +621,11 @@ rt_case_srq_bad(void)
 
 		RT_CHECK(srq != NULL, "ibv_create_srq: %s", strerror(errno));
 		ss = shim_srq(srq);
-		srq_pair(&a, &d0, &b, &d1, srq, &o);
+		rt_ep_create(&a, &d0, &(struct rt_ep_opts){
+				.type = IBV_QPT_RC });
+		rt_ep_create(&b, &d1, &(struct rt_ep_opts){
+				.type = IBV_QPT_RC, .srq = srq });
+		rt_rc_connect(&a, &b, &o);
 		if (k == 0) {
 			memset(&ent, 0, sizeof(ent));
 			ent.w.wr_id = 9;
