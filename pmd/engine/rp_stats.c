@@ -109,6 +109,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_SR_USED] = "sr_executed",
 	[RP_STAT_SR_NAK] = "sr_nak_sent",
 	[RP_STAT_SR_NAK_ONE] = "sr_nak_one",
+	[RP_STAT_SR_NAK_MAPPED] = "sr_nak_mapped",
 	[RP_STAT_SR_RESENT] = "sr_resent",
 	[RP_STAT_SR_NAK_EARLY] = "sr_nak_in_flight",
 	[RP_STAT_SR_TAIL_PROBE] = "sr_tail_probes",

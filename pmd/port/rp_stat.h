@@ -101,6 +101,8 @@ enum rp_stat {
 	RP_STAT_SR_USED,		/* ... executed once it was filled */
 	RP_STAT_SR_NAK,			/* selective NAKs sent */
 	RP_STAT_SR_NAK_ONE,		/* ... of a PSN past the expected one */
+	RP_STAT_SR_NAK_MAPPED,		/* ... sent in another's map
+					 * (RP_BTH_NB) */
 	RP_STAT_SR_RESENT,		/* packets sent again alone */
 	RP_STAT_SR_NAK_EARLY,		/* ... not again within a round trip */
 	RP_STAT_SR_TAIL_PROBE,		/* stalls probed by the last packet */

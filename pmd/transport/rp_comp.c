@@ -447,11 +447,37 @@ comp_nak_stale(struct rp_qp *qp, uint32_t psn)
 	return true;
 }
 
+/*
+ * A PSN past the first a selective NAK asks for alone (RP_SR_ONE, or a
+ * bit of its map): nothing acknowledged, nothing to go back to; an old
+ * one finds no packet to send.  Not while its last resend is on its way
+ * (the NAK's generation says).  The window as for the first.
+ */
+static void
+comp_nak_one(struct rp_qp *qp, uint32_t psn, uint8_t rg)
+{
+	if (comp_rg_in_flight(qp, psn, rg)) {
+		rp_stat_inc(qp->dev, RP_STAT_SR_NAK_EARLY);
+		return;
+	}
+	if (rp_req_resend_one(qp, psn) && qp->cc.limited)
+		comp_cut(qp);
+}
+
+/* The PSNs a selective NAK's map asks for too (RP_BTH_NB), in order. */
+static void
+comp_nak_map(struct rp_qp *qp, uint32_t psn, uint32_t map, uint8_t rg)
+{
+	for (; map != 0; map &= map - 1)
+		comp_nak_one(qp, rp_psn_add(psn, 1u + (uint32_t)rte_bsf32(map)),
+			     rg);
+}
+
 static void
 comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 {
 	uint8_t syn = rp_pkt_aeth_syn(pkt);
-	uint32_t psn = pkt->psn;
+	uint32_t psn = pkt->psn, map = 0;
 
 	if (syn != RP_AETH_CREDIT_INVALID)
 		RP_QP_LOG(rp_logtype_comp, DEBUG, qp->qpn,
@@ -498,20 +524,17 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 			qp->comp.loss_tsc = rte_get_timer_cycles();
 			if (pkt->sr & RP_SR_ON)
 				qp->comp.sr_loss_tsc = qp->comp.loss_tsc;
+			/* its map (RP_BTH_NB): the PSNs after it missing
+			 * too, asked for once the first is answered */
+			if ((pkt->sr & (RP_SR_ON | RP_SR_NB)) ==
+			    (RP_SR_ON | RP_SR_NB) &&
+			    qp->dev->cfg.selective_retx)
+				map = rp_pkt_aeth_msn(pkt);
 			if ((pkt->sr & (RP_SR_ON | RP_SR_ONE)) ==
 			    (RP_SR_ON | RP_SR_ONE)) {
-				/* One missing PSN past the first (rp_sr.c):
-				 * nothing acknowledged, nothing to go back
-				 * to; an old one finds no packet to send.
-				 * The window as below. */
-				if (qp->dev->cfg.selective_retx &&
-				    comp_rg_in_flight(qp, psn, pkt->rg)) {
-					rp_stat_inc(qp->dev, RP_STAT_SR_NAK_EARLY);
-					break;
-				}
-				if (qp->dev->cfg.selective_retx &&
-				    rp_req_resend_one(qp, psn) && qp->cc.limited)
-					comp_cut(qp);
+				/* One missing PSN past the first (rp_sr.c) */
+				if (qp->dev->cfg.selective_retx)
+					comp_nak_one(qp, psn, pkt->rg);
 				break;
 			}
 			/* The responder NAKs a gap once: resume from it now,
@@ -556,6 +579,8 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 					break;
 				}
 			}
+			/* going back N sends the map's PSNs too */
+			map = 0;
 			comp_cut(qp);
 			rp_req_rewind(qp, psn);
 			break;
@@ -564,6 +589,8 @@ comp_ack(struct rp_qp *qp, const struct rp_pkt *pkt)
 				comp_error(qp, psn, comp_nak_status(syn));
 			break;
 		}
+		if (map != 0)
+			comp_nak_map(qp, psn, map, pkt->rg);
 		break;
 	default:
 		/* Reserved syndrome: ignore, the timer recovers. */

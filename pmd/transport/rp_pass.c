@@ -71,7 +71,8 @@ qp_idle(const struct rp_qp *qp)
 	return qp->comp.deadline == 0 && !qp->req.rnr_wait &&
 		!qp->sqd_notify && !qp->req.inprog &&
 		qp->req.head == qp->sq_prod && qp->comp.tail == qp->sq_prod &&
-		!qp->resp.ack_owed && qp->resp.rd_tail == qp->resp.rd_head;
+		!qp->resp.ack_owed && qp->resp.rd_tail == qp->resp.rd_head &&
+		qp->resp.nak_held == RP_NAK_HELD_NONE;
 }
 
 /*

@@ -540,8 +540,7 @@ req_send_read(struct rp_qp *qp, const struct rp_send_wqe *w,
 		return false;
 	/* "I take READ responses out of order" (rp_sr_read.c) */
 	if (qp->dev->cfg.selective_retx) {
-		rp_bth_set_sr(bth, RP_SR_ON);
-		rp_bth_set_rg(bth, rp_rg_cur(qp));
+		rp_req_mark_sr(qp, bth, RP_SR_ON);
 		if (req_reads_only(qp))
 			rp_bth_set_ro(bth);
 	}
@@ -706,9 +705,8 @@ rp_req_send_packet(struct rp_qp *qp)
 	/* "I take selective NAKs" (rp_sr.c); a tail probe asks for
 	 * every gap, and for an answer. */
 	if (qp->type == IBV_QPT_RC && qp->dev->cfg.selective_retx) {
-		rp_bth_set_sr(bth, RP_SR_ON |
-			      (qp->req.tail_probe ? RP_SR_ONE : 0));
-		rp_bth_set_rg(bth, rp_rg_cur(qp));
+		rp_req_mark_sr(qp, bth, RP_SR_ON |
+			       (qp->req.tail_probe ? RP_SR_ONE : 0));
 		if (qp->req.tail_probe)
 			rp_bth_set_ackreq(bth);
 	}

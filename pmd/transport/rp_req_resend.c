@@ -131,8 +131,7 @@ rp_req_read_again(struct rp_qp *qp, uint32_t psn, uint32_t n)
 				  RP_OP_READ_REQ, 0, 1, psn, 0, &bth);
 		if (m == NULL)
 			return false;
-		rp_bth_set_sr(bth, RP_SR_ON | RP_SR_ONE);
-		rp_bth_set_rg(bth, rp_rg_cur(qp));
+		rp_req_mark_sr(qp, bth, RP_SR_ON | RP_SR_ONE);
 		rp_reth_set(rp_xmit_hdr(bth, RP_OP_READ_REQ, RP_HDR_RETH),
 			    w->remote_addr + off, w->rkey, len);
 		rp_xmit_send(qp, &qp->addr, m);

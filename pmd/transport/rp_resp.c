@@ -75,9 +75,11 @@ resp_credits_grown(struct rp_qp *qp)
  * Send an ACK or NAK now, or, while the peer's MAC is unknown, owe it
  * (ARP is asked again on every responder step until it answers; a
  * duplicate request from the peer meanwhile only updates what is owed).
+ * `map`: a selective NAK's map of the PSNs after it also missing, in the
+ * MSN field (RP_BTH_NB), or RP_NAK_NO_MAP.
  */
-void
-rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
+static void
+resp_send_aeth(struct rp_qp *qp, uint8_t syn, uint32_t psn, uint32_t map)
 {
 	struct rte_mbuf *m;
 	uint8_t *bth;
@@ -120,10 +122,28 @@ rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
 		rp_bth_set_sr(bth, sr);
 		rp_bth_set_rg(bth, qp->resp.rg_seen);
 	}
+	if (map != RP_NAK_NO_MAP)
+		rp_bth_set_nb(bth);
 	rp_aeth_set(rp_xmit_hdr(bth, RP_OP_ACK, RP_HDR_AETH), syn,
-		    qp->resp.msn);
+		    map != RP_NAK_NO_MAP ? map : qp->resp.msn);
 	rp_xmit_send(qp, &qp->addr, m);
 	rp_stat_inc(qp->dev, RP_STAT_TX_ACK);
+}
+
+/* Anything the responder sends goes after the selective NAK it holds
+ * (rp_sr.c): PSN order. */
+void
+rp_resp_send_ack(struct rp_qp *qp, uint8_t syn, uint32_t psn)
+{
+	rp_sr_nak_flush(qp);
+	resp_send_aeth(qp, syn, psn, RP_NAK_NO_MAP);
+}
+
+/* A selective NAK of `psn` (with RP_ACK_SR, RP_ACK_SR_ONE) and its map. */
+void
+rp_resp_send_nak_map(struct rp_qp *qp, uint32_t psn, uint32_t map)
+{
+	resp_send_aeth(qp, RP_AETH_NAK_PSN_SEQ, psn, map);
 }
 
 /*
@@ -530,6 +550,7 @@ rp_resp_input(struct rp_qp *qp, const struct rp_pkt *pkt)
 	/* A rocepmd requester with selective retransmission (rp_sr.c): as
 	 * its latest request says. */
 	qp->resp.peer_sr = (pkt->sr & (RP_SR_ON | RP_SR_ONE)) != 0;
+	qp->resp.peer_nb = qp->resp.peer_sr && (pkt->sr & RP_SR_NB);
 	if (pkt->rg != 0)
 		qp->resp.rg_seen = pkt->rg;
 	d = rp_psn_diff(pkt->psn, qp->resp.epsn);

@@ -525,9 +525,14 @@ rp_resp_step(struct rp_qp *qp)
 
 	if (qp->type != IBV_QPT_RC)
 		return false;
+	/* the NAK held in this pass (rp_sr.c) goes before all else */
+	if (unlikely(qp->resp.nak_held != RP_NAK_HELD_NONE)) {
+		rp_sr_nak_flush(qp);
+		busy = true;
+	}
 	reads = !qp->flushing && qp->resp.rd_tail != qp->resp.rd_head;
 	if ((!reads && !qp->resp.ack_owed) || !rp_xmit_ready(qp))
-		return false;
+		return busy;
 	/* An ACK that waited for the MAC, not for the READs queued after
 	 * it, goes before their responses: PSN order. */
 	if (reads && qp->resp.ack_owed && rp_tx_room(qp->dev) &&

@@ -543,6 +543,11 @@ struct rp_qp {
 		bool nak_sent;		/* sequence NAK sent for epsn */
 		bool peer_sr;		/* the requester takes selective
 					 * NAKs (rp_sr.c) */
+		bool peer_nb;		/* ... and reads NAK maps */
+		uint8_t nak_held;	/* a selective NAK held for the
+					 * pass's end: RP_NAK_HELD_* */
+		uint32_t nak_psn;	/* ... its PSN */
+		uint32_t nak_map;	/* ... and its map (RP_BTH_NB) */
 		uint32_t sr_hi;		/* highest PSN kept or NAKed past a
 					 * gap (rp_sr.c) */
 		uint32_t sr_since;	/* packets kept since epsn's NAK */
@@ -847,12 +852,16 @@ rp_resp_ack_due(const struct rp_qp *qp)
  * only (rp_sr.c) */
 #define RP_ACK_SR	0x80000000u
 #define RP_ACK_SR_ONE	0x40000000u
+#define RP_NAK_NO_MAP	UINT32_MAX
+enum { RP_NAK_HELD_NONE, RP_NAK_HELD_GAP, RP_NAK_HELD_ONE };
+void rp_resp_send_nak_map(struct rp_qp *qp, uint32_t psn, uint32_t map);
 bool rp_resp_execute(struct rp_qp *qp, const struct rp_pkt *pkt);
 void rp_resp_read_passed(struct rp_qp *qp, const struct rp_pkt *pkt,
 			 uint32_t npkts);
 void rp_resp_ack_now(struct rp_qp *qp);
 void rp_resp_nak_gap(struct rp_qp *qp);
 void rp_resp_nak_one(struct rp_qp *qp, uint32_t psn);
+void rp_sr_nak_flush(struct rp_qp *qp);
 
 /* ---- rp_sr.c: selective retransmission */
 /* PSNs past the expected one that a responder keeps: a requester's
@@ -895,6 +904,16 @@ rp_rg_cur(struct rp_qp *qp)
 	if (qp->req.rg == 0)
 		qp->req.rg = 1;
 	return qp->req.rg;
+}
+
+/* A request of a requester with selective retransmission: its bits
+ * (RP_SR_ON, RP_SR_ONE), its generation, and "I read NAK maps". */
+static inline void
+rp_req_mark_sr(struct rp_qp *qp, void *bth, uint8_t sr)
+{
+	rp_bth_set_sr(bth, sr);
+	rp_bth_set_rg(bth, rp_rg_cur(qp));
+	rp_bth_set_nb(bth);
 }
 
 /* Whether generation `a` is `b` or one of the 6 after it. */

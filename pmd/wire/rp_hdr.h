@@ -66,10 +66,12 @@ struct rp_bth {
  * had when it sent it. */
 #define RP_BTH_RG_SHIFT	24
 #define RP_BTH_RG_MASK	0x0f000000u
-/* rp_bth_sr()'s bits, and RP_SR_RO for RP_BTH_RO (struct rp_pkt's sr) */
+/* rp_bth_sr()'s bits, RP_SR_RO for RP_BTH_RO and RP_SR_NB for RP_BTH_NB
+ * (struct rp_pkt's sr) */
 #define RP_SR_ON	2u
 #define RP_SR_ONE	1u
 #define RP_SR_RO	4u
+#define RP_SR_NB	8u
 #define RP_BTH_FECN	0x80000000u
 #define RP_BTH_BECN	0x40000000u
 /* The reserved bit after BECN, RO: in a READ request of a rocepmd
@@ -79,6 +81,13 @@ struct rp_bth {
  * Resv8a, which the ICRC masks as it masks FECN and BECN, and which
  * IBTA's receivers ignore. */
 #define RP_BTH_RO	0x20000000u
+/* The next one, NB (Resv8a too): in a request of such a requester, "I
+ * read NAK maps"; in a selective NAK toward one, "the AETH's MSN field is
+ * a map": bit i set, PSN + 1 + i is missing too and asked for alone, as
+ * by a NAK with RP_BTH_SR_ONE of its own (rp_sr.c).  A responder folds
+ * the NAKs of a pass into as few frames so. */
+#define RP_BTH_NB	0x10000000u
+#define RP_NAK_MAP_BITS	24u
 
 struct rp_reth {
 	rte_be64_t va;
@@ -152,6 +161,10 @@ static inline uint8_t rp_bth_ro(const void *h)
 { return (rte_be_to_cpu_32(((const struct rp_bth *)h)->qpn) & RP_BTH_RO) ? RP_SR_RO : 0; }
 static inline void rp_bth_set_ro(void *h)
 { ((struct rp_bth *)h)->qpn |= rte_cpu_to_be_32(RP_BTH_RO); }
+static inline uint8_t rp_bth_nb(const void *h)
+{ return (rte_be_to_cpu_32(((const struct rp_bth *)h)->qpn) & RP_BTH_NB) ? RP_SR_NB : 0; }
+static inline void rp_bth_set_nb(void *h)
+{ ((struct rp_bth *)h)->qpn |= rte_cpu_to_be_32(RP_BTH_NB); }
 static inline uint8_t rp_bth_rg(const void *h)
 { return (rte_be_to_cpu_32(((const struct rp_bth *)h)->apsn) & RP_BTH_RG_MASK) >> RP_BTH_RG_SHIFT; }
 static inline void rp_bth_set_rg(void *h, uint8_t rg)

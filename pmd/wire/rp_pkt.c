@@ -171,7 +171,7 @@ rp_pkt_parse(const uint8_t *frame, uint32_t len, unsigned int icrc,
 	pkt->psn = rp_bth_psn(bth);
 	pkt->se = (uint8_t)rp_bth_se(bth);
 	pkt->ackreq = (uint8_t)rp_bth_ackreq(bth);
-	pkt->sr = rp_bth_sr(bth) | rp_bth_ro(bth);
+	pkt->sr = rp_bth_sr(bth) | rp_bth_ro(bth) | rp_bth_nb(bth);
 	pkt->rg = rp_bth_rg(bth);
 	pkt->mbuf = NULL;
 	pkt->pkey = rp_bth_pkey(bth);

@@ -32,7 +32,8 @@ struct rp_pkt {
 	uint8_t ipver;		/* 4 or 6 */
 	uint8_t ttl;		/* hop limit */
 	uint8_t tclass;
-	uint8_t sr;		/* RP_SR_ON | RP_SR_ONE | RP_SR_RO (rp_hdr.h) */
+	uint8_t sr;		/* RP_SR_ON | RP_SR_ONE | RP_SR_RO | RP_SR_NB
+				 * (rp_hdr.h) */
 	uint16_t pkey;
 	uint16_t sport;		/* UDP source port (host order) */
 	uint16_t l3_off;	/* IP header offset in the frame */

@@ -1153,7 +1153,8 @@ rt_loss_read(struct rt_loss *l)
  * sent (or a fault doubled on the way), a sequence NAK answers an
  * out-of-sequence request (but for a selective NAK of each later PSN
  * missing, sr_nak_one: a lost READ request of 16 responses draws 16 for
- * one request out of sequence), and a bad ICRC is a frame a fault corrupted
+ * one request out of sequence; send_nak_seq counts frames, and one frame
+ * may carry several of those in its map), and a bad ICRC is a frame a fault corrupted
  * (or the copy of one a receive fault doubled), and a window restarts
  * only on a timeout.  `need` (bits of 1 <<
  * enum rt_loss_ctr) lists the counters that must be nonzero, summed over
@@ -1174,7 +1175,7 @@ rt_loss_check(const struct rt_loss *l, uint32_t need)
 			 "rocepmd%u received %" PRIu64 " RNR NAKs, rocepmd%u "
 			 "sent %" PRIu64 " (and %" PRIu64 " frames doubled)", d,
 			 c[RT_L_RNR_RCVD], 1 - d, o[RT_L_RNR_SENT], dups);
-		RT_CHECK(c[RT_L_NAK_SENT] - c[RT_L_NAK_ONE] <= c[RT_L_OOS],
+		RT_CHECK(c[RT_L_NAK_SENT] <= c[RT_L_OOS] + c[RT_L_NAK_ONE],
 			 "rocepmd%u sent %" PRIu64 " sequence NAKs (%" PRIu64
 			 " of a later PSN missing) for %" PRIu64
 			 " out-of-sequence requests", d, c[RT_L_NAK_SENT],

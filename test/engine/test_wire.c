@@ -136,6 +136,12 @@ static struct {
 	uint32_t tail_psn;
 	unsigned int tail_n;
 	uint32_t tail_dropped;		/* bit k: tail_psn + k dropped */
+	/* rocepmd0's requests with PSN lose_psn + k, for each bit k of
+	 * lose_map, dropped once each, before any hold (nak_map) */
+	uint32_t lose_psn, lose_map;
+	/* rocepmd0's requests as a requester that reads no NAK maps
+	 * sends them: RP_BTH_NB cleared, before any hold (nak_map) */
+	bool strip_nb;
 	/* rocepmd1's first NAK kept (its repeats dropped) until rocepmd0
 	 * sends drop_psn again, then shown it after that resend: a NAK that
 	 * comes after the probe (dcqcn) */
@@ -503,6 +509,19 @@ wt_roce(int d, struct rte_mbuf *m)
 		wt.drop_left--;
 		return false;
 	}
+	if (d == 0 && wt.lose_map != 0 && (p.mask & RP_M_REQ)) {
+		uint32_t k = (p.psn - wt.lose_psn) & RP_PSN_MASK;
+
+		if (k < 32 && (wt.lose_map & (1u << k))) {
+			wt.lose_map &= ~(1u << k);
+			return false;
+		}
+	}
+	if (d == 0 && wt.strip_nb && (p.sr & RP_SR_NB)) {
+		uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
+
+		b[p.bth_off + 4] &= (uint8_t)~(RP_BTH_NB >> 24);
+	}
 	if (wt.hold[d]) {
 		RT_CHECK(wt.n_held[d] < WT_HOLD_MAX, "bridge: more than %u "
 			 "frames of rocepmd%d held", WT_HOLD_MAX, d);
@@ -549,7 +568,7 @@ wt_roce(int d, struct rte_mbuf *m)
 		uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
 
 		b[p.bth_off + 8] &= (uint8_t)~(RP_BTH_SR >> 24);
-		b[p.bth_off + 4] &= (uint8_t)~(RP_BTH_RO >> 24);
+		b[p.bth_off + 4] &= (uint8_t)~((RP_BTH_RO | RP_BTH_NB) >> 24);
 		rp_icrc_put(b + p.l3_off, rte_pktmbuf_data_len(m) - p.l3_off -
 			    RP_ICRC_SIZE);
 	}
@@ -3782,6 +3801,136 @@ wt_case_sr_rg(void)
 	wt_expect_stat(0, "retry_timeouts", 0);
 	wt_expect_stat(0, "sr_nak_in_flight", 1);
 	a.psn = rp_psn_add(a.psn, 17);
+	rt_buf_free(&src);
+	rt_buf_free(&dst);
+}
+
+/* ---- case nak_map */
+
+/*
+ * NAK maps (RP_BTH_NB, rp_sr.c): PSNs 4, 6 and 9 of a 16-packet WRITE are
+ * lost and the rest reach rocepmd1 in one burst.  It sends one selective
+ * NAK frame: of 4, marked NB, its map asking for 6 and 9 too (bits 1 and
+ * 4); rocepmd0 resends the three, once each, and the WRITE completes with
+ * no probe.  Then a requester that reads no maps (NB cleared from its
+ * requests on the way): the same losses draw three NAK frames, none
+ * marked, and the same three resends.
+ */
+static struct {
+	uint32_t qpn0, qpn1, psn0;
+	unsigned int sent[32];		/* rocepmd0's requests by PSN - psn0 */
+	unsigned int naks, nb;		/* rocepmd1's selective NAKs, marked */
+	uint32_t nak_psn[8], nak_map[8];
+	uint8_t nak_one[8];
+} wt_nm;
+
+static void
+wt_nm_check(int d, const struct rp_pkt *p)
+{
+	uint32_t k;
+
+	if (d == 0 && (p->mask & RP_M_REQ) && p->qpn == wt_nm.qpn1) {
+		k = (p->psn - wt_nm.psn0) & RP_PSN_MASK;
+		if (k < RTE_DIM(wt_nm.sent))
+			wt_nm.sent[k]++;
+	}
+	if (d == 1 && p->opcode == RP_OP_ACK && p->qpn == wt_nm.qpn0 &&
+	    rp_pkt_aeth_syn(p) == RP_AETH_NAK_PSN_SEQ && (p->sr & RP_SR_ON)) {
+		if (wt_nm.naks < RTE_DIM(wt_nm.nak_psn)) {
+			wt_nm.nak_psn[wt_nm.naks] =
+				(p->psn - wt_nm.psn0) & RP_PSN_MASK;
+			wt_nm.nak_map[wt_nm.naks] = rp_pkt_aeth_msn(p);
+			wt_nm.nak_one[wt_nm.naks] = p->sr & RP_SR_ONE;
+		}
+		wt_nm.nb += (p->sr & RP_SR_NB) != 0;
+		wt_nm.naks++;
+	}
+}
+
+/* One 16-packet WRITE from `psn0`, 4, 6 and 9 lost, the rest held and
+ * let go in one burst; complete and checked. */
+static void
+wt_nm_write(struct rt_ep *a, struct rt_buf *src, struct rt_buf *dst,
+	    uint64_t id)
+{
+	enum { LEN = 16 * 1024 };
+	struct ibv_sge s;
+	double end;
+
+	memset(wt_nm.sent, 0, sizeof(wt_nm.sent));
+	wt_nm.naks = 0;
+	wt_nm.nb = 0;
+	wt_nm.psn0 = a->psn;
+	wt.lose_psn = a->psn;
+	wt.lose_map = 1u << 4 | 1u << 6 | 1u << 9;
+	wt.hold[0] = true;
+	rt_fill_random(src->p, LEN);
+	s = rt_sge(src, 0, LEN);
+	rt_post_send(a, id, IBV_WR_RDMA_WRITE, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)dst->p, dst->mr->rkey);
+	end = rt_now() + rt_timeout_s;
+	while (wt.n_held[0] < 13) {
+		RT_CHECK(rt_now() < end, "rocepmd0 sent %u of the 13 packets "
+			 "not lost", wt.n_held[0]);
+		wt_pump_ms(1);
+	}
+	wt_release(0);
+	wt_expect_wc(a->scq, "WRITE", id, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	rt_check_data(dst->p, src->p, LEN, "WRITE payload");
+	RT_CHECK(wt.lose_map == 0, "packets lost: 0x%x left to lose",
+		 wt.lose_map);
+	for (unsigned int i = 0; i < 16; i++)
+		RT_CHECK(wt_nm.sent[i] == (i == 4 || i == 6 || i == 9 ? 2u : 1u),
+			 "packet %u sent %u times", i, wt_nm.sent[i]);
+	a->psn = rp_psn_add(a->psn, 16);
+}
+
+static void
+wt_case_nak_map(void)
+{
+	const struct wt_rc_opts o = { 64, 16, 18, 7 };	/* 1.07 s timer */
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct rt_dev d0, d1;
+	struct rt_ep a, b;
+	struct rt_buf src, dst;
+
+	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
+	rt_buf_alloc(&src, &d0, 16 * 1024, IBV_ACCESS_LOCAL_WRITE);
+	rt_buf_alloc(&dst, &d1, 16 * 1024, IBV_ACCESS_LOCAL_WRITE |
+		     IBV_ACCESS_REMOTE_WRITE);
+	memset(&wt_nm, 0, sizeof(wt_nm));
+	wt_nm.qpn0 = a.qp->qp_num;
+	wt_nm.qpn1 = b.qp->qp_num;
+	wt.check = wt_nm_check;
+
+	rt_step("WRITE of 16 packets, 4, 6 and 9 lost, the 13 others in one "
+		"burst: one NAK frame of 4 whose map asks for 6 and 9");
+	wt_nm_write(&a, &src, &dst, 1);
+	RT_CHECK(wt_nm.naks == 1 && wt_nm.nb == 1, "%u NAK frames (%u marked "
+		 "NB): expected one, marked", wt_nm.naks, wt_nm.nb);
+	RT_CHECK(wt_nm.nak_psn[0] == 4 && !wt_nm.nak_one[0] &&
+		 wt_nm.nak_map[0] == (1u << 1 | 1u << 4), "the NAK: PSN +%u%s, "
+		 "map 0x%x; expected +4, of the expected PSN, map 0x12",
+		 wt_nm.nak_psn[0], wt_nm.nak_one[0] ? " alone" : "",
+		 wt_nm.nak_map[0]);
+	wt_expect_stat(1, "sr_nak_mapped", 2);
+
+	rt_step("a requester that reads no maps: the same losses, three NAK "
+		"frames, none marked");
+	wt.strip_nb = true;
+	wt_nm_write(&a, &src, &dst, 2);
+	wt.strip_nb = false;
+	RT_CHECK(wt_nm.naks == 3 && wt_nm.nb == 0, "%u NAK frames (%u marked "
+		 "NB): expected three, none marked", wt_nm.naks, wt_nm.nb);
+	RT_CHECK(wt_nm.nak_psn[0] == 4 && !wt_nm.nak_one[0] &&
+		 wt_nm.nak_psn[1] == 6 && wt_nm.nak_one[1] &&
+		 wt_nm.nak_psn[2] == 9 && wt_nm.nak_one[2], "NAKs of +%u, +%u, "
+		 "+%u: expected 4, then 6 and 9 alone", wt_nm.nak_psn[0],
+		 wt_nm.nak_psn[1], wt_nm.nak_psn[2]);
+	wt_expect_stat(1, "sr_nak_mapped", 2);
+	wt.check = NULL;
+	wt_expect_stat(0, "retransmit_probes", 0);
+	wt_expect_stat(0, "retry_timeouts", 0);
 	rt_buf_free(&src);
 	rt_buf_free(&dst);
 }
