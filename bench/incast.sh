@@ -20,11 +20,19 @@
 #   resent / goodput     <  1 %   retransmitted bytes
 #
 # Needs root (a network namespace) and the build's programs:
-#   meson test -C build --benchmark incast
+#   meson test -C build --benchmark incast, or bench/incast.sh (build/,
+#   or RP_BUILD)
 # Environment: BENCH_RATES (Mbit/s, "150 400"), BENCH_ROUNDS (2),
 # BENCH_SECONDS (3, each run), and the suite's (test/verbs/meson.build).
 
 src=$(cd "$(dirname "$0")/.." && pwd)
+# What meson's benchmark sets (test/verbs/meson.build), from build/ (or
+# RP_BUILD) when run by hand.
+build=${RP_BUILD:-$src/build}
+export RP_SRC_ROOT=${RP_SRC_ROOT:-$src}
+export RP_RUN=${RP_RUN:-$build/tools/rocepmd-run}
+export RP_INCAST=${RP_INCAST:-$build/test/engine/rp_incast}
+export RP_ICRC_CHECK=${RP_ICRC_CHECK:-$build/test/verbs/icrc_check}
 rates=${BENCH_RATES:-150 400}
 rounds=${BENCH_ROUNDS:-2}
 secs=${BENCH_SECONDS:-3}
