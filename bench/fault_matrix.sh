@@ -26,7 +26,8 @@
 # build/ (or RP_BUILD).
 #
 # With FM_REPS > 1 a second table pairs each round's rate with that round's
-# lossless rate (median and range of the rounds).
+# lossless rate (median and range of the rounds).  With loss10 among the
+# conditions, issue 29's goal last: each cell's paired median against 0.7.
 # Environment:
 #   FM_MB      MB per cell (200); FM_MSGS  messages per cell at most
 #              (100000: the 64 B cells)
@@ -131,33 +132,62 @@ done
 # each over all rounds (the machine's state moves a cell's lossless rate
 # by a third between rounds).  Median of the rounds, and their range.
 case " $CONDS " in *" lossless "*) ;; *) exit 0 ;; esac
-[ "$REPS" -gt 1 ] || exit 0
+
+# paired COND OP SIZE: "median min max" of the rounds' ratios, or nothing.
+paired() {
+	local rep a b
+
+	for ((rep = 1; rep <= REPS; rep++)); do
+		a=${run[$rep,$1,$2,$3]:-}
+		b=${run[$rep,lossless,$2,$3]:-}
+		[ -n "$a" ] && [ -n "$b" ] && echo "$a $b"
+	done | awk '$2 > 0 { r[n++] = $1 / $2 }
+		END {
+			if (n == 0) exit
+			for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
+				if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+			m = n % 2 ? r[(n - 1) / 2] : (r[n / 2 - 1] + r[n / 2]) / 2
+			printf "%.2f %.2f %.2f\n", m, r[0], r[n - 1]
+		}'
+}
+
+if [ "$REPS" -gt 1 ]; then
+	echo
+	echo "paired (each round's rate / its lossless rate; median, min-max of $REPS rounds):"
+	printf '| op    |    size |'
+	for cond in $CONDS; do [ "$cond" = lossless ] || printf ' %16s |' "$cond"; done
+	echo
+	printf '|-------|--------:|'
+	for cond in $CONDS; do [ "$cond" = lossless ] || printf '%s|' '-----------------:'; done
+	echo
+	for op in send write read; do
+		for size in ${SIZES//,/ }; do
+			printf '| %-5s | %7s |' "$op" "$size"
+			for cond in $CONDS; do
+				[ "$cond" = lossless ] && continue
+				read -r m lo hi < <(paired "$cond" "$op" "$size")
+				if [ -z "${m:-}" ]; then
+					printf ' %16s |' -
+				else
+					printf ' %4s (%4s-%4s) |' "$m" "$lo" "$hi"
+				fi
+			done
+			echo
+		done
+	done
+fi
+
+# Issue 29's goal under 10 % loss: every operation keeps 0.7 of its
+# lossless rate (the paired median; one round's ratio with FM_REPS=1,
+# which says less).
+case " $CONDS " in *" loss10 "*) ;; *) exit 0 ;; esac
 echo
-echo "paired (each round's rate / its lossless rate; median, min-max of $REPS rounds):"
-printf '| op    |    size |'
-for cond in $CONDS; do [ "$cond" = lossless ] || printf ' %16s |' "$cond"; done
-echo
-printf '|-------|--------:|'
-for cond in $CONDS; do [ "$cond" = lossless ] || printf '%s|' '-----------------:'; done
-echo
+echo "goal: under loss10 each cell >= 0.70 of its lossless rate (paired median of $REPS round(s))"
 for op in send write read; do
 	for size in ${SIZES//,/ }; do
-		printf '| %-5s | %7s |' "$op" "$size"
-		for cond in $CONDS; do
-			[ "$cond" = lossless ] && continue
-			for ((rep = 1; rep <= REPS; rep++)); do
-				a=${run[$rep,$cond,$op,$size]:-}
-				b=${run[$rep,lossless,$op,$size]:-}
-				[ -n "$a" ] && [ -n "$b" ] && echo "$a $b"
-			done | awk '$2 > 0 { r[n++] = $1 / $2 }
-				END {
-					if (n == 0) { printf " %16s |", "-"; exit }
-					for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
-						if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
-					m = n % 2 ? r[(n - 1) / 2] : (r[n / 2 - 1] + r[n / 2]) / 2
-					printf " %4.2f (%4.2f-%4.2f) |", m, r[0], r[n - 1]
-				}'
-		done
-		echo
+		read -r m _ _ < <(paired loss10 "$op" "$size")
+		[ -n "${m:-}" ] || continue
+		printf '  %-5s %7s  %4s  %s\n' "$op" "$size" "$m" \
+			"$(awk -v m="$m" 'BEGIN { print (m >= 0.7 ? "met" : "not met") }')"
 	done
 done
