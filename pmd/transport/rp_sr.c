@@ -199,6 +199,13 @@ sr_missing_map(const struct rp_qp *qp)
 	return map;
 }
 
+/* rp_resp_send_ack()'s psn for a selective NAK of `psn`, alone or not. */
+static inline uint32_t
+sr_nak_psn(uint32_t psn, bool one)
+{
+	return psn | RP_ACK_SR | (one ? RP_ACK_SR_ONE : 0);
+}
+
 /*
  * The selective NAK held for the pass's end goes now (the QP's step, or
  * before anything else the responder sends), with the PSNs it folded in
@@ -215,8 +222,8 @@ rp_sr_nak_flush(struct rp_qp *qp)
 	if (qp->flushing)
 		return;
 	rp_stat_inc(qp->dev, RP_STAT_TX_NAK_SEQ);	/* one on the wire */
-	rp_resp_send_nak_map(qp, qp->resp.nak_psn | RP_ACK_SR |
-			     (held == RP_NAK_HELD_ONE ? RP_ACK_SR_ONE : 0),
+	rp_resp_send_nak_map(qp, sr_nak_psn(qp->resp.nak_psn,
+					    held == RP_NAK_HELD_ONE),
 			     qp->resp.nak_map);
 }
 
@@ -227,18 +234,19 @@ rp_sr_nak_flush(struct rp_qp *qp)
  * RP_NAK_MAP_BITS after it, goes in its map: a burst of 32 under 10 %
  * loss finds three gaps, and most NAKs came within 2 us of the QP's
  * previous one (guides/congestion).  The same NAK twice in a pass goes
- * once.
+ * once.  `map`: PSNs after `psn` it asks for too (the expected PSN's:
+ * sr_missing_map()), toward such a requester.
  */
 static void
-sr_nak(struct rp_qp *qp, uint32_t psn, bool one)
+sr_nak(struct rp_qp *qp, uint32_t psn, bool one, uint32_t map)
 {
 	uint8_t kind = one ? RP_NAK_HELD_ONE : RP_NAK_HELD_GAP;
 	int32_t d;
 
 	if (!qp->resp.peer_nb || !rp_xmit_ready(qp)) {
 		rp_stat_inc(qp->dev, RP_STAT_TX_NAK_SEQ);
-		rp_resp_send_ack(qp, RP_AETH_NAK_PSN_SEQ, psn | RP_ACK_SR |
-				 (one ? RP_ACK_SR_ONE : 0));
+		rp_resp_send_ack(qp, RP_AETH_NAK_PSN_SEQ,
+				 sr_nak_psn(psn, one));
 		return;
 	}
 	if (qp->resp.nak_held != RP_NAK_HELD_NONE) {
@@ -248,13 +256,15 @@ sr_nak(struct rp_qp *qp, uint32_t psn, bool one)
 			rp_stat_inc(qp->dev, RP_STAT_SR_NAK_MAPPED);
 			return;
 		}
-		if (d == 0 && kind == qp->resp.nak_held)
+		if (d == 0 && kind == qp->resp.nak_held) {
+			qp->resp.nak_map |= map;
 			return;
+		}
 		rp_sr_nak_flush(qp);
 	}
 	qp->resp.nak_held = kind;
 	qp->resp.nak_psn = psn;
-	qp->resp.nak_map = 0;
+	qp->resp.nak_map = map;
 }
 
 /* A selective NAK of the expected PSN: the rest is kept. */
@@ -267,10 +277,8 @@ rp_resp_nak_gap(struct rp_qp *qp)
 	qp->resp.sr_since = 0;
 	qp->resp.rg_nak = qp->resp.rg_seen;
 	rp_stat_inc(qp->dev, RP_STAT_SR_NAK);
-	sr_nak(qp, qp->resp.epsn, false);
-	if (qp->resp.nak_held == RP_NAK_HELD_GAP &&
-	    qp->resp.nak_psn == qp->resp.epsn)
-		qp->resp.nak_map |= sr_missing_map(qp);
+	sr_nak(qp, qp->resp.epsn, false,
+	       qp->resp.peer_nb ? sr_missing_map(qp) : 0);
 }
 
 /*
@@ -284,7 +292,7 @@ rp_resp_nak_one(struct rp_qp *qp, uint32_t psn)
 {
 	rp_stat_inc(qp->dev, RP_STAT_SR_NAK);
 	rp_stat_inc(qp->dev, RP_STAT_SR_NAK_ONE);
-	sr_nak(qp, psn, true);
+	sr_nak(qp, psn, true, 0);
 }
 
 /*
