@@ -3822,6 +3822,7 @@ static struct {
 	unsigned int naks, nb;		/* rocepmd1's selective NAKs, marked */
 	uint32_t nak_psn[8], nak_map[8];
 	uint8_t nak_one[8];
+	uint8_t rg;			/* rocepmd0's latest generation */
 } wt_nm;
 
 static void
@@ -3833,6 +3834,7 @@ wt_nm_check(int d, const struct rp_pkt *p)
 		k = (p->psn - wt_nm.psn0) & RP_PSN_MASK;
 		if (k < RTE_DIM(wt_nm.sent))
 			wt_nm.sent[k]++;
+		wt_nm.rg = p->rg;
 	}
 	if (d == 1 && p->opcode == RP_OP_ACK && p->qpn == wt_nm.qpn0 &&
 	    rp_pkt_aeth_syn(p) == RP_AETH_NAK_PSN_SEQ && (p->sr & RP_SR_ON)) {
@@ -3885,6 +3887,35 @@ wt_nm_write(struct rt_ep *a, struct rt_buf *src, struct rt_buf *dst,
 	a->psn = rp_psn_add(a->psn, 16);
 }
 
+/*
+ * A copy of rocepmd1's ACK `ack` made a selective NAK of `psn` with map
+ * `map`, marked NB, echoing generation `rg`, its ICRC redone: what a
+ * forger on the link can send.
+ */
+static struct rte_mbuf *
+wt_nm_forge(const struct rte_mbuf *ack, uint32_t psn, uint32_t map,
+	    uint8_t rg)
+{
+	struct rte_mbuf *m = rte_pktmbuf_copy(ack, wt.mp, 0, UINT32_MAX);
+	uint32_t w;
+	struct rp_pkt p;
+	uint8_t *b;
+
+	RT_CHECK(m != NULL, "no mbuf for a forged NAK");
+	b = rte_pktmbuf_mtod(m, uint8_t *);
+	RT_CHECK(rp_pkt_parse(b, rte_pktmbuf_data_len(m), 0, &p) == 0 &&
+		 p.opcode == RP_OP_ACK, "the ACK to forge from does not parse");
+	b[p.bth_off + 4] |= RP_BTH_NB >> 24;
+	w = htonl(RP_BTH_SR | ((uint32_t)rg << RP_BTH_RG_SHIFT) |
+		  (psn & RP_PSN_MASK));
+	memcpy(b + p.bth_off + 8, &w, 4);
+	w = htonl((uint32_t)RP_AETH_NAK_PSN_SEQ << 24 | (map & 0xffffff));
+	memcpy(b + p.bth_off + 12, &w, 4);
+	rp_icrc_put(b + p.l3_off, rte_pktmbuf_data_len(m) - p.l3_off -
+		    RP_ICRC_SIZE);
+	return m;
+}
+
 static void
 wt_case_nak_map(void)
 {
@@ -3905,7 +3936,9 @@ wt_case_nak_map(void)
 
 	rt_step("WRITE of 16 packets, 4, 6 and 9 lost, the 13 others in one "
 		"burst: one NAK frame of 4 whose map asks for 6 and 9");
+	wt.keep_ack1 = true;
 	wt_nm_write(&a, &src, &dst, 1);
+	wt.keep_ack1 = false;
 	RT_CHECK(wt_nm.naks == 1 && wt_nm.nb == 1, "%u NAK frames (%u marked "
 		 "NB): expected one, marked", wt_nm.naks, wt_nm.nb);
 	RT_CHECK(wt_nm.nak_psn[0] == 4 && !wt_nm.nak_one[0] &&
@@ -3928,6 +3961,45 @@ wt_case_nak_map(void)
 		 "+%u: expected 4, then 6 and 9 alone", wt_nm.nak_psn[0],
 		 wt_nm.nak_psn[1], wt_nm.nak_psn[2]);
 	wt_expect_stat(1, "sr_nak_mapped", 2);
+
+	rt_step("a forged NAK whose map names all 24 PSNs after the first, "
+		"16 packets unacknowledged: each of the 16 sent once more, "
+		"nothing else (the threat model's bound)");
+	RT_CHECK(wt.ack1 != NULL, "no ACK of rocepmd1 kept to forge from");
+	memset(wt_nm.sent, 0, sizeof(wt_nm.sent));
+	wt_nm.psn0 = a.psn;
+	wt.hold[1] = true;	/* no ACK reaches rocepmd0 */
+	{
+		struct ibv_sge s = rt_sge(&src, 0, 16 * 1024);
+
+		rt_post_send(&a, 3, IBV_WR_RDMA_WRITE, &s, 1,
+			     IBV_SEND_SIGNALED, 0, (uintptr_t)dst.p,
+			     dst.mr->rkey);
+	}
+	{
+		double end = rt_now() + rt_timeout_s;
+		unsigned int n = 0;
+
+		while (n < 16) {
+			RT_CHECK(rt_now() < end, "rocepmd0 sent %u of 16", n);
+			wt_pump_ms(1);
+			n = 0;
+			for (unsigned int i = 0; i < 16; i++)
+				n += wt_nm.sent[i] != 0;
+		}
+	}
+	wt_tx(0, wt_nm_forge(wt.ack1, a.psn, 0xffffff, wt_nm.rg));
+	wt_pump_ms(20);
+	for (unsigned int i = 0; i < RTE_DIM(wt_nm.sent); i++)
+		RT_CHECK(wt_nm.sent[i] == (i < 16 ? 2u : 0u), "forged map: "
+			 "packet %u sent %u times, expected %u", i,
+			 wt_nm.sent[i], i < 16 ? 2u : 0u);
+	wt_release(1);
+	wt_expect_wc(a.scq, "WRITE", 3, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	rt_check_data(dst.p, src.p, 16 * 1024, "WRITE payload");
+	a.psn = rp_psn_add(a.psn, 16);
+	rte_pktmbuf_free(wt.ack1);
+	wt.ack1 = NULL;
 	wt.check = NULL;
 	wt_expect_stat(0, "retransmit_probes", 0);
 	wt_expect_stat(0, "retry_timeouts", 0);
