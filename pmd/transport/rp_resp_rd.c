@@ -120,12 +120,18 @@ resp_rd_owed_after(const struct rp_qp *qp, uint32_t psn, uint32_t last)
 	return end;
 }
 
-/* A run asked for alone (RP_BTH_SR_ONE, rp_sr_read.c) of what was
- * answered already. */
+/* A run asked for alone (RP_BTH_SR_ONE, rp_sr_read.c). */
+static inline bool
+resp_rd_is_asked(const struct rp_qp *qp, const struct rp_pkt *pkt)
+{
+	return qp->sr != NULL && (pkt->sr & RP_SR_ONE);
+}
+
+/* ... of what was answered already. */
 static inline bool
 resp_rd_is_sel(const struct rp_qp *qp, const struct rp_pkt *pkt, bool dup)
 {
-	return dup && qp->sr != NULL && (pkt->sr & RP_SR_ONE);
+	return dup && resp_rd_is_asked(qp, pkt);
 }
 
 /* The oldest replay counted against max_dest_rd_atomic, or NULL. */
@@ -188,6 +194,7 @@ resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 	 * them counts against max_dest_rd_atomic; one that finds no room
 	 * waits for the requester's next probe. */
 	bool sel = resp_rd_is_sel(qp, pkt, dup);
+	bool ahead = resp_rd_is_asked(qp, pkt);
 	struct rp_rd_resp *rd;
 
 	if (sel) {
@@ -245,14 +252,18 @@ resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 	 * places responses by PSN, so the one interrupted resumes after.
 	 * It goes after the runs asked for before it, though: answered in
 	 * the order asked, an answer tells the requester that an earlier
-	 * run still missing was lost (rp_sr_read.c). */
-	if (sel) {
+	 * run still missing was lost (rp_sr_read.c).  So does the ask of a
+	 * READ whose request was lost, new here (not sel: it counts against
+	 * max_dest_rd_atomic): queued behind the READs, the answers of the
+	 * runs asked for after it overtook it, and the requester asked for
+	 * it again, drawing again the responses it had sent. */
+	if (ahead) {
 		uint32_t mask = qp->rd_size - 1, i = --qp->resp.rd_tail;
 
 		for (; i + 1 != qp->resp.rd_head; i++) {
 			const struct rp_rd_resp *n = &qp->rd[(i + 1) & mask];
 
-			if (!n->valid || !n->sel)
+			if (!n->valid || !n->ahead)
 				break;
 			qp->rd[i & mask] = *n;
 		}
@@ -265,6 +276,7 @@ resp_rd_slot(struct rp_qp *qp, const struct rp_pkt *pkt, bool dup,
 	rd->valid = true;
 	rd->replay = dup;
 	rd->sel = sel;
+	rd->ahead = ahead;
 	qp->resp.rd_sel += sel;
 	rd->atomic = false;
 	return rd;

@@ -259,6 +259,7 @@ struct rp_rd_resp {
 	bool valid;
 	bool replay;			/* queued again by a duplicate */
 	bool sel;			/* ... asked for alone (rp_sr_read.c) */
+	bool ahead;			/* asked for so: before the READs */
 	bool atomic;			/* an ATOMIC ACKNOWLEDGE, of orig */
 	uint64_t orig;
 };
