@@ -4582,6 +4582,94 @@ wt_case_sr(void)
 	wt_expect_no_zero_dmac();
 }
 
+/* ---- READs over a small ring (rd_replay_early, rd_ask_ahead) */
+
+#define WT_RD_MTU	1024u
+
+/*
+ * RC QPs up with rocepmd1's ring of 2^ring_log2 frames; `src` at
+ * rocepmd1 and `dst` at rocepmd0 for n READs of npk[i] packets each
+ * (READ i at off[i], off[n] the total); then one READ of 64 B into `w`
+ * answered: both ends know each other's MAC.
+ */
+static void
+wt_rd_up(struct rt_dev *d0, struct rt_dev *d1, struct rt_ep *a,
+	 struct rt_ep *b, const struct wt_rc_opts *o, unsigned int ring_log2,
+	 const uint32_t *npk, unsigned int n, uint32_t *off,
+	 struct rt_buf *src, struct rt_buf *dst, struct rt_buf *w)
+{
+	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
+	struct ibv_sge s;
+
+	wt.ring_log2 = ring_log2;
+	wt_rc_up(d0, d1, a, b, &eo, o);
+	off[0] = 0;
+	for (unsigned int i = 0; i < n; i++)
+		off[i + 1] = off[i] + npk[i] * WT_RD_MTU;
+	rt_buf_alloc(src, d1, off[n], RT_ACCESS_ALL);
+	rt_buf_alloc(dst, d0, off[n], IBV_ACCESS_LOCAL_WRITE);
+	rt_fill_random(src->p, src->len);
+
+	rt_step("a READ answered: both ends know each other's MAC");
+	rt_buf_alloc(w, d0, 64, IBV_ACCESS_LOCAL_WRITE);
+	s = rt_sge(w, 0, 64);
+	rt_post_send(a, 1, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
+		     (uintptr_t)src->p, src->mr->rkey);
+	wt_expect_wc(a->scq, "READ", 1, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	a->psn = rp_psn_add(a->psn, 1);
+}
+
+/* The n READs of wt_rd_up() posted (wr_id 10 + i), their requests held
+ * by the bridge until `n_held` are (all but those beyond max_rd_atomic). */
+static void
+wt_rd_post_held(struct rt_ep *a, const uint32_t *npk, unsigned int n,
+		const uint32_t *off, struct rt_buf *src, struct rt_buf *dst,
+		unsigned int n_held, double end)
+{
+	struct ibv_sge s;
+
+	wt.hold[0] = true;
+	for (unsigned int i = 0; i < n; i++) {
+		s = rt_sge(dst, off[i], npk[i] * WT_RD_MTU);
+		rt_post_send(a, 10 + i, IBV_WR_RDMA_READ, &s, 1,
+			     IBV_SEND_SIGNALED, 0, (uintptr_t)src->p + off[i],
+			     src->mr->rkey);
+	}
+	while (wt.n_held[0] < n_held) {
+		RT_CHECK(rt_now() < end, "%u READ requests held, expected %u",
+			 wt.n_held[0], n_held);
+		wt_pump_ms(1);
+	}
+}
+
+/* rocepmd1's frames taken again: the n READs of wt_rd_up() complete
+ * with their data; the bridge's check ends. */
+static void
+wt_rd_drain(struct rt_ep *a, unsigned int n, const uint32_t *off,
+	    const struct rt_buf *src, const struct rt_buf *dst)
+{
+	wt.rx_off[1] = false;
+	for (unsigned int i = 0; i < n; i++)
+		wt_expect_wc(a->scq, "READ", 10 + i, IBV_WC_SUCCESS,
+			     IBV_WC_RDMA_READ);
+	rt_check_data(dst->p, src->p, off[n], "READ data");
+	wt.check = NULL;
+}
+
+/* Wait for rocepmd1 to have received `n` packets more than `rx`, then
+ * for its lcore to take them in. */
+static void
+wt_rx1_wait(uint64_t rx, unsigned int n, double end)
+{
+	while (wt_stat(1, "rx_packets") < rx + n) {
+		RT_CHECK(rt_now() < end, "rocepmd1 received %" PRIu64
+			 " packets, expected %u", wt_stat(1, "rx_packets") - rx,
+			 n);
+		wt_pump_ms(1);
+	}
+	wt_pump_ms(50);
+}
+
 /* ---- case rd_replay_early */
 
 /* READ 3's responses and READ 5's requests, rocepmd1's last NAK. */
@@ -4644,8 +4732,7 @@ static void
 wt_case_rd_replay_early(void)
 {
 	const struct wt_rc_opts o = { 64, 4, 16, 7 };	/* 268 ms timer */
-	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
-	enum { N = 5, MTU = 1024, RING_LOG2 = 4 };
+	enum { N = 5 };
 	/* packets of READs 1 to 5: 2 is one request (RP_READ_SEG) */
 	static const uint32_t npk[N] = { 1, 64, 1, 1, 1 };
 	struct rte_mbuf *req[4], *copy, *rsp3;
@@ -4654,45 +4741,18 @@ wt_case_rd_replay_early(void)
 	uint64_t early, nak, rx;
 	struct rt_dev d0, d1;
 	struct rt_ep a, b;
-	struct ibv_sge s;
 	double end;
 
-	wt.ring_log2 = RING_LOG2;
-	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
-	off[0] = 0;
-	for (unsigned int i = 0; i < N; i++)
-		off[i + 1] = off[i] + npk[i] * MTU;
-	rt_buf_alloc(&src, &d1, off[N], RT_ACCESS_ALL);
-	rt_buf_alloc(&dst, &d0, off[N], IBV_ACCESS_LOCAL_WRITE);
-	rt_fill_random(src.p, src.len);
-
-	rt_step("a READ answered: both ends know each other's MAC");
-	rt_buf_alloc(&w, &d0, 64, IBV_ACCESS_LOCAL_WRITE);
-	s = rt_sge(&w, 0, 64);
-	rt_post_send(&a, 1, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
-		     (uintptr_t)src.p, src.mr->rkey);
-	wt_expect_wc(a.scq, "READ", 1, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
-	a.psn = rp_psn_add(a.psn, 1);
+	wt_rd_up(&d0, &d1, &a, &b, &o, 4, npk, N, off, &src, &dst, &w);
 
 	rt_step("READs 1 to %d posted, max_rd_atomic %u: 4 requests held, "
 		"READ 5 waits", N, o.rd_atom);
 	memset(&wt_rre, 0, sizeof(wt_rre));
-	wt_rre.psn3 = rp_psn_add(a.psn, off[2] / MTU);
-	wt_rre.psn5 = rp_psn_add(a.psn, off[4] / MTU);
+	wt_rre.psn3 = rp_psn_add(a.psn, off[2] / WT_RD_MTU);
+	wt_rre.psn5 = rp_psn_add(a.psn, off[4] / WT_RD_MTU);
 	wt.check = wt_rre_check;
-	wt.hold[0] = true;
-	for (unsigned int i = 0; i < N; i++) {
-		s = rt_sge(&dst, off[i], npk[i] * MTU);
-		rt_post_send(&a, 10 + i, IBV_WR_RDMA_READ, &s, 1,
-			     IBV_SEND_SIGNALED, 0, (uintptr_t)src.p + off[i],
-			     src.mr->rkey);
-	}
 	end = rt_now() + rt_timeout_s;
-	while (wt.n_held[0] < 4) {
-		RT_CHECK(rt_now() < end, "%u READ requests held, expected 4",
-			 wt.n_held[0]);
-		wt_pump_ms(1);
-	}
+	wt_rd_post_held(&a, npk, N, off, &src, &dst, 4, end);
 	wt_pump_ms(20);
 	RT_CHECK(wt.n_held[0] == 4 && wt_rre.req5 == 0, "%u requests held, "
 		 "READ 5's sent %u times: beyond max_rd_atomic %u",
@@ -4725,22 +4785,12 @@ wt_case_rd_replay_early(void)
 			 "answered past the gap leaves max_rd_atomic's count)");
 		wt_pump_ms(1);
 	}
-	while (wt_stat(1, "rx_packets") < rx + 6) {
-		RT_CHECK(rt_now() < end, "rocepmd1 received %" PRIu64
-			 " packets, expected 6", wt_stat(1, "rx_packets") - rx);
-		wt_pump_ms(1);
-	}
-	wt_pump_ms(50);		/* its lcore takes them in */
+	wt_rx1_wait(rx, 6, end);
 	wt_expect_stat(1, "sr_read_early", early + 2);
 
 	rt_step("the ring drains: every READ completes, 3 answered once, no "
 		"NAK");
-	wt.rx_off[1] = false;
-	for (unsigned int i = 0; i < N; i++)
-		wt_expect_wc(a.scq, "READ", 10 + i, IBV_WC_SUCCESS,
-			     IBV_WC_RDMA_READ);
-	rt_check_data(dst.p, src.p, off[N], "READ data");
-	wt.check = NULL;
+	wt_rd_drain(&a, N, off, &src, &dst);
 	RT_CHECK(wt_rre.rsp3 == 1, "READ 3 answered %u times: its copy was "
 		 "answered again", wt_rre.rsp3);
 	RT_CHECK(wt.dir[1].nak == nak, "rocepmd1 sent %" PRIu64 " NAKs, the "
@@ -4793,26 +4843,11 @@ wt_aa_check(int d, const struct rp_pkt *p)
 		wt_aa.at3 = wt_aa.seq;
 }
 
-/* Wait for rocepmd1 to have received `n` packets more than `rx`, then
- * for its lcore to take them in. */
-static void
-wt_aa_rx1(uint64_t rx, unsigned int n, double end)
-{
-	while (wt_stat(1, "rx_packets") < rx + n) {
-		RT_CHECK(rt_now() < end, "rocepmd1 received %" PRIu64
-			 " packets, expected %u", wt_stat(1, "rx_packets") - rx,
-			 n);
-		wt_pump_ms(1);
-	}
-	wt_pump_ms(20);
-}
-
 static void
 wt_case_rd_ask_ahead(void)
 {
 	const struct wt_rc_opts o = { 64, 4, 16, 7 };	/* 268 ms timer */
-	const struct rt_ep_opts eo = { .type = IBV_QPT_RC };
-	enum { N = 3, MTU = 1024, RING_LOG2 = 4 };
+	enum { N = 3 };
 	static const uint32_t npk[N] = { 1, 64, 64 };
 	struct rte_mbuf *req[N], *m;
 	struct rt_buf src, dst, w;
@@ -4820,46 +4855,19 @@ wt_case_rd_ask_ahead(void)
 	uint64_t early, asked, rx;
 	struct rt_dev d0, d1;
 	struct rt_ep a, b;
-	struct ibv_sge s;
 	struct rp_pkt p;
 	unsigned int held;
 	double end;
 
-	wt.ring_log2 = RING_LOG2;
-	wt_rc_up(&d0, &d1, &a, &b, &eo, &o);
-	off[0] = 0;
-	for (unsigned int i = 0; i < N; i++)
-		off[i + 1] = off[i] + npk[i] * MTU;
-	rt_buf_alloc(&src, &d1, off[N], RT_ACCESS_ALL);
-	rt_buf_alloc(&dst, &d0, off[N], IBV_ACCESS_LOCAL_WRITE);
-	rt_fill_random(src.p, src.len);
-
-	rt_step("a READ answered: both ends know each other's MAC");
-	rt_buf_alloc(&w, &d0, 64, IBV_ACCESS_LOCAL_WRITE);
-	s = rt_sge(&w, 0, 64);
-	rt_post_send(&a, 1, IBV_WR_RDMA_READ, &s, 1, IBV_SEND_SIGNALED, 0,
-		     (uintptr_t)src.p, src.mr->rkey);
-	wt_expect_wc(a.scq, "READ", 1, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
-	a.psn = rp_psn_add(a.psn, 1);
+	wt_rd_up(&d0, &d1, &a, &b, &o, 4, npk, N, off, &src, &dst, &w);
 
 	rt_step("READs 1 to %d posted, their requests held", N);
 	memset(&wt_aa, 0, sizeof(wt_aa));
 	wt_aa.psn1 = a.psn;
-	wt_aa.psn3 = rp_psn_add(a.psn, off[2] / MTU);
+	wt_aa.psn3 = rp_psn_add(a.psn, off[2] / WT_RD_MTU);
 	wt.check = wt_aa_check;
-	wt.hold[0] = true;
-	for (unsigned int i = 0; i < N; i++) {
-		s = rt_sge(&dst, off[i], npk[i] * MTU);
-		rt_post_send(&a, 10 + i, IBV_WR_RDMA_READ, &s, 1,
-			     IBV_SEND_SIGNALED, 0, (uintptr_t)src.p + off[i],
-			     src.mr->rkey);
-	}
 	end = rt_now() + rt_timeout_s;
-	while (wt.n_held[0] < N) {
-		RT_CHECK(rt_now() < end, "%u READ requests held, expected %d",
-			 wt.n_held[0], N);
-		wt_pump_ms(1);
-	}
+	wt_rd_post_held(&a, npk, N, off, &src, &dst, N, end);
 	memcpy(req, wt.held[0], sizeof(req));
 	wt.n_held[0] = 0;
 
@@ -4871,7 +4879,7 @@ wt_case_rd_ask_ahead(void)
 	rte_pktmbuf_free(req[0]);
 	wt_tx(1, req[1]);
 	wt_tx(1, req[2]);
-	wt_aa_rx1(rx, 2, end);
+	wt_rx1_wait(rx, 2, end);
 	wt_expect_stat(1, "sr_read_early", early + 2);
 
 	rt_step("READ 2's first response to rocepmd0: it asks for READ 1 "
@@ -4895,20 +4903,15 @@ wt_case_rd_ask_ahead(void)
 			      rte_pktmbuf_data_len(wt.held[0][0]), false,
 			      &p) == 0 && p.opcode == RP_OP_READ_REQ &&
 		 p.psn == wt_aa.psn1 && (p.sr & RP_SR_ONE) &&
-		 rp_pkt_reth_len(&p) == MTU, "rocepmd0's first frame is not "
-		 "READ 1 asked for alone");
+		 rp_pkt_reth_len(&p) == WT_RD_MTU, "rocepmd0's first frame is "
+		 "not READ 1 asked for alone");
 	wt_expect_stat(0, "sr_read_asked", asked + 1);
 	wt_release_first(0, 1);
-	wt_aa_rx1(rx, 3, end);
+	wt_rx1_wait(rx, 3, end);
 
 	rt_step("the ring drains: READ 1's response before READ 3's, every "
 		"response once");
-	wt.rx_off[1] = false;
-	for (unsigned int i = 0; i < N; i++)
-		wt_expect_wc(a.scq, "READ", 10 + i, IBV_WC_SUCCESS,
-			     IBV_WC_RDMA_READ);
-	rt_check_data(dst.p, src.p, off[N], "READ data");
-	wt.check = NULL;
+	wt_rd_drain(&a, N, off, &src, &dst);
 	/* what rocepmd0 asked for again meanwhile goes nowhere */
 	held = wt.n_held[0];
 	for (unsigned int i = 0; i < held; i++)
