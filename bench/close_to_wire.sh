@@ -57,6 +57,13 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 bench_halt_poll_begin
 
+# Where a row's figure ran, as rocepmd-testpmd decided and printed it
+# (RESULT field 25: the programs' CPUs, the engine's lcores, what idle
+# CPUs do), written by best() and cpu(), which run in subshells, for the
+# next row() to print.
+place=$(mktemp "${TMPDIR:-/tmp}/ctw-place-XXXXXX") || exit 1
+trap 'rm -f "$place"' EXIT
+
 # run LCORE1 LCORE2 ARGS...: one invocation over a memif pair; RESULT lines.
 run() {
 	local l1=$1 l2=$2 s=/rtp-ctw-$$-$RANDOM
@@ -78,7 +85,7 @@ run() {
 # latency "value raw_pp2 raw_pp" (their p50s; raw_pp2 0 where the main
 # lcore and the engine lcore share a CPU).
 best() {
-	local mode=$1 field=$2 l1=$3 l2=$4 out r v rv bv=
+	local mode=$1 field=$2 l1=$3 l2=$4 out r v rv bv= pl bpl=
 
 	shift 4
 	for ((r = 0; r < rounds; r++)); do
@@ -91,27 +98,32 @@ best() {
 		else
 			rv=$(awk -v f="$field" '$2 == "raw_stream" { print $f }' <<<"$out")
 		fi
+		pl=$(awk -v m="$mode" '$2 == m { print $25 }' <<<"$out")
 		[ -n "$v" ] || continue
 		if [ -z "$bv" ] || { [ "$field" = 10 ] && awk -v a="$v" -v b="$bv" 'BEGIN { exit !(a < b) }'; } ||
 		   { [ "$field" != 10 ] && awk -v a="$v" -v b="$bv" 'BEGIN { exit !(a > b) }'; }; then
-			bv=$v brv=$rv
+			bv=$v brv=$rv bpl=$pl
 		fi
 	done
+	echo "$bpl" >"$place"
 	echo "${bv:-0} ${brv:-0}"
 }
 
+# row NAME UNIT VALUE RAW GOAL [PLACEMENT]: one line, ending with where
+# the figure ran (the last best() or cpu() by default).
 row() {
-	local name=$1 unit=$2 v=$3 rv=$4 goal=$5
+	local name=$1 unit=$2 v=$3 rv=$4 goal=$5 pl=${6:-$(cat "$place")}
 
 	# no yardstick (raw_pp2 where the two lcores share a CPU, a raw
 	# mode that failed): no ratio rather than a ratio of 0
-	awk -v n="$name" -v u="$unit" -v a="$v" -v b="$rv" -v g="$goal" 'BEGIN {
+	awk -v n="$name" -v u="$unit" -v a="$v" -v b="$rv" -v g="$goal" \
+		-v p="${pl:-?}" 'BEGIN {
 		if (b > 0 && a > 0)
-			printf "%-34s %-8s %12s %12s %8.3f   %s\n", n, u, a, b,
-				a / b, g
+			printf "%-34s %-8s %12s %12s %8.3f   %-16s %s\n", n, u, a,
+				b, a / b, g, p
 		else
-			printf "%-34s %-8s %12s %12s %8s   %s\n", n, u,
-				(a > 0 ? a : "-"), (b > 0 ? b : "-"), "n/a", g }'
+			printf "%-34s %-8s %12s %12s %8s   %-16s %s\n", n, u,
+				(a > 0 ? a : "-"), (b > 0 ? b : "-"), "n/a", g, p }'
 }
 
 echo "close_to_wire.sh: memif pair in one process, engine lcore 1, wait $wait_mode, ${dur} s a run, best of $rounds, idle CPUs $(bench_cpu_idle)"
@@ -120,7 +132,7 @@ echo "a wake-up costs its waker (bench/wake_cost): $(bench_wake_cost "$src/build
 # link the default (auto) leaves it out between the two rocepmd ends.
 echo "an ICRC costs (bench/icrc_cost): $(bench_icrc_cost "$src/build")"
 echo "icrc = $icrc ($([ "$icrc" = on ] && echo "every frame's computed and checked" || echo "memif: none between the two rocepmd ends"))"
-printf "%-34s %-8s %12s %12s %8s   %s\n" goal unit rocepmd raw ratio target
+printf "%-34s %-8s %12s %12s %8s   %-16s %s\n" goal unit rocepmd raw ratio target placement
 read -r v rv < <(best send_bw 13 1 1 --size 64 --duration "$dur")
 row "64 B RC SEND message rate" "msg/s" "$v" "$rv" ">= 0.50"
 one=$v
@@ -163,19 +175,20 @@ row "  the same / raw in one thread" "us" "$v" "$rv1" "(no second CPU)"
 # inline passes that found work on the program's threads; the program's
 # is its threads' (inline passes included).
 cpu() {
-	local w=$1 idle=$2 rate=$3 out r e p be= bp=
+	local w=$1 idle=$2 rate=$3 out r e p pl be= bp= bpl=
 
 	shift 3
 	for ((r = 0; r < rounds; r++)); do
 		out=$(RUN_WAIT=$w run 1 1 --mode send_bw --size 64 \
 			--duration "$dur" --rate "$rate" --idle "$idle" "$@")
-		read -r e p < <(awk '$2 == "send_bw" && $27 == "ok" {
-			print $24, $15 }' <<<"$out")
+		read -r e p pl < <(awk '$2 == "send_bw" && $27 == "ok" {
+			print $24, $15, $25 }' <<<"$out")
 		[ -n "$e" ] || continue
 		if [ -z "$be" ] || awk -v a="$e" -v b="$be" 'BEGIN { exit !(a < b) }'; then
-			be=$e bp=$p
+			be=$e bp=$p bpl=$pl
 		fi
 	done
+	echo "$bpl" >"$place"
 	echo "${be:-0} ${bp:-0}"
 }
 
@@ -186,16 +199,18 @@ cpu() {
 # cost no work: rp_idle_nap.h), and adaptive without those naps
 # (spin_nap = off).  Below 50,000/s the program sleeps between messages
 # on events; above, it spins to keep the rate (pace_until).
-printf "%-34s %-8s %12s %12s %8s   %s\n" "CPU per message" unit events polling ratio target
+printf "%-34s %-8s %12s %12s %8s   %-16s %s\n" "CPU per message" unit events polling ratio target "placement (events; polling)"
 for rate in ${BENCH_CPU_RATES:-20000 200000}; do
 	read -r pe pp < <(cpu poll yield "$rate")
+	ppl=$(cat "$place")
 	for idle in yield adaptive adaptive-nonap; do
 		if [ $idle = adaptive-nonap ]; then
 			read -r ee ep < <(cpu event adaptive "$rate" --spin-nap off)
 		else
 			read -r ee ep < <(cpu event "$idle" "$rate")
 		fi
-		row "engine us/msg, $rate/s, $idle" "us" "$ee" "$pe" "<= 1.50"
-		row "program us/msg, $rate/s, $idle" "us" "$ep" "$pp" "(its threads)"
+		pl="$(cat "$place"); $ppl"
+		row "engine us/msg, $rate/s, $idle" "us" "$ee" "$pe" "<= 1.50" "$pl"
+		row "program us/msg, $rate/s, $idle" "us" "$ep" "$pp" "(its threads)" "$pl"
 	done
 done
