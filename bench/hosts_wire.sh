@@ -163,6 +163,8 @@ bw() {
 	[ "$retx" = 0 ] || printf "%-9s   retransmissions: %s\n" "" \
 		"$(retx_why "$name")"
 	printf "%-9s   %s\n" "" "$(cpu_why "$name" "$mode" "$rsrc" "$f")"
+	printf "%-9s   placement: host A (client) %s; host B (server) CPU 1\n" \
+		"" "$(field "$name" "$mode" placement)"
 }
 
 # cpu_why NAME MODE RSRC FIELD: where the data's sender's CPU went in run
