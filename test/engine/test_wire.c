@@ -432,6 +432,15 @@ wt_arp(int d, struct rte_mbuf *m)
 	return true;
 }
 
+/* The ICRC of frame `m` (parsed into `p`) computed again after the bridge
+ * changed a field it covers. */
+static void
+wt_icrc_redo(struct rte_mbuf *m, const struct rp_pkt *p)
+{
+	rp_icrc_put(rte_pktmbuf_mtod(m, uint8_t *) + p->l3_off,
+		    rte_pktmbuf_data_len(m) - p->l3_off - RP_ICRC_SIZE);
+}
+
 /* A RoCEv2 frame from device d: the wire rules, counters, the case's
  * check.  True when it should be forwarded. */
 static bool
@@ -569,8 +578,7 @@ wt_roce(int d, struct rte_mbuf *m)
 
 		b[p.bth_off + 8] &= (uint8_t)~(RP_BTH_SR >> 24);
 		b[p.bth_off + 4] &= (uint8_t)~((RP_BTH_RO | RP_BTH_NB) >> 24);
-		rp_icrc_put(b + p.l3_off, rte_pktmbuf_data_len(m) - p.l3_off -
-			    RP_ICRC_SIZE);
+		wt_icrc_redo(m, &p);
 	}
 	if (d == 0 && wt.strip_nc_left != 0 && (p.mask & RP_M_REQ) &&
 	    p.psn == wt.strip_nc_psn) {
@@ -3656,22 +3664,31 @@ wt_rg_check(int d, const struct rp_pkt *p)
 	}
 }
 
+/* A copy of rocepmd1's frame `from` to forge from, parsed into `p`:
+ * of an ACK (its AETH a NAK's or not). */
+static struct rte_mbuf *
+wt_forge_copy(const struct rte_mbuf *from, struct rp_pkt *p)
+{
+	struct rte_mbuf *m = rte_pktmbuf_copy(from, wt.mp, 0, UINT32_MAX);
+
+	RT_CHECK(m != NULL, "no mbuf for a forged NAK");
+	RT_CHECK(rp_pkt_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+			      rte_pktmbuf_data_len(m), 0, p) == 0 &&
+		 p->opcode == RP_OP_ACK, "the frame to forge from is no ACK");
+	return m;
+}
+
 /* A NAK's copy made to echo generation `rg`, its ICRC redone. */
 static struct rte_mbuf *
 wt_nak_forge(const struct rte_mbuf *nak, uint8_t rg)
 {
-	struct rte_mbuf *m = rte_pktmbuf_copy(nak, wt.mp, 0, UINT32_MAX);
 	struct rp_pkt p;
-	uint8_t *b;
+	struct rte_mbuf *m = wt_forge_copy(nak, &p);
+	uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
 
-	RT_CHECK(m != NULL, "no mbuf for a forged NAK");
-	b = rte_pktmbuf_mtod(m, uint8_t *);
-	RT_CHECK(rp_pkt_parse(b, rte_pktmbuf_data_len(m), 0, &p) == 0,
-		 "the NAK to forge does not parse");
 	b[p.bth_off + 8] = (uint8_t)((b[p.bth_off + 8] &
 				      ~(RP_BTH_RG_MASK >> 24)) | rg);
-	rp_icrc_put(b + p.l3_off, rte_pktmbuf_data_len(m) - p.l3_off -
-		    RP_ICRC_SIZE);
+	wt_icrc_redo(m, &p);
 	return m;
 }
 
@@ -3896,23 +3913,18 @@ static struct rte_mbuf *
 wt_nm_forge(const struct rte_mbuf *ack, uint32_t psn, uint32_t map,
 	    uint8_t rg)
 {
-	struct rte_mbuf *m = rte_pktmbuf_copy(ack, wt.mp, 0, UINT32_MAX);
-	uint32_t w;
 	struct rp_pkt p;
-	uint8_t *b;
+	struct rte_mbuf *m = wt_forge_copy(ack, &p);
+	uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t w;
 
-	RT_CHECK(m != NULL, "no mbuf for a forged NAK");
-	b = rte_pktmbuf_mtod(m, uint8_t *);
-	RT_CHECK(rp_pkt_parse(b, rte_pktmbuf_data_len(m), 0, &p) == 0 &&
-		 p.opcode == RP_OP_ACK, "the ACK to forge from does not parse");
 	b[p.bth_off + 4] |= RP_BTH_NB >> 24;
 	w = htonl(RP_BTH_SR | ((uint32_t)rg << RP_BTH_RG_SHIFT) |
 		  (psn & RP_PSN_MASK));
 	memcpy(b + p.bth_off + 8, &w, 4);
 	w = htonl((uint32_t)RP_AETH_NAK_PSN_SEQ << 24 | (map & 0xffffff));
 	memcpy(b + p.bth_off + 12, &w, 4);
-	rp_icrc_put(b + p.l3_off, rte_pktmbuf_data_len(m) - p.l3_off -
-		    RP_ICRC_SIZE);
+	wt_icrc_redo(m, &p);
 	return m;
 }
 
