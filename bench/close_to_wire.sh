@@ -59,8 +59,10 @@ bench_halt_poll_begin
 
 # Where a row's figure ran, as rocepmd-testpmd decided and printed it
 # (RESULT field 25: the programs' CPUs, the engine's lcores, what idle
-# CPUs do), written by best() and cpu(), which run in subshells, for the
-# next row() to print.
+# CPUs do) and a cache line's round trip between CPUs 0 and 1 before and
+# after the run (bench/line_rtt: the host of a virtual machine moves it,
+# and a run's rate follows), written by best() and cpu(), which run in
+# subshells, for the next row() to print.
 place=$(mktemp "${TMPDIR:-/tmp}/ctw-place-XXXXXX") || exit 1
 trap 'rm -f "$place"' EXIT
 
@@ -85,11 +87,13 @@ run() {
 # latency "value raw_pp2 raw_pp" (their p50s; raw_pp2 0 where the main
 # lcore and the engine lcore share a CPU).
 best() {
-	local mode=$1 field=$2 l1=$3 l2=$4 out r v rv bv= pl bpl=
+	local mode=$1 field=$2 l1=$3 l2=$4 out r v rv pl lb la bv='' bpl=''
 
 	shift 4
 	for ((r = 0; r < rounds; r++)); do
+		lb=$(bench_line_rtt "$src/build")
 		out=$(run "$l1" "$l2" --mode "$mode" "$@")
+		la=$(bench_line_rtt "$src/build")
 		v=$(awk -v m="$mode" -v f="$field" '$2 == m { print $f }' <<<"$out")
 		if [ "$field" = 10 ]; then
 			rv=$(awk '$2 == "raw_pp2" { x = $10 }
@@ -99,6 +103,7 @@ best() {
 			rv=$(awk -v f="$field" '$2 == "raw_stream" { print $f }' <<<"$out")
 		fi
 		pl=$(awk -v m="$mode" '$2 == m { print $25 }' <<<"$out")
+		pl="$pl,$(bench_line_span "$lb" "$la")"
 		[ -n "$v" ] || continue
 		if [ -z "$bv" ] || { [ "$field" = 10 ] && awk -v a="$v" -v b="$bv" 'BEGIN { exit !(a < b) }'; } ||
 		   { [ "$field" != 10 ] && awk -v a="$v" -v b="$bv" 'BEGIN { exit !(a > b) }'; }; then
@@ -128,6 +133,7 @@ row() {
 
 echo "close_to_wire.sh: memif pair in one process, engine lcore 1, wait $wait_mode, ${dur} s a run, best of $rounds, idle CPUs $(bench_cpu_idle)"
 echo "a wake-up costs its waker (bench/wake_cost): $(bench_wake_cost "$src/build")"
+echo "a cache line's round trip between CPUs 0 and 1 (bench/line_rtt), in each row's placement as line=: $(bench_line_rtt "$src/build") now"
 # A RoCE frame takes an ICRC at each end with icrc = on; on this memory
 # link the default (auto) leaves it out between the two rocepmd ends.
 echo "an ICRC costs (bench/icrc_cost): $(bench_icrc_cost "$src/build")"
@@ -175,15 +181,18 @@ row "  the same / raw in one thread" "us" "$v" "$rv1" "(no second CPU)"
 # inline passes that found work on the program's threads; the program's
 # is its threads' (inline passes included).
 cpu() {
-	local w=$1 idle=$2 rate=$3 out r e p pl be= bp= bpl=
+	local w=$1 idle=$2 rate=$3 out r e p pl lb la be='' bp='' bpl=''
 
 	shift 3
 	for ((r = 0; r < rounds; r++)); do
+		lb=$(bench_line_rtt "$src/build")
 		out=$(RUN_WAIT=$w run 1 1 --mode send_bw --size 64 \
 			--duration "$dur" --rate "$rate" --idle "$idle" "$@")
+		la=$(bench_line_rtt "$src/build")
 		read -r e p pl < <(awk '$2 == "send_bw" && $27 == "ok" {
 			print $24, $15, $25 }' <<<"$out")
 		[ -n "$e" ] || continue
+		pl="$pl,$(bench_line_span "$lb" "$la")"
 		if [ -z "$be" ] || awk -v a="$e" -v b="$be" 'BEGIN { exit !(a < b) }'; then
 			be=$e bp=$p bpl=$pl
 		fi

@@ -14,6 +14,12 @@
 #                           thread blocked on the other CPU, then on the
 #                           waker's, costs the waker (build/bench/wake_cost,
 #                           median at 50 us gaps); "not measured" without it
+#   bench_line_rtt BUILD    "NNns": a cache line's round trip between CPUs
+#                           0 and 1 now (build/bench/line_rtt), which the
+#                           host of a virtual machine moves while it runs;
+#                           "?" without it
+#   bench_line_span B A     "line=B", or "line=B..A" if the host moved it
+#                           by half or more between readings B and A
 #   bench_icrc_cost BUILD   "64 B SEND frame X ns, 4 KiB frame Y ns, Z us a
 #                           64 KiB message ..., CPU and its carry-less
 #                           multiply": what the ICRC every RoCE frame takes
@@ -47,6 +53,26 @@ bench_wake_cost() {
 		END { if ("same" in v) printf "other CPU %s us, same CPU %s us\n",
 			("other" in v ? v["other"] : "-"), v["same"];
 		      else print "not measured" }'
+}
+
+bench_line_rtt() {
+	local w=$1/bench/line_rtt
+
+	if [ ! -x "$w" ] || [ "$(nproc)" -lt 2 ]; then
+		echo "?"
+		return 0
+	fi
+	"$w" 0 1 2>/dev/null | awk '$NF == "ns" { print $(NF - 1) "ns"; ok = 1 }
+		END { if (!ok) print "?" }'
+}
+
+bench_line_span() {
+	awk -v b="$1" -v a="$2" 'BEGIN {
+		x = b + 0; y = a + 0
+		if (x > 0 && y > 0 && (x > 1.5 * y || y > 1.5 * x))
+			print "line=" b ".." a
+		else
+			print "line=" b }'
 }
 
 bench_icrc_cost() {

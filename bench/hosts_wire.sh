@@ -78,6 +78,7 @@ run() {
 	fi
 	[ "$kind" = af_packet ] && raw=(--raw)
 	[ "$kind" = af_xdp_raw ] && raw=(--raw-only)
+	bench_line_rtt "$build" >"$tmp/$name.lb"
 	ip netns exec "$RP_NS_B" timeout "$TMO" "$app" -- --config "$tmp/b.ini" \
 		--server "${ps[@]}" "${raw[@]}" --counters >"$tmp/$name.srv" 2>&1 &
 	srv=$!
@@ -89,6 +90,8 @@ run() {
 	rc=$?
 	bench_server_gone
 	stop_server
+	# after the server: its spinning threads would share CPU 1
+	bench_line_rtt "$build" >"$tmp/$name.la"
 	touch "$tmp/$name.csv"
 	[ "$kind" = af_xdp_raw ] && mode=raw_stream	# its rows: raw_*
 	n=$(bench_csv "$tmp/$name.csv" "$mode" status | wc -l)
@@ -163,8 +166,15 @@ bw() {
 	[ "$retx" = 0 ] || printf "%-9s   retransmissions: %s\n" "" \
 		"$(retx_why "$name")"
 	printf "%-9s   %s\n" "" "$(cpu_why "$name" "$mode" "$rsrc" "$f")"
-	printf "%-9s   placement: host A (client) %s; host B (server) CPU 1\n" \
-		"" "$(field "$name" "$mode" placement)"
+	printf "%-9s   placement: host A (client) %s; host B (server) CPU 1; %s\n" \
+		"" "$(field "$name" "$mode" placement)" "$(line_of "$name")"
+}
+
+# line_of NAME: a cache line's round trip between CPUs 0 and 1 before
+# and after run NAME (bench/line_rtt; the host of a virtual machine moves
+# it, and the rates follow).
+line_of() {
+	bench_line_span "$(cat "$tmp/$1.lb")" "$(cat "$tmp/$1.la")"
 }
 
 # cpu_why NAME MODE RSRC FIELD: where the data's sender's CPU went in run
@@ -254,6 +264,8 @@ for kind in $kinds; do
 	printf "%-9s %-30s %-7s %12s %12s %7s %6s  %s%s\n" "$kind" \
 		"send_lat 8 B p50, poll inline" us "$v" "${rv:--}" \
 		"$(ratio "$v" "$rv")" - "<= 1.5" "$(raw_note "$kind" "$rsrc")"
+	printf "%-9s   placement: host A (client) %s; host B (server) CPU 1; %s\n" \
+		"" "$(field "$name" send_lat placement)" "$(line_of "$name")"
 done
 
 label="kernel UDP 14 B p50, spinning"
@@ -271,6 +283,7 @@ else
 fi
 echo "hosts_wire.sh: veth MTU 3000, IB MTU $bench_mtu, host A on CPU 0, B on CPU 1 (program and engine lcore each), ${dur} s a rate run on $bw_wait, $iters ping-pongs, $(nproc) CPUs, idle CPUs $(bench_cpu_idle)"
 echo "a wake-up costs its waker (bench/wake_cost): $(bench_wake_cost "$build")"
+echo "a cache line's round trip between CPUs 0 and 1 (bench/line_rtt), in each row's placement as line=: $(bench_line_rtt "$build") now"
 echo "an ICRC costs (bench/icrc_cost): $(bench_icrc_cost "$build")"
 [ -n "${BENCH_KEEP:-}" ] && cp -r "$tmp" "$BENCH_KEEP"
 exit 0
