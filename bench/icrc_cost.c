@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "rp_icrc.h"
 
 /* The CRCs' results go here, so that the compiler computes them. */
@@ -34,26 +35,17 @@ static volatile uint32_t icrc_sink;
 #define HDR	40u
 
 static double
-now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static double
 cost_ns(const uint8_t *l3, uint32_t len, long iters, uint32_t *sink)
 {
 	double best = 0;
 
 	for (int pass = 0; pass < 5; pass++) {
-		double t0 = now_ns(), dt;
+		double t0 = bench_now_ns(), dt;
 		uint32_t c = 0;
 
 		for (long i = 0; i < iters; i++)
 			c ^= rp_icrc_calc(l3, len);
-		dt = (now_ns() - t0) / (double)iters;
+		dt = (bench_now_ns() - t0) / (double)iters;
 		*sink ^= c;
 		if (pass == 0 || dt < best)
 			best = dt;

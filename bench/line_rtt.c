@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench.h"
+
 #define BATCHES	5
 
 struct pong {
@@ -37,27 +39,6 @@ struct pong {
 /* The word the two threads hand back and forth, alone on its line. */
 static _Alignas(64) volatile uint64_t word;
 static volatile int quit;
-
-static int
-pin(int cpu)
-{
-	cpu_set_t s;
-
-	if (cpu < 0 || cpu >= CPU_SETSIZE)
-		return -1;
-	CPU_ZERO(&s);
-	CPU_SET(cpu, &s);
-	return pthread_setaffinity_np(pthread_self(), sizeof(s), &s);
-}
-
-static double
-now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
 
 /* Spin until the word is v; 0, or -1 after a second (or told to quit). */
 static int
@@ -71,8 +52,8 @@ await(uint64_t v)
 		if (quit)
 			return -1;
 		if (t0 == 0)
-			t0 = now_ns();
-		else if (now_ns() - t0 > 1e9)
+			t0 = bench_now_ns();
+		else if (bench_now_ns() - t0 > 1e9)
 			return -1;
 	}
 	return 0;
@@ -83,7 +64,7 @@ pong_loop(void *arg)
 {
 	struct pong *p = arg;
 
-	if (pin(p->cpu) != 0)
+	if (bench_pin(p->cpu) != 0)
 		return NULL;
 	for (uint64_t i = 1; i <= p->n; i++) {
 		if (await(2 * i - 1) != 0)
@@ -116,13 +97,13 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: line_rtt [CPU_A CPU_B [ROUND_TRIPS]]\n");
 		return 2;
 	}
-	if (a == b || pin(a) != 0 ||
+	if (a == b || bench_pin(a) != 0 ||
 	    pthread_create(&t, NULL, pong_loop, &p) != 0) {
 		printf("line round trip CPU %d <-> %d: n/a\n", a, b);
 		return 1;
 	}
 	for (int k = 0; k < BATCHES && ok; k++) {
-		double t0 = now_ns();
+		double t0 = bench_now_ns();
 
 		for (uint64_t i = k * n + 1; i <= (k + 1) * n; i++) {
 			word = 2 * i - 1;
@@ -131,7 +112,7 @@ main(int argc, char **argv)
 				break;
 			}
 		}
-		ns[k] = (now_ns() - t0) / (double)n;
+		ns[k] = (bench_now_ns() - t0) / (double)n;
 	}
 	quit = 1;
 	pthread_join(t, NULL);

@@ -29,17 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define AREA	(8u << 20)
 #define BURST	32u
-
-static double
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static int
 cmp(const void *a, const void *b)
@@ -143,14 +136,14 @@ measure(struct ctx *c, op_fn f, unsigned int iters)
 	double r[5];
 
 	for (int k = 0; k < 5; k++) {
-		double t0 = now_ns();
+		double t0 = bench_now_ns();
 
 		for (unsigned int i = 0; i < iters; i++)
 			if (!f(c)) {
 				fprintf(stderr, "mem_access: an operation failed\n");
 				exit(1);
 			}
-		r[k] = (now_ns() - t0) / iters;
+		r[k] = (bench_now_ns() - t0) / iters;
 	}
 	qsort(r, 5, sizeof(r[0]), cmp);
 	return r[2];

@@ -29,21 +29,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 struct waiter {
 	int efd;
 	int cpu;
 	volatile int stop;
 };
-
-static int
-pin(int cpu)
-{
-	cpu_set_t s;
-
-	CPU_ZERO(&s);
-	CPU_SET(cpu, &s);
-	return pthread_setaffinity_np(pthread_self(), sizeof(s), &s);
-}
 
 static void *
 wait_loop(void *arg)
@@ -51,21 +43,12 @@ wait_loop(void *arg)
 	struct waiter *w = arg;
 	uint64_t v;
 
-	if (pin(w->cpu) != 0)
+	if (bench_pin(w->cpu) != 0)
 		return NULL;
 	while (!w->stop)
 		if (read(w->efd, &v, sizeof(v)) < 0 && errno != EINTR)
 			break;
 	return NULL;
-}
-
-static double
-now_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
 }
 
 static int
@@ -95,13 +78,13 @@ row(int wcpu, int mycpu, unsigned int gap, unsigned int n, double *d)
 		double t0;
 
 		nanosleep(&nap, NULL);
-		t0 = now_us();
+		t0 = bench_now_ns() / 1e3;
 		if (write(w.efd, &one, sizeof(one)) != sizeof(one)) {
 			perror("wake_cost: write");
 			return -1;
 		}
 		if (i >= 10)	/* the first ones: the thread starting */
-			d[i - 10] = now_us() - t0;
+			d[i - 10] = bench_now_ns() / 1e3 - t0;
 	}
 	w.stop = 1;
 	if (write(w.efd, &one, sizeof(one)) != sizeof(one))
@@ -134,7 +117,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	d = calloc(n + 10, sizeof(*d));
-	if (d == NULL || pin(me) != 0) {
+	if (d == NULL || bench_pin(me) != 0) {
 		fprintf(stderr, "wake_cost: cannot run on CPU %d\n", me);
 		return 1;
 	}
