@@ -22,7 +22,11 @@
 #
 # Environment: BENCH_TIMEOUT (120 s per program), BENCH_IDLE (the hosts'
 # and engines' idle policy: the configuration's, "sleep", if unset),
-# BENCH_REPS (3: latency and bandwidth are the best of that many runs).
+# BENCH_REPS (3: latency and bandwidth are the best of that many runs),
+# BENCH_PLACE (cross, the default: host A's engine lcore on CPU 1 and B's
+# on CPU 0, as config/netns-*.ini place them, the programs on any CPU;
+# own: host A, its engine and its programs on CPU 0, B's all on CPU 1,
+# embedded and attached alike).
 # Its own namespaces rpa<pid>-a/-b; the EXIT trap stops what it started
 # (by PID) and removes them.
 
@@ -30,11 +34,34 @@
 
 bench_topology rpa
 command -v ib_send_lat >/dev/null || die "perftest not found (scripts/setup.sh)"
+# before anything of ours spins on the CPUs
+line=$(bench_line_rtt "$build")
+place=${BENCH_PLACE:-cross}
+case $place in
+cross | own) ;;
+*) die "BENCH_PLACE: cross or own, not '$place'" ;;
+esac
 for s in a b; do
 	hosts_cfg "$s" af_packet "$tmp/$s.ini"
 	[ -z "${BENCH_IDLE:-}" ] ||
 		sed -i "s/^idle = .*/idle = $BENCH_IDLE/" "$tmp/$s.ini"
+	if [ "$place" = own ]; then
+		c=0
+		[ $s = b ] && c=1
+		# lcore 0 the main one, 1 the engine's, both on CPU c
+		sed -i -e "s/^\[eal\]$/[eal]\nargs = --lcores 0@$c,1@$c/" \
+			-e "s/^main_lcore = .*/main_lcore = 0/" \
+			-e "s/^lcores = .*/lcores = 1/" \
+			-e "s/^lcore = .*/lcore = 1/" "$tmp/$s.ini"
+	fi
 done
+
+# pin A|B: the CPU the programs of host A or B run on ("taskset -c N"),
+# or nothing (BENCH_PLACE=cross: any).
+pin() {
+	[ "$place" = own ] || return 0
+	[ "$1" = A ] && echo "taskset -c 0" || echo "taskset -c 1"
+}
 
 # how A|B: the rocepmd-run arguments of host A or B in the current mode.
 mode=embedded
@@ -60,8 +87,8 @@ attach_bg() {
 
 	[ "$2" = B ] && ns=$RP_NS_B f=$tmp/$pair_name.srv
 	# shellcheck disable=SC2046
-	ip netns exec "$ns" timeout "$TMO" "$run" $(how "$2") -- "${@:3}" \
-		>"$f" 2>&1 &
+	ip netns exec "$ns" $(pin "$2") timeout "$TMO" "$run" $(how "$2") -- \
+		"${@:3}" >"$f" 2>&1 &
 	pair_pid=$!
 }
 
@@ -95,8 +122,8 @@ start_ms() {
 	for ((i = 0; i < n; i++)); do
 		t0=$(date +%s%N)
 		# shellcheck disable=SC2046
-		ip netns exec "$RP_NS_A" timeout "$TMO" "$run" $(how A) -- \
-			ibv_devinfo >/dev/null 2>&1
+		ip netns exec "$RP_NS_A" $(pin A) timeout "$TMO" "$run" \
+			$(how A) -- ibv_devinfo >/dev/null 2>&1
 		t1=$(date +%s%N)
 		echo $(((t1 - t0) / 1000))
 	done | sort -n | awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] / 1000 }'
@@ -146,7 +173,11 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; 
 # key FILE KEY: a key's value in a configuration
 key() { awk -F' *= *' -v k="$2" '$1 == k { print $2; exit }' "$1"; }
 echo "attached against embedded, same ports, same run"
-echo "placement: host A's engine lcore on CPU $(key "$tmp/a.ini" lcores), host B's on CPU $(key "$tmp/b.ini" lcores), idle $(key "$tmp/a.ini" idle); programs on any of $(nproc) CPUs, polling${BENCH_RATE_EVENTS:+ (the rate rows on CQ events)}"
+if [ "$place" = own ]; then
+	echo "placement (own): host A's engine, host and programs on CPU 0, B's on CPU 1, idle $(key "$tmp/a.ini" idle), polling${BENCH_RATE_EVENTS:+ (the rate rows on CQ events)}; line=$line before the run"
+else
+	echo "placement (cross): host A's engine lcore on CPU $(key "$tmp/a.ini" lcores), host B's on CPU $(key "$tmp/b.ini" lcores), idle $(key "$tmp/a.ini" idle); programs on any of $(nproc) CPUs, polling${BENCH_RATE_EVENTS:+ (the rate rows on CQ events)}; line=$line before the run"
+fi
 printf "%-28s %12s %12s %8s\n" "" embedded attached ratio
 printf "%-28s %12s %12s %8s\n" "start ibv_devinfo (ms)" "${start[embedded]}" \
 	"${start[attached]}" "$(ratio "${start[attached]}" "${start[embedded]}")"
