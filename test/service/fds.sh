@@ -253,7 +253,7 @@ PY
 	rv_forget "$hpid"
 	;;
 wake-steal)
-	woke_all_a=0 woke_all_b=0
+	declare -A sleeps0 woke0 woke_all=([A]=0 [B]=0)
 	for mode in adaptive inline; do
 		if [ "$mode" = inline ]; then
 			# Again with inline passes: new hosts.
@@ -300,8 +300,10 @@ PY
 			rv_pids+=("$!")
 			rv_wait_output "thief$h" "STEALING" "$!"
 		done
-		sleeps_a=$(lc_count A sleeps) sleeps_b=$(lc_count B sleeps)
-		woke_a=$(lc_count A wakeups_client) woke_b=$(lc_count B wakeups_client)
+		for h in A B; do
+			sleeps0[$h]=$(lc_count "$h" sleeps)
+			woke0[$h]=$(lc_count "$h" wakeups_client)
+		done
 		# A stalled engine fails the pair well before the test's
 		# timeout.  Polling, the programs ring their doorbells while
 		# the engine blocks, and its wake-ups are there to steal;
@@ -313,12 +315,12 @@ PY
 			rv_check_pingpong client 4096 1000
 		fi
 		for h in A B; do
-			eval "s0=\$sleeps_${h,,} w0=\$woke_${h,,}"
+			s0=${sleeps0[$h]} w0=${woke0[$h]}
 			s1=$(lc_count "$h" sleeps)
 			w1=$(lc_count "$h" wakeups_client)
 			rv_log "$mode: host $h engine: $((s1 - s0)) sleeps, $((w1 - w0)) woken by attached programs' doorbells"
 			[ "$s1" -gt "$s0" ] || rv_fail "$mode: host $h's engine never blocked"
-			eval "woke_all_${h,,}=\$((woke_all_${h,,} + w1 - w0))"
+			woke_all[$h]=$((woke_all[$h] + w1 - w0))
 		done
 		for p in "${thieves[@]}"; do
 			kill -TERM "$p"
@@ -334,8 +336,7 @@ PY
 	# in 32 counts, idle_us = 0); over both modes, each host's engine was
 	# woken by its programs' doorbells (39 to 2,087 in 16 sums).
 	for h in A B; do
-		eval "w=\$woke_all_${h,,}"
-		[ "$w" -gt 0 ] ||
+		[ "${woke_all[$h]}" -gt 0 ] ||
 			rv_fail "no attached program's doorbell woke host $h's engine"
 	done
 	;;
