@@ -313,6 +313,7 @@ ctrl_call(struct rp_dev *dev, struct rp_ctrl_slot *in)
 	while (rte_ring_mp_enqueue(dev->ctrl_ring, (void *)(uintptr_t)idx) != 0)
 		nanosleep(&ts, NULL);
 	rp_dev_doorbell(dev->id);
+	rp_engine_kick(dev->id);
 	/* A1: pairs with R1 in rp_ctrl_poll. */
 	for (spins = 0; rp_load_acquire(&slot->state) != RP_SLOT_DONE; spins++) {
 		if (spins < 2000)

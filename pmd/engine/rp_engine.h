@@ -120,6 +120,10 @@ int rp_lcore_launch(const struct rp_config *cfg);
 void rp_lcore_stop(void);
 bool rp_dev_poll(struct rp_dev *dev);
 
+/* ---- rp_lcore_inline.c: a control request was posted to device `dev`:
+ * its lcore, standing aside, runs a pass for it now */
+void rp_engine_kick(unsigned int dev);
+
 /* ---- rp_thread.c: a program's thread that runs inline passes gets an
  * lcore id, and so mempool caches; true the first time it gets one */
 bool rp_thread_adopt(void);

@@ -166,8 +166,14 @@ struct rp_lcore_ctx {
 	uint64_t spin_long_tsc;
 	uint64_t spin_long_first;	/* the first long yield of a run */
 	uint32_t spin_long_run;		/* long yields since */
+	/* how long the program may go without a pass before the lcore
+	 * takes the devices back (inline_us) */
 	uint64_t stand_cycles;
-	struct timespec stand;
+	/* the lcore's current stand-aside: inline_us, doubled after each
+	 * one the program polled through, up to stand_max_cycles
+	 * (lcore_stand_aside()); lcore only */
+	uint64_t stand_now_cycles;
+	uint64_t stand_max_cycles;
 	struct rp_lcore_lane lanes[RP_MAX_PORTS];
 	struct rp_lcore_owner owner[RP_MAX_PORTS];
 	/* TSC of the application's last try, rewritten every eighth of a

@@ -154,6 +154,24 @@ rp_engine_unassist(unsigned int dev)
 		       strerror(errno));
 }
 
+void
+rp_engine_kick(unsigned int dev)
+{
+	const uint64_t one = 1;
+	struct rp_lcore_ctx *lc = inline_lcore(dev);
+
+	if (lc == NULL)
+		return;
+	/* K1: pairs with U0 in lcore_stand_aside() (rp_lcore.c); the
+	 * request's release store came first.  The program polling through
+	 * the stand-aside may be the thread now waiting for its answer. */
+	rp_fence_seq_cst();
+	if (rp_load_relaxed(&lc->standing) != 0 &&
+	    write(lc->wake_fd, &one, sizeof(one)) < 0)
+		RP_LOG(DEBUG, "lcore %u: wake-up: %s", lc->lcore,
+		       strerror(errno));
+}
+
 int
 rp_engine_inline(unsigned int dev, uint32_t *us, char *why, size_t len)
 {
