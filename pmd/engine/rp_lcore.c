@@ -179,6 +179,7 @@ shard_poll(struct rp_shard *sh)
 		rp_stat_add(dev, RP_STAT_TX_DEFERRED, sh->pq.nr_tx);
 		busy = true;
 	} else {
+		rp_xmit_acks_last(&sh->pq);
 		busy |= rp_port_flush(&sh->pq);
 	}
 	if (sh->idx == 0 && now >= dev->link_check) {

@@ -88,6 +88,7 @@ const char * const rp_stat_names[RP_STAT_MAX] = {
 	[RP_STAT_GID_CHANGE] = "gid_changes",
 	[RP_STAT_TX_DEFERRED] = "tx_deferred",
 	[RP_STAT_TX_UNDEFERRED] = "tx_undeferred",
+	[RP_STAT_TX_ACKS_LAST] = "tx_acks_last",
 	[RP_STAT_XSK_RX_DROPPED] = "xsk_rx_dropped",
 	[RP_STAT_AFP_RX_DROPPED] = "afp_rx_dropped",
 	[RP_STAT_CWND_RESTART] = "cwnd_restarts",

@@ -72,6 +72,8 @@ enum rp_stat {
 	RP_STAT_GID_CHANGE,
 	RP_STAT_TX_DEFERRED,
 	RP_STAT_TX_UNDEFERRED,		/* ... sent at once: a stream's pass */
+	RP_STAT_TX_ACKS_LAST,		/* ACKs sent after a small burst's
+					 * requests (rp_xmit_acks_last()) */
 	RP_STAT_XSK_RX_DROPPED,
 	RP_STAT_XSK_RX_RING_FULL,
 	RP_STAT_XSK_FILL_EMPTY,

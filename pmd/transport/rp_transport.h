@@ -777,6 +777,10 @@ bool rp_mcast_l2_for_us(const struct rp_dev *dev,
 /* ---- rp_recv.c */
 void rp_recv_burst(struct rp_dev *dev, struct rte_mbuf **pkts, uint16_t n);
 
+/* rp_xmit.c: a small burst's positive ACKs leave after its requests, as
+ * the shard's pass flushes it */
+void rp_xmit_acks_last(struct rp_port_q *pq);
+
 /* ---- rp_req.c (requester) */
 bool rp_req_step(struct rp_qp *qp);
 uint32_t rp_req_ingest(struct rp_qp *qp);

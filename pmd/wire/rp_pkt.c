@@ -100,6 +100,44 @@ rp_pkt_parse_ipv6(const uint8_t *frame, uint32_t len, uint32_t off,
 	return 0;
 }
 
+enum rp_pkt_out
+rp_pkt_out_class(const uint8_t *frame, uint32_t len)
+{
+	uint16_t etype;
+	uint32_t off;
+	uint8_t op;
+
+	if (len < RP_ETH_HLEN)
+		return RP_PKT_OUT_OTHER;
+	etype = rp_rd16(frame + 12);
+	if (etype == RTE_ETHER_TYPE_IPV4)
+		off = RP_ETH_HLEN + RP_IPV4_HLEN;
+	else if (etype == RTE_ETHER_TYPE_IPV6)
+		off = RP_ETH_HLEN + RP_IPV6_HLEN;
+	else
+		return RP_PKT_OUT_OTHER;
+	if (len < off + RP_UDP_HLEN + RP_BTH_SIZE + 1 ||
+	    rp_rd16(frame + off + 2) != RP_ROCE_UDP_PORT)
+		return RP_PKT_OUT_OTHER;
+	off += RP_UDP_HLEN;
+	op = rp_bth_opcode(frame + off);
+	if ((op & 0xe0) != RP_OP_RC)
+		return RP_PKT_OUT_OTHER;
+	switch (op) {
+	case RP_OP_ACK:
+		return (frame[off + RP_BTH_SIZE] & RP_AETH_TYPE_MASK) ==
+			RP_AETH_ACK ? RP_PKT_OUT_ACK : RP_PKT_OUT_RESPONSE;
+	case RP_OP_READ_RESP_FIRST:
+	case RP_OP_READ_RESP_MIDDLE:
+	case RP_OP_READ_RESP_LAST:
+	case RP_OP_READ_RESP_ONLY:
+	case RP_OP_ATOMIC_ACK:
+		return RP_PKT_OUT_RESPONSE;
+	default:
+		return RP_PKT_OUT_OTHER;
+	}
+}
+
 int
 rp_pkt_parse(const uint8_t *frame, uint32_t len, unsigned int icrc,
 	     struct rp_pkt *pkt)

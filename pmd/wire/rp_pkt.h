@@ -127,6 +127,21 @@ static inline uint64_t rp_pkt_atmack_orig(const struct rp_pkt *p)
 int rp_pkt_parse(const uint8_t *frame, uint32_t len, unsigned int icrc,
 		 struct rp_pkt *pkt);
 
+/*
+ * What an outgoing frame built by rp_pkt_build() is, for the order frames
+ * leave in (rp_xmit_acks_last()): a positive ACK, a response (a READ
+ * response, an atomic ACK, a NAK), or anything else (a request, ARP, ND,
+ * a CNP, a frame not ours).  Reads only the headers rp_pkt_build() writes
+ * (no VLAN tag, IP options or extension headers), never past len: not a
+ * parser of frames from the wire.
+ */
+enum rp_pkt_out {
+	RP_PKT_OUT_OTHER,
+	RP_PKT_OUT_ACK,
+	RP_PKT_OUT_RESPONSE,
+};
+enum rp_pkt_out rp_pkt_out_class(const uint8_t *frame, uint32_t len);
+
 /* What an outgoing frame's L2/L3/L4 headers say. */
 struct rp_pkt_addr {
 	uint8_t smac[6];

@@ -417,12 +417,15 @@ print("engine %s us of CPU a message, its lcore busy %s, placement %s" %
 	;;
 defer)
 	# An inline pass that published a few completions keeps its frames
-	# for its thread's next pass: the ACK of a ping leaves with the pong.
+	# for its thread's next pass: the ACK of a ping leaves with the pong,
+	# after it (tx_acks_last: the pong does not wait behind the ACK).
 	# One that published a stream's tens sends them at once: the ACK
 	# opens the sender's window, and holding it while the program takes
 	# every completion halved send_bw's rate (guides/
-	# experiments_close_to_wire, twenty-third round).  Each count is the
-	# engine's own, logged per device when it stops.
+	# experiments_close_to_wire, twenty-third round); nor does a stream's
+	# ACK wait behind anything.  Each count is the engine's own, logged
+	# per device when it stops.
+	declare -A cnt
 	for m in send_lat send_bw; do
 		"$app" "${eal[@]}" --log-level=rocepmd:info -- "${ports[@]}" \
 			--no-raw --mode $m --wait poll --inline-us 100 --size 64 \
@@ -431,23 +434,30 @@ defer)
 			{ tail -20 "$tmp/$m.log"; fail "$m: exit status $?"; }
 		check_csv "$tmp/$m.csv" 20000
 		for d in 0 1; do
-			for c in tx_packets tx_deferred tx_undeferred; do
+			for c in tx_packets tx_deferred tx_undeferred tx_acks_last; do
 				v=$(sed -n "s/.*rocepmd$d: $c \([0-9]*\)\$/\1/p" \
 					"$tmp/$m.log" | tail -n 1)
-				eval "${c}_$d=${v:-0}"
+				cnt[$c,$d]=${v:-0}
 			done
-			echo "$m rocepmd$d: tx_packets $((tx_packets_$d)), tx_deferred $((tx_deferred_$d)), tx_undeferred $((tx_undeferred_$d))"
+			echo "$m rocepmd$d: tx_packets ${cnt[tx_packets,$d]}, tx_deferred ${cnt[tx_deferred,$d]}, tx_undeferred ${cnt[tx_undeferred,$d]}, tx_acks_last ${cnt[tx_acks_last,$d]}"
 		done
 		if [ $m = send_lat ]; then
-			# both ends answer pings: most ACKs wait for the reply
+			# both ends answer pings: most ACKs wait for the reply,
+			# and leave after it
 			for d in 0 1; do
-				[ $((tx_deferred_$d)) -ge 2000 ] ||
-					fail "send_lat rocepmd$d: $((tx_deferred_$d)) frames deferred in 20000 round trips"
+				[ "${cnt[tx_deferred,$d]}" -ge 2000 ] ||
+					fail "send_lat rocepmd$d: ${cnt[tx_deferred,$d]} frames deferred in 20000 round trips"
+				[ "${cnt[tx_acks_last,$d]}" -ge 2000 ] ||
+					fail "send_lat rocepmd$d: ${cnt[tx_acks_last,$d]} ACKs sent after the reply in 20000 round trips"
 			done
 		else
 			# the receiver's ACKs, for tens of completions a pass
-			[ "$tx_undeferred_1" -gt 0 ] ||
+			[ "${cnt[tx_undeferred,1]}" -gt 0 ] ||
 				fail "send_bw: no ACK sent at once by the receiver"
+			for d in 0 1; do
+				[ "${cnt[tx_acks_last,$d]}" -eq 0 ] ||
+					fail "send_bw rocepmd$d: ${cnt[tx_acks_last,$d]} ACKs held behind a stream's frames"
+			done
 		fi
 	done
 	;;

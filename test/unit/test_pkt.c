@@ -981,6 +981,75 @@ test_msg_shape(void **state)
 			 -EINVAL);
 }
 
+/*
+ * rp_pkt_out_class() over every opcode built for IPv4 and IPv6: RC ACKs by
+ * their syndrome, READ responses and atomic ACKs responses, everything
+ * else other; a frame cut before the AETH, another UDP port and another
+ * ether type are other.
+ */
+static enum rp_pkt_out
+expect_class(uint8_t op, uint8_t syn)
+{
+	if (op == RP_OP_ACK)
+		return (syn & RP_AETH_TYPE_MASK) == RP_AETH_ACK ?
+			RP_PKT_OUT_ACK : RP_PKT_OUT_RESPONSE;
+	if ((op >= RP_OP_READ_RESP_FIRST && op <= RP_OP_READ_RESP_ONLY) ||
+	    op == RP_OP_ATOMIC_ACK)
+		return RP_PKT_OUT_RESPONSE;
+	return RP_PKT_OUT_OTHER;
+}
+
+static void
+out_class(const struct rp_pkt_addr *a)
+{
+	static const uint8_t syns[] = { 0x00, 0x1f, 0x20, 0x3f, 0x60, 0x64 };
+	unsigned int op, i, n = 0;
+
+	for (op = 0; op < 256; op++) {
+		const struct rp_opcode_info *info = &rp_opcode[op];
+		uint32_t pay = info->mask & RP_M_CNP ? 16 : 0, flen, bth;
+
+		if (info->name == NULL)
+			continue;
+		for (i = 0; i < RTE_DIM(syns); i++) {
+			flen = build(frame_buf, a, (uint8_t)op, 0, 0x12,
+				     1, 7, pay, op);
+			bth = rp_pkt_l2l4_len(a);
+			if (info->mask & RP_M_AETH)
+				frame_buf[bth + info->offset[RP_HDR_AETH]] =
+					syns[i];
+			assert_int_equal(rp_pkt_out_class(frame_buf, flen),
+					 (op & 0xe0) == RP_OP_RC ?
+					 expect_class((uint8_t)op, syns[i]) :
+					 RP_PKT_OUT_OTHER);
+			n++;
+			if (op != RP_OP_ACK)
+				continue;
+			/* cut before the syndrome: not read */
+			assert_int_equal(rp_pkt_out_class(frame_buf, bth + 12),
+					 RP_PKT_OUT_OTHER);
+			/* another UDP port */
+			wr_be16(frame_buf + bth - 6, 4792);
+			assert_int_equal(rp_pkt_out_class(frame_buf, flen),
+					 RP_PKT_OUT_OTHER);
+			/* ARP */
+			wr_be16(frame_buf + 12, 0x0806);
+			assert_int_equal(rp_pkt_out_class(frame_buf, flen),
+					 RP_PKT_OUT_OTHER);
+		}
+	}
+	assert_true(n > 100);
+	assert_int_equal(rp_pkt_out_class(frame_buf, 10), RP_PKT_OUT_OTHER);
+}
+
+static void
+test_out_class(void **state)
+{
+	(void)state;
+	out_class(&addr4);
+	out_class(&addr6);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1000,6 +1069,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_finish_split),
 		cmocka_unit_test(test_icrc_nc),
 		cmocka_unit_test(test_msg_shape),
+		cmocka_unit_test(test_out_class),
 	};
 
 	if (argc > 1)
