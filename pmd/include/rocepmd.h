@@ -300,8 +300,8 @@ struct rp_config {
 	bool spin_nap;
 	/**
 	 * Inline mode when not 0: application threads run engine passes as
-	 * they poll a CQ (rp_engine_assist), and the lcore stands aside this
-	 * long after one.  RP_INLINE_AUTO: decided at start from the CPUs
+	 * they poll a CQ (rp_engine_assist), and the lcore stands aside until
+	 * none has for this long.  RP_INLINE_AUTO: decided at start from the CPUs
 	 * (rp_engine_inline())
 	 */
 	uint32_t inline_us;
@@ -457,7 +457,8 @@ bool rp_engine_assist(unsigned int dev);
 #define RP_INLINE_AUTO		UINT32_MAX
 /**
  * The stand-aside that auto chooses when it turns inline passes on.  The
- * lcore looks this often whether the program still polls, and on a CPU it
+ * lcore looks this long after a program's last poll whether it still polls
+ * (then less often, up to every 600 us, while it does), and on a CPU it
  * shares with the program each look is two context switches in the
  * middle of its round trips: between two hosts of one CPU each, 100 us
  * cost an 8 B ping-pong 30 % of its rate and 14 us of its p99 against 300
