@@ -221,10 +221,10 @@ rp_xmit_send(struct rp_qp *qp, const struct rp_pkt_addr *a, struct rte_mbuf *m)
  * it delivered until the program's next pass (rp_engine_assist(), "tx
  * defer"), where the program's answer joins it: the answer then waited
  * behind the ACK in the port, a frame's time in the kernel on af_packet.
- * Between the hosts, polling 8 B send_lat p50 5.46-6.14 us against
- * 6.26-6.93 (guides/experiments_close_to_wire, thirtieth round).  The two
- * are independent: an ACK acknowledges the peer's requests, a request
- * carries PSNs of our own.  Not past a response (a READ response, an
+ * Between the hosts on af_packet, polling 8 B send_lat p50 5.26-6.08 us
+ * against 6.29-6.97 (guides/experiments_close_to_wire, thirtieth round).
+ * The two are independent: an ACK acknowledges the peer's requests, a
+ * request carries PSNs of our own.  Not past a response (a READ response, an
  * atomic ACK, a NAK), which shares the ACK's PSN space and must not
  * overtake it, and not in a larger burst, a stream's, where an ACK ahead
  * of the requests opens the peer's window sooner (rp_qp_step()).
