@@ -171,7 +171,7 @@ struct rp_lcore_ctx {
 	uint64_t stand_cycles;
 	/* the lcore's current stand-aside: inline_us, doubled after each
 	 * one the program polled through, up to stand_max_cycles
-	 * (lcore_stand_aside()); lcore only */
+	 * (rp_lcore_stand_aside()); lcore only */
 	uint64_t stand_now_cycles;
 	uint64_t stand_max_cycles;
 	struct rp_lcore_lane lanes[RP_MAX_PORTS];
@@ -194,6 +194,11 @@ struct rp_lcore_ctx {
 	 */
 	uint64_t stats[RP_LC_STAT_MAX];
 };
+
+/* rp_lcore_stand.c: inline mode, the lcore's side.  stand_aside: whether it
+ * stood aside (true) or holds the devices for a pass (false). */
+void rp_lcore_stand_init(struct rp_lcore_ctx *lc, uint32_t inline_us);
+bool rp_lcore_stand_aside(struct rp_lcore_ctx *lc);
 
 extern struct rp_lcore_ctx rp_lcores[RP_MAX_ENGINE_LCORES];
 extern unsigned int rp_nr_lcores;

@@ -145,7 +145,7 @@ rp_engine_unassist(unsigned int dev)
 		if (lc->shards[i]->dev->id == dev &&
 		    rp_load_relaxed(&lc->owner[i].tsc) != 0)
 			rp_store_relaxed(&lc->owner[i].tsc, 0);
-	/* U1: pairs with U0 in lcore_stand_aside() (rp_lcore.c). */
+	/* U1: pairs with U0 in rp_lcore_stand_aside() (rp_lcore_stand.c). */
 	rp_store_relaxed(&lc->app_tsc, 0);
 	rp_fence_seq_cst();
 	if (rp_load_relaxed(&lc->standing) != 0 &&
@@ -162,7 +162,7 @@ rp_engine_kick(unsigned int dev)
 
 	if (lc == NULL)
 		return;
-	/* K1: pairs with U0 in lcore_stand_aside() (rp_lcore.c); the
+	/* K1: pairs with U0 in rp_lcore_stand_aside() (rp_lcore_stand.c); the
 	 * request's release store came first.  The program polling through
 	 * the stand-aside may be the thread now waiting for its answer. */
 	rp_fence_seq_cst();
